@@ -1,0 +1,22 @@
+/**
+ * cred-auth: get, cache, save and load OAuth 2.0 credentials for Google Cloud APIs from
+ * TypeScript notebooks, terminals and scripts.
+ *
+ * ```ts
+ * import * as credAuth from "cred-auth";
+ * const [credentials, projectId] = await credAuth.default(["https://www.googleapis.com/auth/cloud-platform"]);
+ * ```
+ *
+ * @packageDocumentation
+ */
+export { defaultCredentials as default, defaultCredentials } from "./credentials/default.js";
+export { getUserCredentials, saveUserCredentials, loadUserCredentials } from "./credentials/user.js";
+export { loadServiceAccountCredentials } from "./credentials/service-account.js";
+export * as cache from "./cache/index.js";
+export * as exceptions from "./errors.js";
+export { CredAuthError, CredCredentialsError, CredConnectionError, CredCancelledError } from "./errors.js";
+export type { CredentialsCache } from "./cache/index.js";
+export type { DefaultOptions, UserCredentialsOptions, SaveUserCredentialsOptions, PresenterChoice } from "./options.js";
+export type { Presenter, SignInEvent } from "./ui/presenter.js";
+export type { HostedEnvironment, HostedCredentials } from "./hosted/types.js";
+export { VERSION, VERSION as __version__ } from "./version.js";

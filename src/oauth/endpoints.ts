@@ -1,0 +1,50 @@
+import { CredCredentialsError } from "../errors.js";
+import { EMULATOR_PATHS, ENV, GOOGLE_ENDPOINTS } from "../shared/constants.js";
+
+/** The OAuth 2.0 endpoints a flow talks to. Every network endpoint is chosen here. */
+export interface Endpoints {
+  authUrl: string;
+  tokenUrl: string;
+  revokeUrl: string;
+  tokenInfoUrl: string;
+  /** Where the copy-paste flow redirects to have the code shown; undefined for Google. */
+  codePageUrl?: string;
+  /** True when these are a local emulator's endpoints. */
+  emulator: boolean;
+}
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+/**
+ * Google's endpoints, or the emulator's when `CRED_AUTH_EMULATOR_HOST` is set.
+ * Only loopback emulator hosts are accepted, so a stray variable cannot send tokens away.
+ */
+export function resolveEndpoints(env: NodeJS.ProcessEnv = process.env): Endpoints {
+  const host = env[ENV.emulatorHost]?.trim();
+  if (!host) return { ...GOOGLE_ENDPOINTS, emulator: false };
+  const base = emulatorBaseUrl(host);
+  return {
+    authUrl: base + EMULATOR_PATHS.auth,
+    tokenUrl: base + EMULATOR_PATHS.token,
+    revokeUrl: base + EMULATOR_PATHS.revoke,
+    tokenInfoUrl: base + EMULATOR_PATHS.tokenInfo,
+    codePageUrl: base + EMULATOR_PATHS.codePage,
+    emulator: true,
+  };
+}
+
+/** `http://host:port` for a loopback `host:port`; throws for anything else. */
+export function emulatorBaseUrl(hostPort: string): string {
+  let url: URL;
+  try {
+    url = new URL(`http://${hostPort}`);
+  } catch {
+    throw new CredCredentialsError(`${ENV.emulatorHost}="${hostPort}" is not a host:port; use for example 127.0.0.1:9099.`);
+  }
+  if (!LOOPBACK_HOSTS.has(url.hostname) || url.pathname !== "/" || !url.port) {
+    throw new CredCredentialsError(
+      `${ENV.emulatorHost} must be a loopback host:port such as 127.0.0.1:9099, not "${hostPort}"; the emulator never runs elsewhere.`,
+    );
+  }
+  return `http://${url.host}`;
+}

@@ -1,0 +1,61 @@
+/**
+ * Constants shared by the library and the emulator. The emulator imports nothing else from
+ * the library, so it stays an independent party in tests.
+ */
+
+/** The broad scope used when none is given (CLI default, SPEC 4.2). */
+export const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
+
+/** Loopback ports tried in order for the local redirect receiver (SPEC 8). */
+export const LOOPBACK_PORTS = { first: 8080, last: 8089 } as const;
+
+/** Google's production endpoints. */
+export const GOOGLE_ENDPOINTS = {
+  authUrl: "https://accounts.google.com/o/oauth2/v2/auth",
+  tokenUrl: "https://oauth2.googleapis.com/token",
+  revokeUrl: "https://oauth2.googleapis.com/revoke",
+  tokenInfoUrl: "https://oauth2.googleapis.com/tokeninfo",
+} as const;
+
+/** Paths the emulator serves, relative to its base URL. */
+export const EMULATOR_PATHS = {
+  auth: "/o/oauth2/v2/auth",
+  token: "/token",
+  revoke: "/revoke",
+  tokenInfo: "/tokeninfo",
+  /** Shows a received `?code=` for the copy-paste flow. */
+  codePage: "/oauth/code",
+  metadata: "/computeMetadata/v1",
+  /** Test controls: stats, fault injection, revocation. */
+  admin: "/__emulator",
+} as const;
+
+/**
+ * A demo OAuth client that only the emulator accepts. It lets the quick start and tests run
+ * with no Google project; Google itself rejects it.
+ */
+export const DEMO_CLIENT = {
+  clientId: "cred-auth-demo.apps.emulator.invalid",
+  clientSecret: "cred-auth-demo-secret-emulator-only",
+} as const;
+
+/** A demo "web" client (copy-paste flow) that only the emulator accepts. */
+export const DEMO_WEB_CLIENT = {
+  clientId: "cred-auth-demo-web.apps.emulator.invalid",
+  clientSecret: "cred-auth-demo-web-secret-emulator-only",
+} as const;
+
+/** Environment variables read by cred-auth. */
+export const ENV = {
+  /** `host:port` of a running emulator; points every OAuth endpoint at it. */
+  emulatorHost: "CRED_AUTH_EMULATOR_HOST",
+  clientId: "CRED_AUTH_CLIENT_ID",
+  clientSecret: "CRED_AUTH_CLIENT_SECRET",
+  clientSecretFile: "CRED_AUTH_CLIENT_SECRET_FILE",
+  /** `off` disables the hosted-notebook layer of `default()`. */
+  hosted: "CRED_AUTH_HOSTED",
+  /** `1` prints debug lines (and stack traces in the CLI). */
+  debug: "CRED_AUTH_DEBUG",
+  /** Directory of the access-token cache (default: the user cache dir). `off` disables it. */
+  tokenCache: "CRED_AUTH_TOKEN_CACHE",
+} as const;
