@@ -1,11 +1,10 @@
 // Builds dist/: tsc (CommonJS + .d.ts), then an ESM face over the same CommonJS module
 // (one module instance, so `instanceof CredCredentialsError` holds for ESM and CJS callers).
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
-rmSync("dist", { recursive: true, force: true });
 const tsc = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.json"], { stdio: "inherit" });
 const lenient = process.env.CRED_AUTH_BUILD_LENIENT === "1";
 if (tsc.status !== 0 && !lenient) process.exit(tsc.status ?? 1);

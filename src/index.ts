@@ -10,7 +10,8 @@
  * @packageDocumentation
  */
 export { defaultCredentials as default, defaultCredentials } from "./credentials/default.js";
-export { getUserCredentials, saveUserCredentials, loadUserCredentials } from "./credentials/user.js";
+export { getUserCredentials, saveUserCredentials } from "./credentials/user.js";
+export { loadUserCredentials } from "./credentials/load-user.js";
 export { loadServiceAccountCredentials } from "./credentials/service-account.js";
 export * as cache from "./cache/index.js";
 export * as exceptions from "./errors.js";

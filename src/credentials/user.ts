@@ -12,9 +12,3 @@ export async function saveUserCredentials(scopes: readonly string[], path: strin
   void scopes, path, options;
   throw new Error("not implemented yet");
 }
-
-/** Loads user credentials from an `authorized_user` JSON file. */
-export async function loadUserCredentials(path: string): Promise<UserRefreshClient> {
-  void path;
-  throw new Error("not implemented yet");
-}
