@@ -1,0 +1,194 @@
+import { existsSync } from "node:fs";
+import { hostname } from "node:os";
+
+/** Where the code runs. */
+export type RuntimeKind =
+  /** A tslab (TypeScript/JavaScript) Jupyter kernel. */
+  | "tslab"
+  /** Deno's Jupyter kernel. */
+  | "deno-jupyter"
+  /** Another Jupyter kernel (IJavascript, for example). */
+  | "jupyter"
+  /** An interactive terminal: stdin and stderr are TTYs, not CI. */
+  | "terminal"
+  /** A pipe, a CI job, a service: nobody can type. */
+  | "pipe";
+
+/** What {@link detectRuntime} found, and why. */
+export interface RuntimeInfo {
+  kind: RuntimeKind;
+  /** A person can answer (a notebook cell or a terminal). */
+  interactive: boolean;
+  /** A CI job. */
+  ci: boolean;
+  /** Launching a browser on this machine can be expected to show it to the user. */
+  canOpenBrowser: boolean;
+  /**
+   * The user's browser is probably on another machine (SSH, container, hosted or remote
+   * notebook server), so a loopback redirect to this machine cannot reach us.
+   */
+  remote: boolean;
+  /** One line per finding, for debug output. */
+  reasons: string[];
+}
+
+/** Facts about the host that are not in the environment variables. */
+export interface HostFacts {
+  platform: NodeJS.Platform;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  /** This machine's host name (a notebook server URL naming it is local). */
+  hostname: string;
+  /** Called only when needed: looks for container marker files. */
+  inContainer(): boolean;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const CI_VARIABLES = [
+  "CI",
+  "CONTINUOUS_INTEGRATION",
+  "GITHUB_ACTIONS",
+  "GITLAB_CI",
+  "BUILDKITE",
+  "CIRCLECI",
+  "TRAVIS",
+  "TF_BUILD",
+  "JENKINS_URL",
+  "TEAMCITY_VERSION",
+  "CODEBUILD_BUILD_ID",
+] as const;
+const SSH_VARIABLES = ["SSH_CONNECTION", "SSH_CLIENT", "SSH_TTY"] as const;
+const DISPLAY_VARIABLES = ["DISPLAY", "WAYLAND_DISPLAY", "MIR_SOCKET"] as const;
+/** Hosted or cloud workspaces whose browser is always elsewhere. */
+const REMOTE_WORKSPACE_VARIABLES = [
+  "COLAB_RELEASE_TAG",
+  "VERTEX_PRODUCT",
+  "KAGGLE_KERNEL_RUN_TYPE",
+  "CLOUD_SHELL",
+  "GOOGLE_CLOUD_WORKSTATIONS",
+  "CODESPACES",
+  "GITPOD_WORKSPACE_ID",
+  "JUPYTERHUB_API_URL",
+  "JUPYTERHUB_USER",
+] as const;
+const CONTAINER_MARKERS = ["/.dockerenv", "/run/.containerenv"] as const;
+
+/** The facts of the current process (reads files only when `inContainer()` is called). */
+export function currentHost(): HostFacts {
+  return {
+    platform: process.platform,
+    stdinIsTTY: process.stdin?.isTTY === true,
+    stdoutIsTTY: process.stdout?.isTTY === true,
+    stderrIsTTY: process.stderr?.isTTY === true,
+    hostname: hostname(),
+    inContainer: () => CONTAINER_MARKERS.some((marker) => existsSync(marker)),
+  };
+}
+
+/**
+ * Tells where the code runs: which notebook kernel or terminal, CI, whether a browser can be
+ * opened here, and whether the user's browser is on another machine.
+ * A pure function of its arguments (the defaults read the current process).
+ */
+export function detectRuntime(env: Env = process.env, globals: object = globalThis, host: HostFacts = currentHost()): RuntimeInfo {
+  const reasons: string[] = [];
+  const ci = isCi(env, reasons);
+  const kind = detectKind(env, globals, host, ci, reasons);
+  const remote = isRemote(env, host, reasons);
+  const canOpenBrowser = browserCanOpen(env, host, { ci, remote }, reasons);
+  return { kind, interactive: kind !== "pipe", ci, canOpenBrowser, remote, reasons };
+}
+
+function detectKind(env: Env, globals: object, host: HostFacts, ci: boolean, reasons: string[]): RuntimeKind {
+  if ("__tslab__" in globals && (globals as { __tslab__?: unknown }).__tslab__ != null) {
+    reasons.push("tslab kernel (globalThis.__tslab__)");
+    return "tslab";
+  }
+  if (hasDenoJupyter(globals)) {
+    reasons.push("Deno Jupyter kernel (Deno.jupyter)");
+    return "deno-jupyter";
+  }
+  if (isSet(env.JPY_PARENT_PID)) {
+    reasons.push("Jupyter kernel (JPY_PARENT_PID)");
+    return "jupyter";
+  }
+  if (host.stdinIsTTY && host.stderrIsTTY && !ci) {
+    reasons.push("interactive terminal (stdin and stderr are TTYs)");
+    return "terminal";
+  }
+  reasons.push(ci ? "CI: nobody can type" : "no terminal: stdin or stderr is not a TTY");
+  return "pipe";
+}
+
+function hasDenoJupyter(globals: object): boolean {
+  const deno = (globals as { Deno?: { jupyter?: unknown } }).Deno;
+  return typeof deno === "object" && deno !== null && typeof deno.jupyter === "object" && deno.jupyter !== null;
+}
+
+function isCi(env: Env, reasons: string[]): boolean {
+  const found = CI_VARIABLES.find((name) => isSet(env[name]));
+  if (found) reasons.push(`CI (${found})`);
+  return found !== undefined;
+}
+
+function isRemote(env: Env, host: HostFacts, reasons: string[]): boolean {
+  const ssh = SSH_VARIABLES.find((name) => isSet(env[name]));
+  if (ssh) {
+    reasons.push(`remote: SSH session (${ssh})`);
+    return true;
+  }
+  const workspace = REMOTE_WORKSPACE_VARIABLES.find((name) => isSet(env[name]));
+  if (workspace) {
+    reasons.push(`remote: hosted or cloud workspace (${workspace})`);
+    return true;
+  }
+  const server = env.JUPYTER_SERVER_URL;
+  if (isSet(server) && isOtherHostUrl(server, host.hostname)) {
+    reasons.push("remote: the Jupyter server is not on this machine's loopback (JUPYTER_SERVER_URL)");
+    return true;
+  }
+  if (host.inContainer()) {
+    reasons.push("remote: inside a container");
+    return true;
+  }
+  return false;
+}
+
+function browserCanOpen(env: Env, host: HostFacts, { ci, remote }: { ci: boolean; remote: boolean }, reasons: string[]): boolean {
+  if (env.BROWSER?.trim().toLowerCase() === "none") {
+    reasons.push("no browser: BROWSER=none");
+    return false;
+  }
+  if (ci || remote) {
+    reasons.push("no browser: CI or remote session");
+    return false;
+  }
+  if (needsDisplay(host.platform) && !isSet(env.WSL_DISTRO_NAME) && !DISPLAY_VARIABLES.some((name) => isSet(env[name]))) {
+    reasons.push("no browser: no graphical display (DISPLAY, WAYLAND_DISPLAY, MIR_SOCKET unset)");
+    return false;
+  }
+  return true;
+}
+
+/** Unix desktops other than macOS show windows only through a display server. */
+function needsDisplay(platform: NodeJS.Platform): boolean {
+  return platform !== "darwin" && platform !== "win32" && platform !== "android";
+}
+
+/** A URL naming a host that is surely not this machine (unparsable or a wildcard: no claim). */
+function isOtherHostUrl(value: string, ownHostname: string): boolean {
+  let host: string;
+  try {
+    host = new URL(value).hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  } catch {
+    return false;
+  }
+  const local = ["localhost", "::1", "0.0.0.0", "::", ownHostname.toLowerCase()];
+  return !local.includes(host) && !/^127\./.test(host) && !host.endsWith(".localhost");
+}
+
+function isSet(value: string | undefined): value is string {
+  return value !== undefined && value !== "" && value.toLowerCase() !== "false" && value !== "0";
+}
