@@ -48,3 +48,13 @@ export function emulatorBaseUrl(hostPort: string): string {
   }
   return `http://${url.host}`;
 }
+
+/** The same endpoints in the shape google-auth-library's OAuth2 clients take (`endpoints` option). */
+export function galEndpoints(endpoints: Endpoints): { oauth2AuthBaseUrl: string; oauth2TokenUrl: string; oauth2RevokeUrl: string; tokenInfoUrl: string } {
+  return {
+    oauth2AuthBaseUrl: endpoints.authUrl,
+    oauth2TokenUrl: endpoints.tokenUrl,
+    oauth2RevokeUrl: endpoints.revokeUrl,
+    tokenInfoUrl: endpoints.tokenInfoUrl,
+  };
+}

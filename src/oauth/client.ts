@@ -1,0 +1,101 @@
+import { readFileSync } from "node:fs";
+import { CredCredentialsError } from "../errors.js";
+import { DEMO_CLIENT, DEMO_WEB_CLIENT, ENV } from "../shared/constants.js";
+import type { Endpoints } from "./endpoints.js";
+
+/** Where an OAuth client id and secret came from. */
+export type ClientSource = "options" | "env" | "file" | "demo";
+
+/** The OAuth client a sign-in runs as. */
+export interface ResolvedClient {
+  clientId: string;
+  clientSecret: string;
+  source: ClientSource;
+}
+
+/** What {@link resolveClient} reads from the call's options. */
+export interface ClientOptions {
+  clientId?: string;
+  clientSecret?: string;
+  /** The flow the client is for: the copy-paste flow needs a "web" client. */
+  mode?: "loopback" | "paste";
+  /** An explicit redirect URI (SPEC 4.1 `redirect_uri`). */
+  redirectUri?: string;
+}
+
+/** Doc page that explains how to create a client; named in error messages. */
+export const CLIENT_DOC = "docs/oauth-client.md";
+
+/**
+ * The OAuth client: the call's options, else `CRED_AUTH_CLIENT_ID`/`CRED_AUTH_CLIENT_SECRET`,
+ * else a Google client-secret JSON file named by `CRED_AUTH_CLIENT_SECRET_FILE`, else the
+ * emulator-only demo client. No client of another project is ever borrowed.
+ */
+export function resolveClient(options: ClientOptions, env: NodeJS.ProcessEnv, endpoints: Endpoints): ResolvedClient {
+  // FACTS 1: the copy-paste flow towards an explicit redirect URI needs a complete client of the caller's.
+  const pasteToOwnPage = options.mode === "paste" && Boolean(options.redirectUri);
+  if (pasteToOwnPage && Boolean(options.clientId?.trim()) !== Boolean(options.clientSecret?.trim())) throw incompleteClient();
+  const client = fromPair(options.clientId, options.clientSecret, "options", "the clientId and clientSecret options")
+    ?? fromPair(env[ENV.clientId], env[ENV.clientSecret], "env", `${ENV.clientId} and ${ENV.clientSecret}`)
+    ?? fromSecretFile(env[ENV.clientSecretFile]);
+  if (client) return client;
+  if (pasteToOwnPage) throw incompleteClient();
+  if (endpoints.emulator) return { ...(options.mode === "paste" ? DEMO_WEB_CLIENT : DEMO_CLIENT), source: "demo" };
+  throw new CredCredentialsError(
+    `No OAuth client configured: pass clientId and clientSecret, or set ${ENV.clientId} and ${ENV.clientSecret}, or ${ENV.clientSecretFile} to a client-secret JSON file.\n` +
+      `Create a "Desktop app" OAuth client in the Google Cloud console (APIs & Services > Credentials); see ${CLIENT_DOC}.`,
+  );
+}
+
+function incompleteClient(): CredCredentialsError {
+  return new CredCredentialsError("Unable to get valid credentials: please provide a valid client_id and/or client_secret.");
+}
+
+function fromPair(id: string | undefined, secret: string | undefined, source: ClientSource, what: string): ResolvedClient | undefined {
+  const clientId = id?.trim();
+  const clientSecret = secret?.trim();
+  if (!clientId && !clientSecret) return undefined;
+  if (!clientId || !clientSecret) {
+    throw new CredCredentialsError(`Give both parts of the OAuth client: ${what} (only one is set); see ${CLIENT_DOC}.`);
+  }
+  return { clientId, clientSecret, source };
+}
+
+/** Reads a client-secret JSON file as downloaded from the Google Cloud console. */
+export function fromSecretFile(path: string | undefined): ResolvedClient | undefined {
+  if (!path?.trim()) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
+    throw new CredCredentialsError(`Cannot read the OAuth client-secret file ${path} (${code}) named by ${ENV.clientSecretFile}.`, { cause: error });
+  }
+  const client = parseClientSecretJson(text);
+  if (!client) {
+    throw new CredCredentialsError(
+      `The OAuth client-secret file ${path} is not a Google client-secret JSON file (expected {"installed": {...}} or {"web": {...}} with client_id and client_secret).`,
+    );
+  }
+  return { ...client, source: "file" };
+}
+
+/** `{installed|web: {client_id, client_secret}}` → the pair, or undefined when the shape is wrong. */
+export function parseClientSecretJson(text: string): { clientId: string; clientSecret: string } | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(json)) return undefined;
+  const section = json.installed ?? json.web;
+  if (!isObject(section)) return undefined;
+  const { client_id: clientId, client_secret: clientSecret } = section;
+  if (typeof clientId !== "string" || typeof clientSecret !== "string" || !clientId || !clientSecret) return undefined;
+  return { clientId, clientSecret };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

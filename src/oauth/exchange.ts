@@ -1,0 +1,81 @@
+import { CredCredentialsError } from "../errors.js";
+import { toCredError } from "../credentials/token-errors.js";
+import { loadGoogleAuth } from "../util/lazy.js";
+import { galEndpoints, type Endpoints } from "./endpoints.js";
+
+/** What a completed sign-in yields. */
+export interface SignInResult {
+  refreshToken: string;
+  accessToken: string;
+  /** When the access token expires (ms since the epoch), when the provider said. */
+  expiryDate?: number;
+  idToken?: string;
+  /** The scopes granted (the token response's `scope`), else those requested. */
+  scopes: string[];
+  /** The account's e-mail, when the provider returned an ID token carrying it. */
+  account?: string;
+  /** The OAuth client the tokens belong to; refreshing needs it. */
+  clientId: string;
+  clientSecret: string;
+}
+
+/** What exchanging an authorization code needs. */
+export interface ExchangeParams {
+  endpoints: Endpoints;
+  clientId: string;
+  clientSecret: string;
+  code: string;
+  codeVerifier: string;
+  redirectUri: string;
+  requestedScopes: readonly string[];
+}
+
+const EXCHANGE_TIMEOUT_MS = 60_000;
+
+/** Trades the authorization code (with its PKCE verifier) for tokens at the token endpoint. */
+export async function exchangeCode(params: ExchangeParams): Promise<SignInResult> {
+  const { OAuth2Client } = await loadGoogleAuth();
+  const client = new OAuth2Client({
+    clientId: params.clientId,
+    clientSecret: params.clientSecret,
+    endpoints: galEndpoints(params.endpoints),
+    transporterOptions: { timeout: EXCHANGE_TIMEOUT_MS },
+  });
+  let tokens;
+  try {
+    ({ tokens } = await client.getToken({ code: params.code, codeVerifier: params.codeVerifier, redirect_uri: params.redirectUri }));
+  } catch (error) {
+    throw toCredError(error, "Exchanging the authorization code");
+  }
+  if (!tokens.refresh_token) {
+    throw new CredCredentialsError("The sign-in returned no refresh token; run again (the account may need to remove this app's access first).");
+  }
+  if (!tokens.access_token) throw new CredCredentialsError("The sign-in returned no access token; run again.");
+  const granted = tokens.scope?.split(/\s+/).filter(Boolean);
+  const idToken = tokens.id_token ?? undefined;
+  return {
+    refreshToken: tokens.refresh_token,
+    accessToken: tokens.access_token,
+    expiryDate: tokens.expiry_date ?? undefined,
+    idToken,
+    scopes: granted?.length ? granted : [...params.requestedScopes],
+    account: idToken ? emailOf(idToken) : undefined,
+    clientId: params.clientId,
+    clientSecret: params.clientSecret,
+  };
+}
+
+/**
+ * The `email` claim of an ID token, read without verifying it: it came straight from the
+ * token endpoint over the connection we opened, and is used only to greet the user.
+ */
+export function emailOf(idToken: string): string | undefined {
+  const payload = idToken.split(".")[1];
+  if (!payload) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { email?: unknown };
+    return typeof claims.email === "string" ? claims.email : undefined;
+  } catch {
+    return undefined;
+  }
+}

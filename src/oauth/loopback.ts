@@ -1,0 +1,263 @@
+import { timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { CredCancelledError, CredConnectionError, CredCredentialsError } from "../errors.js";
+import { LOOPBACK_PORTS } from "../shared/constants.js";
+import { authorizationError, describeAuthorizationError } from "./errors.js";
+import { PAGE_HEADERS, page } from "./pages.js";
+
+/** Overrides the loopback port range, e.g. `20000-20009` (tests, or a user whose 8080s are taken). */
+export const LOOPBACK_PORTS_ENV = "CRED_AUTH_LOOPBACK_PORTS";
+
+/** Default time the user has to finish the sign-in in the browser. */
+export const DEFAULT_TIMEOUT_MS = 300_000;
+
+/** An inclusive port range. */
+export interface PortRange {
+  first: number;
+  last: number;
+}
+
+/** Where the receiver listens: `localhost` (127.0.0.1 and ::1), or one address. */
+export type LoopbackHost = "localhost" | "127.0.0.1" | "::1";
+
+/** How to start a loopback receiver. */
+export interface LoopbackOptions {
+  /** The `state` the callback must carry. */
+  state: string;
+  /** Ports tried in order. Default: `CRED_AUTH_LOOPBACK_PORTS`, else 8080-8089. */
+  ports?: PortRange;
+  host?: LoopbackHost;
+  /** Path of the redirect URI. Default `/`. */
+  path?: string;
+  /** Gives up after this long (default 300 s): {@link CredCredentialsError}. */
+  timeoutMs?: number;
+  /** Aborting gives up: {@link CredCancelledError}. */
+  signal?: AbortSignal;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A valid callback: the code, and the way to answer the browser once it was exchanged. */
+export interface LoopbackCallback {
+  code: string;
+  /** Answers the waiting browser and closes the receiver. */
+  finish(outcome: { ok: true } | { ok: false; message: string }): void;
+}
+
+/** A listening receiver. */
+export interface LoopbackReceiver {
+  port: number;
+  redirectUri: string;
+  /** Resolves with the first callback carrying the right state and a code. */
+  readonly callback: Promise<LoopbackCallback>;
+  /** Stops waiting ({@link CredCancelledError}) and closes the servers. Idempotent. */
+  close(): void;
+}
+
+const MAX_URL_LENGTH = 8192;
+const MAX_HEADER_BYTES = 16 * 1024;
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 15_000;
+/** How long a browser may be kept waiting for the success page while the code is exchanged. */
+const FINISH_TIMEOUT_MS = 60_000;
+
+/**
+ * Binds the first free port of the range on the loopback interface only, and waits for the
+ * browser's redirect. Stray requests (favicon, other paths, scanners) get a 404 and the
+ * receiver keeps waiting; a callback with a wrong or missing `state` gets a 400 and does not
+ * consume the flow. Every outcome closes the servers.
+ */
+export async function startLoopbackReceiver(options: LoopbackOptions): Promise<LoopbackReceiver> {
+  throwIfAborted(options.signal);
+  const ports = options.ports ?? portRangeFromEnv(options.env ?? process.env);
+  const host = options.host ?? "localhost";
+  const path = options.path ?? "/";
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+
+  let settle!: { resolve(value: LoopbackCallback): void; reject(error: Error): void };
+  const callback = new Promise<LoopbackCallback>((resolve, reject) => (settle = { resolve, reject }));
+  callback.catch(() => {}); // a receiver nobody awaits must not crash the process
+  let done = false;
+  let servers: Server[] = [];
+
+  const closeServers = (): void => {
+    for (const server of servers) {
+      server.close();
+      server.closeAllConnections();
+    }
+  };
+  const fail = (error: Error): void => {
+    if (done) return;
+    done = true;
+    cleanup();
+    closeServers();
+    settle.reject(error);
+  };
+
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    const verdict = judge(req, path, options.state, done);
+    if (verdict.kind === "stray") return answer(res, 404, "Not found", "Nothing here.");
+    if (verdict.kind === "stale") {
+      return answer(res, 400, "This sign-in link is not for this session", verdict.message);
+    }
+    if (verdict.kind === "error") {
+      answer(res, 400, "Sign-in failed", `${describeAuthorizationError(verdict.error)}. You may close this window and run the sign-in again.`);
+      return fail(authorizationError(verdict.error));
+    }
+    done = true;
+    cleanup();
+    let finished = false;
+    const finish: LoopbackCallback["finish"] = (outcome) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(finishTimer);
+      if (outcome.ok) answer(res, 200, "Signed in", "Signed in. You may close this window.");
+      else answer(res, 500, "Sign-in failed", `${outcome.message} You may close this window.`);
+      closeServers();
+    };
+    const finishTimer = setTimeout(() => finish({ ok: false, message: "The sign-in did not complete in time." }), FINISH_TIMEOUT_MS);
+    finishTimer.unref();
+    settle.resolve({ code: verdict.code, finish });
+  };
+
+  const bound = await bindFirstFree(ports, host, handler);
+  servers = bound.servers;
+  const timer = setTimeout(() => {
+    fail(new CredCredentialsError(`Timed out waiting for the browser sign-in after ${Math.round(timeoutMs / 1000)} s; run again.`));
+  }, timeoutMs);
+  timer.unref();
+  const onAbort = (): void => fail(new CredCancelledError("The sign-in was cancelled."));
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  function cleanup(): void {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+
+  const urlHost = host === "::1" ? "[::1]" : host;
+  return {
+    port: bound.port,
+    redirectUri: `http://${urlHost}:${bound.port}${path}`,
+    callback,
+    close: () => fail(new CredCancelledError("The sign-in was cancelled.")),
+  };
+}
+
+type Verdict =
+  | { kind: "stray" }
+  | { kind: "stale"; message: string }
+  | { kind: "error"; error: string }
+  | { kind: "code"; code: string };
+
+/** What a request to the receiver is. Only a GET to the redirect path with `code` or `error` counts. */
+function judge(req: IncomingMessage, path: string, state: string, done: boolean): Verdict {
+  const target = req.url ?? "";
+  if (req.method !== "GET" || target.length > MAX_URL_LENGTH) return { kind: "stray" };
+  let url: URL;
+  try {
+    url = new URL(target, "http://localhost");
+  } catch {
+    return { kind: "stray" };
+  }
+  const query = url.searchParams;
+  if (url.pathname !== path || (!query.has("code") && !query.has("error"))) return { kind: "stray" };
+  if (done) return { kind: "stale", message: "This sign-in is already complete. You may close this window." };
+  if (!sameSecret(query.get("state") ?? "", state)) {
+    return { kind: "stale", message: "The state of this redirect does not match the sign-in in progress. Use the newest link shown by your program." };
+  }
+  const error = query.get("error");
+  if (error !== null) return { kind: "error", error };
+  const code = query.get("code") ?? "";
+  if (!code) return { kind: "stale", message: "The redirect carried no authorization code." };
+  return { kind: "code", code };
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function answer(res: ServerResponse, status: number, title: string, text: string): void {
+  if (res.headersSent) return;
+  res.writeHead(status, PAGE_HEADERS);
+  res.end(page(title, text));
+}
+
+/** Binds `host` on the first port of `ports` that is free on every address `host` stands for. */
+async function bindFirstFree(
+  ports: PortRange,
+  host: LoopbackHost,
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ port: number; servers: Server[] }> {
+  for (let port = ports.first; port <= ports.last; port++) {
+    const servers = await bindPort(port, host, handler);
+    if (servers) return { port, servers };
+  }
+  throw new CredConnectionError(
+    `Could not find open port in ${ports.first}-${ports.last} on localhost for the sign-in redirect; free one of these ports or set ${LOOPBACK_PORTS_ENV} (e.g. 20000-20009), then run again.`,
+  );
+}
+
+/**
+ * `localhost` means 127.0.0.1 and, when this machine has IPv6, ::1 on the same port: a
+ * browser may resolve localhost to either. The port is free only if every address binds.
+ */
+async function bindPort(port: number, host: LoopbackHost, handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Server[] | undefined> {
+  const servers: Server[] = [];
+  const addresses = host === "localhost" ? (["127.0.0.1", "::1"] as const) : [host];
+  for (const address of addresses) {
+    const server = newServer(handler);
+    const outcome = await listen(server, port, address);
+    if (outcome === "ok") {
+      servers.push(server);
+      continue;
+    }
+    if (outcome === "no-address" && address === "::1" && host === "localhost") continue; // no IPv6 here
+    for (const s of servers) s.close();
+    return undefined;
+  }
+  return servers;
+}
+
+function newServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Server {
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }, handler);
+  server.keepAliveTimeout = 1;
+  server.maxRequestsPerSocket = 1;
+  server.timeout = REQUEST_TIMEOUT_MS;
+  server.on("clientError", (_error, socket) => socket.destroy());
+  return server;
+}
+
+function listen(server: Server, port: number, address: string): Promise<"ok" | "busy" | "no-address"> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException): void => {
+      server.off("listening", onListening);
+      if (error.code === "EADDRINUSE" || error.code === "EACCES") resolve("busy");
+      else if (error.code === "EADDRNOTAVAIL" || error.code === "EAFNOSUPPORT" || error.code === "EINVAL") resolve("no-address");
+      else reject(new CredConnectionError(`Could not listen on ${address}:${port} for the sign-in redirect (${error.code ?? "error"}).`, { cause: error }));
+    };
+    const onListening = (): void => {
+      server.off("error", onError);
+      resolve("ok");
+    };
+    server.once("error", onError);
+    server.once("listening", onListening);
+    server.listen({ port, host: address, ipv6Only: address === "::1", exclusive: true });
+  });
+}
+
+/** `CRED_AUTH_LOOPBACK_PORTS` (`20000-20009` or `20000`), else 8080-8089. */
+export function portRangeFromEnv(env: NodeJS.ProcessEnv): PortRange {
+  const value = env[LOOPBACK_PORTS_ENV]?.trim();
+  if (!value) return { ...LOOPBACK_PORTS };
+  const match = /^(\d{1,5})(?:\s*-\s*(\d{1,5}))?$/.exec(value);
+  const first = Number(match?.[1]);
+  const last = Number(match?.[2] ?? match?.[1]);
+  if (!match || first < 1 || last > 65535 || first > last) {
+    throw new CredCredentialsError(`${LOOPBACK_PORTS_ENV}="${value}" is not a port range; use for example 20000-20009.`);
+  }
+  return { first, last };
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new CredCancelledError("The sign-in was cancelled.");
+}
