@@ -1,0 +1,304 @@
+/**
+ * A tiny fake BigQuery v2 for the examples: jobs.query, jobs.insert (query jobs), jobs.get and
+ * jobs.getQueryResults, answering like the real API for SELECTs of literals, e.g.
+ * `SELECT 17 AS answer, SESSION_USER() AS user`. Queries run at once, so every job is DONE.
+ */
+import { randomBytes } from "node:crypto";
+import type { ApiRoute } from "./apis";
+// Circular on purpose: apis.ts lists these routes; sendApiError is only called at request time.
+import { sendApiError } from "./apis";
+import type { RequestContext } from "./context";
+import { parseJson, readBody, sendJson } from "./http";
+import type { EmulatorState } from "./state";
+import type { AccessTokenInfo } from "./types";
+
+const BIGQUERY_SCOPES = [
+  "https://www.googleapis.com/auth/bigquery",
+  "https://www.googleapis.com/auth/bigquery.readonly",
+  "https://www.googleapis.com/auth/cloud-platform",
+  "https://www.googleapis.com/auth/cloud-platform.read-only",
+];
+const LOCATION = "US";
+const MAX_QUERY_CHARS = 10_000;
+/** Jobs kept per emulator; the oldest are forgotten first. */
+const MAX_JOBS = 1_000;
+
+// ---------------------------------------------------------------- the query language
+
+type FieldType = "INTEGER" | "FLOAT" | "STRING" | "BOOLEAN";
+
+/** One result column: BigQuery sends every value as a string (or null). */
+export interface QueryColumn {
+  name: string;
+  type: FieldType;
+  value: string | null;
+}
+
+/** A query the fake cannot answer; `location` is BigQuery's `[line:column]`. */
+export class QueryError extends Error {}
+
+interface Token {
+  kind: "number" | "string" | "word" | "punct";
+  text: string;
+  /** Column of the token's first character, from 1. */
+  column: number;
+}
+
+const TOKEN =
+  /\s*(?:(?<number>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|(?<string>'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")|(?<word>[A-Za-z_][A-Za-z0-9_]*|`[^`\n]+`)|(?<punct>[(),;*-]))/y;
+
+function tokenize(sql: string): Token[] {
+  const tokens: Token[] = [];
+  TOKEN.lastIndex = 0;
+  for (;;) {
+    const start = TOKEN.lastIndex;
+    if (sql.slice(start).trim() === "") return tokens;
+    const match = TOKEN.exec(sql);
+    const groups = match?.groups;
+    if (!match || !groups) throw syntaxError(sql, start + (sql.slice(start).length - sql.slice(start).trimStart().length), "Illegal input character");
+    const kind = (["number", "string", "word", "punct"] as const).find((k) => groups[k] !== undefined) ?? "punct";
+    const text = groups[kind] ?? "";
+    tokens.push({ kind, text, column: match.index + match[0].length - text.length + 1 });
+  }
+}
+
+function syntaxError(sql: string, offset: number, what: string): QueryError {
+  const line = sql.slice(0, offset).split("\n").length;
+  const column = offset - sql.lastIndexOf("\n", offset - 1);
+  return new QueryError(`Syntax error: ${what} at [${line}:${column}]`);
+}
+
+function unescape(literal: string): string {
+  return literal.slice(1, -1).replace(/\\(.)/g, (_, c: string) => ({ n: "\n", t: "\t", r: "\r" })[c] ?? c);
+}
+
+/**
+ * Evaluates `SELECT expr [[AS] alias], ...` where expr is a number, a string, TRUE, FALSE, NULL or
+ * SESSION_USER() (the caller's e-mail, as in BigQuery). Anything else is a QueryError.
+ */
+export function evaluateQuery(sql: string, sessionUser: string): QueryColumn[] {
+  const tokens = tokenize(sql);
+  let at = 0;
+  const peek = (): Token | undefined => tokens[at];
+  const isWord = (t: Token | undefined, word: string): boolean => t?.kind === "word" && t.text.toUpperCase() === word;
+  const fail = (what: string): never => {
+    const t = peek();
+    throw new QueryError(t ? `Syntax error: ${what} at [1:${t.column}]` : `Syntax error: Unexpected end of script`);
+  };
+  if (!isWord(peek(), "SELECT")) fail(`Expected "SELECT" but got ${describe(peek())}`);
+  at += 1;
+  const columns: QueryColumn[] = [];
+  for (;;) {
+    const column = expression(peek, () => (at += 1), sessionUser, fail);
+    if (isWord(peek(), "AS")) at += 1;
+    const alias = peek();
+    if (alias?.kind === "word" && !["FROM", "WHERE"].includes(alias.text.toUpperCase())) {
+      column.name = alias.text.replace(/^`|`$/g, "");
+      at += 1;
+    }
+    columns.push({ ...column, name: column.name || `f${columns.length}_` });
+    if (peek()?.text !== ",") break;
+    at += 1;
+  }
+  if (peek()?.text === ";") at += 1;
+  const rest = peek();
+  if (isWord(rest, "FROM")) {
+    throw new QueryError(`The cred-auth emulator's BigQuery has no tables; it answers SELECTs of literals and SESSION_USER() only (at [1:${rest?.column}])`);
+  }
+  if (rest) fail(`Unexpected ${describe(rest)}`);
+  return columns;
+}
+
+function describe(token: Token | undefined): string {
+  return token ? `"${token.text}"` : "end of script";
+}
+
+function expression(peek: () => Token | undefined, advance: () => void, sessionUser: string, fail: (what: string) => never): QueryColumn {
+  const token = peek();
+  if (!token) return fail("Unexpected end of script");
+  const upper = token.text.toUpperCase();
+  if (token.text === "-") {
+    advance();
+    const negated = expression(peek, advance, sessionUser, fail);
+    if (negated.value === null || (negated.type !== "INTEGER" && negated.type !== "FLOAT")) fail("Unary minus needs a number");
+    return { ...negated, value: negated.value?.startsWith("-") ? negated.value.slice(1) : `-${negated.value}` };
+  }
+  advance();
+  if (token.kind === "number") {
+    const integer = /^\d+$/.test(token.text);
+    return { name: "", type: integer ? "INTEGER" : "FLOAT", value: integer ? BigInt(token.text).toString() : String(Number(token.text)) };
+  }
+  if (token.kind === "string") return { name: "", type: "STRING", value: unescape(token.text) };
+  if (upper === "TRUE" || upper === "FALSE") return { name: "", type: "BOOLEAN", value: upper.toLowerCase() };
+  if (upper === "NULL") return { name: "", type: "INTEGER", value: null };
+  if (upper === "SESSION_USER") {
+    if (peek()?.text !== "(") fail(`Expected "(" but got ${describe(peek())}`);
+    advance();
+    if (peek()?.text !== ")") fail(`Expected ")" but got ${describe(peek())}`);
+    advance();
+    return { name: "", type: "STRING", value: sessionUser };
+  }
+  if (token.kind === "word") throw new QueryError(`Unrecognized name: ${token.text} at [1:${token.column}]`);
+  return fail(`Unexpected ${describe(token)}`);
+}
+
+// ---------------------------------------------------------------- jobs
+
+interface QueryJob {
+  projectId: string;
+  jobId: string;
+  query: string;
+  user: string;
+  columns: QueryColumn[];
+  createdAt: number;
+}
+
+const jobsByEmulator = new WeakMap<EmulatorState, Map<string, QueryJob>>();
+
+function jobsOf(state: EmulatorState): Map<string, QueryJob> {
+  let jobs = jobsByEmulator.get(state);
+  if (!jobs) jobsByEmulator.set(state, (jobs = new Map()));
+  return jobs;
+}
+
+function remember(state: EmulatorState, job: QueryJob): void {
+  const jobs = jobsOf(state);
+  jobs.set(`${job.projectId}\n${job.jobId}`, job);
+  if (jobs.size > MAX_JOBS) jobs.delete(jobs.keys().next().value ?? "");
+}
+
+function jobReference(job: QueryJob): Record<string, string> {
+  return { projectId: job.projectId, jobId: job.jobId, location: LOCATION };
+}
+
+function resultFields(job: QueryJob): Record<string, unknown> {
+  return {
+    schema: { fields: job.columns.map(({ name, type }) => ({ name, type, mode: "NULLABLE" })) },
+    jobReference: jobReference(job),
+    totalRows: "1",
+    rows: [{ f: job.columns.map(({ value }) => ({ v: value })) }],
+    totalBytesProcessed: "0",
+    jobComplete: true,
+    cacheHit: false,
+  };
+}
+
+function jobResource(ctx: RequestContext, job: QueryJob): Record<string, unknown> {
+  const id = `${job.projectId}:${LOCATION}.${job.jobId}`;
+  const time = String(job.createdAt);
+  return {
+    kind: "bigquery#job",
+    etag: Buffer.from(id).toString("base64").slice(0, 24),
+    id,
+    selfLink: `${ctx.state.baseUrl}/bigquery/v2/projects/${encodeURIComponent(job.projectId)}/jobs/${encodeURIComponent(job.jobId)}?location=${LOCATION}`,
+    user_email: job.user,
+    configuration: { query: { query: job.query, useLegacySql: false, priority: "INTERACTIVE" }, jobType: "QUERY" },
+    jobReference: jobReference(job),
+    statistics: {
+      creationTime: time,
+      startTime: time,
+      endTime: time,
+      totalBytesProcessed: "0",
+      query: { totalBytesProcessed: "0", totalBytesBilled: "0", cacheHit: false, statementType: "SELECT" },
+    },
+    status: { state: "DONE" },
+  };
+}
+
+/** Reads a JSON object body; sends a 400 and returns undefined when it is not one. */
+async function readObject(ctx: RequestContext): Promise<Record<string, unknown> | undefined> {
+  const body = parseJson(await readBody(ctx.req));
+  if (body !== null && typeof body === "object" && !Array.isArray(body)) return body as Record<string, unknown>;
+  sendApiError(ctx, 400, "INVALID_ARGUMENT", "Invalid JSON payload received. Expected an object.", "invalid");
+  return undefined;
+}
+
+/** Runs `query` as `caller`; sends BigQuery's 400 and returns undefined when it cannot. */
+function runQuery(ctx: RequestContext, caller: AccessTokenInfo, projectId: string, query: unknown, jobId?: unknown): QueryJob | undefined {
+  if (typeof query !== "string" || query.trim() === "") {
+    sendApiError(ctx, 400, "INVALID_ARGUMENT", "Required parameter is missing: query", "required");
+    return undefined;
+  }
+  if (query.length > MAX_QUERY_CHARS) {
+    sendApiError(ctx, 400, "INVALID_ARGUMENT", "The query is too large for the cred-auth emulator.", "invalidQuery");
+    return undefined;
+  }
+  try {
+    const columns = evaluateQuery(query, caller.account);
+    const id = typeof jobId === "string" && /^[A-Za-z0-9_-]{1,1024}$/.test(jobId) ? jobId : `job_${randomBytes(12).toString("base64url")}`;
+    const job = { projectId, jobId: id, query, user: caller.account, columns, createdAt: Date.now() };
+    remember(ctx.state, job);
+    return job;
+  } catch (error) {
+    if (!(error instanceof QueryError)) throw error;
+    sendApiError(ctx, 400, "INVALID_ARGUMENT", error.message, "invalidQuery");
+    return undefined;
+  }
+}
+
+function findJob(ctx: RequestContext, projectId: string, jobId: string): QueryJob | undefined {
+  const job = jobsOf(ctx.state).get(`${projectId}\n${jobId}`);
+  if (!job) sendApiError(ctx, 404, "NOT_FOUND", `Not found: Job ${projectId}:${LOCATION}.${jobId}`, "notFound");
+  return job;
+}
+
+const projectOf = (match: RegExpExecArray): string => decodeURIComponent(match[1] ?? "");
+const jobIdOf = (match: RegExpExecArray): string => decodeURIComponent(match[2] ?? "");
+
+/** jobs.query: POST /bigquery/v2/projects/{projectId}/queries */
+async function jobsQuery(ctx: RequestContext, caller: AccessTokenInfo, match: RegExpExecArray): Promise<void> {
+  const body = await readObject(ctx);
+  if (!body) return;
+  if (body.useLegacySql === true) {
+    sendApiError(ctx, 400, "INVALID_ARGUMENT", "The cred-auth emulator's BigQuery speaks GoogleSQL only: set useLegacySql to false.", "invalidQuery");
+    return;
+  }
+  const job = runQuery(ctx, caller, projectOf(match), body.query);
+  if (job) sendJson(ctx.res, 200, { kind: "bigquery#queryResponse", ...resultFields(job) });
+}
+
+/** jobs.insert for query jobs: POST /bigquery/v2/projects/{projectId}/jobs */
+async function jobsInsert(ctx: RequestContext, caller: AccessTokenInfo, match: RegExpExecArray): Promise<void> {
+  const body = await readObject(ctx);
+  if (!body) return;
+  const configuration = body.configuration as { query?: { query?: unknown; useLegacySql?: unknown } } | undefined;
+  if (!configuration?.query) {
+    sendApiError(ctx, 400, "INVALID_ARGUMENT", "The cred-auth emulator's BigQuery runs query jobs only.", "invalid");
+    return;
+  }
+  if (configuration.query.useLegacySql === true) {
+    sendApiError(ctx, 400, "INVALID_ARGUMENT", "The cred-auth emulator's BigQuery speaks GoogleSQL only: set useLegacySql to false.", "invalidQuery");
+    return;
+  }
+  const reference = body.jobReference as { jobId?: unknown } | undefined;
+  const projectId = projectOf(match);
+  if (typeof reference?.jobId === "string" && jobsOf(ctx.state).has(`${projectId}\n${reference.jobId}`)) {
+    sendApiError(ctx, 409, "ALREADY_EXISTS", `Already Exists: Job ${projectId}:${LOCATION}.${reference.jobId}`, "duplicate");
+    return;
+  }
+  const job = runQuery(ctx, caller, projectId, configuration.query.query, reference?.jobId);
+  if (job) sendJson(ctx.res, 200, jobResource(ctx, job));
+}
+
+/** jobs.get: GET /bigquery/v2/projects/{projectId}/jobs/{jobId} */
+function jobsGet(ctx: RequestContext, _caller: AccessTokenInfo, match: RegExpExecArray): void {
+  const job = findJob(ctx, projectOf(match), jobIdOf(match));
+  if (job) sendJson(ctx.res, 200, jobResource(ctx, job));
+}
+
+/** jobs.getQueryResults: GET /bigquery/v2/projects/{projectId}/queries/{jobId} */
+function jobsGetQueryResults(ctx: RequestContext, _caller: AccessTokenInfo, match: RegExpExecArray): void {
+  const job = findJob(ctx, projectOf(match), jobIdOf(match));
+  if (job) sendJson(ctx.res, 200, { kind: "bigquery#getQueryResultsResponse", etag: "AAAA", ...resultFields(job) });
+}
+
+const SEGMENT = "([^/]+)";
+const PROJECT = `^/bigquery/v2/projects/${SEGMENT}`;
+
+/** BigQuery's routes, listed in apis.ts's API_ROUTES. */
+export const BIGQUERY_ROUTES: ApiRoute[] = [
+  { method: "POST", path: new RegExp(`${PROJECT}/queries/?$`), scopes: BIGQUERY_SCOPES, handle: jobsQuery },
+  { method: "GET", path: new RegExp(`${PROJECT}/queries/${SEGMENT}$`), scopes: BIGQUERY_SCOPES, handle: jobsGetQueryResults },
+  { method: "POST", path: new RegExp(`${PROJECT}/jobs/?$`), scopes: BIGQUERY_SCOPES, handle: jobsInsert },
+  { method: "GET", path: new RegExp(`${PROJECT}/jobs/${SEGMENT}$`), scopes: BIGQUERY_SCOPES, handle: jobsGet },
+];

@@ -1,0 +1,25 @@
+/**
+ * cred-auth's local Google-compatible identity provider: OAuth consent page, token, revoke and
+ * tokeninfo endpoints, a GCE metadata server and a few fake APIs, on 127.0.0.1 only. For tests,
+ * CI and the quick start; it imports nothing from the library but its shared constants.
+ *
+ * @packageDocumentation
+ */
+export { startEmulator } from "./server";
+export { approveSignIn } from "./browser";
+export type { ApproveOptions, BrowserResult } from "./browser";
+export { runEmulatorCommand } from "./main";
+export { API_ROUTES } from "./apis";
+export type { ApiRoute } from "./apis";
+export type {
+  AccessTokenInfo,
+  Emulator,
+  EmulatorClient,
+  EmulatorOptions,
+  EmulatorStats,
+  Fault,
+  FaultKind,
+  MetadataIdentity,
+} from "./types";
+export { DEFAULT_ACCOUNTS } from "./state";
+export { DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "../shared/constants";

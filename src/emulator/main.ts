@@ -1,0 +1,83 @@
+/** `cred-auth emulator [--port N] [--metadata-project ID --metadata-email E]`: runs until SIGINT/SIGTERM. */
+import { startEmulator } from "./server";
+import type { MetadataIdentity } from "./types";
+
+export const DEFAULT_EMULATOR_PORT = 9099;
+
+export interface EmulatorCommandOptions {
+  port: number;
+  metadata: MetadataIdentity | null;
+  quiet: boolean;
+}
+
+function valueOf(args: string[], i: number, flag: string): string {
+  const value = args[i + 1];
+  if (value === undefined || value.startsWith("--")) throw new Error(`${flag} needs a value.`);
+  return value;
+}
+
+/** Parses the command's arguments; throws an Error with a one-line message on bad input. */
+export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
+  let port = DEFAULT_EMULATOR_PORT;
+  let project: string | undefined;
+  let email: string | undefined;
+  let quiet = false;
+  for (let i = 0; i < args.length; i++) {
+    const [flag, inline] = args[i].startsWith("--") && args[i].includes("=") ? args[i].split(/=(.*)/s, 2) : [args[i], undefined];
+    const take = (): string => {
+      if (inline !== undefined) return inline;
+      const value = valueOf(args, i, flag);
+      i += 1;
+      return value;
+    };
+    switch (flag) {
+      case "--port": {
+        const text = take();
+        const n = Number(text);
+        if (!/^\d+$/.test(text) || n > 65535) throw new Error(`--port must be a number from 0 to 65535, not "${text}".`);
+        port = n;
+        break;
+      }
+      case "--metadata-project":
+        project = take();
+        break;
+      case "--metadata-email":
+        email = take();
+        break;
+      case "--quiet":
+        quiet = true;
+        break;
+      default:
+        throw new Error(`Unknown option "${flag}". Usage: cred-auth emulator [--port N] [--metadata-project ID --metadata-email EMAIL] [--quiet]`);
+    }
+  }
+  if ((project === undefined) !== (email === undefined)) {
+    throw new Error("Give both --metadata-project and --metadata-email (or neither).");
+  }
+  return { port, metadata: project && email ? { projectId: project, email } : null, quiet };
+}
+
+/**
+ * Starts the emulator, prints where it listens and the environment to point cred-auth at it,
+ * and resolves once SIGINT or SIGTERM closed it.
+ */
+export async function runEmulatorCommand(args: string[]): Promise<void> {
+  const options = parseEmulatorArgs(args);
+  const emulator = await startEmulator({
+    port: options.port,
+    metadata: options.metadata,
+    ...(options.quiet ? {} : { log: (line: string) => process.stderr.write(`emulator: ${line}\n`) }),
+  });
+  process.stdout.write(`cred-auth emulator listening on ${emulator.url}\n`);
+  process.stdout.write(`export CRED_AUTH_EMULATOR_HOST=${emulator.host}\n`);
+  if (options.metadata) process.stdout.write(`export GCE_METADATA_HOST=${emulator.host}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      emulator.close().then(resolve, resolve);
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}

@@ -1,0 +1,298 @@
+/** Everything the emulator remembers: clients, pending sign-ins, codes, tokens, keys, counters, faults. */
+import { createHash, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from "node:crypto";
+import { CLOUD_PLATFORM_SCOPE, DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "../shared/constants";
+import { signHs256 } from "./jwt";
+import type { AccessTokenInfo, EmulatorClient, EmulatorOptions, EmulatorStats, Fault, MetadataIdentity } from "./types";
+
+export const DEFAULT_ACCOUNTS = ["alice@example.com", "bob@example.com", "carol@example.com"];
+export const GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token";
+const CODE_LIFETIME_MS = 10 * 60 * 1000;
+const PENDING_LIFETIME_MS = 30 * 60 * 1000;
+/** Expired entries are swept once a map grows past this, so a long-running emulator stays small. */
+const SWEEP_THRESHOLD = 10_000;
+
+/** Who consented to what, for which client. */
+export interface Grant {
+  account: string;
+  scopes: string[];
+  clientId: string;
+}
+
+export interface PendingAuthorization {
+  clientId: string;
+  redirectUri: string;
+  scopes: string[];
+  state?: string;
+  codeChallenge?: string;
+  offline: boolean;
+  promptConsent: boolean;
+  loginHint?: string;
+  expiresAt: number;
+}
+
+export interface AuthorizationCode {
+  grant: Grant;
+  redirectUri: string;
+  codeChallenge?: string;
+  /** Whether the exchange hands out a refresh token. */
+  withRefreshToken: boolean;
+  expiresAt: number;
+}
+
+interface AccessRecord extends Grant {
+  expiresAt: number;
+  refreshToken?: string;
+  offline: boolean;
+}
+
+export interface ServiceAccountKey {
+  email: string;
+  clientId: string;
+  keyId: string;
+  publicKey: KeyObject;
+}
+
+export interface IssuedAccessToken {
+  access_token: string;
+  expires_in: number;
+}
+
+const token = (prefix: string): string => `${prefix}${randomBytes(32).toString("base64url")}`;
+
+function sweep<V extends { expiresAt: number }>(map: Map<string, V>): void {
+  if (map.size < SWEEP_THRESHOLD) return;
+  const now = Date.now();
+  for (const [key, value] of map) if (value.expiresAt <= now) map.delete(key);
+}
+
+export function emptyStats(): EmulatorStats {
+  return { tokenRequests: 0, byGrant: {}, authorizations: 0, revocations: 0, metadataTokenRequests: 0, apiRequests: 0 };
+}
+
+export class EmulatorState {
+  baseUrl = "";
+  readonly accounts: string[];
+  readonly lifetimeSec: number;
+  readonly clients = new Map<string, EmulatorClient>();
+  metadata: MetadataIdentity | null;
+  stats: EmulatorStats = emptyStats();
+  faults: Fault[] = [];
+  tokenDelayMs = 0;
+  /** Signs id tokens; per emulator instance. */
+  readonly idTokenSecret = randomBytes(32);
+  readonly idTokenKeyId = randomBytes(8).toString("hex");
+  readonly pending = new Map<string, PendingAuthorization>();
+  readonly codes = new Map<string, AuthorizationCode>();
+  readonly refreshTokens = new Map<string, Grant>();
+  readonly accessTokens = new Map<string, AccessRecord>();
+  readonly serviceAccounts = new Map<string, ServiceAccountKey[]>();
+  /** client id + account pairs that already received a refresh token (Google only repeats it on prompt=consent). */
+  private readonly offlineGrants = new Set<string>();
+  private serviceAccountCount = 0;
+
+  constructor(options: EmulatorOptions) {
+    this.accounts = options.accounts && options.accounts.length > 0 ? [...options.accounts] : [...DEFAULT_ACCOUNTS];
+    const lifetime = options.accessTokenLifetimeSec ?? 3600;
+    if (!(lifetime > 0)) throw new RangeError("accessTokenLifetimeSec must be a positive number of seconds.");
+    this.lifetimeSec = lifetime;
+    this.metadata = options.metadata ?? null;
+    this.clients.set(DEMO_CLIENT.clientId, { ...DEMO_CLIENT, type: "installed", name: "cred-auth demo (emulator)" });
+    // The web client's redirect URI needs the port, known only once listening: see demoWebRedirectUri().
+    this.clients.set(DEMO_WEB_CLIENT.clientId, { ...DEMO_WEB_CLIENT, type: "web", name: "cred-auth demo web (emulator)" });
+    for (const client of options.clients ?? []) this.clients.set(client.clientId, { ...client });
+  }
+
+  get tokenUrl(): string {
+    return `${this.baseUrl}${EMULATOR_PATHS.token}`;
+  }
+
+  redirectUrisOf(client: EmulatorClient): string[] {
+    const registered = client.redirectUris ?? [];
+    return client.clientId === DEMO_WEB_CLIENT.clientId ? [...registered, `${this.baseUrl}${EMULATOR_PATHS.codePage}`] : registered;
+  }
+
+  clientName(clientId: string): string {
+    return this.clients.get(clientId)?.name ?? clientId;
+  }
+
+  // ---- authorization ----
+
+  addPending(request: Omit<PendingAuthorization, "expiresAt">): string {
+    sweep(this.pending);
+    const id = randomUUID();
+    this.pending.set(id, { ...request, expiresAt: Date.now() + PENDING_LIFETIME_MS });
+    return id;
+  }
+
+  /** Single use: the consent form of a request can be submitted once. */
+  takePending(id: string): PendingAuthorization | undefined {
+    const request = this.pending.get(id);
+    this.pending.delete(id);
+    return request && request.expiresAt > Date.now() ? request : undefined;
+  }
+
+  issueCode(request: PendingAuthorization, account: string): string {
+    sweep(this.codes);
+    const grant: Grant = { account, scopes: request.scopes, clientId: request.clientId };
+    const pairKey = `${request.clientId}\n${account}`;
+    const withRefreshToken = request.offline && (request.promptConsent || !this.offlineGrants.has(pairKey));
+    if (withRefreshToken) this.offlineGrants.add(pairKey);
+    const code = token("4/emu.");
+    this.codes.set(code, {
+      grant,
+      redirectUri: request.redirectUri,
+      withRefreshToken,
+      expiresAt: Date.now() + CODE_LIFETIME_MS,
+      ...(request.codeChallenge ? { codeChallenge: request.codeChallenge } : {}),
+    });
+    return code;
+  }
+
+  /** Single use: a code is gone after its first exchange attempt, good or bad. */
+  takeCode(code: string): AuthorizationCode | undefined {
+    const record = this.codes.get(code);
+    this.codes.delete(code);
+    return record && record.expiresAt > Date.now() ? record : undefined;
+  }
+
+  // ---- tokens ----
+
+  issueRefreshToken(grant: Grant): string {
+    const refreshToken = token("1//emu.");
+    this.refreshTokens.set(refreshToken, { ...grant, scopes: [...grant.scopes] });
+    this.offlineGrants.add(`${grant.clientId}\n${grant.account}`);
+    return refreshToken;
+  }
+
+  issueAccessToken(grant: Grant, opts: { refreshToken?: string; offline?: boolean } = {}): IssuedAccessToken {
+    sweep(this.accessTokens);
+    const accessToken = token("ya29.emu.");
+    this.accessTokens.set(accessToken, {
+      ...grant,
+      scopes: [...grant.scopes],
+      expiresAt: Date.now() + this.lifetimeSec * 1000,
+      offline: opts.offline ?? opts.refreshToken !== undefined,
+      ...(opts.refreshToken ? { refreshToken: opts.refreshToken } : {}),
+    });
+    return { access_token: accessToken, expires_in: this.lifetimeSec };
+  }
+
+  accessRecord(accessToken: string): AccessRecord | undefined {
+    const record = this.accessTokens.get(accessToken);
+    if (!record) return undefined;
+    if (record.expiresAt <= Date.now()) {
+      this.accessTokens.delete(accessToken);
+      return undefined;
+    }
+    return record;
+  }
+
+  checkAccessToken(accessToken: string): AccessTokenInfo | null {
+    const record = this.accessRecord(accessToken);
+    return record
+      ? { account: record.account, scopes: [...record.scopes], clientId: record.clientId, expiresAt: record.expiresAt }
+      : null;
+  }
+
+  revokeRefreshToken(refreshToken: string): boolean {
+    if (!this.refreshTokens.delete(refreshToken)) return false;
+    for (const [accessToken, record] of this.accessTokens) {
+      if (record.refreshToken === refreshToken) this.accessTokens.delete(accessToken);
+    }
+    return true;
+  }
+
+  /** Like Google: revoking an access token also revokes the refresh token it came from. */
+  revokeToken(value: string): boolean {
+    if (this.revokeRefreshToken(value)) return true;
+    const record = this.accessTokens.get(value);
+    if (!record) return false;
+    this.accessTokens.delete(value);
+    if (record.refreshToken) this.revokeRefreshToken(record.refreshToken);
+    return true;
+  }
+
+  revokeAll(): void {
+    this.refreshTokens.clear();
+    this.accessTokens.clear();
+    this.codes.clear();
+  }
+
+  /** A stable numeric subject id per account, like Google's `sub`. */
+  subjectOf(account: string): string {
+    const digest = createHash("sha256").update(account.toLowerCase()).digest();
+    return `1${(digest.readBigUInt64BE(0) % 10n ** 20n).toString().padStart(20, "0")}`;
+  }
+
+  idToken(grant: Grant, audience = grant.clientId): string {
+    const now = Math.floor(Date.now() / 1000);
+    return signHs256(
+      {
+        iss: this.baseUrl,
+        azp: grant.clientId,
+        aud: audience,
+        sub: this.subjectOf(grant.account),
+        email: grant.account,
+        email_verified: true,
+        iat: now,
+        exp: now + 3600,
+      },
+      this.idTokenSecret,
+      this.idTokenKeyId,
+    );
+  }
+
+  // ---- metadata ----
+
+  metadataScopes(): string[] {
+    return this.metadata?.scopes && this.metadata.scopes.length > 0 ? [...this.metadata.scopes] : [CLOUD_PLATFORM_SCOPE];
+  }
+
+  // ---- service accounts ----
+
+  createServiceAccountKey(opts: { projectId?: string; email?: string } = {}): Record<string, string> {
+    const projectId = opts.projectId ?? "emulator-project";
+    this.serviceAccountCount += 1;
+    const email = opts.email ?? `emulator-sa-${this.serviceAccountCount}@${projectId}.iam.gserviceaccount.com`;
+    const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const keyId = randomBytes(20).toString("hex");
+    const existing = this.serviceAccounts.get(email);
+    const clientId = existing?.[0]?.clientId ?? this.subjectOf(email);
+    this.serviceAccounts.set(email, [...(existing ?? []), { email, clientId, keyId, publicKey }]);
+    return {
+      type: "service_account",
+      project_id: projectId,
+      private_key_id: keyId,
+      private_key: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+      client_email: email,
+      client_id: clientId,
+      auth_uri: `${this.baseUrl}${EMULATOR_PATHS.auth}`,
+      token_uri: this.tokenUrl,
+      auth_provider_x509_cert_url: `${this.baseUrl}/oauth2/v1/certs`,
+      client_x509_cert_url: `${this.baseUrl}/robot/v1/metadata/x509/${encodeURIComponent(email)}`,
+      universe_domain: "googleapis.com",
+    };
+  }
+
+  // ---- counters and faults ----
+
+  countTokenRequest(grantType: string | undefined): void {
+    const key = grantType || "(none)";
+    this.stats.tokenRequests += 1;
+    this.stats.byGrant[key] = (this.stats.byGrant[key] ?? 0) + 1;
+  }
+
+  takeFault(): Fault | undefined {
+    return this.faults.shift();
+  }
+
+  snapshotStats(): EmulatorStats {
+    return { ...this.stats, byGrant: { ...this.stats.byGrant } };
+  }
+
+  resetCounters(): void {
+    this.stats = emptyStats();
+    this.faults = [];
+    this.tokenDelayMs = 0;
+  }
+}

@@ -1,0 +1,100 @@
+/** Public types of the emulator. */
+
+/** An OAuth client the emulator accepts. */
+export interface EmulatorClient {
+  clientId: string;
+  clientSecret: string;
+  /** `installed` clients may redirect to any loopback URL; `web` clients only to their `redirectUris`. */
+  type: "installed" | "web";
+  redirectUris?: string[];
+  /** Shown on the consent page (default: the client id). */
+  name?: string;
+}
+
+/** The identity the GCE metadata server hands out. */
+export interface MetadataIdentity {
+  projectId: string;
+  /** The default service account's e-mail. */
+  email: string;
+  /** Scopes of tokens when the request names none (default: cloud-platform). */
+  scopes?: string[];
+}
+
+export interface EmulatorOptions {
+  /** Port on 127.0.0.1 (default 0: a random free port). */
+  port?: number;
+  /** Lifetime of issued access tokens (default 3600). */
+  accessTokenLifetimeSec?: number;
+  /** Test accounts offered on the consent page (default alice, bob and carol at example.com). */
+  accounts?: string[];
+  /** Extra clients; DEMO_CLIENT (installed) and DEMO_WEB_CLIENT (web, redirecting to the code page) are always known. */
+  clients?: EmulatorClient[];
+  /** GCE metadata identity; null or absent: the metadata token, e-mail and project paths answer 404. */
+  metadata?: MetadataIdentity | null;
+  /** Receives one line per request (method, path, status; never a query string or secret). */
+  log?: (line: string) => void;
+}
+
+export type FaultKind = "status" | "garbage" | "truncated" | "html" | "hang" | "reset" | "slow";
+
+/** How the token endpoint misbehaves for a request. */
+export interface Fault {
+  /** Default "status". */
+  kind?: FaultKind;
+  /** HTTP status for "status" faults (default 503). */
+  status?: number;
+  /** Delay for "slow" faults (default 1000 ms); the request then succeeds normally. */
+  delayMs?: number;
+}
+
+export interface EmulatorStats {
+  /** Every request to the token endpoint, faulted ones included. */
+  tokenRequests: number;
+  /** Token requests by `grant_type` ("(none)" when absent). */
+  byGrant: Record<string, number>;
+  /** Consent decisions (Allow or Deny) submitted on the consent page. */
+  authorizations: number;
+  /** Tokens revoked through the revoke endpoint. */
+  revocations: number;
+  /** Access tokens handed out by the metadata server. */
+  metadataTokenRequests: number;
+  /** Requests to the fake Google APIs (storage, userinfo). */
+  apiRequests: number;
+}
+
+/** What the emulator knows about an access token. */
+export interface AccessTokenInfo {
+  account: string;
+  scopes: string[];
+  clientId: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+export interface Emulator {
+  /** `http://127.0.0.1:PORT` */
+  readonly url: string;
+  /** `127.0.0.1:PORT`: the value for CRED_AUTH_EMULATOR_HOST and GCE_METADATA_HOST. */
+  readonly host: string;
+  /** A snapshot of the counters. */
+  stats(): EmulatorStats;
+  /** Makes the next `count` token-endpoint requests fail with `fault` (default: 503). */
+  failNext(count: number, fault?: Fault): void;
+  /** Delays every token response by `ms` (0 = off). */
+  setTokenDelay(ms: number): void;
+  /** Revokes a refresh token and the access tokens issued from it. */
+  revokeRefreshToken(refreshToken: string): void;
+  /** Revokes every refresh and access token. */
+  revokeAll(): void;
+  setMetadata(identity: MetadataIdentity | null): void;
+  /** Mints a refresh token directly (no browser), e.g. to write test credential files. */
+  issueRefreshToken(opts: { clientId?: string; scopes: string[]; account?: string }): string;
+  /** Makes a service-account key JSON (real RSA key, token_uri = this emulator's /token) and registers its public key. */
+  createServiceAccountKey(opts?: { projectId?: string; email?: string }): Record<string, string>;
+  /** Who holds this access token, or null when unknown, revoked or expired. */
+  checkAccessToken(token: string): AccessTokenInfo | null;
+  /** Resets counters, pending faults and the token delay (tokens stay valid). */
+  reset(): void;
+  /** Stops listening and drops every connection, hung ones included. */
+  close(): Promise<void>;
+}

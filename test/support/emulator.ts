@@ -1,0 +1,56 @@
+// Test helpers around the emulator: one per test file, closed after the file's tests.
+import { after } from "node:test";
+import { mkdir, open, rename } from "node:fs/promises";
+import { join } from "node:path";
+import { DEMO_CLIENT, startEmulator } from "cred-auth/emulator";
+import type { Emulator, EmulatorOptions } from "cred-auth/emulator";
+
+/** Starts an emulator on a random loopback port and closes it after the current file (or suite). */
+export async function withEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const emulator = await startEmulator(options);
+  after(() => emulator.close());
+  return emulator;
+}
+
+export interface TestCredentialsOptions {
+  scopes: string[];
+  /** Default: the first test account. */
+  account?: string;
+  /** Default: DEMO_CLIENT (its secret is known to the emulator). */
+  client?: { clientId: string; clientSecret: string };
+  /** File name inside `dir` (default "credentials.json"). */
+  filename?: string;
+}
+
+/**
+ * Writes an ADC `authorized_user` file whose refresh token the emulator accepts (mode 0600, atomic)
+ * and returns its path.
+ */
+export async function testCredentialsFile(emulator: Emulator, dir: string, options: TestCredentialsOptions): Promise<string> {
+  const client = options.client ?? DEMO_CLIENT;
+  const refreshToken = emulator.issueRefreshToken({
+    clientId: client.clientId,
+    scopes: options.scopes,
+    ...(options.account ? { account: options.account } : {}),
+  });
+  const file = {
+    type: "authorized_user",
+    client_id: client.clientId,
+    client_secret: client.clientSecret,
+    refresh_token: refreshToken,
+    token_uri: `${emulator.url}/token`,
+    scopes: options.scopes,
+  };
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, options.filename ?? "credentials.json");
+  const temp = `${path}.${process.pid}.tmp`;
+  const handle = await open(temp, "w", 0o600);
+  try {
+    await handle.writeFile(`${JSON.stringify(file, null, 2)}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temp, path);
+  return path;
+}
