@@ -1,0 +1,132 @@
+// What each command accepts, and the help built from it.
+import { CLOUD_PLATFORM_SCOPE as CLOUD_PLATFORM } from "../shared/constants.js";
+import type { CommandSpec, OptionSpec } from "./args.js";
+
+const scopesOption = (help: string): OptionSpec => ({ key: "scopes", names: ["--scopes"], metavar: "S1,S2", help });
+
+export const LOGIN: CommandSpec = {
+  name: "login",
+  summary: "Sign in in a browser and save the user credentials as an Application Default Credentials file.",
+  positionals: [{ name: "DESTINATION", help: "where to save the credentials JSON file (written atomically, mode 0600)" }],
+  options: [
+    scopesOption(`comma-separated OAuth scopes (default: ${CLOUD_PLATFORM})`),
+    { key: "clientId", names: ["--client_id", "--client-id"], metavar: "ID", help: "your OAuth client id (recommended; with --client_secret)" },
+    { key: "clientSecret", names: ["--client_secret", "--client-secret"], metavar: "SECRET", help: "your OAuth client secret (with --client_id)" },
+    {
+      key: "clientSecretFile",
+      names: ["--client-secret-file", "--client_secret_file"],
+      metavar: "FILE",
+      help: "a client-secret JSON file downloaded from the Google Cloud console (instead of --client_id/--client_secret)",
+    },
+    {
+      key: "useLocalWebserver",
+      names: ["--use_local_webserver", "--use-local-webserver"],
+      help: "receive the sign-in on a local web server, localhost:8080-8089 (the default)",
+    },
+    {
+      key: "useLocalWebserver",
+      names: ["--nouse_local_webserver", "--no-use-local-webserver", "--nouse-local-webserver", "--no-use_local_webserver"],
+      value: false,
+      help: "paste the code shown after sign-in instead (for machines the browser cannot reach)",
+    },
+    { key: "timeout", names: ["--timeout"], metavar: "SECONDS", help: "give up when the sign-in is not done after SECONDS (default 300)" },
+    { key: "noBrowser", names: ["--no-browser", "--no_browser"], help: "do not open a browser; only print the sign-in URL" },
+    { key: "ui", names: ["--ui"], metavar: "auto|plain|terminal", help: "how the sign-in is shown (default auto: terminal UI on a TTY, plain lines otherwise)" },
+  ],
+  epilog: [
+    "The saved file is an authorized_user JSON file: use it as Application Default Credentials with",
+    "  export GOOGLE_APPLICATION_CREDENTIALS=DESTINATION",
+    "and print access tokens from it with `cred-auth print-token DESTINATION`.",
+  ].join("\n"),
+};
+
+export const PRINT_TOKEN: CommandSpec = {
+  name: "print-token",
+  summary: "Print an access token for a credentials file (authorized_user file or service-account key).",
+  positionals: [{ name: "CREDENTIALS_PATH", help: "an authorized_user JSON file (from login) or a service-account key file" }],
+  options: [
+    scopesOption(`comma-separated scopes for a service-account key (default: ${CLOUD_PLATFORM}); user files keep their granted scopes`),
+    { key: "fresh", names: ["--fresh"], help: "ignore the token cache and get a new token" },
+    { key: "format", names: ["--format"], metavar: "text|json", help: 'text: the token alone (default); json: {"access_token","expiry","token_type"}' },
+    { key: "header", names: ["--header"], help: "print an HTTP header line: Authorization: Bearer TOKEN" },
+  ],
+  epilog: [
+    "A token with more than 5 minutes left is reused from the token cache (see docs/cli.md), so",
+    "scripts may call print-token as often as they like:",
+    '  curl -H "Authorization: Bearer $(cred-auth print-token creds.json)" \\',
+    '    "https://storage.googleapis.com/storage/v1/b/BUCKET/o/OBJECT?alt=media"',
+  ].join("\n"),
+};
+
+export const EMULATOR: CommandSpec = {
+  name: "emulator",
+  summary: "Run the local Google-compatible sign-in and token emulator (for tests, CI and trying things out).",
+  positionals: [],
+  options: [
+    { key: "port", names: ["--port"], metavar: "N", help: "port to listen on, on 127.0.0.1 (default 9099; 0 picks a free one)" },
+    { key: "metadataProject", names: ["--metadata-project"], metavar: "ID", help: "also serve a metadata server with this project id (with --metadata-email)" },
+    { key: "metadataEmail", names: ["--metadata-email"], metavar: "EMAIL", help: "the metadata server's account e-mail" },
+    { key: "quiet", names: ["--quiet"], help: "do not log requests" },
+  ],
+  epilog: "It prints `export CRED_AUTH_EMULATOR_HOST=...`: set that and every cred-auth command talks to the emulator.",
+};
+
+export const COMMANDS: readonly CommandSpec[] = [LOGIN, PRINT_TOKEN, EMULATOR];
+
+const EXIT_CODES = [
+  "Exit codes: 0 success, 1 credentials error, 2 usage error, 3 connection error, 130 cancelled.",
+].join("\n");
+
+/** The program's help. */
+export function programHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    "Usage: cred-auth COMMAND [OPTIONS]",
+    "",
+    "Get, save and print OAuth 2.0 credentials for Google Cloud APIs.",
+    "",
+    "Commands:",
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    "",
+    "Options:",
+    "  -h, --help     show this help (or `cred-auth COMMAND --help` for a command's)",
+    "  --version      print the version",
+    "",
+    EXIT_CODES,
+    "Environment: CRED_AUTH_EMULATOR_HOST, CRED_AUTH_TOKEN_CACHE, CRED_AUTH_DEBUG, ... (see docs/cli.md).",
+    "",
+  ].join("\n");
+}
+
+/** A command's help. */
+export function commandHelp(spec: CommandSpec): string {
+  const rows: [string, string][] = [
+    ...spec.positionals.map((p): [string, string] => [p.name, p.help]),
+    ...spec.options.filter((o) => !o.hidden).map((o): [string, string] => [optionLabel(o), o.help]),
+    ["-h, --help", "show this help"],
+  ];
+  const width = Math.min(34, Math.max(...rows.map(([label]) => label.length)));
+  const usage = [
+    `Usage: cred-auth ${spec.name}`,
+    ...spec.positionals.map((p) => p.name),
+    spec.options.length > 0 ? "[OPTIONS]" : "",
+  ].filter(Boolean).join(" ");
+  return [
+    usage,
+    "",
+    spec.summary,
+    "",
+    ...rows.map(([label, help]) => (label.length > width ? `  ${label}\n  ${"".padEnd(width)}  ${help}` : `  ${label.padEnd(width)}  ${help}`)),
+    "",
+    ...(spec.epilog ? [spec.epilog, ""] : []),
+    EXIT_CODES,
+    "",
+  ].join("\n");
+}
+
+function optionLabel(option: OptionSpec): string {
+  const [first, ...rest] = option.names;
+  const alias = rest.find((n) => n.includes("-", 2) && n !== first);
+  const names = alias && first!.includes("_") ? `${first}, ${alias}` : first!;
+  return option.metavar ? `${names} ${option.metavar}` : names;
+}

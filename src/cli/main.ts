@@ -1,0 +1,61 @@
+// Dispatch: the program's own flags, then one command, loaded only when it runs (print-token's
+// cached path must not pay for login's imports, let alone google-auth-library's).
+import { VERSION } from "../version.js";
+import { UsageError, parseCommandArgs, type CommandSpec } from "./args.js";
+import { COMMANDS, commandHelp, programHelp } from "./commands.js";
+import { EXIT, exitCodeFor, reportError, writeOut } from "./output.js";
+
+/** Runs the command line `argv` (without `node` and the script) and returns the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    return await dispatch(argv);
+  } catch (error) {
+    reportError(error);
+    return exitCodeFor(error);
+  }
+}
+
+async function dispatch(argv: readonly string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined) {
+    process.stderr.write(programHelp());
+    return EXIT.usage;
+  }
+  if (first === "-h" || first === "--help") return writeOut(programHelp());
+  if (first === "--version" || first === "-V") return writeOut(`${VERSION}\n`);
+  if (first === "help") return writeOut(helpFor(rest));
+  if (first.startsWith("-")) throw new UsageError(`unknown option ${safeWord(first)}; options go after the command`);
+  const spec = COMMANDS.find((c) => c.name === first);
+  if (!spec) throw new UsageError(`unknown command ${safeWord(first)}; the commands are ${COMMANDS.map((c) => c.name).join(", ")}`);
+  try {
+    return await runCommand(spec, rest);
+  } catch (error) {
+    if (error instanceof UsageError) error.command ??= spec.name;
+    throw error;
+  }
+}
+
+async function runCommand(spec: CommandSpec, argv: readonly string[]): Promise<number> {
+  if (spec.name === "emulator") {
+    // The emulator parses its own flags; its help is ours.
+    if (argv.includes("-h") || argv.includes("--help")) return writeOut(commandHelp(spec));
+    return (require("./emulator.js") as typeof import("./emulator.js")).runEmulator(argv);
+  }
+  const args = parseCommandArgs(spec, argv);
+  if (args.help) return writeOut(commandHelp(spec));
+  if (spec.name === "print-token") return (require("./print-token.js") as typeof import("./print-token.js")).printToken(args);
+  return (require("./login.js") as typeof import("./login.js")).login(args);
+}
+
+/** `cred-auth help [COMMAND]`. */
+function helpFor(names: readonly string[]): string {
+  if (names.length === 0) return programHelp();
+  const spec = COMMANDS.find((c) => c.name === names[0]);
+  if (!spec || names.length > 1) throw new UsageError(`help takes one command name: ${COMMANDS.map((c) => c.name).join(", ")}`);
+  return commandHelp(spec);
+}
+
+/** The word as typed when it is a plausible command or option name; never anything that could be a secret. */
+function safeWord(word: string): string {
+  return /^-{0,2}[A-Za-z][A-Za-z0-9_-]{0,30}$/.test(word) ? JSON.stringify(word) : "(unrecognised)";
+}

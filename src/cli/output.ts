@@ -1,0 +1,80 @@
+// What the command line prints, and its exit codes. Errors are one line on stderr, from our own
+// error classes only (their messages never hold a secret); stacks only with CRED_AUTH_DEBUG=1.
+import { CredAuthError, CredCancelledError, CredConnectionError } from "../errors.js";
+import { UsageError } from "./args.js";
+
+/** Exit codes of `cred-auth`. */
+export const EXIT = { ok: 0, credentials: 1, usage: 2, connection: 3, cancelled: 130 } as const;
+
+/** The exit code for an error: 2 usage, 3 connection, 130 cancelled, 1 anything else. */
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof UsageError) return EXIT.usage;
+  if (error instanceof CredCancelledError) return EXIT.cancelled;
+  if (error instanceof CredConnectionError) return EXIT.connection;
+  return EXIT.credentials;
+}
+
+/** True when `CRED_AUTH_DEBUG` asks for details. */
+export function debugEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return /^(1|true|yes)$/i.test(env.CRED_AUTH_DEBUG?.trim() ?? "");
+}
+
+/** Prints `cred-auth: MESSAGE` on stderr (and, under CRED_AUTH_DEBUG=1, the stack and causes). */
+export function reportError(error: unknown): void {
+  process.stderr.write(`cred-auth: ${errorLine(error)}\n`);
+  if (debugEnabled()) process.stderr.write(debugDetails(error));
+}
+
+/** The one line that describes `error` to the user. */
+export function errorLine(error: unknown): string {
+  if (error instanceof UsageError) {
+    const help = error.command ? `cred-auth ${error.command} --help` : "cred-auth --help";
+    return `${oneLine(error.message)} (see ${help})`;
+  }
+  if (error instanceof CredAuthError) return oneLine(error.message);
+  const fsError = describeSystemError(error);
+  if (fsError) return fsError;
+  const name = error instanceof Error && /^[A-Za-z]{1,40}$/.test(error.name) ? error.name : "error";
+  return `unexpected ${name}; run again with CRED_AUTH_DEBUG=1 to see details`;
+}
+
+/** Writes `text` to stdout; returns exit code 0. */
+export function writeOut(text: string): number {
+  guardStdout();
+  process.stdout.write(text);
+  return EXIT.ok;
+}
+
+let guarded = false;
+
+/** A reader that stops early (`| head -c1`) closes the pipe: end quietly, not with a stack. */
+export function guardStdout(): void {
+  if (guarded) return;
+  guarded = true;
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(typeof process.exitCode === "number" ? process.exitCode : EXIT.ok);
+    process.exit(EXIT.credentials);
+  });
+  process.stderr.on("error", () => {});
+}
+
+function oneLine(message: string): string {
+  return message.replace(/\s*[\r\n]+\s*/g, " ").trim();
+}
+
+/** Node's own I/O errors (e.g. a destination we could not write) name a path and a code, never content. */
+function describeSystemError(error: unknown): string | undefined {
+  const e = error as NodeJS.ErrnoException | undefined;
+  if (!(e instanceof Error) || typeof e.code !== "string" || typeof e.syscall !== "string") return undefined;
+  const where = typeof e.path === "string" ? ` ${JSON.stringify(e.path)}` : "";
+  return `${e.syscall}${where} failed: ${e.code}`;
+}
+
+function debugDetails(error: unknown): string {
+  const lines: string[] = [];
+  for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+    const text = e instanceof Error ? e.stack ?? `${e.name}: ${e.message}` : String(e);
+    lines.push(depth === 0 ? text : `caused by: ${text}`);
+  }
+  return lines.join("\n") + "\n";
+}

@@ -1,0 +1,113 @@
+// A cross-process lock: a file created with O_EXCL holding the owner's pid, host and time.
+// Locks left by a dead process, or older than `staleMs`, are broken.
+import { randomBytes } from "node:crypto";
+import { linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, closeSync } from "node:fs";
+import { hostname } from "node:os";
+import { ensureDir } from "./store.js";
+
+/** A held lock; `release()` removes it if it is still ours. */
+export interface HeldLock {
+  release(): void;
+}
+
+/** `held`: ours now. `busy`: another live process holds it. `unavailable`: the directory cannot hold locks. */
+export type LockAttempt = { state: "held"; lock: HeldLock } | { state: "busy" } | { state: "unavailable" };
+
+interface LockOwner {
+  pid: number;
+  host: string;
+  time: number;
+}
+
+/** Tries once to take the lock at `path` (breaking a stale one first). Never waits. */
+export function tryLock(dir: string, path: string, staleMs: number): LockAttempt {
+  try {
+    ensureDir(dir);
+  } catch {
+    return { state: "unavailable" };
+  }
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const content = JSON.stringify({ pid: process.pid, host: hostname(), time: Date.now(), nonce: randomBytes(8).toString("hex") });
+    try {
+      const fd = openSync(path, "wx", 0o600);
+      try {
+        writeSync(fd, content);
+      } finally {
+        closeSync(fd);
+      }
+      return { state: "held", lock: { release: () => releaseIfOurs(path, content) } };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") return { state: "unavailable" };
+    }
+    if (!breakIfStale(path, staleMs)) return { state: "busy" };
+  }
+  return { state: "busy" };
+}
+
+function releaseIfOurs(path: string, content: string): void {
+  try {
+    if (readFileSync(path, "utf8") === content) unlinkSync(path);
+  } catch {}
+}
+
+/** Removes the lock at `path` when its owner is gone; true when it was removed. */
+function breakIfStale(path: string, staleMs: number): boolean {
+  let content: string;
+  let mtimeMs: number;
+  try {
+    content = readFileSync(path, "utf8");
+    mtimeMs = statSync(path).mtimeMs;
+  } catch (error) {
+    // Released between our open and our read: free now.
+    return (error as NodeJS.ErrnoException).code === "ENOENT";
+  }
+  if (!isStale(parseOwner(content), mtimeMs, staleMs)) return false;
+  // Move it aside before deleting, so that a lock taken by someone else meanwhile is put back, not lost.
+  const aside = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.broken`;
+  try {
+    renameSync(path, aside);
+  } catch {
+    return false;
+  }
+  try {
+    if (readFileSync(aside, "utf8") !== content) {
+      try {
+        linkSync(aside, path);
+      } catch {}
+      return false;
+    }
+    return true;
+  } catch {
+    return false;
+  } finally {
+    try {
+      unlinkSync(aside);
+    } catch {}
+  }
+}
+
+function isStale(owner: LockOwner | undefined, mtimeMs: number, staleMs: number): boolean {
+  const now = Date.now();
+  // An unreadable owner is a lock being written right now, or junk: judge it by its age.
+  if (!owner) return now - mtimeMs > staleMs;
+  if (now - owner.time > staleMs) return true;
+  return owner.host === hostname() && !isAlive(owner.pid);
+}
+
+function parseOwner(content: string): LockOwner | undefined {
+  try {
+    const { pid, host, time } = JSON.parse(content) as Record<string, unknown>;
+    if (typeof pid === "number" && Number.isInteger(pid) && pid > 0 && typeof host === "string" && typeof time === "number") return { pid, host, time };
+  } catch {}
+  return undefined;
+}
+
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
