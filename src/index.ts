@@ -20,4 +20,5 @@ export type { CredentialsCache } from "./cache/index.js";
 export type { DefaultOptions, UserCredentialsOptions, SaveUserCredentialsOptions, PresenterChoice } from "./options.js";
 export type { Presenter, SignInEvent } from "./ui/presenter.js";
 export type { HostedEnvironment, HostedCredentials } from "./hosted/types.js";
+export { registerHostedEnvironment } from "./hosted/registry.js";
 export { VERSION, VERSION as __version__ } from "./version.js";

@@ -1,4 +1,11 @@
+import { CredAuthError, CredCredentialsError } from "../errors.js";
+import { cloudShell } from "./cloud-shell.js";
+import { cloudWorkstations } from "./cloud-workstations.js";
+import { colab } from "./colab.js";
+import { colabEnterprise } from "./colab-enterprise.js";
+import { kaggle } from "./kaggle.js";
 import type { HostedCredentials, HostedEnvironment } from "./types.js";
+import { vertexWorkbench } from "./vertex-workbench.js";
 
 /** What one hosted environment said when asked. */
 export interface HostedAttempt {
@@ -6,13 +13,49 @@ export interface HostedAttempt {
   error: Error;
 }
 
-/** The hosted environments tried before ADC (filled by src/hosted/*). */
-const builtIns: HostedEnvironment[] = [];
+/** The hosted environments tried before ADC, in order. */
+export const builtInEnvironments: readonly HostedEnvironment[] = [colab, colabEnterprise, vertexWorkbench, kaggle, cloudWorkstations, cloudShell];
+
+/** Environments added by {@link registerHostedEnvironment}, newest first. */
+const registered: HostedEnvironment[] = [];
 
 /**
- * Asks the first hosted environment that detects itself for credentials.
- * `choice`: `true` built-ins, `false` none, an array: these first, then the built-ins.
- * Never throws: failures are returned as attempts so `default()` can report them.
+ * Adds a hosted environment that `default()` asks before the built-in ones (and before those
+ * registered earlier). Returns a function that removes it again.
+ *
+ * ```ts
+ * import { registerHostedEnvironment } from "cred-auth";
+ * registerHostedEnvironment({
+ *   name: "my-platform",
+ *   detect: (env) => env.MY_PLATFORM === "1",
+ *   async credentials(scopes, env) {
+ *     return { credentials: await myPlatformClient(scopes), projectId: env.MY_PLATFORM_PROJECT ?? null };
+ *   },
+ * });
+ * ```
+ */
+export function registerHostedEnvironment(environment: HostedEnvironment): () => void {
+  const { name, detect, credentials } = environment ?? {};
+  if (typeof name !== "string" || name.trim() === "" || typeof detect !== "function" || typeof credentials !== "function") {
+    throw new TypeError("registerHostedEnvironment() needs { name: string, detect(env), credentials(scopes, env) }.");
+  }
+  if (!registered.includes(environment)) registered.unshift(environment);
+  return () => {
+    const index = registered.indexOf(environment);
+    if (index !== -1) registered.splice(index, 1);
+  };
+}
+
+/** Whether `CRED_AUTH_HOSTED` turns the hosted layer off. */
+export function hostedDisabledByEnv(env: NodeJS.ProcessEnv): boolean {
+  return ["off", "false", "0", "no"].includes(env.CRED_AUTH_HOSTED?.trim().toLowerCase() ?? "");
+}
+
+/**
+ * Asks each hosted environment that detects itself for credentials, until one gives them.
+ * `choice`: `true` registered + built-ins, `false` none, an array: these first, then the others.
+ * Never throws: failures are returned as attempts so `default()` can report them, and each one
+ * is a debug line on stderr when `CRED_AUTH_DEBUG=1`.
  */
 export async function tryHosted(
   scopes: readonly string[],
@@ -20,15 +63,34 @@ export async function tryHosted(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ result?: HostedCredentials & { name: string }; attempts: HostedAttempt[] }> {
   const attempts: HostedAttempt[] = [];
-  if (choice === false || env.CRED_AUTH_HOSTED === "off") return { attempts };
-  const candidates = [...(Array.isArray(choice) ? choice : []), ...builtIns];
+  if (choice === false || hostedDisabledByEnv(env)) return { attempts };
+  const candidates = [...new Set([...(Array.isArray(choice) ? choice : []), ...registered, ...builtInEnvironments])];
   for (const environment of candidates) {
-    if (!environment.detect(env)) continue;
     try {
-      return { result: { ...(await environment.credentials(scopes, env)), name: environment.name }, attempts };
-    } catch (error) {
-      attempts.push({ name: environment.name, error: error instanceof Error ? error : new Error(String(error)) });
+      if (!environment.detect(env)) continue;
+      const given = await environment.credentials(scopes, env);
+      if (!given || typeof given.credentials?.getAccessToken !== "function") {
+        throw new CredCredentialsError(`${environment.name}: credentials() gave no google-auth-library client.`);
+      }
+      debug(env, `hosted environment ${environment.name}: credentials obtained${given.projectId ? ` (project ${given.projectId})` : ""}`);
+      return { result: { credentials: given.credentials, projectId: given.projectId ?? null, name: environment.name }, attempts };
+    } catch (thrown) {
+      const error = asNamedError(environment.name, thrown);
+      attempts.push({ name: environment.name, error });
+      debug(env, `hosted environment ${environment.name} failed, moving on: ${error.message}`);
     }
   }
   return { attempts };
+}
+
+/** The error as thrown when it is ours; anything else becomes a one-line error naming the environment. */
+function asNamedError(name: string, thrown: unknown): Error {
+  if (thrown instanceof CredAuthError) return thrown;
+  const kind = thrown instanceof Error ? thrown.name : typeof thrown;
+  const firstLine = thrown instanceof Error ? thrown.message.split("\n")[0]!.trim().slice(0, 200) : "";
+  return new CredCredentialsError(`${name}: ${kind}${firstLine ? `: ${firstLine}` : ""}`, { cause: thrown });
+}
+
+function debug(env: NodeJS.ProcessEnv, line: string): void {
+  if (env.CRED_AUTH_DEBUG === "1") process.stderr.write(`cred-auth: ${line}\n`);
 }

@@ -1,0 +1,93 @@
+import type { Compute, Credentials, OAuth2Client } from "google-auth-library";
+
+/** What GAL's refreshTokenNoCache() resolves to (its type is not exported by the package root). */
+interface GetTokenResponse {
+  tokens: Credentials;
+  res: null;
+}
+import { loadGoogleAuthFor } from "./http.js";
+
+/** Asks the platform for a fresh access token. */
+export type TokenSource = () => Promise<Credentials>;
+
+type GoogleAuthLibrary = Awaited<ReturnType<typeof loadGoogleAuthFor>>;
+
+interface ClientClasses {
+  MetadataClient: new (scopes: readonly string[], source: TokenSource) => Compute;
+  PlatformClient: new (source: TokenSource) => OAuth2Client;
+}
+
+let classes: ClientClasses | undefined;
+
+/**
+ * A google-auth-library `Compute` client (so libraries treat it as metadata-server credentials)
+ * that gets its tokens from `source`, which reads the metadata server of the environment we
+ * were given rather than only `process.env`'s.
+ */
+export async function metadataClient(platform: string, scopes: readonly string[], source: TokenSource): Promise<Compute> {
+  const { MetadataClient } = clientClasses(await loadGoogleAuthFor(platform));
+  return new MetadataClient(scopes, source);
+}
+
+/**
+ * A google-auth-library `OAuth2Client` with no refresh token whose tokens come from `source`,
+ * fetched again before they expire (GAL's eager refresh) and after a 401.
+ */
+export async function platformClient(platform: string, source: TokenSource): Promise<OAuth2Client> {
+  const { PlatformClient } = clientClasses(await loadGoogleAuthFor(platform));
+  return new PlatformClient(source);
+}
+
+function clientClasses(gal: GoogleAuthLibrary): ClientClasses {
+  if (classes) return classes;
+
+  class MetadataClient extends gal.Compute {
+    readonly #source: TokenSource;
+
+    constructor(scopes: readonly string[], source: TokenSource) {
+      super({ scopes: [...scopes] });
+      this.#source = source;
+    }
+
+    // Compute de-duplicates concurrent refreshes above this method.
+    protected override async refreshTokenNoCache(): Promise<GetTokenResponse> {
+      const tokens = await this.#source();
+      this.emit("tokens", tokens);
+      return { tokens, res: null };
+    }
+  }
+
+  class PlatformClient extends gal.OAuth2Client {
+    constructor(source: TokenSource) {
+      super();
+      const fetchToken = oneAtATime(async () => {
+        const tokens = await source();
+        this.emit("tokens", tokens);
+        return tokens;
+      });
+      this.refreshHandler = async () => {
+        const { access_token, expiry_date } = await fetchToken();
+        return { access_token: access_token ?? "", expiry_date: expiry_date ?? 0 };
+      };
+      this.#fetchToken = fetchToken;
+    }
+
+    readonly #fetchToken: TokenSource;
+
+    // The public refreshAccessToken() ends here: there is no refresh token, only the platform.
+    protected override async refreshTokenNoCache(): Promise<GetTokenResponse> {
+      return { tokens: await this.#fetchToken(), res: null };
+    }
+  }
+
+  return (classes = { MetadataClient, PlatformClient });
+}
+
+/** Concurrent callers share one pending token request. */
+function oneAtATime(source: TokenSource): TokenSource {
+  let pending: Promise<Credentials> | undefined;
+  return () =>
+    (pending ??= source().finally(() => {
+      pending = undefined;
+    }));
+}

@@ -1,0 +1,60 @@
+import { CredConnectionError, CredCredentialsError } from "../errors.js";
+import { platformClient } from "./clients.js";
+import { askDevshell, DEVSHELL_TIMEOUT_MS, devshellPort } from "./devshell.js";
+import { projectIdFromEnv, tokenCredentials } from "./http.js";
+import { metadataCredentials, type MetadataPlatform } from "./metadata.js";
+import type { HostedCredentials, HostedEnvironment } from "./types.js";
+
+/** Cloud Shell (`CLOUD_SHELL=true`): its metadata server serves the signed-in user. */
+export const cloudShellPlatform: MetadataPlatform = {
+  name: "cloud-shell",
+  label: "Cloud Shell",
+  detect: (env) => env.CLOUD_SHELL === "true" || devshellPort(env) !== undefined,
+  whenNoToken: "sign in with `gcloud auth login` in Cloud Shell.",
+};
+
+/**
+ * Cloud Shell: the metadata server first, then the legacy devshell port (`DEVSHELL_CLIENT_PORT`)
+ * when it is set. `devshellTimeoutMs` bounds the devshell exchange.
+ */
+export function cloudShellEnvironment(platform: MetadataPlatform = cloudShellPlatform, devshellTimeoutMs = DEVSHELL_TIMEOUT_MS): HostedEnvironment {
+  return {
+    name: platform.name,
+    detect: platform.detect,
+    async credentials(scopes, env) {
+      const port = devshellPort(env);
+      if (env.CLOUD_SHELL !== "true" && port !== undefined) return devshellCredentials(port, env, devshellTimeoutMs);
+      try {
+        return await metadataCredentials(platform, scopes, env);
+      } catch (metadataError) {
+        if (port === undefined) throw metadataError;
+        try {
+          return await devshellCredentials(port, env, devshellTimeoutMs);
+        } catch (devshellError) {
+          const bothUnreachable = metadataError instanceof CredConnectionError && devshellError instanceof CredConnectionError;
+          const message = `${platform.label}: neither the metadata server nor the devshell port gave a token: ${reason(metadataError)} / ${reason(devshellError)}`;
+          const cause = new AggregateError([metadataError, devshellError]);
+          throw bothUnreachable ? new CredConnectionError(message, { cause }) : new CredCredentialsError(message, { cause });
+        }
+      }
+    },
+  };
+}
+
+export const cloudShell = cloudShellEnvironment();
+
+async function devshellCredentials(port: number, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<HostedCredentials> {
+  const token = async () => {
+    const reply = await askDevshell(port, timeoutMs);
+    return { reply, tokens: tokenCredentials(reply.accessToken, reply.expiresIn) };
+  };
+  const first = await token();
+  const credentials = await platformClient(cloudShellPlatform.label, async () => (await token()).tokens);
+  credentials.setCredentials(first.tokens);
+  return { credentials, projectId: projectIdFromEnv(env) ?? first.reply.projectId };
+}
+
+function reason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.startsWith("Cloud Shell: ") ? message.slice("Cloud Shell: ".length) : message;
+}

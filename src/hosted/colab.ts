@@ -1,0 +1,16 @@
+import { metadataEnvironment, type MetadataPlatform } from "./metadata.js";
+
+/**
+ * Google Colab (`COLAB_RELEASE_TAG`). Once the notebook's user has authorized in the front end,
+ * the runtime's metadata server serves that user's token; before, its token path answers 404.
+ * Only Python code can start that authorization.
+ */
+export const colabPlatform: MetadataPlatform = {
+  name: "colab",
+  label: "Colab",
+  detect: (env) => Boolean(env.COLAB_RELEASE_TAG),
+  whenNoToken:
+    "authorize first: in a Python cell run `from google.colab import auth; auth.authenticate_user()`, or give Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS, e.g. a key kept in Colab secrets).",
+};
+
+export const colab = metadataEnvironment(colabPlatform);

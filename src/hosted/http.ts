@@ -1,0 +1,98 @@
+import type { Credentials } from "google-auth-library";
+import { CredAuthError, CredConnectionError, CredCredentialsError } from "../errors.js";
+import { loadGoogleAuth } from "../util/lazy.js";
+
+const importNodeFetch = () => import("node-fetch");
+
+let nodeFetch: ReturnType<typeof importNodeFetch> | undefined;
+
+/** One HTTP request a hosted platform answers. */
+export interface PlatformRequest {
+  url: string;
+  method?: "GET" | "POST";
+  headers: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+}
+
+/** A reply read whole within the timeout. */
+export interface PlatformReply {
+  status: number;
+  header(name: string): string | null;
+  text: string;
+}
+
+/**
+ * Sends `request` and reads the whole reply within `request.timeoutMs`.
+ * `platform` and `what` name the party in errors, e.g. `Kaggle`, `the user-secrets service`.
+ * Network failures and timeouts become {@link CredConnectionError}s.
+ */
+export async function platformFetch(platform: string, what: string, request: PlatformRequest): Promise<PlatformReply> {
+  const fetch = (await loadModule(platform, "node-fetch", () => (nodeFetch ??= importNodeFetch()))).default;
+  const signal = AbortSignal.timeout(request.timeoutMs);
+  try {
+    const response = await fetch(request.url, { method: request.method ?? "GET", headers: request.headers, body: request.body, signal, redirect: "manual" });
+    const text = await response.text();
+    return { status: response.status, header: (name) => response.headers.get(name), text };
+  } catch (error) {
+    if (signal.aborted) {
+      throw new CredConnectionError(`${platform}: ${what} did not answer within ${seconds(request.timeoutMs)}; try again later.`, { cause: error });
+    }
+    throw new CredConnectionError(`${platform}: could not reach ${what} (${networkCode(error)}).`, { cause: error });
+  }
+}
+
+/** Parses a JSON reply; a reply that is not JSON is the platform's fault, not the user's. */
+export function parseJson(platform: string, what: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CredConnectionError(`${platform}: ${what} sent an unreadable reply (not JSON).`, { cause: error });
+  }
+}
+
+/** The error for an HTTP status the platform should not have answered. */
+export function statusError(platform: string, what: string, status: number, advice: string): CredAuthError {
+  if (status >= 500 || status === 408 || status === 429) {
+    return new CredConnectionError(`${platform}: ${what} answered HTTP ${status}; try again later.`);
+  }
+  return new CredCredentialsError(`${platform}: ${what} answered HTTP ${status}; ${advice}`);
+}
+
+/** GAL token fields from a lifetime in seconds (none given: GAL refreshes on a 401 instead). */
+export function tokenCredentials(accessToken: string, expiresInSeconds: unknown): Credentials {
+  const credentials: Credentials = { access_token: accessToken, token_type: "Bearer" };
+  if (typeof expiresInSeconds === "number" && Number.isFinite(expiresInSeconds)) {
+    credentials.expiry_date = Date.now() + expiresInSeconds * 1000;
+  }
+  return credentials;
+}
+
+/** google-auth-library, or an error saying to install it. */
+export function loadGoogleAuthFor(platform: string): ReturnType<typeof loadGoogleAuth> {
+  return loadModule(platform, "google-auth-library", loadGoogleAuth);
+}
+
+async function loadModule<T>(platform: string, name: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    throw new CredCredentialsError(`${platform}: the module ${name} could not be loaded; install it (npm install ${name}).`, { cause: error });
+  }
+}
+
+/** The project chosen by the user in the environment (GAL reads these first too). */
+export function projectIdFromEnv(env: NodeJS.ProcessEnv): string | null {
+  return env.GOOGLE_CLOUD_PROJECT || env.GCLOUD_PROJECT || null;
+}
+
+function networkCode(error: unknown): string {
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === "string" && /^[A-Z_]{2,40}$/.test(e.code)) return e.code;
+  }
+  return error instanceof Error ? error.name : "unknown error";
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
