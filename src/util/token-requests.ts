@@ -1,0 +1,84 @@
+// Where and how long google-auth-library's token requests go. The JWT (service account)
+// client hard-codes Google's token URL and no client bounds a token request in time, so
+// both are enforced here with a request interceptor on the client's own transporter.
+import type { AuthClient } from "google-auth-library";
+import type { Endpoints } from "../oauth/endpoints.js";
+import { GOOGLE_ENDPOINTS } from "../shared/constants.js";
+
+/** How long one token request attempt may take before it counts as a timeout. */
+export const DEFAULT_TOKEN_TIMEOUT_MS = 20_000;
+
+type Interceptors = AuthClient["transporter"]["interceptors"]["request"];
+type RequestInterceptor = NonNullable<Parameters<Interceptors["add"]>[0]>;
+type PreparedOptions = Parameters<RequestInterceptor["resolved"] & {}>[0];
+type Adapter = NonNullable<PreparedOptions["adapter"]>;
+
+/**
+ * The token URL for credentials whose file says `fileTokenUri`. The file's URL is honoured,
+ * except that an active emulator (`CRED_AUTH_EMULATOR_HOST`) stands in for Google's, exactly as
+ * it does for every other Google endpoint.
+ */
+export function chooseTokenUrl(fileTokenUri: string | undefined, endpoints: Endpoints): string {
+  if (fileTokenUri === undefined || (endpoints.emulator && sameUrl(fileTokenUri, GOOGLE_ENDPOINTS.tokenUrl))) return endpoints.tokenUrl;
+  return fileTokenUri;
+}
+
+/** Options of {@link guardTokenRequests}. */
+export interface TokenRequestGuard {
+  /** Where token requests must go. */
+  tokenUrl: string;
+  /** Per-attempt limit in milliseconds. */
+  timeoutMs: number;
+  /** A hard-coded URL the client uses instead of `tokenUrl` (Google's, for JWT): rewritten to `tokenUrl`. */
+  rewriteFrom?: string;
+}
+
+/**
+ * Installs a request interceptor on `client`'s transporter: requests to `rewriteFrom` go to
+ * `tokenUrl`, and every attempt at a token request is aborted after `timeoutMs` (gaxios then
+ * retries it as a timeout, like a 5xx). Other requests made with the client are untouched.
+ */
+export function guardTokenRequests(client: AuthClient, guard: TokenRequestGuard): void {
+  const target = new URL(guard.tokenUrl);
+  const rewriteFrom = guard.rewriteFrom !== undefined && !sameUrl(guard.rewriteFrom, guard.tokenUrl) ? guard.rewriteFrom : undefined;
+  const defaultAgent = client.transporter.defaults.agent;
+  client.transporter.interceptors.request.add({
+    resolved: async (options) => {
+      if (rewriteFrom !== undefined && sameUrl(options.url, rewriteFrom)) options.url = new URL(target);
+      if (!sameUrl(options.url, target)) return options;
+      // gaxios picks a proxy agent from HTTPS_PROXY even for loopback; an emulator is never behind it.
+      if (isLoopback(target) && options.agent !== defaultAgent) delete options.agent;
+      options.adapter = withTimeout(options.adapter, guard.timeoutMs);
+      return options;
+    },
+  });
+}
+
+function withTimeout(inner: Adapter | undefined, timeoutMs: number): Adapter {
+  return async (options, defaultAdapter) => {
+    const timer = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timer]) : timer;
+    const attempt = { ...options, signal };
+    try {
+      return await (inner ? inner(attempt, defaultAdapter) : defaultAdapter(attempt));
+    } catch (error) {
+      // node-fetch reports a plain AbortError; the timer's reason says "TimeoutError", which gaxios retries.
+      if (timer.aborted && !options.signal?.aborted) throw timer.reason;
+      throw error;
+    }
+  };
+}
+
+function sameUrl(a: string | URL, b: string | URL): boolean {
+  try {
+    const x = new URL(a);
+    const y = new URL(b);
+    return x.origin === y.origin && x.pathname === y.pathname;
+  } catch {
+    return false;
+  }
+}
+
+function isLoopback(url: URL): boolean {
+  return url.hostname === "localhost" || url.hostname === "[::1]" || url.hostname.startsWith("127.");
+}
