@@ -157,9 +157,12 @@ function isRemote(env: Env, host: HostFacts, reasons: string[]): boolean {
 }
 
 function browserCanOpen(env: Env, host: HostFacts, { ci, remote }: { ci: boolean; remote: boolean }, reasons: string[]): boolean {
-  if (env.BROWSER?.trim().toLowerCase() === "none") {
-    reasons.push("no browser: BROWSER=none");
-    return false;
+  // BROWSER is the user's explicit choice (VS Code Remote sets one that opens the page locally).
+  const browser = env.BROWSER?.trim();
+  if (browser) {
+    const none = browser.toLowerCase() === "none";
+    reasons.push(none ? "no browser: BROWSER=none" : "browser: the BROWSER command");
+    return !none;
   }
   if (ci || remote) {
     reasons.push("no browser: CI or remote session");

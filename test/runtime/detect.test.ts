@@ -98,6 +98,12 @@ test("BROWSER=none: no browser", () => {
   assert.equal(info.remote, false);
 });
 
+test("an explicit BROWSER command opens a browser even over SSH or in CI (remote stays true)", () => {
+  const info = detectRuntime({ SSH_TTY: "/dev/pts/1", CI: "1", BROWSER: "/usr/bin/code-browser" }, {}, host());
+  assert.equal(info.canOpenBrowser, true);
+  assert.equal(info.remote, true);
+});
+
 test("SSH: remote, no browser", () => {
   for (const name of ["SSH_CONNECTION", "SSH_CLIENT", "SSH_TTY"]) {
     const info = detectRuntime({ ...desktop, [name]: "10.0.0.1 5000 10.0.0.2 22" }, {}, host());

@@ -1,0 +1,114 @@
+// The ink app of the terminal face. Loaded only by the terminal presenter, after ink and
+// React (this module's JSX needs react/jsx-runtime, a CommonJS module).
+import { useEffect, useState, useSyncExternalStore, type JSX } from "react";
+import { describeScopes, PRODUCT_NAME } from "../words.js";
+import type { TerminalModules } from "./modules.js";
+import type { Store, ViewState } from "./store.js";
+
+export interface SignInAppProps {
+  store: Store;
+  /** The user pressed Enter on a non-empty code. */
+  onCode(code: string): void;
+  /** The user pressed Ctrl+C. */
+  onCancel(): void;
+}
+
+const SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+const SPINNER_INTERVAL_MS = 80;
+
+/**
+ * The header and the URL, written once as plain lines above the live part: ink wraps text
+ * to the terminal's width, and a URL broken by inserted newlines could not be copied whole.
+ */
+export function permanentText(state: ViewState, color: boolean): string {
+  const bold = (text: string) => (color ? `\u001B[1m${text}\u001B[22m` : text);
+  const lines = [bold(`${PRODUCT_NAME} · Sign in to Google Cloud`)];
+  const scopes = describeScopes(state.scopes);
+  if (scopes.length > 0) lines.push("It asks to:", ...scopes.map((words) => `  • ${words}`));
+  lines.push("");
+  if (state.mode === "paste") lines.push("Open this link in a browser, sign in, then paste the code the page shows:");
+  else if (state.browserOpened) lines.push("A browser window was opened to sign in. If it did not appear, open this link:");
+  else lines.push("Open this link in a browser to sign in:");
+  lines.push(state.url ?? "", "");
+  return `${lines.join("\n")}\n`;
+}
+
+/** Builds the app's components from the loaded ink modules. */
+export function createSignInApp({ ink, TextInput }: TerminalModules): (props: SignInAppProps) => JSX.Element {
+  const { Box, Text, useInput, useStdin, useStdout } = ink;
+
+  function Spinner({ label }: { label: string }) {
+    const [frame, setFrame] = useState(0);
+    useEffect(() => {
+      const timer = setInterval(() => setFrame((n) => (n + 1) % SPINNER_FRAMES.length), SPINNER_INTERVAL_MS);
+      return () => clearInterval(timer);
+    }, []);
+    return (
+      <Text>
+        <Text color="cyan">{SPINNER_FRAMES[frame]}</Text> {label}
+      </Text>
+    );
+  }
+
+  function CodeInput({ onCode }: { onCode(code: string): void }) {
+    const [value, setValue] = useState("");
+    const submit = (entered: string) => {
+      if (entered.trim() !== "") onCode(entered.trim());
+    };
+    return (
+      <Box flexDirection="column">
+        <Text dimColor>The code works like a password: do not share it.</Text>
+        <Box>
+          <Text bold>Code: </Text>
+          <TextInput value={value} onChange={setValue} onSubmit={submit} mask="*" placeholder="paste the code, then Enter" />
+        </Box>
+      </Box>
+    );
+  }
+
+  function Live({ state, onCode }: { state: ViewState; onCode(code: string): void }) {
+    switch (state.phase) {
+      case "preparing":
+        return <Spinner label="Preparing the sign-in…" />;
+      case "waiting":
+        return <Spinner label="Waiting for the sign-in in the browser… (Ctrl+C to cancel)" />;
+      case "code":
+        return <CodeInput onCode={onCode} />;
+      case "checking":
+        return <Spinner label="Checking the code…" />;
+      case "signed-in":
+        return (
+          <Box flexDirection="column">
+            <Text color="green">✔ {state.account ? `Signed in as ${state.account}` : "Signed in"}</Text>
+            {state.savedTo ? <Text>Saved to {state.savedTo}</Text> : null}
+          </Box>
+        );
+      case "failed":
+        return <Text color="red">✖ {state.error}</Text>;
+    }
+  }
+
+  return function SignInApp({ store, onCode, onCancel }: SignInAppProps) {
+    const state = useSyncExternalStore(store.subscribe, store.get);
+    const { write, stdout } = useStdout();
+    const { isRawModeSupported } = useStdin();
+    const [printedUrl, setPrintedUrl] = useState<string | undefined>(undefined);
+    const live = state.phase !== "signed-in" && state.phase !== "failed";
+
+    useEffect(() => {
+      if (!state.url || printedUrl === state.url) return;
+      write(permanentText(state, stdout.isTTY === true && !process.env.NO_COLOR));
+      setPrintedUrl(state.url);
+    }, [state.url, printedUrl]);
+
+    // Raw mode turns Ctrl+C into input: without this handler it would do nothing at all.
+    useInput(
+      (input, key) => {
+        if (key.ctrl && input === "c") onCancel();
+      },
+      { isActive: live && isRawModeSupported === true },
+    );
+
+    return <Live state={state} onCode={onCode} />;
+  };
+}

@@ -1,0 +1,2 @@
+export { createTerminalPresenter } from "./presenter.js";
+export type { TerminalPresenterOptions } from "./presenter.js";

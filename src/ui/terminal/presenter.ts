@@ -1,0 +1,118 @@
+import type { ReactElement } from "react";
+import { CredCancelledError } from "../../errors.js";
+import type { Presenter, SignInEvent } from "../presenter.js";
+import { loadTerminalModules } from "./modules.js";
+import { createStore, isFinal, reduce } from "./store.js";
+
+/** Something that shows a React element and can take it away (ink's `render`). */
+export type Mount = (element: ReactElement) => { unmount(): void };
+
+export interface TerminalPresenterOptions {
+  /** Where the UI is drawn. Default `process.stderr`: stdout stays clean for the program's output. */
+  stdout?: NodeJS.WriteStream;
+  /** Where keys come from. Default `process.stdin` (must be a TTY). */
+  stdin?: NodeJS.ReadStream;
+  /**
+   * Aborted with a {@link CredCancelledError} when the user presses Ctrl+C; the flow's
+   * signal should follow it. Without one, Ctrl+C raises SIGINT as it would without raw mode.
+   */
+  abort?: AbortController;
+  /** @internal Shows the app (tests pass ink-testing-library's `render`). */
+  mount?: Mount;
+}
+
+/**
+ * The terminal face: an ink app with the sign-in URL, a spinner while the browser is out,
+ * a masked input for a pasted code, then the result. ink and React load here, on first use.
+ */
+export async function createTerminalPresenter(options: TerminalPresenterOptions = {}): Promise<Presenter> {
+  const modules = await loadTerminalModules();
+  const { createSignInApp } = await import("./app.js");
+  const SignInApp = createSignInApp(modules);
+  const store = createStore();
+  const codes = codeQueue();
+  let cancelled = false;
+
+  const cancel = (): void => {
+    if (cancelled || isFinal(store.get())) return;
+    cancelled = true;
+    const error = new CredCancelledError("The sign-in was cancelled (Ctrl+C). Nothing was saved.");
+    store.set(reduce(store.get(), { type: "failed", error }));
+    codes.fail(error);
+    if (options.abort) options.abort.abort(error);
+    else process.kill(process.pid, "SIGINT");
+  };
+  const onCode = (code: string): void => {
+    if (codes.push(code)) store.set({ ...store.get(), phase: "checking" });
+  };
+
+  const mount: Mount =
+    options.mount ??
+    ((element) =>
+      modules.ink.render(element, {
+        stdout: options.stdout ?? process.stderr,
+        stdin: options.stdin ?? process.stdin,
+        exitOnCtrlC: false,
+      }));
+  const app = mount(modules.react.createElement(SignInApp, { store, onCode, onCancel: cancel }));
+  let closed = false;
+
+  return {
+    update(event: SignInEvent) {
+      store.set(reduce(store.get(), event));
+    },
+    readCode(signal: AbortSignal) {
+      const phase = store.get().phase;
+      if (phase === "preparing" || phase === "waiting") store.set({ ...store.get(), phase: "code" });
+      return codes.next(signal);
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      codes.fail(new CredCancelledError("The sign-in display was closed."));
+      app.unmount();
+    },
+  };
+}
+
+/** Codes typed by the user, handed to `readCode` in order. */
+function codeQueue() {
+  let waiter: { resolve(code: string): void; reject(error: Error): void } | undefined;
+  let typed: string | undefined;
+  let failure: Error | undefined;
+  return {
+    /** Takes a typed code; `false` once the queue has failed. */
+    push(code: string): boolean {
+      if (failure) return false;
+      if (waiter) waiter.resolve(code);
+      else typed = code;
+      waiter = undefined;
+      return true;
+    },
+    fail(error: Error): void {
+      failure ??= error;
+      waiter?.reject(error);
+      waiter = undefined;
+    },
+    next(signal: AbortSignal): Promise<string> {
+      if (failure) return Promise.reject(failure);
+      if (typed !== undefined) {
+        const code = typed;
+        typed = undefined;
+        return Promise.resolve(code);
+      }
+      return new Promise<string>((resolve, reject) => {
+        const onAbort = () => {
+          waiter = undefined;
+          reject(new CredCancelledError("The sign-in was cancelled."));
+        };
+        if (signal.aborted) return onAbort();
+        signal.addEventListener("abort", onAbort, { once: true });
+        waiter = {
+          resolve: (code) => (signal.removeEventListener("abort", onAbort), resolve(code)),
+          reject: (error) => (signal.removeEventListener("abort", onAbort), reject(error)),
+        };
+      });
+    },
+  };
+}

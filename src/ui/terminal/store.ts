@@ -1,0 +1,64 @@
+import type { SignInEvent } from "../presenter.js";
+import { describeError } from "../words.js";
+
+/** What the terminal shows now. */
+export type Phase = "preparing" | "waiting" | "code" | "checking" | "signed-in" | "failed";
+
+export interface ViewState {
+  phase: Phase;
+  url?: string;
+  mode?: "loopback" | "paste";
+  scopes: readonly string[];
+  browserOpened: boolean;
+  account?: string;
+  savedTo?: string;
+  /** The failure in words. */
+  error?: string;
+}
+
+export const INITIAL_STATE: ViewState = { phase: "preparing", scopes: [], browserOpened: false };
+
+/** The state after `event`. A final state (signed in, failed) stays final. */
+export function reduce(state: ViewState, event: SignInEvent): ViewState {
+  if (isFinal(state)) return state;
+  switch (event.type) {
+    case "url":
+      return { ...state, url: event.url, mode: event.mode, scopes: event.scopes, browserOpened: event.browserOpened };
+    case "waiting":
+      return { ...state, phase: "waiting" };
+    case "code-needed":
+      return { ...state, phase: "code" };
+    case "signed-in":
+      return { ...state, phase: "signed-in", account: event.account, savedTo: event.savedTo };
+    case "failed":
+      return { ...state, phase: "failed", error: describeError(event.error) };
+  }
+}
+
+export function isFinal(state: ViewState): boolean {
+  return state.phase === "signed-in" || state.phase === "failed";
+}
+
+/** A minimal external store for React's useSyncExternalStore. */
+export interface Store {
+  get(): ViewState;
+  set(next: ViewState): void;
+  subscribe(listener: () => void): () => void;
+}
+
+export function createStore(initial: ViewState = INITIAL_STATE): Store {
+  let state = initial;
+  const listeners = new Set<() => void>();
+  return {
+    get: () => state,
+    set(next) {
+      if (next === state) return;
+      state = next;
+      for (const listener of [...listeners]) listener();
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}

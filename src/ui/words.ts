@@ -1,0 +1,42 @@
+// The scopes a sign-in asks for, in the words a person reads on the consent page.
+
+const GOOGLE_SCOPE_PREFIX = "https://www.googleapis.com/auth/";
+
+const SCOPE_WORDS: Readonly<Record<string, string>> = {
+  "cloud-platform": "See, edit, configure and delete your Google Cloud data",
+  "cloud-platform.read-only": "View your data across Google Cloud services",
+  bigquery: "View and manage your data in Google BigQuery",
+  "bigquery.readonly": "View your data in Google BigQuery",
+  "devstorage.full_control": "Manage your data and permissions in Cloud Storage",
+  "devstorage.read_write": "Manage your data in Cloud Storage",
+  "devstorage.read_only": "View your data in Cloud Storage",
+  drive: "See, edit, create and delete all of your Google Drive files",
+  "drive.readonly": "See and download all your Google Drive files",
+  spreadsheets: "See, edit, create and delete your Google Sheets spreadsheets",
+  "spreadsheets.readonly": "See your Google Sheets spreadsheets",
+  "userinfo.email": "See your primary email address",
+  email: "See your primary email address",
+  "userinfo.profile": "See your personal info",
+  profile: "See your personal info",
+  openid: "Associate you with your personal info",
+};
+
+/** One line in words per scope; an unknown scope is shown as its short name. */
+export function describeScopes(scopes: readonly string[]): string[] {
+  return [...new Set(scopes.map(describeScope))];
+}
+
+function describeScope(scope: string): string {
+  const short = scope.startsWith(GOOGLE_SCOPE_PREFIX) ? scope.slice(GOOGLE_SCOPE_PREFIX.length) : scope;
+  return SCOPE_WORDS[short] ?? short;
+}
+
+/** The product shown at the top of every sign-in. */
+export const PRODUCT_NAME = "cred-auth";
+
+/** What went wrong, in words: the error's own one-line message. */
+export function describeError(error: Error): string {
+  if (error.name === "CredCancelledError") return "The sign-in was cancelled. Nothing was saved.";
+  const message = error.message.split("\n")[0]?.trim();
+  return message ? message : "The sign-in failed.";
+}

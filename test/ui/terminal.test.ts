@@ -1,0 +1,178 @@
+import assert from "node:assert/strict";
+import { after, test } from "node:test";
+import { render, cleanup } from "ink-testing-library";
+import { CredCancelledError } from "cred-auth";
+import { createTerminalPresenter } from "../../dist/ui/terminal/index.js";
+
+after(() => cleanup());
+
+const LONG_URL =
+  "http://127.0.0.1:9/o/oauth2/v2/auth?response_type=code&client_id=cred-auth-demo.apps.emulator.invalid&redirect_uri=http%3A%2F%2Flocalhost%3A8080%2F&scope=https%3A%2F%2Fwww.googleapis.com%2Fauth%2Fcloud-platform&state=abcdefghijklmnopqrstuvwxyz0123456789&code_challenge=0123456789abcdefghijklmnopqrstuvwxyzABCDEFG&code_challenge_method=S256&access_type=offline&prompt=consent";
+const SCOPES = ["https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/userinfo.email", "https://example.com/custom"];
+const CTRL_C = "\u0003";
+const ENTER = "\r";
+
+async function start() {
+  let instance: ReturnType<typeof render> | undefined;
+  const abort = new AbortController();
+  const presenter = await createTerminalPresenter({
+    abort,
+    mount: (element) => (instance = render(element)),
+  });
+  assert.ok(instance, "the presenter mounted its app");
+  const ink = instance;
+  return { presenter, abort, ink, output: () => ink.frames.join("\n"), last: () => ink.lastFrame() ?? "" };
+}
+
+/** Lets ink and React process input and effects (bounded). */
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  assert.fail(`never happened: ${what}`);
+}
+
+test("preparing: a spinner until the URL is known", async () => {
+  const { presenter, last } = await start();
+  assert.match(last(), /Preparing the sign-in/);
+  await presenter.close?.();
+});
+
+test("loopback: header, scopes in words, the whole URL on one line, then a spinner", async () => {
+  const { presenter, output, last } = await start();
+  presenter.update({ type: "url", url: LONG_URL, mode: "loopback", scopes: SCOPES, browserOpened: true });
+  presenter.update({ type: "waiting" });
+  await until(() => output().includes(LONG_URL), "the URL is written");
+  const lines = output().split("\n");
+  assert.ok(lines.includes(LONG_URL), "the URL stands alone on a line, unwrapped, although it is wider than the terminal");
+  assert.ok(LONG_URL.length > 100);
+  assert.match(output(), /cred-auth · Sign in to Google Cloud/);
+  assert.match(output(), /See, edit, configure and delete your Google Cloud data/);
+  assert.match(output(), /See your primary email address/);
+  assert.match(output(), /custom/);
+  assert.match(output(), /A browser window was opened/);
+  await until(() => /Waiting for the sign-in in the browser/.test(last()), "the spinner");
+  await presenter.close?.();
+});
+
+test("the URL is written once, even when the state changes afterwards", async () => {
+  const { presenter, output, last } = await start();
+  presenter.update({ type: "url", url: LONG_URL, mode: "loopback", scopes: SCOPES, browserOpened: false });
+  presenter.update({ type: "waiting" });
+  presenter.update({ type: "signed-in", account: "ann@example.com" });
+  await until(() => /Signed in as ann@example.com/.test(last()), "signed in");
+  assert.match(output(), /Open this link in a browser to sign in/);
+  const occurrences = output().split(LONG_URL).length - 1;
+  assert.ok(occurrences >= 1);
+  assert.ok(!last().includes("Open this link"), "the header is not part of the live frame");
+  await presenter.close?.();
+});
+
+test("signed in: the account and where the credentials were saved", async () => {
+  const { presenter, last } = await start();
+  presenter.update({ type: "url", url: "http://127.0.0.1:9/auth", mode: "loopback", scopes: SCOPES, browserOpened: false });
+  presenter.update({ type: "waiting" });
+  presenter.update({ type: "signed-in", account: "ann@example.com", savedTo: "/tmp/creds/user.json" });
+  await until(() => /Saved to \/tmp\/creds\/user.json/.test(last()), "saved to");
+  assert.match(last(), /✔ Signed in as ann@example.com/);
+  await presenter.close?.();
+});
+
+test("signed in without an account or a file", async () => {
+  const { presenter, last } = await start();
+  presenter.update({ type: "signed-in" });
+  await until(() => /✔ Signed in/.test(last()), "signed in");
+  assert.doesNotMatch(last(), /Saved to|Signed in as/);
+  await presenter.close?.();
+});
+
+test("failed: the error in words, and the final state stays", async () => {
+  const { presenter, last } = await start();
+  presenter.update({ type: "waiting" });
+  presenter.update({ type: "failed", error: new Error("Access was denied in the browser; run again and allow access.\nstack noise") });
+  presenter.update({ type: "waiting" });
+  await until(() => /Access was denied/.test(last()), "the error");
+  assert.match(last(), /✖ Access was denied in the browser; run again and allow access\./);
+  assert.doesNotMatch(last(), /stack noise|Waiting/);
+  await presenter.close?.();
+});
+
+test("paste: masked input, Enter hands the code to readCode", async () => {
+  const { presenter, ink, last, output } = await start();
+  presenter.update({ type: "url", url: LONG_URL, mode: "paste", scopes: SCOPES, browserOpened: false });
+  presenter.update({ type: "code-needed" });
+  const code = presenter.readCode!(new AbortController().signal);
+  await until(() => /Code:/.test(last()), "the input");
+  assert.match(output(), /paste the code the page shows/);
+  assert.match(last(), /like a password/);
+  ink.stdin.write("4/0AbCdEf");
+  await until(() => last().includes("*********"), "the masked code");
+  assert.ok(!output().includes("4/0AbCdEf"), "the code never appears on screen");
+  ink.stdin.write(ENTER);
+  assert.equal(await code, "4/0AbCdEf");
+  await until(() => /Checking the code/.test(last()), "checking");
+  await presenter.close?.();
+});
+
+test("paste: an empty Enter does not submit", async () => {
+  const { presenter, ink, last } = await start();
+  const code = presenter.readCode!(new AbortController().signal);
+  await until(() => /Code:/.test(last()), "the input");
+  ink.stdin.write(ENTER);
+  ink.stdin.write("  ");
+  await until(() => last().includes("Code: **"), "spaces typed");
+  ink.stdin.write(ENTER);
+  ink.stdin.write("xyz");
+  await until(() => last().includes("Code: *****"), "typed after the blank Enter");
+  ink.stdin.write(ENTER);
+  assert.equal(await code, "xyz", "the blank entries were not submitted; the code is trimmed");
+  await presenter.close?.();
+});
+
+test("Ctrl+C while waiting aborts the flow with CredCancelledError and says so", async () => {
+  const { presenter, ink, abort, last } = await start();
+  presenter.update({ type: "url", url: "http://127.0.0.1:9/auth", mode: "loopback", scopes: SCOPES, browserOpened: false });
+  presenter.update({ type: "waiting" });
+  await until(() => /Waiting/.test(last()), "waiting");
+  ink.stdin.write(CTRL_C);
+  await until(() => abort.signal.aborted, "the abort");
+  assert.ok(abort.signal.reason instanceof CredCancelledError);
+  await until(() => /cancelled/.test(last()), "the message");
+  assert.match(last(), /Nothing was saved/);
+  // The flow then reports its failure: the cancellation message stays.
+  presenter.update({ type: "failed", error: new Error("other") });
+  await until(() => /cancelled/.test(last()), "still cancelled");
+  await presenter.close?.();
+});
+
+test("Ctrl+C at the code prompt rejects readCode with CredCancelledError", async () => {
+  const { presenter, ink, abort, last } = await start();
+  presenter.update({ type: "code-needed" });
+  const code = presenter.readCode!(new AbortController().signal);
+  await until(() => /Code:/.test(last()), "the input");
+  ink.stdin.write("abc");
+  ink.stdin.write(CTRL_C);
+  await assert.rejects(code, CredCancelledError);
+  assert.ok(abort.signal.aborted);
+  await assert.rejects(presenter.readCode!(new AbortController().signal), CredCancelledError);
+  await presenter.close?.();
+});
+
+test("the flow's signal stops a pending readCode", async () => {
+  const { presenter } = await start();
+  const controller = new AbortController();
+  const code = presenter.readCode!(controller.signal);
+  controller.abort();
+  await assert.rejects(code, CredCancelledError);
+  await presenter.close?.();
+});
+
+test("close() unmounts and rejects a pending readCode; a second close is harmless", async () => {
+  const { presenter, abort } = await start();
+  const code = presenter.readCode!(new AbortController().signal);
+  await presenter.close?.();
+  await assert.rejects(code, CredCancelledError);
+  await presenter.close?.();
+  assert.equal(abort.signal.aborted, false, "closing is not cancelling");
+});
