@@ -17,7 +17,7 @@ export interface TerminalPresenterOptions {
    * signal should follow it. Without one, Ctrl+C raises SIGINT as it would without raw mode.
    */
   abort?: AbortController;
-  /** @internal Shows the app (tests pass ink-testing-library's `render`). */
+  /** Shows the app. Default: ink's `render` on `stdout`/`stdin` (tests pass ink-testing-library's). */
   mount?: Mount;
 }
 
