@@ -58,10 +58,6 @@ class TokenBook {
     return expiry !== undefined && expiry > Date.now();
   }
 
-  revokeAll(): void {
-    this.live.clear();
-  }
-
   /** `GET /api` answers 200 for `Authorization: Bearer <live token>`, else 401. */
   serveApi(req: IncomingMessage, res: ServerResponse): boolean {
     if (req.url !== "/api") return false;
@@ -73,33 +69,23 @@ class TokenBook {
   }
 }
 
-export type MetadataMode = "ok" | "not-authorized" | "propagation" | "forbidden" | "error" | "no-flavor" | "malformed" | "no-token" | "slow";
+export type MetadataMode = "ok" | "propagation" | "forbidden" | "error" | "no-flavor" | "malformed" | "no-token" | "slow";
 
-/** A GCE-style metadata server (`Metadata-Flavor: Google` both ways). */
+/**
+ * A GCE-style metadata server (`Metadata-Flavor: Google` both ways) with the misbehaviours the
+ * emulator's does not have. Success paths use the emulator.
+ */
 export interface FakeMetadata {
   host: string;
   mode: MetadataMode;
   projectId: string | null;
-  expiresIn: number;
-  tokenRequests: { scopes: string | null }[];
-  accepts(token: string): boolean;
-  revokeAll(): void;
-  apiUrl: string;
+  tokenRequests: number;
   close(): Promise<void>;
 }
 
 export async function startFakeMetadata(): Promise<FakeMetadata> {
-  const book = new TokenBook();
-  const state: Omit<FakeMetadata, "host" | "apiUrl" | "close"> = {
-    mode: "ok",
-    projectId: "meta-project",
-    expiresIn: 3599,
-    tokenRequests: [],
-    accepts: (token) => book.accepts(token),
-    revokeAll: () => book.revokeAll(),
-  };
+  const state = { mode: "ok" as MetadataMode, projectId: "fake-project" as string | null, tokenRequests: 0 };
   const server = createServer((req, res) => {
-    if (book.serveApi(req, res)) return;
     const url = new URL(req.url ?? "/", "http://metadata");
     if (req.headers["metadata-flavor"] !== "Google") {
       res.writeHead(403, { "Metadata-Flavor": "Google", "content-type": "text/html" });
@@ -115,10 +101,9 @@ export async function startFakeMetadata(): Promise<FakeMetadata> {
     if (url.pathname !== "/computeMetadata/v1/instance/service-accounts/default/token") {
       return res.writeHead(404, flavor).end("Not Found");
     }
-    state.tokenRequests.push({ scopes: url.searchParams.get("scopes") });
+    state.tokenRequests++;
+    const json = (text: string) => res.writeHead(200, { ...flavor, "content-type": "application/json" }).end(text);
     switch (state.mode) {
-      case "not-authorized":
-        return res.writeHead(404, flavor).end("Not Found");
       case "propagation":
         return res.writeHead(500, flavor).end("Error: credential propagation was unsuccessful");
       case "forbidden":
@@ -126,22 +111,15 @@ export async function startFakeMetadata(): Promise<FakeMetadata> {
       case "error":
         return res.writeHead(503, flavor).end("Service Unavailable");
       case "malformed":
-        return res.writeHead(200, { ...flavor, "content-type": "application/json" }).end("{not json");
+        return json("{not json");
       case "no-token":
-        return res.writeHead(200, { ...flavor, "content-type": "application/json" }).end(JSON.stringify({ expires_in: 3599 }));
-      default: {
-        const access_token = book.issue("metadata-token", state.expiresIn);
-        res.writeHead(200, { ...flavor, "content-type": "application/json" });
-        return res.end(JSON.stringify({ access_token, expires_in: state.expiresIn, token_type: "Bearer" }));
-      }
+        return json(JSON.stringify({ expires_in: 3599 }));
+      default:
+        return json(JSON.stringify({ access_token: `fake-metadata-token-${state.tokenRequests}`, expires_in: 3599, token_type: "Bearer" }));
     }
   });
   const port = await listen(server);
-  return Object.assign(state, {
-    host: `127.0.0.1:${port}`,
-    apiUrl: `http://127.0.0.1:${port}/api`,
-    close: () => closeHttp(server),
-  });
+  return Object.assign(state, { host: `127.0.0.1:${port}`, close: () => closeHttp(server) });
 }
 
 export type KaggleMode = "ok" | "unauthorized" | "forbidden" | "unsuccessful" | "malformed" | "no-secret" | "error" | "slow";

@@ -1,0 +1,174 @@
+// The metadata-server platforms (Colab, Colab Enterprise, Vertex AI Workbench, Cloud Workstations,
+// Cloud Shell) against the emulator's metadata server, and a fake one for the misbehaviours.
+import assert from "node:assert/strict";
+import { after, test } from "node:test";
+import { Compute } from "google-auth-library";
+import { CredConnectionError, CredCredentialsError } from "cred-auth";
+import { colabPlatform } from "../../dist/hosted/colab.js";
+import { metadataEnvironment } from "../../dist/hosted/metadata.js";
+import { tryHosted } from "../../dist/hosted/registry.js";
+import { withEmulator } from "../support/emulator.ts";
+import { deadPort, isolateHome, startFakeMetadata } from "./support.ts";
+
+isolateHome();
+// Only the environment object handed to the layer may point at a metadata server.
+delete process.env.GCE_METADATA_HOST;
+delete process.env.GCE_METADATA_IP;
+
+const SCOPES = ["https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/userinfo.email"];
+const IDENTITY = { projectId: "emu-project", email: "notebook-user@example.com" };
+
+const PLATFORMS: Record<string, { env: NodeJS.ProcessEnv; label: string; advice: RegExp }> = {
+  colab: { env: { COLAB_RELEASE_TAG: "release-colab_20250626" }, label: "Colab", advice: /from google\.colab import auth; auth\.authenticate_user\(\)/ },
+  "colab-enterprise": { env: { VERTEX_PRODUCT: "COLAB_ENTERPRISE" }, label: "Colab Enterprise", advice: /runtime template/ },
+  "vertex-workbench": { env: { VERTEX_PRODUCT: "WORKBENCH_INSTANCE" }, label: "Vertex AI Workbench", advice: /service account/ },
+  "cloud-workstations": { env: { GOOGLE_CLOUD_WORKSTATIONS: "true" }, label: "Cloud Workstations", advice: /workstation configuration/ },
+  "cloud-shell": { env: { CLOUD_SHELL: "true" }, label: "Cloud Shell", advice: /gcloud auth login/ },
+};
+
+const emu = await withEmulator({ metadata: IDENTITY });
+const fake = await startFakeMetadata();
+after(() => fake.close());
+
+for (const [name, platform] of Object.entries(PLATFORMS)) {
+  test(`${name}: a self-refreshing Compute client for the notebook's user, with the metadata project id`, async () => {
+    emu.setMetadata(IDENTITY);
+    const before = emu.stats().metadataTokenRequests;
+    const { result, attempts } = await tryHosted(SCOPES, true, { ...platform.env, GCE_METADATA_HOST: emu.host });
+    assert.deepEqual(attempts, []);
+    assert.ok(result);
+    assert.equal(result.name, name);
+    assert.equal(result.projectId, "emu-project");
+    assert.ok(result.credentials instanceof Compute, "libraries see metadata-server credentials");
+
+    const { token } = await result.credentials.getAccessToken();
+    const info = emu.checkAccessToken(token ?? "");
+    assert.equal(info?.account, IDENTITY.email);
+    assert.deepEqual(info?.scopes, SCOPES, "the requested scopes were asked for");
+    assert.equal(emu.stats().metadataTokenRequests, before + 1, "the token that proved the server is the one used");
+
+    const reply = await result.credentials.request<{ email: string }>({ url: `${emu.url}/oauth2/v2/userinfo` });
+    assert.equal(reply.data.email, IDENTITY.email);
+  });
+
+  test(`${name}: no token on the metadata server (404) is a credentials error telling what to do`, async () => {
+    emu.setMetadata(null);
+    const { result, attempts } = await tryHosted(SCOPES, true, { ...platform.env, GCE_METADATA_HOST: emu.host });
+    assert.equal(result, undefined);
+    assert.equal(attempts.length, 1);
+    const { name: attempted, error } = attempts[0]!;
+    assert.equal(attempted, name);
+    assert.ok(error instanceof CredCredentialsError, String(error));
+    assert.match(error.message, new RegExp(`^${platform.label}: .*HTTP 404`));
+    assert.match(error.message, platform.advice);
+    assert.doesNotMatch(error.message, /\n/);
+  });
+}
+
+test("colab: once the user has authorized in the notebook, the same call succeeds", async () => {
+  const env = { ...PLATFORMS.colab!.env, GCE_METADATA_HOST: emu.host };
+  emu.setMetadata(null);
+  assert.equal((await tryHosted(SCOPES, true, env)).result, undefined);
+  emu.setMetadata(IDENTITY);
+  const { result } = await tryHosted(SCOPES, true, env);
+  assert.equal(result?.name, "colab");
+});
+
+test("the project id comes from GOOGLE_CLOUD_PROJECT first, then the metadata server, else null", async () => {
+  emu.setMetadata(IDENTITY);
+  const colab = PLATFORMS.colab!.env;
+  const chosen = await tryHosted(SCOPES, true, { ...colab, GCE_METADATA_HOST: emu.host, GOOGLE_CLOUD_PROJECT: "users-choice" });
+  assert.equal(chosen.result?.projectId, "users-choice");
+
+  fake.mode = "ok";
+  fake.projectId = null;
+  const none = await tryHosted(SCOPES, true, { ...colab, GCE_METADATA_HOST: fake.host });
+  assert.equal(none.result?.name, "colab");
+  assert.equal(none.result?.projectId, null);
+  fake.projectId = "fake-project";
+});
+
+test("GCE_METADATA_IP wins over GCE_METADATA_HOST, and a scheme in the host is accepted", async () => {
+  emu.setMetadata(IDENTITY);
+  const dead = `127.0.0.1:${await deadPort()}`;
+  const viaIp = await tryHosted(SCOPES, true, { ...PLATFORMS["vertex-workbench"]!.env, GCE_METADATA_IP: emu.host, GCE_METADATA_HOST: dead });
+  assert.equal(viaIp.result?.projectId, "emu-project");
+  const withScheme = await tryHosted(SCOPES, true, { ...PLATFORMS["vertex-workbench"]!.env, GCE_METADATA_HOST: `http://${emu.host}` });
+  assert.equal(withScheme.result?.projectId, "emu-project");
+});
+
+test("tokens are fetched again before they expire, from the host of the environment given", async () => {
+  const shortLived = await withEmulator({ metadata: IDENTITY, accessTokenLifetimeSec: 60 });
+  const { result } = await tryHosted(SCOPES, true, { ...PLATFORMS["cloud-workstations"]!.env, GCE_METADATA_HOST: shortLived.host });
+  assert.ok(result);
+  const first = (await result.credentials.getAccessToken()).token!;
+  // 60 s is inside google-auth-library's 5-minute eager-refresh window: the next call refreshes.
+  const second = (await result.credentials.getAccessToken()).token!;
+  assert.notEqual(second, first);
+  assert.ok(shortLived.checkAccessToken(second));
+  assert.equal(shortLived.stats().metadataTokenRequests, 3, "the proving token, then one per call");
+
+  const { result: longLived } = await tryHosted(SCOPES, true, { ...PLATFORMS["cloud-workstations"]!.env, GCE_METADATA_HOST: emu.host });
+  const before = emu.stats().metadataTokenRequests;
+  const a = (await longLived!.credentials.getAccessToken()).token;
+  const b = (await longLived!.credentials.getAccessToken()).token;
+  assert.equal(a, b, "a token far from expiry is reused");
+  assert.equal(emu.stats().metadataTokenRequests, before);
+
+  shortLived.setMetadata(null);
+  await assert.rejects(result.credentials.getAccessToken(), (error: Error) => {
+    assert.ok(error instanceof CredCredentialsError, String(error));
+    assert.match(error.message, /^Cloud Workstations: .*HTTP 404/);
+    return true;
+  });
+});
+
+const FAILURES: { mode: typeof fake.mode; kind: typeof CredCredentialsError; message: RegExp }[] = [
+  { mode: "propagation", kind: CredCredentialsError, message: /^Colab: credential propagation was unsuccessful \(HTTP 500\); authorize first: .*authenticate_user/ },
+  { mode: "forbidden", kind: CredCredentialsError, message: /^Colab: the metadata server answered HTTP 403;/ },
+  { mode: "error", kind: CredConnectionError, message: /^Colab: the metadata server answered HTTP 503; try again later\.$/ },
+  { mode: "no-flavor", kind: CredConnectionError, message: /^Colab: the server at 127\.0\.0\.1:\d+ is not a metadata server/ },
+  { mode: "malformed", kind: CredConnectionError, message: /^Colab: the metadata server sent an unreadable reply \(not JSON\)\.$/ },
+  { mode: "no-token", kind: CredConnectionError, message: /^Colab: the metadata server sent a token reply without an access_token\.$/ },
+];
+
+for (const failure of FAILURES) {
+  test(`colab: a metadata server answering "${failure.mode}" is a ${failure.kind.name} and default() may move on`, async () => {
+    fake.mode = failure.mode;
+    const { result, attempts } = await tryHosted(SCOPES, true, { ...PLATFORMS.colab!.env, GCE_METADATA_HOST: fake.host });
+    assert.equal(result, undefined);
+    assert.equal(attempts[0]?.name, "colab");
+    const error = attempts[0]!.error;
+    assert.ok(error instanceof failure.kind, `${error.name}: ${error.message}`);
+    assert.match(error.message, failure.message);
+    assert.doesNotMatch(error.message, /\n/);
+    fake.mode = "ok";
+  });
+}
+
+test("a silent metadata server times out with a connection error", async () => {
+  fake.mode = "slow";
+  const quick = metadataEnvironment({ ...colabPlatform, timeoutMs: 300 });
+  await assert.rejects(quick.credentials(SCOPES, { ...PLATFORMS.colab!.env, GCE_METADATA_HOST: fake.host }), (error: Error) => {
+    assert.ok(error instanceof CredConnectionError, String(error));
+    assert.equal(error.message, "Colab: the metadata server did not answer within 300 ms; try again later.");
+    return true;
+  });
+  fake.mode = "ok";
+});
+
+test("no metadata server at all is a connection error naming the cause", async () => {
+  const { attempts } = await tryHosted(SCOPES, true, { ...PLATFORMS["colab-enterprise"]!.env, GCE_METADATA_HOST: `127.0.0.1:${await deadPort()}` });
+  const error = attempts[0]?.error;
+  assert.ok(error instanceof CredConnectionError, String(error));
+  assert.equal(error.message, "Colab Enterprise: could not reach the metadata server (ECONNREFUSED).");
+});
+
+test("METADATA_SERVER_DETECTION=none keeps the layer off the metadata server", async () => {
+  emu.setMetadata(IDENTITY);
+  const before = emu.stats().metadataTokenRequests;
+  const { attempts } = await tryHosted(SCOPES, true, { ...PLATFORMS.colab!.env, GCE_METADATA_HOST: emu.host, METADATA_SERVER_DETECTION: "none" });
+  assert.ok(attempts[0]?.error instanceof CredCredentialsError);
+  assert.match(attempts[0]!.error.message, /METADATA_SERVER_DETECTION=none/);
+  assert.equal(emu.stats().metadataTokenRequests, before);
+});
