@@ -4,9 +4,8 @@
  * `SELECT 17 AS answer, SESSION_USER() AS user`. Queries run at once, so every job is DONE.
  */
 import { randomBytes } from "node:crypto";
+// Types only: apis.ts imports this file to list its routes.
 import type { ApiRoute } from "./apis";
-// Circular on purpose: apis.ts lists these routes; sendApiError is only called at request time.
-import { sendApiError } from "./apis";
 import type { RequestContext } from "./context";
 import { parseJson, readBody, sendJson } from "./http";
 import type { EmulatorState } from "./state";
@@ -34,42 +33,90 @@ export interface QueryColumn {
   value: string | null;
 }
 
-/** A query the fake cannot answer; `location` is BigQuery's `[line:column]`. */
+/** A query the fake cannot answer; the message carries BigQuery's `[line:column]`. */
 export class QueryError extends Error {}
 
 interface Token {
   kind: "number" | "string" | "word" | "punct";
   text: string;
-  /** Column of the token's first character, from 1. */
-  column: number;
+  offset: number;
 }
 
+const KINDS = ["number", "string", "word", "punct"] as const;
+/** Whitespace and comments. */
+const SKIPPED = /(?:\s|--[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\/)*/;
 const TOKEN =
-  /\s*(?:(?<number>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|(?<string>'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")|(?<word>[A-Za-z_][A-Za-z0-9_]*|`[^`\n]+`)|(?<punct>[(),;*-]))/y;
+  /(?:(?<number>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|(?<string>'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")|(?<word>[A-Za-z_]\w*|`[^`\n]+`)|(?<punct>[(),;*+-]))/;
+const INT64_MAX = 2n ** 63n - 1n;
+/** Words that end a select list rather than name a column. */
+const CLAUSES = new Set(["FROM", "WHERE", "GROUP", "ORDER", "LIMIT", "UNION"]);
+
+/** `[line:column]` of an offset, as BigQuery reports positions. */
+function position(sql: string, offset: number): string {
+  const before = sql.slice(0, offset);
+  return `[${before.split("\n").length}:${offset - before.lastIndexOf("\n")}]`;
+}
 
 function tokenize(sql: string): Token[] {
+  const skip = new RegExp(SKIPPED.source, "y");
+  const pattern = new RegExp(TOKEN.source, "y");
   const tokens: Token[] = [];
-  TOKEN.lastIndex = 0;
-  for (;;) {
-    const start = TOKEN.lastIndex;
-    if (sql.slice(start).trim() === "") return tokens;
-    const match = TOKEN.exec(sql);
-    const groups = match?.groups;
-    if (!match || !groups) throw syntaxError(sql, start + (sql.slice(start).length - sql.slice(start).trimStart().length), "Illegal input character");
-    const kind = (["number", "string", "word", "punct"] as const).find((k) => groups[k] !== undefined) ?? "punct";
-    const text = groups[kind] ?? "";
-    tokens.push({ kind, text, column: match.index + match[0].length - text.length + 1 });
+  for (let offset = 0; ; offset = pattern.lastIndex) {
+    skip.lastIndex = offset;
+    skip.exec(sql);
+    offset = skip.lastIndex;
+    if (offset === sql.length) return tokens;
+    pattern.lastIndex = offset;
+    const groups = pattern.exec(sql)?.groups;
+    const kind = KINDS.find((k) => groups?.[k] !== undefined);
+    if (!groups || !kind) throw new QueryError(`Syntax error: Illegal input character at ${position(sql, offset)}`);
+    tokens.push({ kind, text: groups[kind] ?? "", offset });
   }
 }
 
-function syntaxError(sql: string, offset: number, what: string): QueryError {
-  const line = sql.slice(0, offset).split("\n").length;
-  const column = offset - sql.lastIndexOf("\n", offset - 1);
-  return new QueryError(`Syntax error: ${what} at [${line}:${column}]`);
+function unquote(literal: string): string {
+  return literal.slice(1, -1).replace(/\\(.)/g, (_, c: string) => ({ n: "\n", t: "\t", r: "\r" })[c] ?? c);
 }
 
-function unescape(literal: string): string {
-  return literal.slice(1, -1).replace(/\\(.)/g, (_, c: string) => ({ n: "\n", t: "\t", r: "\r" })[c] ?? c);
+/** Walks the tokens of one query. */
+class Cursor {
+  private at = 0;
+  private readonly tokens: Token[];
+
+  constructor(private readonly sql: string) {
+    this.tokens = tokenize(sql);
+  }
+
+  peek(): Token | undefined {
+    return this.tokens[this.at];
+  }
+
+  next(): Token | undefined {
+    return this.tokens[this.at++];
+  }
+
+  isWord(word: string): boolean {
+    const token = this.peek();
+    return token?.kind === "word" && token.text.toUpperCase() === word;
+  }
+
+  expect(text: string): void {
+    if (this.peek()?.text !== text) this.fail(`Expected "${text}" but got ${this.describe()}`);
+    this.at += 1;
+  }
+
+  describe(): string {
+    const token = this.peek();
+    return token ? `"${token.text}"` : "end of script";
+  }
+
+  fail(what: string, token = this.peek()): never {
+    throw new QueryError(token ? `Syntax error: ${what} at ${position(this.sql, token.offset)}` : `Syntax error: Unexpected end of script`);
+  }
+
+  where(token: Token): string {
+    return position(this.sql, token.offset);
+  }
 }
 
 /**
@@ -77,72 +124,63 @@ function unescape(literal: string): string {
  * SESSION_USER() (the caller's e-mail, as in BigQuery). Anything else is a QueryError.
  */
 export function evaluateQuery(sql: string, sessionUser: string): QueryColumn[] {
-  const tokens = tokenize(sql);
-  let at = 0;
-  const peek = (): Token | undefined => tokens[at];
-  const isWord = (t: Token | undefined, word: string): boolean => t?.kind === "word" && t.text.toUpperCase() === word;
-  const fail = (what: string): never => {
-    const t = peek();
-    throw new QueryError(t ? `Syntax error: ${what} at [1:${t.column}]` : `Syntax error: Unexpected end of script`);
-  };
-  if (!isWord(peek(), "SELECT")) fail(`Expected "SELECT" but got ${describe(peek())}`);
-  at += 1;
+  const cursor = new Cursor(sql);
+  if (!cursor.isWord("SELECT")) cursor.fail(`Expected "SELECT" but got ${cursor.describe()}`);
+  cursor.next();
   const columns: QueryColumn[] = [];
-  for (;;) {
-    const column = expression(peek, () => (at += 1), sessionUser, fail);
-    if (isWord(peek(), "AS")) at += 1;
-    const alias = peek();
-    if (alias?.kind === "word" && !["FROM", "WHERE"].includes(alias.text.toUpperCase())) {
+  do {
+    const column = expression(cursor, sessionUser);
+    if (cursor.isWord("AS")) cursor.next();
+    const alias = cursor.peek();
+    if (alias?.kind === "word" && !CLAUSES.has(alias.text.toUpperCase())) {
       column.name = alias.text.replace(/^`|`$/g, "");
-      at += 1;
+      cursor.next();
     }
     columns.push({ ...column, name: column.name || `f${columns.length}_` });
-    if (peek()?.text !== ",") break;
-    at += 1;
+  } while (cursor.peek()?.text === "," && cursor.next());
+  if (cursor.peek()?.text === ";") cursor.next();
+  const rest = cursor.peek();
+  if (rest && cursor.isWord("FROM")) {
+    throw new QueryError(`The cred-auth emulator's BigQuery has no tables; it answers SELECTs of literals and SESSION_USER() only (FROM at ${cursor.where(rest)})`);
   }
-  if (peek()?.text === ";") at += 1;
-  const rest = peek();
-  if (isWord(rest, "FROM")) {
-    throw new QueryError(`The cred-auth emulator's BigQuery has no tables; it answers SELECTs of literals and SESSION_USER() only (at [1:${rest?.column}])`);
-  }
-  if (rest) fail(`Unexpected ${describe(rest)}`);
+  if (rest) cursor.fail(`Unexpected ${cursor.describe()}`);
   return columns;
 }
 
-function describe(token: Token | undefined): string {
-  return token ? `"${token.text}"` : "end of script";
-}
-
-function expression(peek: () => Token | undefined, advance: () => void, sessionUser: string, fail: (what: string) => never): QueryColumn {
-  const token = peek();
-  if (!token) return fail("Unexpected end of script");
+function expression(cursor: Cursor, sessionUser: string): QueryColumn {
+  const token = cursor.next();
+  if (!token) return cursor.fail("Unexpected end of script");
   const upper = token.text.toUpperCase();
-  if (token.text === "-") {
-    advance();
-    const negated = expression(peek, advance, sessionUser, fail);
-    if (negated.value === null || (negated.type !== "INTEGER" && negated.type !== "FLOAT")) fail("Unary minus needs a number");
-    return { ...negated, value: negated.value?.startsWith("-") ? negated.value.slice(1) : `-${negated.value}` };
+  if (token.text === "-" || token.text === "+") {
+    const operand = expression(cursor, sessionUser);
+    if (operand.value === null || (operand.type !== "INTEGER" && operand.type !== "FLOAT")) cursor.fail(`No matching signature for operator ${token.text}`, token);
+    if (token.text === "+") return operand;
+    return { ...operand, value: operand.value.startsWith("-") ? operand.value.slice(1) : `-${operand.value}` };
   }
-  advance();
   if (token.kind === "number") {
-    const integer = /^\d+$/.test(token.text);
-    return { name: "", type: integer ? "INTEGER" : "FLOAT", value: integer ? BigInt(token.text).toString() : String(Number(token.text)) };
+    if (!/^\d+$/.test(token.text)) return { name: "", type: "FLOAT", value: String(Number(token.text)) };
+    const value = BigInt(token.text);
+    if (value > INT64_MAX) throw new QueryError(`Invalid integer literal: ${token.text} at ${cursor.where(token)}`);
+    return { name: "", type: "INTEGER", value: value.toString() };
   }
-  if (token.kind === "string") return { name: "", type: "STRING", value: unescape(token.text) };
+  if (token.kind === "string") return { name: "", type: "STRING", value: unquote(token.text) };
   if (upper === "TRUE" || upper === "FALSE") return { name: "", type: "BOOLEAN", value: upper.toLowerCase() };
   if (upper === "NULL") return { name: "", type: "INTEGER", value: null };
   if (upper === "SESSION_USER") {
-    if (peek()?.text !== "(") fail(`Expected "(" but got ${describe(peek())}`);
-    advance();
-    if (peek()?.text !== ")") fail(`Expected ")" but got ${describe(peek())}`);
-    advance();
+    cursor.expect("(");
+    cursor.expect(")");
     return { name: "", type: "STRING", value: sessionUser };
   }
-  if (token.kind === "word") throw new QueryError(`Unrecognized name: ${token.text} at [1:${token.column}]`);
-  return fail(`Unexpected ${describe(token)}`);
+  if (token.kind === "word") throw new QueryError(`Unrecognized name: ${token.text} at ${cursor.where(token)}`);
+  return cursor.fail(`Unexpected "${token.text}"`, token);
 }
 
 // ---------------------------------------------------------------- jobs
+
+/** BigQuery's JSON error shape (the same as apis.ts's sendApiError, which this file cannot import). */
+function sendApiError(ctx: RequestContext, code: number, status: string, message: string, reason: string): void {
+  sendJson(ctx.res, code, { error: { code, message, errors: [{ message, domain: "global", reason }], status } });
+}
 
 interface QueryJob {
   projectId: string;
@@ -207,9 +245,15 @@ function jobResource(ctx: RequestContext, job: QueryJob): Record<string, unknown
 
 /** Reads a JSON object body; sends a 400 and returns undefined when it is not one. */
 async function readObject(ctx: RequestContext): Promise<Record<string, unknown> | undefined> {
-  const body = parseJson(await readBody(ctx.req));
+  const text = await readBody(ctx.req);
+  let body: unknown;
+  try {
+    body = parseJson(text);
+  } catch {
+    body = undefined;
+  }
   if (body !== null && typeof body === "object" && !Array.isArray(body)) return body as Record<string, unknown>;
-  sendApiError(ctx, 400, "INVALID_ARGUMENT", "Invalid JSON payload received. Expected an object.", "invalid");
+  sendApiError(ctx, 400, "INVALID_ARGUMENT", "Invalid JSON payload received. Expected an object.", "parseError");
   return undefined;
 }
 

@@ -3,6 +3,7 @@
  * in-memory bucket, and userinfo. Add a route to API_ROUTES to fake another API.
  */
 import { createHash } from "node:crypto";
+import { BIGQUERY_ROUTES } from "./apis-bigquery";
 import type { RequestContext } from "./context";
 import { bearerToken, sendJson } from "./http";
 import type { AccessTokenInfo } from "./types";
@@ -158,6 +159,7 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "GET", path: new RegExp(`^/storage/v1/b/${OBJECT}/o/(.+)$`), scopes: STORAGE_SCOPES, handle: getObject },
   { method: "GET", path: new RegExp(`^/download/storage/v1/b/${OBJECT}/o/(.+)$`), scopes: STORAGE_SCOPES, handle: getObject },
   { method: "GET", path: /^\/oauth2\/v[23]\/userinfo$/, scopes: [], handle: userInfo },
+  ...BIGQUERY_ROUTES,
 ];
 
 /**

@@ -1,0 +1,59 @@
+// Shared by the emulator tests: a loopback receiver, PKCE pairs, auth URLs and token requests.
+import { after } from "node:test";
+import { createHash, randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { DEMO_CLIENT } from "cred-auth/emulator";
+import type { Emulator } from "cred-auth/emulator";
+
+/** A loopback "app" that records the redirects it receives; closed after the file. */
+export async function startReceiver(): Promise<{ redirectUri: string; received: URL[] }> {
+  const received: URL[] = [];
+  const server = createServer((req, res) => {
+    received.push(new URL(req.url ?? "/", "http://127.0.0.1"));
+    res.writeHead(200, { "Content-Type": "text/plain" });
+    res.end("The authentication flow has completed. You may close this window.");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { redirectUri: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, received };
+}
+
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString("base64url");
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
+}
+
+export function authUrl(emu: Emulator, params: Record<string, string | undefined>): string {
+  const url = new URL(`${emu.url}/o/oauth2/v2/auth`);
+  const all: Record<string, string | undefined> = {
+    client_id: DEMO_CLIENT.clientId,
+    response_type: "code",
+    scope: "https://www.googleapis.com/auth/cloud-platform",
+    access_type: "offline",
+    prompt: "consent",
+    ...params,
+  };
+  for (const [key, value] of Object.entries(all)) if (value !== undefined) url.searchParams.set(key, value);
+  return url.toString();
+}
+
+export interface TokenReply {
+  status: number;
+  json: Record<string, unknown>;
+}
+
+export async function postForm(url: string, params: Record<string, string>, headers: Record<string, string> = {}): Promise<TokenReply> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers },
+    body: new URLSearchParams(params).toString(),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+export function tokenRequest(emu: Emulator, params: Record<string, string>, withClient = true): Promise<TokenReply> {
+  const client: Record<string, string> = withClient ? { client_id: DEMO_CLIENT.clientId, client_secret: DEMO_CLIENT.clientSecret } : {};
+  return postForm(`${emu.url}/token`, { ...client, ...params });
+}
