@@ -1,4 +1,5 @@
 import { CredAuthError, CredCredentialsError } from "../errors.js";
+import { ENV } from "../shared/constants.js";
 import { cloudShell } from "./cloud-shell.js";
 import { cloudWorkstations } from "./cloud-workstations.js";
 import { colab } from "./colab.js";
@@ -48,7 +49,7 @@ export function registerHostedEnvironment(environment: HostedEnvironment): () =>
 
 /** Whether `CRED_AUTH_HOSTED` turns the hosted layer off. */
 export function hostedDisabledByEnv(env: NodeJS.ProcessEnv): boolean {
-  return ["off", "false", "0", "no"].includes(env.CRED_AUTH_HOSTED?.trim().toLowerCase() ?? "");
+  return ["off", "false", "0", "no"].includes(env[ENV.hosted]?.trim().toLowerCase() ?? "");
 }
 
 /**
@@ -92,5 +93,5 @@ function asNamedError(name: string, thrown: unknown): Error {
 }
 
 function debug(env: NodeJS.ProcessEnv, line: string): void {
-  if (env.CRED_AUTH_DEBUG === "1") process.stderr.write(`cred-auth: ${line}\n`);
+  if (env[ENV.debug] === "1") process.stderr.write(`cred-auth: ${line}\n`);
 }
