@@ -130,9 +130,10 @@ export function evaluateQuery(sql: string, sessionUser: string): QueryColumn[] {
   const columns: QueryColumn[] = [];
   do {
     const column = expression(cursor, sessionUser);
-    if (cursor.isWord("AS")) cursor.next();
+    const explicit = cursor.isWord("AS") && cursor.next() !== undefined;
     const alias = cursor.peek();
-    if (alias?.kind === "word" && !CLAUSES.has(alias.text.toUpperCase())) {
+    if (explicit && alias?.kind !== "word") cursor.fail(`Expected an alias but got ${cursor.describe()}`);
+    if (alias?.kind === "word" && (explicit || !CLAUSES.has(alias.text.toUpperCase()))) {
       column.name = alias.text.replace(/^`|`$/g, "");
       cursor.next();
     }
