@@ -1,7 +1,107 @@
-import type { UserRefreshClient } from "google-auth-library";
+import type { OAuth2Client, UserRefreshClient } from "google-auth-library";
+import { CredConnectionError, CredCredentialsError } from "../errors.js";
+import { resolveEndpoints } from "../oauth/endpoints.js";
+import { DEFAULT_TOKEN_TIMEOUT_MS, chooseTokenUrl, guardTokenRequests } from "../util/token-requests.js";
+import { loadGoogleAuth } from "../util/lazy.js";
+import { readAuthorizedUserFile, type AuthorizedUserFile } from "./files.js";
+import { getCredentialInfo, setCredentialInfo } from "./info.js";
+import { toCredError } from "./token-errors.js";
 
-/** Loads user credentials from an `authorized_user` JSON file. */
-export async function loadUserCredentials(path: string): Promise<UserRefreshClient> {
-  void path;
-  throw new Error("not implemented yet");
+/** Options of {@link loadUserCredentials}. */
+export interface LoadCredentialsOptions {
+  /** Limit for one attempt at a token request, in milliseconds (default 20000; gaxios retries). */
+  timeoutMs?: number;
+}
+
+/** Options of {@link userRefreshClientFrom}. */
+export interface UserRefreshClientOptions extends LoadCredentialsOptions {
+  /** Where the credentials came from; recorded in their {@link CredentialInfo}. */
+  path?: string;
+  /** Environment to read `CRED_AUTH_EMULATOR_HOST` from. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Loads user credentials from an `authorized_user` JSON file (written by `cred-auth login`,
+ * `saveUserCredentials`, gcloud or pydata-google-auth) and proves they work by obtaining an
+ * access token from the file's `token_uri` (Google's when it has none).
+ *
+ * @throws CredCredentialsError when the file is missing or malformed, or the token server
+ * rejects the credentials (`invalid_grant`: expired or revoked; `invalid_client`).
+ * @throws CredConnectionError when the token server cannot be reached, fails or times out.
+ */
+export async function loadUserCredentials(path: string, options: LoadCredentialsOptions = {}): Promise<UserRefreshClient> {
+  const file = await readAuthorizedUserFile(path);
+  const client = await userRefreshClientFrom(file, { ...options, path });
+  await proveCredentials(client, `Getting an access token with the user credentials in ${JSON.stringify(path)}`);
+  return client;
+}
+
+/**
+ * A `UserRefreshClient` for the credentials in `file`, without contacting any server. Token
+ * requests go to the file's `token_uri` (or Google's; an active emulator replaces Google's),
+ * bounded by `timeoutMs` per attempt. Scopes, client id, token URL, account and path are
+ * recorded with {@link setCredentialInfo}.
+ */
+export async function userRefreshClientFrom(file: AuthorizedUserFile, options: UserRefreshClientOptions = {}): Promise<UserRefreshClient> {
+  const { UserRefreshClient } = await loadGoogleAuth();
+  const endpoints = resolveEndpoints(options.env);
+  const tokenUrl = chooseTokenUrl(file.token_uri, endpoints);
+  const client = new UserRefreshClient({
+    clientId: file.client_id,
+    clientSecret: file.client_secret,
+    refreshToken: file.refresh_token,
+    endpoints: { oauth2TokenUrl: tokenUrl, oauth2AuthBaseUrl: endpoints.authUrl, oauth2RevokeUrl: endpoints.revokeUrl, tokenInfoUrl: endpoints.tokenInfoUrl },
+    ...(file.quota_project_id ? { quotaProjectId: file.quota_project_id } : {}),
+    ...(file.universe_domain ? { universeDomain: file.universe_domain } : {}),
+  });
+  if (file.id_token) client.credentials.id_token = file.id_token;
+  guardTokenRequests(client, { tokenUrl, timeoutMs: options.timeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS });
+  setCredentialInfo(client, {
+    scopes: file.scopes ?? [],
+    clientId: file.client_id,
+    tokenUrl,
+    ...(file.account ? { account: file.account } : {}),
+    ...(options.path !== undefined ? { path: options.path } : {}),
+  });
+  return client;
+}
+
+/**
+ * The `authorized_user` file describing `client` (for the cache and `saveUserCredentials`):
+ * its client, refresh token and id token, with scopes, token URL and account from its
+ * {@link CredentialInfo}.
+ *
+ * @throws CredCredentialsError when the client holds no refresh token or client credentials.
+ */
+export function authorizedUserFileFrom(client: OAuth2Client): AuthorizedUserFile {
+  const info = getCredentialInfo(client);
+  const refreshToken = client.credentials.refresh_token ?? (client as { _refreshToken?: string | null })._refreshToken ?? undefined;
+  const clientId = client._clientId ?? info?.clientId;
+  const clientSecret = client._clientSecret;
+  if (!refreshToken) throw new CredCredentialsError("These credentials hold no refresh token, so they cannot be saved; sign in again with offline access.");
+  if (!clientId || !clientSecret) throw new CredCredentialsError("These credentials have no OAuth client id and secret, so they cannot be saved as an authorized_user file.");
+  const file: AuthorizedUserFile = {
+    type: "authorized_user",
+    client_id: clientId,
+    client_secret: clientSecret,
+    refresh_token: refreshToken,
+    token_uri: info?.tokenUrl ?? String(client.endpoints.oauth2TokenUrl),
+    scopes: [...(info?.scopes ?? [])],
+  };
+  if (client.credentials.id_token) file.id_token = client.credentials.id_token;
+  if (client.quotaProjectId) file.quota_project_id = client.quotaProjectId;
+  if (client.universeDomain) file.universe_domain = client.universeDomain;
+  if (info?.account) file.account = info.account;
+  return file;
+}
+
+/** Obtains an access token once, mapping failures to cred-auth errors. */
+export async function proveCredentials(client: OAuth2Client, what: string): Promise<void> {
+  try {
+    const { token } = await client.getAccessToken();
+    if (!token) throw new CredConnectionError(`${what} failed: the token server's reply held no access token; try again later.`);
+  } catch (error) {
+    throw toCredError(error, what);
+  }
 }

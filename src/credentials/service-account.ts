@@ -1,7 +1,72 @@
 import type { JWT } from "google-auth-library";
+import { resolveEndpoints } from "../oauth/endpoints.js";
+import { CLOUD_PLATFORM_SCOPE, GOOGLE_ENDPOINTS } from "../shared/constants.js";
+import { loadGoogleAuth } from "../util/lazy.js";
+import { DEFAULT_TOKEN_TIMEOUT_MS, chooseTokenUrl, guardTokenRequests } from "../util/token-requests.js";
+import { readServiceAccountKeyFile, type ServiceAccountKeyFile } from "./files.js";
+import { setCredentialInfo } from "./info.js";
+import type { LoadCredentialsOptions } from "./load-user.js";
+import { proveCredentials } from "./load-user.js";
 
-/** Loads service account credentials from a JSON key file. */
-export async function loadServiceAccountCredentials(path: string, scopes?: readonly string[]): Promise<JWT> {
-  void path, scopes;
-  throw new Error("not implemented yet");
+/** Service account credentials: a google-auth-library `JWT` whose `projectId` is the key's `project_id`. */
+export type ServiceAccountCredentials = JWT & { projectId: string };
+
+/**
+ * Loads service account credentials from a JSON key file and proves they work by obtaining
+ * an access token from the key's `token_uri` (Google's; an active emulator stands in for it).
+ * `scopes` defaults to the cloud-platform scope. `projectId` is the key's `project_id`.
+ *
+ * @throws CredCredentialsError when the file is missing or malformed, or the token server
+ * rejects the key (`invalid_grant`, `invalid_client`, `unauthorized_client`).
+ * @throws CredConnectionError when the token server cannot be reached, fails or times out.
+ */
+export async function loadServiceAccountCredentials(
+  path: string,
+  scopes?: readonly string[],
+  options: LoadCredentialsOptions = {},
+): Promise<ServiceAccountCredentials> {
+  const key = await readServiceAccountKeyFile(path);
+  const credentials = await serviceAccountClientFrom(key, scopes, { ...options, path });
+  await proveCredentials(credentials, `Getting an access token for service account ${key.client_email} with the key in ${JSON.stringify(path)}`);
+  return credentials;
+}
+
+/** Options of {@link serviceAccountClientFrom}. */
+export interface ServiceAccountClientOptions extends LoadCredentialsOptions {
+  path?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * A `JWT` client for `key`, without contacting any server. google-auth-library's JWT client
+ * always posts to Google's token URL; a request interceptor on its own transporter sends
+ * those requests to the key's `token_uri` (or the emulator) instead.
+ */
+export async function serviceAccountClientFrom(
+  key: ServiceAccountKeyFile,
+  scopes: readonly string[] | undefined,
+  options: ServiceAccountClientOptions = {},
+): Promise<ServiceAccountCredentials> {
+  const { JWT } = await loadGoogleAuth();
+  const granted = scopes && scopes.length > 0 ? [...scopes] : [CLOUD_PLATFORM_SCOPE];
+  const tokenUrl = chooseTokenUrl(key.token_uri, resolveEndpoints(options.env));
+  const client = new JWT({
+    email: key.client_email,
+    key: key.private_key,
+    scopes: granted,
+    projectId: key.project_id,
+    ...(key.private_key_id ? { keyId: key.private_key_id } : {}),
+    ...(key.quota_project_id ? { quotaProjectId: key.quota_project_id } : {}),
+    ...(key.universe_domain ? { universeDomain: key.universe_domain } : {}),
+  });
+  guardTokenRequests(client, { tokenUrl, rewriteFrom: GOOGLE_ENDPOINTS.tokenUrl, timeoutMs: options.timeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS });
+  setCredentialInfo(client, {
+    scopes: granted,
+    account: key.client_email,
+    tokenUrl,
+    ...(key.client_id ? { clientId: key.client_id } : {}),
+    ...(options.path !== undefined ? { path: options.path } : {}),
+  });
+  client.projectId = key.project_id;
+  return client as ServiceAccountCredentials;
 }

@@ -27,6 +27,7 @@ interface ErrorLike {
  */
 export function toCredError(error: unknown, what: string): CredAuthError {
   if (error instanceof CredAuthError) return error;
+  redactRequests(error);
   const e = (error ?? {}) as ErrorLike;
   const status = e.response?.status ?? (typeof e.status === "number" ? e.status : undefined);
   const oauthCode = oauthErrorCode(e.response?.data);
@@ -43,7 +44,7 @@ export function toCredError(error: unknown, what: string): CredAuthError {
   }
   const code = networkCode(error);
   if (code) return new CredConnectionError(`${what} failed: could not reach the token server (${code}); check the network.`, { cause: error });
-  if (isTimeout(e)) return new CredConnectionError(`${what} failed: the token server did not answer in time; try again later.`, { cause: error });
+  if (isTimeout(error)) return new CredConnectionError(`${what} failed: the token server did not answer in time; try again later.`, { cause: error });
   if (e.name === "SyntaxError" || (e.response && e.response.data === undefined)) {
     return new CredConnectionError(`${what} failed: the token server sent an unreadable reply.`, { cause: error });
   }
@@ -65,8 +66,34 @@ function networkCode(error: unknown): string | undefined {
   return undefined;
 }
 
-function isTimeout(e: ErrorLike): boolean {
-  return e.name === "AbortError" || e.name === "TimeoutError" || e.type === "request-timeout" || e.code === "ETIMEDOUT";
+/** gaxios reports a timed-out attempt as code `TimeoutError` with a DOMException of that name as cause. */
+function isTimeout(error: unknown): boolean {
+  for (let e = error as ErrorLike | undefined, depth = 0; e && depth < 5; e = e.cause as ErrorLike | undefined, depth++) {
+    if (e.name === "AbortError" || e.name === "TimeoutError" || e.type === "request-timeout" || e.code === "ETIMEDOUT" || e.code === "TimeoutError") return true;
+  }
+  return false;
+}
+
+const REDACTED = "<redacted by cred-auth>";
+
+/**
+ * gaxios errors keep the request (`config.data`/`body`: refresh token, client secret, JWT
+ * assertion; `headers`: Authorization). The error becomes our `cause`, which a deep
+ * `console.log` would print: blank those parts out.
+ */
+function redactRequests(error: unknown): void {
+  for (let e = error as { config?: unknown; response?: { config?: unknown }; cause?: unknown } | undefined, depth = 0; e && typeof e === "object" && depth < 5; e = e.cause as typeof e, depth++) {
+    redactConfig(e.config);
+    redactConfig(e.response?.config);
+  }
+}
+
+function redactConfig(config: unknown): void {
+  if (!config || typeof config !== "object") return;
+  const c = config as { data?: unknown; body?: unknown; headers?: unknown };
+  if (c.data !== undefined) c.data = REDACTED;
+  if (c.body !== undefined) c.body = REDACTED;
+  if (c.headers instanceof Headers) c.headers.delete("authorization");
 }
 
 /** The error's class name only: messages from below may quote request bodies. */

@@ -34,9 +34,10 @@ export interface TokenRequestGuard {
 }
 
 /**
- * Installs a request interceptor on `client`'s transporter: requests to `rewriteFrom` go to
- * `tokenUrl`, and every attempt at a token request is aborted after `timeoutMs` (gaxios then
- * retries it as a timeout, like a 5xx). Other requests made with the client are untouched.
+ * Installs interceptors on `client`'s transporter: requests to `rewriteFrom` go to `tokenUrl`,
+ * every attempt at a token request is aborted after `timeoutMs` (gaxios then retries it as a
+ * timeout, like a 5xx), and a token reply that is not a JSON object is refused. Other requests
+ * made with the client are untouched.
  */
 export function guardTokenRequests(client: AuthClient, guard: TokenRequestGuard): void {
   const target = new URL(guard.tokenUrl);
@@ -50,6 +51,16 @@ export function guardTokenRequests(client: AuthClient, guard: TokenRequestGuard)
       if (isLoopback(target) && options.agent !== defaultAgent) delete options.agent;
       options.adapter = withTimeout(options.adapter, guard.timeoutMs);
       return options;
+    },
+  });
+  client.transporter.interceptors.response.add({
+    resolved: async (response) => {
+      // google-auth-library assumes a JSON object and would fail with a TypeError quoting the
+      // reply (which may hold a token); refuse anything else as unreadable, naming nothing.
+      if (sameUrl(response.config.url, target) && (response.data === null || typeof response.data !== "object")) {
+        throw new SyntaxError("The token server's reply is not a JSON object.");
+      }
+      return response;
     },
   });
 }
