@@ -8,7 +8,8 @@
 export { startEmulator } from "./server";
 export { approveSignIn } from "./browser";
 export type { ApproveOptions, BrowserResult } from "./browser";
-export { runEmulatorCommand } from "./main";
+export { parseEmulatorArgs, runEmulatorCommand, DEFAULT_EMULATOR_PORT } from "./main";
+export type { EmulatorCommandOptions } from "./main";
 export { API_ROUTES } from "./apis";
 export type { ApiRoute } from "./apis";
 export type {

@@ -19,7 +19,8 @@ before(() => {
   process.env.HOME = home;
   process.env.CLOUDSDK_CONFIG = join(home, "gcloud");
   process.env.GCE_METADATA_HOST = emu.host;
-  process.env.METADATA_SERVER_DETECTION = "ping-only";
+  // No METADATA_SERVER_DETECTION needed: with GCE_METADATA_HOST set, gcp-metadata probes only that host.
+  delete process.env.METADATA_SERVER_DETECTION;
   delete process.env.GOOGLE_APPLICATION_CREDENTIALS;
   delete process.env.GOOGLE_CLOUD_PROJECT;
   // getProjectId() runs `gcloud config config-helper` first (about 1.5 s when the Cloud SDK is installed).
@@ -103,29 +104,59 @@ test("GoogleAuth's ADC finds the metadata server and its project id", async () =
   assert.equal(credentials.client_email, identity.email);
 });
 
+/**
+ * The recipe for JWT: rewrite Google's token URL to the emulator's. Interceptors run after gaxios
+ * picked an agent for Google's https URL (a proxy agent when HTTPS_PROXY is set), so drop it too.
+ */
+function pointAtTokenUrl(client: JWT, tokenUrl: string): void {
+  client.transporter.interceptors.request.add({
+    resolved: async (options) => {
+      if (options.url?.toString() === GOOGLE_TOKEN_URL) {
+        options.url = new URL(tokenUrl);
+        delete options.agent;
+      }
+      return options;
+    },
+  });
+}
+
 test("JWT: Google's token URL is hard-coded; a request interceptor on its transporter points it at the emulator", async () => {
   const key = emu.createServiceAccountKey({ projectId: "jwt-project" });
   const keyFile = join(home, "sa.json");
   writeFileSync(keyFile, JSON.stringify(key), { mode: 0o600 });
   const jwt = new JWT({ keyFile, scopes: [CLOUD] });
-  jwt.transporter.interceptors.request.add({
-    resolved: async (options) => {
-      if (options.url?.toString() === GOOGLE_TOKEN_URL) options.url = new URL(key.token_uri);
-      return options;
-    },
-  });
+  pointAtTokenUrl(jwt, key.token_uri);
   const { token } = await jwt.getAccessToken();
   const info = emu.checkAccessToken(String(token));
   assert.equal(info?.account, key.client_email);
   assert.deepEqual(info?.scopes, [CLOUD]);
 
-  const fromJson = new JWT({ email: key.client_email, key: key.private_key, scopes: [CLOUD] });
-  fromJson.transporter.interceptors.request.add({
-    resolved: async (options) => {
-      if (options.url?.toString() === GOOGLE_TOKEN_URL) options.url = new URL(key.token_uri);
-      return options;
-    },
-  });
-  const credentials = await fromJson.authorize();
+  const fromKey = new JWT({ email: key.client_email, key: key.private_key, scopes: [CLOUD] });
+  pointAtTokenUrl(fromKey, key.token_uri);
+  const credentials = await fromKey.authorize();
   assert.ok(emu.checkAccessToken(String(credentials.access_token)));
+});
+
+test("JWT recipe still reaches the emulator when HTTPS_PROXY points at a dead proxy", async () => {
+  const key = emu.createServiceAccountKey();
+  process.env.HTTPS_PROXY = "http://127.0.0.1:9";
+  try {
+    const jwt = new JWT({ email: key.client_email, key: key.private_key, scopes: [CLOUD] });
+    pointAtTokenUrl(jwt, key.token_uri);
+    const { token } = await jwt.getAccessToken();
+    assert.equal(emu.checkAccessToken(String(token))?.account, key.client_email);
+  } finally {
+    delete process.env.HTTPS_PROXY;
+  }
+});
+
+test("@google-cloud/storage lists and downloads from the fake storage API with a user credential", async () => {
+  const { Storage } = await import("@google-cloud/storage");
+  const refreshToken = emu.issueRefreshToken({ scopes: [CLOUD] });
+  const authClient = new UserRefreshClient({ clientId: DEMO_CLIENT.clientId, clientSecret: DEMO_CLIENT.clientSecret, refreshToken, endpoints: { oauth2TokenUrl: `${emu.url}/token` } });
+  const storage = new Storage({ authClient, apiEndpoint: emu.url, useAuthWithCustomEndpoint: true, projectId: "demo" });
+  const [files] = await storage.bucket("demo-bucket").getFiles();
+  assert.deepEqual(files.map((f) => f.name), ["hello.txt"]);
+  const [contents] = await storage.bucket("demo-bucket").file("hello.txt").download();
+  assert.equal(contents.toString(), "Hello from the cred-auth emulator!\n");
 });
