@@ -3,7 +3,7 @@
 import { useEffect, useState, useSyncExternalStore, type JSX } from "react";
 import { describeScopes, PRODUCT_NAME } from "../words.js";
 import type { TerminalModules } from "./modules.js";
-import type { Store, ViewState } from "./store.js";
+import type { Store, ViewState } from "../view-state.js";
 
 export interface SignInAppProps {
   store: Store;

@@ -2,7 +2,7 @@ import type { ReactElement } from "react";
 import { CredCancelledError } from "../../errors.js";
 import type { Presenter, SignInEvent } from "../presenter.js";
 import { loadTerminalModules } from "./modules.js";
-import { createStore, isFinal, reduce } from "./store.js";
+import { createStore, isFinal, reduce } from "../view-state.js";
 
 /** Something that shows a React element and can take it away (ink's `render`). */
 export type Mount = (element: ReactElement) => { unmount(): void };

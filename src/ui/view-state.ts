@@ -1,7 +1,7 @@
-import type { SignInEvent } from "../presenter.js";
-import { describeError } from "../words.js";
+import type { SignInEvent } from "./presenter.js";
+import { describeError } from "./words.js";
 
-/** What the terminal shows now. */
+/** What a sign-in face shows now (the terminal and notebook faces share it). */
 export type Phase = "preparing" | "waiting" | "code" | "checking" | "signed-in" | "failed";
 
 export interface ViewState {

@@ -1,0 +1,165 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { CredCancelledError, CredCredentialsError } from "cred-auth";
+import { createNotebookPresenter, escapeHtml, kernelTslab, renderSignInHtml } from "../../dist/ui/notebook.js";
+import { createDenoPresenter } from "../../dist/ui/deno.js";
+import { INITIAL_STATE } from "../../dist/ui/view-state.js";
+
+/** A stand-in for tslab's display module: records what each display shows. */
+function fakeTslab() {
+  const displays: string[][] = [];
+  return {
+    displays,
+    newDisplay() {
+      const shown: string[] = [];
+      displays.push(shown);
+      return { html: (html: string) => void shown.push(html) };
+    },
+  };
+}
+
+const URL_WITH_AMP = "http://127.0.0.1:9/o/oauth2/v2/auth?client_id=a&redirect_uri=http%3A%2F%2Flocalhost%3A8080%2F&state=x";
+const SCOPES = ["https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/bigquery"];
+
+function status(html: string): string {
+  const match = /data-cred-auth-status="([^"]+)"/.exec(html);
+  assert.ok(match, "the card carries its status");
+  return match[1]!;
+}
+
+test("loopback: one display, updated in place: link, scopes in words, waiting, signed in", () => {
+  const tslab = fakeTslab();
+  const presenter = createNotebookPresenter(tslab);
+  assert.equal(presenter.readCode, undefined, "a tslab cell has no stdin");
+  assert.equal(tslab.displays.length, 0, "nothing shown before the first event");
+  presenter.update({ type: "url", url: URL_WITH_AMP, mode: "loopback", scopes: SCOPES, browserOpened: false });
+  presenter.update({ type: "waiting" });
+  presenter.update({ type: "signed-in", account: "ann@example.com", savedTo: "/home/ann/.config/cred/cred_credentials.json" });
+  assert.equal(tslab.displays.length, 1, "a single display, overwritten");
+  const [first, waiting, done] = tslab.displays[0]!;
+  assert.ok(first && waiting && done);
+  assert.match(first, /cred-auth · Sign in to Google Cloud/);
+  assert.match(first, /See, edit, configure and delete your Google Cloud data/);
+  assert.match(first, /View and manage your data in Google BigQuery/);
+  assert.ok(first.includes(`href="${URL_WITH_AMP.replaceAll("&", "&#38;")}"`), "the link's href is the escaped URL");
+  assert.match(first, /target="_blank" rel="noopener noreferrer"/);
+  assert.equal(status(waiting), "waiting");
+  assert.match(waiting, /Waiting for the sign-in/);
+  assert.equal(status(done), "signed-in");
+  assert.match(done, /Signed in as ann@example.com/);
+  assert.match(done, /Saved to <code>\/home\/ann\/.config\/cred\/cred_credentials.json<\/code>/);
+  assert.doesNotMatch(done, /href=/, "the sign-in button is gone once signed in");
+});
+
+test("paste in tslab: the card explains the second cell", () => {
+  const tslab = fakeTslab();
+  const presenter = createNotebookPresenter(tslab);
+  presenter.update({ type: "url", url: URL_WITH_AMP, mode: "paste", scopes: SCOPES, browserOpened: false });
+  presenter.update({ type: "code-needed" });
+  const html = tslab.displays[0]!.at(-1)!;
+  assert.equal(status(html), "code");
+  assert.match(html, /await credAuth\.completeSignIn\(&#34;PASTE-THE-CODE-HERE&#34;\)/);
+  assert.match(html, /like a password/);
+  assert.match(html, /No kernel restart/);
+  assert.match(html, /href=/);
+});
+
+test("failed: the error in words, escaped", () => {
+  const tslab = fakeTslab();
+  const presenter = createNotebookPresenter(tslab);
+  presenter.update({ type: "url", url: URL_WITH_AMP, mode: "loopback", scopes: SCOPES, browserOpened: true });
+  presenter.update({ type: "failed", error: new CredCredentialsError("Access was denied <script>alert(1)</script>; run again.") });
+  const html = tslab.displays[0]!.at(-1)!;
+  assert.equal(status(html), "failed");
+  assert.match(html, /Access was denied &#60;script&#62;alert\(1\)&#60;\/script&#62;; run again\./);
+  assert.doesNotMatch(html, /<script>/);
+});
+
+test("everything from outside is escaped: account, path, URL, scopes", () => {
+  const html = renderSignInHtml({
+    ...INITIAL_STATE,
+    phase: "signed-in",
+    url: 'http://x/"><img src=x onerror=alert(1)>',
+    scopes: ['<b>"scope"</b>'],
+    account: "<i>ann</i>@example.com",
+    savedTo: "/tmp/a&b<c>.json",
+  });
+  assert.doesNotMatch(html, /<img|<i>|<b>/);
+  assert.match(html, /&#60;i&#62;ann&#60;\/i&#62;@example.com/);
+  assert.match(html, /\/tmp\/a&#38;b&#60;c&#62;.json/);
+  assert.match(html, /&#60;b&#62;&#34;scope&#34;&#60;\/b&#62;/);
+  const waiting = renderSignInHtml({ ...INITIAL_STATE, phase: "waiting", url: 'http://x/"><img src=x onerror=alert(1)>' });
+  assert.doesNotMatch(waiting, /<img/);
+  assert.match(waiting, /href="http:\/\/x\/&#34;&#62;&#60;img/);
+});
+
+test("a URL that is not http(s) never becomes a link", () => {
+  const html = renderSignInHtml({ ...INITIAL_STATE, phase: "waiting", url: "javascript:alert(1)" });
+  assert.doesNotMatch(html, /href=/);
+  assert.match(html, /<code>javascript:alert\(1\)<\/code>/);
+});
+
+test("escapeHtml escapes the five characters", () => {
+  assert.equal(escapeHtml(`<a href="x" title='y'>&</a>`), "&#60;a href=&#34;x&#34; title=&#39;y&#39;&#62;&#38;&#60;/a&#62;");
+});
+
+test("a display that throws does not break the sign-in", () => {
+  const presenter = createNotebookPresenter({
+    newDisplay: () => ({
+      html() {
+        throw new Error("Not ready");
+      },
+    }),
+  });
+  assert.doesNotThrow(() => presenter.update({ type: "waiting" }));
+});
+
+test("kernelTslab: reaches tslab through the kernel's own require; a clear error elsewhere", () => {
+  const own = fakeTslab();
+  const asked: string[] = [];
+  const module = kernelTslab({ __tslab__: { require: (id: string) => (asked.push(id), own) } });
+  assert.equal(module, own);
+  assert.deepEqual(asked, ["tslab"]);
+  assert.throws(() => kernelTslab({}), (error: Error) => error instanceof CredCredentialsError && /tslab kernel/.test(error.message));
+});
+
+/** A stand-in for Deno.jupyter and the kernel's prompt(). */
+function fakeDeno(answers: Array<string | null>) {
+  const calls: Array<{ bundle: Record<string, string>; options: { display_id: string; update?: boolean } }> = [];
+  const prompts: string[] = [];
+  const globals = {
+    Deno: { jupyter: { display: async (bundle: Record<string, string>, options: { raw: true; display_id: string; update?: boolean }) => void calls.push({ bundle, options }) } },
+    prompt: (message: string) => (prompts.push(message), answers.shift() ?? null),
+    crypto: globalThis.crypto,
+  };
+  return { globals, calls, prompts };
+}
+
+test("Deno: one display id, the first call creates it and the next ones update it", () => {
+  const deno = fakeDeno([]);
+  const presenter = createDenoPresenter(deno.globals);
+  presenter.update({ type: "url", url: URL_WITH_AMP, mode: "loopback", scopes: SCOPES, browserOpened: false });
+  presenter.update({ type: "waiting" });
+  presenter.update({ type: "signed-in", account: "ann@example.com" });
+  assert.equal(deno.calls.length, 3);
+  const ids = new Set(deno.calls.map((c) => c.options.display_id));
+  assert.equal(ids.size, 1);
+  assert.deepEqual(deno.calls.map((c) => c.options.update), [false, true, true]);
+  assert.match(deno.calls[2]!.bundle["text/html"]!, /Signed in as ann@example.com/);
+  assert.equal(deno.calls[2]!.bundle["text/plain"], "Signed in as ann@example.com");
+});
+
+test("Deno: the code comes from the kernel's prompt(); an empty answer cancels", async () => {
+  const deno = fakeDeno(["  4/0code  ", null]);
+  const presenter = createDenoPresenter(deno.globals);
+  presenter.update({ type: "url", url: URL_WITH_AMP, mode: "paste", scopes: SCOPES, browserOpened: false });
+  presenter.update({ type: "code-needed" });
+  assert.match(deno.calls.at(-1)!.bundle["text/html"]!, /input box below/);
+  assert.equal(await presenter.readCode!(new AbortController().signal), "4/0code");
+  assert.equal(deno.prompts.length, 1);
+  await assert.rejects(presenter.readCode!(new AbortController().signal), CredCancelledError);
+});
+
+test("Deno presenter outside Deno's kernel: a clear error", () => {
+  assert.throws(() => createDenoPresenter({}), CredCredentialsError);
+});
