@@ -10,7 +10,7 @@ import type { Presenter } from "cred-auth";
 import { approveSignIn } from "cred-auth/emulator";
 import type { BrowserResult } from "cred-auth/emulator";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
-import { isolateHome, startFakeKaggle } from "./support.ts";
+import { isolateHome, startFakeKaggle, stderrOf } from "./support.ts";
 
 const home = isolateHome();
 const SCOPES = ["https://www.googleapis.com/auth/cloud-platform"];
@@ -42,21 +42,6 @@ function inKaggle(): void {
     KAGGLE_URL_BASE: kaggle.urlBase,
     KAGGLE_KERNEL_INTEGRATIONS: "GCS",
   });
-}
-
-/** Collects stderr while `body` runs. */
-async function stderrOf<T>(body: () => Promise<T>): Promise<{ value: T; text: string }> {
-  const write = process.stderr.write;
-  let text = "";
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    text += String(chunk);
-    return true;
-  }) as typeof process.stderr.write;
-  try {
-    return { value: await body(), text };
-  } finally {
-    process.stderr.write = write;
-  }
 }
 
 /** Options for a copy-paste sign-in played by the emulator's simulated browser. */

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { CredCredentialsError, registerHostedEnvironment } from "cred-auth";
 import type { HostedEnvironment } from "cred-auth";
 import { builtInEnvironments, tryHosted } from "../../dist/hosted/registry.js";
-import { isolateHome } from "./support.ts";
+import { isolateHome, stderrOf } from "./support.ts";
 
 isolateHome();
 
@@ -183,33 +183,17 @@ test("every failure is recorded under the environment's name as a one-line error
   assert.equal(result?.projectId, "p");
 });
 
-/** Runs `body` while collecting what is written to stderr. */
-async function stderrOf(body: () => Promise<unknown>): Promise<string> {
-  const write = process.stderr.write;
-  let text = "";
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    text += String(chunk);
-    return true;
-  }) as typeof process.stderr.write;
-  try {
-    await body();
-  } finally {
-    process.stderr.write = write;
-  }
-  return text;
-}
-
 test("with CRED_AUTH_DEBUG=1 each failure is one stderr line naming the environment and the reason, and no token", async () => {
   const failing = environment("failing", { fail: new CredCredentialsError("failing: the platform said no") });
   const good = environment("good");
   const env = { ...plain, CRED_AUTH_DEBUG: "1" };
-  const text = await stderrOf(() => tryHosted(SCOPES, [failing, good], env));
+  const { text } = await stderrOf(() => tryHosted(SCOPES, [failing, good], env));
   const lines = text.trimEnd().split("\n");
   assert.equal(lines.length, 2, text);
   assert.match(lines[0]!, /^cred-auth: .*failing.*the platform said no$/);
   assert.match(lines[1]!, /^cred-auth: .*good.*credentials obtained/);
   assert.doesNotMatch(text, /good-token/);
 
-  const quiet = await stderrOf(() => tryHosted(SCOPES, [failing, good], plain));
+  const { text: quiet } = await stderrOf(() => tryHosted(SCOPES, [failing, good], plain));
   assert.equal(quiet, "", "no debug output without CRED_AUTH_DEBUG=1");
 });

@@ -259,3 +259,18 @@ export async function deadPort(): Promise<number> {
   if (!address || typeof address === "string") throw new Error("no port");
   return address.port;
 }
+
+/** Runs `body` while collecting what is written to stderr. */
+export async function stderrOf<T>(body: () => Promise<T>): Promise<{ value: T; text: string }> {
+  const write = process.stderr.write;
+  let text = "";
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    text += String(chunk);
+    return true;
+  }) as typeof process.stderr.write;
+  try {
+    return { value: await body(), text };
+  } finally {
+    process.stderr.write = write;
+  }
+}
