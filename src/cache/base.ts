@@ -1,11 +1,12 @@
 import type { UserRefreshClient } from "google-auth-library";
 
 /**
- * Where user credentials are cached. This base class is also the no-op cache
- * ({@link NOOP}): it never finds credentials and never writes any.
+ * Where user credentials are cached (SPEC 2.2). This base class is also the no-op cache
+ * ({@link NOOP}): `load()` never finds credentials and `save()` writes nothing.
+ * Subclass it to keep credentials elsewhere (a secret store, memory).
  */
 export class CredentialsCache {
-  /** Cached user credentials, or `null` when there are none. */
+  /** Cached user credentials, or `null` when there are none. The base class always resolves `null`. */
   async load(): Promise<UserRefreshClient | null> {
     return null;
   }

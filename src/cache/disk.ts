@@ -1,0 +1,107 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { UserRefreshClient } from "google-auth-library";
+import { CredentialsFileError, readAuthorizedUserFile, writeUserCredentialsFile } from "../credentials/files.js";
+import { getCredentialInfo, setCredentialInfo } from "../credentials/info.js";
+import { authorizedUserFileFrom, userRefreshClientFrom } from "../credentials/load-user.js";
+import { CredentialsCache } from "./base.js";
+
+/** Default directory name of the disk caches, under the configuration directory. */
+export const DEFAULT_CACHE_DIRNAME = "cred";
+/** Default file name of the disk caches. */
+export const DEFAULT_CACHE_FILENAME = "cred_credentials.json";
+/** `code` of the warning emitted when a cache file is unusable. */
+export const CACHE_WARNING_CODE = "CRED_AUTH_CACHE";
+
+/** Constructor options of the disk caches (SPEC 2.2). */
+export interface CredentialsCacheOptions {
+  /** Directory under the configuration directory. Default `cred`. */
+  dirname?: string;
+  /** File name of the cache file. Default `cred_credentials.json`. */
+  filename?: string;
+}
+
+/**
+ * The configuration directory the disk caches live under: `$HOME/.config`, or on Windows
+ * `%APPDATA%/.config`. Read when asked, never at import.
+ */
+export function configDirectory(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  if (platform === "win32") return join(env.APPDATA || join(homedir(), "AppData", "Roaming"), ".config");
+  return join(homedir(), ".config");
+}
+
+/**
+ * What both disk caches share: the file location and `save()`. The file is an ADC
+ * `authorized_user` file (it also records the scopes and the client id), written
+ * atomically with mode 0600 in a directory created with mode 0700.
+ */
+export class FileCredentialsCache extends CredentialsCache {
+  /** Directory name under the configuration directory. */
+  readonly dirname: string;
+  /** File name of the cache file. */
+  readonly filename: string;
+
+  constructor(options?: CredentialsCacheOptions);
+  constructor(dirname?: string, filename?: string);
+  constructor(dirnameOrOptions?: string | CredentialsCacheOptions, filename?: string) {
+    super();
+    const options = typeof dirnameOrOptions === "object" && dirnameOrOptions !== null ? dirnameOrOptions : { dirname: dirnameOrOptions, filename };
+    this.dirname = pathPart(options.dirname ?? DEFAULT_CACHE_DIRNAME, "dirname");
+    this.filename = pathPart(options.filename ?? DEFAULT_CACHE_FILENAME, "filename");
+  }
+
+  /** `$HOME/.config/<dirname>/<filename>` (Windows: `%APPDATA%/.config/...`), computed on each access. */
+  get path(): string {
+    return join(configDirectory(), this.dirname, this.filename);
+  }
+
+  /** Writes the credentials' refresh token, client, scopes and account to the cache file. */
+  override async save(credentials: UserRefreshClient): Promise<void> {
+    const path = this.path;
+    await writeUserCredentialsFile(path, authorizedUserFileFrom(credentials));
+    const info = getCredentialInfo(credentials);
+    setCredentialInfo(credentials, { scopes: info?.scopes ?? [], ...info, path });
+  }
+}
+
+/**
+ * Reads cached credentials from disk and writes them there (the default, {@link READ_WRITE}).
+ * A missing file is "no credentials"; an unusable one (corrupt, truncated, empty, another
+ * type, unreadable) too, with one warning (`process.emitWarning`, code `CRED_AUTH_CACHE`),
+ * and the next save replaces it.
+ */
+export class ReadWriteCredentialsCache extends FileCredentialsCache {
+  /**
+   * The cached credentials, or `null`. No server is contacted: the scopes they were granted
+   * are in their `CredentialInfo`, so callers can check them before use.
+   */
+  override async load(): Promise<UserRefreshClient | null> {
+    const path = this.path;
+    let file;
+    try {
+      file = await readAuthorizedUserFile(path);
+    } catch (error) {
+      if (!(error instanceof CredentialsFileError && error.problem === "missing")) warnUnusable(error);
+      return null;
+    }
+    return userRefreshClientFrom(file, { path });
+  }
+}
+
+/**
+ * Writes credentials to disk and never reads them (`load()` resolves `null`), so every call
+ * signs in again and refreshes the cached file ({@link REAUTH}).
+ */
+export class WriteOnlyCredentialsCache extends FileCredentialsCache {}
+
+function warnUnusable(error: unknown): void {
+  const reason = error instanceof Error ? error.message : "it could not be read.";
+  process.emitWarning(`Ignoring the cached credentials: ${reason} The next sign-in replaces the file.`, { type: "CredAuthWarning", code: CACHE_WARNING_CODE });
+}
+
+function pathPart(value: unknown, name: string): string {
+  if (typeof value !== "string" || value.trim() === "" || value.includes("\0")) {
+    throw new TypeError(`The cache's ${name} must be a non-empty string.`);
+  }
+  return value;
+}
