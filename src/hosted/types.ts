@@ -2,6 +2,7 @@ import type { AuthClient } from "google-auth-library";
 
 /** Credentials given by a hosted notebook platform. */
 export interface HostedCredentials {
+  /** A google-auth-library client that refreshes its own token (e.g. `Compute`, `OAuth2Client`). */
   credentials: AuthClient;
   /** The platform's project id, when it tells one. */
   projectId: string | null;
