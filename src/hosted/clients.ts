@@ -1,11 +1,11 @@
 import type { Compute, Credentials, OAuth2Client } from "google-auth-library";
+import { loadGoogleAuthFor } from "./http.js";
 
 /** What GAL's refreshTokenNoCache() resolves to (its type is not exported by the package root). */
 interface GetTokenResponse {
   tokens: Credentials;
   res: null;
 }
-import { loadGoogleAuthFor } from "./http.js";
 
 /** Asks the platform for a fresh access token. */
 export type TokenSource = () => Promise<Credentials>;
@@ -58,6 +58,8 @@ function clientClasses(gal: GoogleAuthLibrary): ClientClasses {
   }
 
   class PlatformClient extends gal.OAuth2Client {
+    readonly #fetchToken: TokenSource;
+
     constructor(source: TokenSource) {
       super();
       const fetchToken = oneAtATime(async () => {
@@ -67,12 +69,11 @@ function clientClasses(gal: GoogleAuthLibrary): ClientClasses {
       });
       this.refreshHandler = async () => {
         const { access_token, expiry_date } = await fetchToken();
+        // expiry_date 0 reads as "unknown": GAL then refreshes after a 401 instead of before expiry.
         return { access_token: access_token ?? "", expiry_date: expiry_date ?? 0 };
       };
       this.#fetchToken = fetchToken;
     }
-
-    readonly #fetchToken: TokenSource;
 
     // The public refreshAccessToken() ends here: there is no refresh token, only the platform.
     protected override async refreshTokenNoCache(): Promise<GetTokenResponse> {

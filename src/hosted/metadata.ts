@@ -63,7 +63,7 @@ async function fetchMetadataToken(platform: MetadataPlatform, base: string, scop
     throw new CredCredentialsError(`${platform.label}: credential propagation was unsuccessful (HTTP ${reply.status}); ${platform.whenNoToken}`);
   }
   if (reply.status === 404) {
-    throw new CredCredentialsError(`${platform.label}: the metadata server has no token for this notebook yet (HTTP 404); ${platform.whenNoToken}`);
+    throw new CredCredentialsError(`${platform.label}: the metadata server has no token to give yet (HTTP 404); ${platform.whenNoToken}`);
   }
   if (reply.status !== 200) {
     throw statusError(platform.label, WHAT, reply.status, "check that the notebook's account may use the requested scopes.");
