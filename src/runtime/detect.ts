@@ -46,6 +46,12 @@ export interface HostFacts {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/**
+ * `1`: the user's browser is on another machine (use the copy-paste flow); `0`: it is on
+ * this one (a container or SSH session with forwarded ports). Overrides the detection.
+ */
+export const REMOTE_ENV = "CRED_AUTH_REMOTE";
+
 const CI_VARIABLES = [
   "CI",
   "CONTINUOUS_INTEGRATION",
@@ -134,6 +140,11 @@ function isCi(env: Env, reasons: string[]): boolean {
 }
 
 function isRemote(env: Env, host: HostFacts, reasons: string[]): boolean {
+  const forced = env[REMOTE_ENV]?.trim();
+  if (forced === "0" || forced === "1") {
+    reasons.push(`${forced === "1" ? "remote" : "local"}: ${REMOTE_ENV}=${forced}`);
+    return forced === "1";
+  }
   const ssh = SSH_VARIABLES.find((name) => isSet(env[name]));
   if (ssh) {
     reasons.push(`remote: SSH session (${ssh})`);

@@ -124,6 +124,16 @@ test("container: remote, no browser; the marker check runs only when needed", ()
   assert.equal(checks, 1);
 });
 
+test("CRED_AUTH_REMOTE overrides the detection both ways; other values are ignored", () => {
+  const inContainer = () => true;
+  const local = detectRuntime({ ...desktop, CRED_AUTH_REMOTE: "0", SSH_TTY: "/dev/pts/1" }, {}, host({ inContainer }));
+  assert.equal(local.remote, false);
+  assert.ok(local.reasons.some((r) => r.includes("CRED_AUTH_REMOTE=0")));
+  assert.equal(detectRuntime({ ...desktop, CRED_AUTH_REMOTE: "1" }, {}, host()).remote, true);
+  assert.equal(detectRuntime({ ...desktop, CRED_AUTH_REMOTE: "yes" }, {}, host({ inContainer })).remote, true);
+  assert.equal(detectRuntime({ ...desktop, CRED_AUTH_REMOTE: "yes" }, {}, host()).remote, false);
+});
+
 test("hosted and cloud workspaces are remote", () => {
   for (const env of [{ COLAB_RELEASE_TAG: "r1" }, { VERTEX_PRODUCT: "WORKBENCH_INSTANCE" }, { CLOUD_SHELL: "true" }, { JUPYTERHUB_USER: "ann" }, { CODESPACES: "true" }]) {
     assert.equal(detectRuntime({ ...desktop, ...env }, {}, host()).remote, true, JSON.stringify(env));
