@@ -70,9 +70,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let emulator: Emulator;
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    if (log) {
-      res.on("finish", () => log(`${req.method ?? "?"} ${requestUrl(req).pathname.slice(0, 200)} ${res.statusCode}`));
-    }
     req.on("error", () => req.socket.destroy());
     let url: URL;
     try {
@@ -80,6 +77,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     } catch {
       sendText(res, 400, "Bad Request\n");
       return;
+    }
+    if (log) {
+      res.on("finish", () => {
+        try {
+          log(`${req.method ?? "?"} ${url.pathname.slice(0, 200)} ${res.statusCode}`);
+        } catch {
+          // A failing log callback must not take the emulator down.
+        }
+      });
     }
     route({ state, req, res, url, closing: closing.signal }, emulator).catch((error: unknown) => answerFailure(res, error));
   });

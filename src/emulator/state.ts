@@ -10,6 +10,8 @@ const CODE_LIFETIME_MS = 10 * 60 * 1000;
 const PENDING_LIFETIME_MS = 30 * 60 * 1000;
 /** Expired entries are swept once a map grows past this, so a long-running emulator stays small. */
 const SWEEP_THRESHOLD = 10_000;
+/** Beyond this even live entries go, oldest first: a request flood must not exhaust memory. */
+const HARD_LIMIT = 100_000;
 
 /** Who consented to what, for which client. */
 export interface Grant {
@@ -63,6 +65,10 @@ function sweep<V extends { expiresAt: number }>(map: Map<string, V>): void {
   if (map.size < SWEEP_THRESHOLD) return;
   const now = Date.now();
   for (const [key, value] of map) if (value.expiresAt <= now) map.delete(key);
+  for (const key of map.keys()) {
+    if (map.size < HARD_LIMIT) break;
+    map.delete(key);
+  }
 }
 
 export function emptyStats(): EmulatorStats {
