@@ -11,12 +11,15 @@
  */
 export { defaultCredentials as default, defaultCredentials } from "./credentials/default.js";
 export { getUserCredentials, saveUserCredentials } from "./credentials/user.js";
+export { completeSignIn } from "./credentials/complete.js";
 export { loadUserCredentials } from "./credentials/load-user.js";
 export { loadServiceAccountCredentials } from "./credentials/service-account.js";
 export * as cache from "./cache/index.js";
 export * as exceptions from "./errors.js";
 export { CredAuthError, CredCredentialsError, CredConnectionError, CredCancelledError } from "./errors.js";
-export type { CredentialsCache } from "./cache/index.js";
+export type { CredentialsCache, CredentialsCacheOptions } from "./cache/index.js";
+export type { LoadCredentialsOptions } from "./credentials/load-user.js";
+export type { ServiceAccountCredentials } from "./credentials/service-account.js";
 export type { DefaultOptions, UserCredentialsOptions, SaveUserCredentialsOptions, PresenterChoice } from "./options.js";
 export type { Presenter, SignInEvent } from "./ui/presenter.js";
 export type { HostedEnvironment, HostedCredentials } from "./hosted/types.js";

@@ -1,0 +1,52 @@
+// A consumer project outside the repo (node_modules/cred-auth -> this repo) compiles
+// test/fixtures/consumer.ts against dist/*.d.ts: TypeScript 5.0 with node10 resolution (what
+// tslab uses) and current TypeScript with nodenext (CommonJS and ESM) and bundler resolution.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const repo = fileURLToPath(new URL("../..", import.meta.url));
+const modules = join(repo, "node_modules");
+let project = "";
+
+before(() => {
+  project = mkdtempSync(join(tmpdir(), "cred-auth-consumer-"));
+  mkdirSync(join(project, "node_modules", "@types"), { recursive: true });
+  symlinkSync(repo, join(project, "node_modules", "cred-auth"), "dir");
+  symlinkSync(join(modules, "google-auth-library"), join(project, "node_modules", "google-auth-library"), "dir");
+  symlinkSync(join(modules, "@types", "node"), join(project, "node_modules", "@types", "node"), "dir");
+  const consumer = fileURLToPath(new URL("../fixtures/consumer.ts", import.meta.url));
+  copyFileSync(consumer, join(project, "consumer.ts"));
+  copyFileSync(consumer, join(project, "consumer.mts"));
+});
+after(() => rmSync(project, { recursive: true, force: true }));
+
+function tsc(compiler: "typescript-5.0" | "typescript-current", file: string, flags: string[]): void {
+  const run = spawnSync(process.execPath, [join(modules, compiler, "bin", "tsc"), "--noEmit", "--strict", "--target", "es2022", "--types", "node", ...flags, file], {
+    cwd: project,
+    encoding: "utf8",
+  });
+  assert.equal(run.status, 0, `${compiler} ${flags.join(" ")} ${file}:\n${run.stdout}${run.stderr}`);
+}
+
+test("TypeScript 5.0, module commonjs + moduleResolution node10 (tslab), library files checked too", () => {
+  // lib "dom" is left out: @types/node 22's web-globals clash with TS 5.0's lib.dom (TS2502), not cred-auth or google-auth-library.
+  tsc("typescript-5.0", "consumer.ts", ["--module", "commonjs", "--moduleResolution", "node10", "--lib", "es2023"]);
+});
+
+test("TypeScript 5.0 with lib dom and skipLibCheck, as notebooks usually run", () => {
+  tsc("typescript-5.0", "consumer.ts", ["--module", "commonjs", "--moduleResolution", "node10", "--lib", "es2023,dom", "--skipLibCheck", "--esModuleInterop"]);
+});
+
+test("current TypeScript, nodenext, from CommonJS (.ts) and ESM (.mts)", () => {
+  tsc("typescript-current", "consumer.ts", ["--module", "nodenext", "--moduleResolution", "nodenext", "--lib", "es2023,dom"]);
+  tsc("typescript-current", "consumer.mts", ["--module", "nodenext", "--moduleResolution", "nodenext", "--lib", "es2023,dom"]);
+});
+
+test("current TypeScript, bundler resolution", () => {
+  tsc("typescript-current", "consumer.ts", ["--module", "preserve", "--moduleResolution", "bundler", "--lib", "es2023,dom"]);
+});
