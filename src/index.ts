@@ -11,6 +11,7 @@
  */
 export { defaultCredentials as default, defaultCredentials } from "./credentials/default.js";
 export { getUserCredentials, saveUserCredentials } from "./credentials/user.js";
+export { completeSignIn } from "./credentials/complete.js";
 export { loadUserCredentials } from "./credentials/load-user.js";
 export { loadServiceAccountCredentials } from "./credentials/service-account.js";
 export * as cache from "./cache/index.js";
