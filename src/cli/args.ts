@@ -93,9 +93,12 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
   return parsed;
 }
 
-/** The option name as typed, when it looks like one; never a value. */
-export function safeName(name: string): string {
-  return /^--?[A-Za-z][A-Za-z0-9_-]{0,40}$/.test(name) ? name : "(unrecognised)";
+/**
+ * The word as typed when it looks like an option or command name (short, letters, `-` and `_`,
+ * no digits), else a placeholder: a secret typed in the wrong place must not be printed.
+ */
+export function safeName(word: string): string {
+  return /^-{0,2}[A-Za-z][A-Za-z_-]{0,24}$/.test(word) ? word : "(unrecognised)";
 }
 
 function suggestion(name: string, byName: Map<string, OptionSpec>): string {

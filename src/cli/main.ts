@@ -1,7 +1,7 @@
 // Dispatch: the program's own flags, then one command, loaded only when it runs (print-token's
 // cached path must not pay for login's imports, let alone google-auth-library's).
 import { VERSION } from "../version.js";
-import { UsageError, parseCommandArgs, type CommandSpec } from "./args.js";
+import { UsageError, parseCommandArgs, safeName, type CommandSpec } from "./args.js";
 import { COMMANDS, commandHelp, programHelp } from "./commands.js";
 import { EXIT, exitCodeFor, reportError, writeOut } from "./output.js";
 
@@ -55,7 +55,7 @@ function helpFor(names: readonly string[]): string {
   return commandHelp(spec);
 }
 
-/** The word as typed when it is a plausible command or option name; never anything that could be a secret. */
 function safeWord(word: string): string {
-  return /^-{0,2}[A-Za-z][A-Za-z0-9_-]{0,30}$/.test(word) ? JSON.stringify(word) : "(unrecognised)";
+  const safe = safeName(word);
+  return safe === word ? JSON.stringify(word) : safe;
 }

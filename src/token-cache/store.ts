@@ -68,9 +68,10 @@ export function tokenCacheKey(file: TokenCacheIdentity, scopes: readonly string[
 export function readCachedToken(key: string, location: TokenCacheLocation = {}): CachedAccessToken | undefined {
   const dir = resolveDir(location);
   if (!dir) return undefined;
+  const path = tokenPath(dir, key);
   let text: string;
   try {
-    text = readFileSync(tokenPath(dir, key), "utf8");
+    text = readFileSync(path, "utf8");
   } catch {
     return undefined;
   }

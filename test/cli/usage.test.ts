@@ -1,0 +1,133 @@
+// The command line's shape: help, version, usage errors and their exit codes (no network).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { runCli, sandbox } from "./helpers.ts";
+
+const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+
+function oneErrorLine(stderr: string): string {
+  const lines = stderr.split("\n").filter(Boolean);
+  assert.equal(lines.length, 1, `expected one line on stderr, got: ${stderr}`);
+  assert.match(lines[0]!, /^cred-auth: /);
+  assert.doesNotMatch(stderr, /\n\s+at /, "no stack trace");
+  return lines[0]!;
+}
+
+test("no command: the program's help on stderr, exit 2", async () => {
+  const { env } = sandbox();
+  const r = await runCli([], env);
+  assert.equal(r.code, 2);
+  assert.equal(r.stdout, "");
+  assert.match(r.stderr, /^Usage: cred-auth COMMAND/);
+  for (const command of ["login", "print-token", "emulator"]) assert.match(r.stderr, new RegExp(`\\n  ${command} `));
+});
+
+test("-h, --help and `help`: the program's help on stdout, exit 0", async () => {
+  const { env } = sandbox();
+  for (const args of [["-h"], ["--help"], ["help"]]) {
+    const r = await runCli(args, env);
+    assert.equal(r.code, 0, args.join(" "));
+    assert.equal(r.stderr, "");
+    assert.match(r.stdout, /^Usage: cred-auth COMMAND/);
+    assert.match(r.stdout, /Exit codes: 0 success, 1 credentials error, 2 usage error, 3 connection error, 130 cancelled/);
+  }
+});
+
+test("--version prints package.json's version", async () => {
+  const { env } = sandbox();
+  const r = await runCli(["--version"], env);
+  assert.equal(r.code, 0);
+  assert.equal(r.stdout, `${pkg.version}\n`);
+});
+
+test("each command's --help lists its arguments and every documented flag", async () => {
+  const { env } = sandbox();
+  const expected: Record<string, string[]> = {
+    login: ["DESTINATION", "--scopes", "--client_id, --client-id", "--client_secret, --client-secret", "--client-secret-file", "--use_local_webserver", "--nouse_local_webserver, --no-use-local-webserver", "--timeout", "--no-browser"],
+    "print-token": ["CREDENTIALS_PATH", "--scopes", "--fresh", "--format", "--header", 'Authorization: Bearer $(cred-auth print-token creds.json)'],
+    emulator: ["--port", "--metadata-project", "--metadata-email"],
+  };
+  for (const [command, words] of Object.entries(expected)) {
+    for (const args of [[command, "--help"], [command, "-h"], ["help", command]]) {
+      const r = await runCli(args, env);
+      assert.equal(r.code, 0, args.join(" "));
+      assert.match(r.stdout, new RegExp(`^Usage: cred-auth ${command}`));
+      for (const word of words) assert.ok(r.stdout.includes(word), `${args.join(" ")} help lacks ${word}`);
+    }
+  }
+});
+
+test("--help wins over other mistakes on the same line", async () => {
+  const { env } = sandbox();
+  const r = await runCli(["print-token", "--bogus", "--help"], env);
+  assert.equal(r.code, 2, "an unknown option before --help is still an error");
+  const ok = await runCli(["print-token", "--help", "extra", "args"], env);
+  assert.equal(ok.code, 0);
+  assert.match(ok.stdout, /^Usage: cred-auth print-token/);
+});
+
+test("usage errors: one line naming the problem and the help to read, exit 2", async () => {
+  const { env } = sandbox();
+  const cases: [string[], RegExp][] = [
+    [["frobnicate"], /unknown command "frobnicate".*\(see cred-auth --help\)$/],
+    [["--frob"], /unknown option "--frob".*\(see cred-auth --help\)$/],
+    [["login"], /missing DESTINATION \(see cred-auth login --help\)$/],
+    [["print-token"], /missing CREDENTIALS_PATH \(see cred-auth print-token --help\)$/],
+    [["print-token", "a.json", "b.json"], /too many arguments: expected 1, got 2 \(see cred-auth print-token --help\)$/],
+    [["print-token", "a.json", "--format", "yaml"], /--format must be text or json \(see cred-auth print-token --help\)$/],
+    [["print-token", "a.json", "--format", "json", "--header"], /cannot be combined/],
+    [["print-token", "a.json", "--scopes"], /option --scopes needs a value/],
+    [["print-token", "a.json", "--scopes", " , ,"], /--scopes needs at least one scope \(see cred-auth print-token --help\)$/],
+    [["print-token", "a.json", "--fresh=yes"], /option --fresh takes no value/],
+    [["login", "out.json", "--timeout", "soon"], /--timeout needs a positive number of seconds \(see cred-auth login --help\)$/],
+    [["login", "out.json", "--timeout", "-5"], /--timeout needs a positive number of seconds/],
+    [["login", "out.json", "--client_id", "only-an-id"], /--client_id and --client_secret go together/],
+    [["login", "out.json", "--client-secret-file", "x.json", "--client-id", "id"], /either --client-secret-file or --client_id/],
+    [["login", "out.json", "--ui", "fancy"], /--ui must be one of auto, plain, terminal/],
+    [["login", "out.json", "--clientId", "x"], /unknown option --clientId \(did you mean --client_id\?\)/],
+    [["emulator", "--bogus"], /--bogus.*\(see cred-auth emulator --help\)$/],
+    [["emulator", "--port", "http"], /--port must be a number/],
+  ];
+  for (const [args, pattern] of cases) {
+    const r = await runCli(args, env);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.equal(r.stdout, "");
+    assert.match(oneErrorLine(r.stderr), pattern, args.join(" "));
+  }
+});
+
+test("usage errors never echo a value: a mistyped option or stray argument may be a secret", async () => {
+  const { env } = sandbox();
+  const secret = "GOCSPX-never-print-this-value";
+  for (const args of [
+    ["login", "out.json", `--client_secrt=${secret}`],
+    ["login", "out.json", secret],
+    [secret],
+    [`--${secret}`],
+    ["print-token", "a.json", `--scope=${secret}`],
+  ]) {
+    const r = await runCli(args, env);
+    assert.equal(r.code, 2);
+    assert.ok(!r.stderr.includes(secret) && !r.stdout.includes(secret), `${args.join(" ")} echoed the value: ${r.stderr}`);
+  }
+});
+
+test("underscore and kebab spellings, --opt=value and --opt value are the same option", async () => {
+  const { env } = sandbox();
+  // Each line gets past parsing (the dispatcher then fails on the destination being a directory: exit 2 from login itself).
+  for (const args of [
+    ["login", "/", "--client_id=a", "--client_secret=b"],
+    ["login", "/", "--client-id", "a", "--client-secret", "b"],
+    ["login", "/", "--use_local_webserver"],
+    ["login", "/", "--use-local-webserver"],
+    ["login", "/", "--nouse_local_webserver"],
+    ["login", "/", "--no-use-local-webserver"],
+    ["login", "/", "--nouse-local-webserver"],
+    ["login", "/", "--no-browser", "--timeout=1.5", "--scopes", "a, b"],
+  ]) {
+    const r = await runCli(args, env);
+    assert.equal(r.code, 2, args.join(" "));
+    assert.match(r.stderr, /^cred-auth: DESTINATION "\/" is a directory/, args.join(" "));
+  }
+});
