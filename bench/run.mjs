@@ -1,0 +1,329 @@
+#!/usr/bin/env node
+// cred-auth's benchmarks (issue 8). Whole processes, timed over repeated runs, each figure a
+// ratio against a baseline measured in the same run; counts where correctness is the point.
+// Usage: node bench/run.mjs [--smoke] [--runs N] [--warmup N] [--out FILE] [--no-hyperfine]
+// (`npm run bench` builds first). See bench/README.md.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, loadavg, release, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { findHyperfine, median, run, timeCommands } from "./lib/timing.mjs";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const CLI = join(ROOT, "dist", "cli.js");
+const fixture = (name) => join(ROOT, "bench", "fixtures", name);
+const preload = (name) => join(ROOT, "bench", "lib", name);
+const SCOPE = "https://www.googleapis.com/auth/cloud-platform";
+/** Packages that must not load on the light paths (the import, print-token's cached path). */
+const HEAVY = ["google-auth-library", "gaxios", "gcp-metadata", "gtoken", "conf", "ink", "ink-text-input", "react", "node-fetch", "open", "tslab"];
+const PROCESSES = 20;
+
+const { values: flags } = parseArgs({
+  options: {
+    smoke: { type: "boolean", default: false },
+    runs: { type: "string" },
+    warmup: { type: "string" },
+    out: { type: "string" },
+    "no-hyperfine": { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+if (flags.help) {
+  process.stdout.write("Usage: node bench/run.mjs [--smoke] [--runs N] [--warmup N] [--out FILE] [--no-hyperfine]\n");
+  process.exit(0);
+}
+const runs = positiveInt(flags.runs, flags.smoke ? 3 : 20);
+const warmup = positiveInt(flags.warmup, flags.smoke ? 1 : 3, true);
+const outFile = flags.out ?? join(ROOT, "bench", "results.json");
+const hyperfine = findHyperfine(flags["no-hyperfine"]);
+
+const { startEmulator, DEMO_CLIENT, EMULATOR_PATHS } = await import("cred-auth/emulator");
+const tokenCache = await import("../dist/token-cache/index.js");
+
+const work = mkdtempSync(join(tmpdir(), "cred-auth-bench-"));
+const emu = await startEmulator({ port: 0 });
+let exitCode = 1;
+try {
+  exitCode = await main();
+} catch (error) {
+  process.stderr.write(`bench: ${error instanceof Error ? error.stack : String(error)}\n`);
+} finally {
+  await emu.close();
+  rmSync(work, { recursive: true, force: true });
+}
+process.exit(exitCode);
+
+async function main() {
+  const env = isolatedEnv(work);
+  const tokenUrl = emu.url + EMULATOR_PATHS.token;
+  const userFile = (name) => {
+    const refreshToken = emu.issueRefreshToken({ scopes: [SCOPE] });
+    const file = { type: "authorized_user", client_id: DEMO_CLIENT.clientId, client_secret: DEMO_CLIENT.clientSecret, refresh_token: refreshToken, token_uri: tokenUrl, scopes: [SCOPE] };
+    const path = join(work, name);
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    writeFileSync(path, JSON.stringify(file, null, 2), { mode: 0o600 });
+    return { path, file };
+  };
+  const node = (...args) => ({ argv: [process.execPath, ...args], env });
+  const withEnv = (command, extra) => ({ argv: command.argv, env: { ...command.env, ...extra } });
+  const requests = () => emu.stats().tokenRequests;
+  const executions = warmup + runs;
+
+  const machine = machineInfo();
+  process.stderr.write(
+    `bench: ${flags.smoke ? "smoke" : "full"} run, ${runs} runs + ${warmup} warmup per command, ${hyperfine ? hyperfine.version : "own harness"}, ` +
+      `${machine.cpu} x${machine.nproc}, node ${machine.node}\n`,
+  );
+
+  const entries = [];
+  const timed = async ({ id, name, target, command, baseline, checks = [] }) => {
+    process.stderr.write(`bench: ${id} ${name}\n`);
+    const [samples, baselineSamples] = await timeCommands([command, baseline], { runs, warmup, hyperfine });
+    const entry = ratioEntry({ id, name, kind: "time", unit: "ms", target, samples, baselineSamples, checks });
+    entries.push(entry);
+    return entry;
+  };
+
+  // 1. Importing the package does no I/O and loads nothing heavy.
+  const importLoads = await heavyModulesLoaded(node(fixture("import-cred-auth.mjs")));
+  await timed({
+    id: "1",
+    name: 'cold import "cred-auth" vs import "google-auth-library"',
+    target: 1.15,
+    command: node(fixture("import-cred-auth.mjs")),
+    baseline: node(fixture("import-gal.mjs")),
+    checks: [check("heavy modules loaded by the import", "none", importLoads.join(", ") || "none")],
+  });
+
+  // 2. print-token with a valid cached access token.
+  const printUser = userFile("print/creds.json");
+  const printCached = node(CLI, "print-token", printUser.path);
+  const primed = await expectOk(printCached, "priming print-token");
+  const printLoads = await heavyModulesLoaded(printCached);
+  let before = requests();
+  await timed({
+    id: "2",
+    name: "print-token, cached token vs node -e 0",
+    target: 1.6,
+    command: printCached,
+    baseline: node("-e", "0"),
+    checks: [check("heavy modules loaded on the cached path", "none", printLoads.join(", ") || "none")],
+  }).then((entry) => entry.checks.push(check(`token requests in ${executions} cached runs`, 0, requests() - before)));
+  const cachedToken = primed.stdout.trim();
+
+  // 3. print-token that must refresh (--fresh: the expired-cache path: lock, refresh, write),
+  //    vs the least a script can do with google-auth-library.
+  before = requests();
+  await timed({
+    id: "3",
+    name: "print-token --fresh (refresh) vs google-auth-library refresh",
+    target: 1.2,
+    command: node(CLI, "print-token", "--fresh", printUser.path),
+    baseline: node(fixture("gal-refresh.mjs"), printUser.path),
+  }).then((entry) => entry.checks.push(check(`token requests in ${2 * executions} runs (one each)`, 2 * executions, requests() - before)));
+  // The same without any token cache, to show what the cache's bookkeeping costs.
+  await timed({
+    id: "3b",
+    name: "print-token, CRED_AUTH_TOKEN_CACHE=off vs google-auth-library refresh",
+    target: null,
+    command: withEnv(node(CLI, "print-token", printUser.path), { CRED_AUTH_TOKEN_CACHE: "off" }),
+    baseline: node(fixture("gal-refresh.mjs"), printUser.path),
+  });
+
+  // 4. default() in a fresh process: cached user credentials and a valid cached access token.
+  const cached = userFile("home/.config/cred/cred_credentials.json");
+  const defaultScript = node(fixture("default.mjs"));
+  before = requests();
+  await expectOk(defaultScript, "priming default()");
+  const primingRequests = requests() - before;
+  before = requests();
+  await expectOk(defaultScript, "default() with a warm token cache");
+  const warmRequests = requests() - before;
+  before = requests();
+  await timed({
+    id: "4",
+    name: "default(), warm caches vs new UserRefreshClient(file)",
+    target: 1.3,
+    command: defaultScript,
+    baseline: node(fixture("gal-construct.mjs"), cached.path),
+    checks: [
+      check("token requests of the first default() (cold token cache)", 1, primingRequests),
+      check("token requests of a second process's default()", 0, warmRequests),
+    ],
+  }).then((entry) => entry.checks.push(check(`token requests in ${executions} timed default() runs`, 0, requests() - before)));
+
+  // 5. Counts: one refresh, however many ask at once.
+  process.stderr.write("bench: 5 concurrency counts\n");
+  entries.push({ id: "5", name: "concurrent token requests", kind: "count", checks: [...(await concurrentCalls(node)), ...(await concurrentProcesses(node, userFile))] });
+
+  // 6. Peak memory of print-token's cached path.
+  process.stderr.write("bench: 6 peak memory\n");
+  const [rss, baselineRss] = await maxRss([printCached, node("-e", "0")], runs);
+  entries.push(ratioEntry({ id: "6", name: "print-token cached, max RSS vs node -e 0", kind: "memory", unit: "KiB", target: 1.3, samples: rss, baselineSamples: baselineRss, checks: [] }));
+
+  if (!cachedToken) entries[1].checks.push(check("print-token printed a token", "a token", "nothing"));
+  machine.loadAfter = loadavg().map((l) => Number(l.toFixed(2)));
+  const report = {
+    date: new Date().toISOString(),
+    mode: flags.smoke ? "smoke" : "full",
+    runs,
+    warmup,
+    timer: hyperfine ? hyperfine.version : "own harness (spawn + process.hrtime)",
+    machine,
+    entries,
+    correct: entries.every((e) => e.checks.every((c) => c.pass)),
+    targetsMet: entries.every((e) => e.pass !== false),
+  };
+  mkdirSync(dirname(outFile), { recursive: true });
+  writeFileSync(outFile, JSON.stringify(report, null, 2) + "\n");
+  process.stdout.write(table(entries));
+  process.stdout.write(`\n${machine.cpu} x${machine.nproc}, node ${machine.node}, load ${machine.loadBefore.join(" ")} -> ${machine.loadAfter.join(" ")}; results: ${outFile}\n`);
+  if (!report.correct) process.stderr.write("bench: a correctness check failed (see the table)\n");
+  return report.correct ? 0 : 1;
+
+  /** 5a: 1,000 concurrent getAccessToken() calls on one credentials object. */
+  async function concurrentCalls(node) {
+    const result = await expectOk(node(fixture("concurrent.mjs"), emu.url), "1,000 concurrent getAccessToken()");
+    const { calls, distinctTokens, before, after } = JSON.parse(result.stdout);
+    return [
+      check(`token requests for ${calls} concurrent getAccessToken()`, 1, after - before),
+      check("distinct tokens they got", 1, distinctTokens),
+    ];
+  }
+
+  /** 5b: 20 processes print-token at once on the same expired credentials. */
+  async function concurrentProcesses(node, userFile) {
+    const expired = userFile("expired/creds.json");
+    const key = tokenCache.tokenCacheKey(expired.file, expired.file.scopes, expired.file.token_uri);
+    const cacheDir = join(env.XDG_CACHE_HOME, "cred-auth", "tokens");
+    tokenCache.writeCachedToken(key, { access_token: "expired-token", expiry_date: Date.now() - 60_000, token_type: "Bearer" }, { dir: cacheDir });
+    const before = requests();
+    const outcomes = await Promise.all(Array.from({ length: PROCESSES }, () => run(node(CLI, "print-token", expired.path).argv, { env })));
+    const made = requests() - before;
+    const tokens = outcomes.filter((o) => o.code === 0).map((o) => o.stdout.trim());
+    const distinct = new Set(tokens);
+    const [token] = distinct;
+    const cachedAfter = tokenCache.readCachedToken(key, { dir: cacheDir });
+    const cacheValid = cachedAfter !== undefined && cachedAfter.access_token === token && tokenCache.hasValidity(cachedAfter, tokenCache.MIN_VALIDITY_MS);
+    return [
+      check(`token requests of ${PROCESSES} print-token processes at once`, 1, made),
+      check("processes that printed a token", PROCESSES, tokens.length),
+      check("distinct tokens printed", 1, distinct.size),
+      check("the token is valid at the emulator", true, token !== undefined && emu.checkAccessToken(token) !== null),
+      check("token cache holds it, valid, afterwards", true, cacheValid),
+    ];
+  }
+}
+
+/** Each command run `count` times (interleaved) under a preload that reports its peak RSS. */
+async function maxRss(commands, count) {
+  const samples = commands.map(() => []);
+  const dir = mkdtempSync(join(tmpdir(), "cred-auth-rss-"));
+  try {
+    for (let round = 0; round < count; round++) {
+      for (const [i, command] of commands.entries()) {
+        const out = join(dir, `${round}-${i}`);
+        const [exe, ...args] = command.argv;
+        await expectOk({ argv: [exe, "--require", preload("max-rss.cjs"), ...args], env: { ...command.env, BENCH_RSS_OUT: out } }, "max RSS run");
+        samples[i].push(Number(readFileSync(out, "utf8").trim()));
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return samples;
+}
+
+/** The heavy packages `command` loads (resolved modules recorded by a preloaded hook). */
+async function heavyModulesLoaded(command) {
+  const dir = mkdtempSync(join(tmpdir(), "cred-auth-trace-"));
+  const out = join(dir, "loads.txt");
+  try {
+    const [exe, ...args] = command.argv;
+    await expectOk({ argv: [exe, "--require", preload("trace-loads.cjs"), ...args], env: { ...command.env, BENCH_TRACE_OUT: out } }, "module trace");
+    const loaded = readFileSync(out, "utf8").split("\n").filter(Boolean);
+    if (loaded.length === 0) throw new Error("the module trace recorded nothing (node:module registerHooks missing?)");
+    const packages = new Set();
+    for (const url of loaded) {
+      const match = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+      if (match && HEAVY.includes(match[1])) packages.add(match[1]);
+    }
+    return [...packages].sort();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function expectOk(command, what) {
+  const result = await run(command.argv, { env: command.env });
+  if (result.code !== 0) throw new Error(`${what} failed (exit ${result.code}): ${result.stderr.trim().split("\n").slice(-3).join(" | ")}`);
+  return result;
+}
+
+function ratioEntry({ id, name, kind, unit, target, samples, baselineSamples, checks }) {
+  const value = median(samples);
+  const baseline = median(baselineSamples);
+  const ratio = value / baseline;
+  return { id, name, kind, unit, median: round(value), baselineMedian: round(baseline), ratio: round(ratio, 3), target, pass: target === null ? null : ratio <= target, samples: samples.map((s) => round(s)), baselineSamples: baselineSamples.map((s) => round(s)), checks };
+}
+
+function check(name, expected, actual) {
+  return { name, expected, actual, pass: actual === expected };
+}
+
+/** Children see a home of their own, no proxy, no inherited NODE_OPTIONS or compile cache. */
+function isolatedEnv(root) {
+  const home = join(root, "home");
+  mkdirSync(join(home, ".config"), { recursive: true, mode: 0o700 });
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_CACHE_HOME: join(root, "cache"),
+    LANG: "C",
+    NO_PROXY: "127.0.0.1,localhost",
+  };
+}
+
+function machineInfo() {
+  let cpu = "unknown CPU";
+  try {
+    cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1]?.trim() ?? cpu;
+  } catch {}
+  return { cpu, nproc: availableParallelism(), node: process.version, os: `${process.platform} ${release()}`, loadBefore: loadavg().map((l) => Number(l.toFixed(2))) };
+}
+
+function table(entries) {
+  const rows = [["#", "benchmark", "median", "baseline", "ratio", "target", "result"]];
+  for (const e of entries) {
+    if (e.kind !== "count") {
+      rows.push([e.id, e.name, quantity(e.median, e.unit), quantity(e.baselineMedian, e.unit), `${e.ratio.toFixed(2)}x`, e.target === null ? "(info)" : `<= ${e.target}x`, e.pass === null ? "-" : e.pass ? "pass" : "MISS"]);
+    } else {
+      rows.push([e.id, e.name, "", "", "", "", ""]);
+    }
+    for (const c of e.checks) rows.push(["", `  ${c.name}`, String(c.actual), "", "", `= ${c.expected}`, c.pass ? "ok" : "FAIL"]);
+  }
+  const widths = rows[0].map((_, col) => Math.max(...rows.map((r) => r[col].length)));
+  const line = (r) => r.map((cell, col) => (col >= 2 && col <= 4 ? cell.padStart(widths[col]) : cell.padEnd(widths[col]))).join("  ").trimEnd();
+  return [line(rows[0]), widths.map((w) => "-".repeat(w)).join("  "), ...rows.slice(1).map(line)].join("\n") + "\n";
+}
+
+function quantity(value, unit) {
+  return unit === "KiB" ? `${(value / 1024).toFixed(1)} MiB` : `${value.toFixed(1)} ms`;
+}
+
+function round(value, digits = 2) {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+function positiveInt(text, fallback, allowZero = false) {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < (allowZero ? 0 : 1)) {
+    process.stderr.write(`bench: expected a whole number, got ${JSON.stringify(text)}\n`);
+    process.exit(2);
+  }
+  return n;
+}
