@@ -1,0 +1,211 @@
+// A misbehaving token server, seen through every way cred-auth gets a token: the two loaders,
+// getUserCredentials refreshing a cached credential, and `cred-auth print-token` refreshing an
+// expired cached token. Each fault ends in the right error class with a one-line message, and
+// nothing on disk changes (credentials file, cache file, token cache: byte for byte).
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, describe, test } from "node:test";
+import type { TestContext } from "node:test";
+import { CredConnectionError, cache, getUserCredentials, loadServiceAccountCredentials, loadUserCredentials } from "cred-auth";
+import type { Presenter, SignInEvent } from "cred-auth";
+import { DEMO_CLIENT, startEmulator } from "cred-auth/emulator";
+import type { Emulator, Fault } from "cred-auth/emulator";
+import { writeUserCredentialsFile } from "../../dist/credentials/files.js";
+import { tokenCacheKey, writeCachedToken } from "../../dist/token-cache/index.js";
+import { freePortRange, rangeEnv } from "../oauth/helpers.ts";
+import { SCOPES, SHORT_TIMEOUT_PRELOAD, closedPort, isolatedEnv, lines, runCli, snapshot } from "./support.ts";
+
+/** Per-attempt token timeout everywhere in this file (gaxios makes 3 attempts). */
+const TIMEOUT_MS = 2000;
+/** A "slow" reply comes long after every attempt gave up. */
+const SLOW_MS = 15_000;
+
+// getUserCredentials has no timeout option: shorten the default for this process (test seam,
+// the same one the CLI children get through SHORT_TIMEOUT_PRELOAD).
+createRequire(import.meta.url)("../../dist/util/token-requests.js").DEFAULT_TOKEN_TIMEOUT_MS = TIMEOUT_MS;
+
+const home = mkdtempSync(join(tmpdir(), "cred-auth-faults-"));
+after(() => rmSync(home, { recursive: true, force: true }));
+process.env.HOME = home;
+process.env.CRED_AUTH_HOSTED = "off";
+process.env.CRED_AUTH_TOKEN_CACHE = "off";
+delete process.env.CRED_AUTH_EMULATOR_HOST;
+// Should a regression start a sign-in, it must not take the default ports 8080-8089.
+process.env.CRED_AUTH_LOOPBACK_PORTS = rangeEnv(await freePortRange(2));
+
+interface FaultCase {
+  name: string;
+  /** Queues the fault on the emulator; absent: the token server's port is closed. */
+  fault?: Fault;
+  message: RegExp;
+}
+
+const FAULTS: FaultCase[] = [
+  { name: "5xx on every attempt", fault: { kind: "status", status: 503 }, message: /the token server answered 503 \(temporarily_unavailable\); try again later\.$/ },
+  { name: "slow beyond the timeout", fault: { kind: "slow", delayMs: SLOW_MS }, message: /the token server did not answer in time; try again later\.$/ },
+  { name: "connection refused", message: /could not reach the token server \(ECONNREFUSED\); check the network\.$/ },
+  { name: "garbage instead of JSON", fault: { kind: "garbage" }, message: /the token server sent an unreadable reply\.$/ },
+  { name: "truncated JSON", fault: { kind: "truncated" }, message: /the token server sent an unreadable reply\.$/ },
+  { name: "an HTML error page", fault: { kind: "html" }, message: /the token server answered HTTP 502; try again later\.$/ },
+];
+
+/** An emulator for one test, closed after it. */
+async function emulatorFor(t: TestContext): Promise<Emulator> {
+  const emu = await startEmulator();
+  t.after(() => emu.close());
+  return emu;
+}
+
+/** The token URL for a case: the emulator's, or a closed port. */
+async function tokenUrlFor(emu: Emulator, fault: FaultCase): Promise<string> {
+  return fault.fault ? `${emu.url}/token` : `http://127.0.0.1:${await closedPort()}/token`;
+}
+
+function userFile(emu: Emulator, tokenUrl: string) {
+  return {
+    type: "authorized_user" as const,
+    client_id: DEMO_CLIENT.clientId,
+    client_secret: DEMO_CLIENT.clientSecret,
+    refresh_token: emu.issueRefreshToken({ scopes: SCOPES }),
+    token_uri: tokenUrl,
+    scopes: SCOPES,
+  };
+}
+
+function caseDir(t: TestContext): string {
+  const dir = mkdtempSync(join(home, "case-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function assertConnectionError(error: unknown, fault: FaultCase, prefix: string): true {
+  assert.ok(error instanceof CredConnectionError, `expected CredConnectionError, got ${(error as Error)?.name}: ${(error as Error)?.message}`);
+  assert.ok(error.message.startsWith(prefix), `message starts with ${JSON.stringify(prefix)}: ${error.message}`);
+  assert.match(error.message, fault.message);
+  assert.ok(!error.message.includes("\n"), "one line");
+  return true;
+}
+
+/** Records what a sign-in would show; none may start while refreshing a cached credential fails. */
+function recordingPresenter(): Presenter & { events: SignInEvent[] } {
+  const events: SignInEvent[] = [];
+  return { events, update: (event) => void events.push(event) };
+}
+
+const ENTRY_POINTS = {
+  async loadUserCredentials(t: TestContext, fault: FaultCase): Promise<void> {
+    const emu = await emulatorFor(t);
+    const dir = caseDir(t);
+    const path = join(dir, "user.json");
+    await writeUserCredentialsFile(path, userFile(emu, await tokenUrlFor(emu, fault)));
+    const before = snapshot(dir);
+    if (fault.fault) emu.failNext(20, fault.fault);
+    await assert.rejects(loadUserCredentials(path, { timeoutMs: TIMEOUT_MS }), (error) =>
+      assertConnectionError(error, fault, `Getting an access token with the user credentials in ${JSON.stringify(path)} failed: `),
+    );
+    assert.deepEqual(snapshot(dir), before);
+  },
+
+  async loadServiceAccountCredentials(t: TestContext, fault: FaultCase): Promise<void> {
+    const emu = await emulatorFor(t);
+    const dir = caseDir(t);
+    const path = join(dir, "key.json");
+    const key: Record<string, string> = { ...emu.createServiceAccountKey(), token_uri: await tokenUrlFor(emu, fault) };
+    writeFileSync(path, JSON.stringify(key), { mode: 0o600 });
+    const before = snapshot(dir);
+    if (fault.fault) emu.failNext(20, fault.fault);
+    await assert.rejects(loadServiceAccountCredentials(path, SCOPES, { timeoutMs: TIMEOUT_MS }), (error) =>
+      assertConnectionError(error, fault, `Getting an access token for service account ${key.client_email} with the key in ${JSON.stringify(path)} failed: `),
+    );
+    assert.deepEqual(snapshot(dir), before);
+  },
+
+  async getUserCredentials(t: TestContext, fault: FaultCase): Promise<void> {
+    const emu = await emulatorFor(t);
+    const credentialsCache = new cache.ReadWriteCredentialsCache({ dirname: `faults-${Math.random().toString(36).slice(2)}` });
+    t.after(() => rmSync(dirname(credentialsCache.path), { recursive: true, force: true }));
+    await writeUserCredentialsFile(credentialsCache.path, userFile(emu, await tokenUrlFor(emu, fault)));
+    const before = snapshot(dirname(credentialsCache.path));
+    if (fault.fault) emu.failNext(20, fault.fault);
+    const presenter = recordingPresenter();
+    await assert.rejects(getUserCredentials(SCOPES, { credentialsCache, presenter, openBrowser: false, timeoutMs: 5000 }), (error) =>
+      assertConnectionError(error, fault, "Refreshing the cached user credentials failed: "),
+    );
+    assert.deepEqual(presenter.events, [], "no sign-in was started: the network is the problem, not the credentials");
+    assert.deepEqual(snapshot(dirname(credentialsCache.path)), before, "the cache file is untouched");
+  },
+
+  async "cred-auth print-token"(t: TestContext, fault: FaultCase): Promise<void> {
+    const emu = await emulatorFor(t);
+    const dir = caseDir(t);
+    const path = join(dir, "user.json");
+    const file = userFile(emu, await tokenUrlFor(emu, fault));
+    await writeUserCredentialsFile(path, file);
+    // An expired token in the token cache: print-token must take the refresh path.
+    const tokens = join(dir, "tokens");
+    const key = tokenCacheKey(file, SCOPES, file.token_uri);
+    assert.ok(writeCachedToken(key, { access_token: "expired-access-token", expiry_date: Date.now() - 1000, token_type: "Bearer", scopes: SCOPES }, { dir: tokens }));
+    const before = snapshot(dir);
+    if (fault.fault) emu.failNext(20, fault.fault);
+    const env = isolatedEnv(dir, { CRED_AUTH_TOKEN_CACHE: tokens, CRED_AUTH_TEST_TOKEN_TIMEOUT_MS: String(TIMEOUT_MS) });
+    const result = await runCli(["print-token", path], { env, nodeArgs: ["--require", SHORT_TIMEOUT_PRELOAD] });
+    assert.equal(result.code, 3, `exit 3 (connection error); stderr: ${result.stderr}`);
+    assert.equal(result.stdout, "");
+    const errorLines = lines(result.stderr);
+    assert.equal(errorLines.length, 1, `one line on stderr: ${result.stderr}`);
+    assert.ok(errorLines[0]!.startsWith(`cred-auth: Getting an access token with the user credentials in ${JSON.stringify(path)} failed: `), errorLines[0]);
+    assert.match(errorLines[0]!, fault.message);
+    assert.deepEqual(snapshot(dir), before, "credentials file and token cache untouched, no lock left behind");
+  },
+};
+
+describe("token server faults end in CredConnectionError / exit 3 and change nothing on disk", { concurrency: true }, () => {
+  for (const [entry, run] of Object.entries(ENTRY_POINTS)) {
+    for (const fault of FAULTS) test(`${entry}: ${fault.name}`, (t) => run(t, fault));
+  }
+});
+
+describe("one failed attempt is retried and the refresh succeeds", { concurrency: true }, () => {
+  const ONE_OFF: Fault[] = [{ kind: "status", status: 503 }, { kind: "reset" }];
+  for (const fault of ONE_OFF) {
+    test(`loadUserCredentials and loadServiceAccountCredentials after one ${fault.kind}`, async (t) => {
+      const emu = await emulatorFor(t);
+      const dir = caseDir(t);
+      const userPath = join(dir, "user.json");
+      await writeUserCredentialsFile(userPath, userFile(emu, `${emu.url}/token`));
+      emu.failNext(1, fault);
+      const user = await loadUserCredentials(userPath, { timeoutMs: TIMEOUT_MS });
+      assert.ok(emu.checkAccessToken(user.credentials.access_token!));
+      const keyPath = join(dir, "key.json");
+      writeFileSync(keyPath, JSON.stringify(emu.createServiceAccountKey()));
+      emu.failNext(1, fault);
+      const sa = await loadServiceAccountCredentials(keyPath, SCOPES, { timeoutMs: TIMEOUT_MS });
+      assert.ok(emu.checkAccessToken(sa.credentials.access_token!));
+      assert.equal(emu.stats().tokenRequests, 4, "each refresh took exactly one retry");
+    });
+
+    test(`getUserCredentials and print-token after one ${fault.kind}`, async (t) => {
+      const emu = await emulatorFor(t);
+      const credentialsCache = new cache.ReadWriteCredentialsCache({ dirname: `retry-${Math.random().toString(36).slice(2)}` });
+      t.after(() => rmSync(dirname(credentialsCache.path), { recursive: true, force: true }));
+      const file = userFile(emu, `${emu.url}/token`);
+      await writeUserCredentialsFile(credentialsCache.path, file);
+      emu.failNext(1, fault);
+      const presenter = recordingPresenter();
+      const credentials = await getUserCredentials(SCOPES, { credentialsCache, presenter, openBrowser: false, timeoutMs: 5000 });
+      assert.ok(emu.checkAccessToken(credentials.credentials.access_token!));
+      assert.deepEqual(presenter.events, []);
+
+      const dir = caseDir(t);
+      emu.failNext(1, fault);
+      const env = isolatedEnv(dir, { CRED_AUTH_TOKEN_CACHE: join(dir, "tokens") });
+      const result = await runCli(["print-token", credentialsCache.path], { env });
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stderr, "");
+      assert.ok(emu.checkAccessToken(result.stdout.trim()), "print-token printed a token the emulator issued");
+    });
+  }
+});

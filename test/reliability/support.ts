@@ -1,0 +1,116 @@
+// Shared by the reliability tests: the CLI as a real process, closed ports, byte-exact
+// snapshots of directories, bounded concurrency.
+import { spawn } from "node:child_process";
+import { lstatSync, readFileSync, readdirSync } from "node:fs";
+import { createServer } from "node:net";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+export const CLI = join(ROOT, "dist", "cli.js");
+export const SCOPES = ["https://www.googleapis.com/auth/cloud-platform"];
+
+/**
+ * Preloaded into CLI children (`--require`) to shorten the per-attempt token timeout from
+ * 20 s: the only way to see a slow token server time out in a bounded test.
+ */
+export const SHORT_TIMEOUT_PRELOAD = fileURLToPath(new URL("./short-token-timeout.cjs", import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Node flags before the script, e.g. `--require` a preload. */
+  nodeArgs?: string[];
+  /** Run under this umask (through /bin/sh). */
+  umask?: string;
+  /** Killed after this long (default 60 s): a hang fails the test instead of stalling it. */
+  killAfterMs?: number;
+}
+
+/** Runs `cred-auth ARGS` as a child process and collects its output and exit code. */
+export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  const argv = [...(options.nodeArgs ?? []), CLI, ...args];
+  const [command, commandArgs] =
+    options.umask === undefined ? [process.execPath, argv] : ["/bin/sh", ["-c", `umask ${options.umask} && exec "$0" "$@"`, process.execPath, ...argv]];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, commandArgs, { env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.killAfterMs ?? 60_000);
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** An environment for a child: HOME, XDG dirs and the token cache inside `home`, no emulator, no ADC. */
+export function isolatedEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of Object.keys(env)) {
+    if (name.startsWith("CRED_AUTH_") || name.startsWith("GOOGLE_") || name === "GCE_METADATA_HOST" || name === "NODE_OPTIONS") delete env[name];
+  }
+  return {
+    ...env,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+    CLOUDSDK_CONFIG: join(home, "gcloud"),
+    CRED_AUTH_HOSTED: "off",
+    ...extra,
+  };
+}
+
+/** A loopback port nothing listens on (bound once, then released). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Every entry under `dir` (recursively): its mode and, for files, its bytes (base64). */
+export function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (path: string): void => {
+    const stats = lstatSync(path);
+    const key = relative(dir, path) || ".";
+    if (stats.isDirectory()) {
+      out[key] = `dir ${(stats.mode & 0o777).toString(8)}`;
+      for (const name of readdirSync(path).sort()) walk(join(path, name));
+    } else {
+      out[key] = `file ${(stats.mode & 0o777).toString(8)} ${stats.isFile() ? readFileSync(path).toString("base64") : "special"}`;
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** Runs `work` over `items` with at most `limit` at a time, in order of start. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+}
+
+/** The lines of `text`, without the empty last one. */
+export function lines(text: string): string[] {
+  return text.split("\n").filter((line, i, all) => line !== "" || i < all.length - 1);
+}
