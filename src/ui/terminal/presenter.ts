@@ -66,10 +66,13 @@ export async function createTerminalPresenter(options: TerminalPresenterOptions 
       if (phase === "preparing" || phase === "waiting") store.set({ ...store.get(), phase: "code" });
       return codes.next(signal);
     },
-    close() {
+    async close() {
       if (closed) return;
       closed = true;
       codes.fail(new CredCancelledError("The sign-in display was closed."));
+      // React commits store updates in a microtask: an update made just before close() must
+      // reach the screen before ink draws its final frame.
+      await new Promise((resolve) => setImmediate(resolve));
       app.unmount();
     },
   };
