@@ -170,9 +170,9 @@ test("the flow's signal stops a pending readCode", async () => {
 
 test("close() unmounts and rejects a pending readCode; a second close is harmless", async () => {
   const { presenter, abort } = await start();
-  const code = presenter.readCode!(new AbortController().signal);
+  const rejected = assert.rejects(presenter.readCode!(new AbortController().signal), CredCancelledError);
   await presenter.close?.();
-  await assert.rejects(code, CredCancelledError);
+  await rejected;
   await presenter.close?.();
   assert.equal(abort.signal.aborted, false, "closing is not cancelling");
 });
