@@ -1,0 +1,56 @@
+// Access tokens that outlive a process for the library too: the CLI's token cache
+// (src/token-cache) shared with getUserCredentials() and default(). The credentials file
+// itself never holds an access token; the token cache never holds a refresh token.
+import type { Credentials, UserRefreshClient } from "google-auth-library";
+import { MIN_VALIDITY_MS, readCachedToken, tokenCacheKey, writeCachedToken, type TokenCacheLocation } from "../token-cache/index.js";
+import { getCredentialInfo } from "./info.js";
+
+const attached = new WeakSet<object>();
+
+/**
+ * Shares the token cache with `client`, user credentials loaded from a file:
+ * - a cached access token with more than 5 minutes left is set on the client, so its first
+ *   `getAccessToken()` makes no token request;
+ * - every token the client obtains by refreshing is written back for the next process.
+ *
+ * The key is the one `cred-auth print-token` uses for the same file (client id, refresh
+ * token, token URL, granted scopes), so both serve each other. Clients that were not loaded
+ * from a file (no `path` in their {@link CredentialInfo}: a sign-in kept in memory, a custom
+ * cache) are left alone, as are clients without a refresh token, or when the cache is off
+ * (`CRED_AUTH_TOKEN_CACHE=off`). Attaching twice is harmless. Never throws: the cache is an
+ * optimisation.
+ *
+ * @returns true when a cached token was set on the client.
+ */
+export function attachTokenCache(client: UserRefreshClient, location: TokenCacheLocation = {}): boolean {
+  const key = keyOf(client);
+  if (key === undefined || location.dir === false || attached.has(client)) return false;
+  attached.add(client);
+  const scopes = [...(getCredentialInfo(client)?.scopes ?? [])];
+  client.on("tokens", (tokens: Credentials) => {
+    // A refresh reports the new access token without the refresh token: write the access token
+    // fields only, the credentials stay as they are.
+    if (!tokens.access_token || typeof tokens.expiry_date !== "number") return;
+    writeCachedToken(key, { access_token: tokens.access_token, expiry_date: tokens.expiry_date, token_type: "Bearer", scopes }, location);
+  });
+  if (client.credentials.access_token && hasTimeLeft(client.credentials.expiry_date)) return false;
+  const cached = readCachedToken(key, location);
+  if (!cached || !hasTimeLeft(cached.expiry_date)) return false;
+  client.setCredentials({ ...client.credentials, access_token: cached.access_token, expiry_date: cached.expiry_date, token_type: "Bearer" });
+  return true;
+}
+
+/** The token-cache key of a file-loaded user client, or undefined when it has none. */
+function keyOf(client: UserRefreshClient): string | undefined {
+  const info = getCredentialInfo(client);
+  const refreshToken = client.credentials.refresh_token ?? (client as { _refreshToken?: string | null })._refreshToken ?? undefined;
+  const clientId = client._clientId ?? info?.clientId;
+  if (info?.path === undefined || !refreshToken || !clientId) return undefined;
+  const tokenUrl = info.tokenUrl ?? String(client.endpoints.oauth2TokenUrl);
+  return tokenCacheKey({ type: "authorized_user", client_id: clientId, refresh_token: refreshToken }, info.scopes, tokenUrl);
+}
+
+/** More than 5 minutes left (google-auth-library refreshes earlier than that on its own). */
+function hasTimeLeft(expiryDate: number | null | undefined): boolean {
+  return typeof expiryDate === "number" && expiryDate - Date.now() > MIN_VALIDITY_MS;
+}
