@@ -1,0 +1,106 @@
+// print-token's cached path is the hot path of shell scripts: it must load no package at all
+// (google-auth-library, conf, ink, react, node-fetch, open...), only a handful of our modules.
+// A preload script records every module resolved (require and import) and require.cache at exit.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { withEmulator } from "../support/emulator.ts";
+import { runCli, sandbox, serviceAccountFile, userFile, type Sandbox } from "./helpers.ts";
+
+const DIST = fileURLToPath(new URL("../../dist/", import.meta.url));
+const HEAVY = ["google-auth-library", "gaxios", "gcp-metadata", "conf", "ink", "react", "node-fetch", "open", "tslab", "jws"];
+/** The dist modules the cached path may load. */
+const ALLOWED = new Set([
+  "cli.js",
+  "cli/main.js",
+  "cli/args.js",
+  "cli/commands.js",
+  "cli/output.js",
+  "cli/print-token.js",
+  "token-cache/index.js",
+  "token-cache/store.js",
+  "token-cache/get.js",
+  "token-cache/lock.js",
+  "credentials/files.js",
+  "util/atomic-write.js",
+  "util/token-requests.js",
+  "oauth/endpoints.js",
+  "shared/constants.js",
+  "errors.js",
+  "version.js",
+]);
+
+const RECORDER = `
+const Module = require("node:module");
+const { writeFileSync } = require("node:fs");
+const { fileURLToPath } = require("node:url");
+const seen = new Set();
+if (typeof Module.registerHooks !== "function") throw new Error("module.registerHooks is needed to watch imports");
+Module.registerHooks({
+  resolve(specifier, context, next) {
+    const result = next(specifier, context);
+    seen.add(result.url.startsWith("file:") ? fileURLToPath(result.url) : result.url);
+    return result;
+  },
+});
+process.on("exit", () => {
+  for (const file of Object.keys(require.cache)) seen.add(file);
+  writeFileSync(process.env.RECORD_MODULES_TO, JSON.stringify([...seen]));
+});
+`;
+
+async function loadedBy(box: Sandbox, args: string[]): Promise<{ code: number | null; stderr: string; modules: string[] }> {
+  const recorder = join(box.dir, "record-modules.cjs");
+  const record = join(box.dir, `modules-${Math.random()}.json`);
+  writeFileSync(recorder, RECORDER);
+  const r = await runCli(args, { ...box.env, RECORD_MODULES_TO: record }, { nodeArgs: ["--require", recorder] });
+  return { code: r.code, stderr: r.stderr, modules: JSON.parse(readFileSync(record, "utf8")) as string[] };
+}
+
+function packagesIn(modules: string[]): string[] {
+  const names = new Set<string>();
+  for (const m of modules) {
+    const match = /node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(m);
+    if (match) names.add(match[1]!.replace("\\", "/"));
+  }
+  return [...names].sort();
+}
+
+function distFilesIn(modules: string[]): string[] {
+  return modules.filter((m) => m.startsWith(DIST)).map((m) => relative(DIST, m).split("\\").join("/")).sort();
+}
+
+test("print-token with a cached token loads no package and only the allowed modules; the refresh path loads google-auth-library", async () => {
+  const emu = await withEmulator();
+  const box = sandbox(emu);
+  const { path } = await userFile(emu, box);
+  const { path: keyPath } = serviceAccountFile(emu, box);
+
+  for (const credentials of [path, keyPath]) {
+    // The recorder must be able to see google-auth-library, or the assertions below prove nothing.
+    const refresh = await loadedBy(box, ["print-token", credentials]);
+    assert.equal(refresh.code, 0, refresh.stderr);
+    assert.ok(packagesIn(refresh.modules).includes("google-auth-library"), `refresh loaded: ${packagesIn(refresh.modules)}`);
+
+    for (const args of [["print-token", credentials], ["print-token", credentials, "--format", "json"], ["print-token", credentials, "--header"]]) {
+      const cached = await loadedBy(box, args);
+      assert.equal(cached.code, 0, cached.stderr);
+      const packages = packagesIn(cached.modules);
+      assert.deepEqual(packages, [], `the cached path loaded packages: ${packages.join(", ")}`);
+      for (const heavy of HEAVY) assert.ok(!cached.modules.some((m) => m.includes(`${heavy}`) && m.includes("node_modules")), heavy);
+      const extra = distFilesIn(cached.modules).filter((f) => !ALLOWED.has(f));
+      assert.deepEqual(extra, [], `the cached path loaded more of cred-auth than it needs: ${extra.join(", ")}`);
+      assert.ok(distFilesIn(cached.modules).includes("token-cache/store.js"));
+    }
+  }
+});
+
+test("help, --version and usage errors load no package either", async () => {
+  const box = sandbox();
+  for (const args of [["--help"], ["--version"], ["login", "--help"], ["print-token"]]) {
+    const r = await loadedBy(box, args);
+    assert.deepEqual(packagesIn(r.modules), [], args.join(" "));
+  }
+});
