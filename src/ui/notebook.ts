@@ -42,14 +42,30 @@ export function createNotebookPresenter(tslab: TslabDisplayModule = kernelTslab(
   return {
     update(event: SignInEvent) {
       state = reduce(state, event);
-      try {
-        display ??= tslab.newDisplay();
-        display.html(renderSignInHtml(state));
-      } catch {
-        // A display that cannot draw (kernel shutting down) must not break the sign-in.
+      display = draw(display ?? tslab, state);
+      if (state.phase === "code" && display) waitingCard = { display, state };
+      // The second cell's presenter: its sign-in is the one the earlier card is waiting for.
+      if (event.type === "signed-in" && waitingCard && waitingCard.display !== display && state.url === undefined) {
+        draw(waitingCard.display, reduce(waitingCard.state, event));
+        waitingCard = undefined;
       }
     },
   };
+}
+
+/** The card of the copy-paste sign-in waiting for its code in this kernel, if any. */
+let waitingCard: { display: NotebookDisplay; state: ViewState } | undefined;
+
+/** Draws `state` (into a new display the first time); never throws. */
+function draw(target: NotebookDisplay | TslabDisplayModule, state: ViewState): NotebookDisplay | undefined {
+  try {
+    const display = "newDisplay" in target ? target.newDisplay() : target;
+    display.html(renderSignInHtml(state));
+    return display;
+  } catch {
+    // A display that cannot draw (kernel shutting down) must not break the sign-in.
+    return "newDisplay" in target ? undefined : target;
+  }
 }
 
 const STATUS_STYLE: Readonly<Record<ViewState["phase"], string>> = {

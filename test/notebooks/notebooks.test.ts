@@ -73,6 +73,8 @@ interface NotebookRun {
   home: string;
   /** Sign-in links the notebook showed, in order, and what the "browser" got. */
   signIns: Array<{ url: string; cell: number; redirectUri: string }>;
+  /** Every state the sign-in cards showed while the cells ran, in order. */
+  cards: Array<{ status: string; cell: number; completeSignIn: boolean }>;
   ok: boolean;
   error: string | null;
   cells: Array<{ cell_type: string; source: string | string[]; outputs?: Output[]; metadata: { tags?: string[] } }>;
@@ -109,9 +111,10 @@ async function runNotebook(name: string, env: Record<string, string>, account = 
       ...env,
     },
   });
-  const run: NotebookRun = { home, signIns: [], ok: false, error: "the driver ended without a result", cells: [] };
+  const run: NotebookRun = { home, signIns: [], cards: [], ok: false, error: "the driver ended without a result", cells: [] };
   for await (const line of createInterface({ input: child.stdout! })) {
-    const event = JSON.parse(line) as { event: string; url?: string; cell?: number; ok?: boolean; error?: string | null };
+    const event = JSON.parse(line) as { event: string; url?: string; cell?: number; status?: string; completeSignIn?: boolean; ok?: boolean; error?: string | null };
+    if (event.event === "card") run.cards.push({ status: event.status ?? "", cell: event.cell ?? -1, completeSignIn: event.completeSignIn === true });
     if (event.event === "sign-in" && event.url) {
       const redirectUri = new URL(event.url).searchParams.get("redirect_uri") ?? "";
       run.signIns.push({ url: event.url, cell: event.cell ?? -1, redirectUri });
@@ -150,6 +153,11 @@ test("01-quickstart: default() signs in through the cell's display, then the API
   assert.match(run.signIns[0]!.redirectUri, /^http:\/\/localhost:\d+\/$/, "loopback flow");
   const [, signIn, request] = codeCells(run);
   assert.ok(signIn && request);
+  assert.deepEqual(
+    run.cards.map((card) => card.status),
+    ["preparing", "waiting", "signed-in"],
+    "the card appeared with the link while the cell waited, then said signed in",
+  );
   assert.deepEqual(statusOf(htmlOf(signIn)), ["signed-in"], "the same display now says signed in");
   assert.match(htmlOf(signIn), /✔ Signed in/);
   assert.match(htmlOf(signIn), /See, edit, configure and delete your Google Cloud data/);
@@ -193,8 +201,9 @@ test("04-two-cell-sign-in: the first cell shows the link and stops, completeSign
   const cells = codeCells(run);
   const pending = cells.find((cell) => cell.metadata.tags?.includes("raises-exception"));
   assert.ok(pending);
-  assert.deepEqual(statusOf(htmlOf(pending)), ["code"]);
-  assert.match(htmlOf(pending), /completeSignIn\(&#34;PASTE-THE-CODE-HERE&#34;\)/);
+  const asked = run.cards.find((card) => card.status === "code");
+  assert.ok(asked?.completeSignIn, "the first card asked for completeSignIn(code) in a new cell");
+  assert.deepEqual(statusOf(htmlOf(pending)), ["signed-in"], "the first cell's card was updated by the second cell");
   assert.match((pending.outputs ?? []).map((o) => text(o.text)).join(""), /SignInPendingError/);
   const last = cells.at(-1)!;
   assert.deepEqual(statusOf(htmlOf(last)), ["signed-in"]);

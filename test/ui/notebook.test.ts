@@ -64,6 +64,27 @@ test("paste in tslab: the card explains the second cell", () => {
   assert.match(html, /href=/);
 });
 
+test("paste in tslab: the second cell's success also updates the first cell's card; a wrong code does not", () => {
+  const tslab = fakeTslab();
+  const first = createNotebookPresenter(tslab);
+  first.update({ type: "url", url: URL_WITH_AMP, mode: "paste", scopes: SCOPES, browserOpened: false });
+  first.update({ type: "code-needed" });
+  const wrongCode = createNotebookPresenter(tslab);
+  wrongCode.update({ type: "failed", error: new Error("The code was refused.") });
+  assert.equal(status(tslab.displays[0]!.at(-1)!), "code", "a refused code leaves the first card waiting");
+  const second = createNotebookPresenter(tslab);
+  second.update({ type: "signed-in", account: "ann@example.com" });
+  assert.equal(tslab.displays.length, 3);
+  assert.equal(status(tslab.displays[2]!.at(-1)!), "signed-in");
+  const card = tslab.displays[0]!.at(-1)!;
+  assert.equal(status(card), "signed-in");
+  assert.match(card, /Signed in as ann@example.com/);
+  assert.match(card, /See, edit, configure and delete your Google Cloud data/, "the first card keeps its scopes");
+  const later = createNotebookPresenter(tslab);
+  later.update({ type: "signed-in" });
+  assert.equal(tslab.displays[0]!.length, 3, "only the sign-in that was waiting is updated, once");
+});
+
 test("failed: the error in words, escaped", () => {
   const tslab = fakeTslab();
   const presenter = createNotebookPresenter(tslab);
