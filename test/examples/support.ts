@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after } from "node:test";
-import { DEMO_CLIENT } from "cred-auth/emulator";
+import { approveSignIn, DEMO_CLIENT } from "cred-auth/emulator";
 import type { Emulator } from "cred-auth/emulator";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -64,14 +64,85 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs `examples/<name>` with Node's type stripping; kills it after `timeoutMs`. */
-export function runExample(name: string, args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<RunResult> {
-  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", join(ROOT, "examples", name), ...args], {
+function spawnExample(name: string, args: string[], env: Record<string, string>): ReturnType<typeof spawn> {
+  return spawn(process.execPath, ["--disable-warning=ExperimentalWarning", join(ROOT, "examples", name), ...args], {
     cwd: ROOT,
     env,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
   });
+}
+
+/** Runs `examples/<name>` with Node's type stripping and no input; kills it after `timeoutMs`. */
+export function runExample(name: string, args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<RunResult> {
+  const child = spawnExample(name, args, env);
+  child.stdin?.end();
   return collect(child, timeoutMs);
+}
+
+/** What a sign-in looked like from the outside. */
+export interface SignInRun extends RunResult {
+  /** The authorization URL the example printed. */
+  authUrl: string;
+}
+
+const AUTH_URL = /https?:\/\/\S+\/o\/oauth2\/v2\/auth\?\S+/;
+
+/**
+ * Runs an example that signs in, and plays the person at the browser: waits for the URL on
+ * stderr, approves it on the emulator's consent page as `account`, and either lets the
+ * redirect reach the example's loopback receiver or pastes the code shown (copy-paste flow).
+ */
+export async function runExampleWithSignIn(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  account: string,
+  timeoutMs = 120_000,
+): Promise<SignInRun> {
+  const child = spawnExample(name, args, env);
+  const done = collect(child, timeoutMs);
+  const stderrMatch = waitForStderr(child);
+  const authUrl = (await stderrMatch(AUTH_URL))?.[0];
+  if (!authUrl) return { ...(await done), authUrl: "" };
+  // The copy-paste flow redirects to the emulator's own code page; the loopback flow to the example.
+  const redirectUri = new URL(authUrl).searchParams.get("redirect_uri") ?? "";
+  const loopback = new URL(redirectUri).origin !== new URL(authUrl).origin;
+  const result = await approveSignIn(authUrl, { account, followRedirect: loopback });
+  if (!loopback) {
+    if (!result.code) throw new Error(`no code after approving the sign-in: ${result.error ?? result.status}`);
+    // Type the code once asked, as a person would, and leave the input open like a terminal.
+    if (await stderrMatch(/Enter the authorization code: /)) child.stdin?.write(`${result.code}\n`);
+    await stderrMatch(/Signed in|failed/);
+  }
+  child.stdin?.end();
+  return { ...(await done), authUrl };
+}
+
+/** Waits for a pattern in what the child wrote to stderr so far or writes next; undefined once it exits. */
+function waitForStderr(child: ReturnType<typeof spawn>): (pattern: RegExp) => Promise<RegExpExecArray | undefined> {
+  let seen = "";
+  let exited = false;
+  const waiters = new Set<() => void>();
+  const wake = (): void => waiters.forEach((w) => w());
+  child.stderr?.on("data", (chunk: Buffer | string) => {
+    seen += String(chunk);
+    wake();
+  });
+  child.on("close", () => {
+    exited = true;
+    wake();
+  });
+  return (pattern) =>
+    new Promise((resolve) => {
+      const check = (): void => {
+        const match = pattern.exec(seen);
+        if (!match && !exited) return;
+        waiters.delete(check);
+        resolve(match ?? undefined);
+      };
+      waiters.add(check);
+      check();
+    });
 }
 
 /** Output and exit code of a child process, killed after `timeoutMs`. */
