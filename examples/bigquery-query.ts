@@ -4,6 +4,7 @@
 //   GOOGLE_CLOUD_PROJECT=my-project node examples/bigquery-query.ts
 //
 // GOOGLE_CLOUD_PROJECT: the project that runs (and pays for) the query.
+// CRED_AUTH_CLIENT_SECRET_FILE: your OAuth client, when a sign-in at Google is needed (docs/oauth-client.md).
 // EXAMPLE_API_URL: another BigQuery endpoint, e.g. the cred-auth emulator's http://127.0.0.1:PORT.
 import { BigQuery } from "@google-cloud/bigquery";
 import * as credAuth from "cred-auth";

@@ -3,6 +3,8 @@
 //
 //   node examples/storage-list-download.ts BUCKET [OBJECT]
 //
+// At Google the sign-in needs your OAuth client: CRED_AUTH_CLIENT_SECRET_FILE=client_secret.json
+// (see docs/oauth-client.md).
 // EXAMPLE_API_URL: another Storage endpoint, e.g. the cred-auth emulator's http://127.0.0.1:PORT.
 import { Storage } from "@google-cloud/storage";
 import * as credAuth from "cred-auth";

@@ -2,7 +2,7 @@
 //
 // Rules for tool and library authors (SPEC section 1, docs/oauth-client.md):
 // - Pass your own clientId and clientSecret (an OAuth client of type "Desktop app" in your Google
-//   Cloud project). cred-auth's built-in client is for people's own scripts and notebooks.
+//   Cloud project), so that your users need not create one. Never reuse another app's client.
 // - Do not mask your client's identity: users see your app's name on the consent screen, and
 //   your requests say who sends them (userAgent below).
 // - Enable the APIs your users need in the project that owns the client, and check that each
