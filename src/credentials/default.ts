@@ -1,11 +1,54 @@
 import type { AuthClient } from "google-auth-library";
+import { CredCancelledError, CredConnectionError, CredCredentialsError } from "../errors.js";
+import { tryHosted } from "../hosted/registry.js";
+import { SignInPendingError } from "../oauth/flow.js";
 import type { DefaultOptions } from "../options.js";
+import { findApplicationDefaultCredentials } from "./adc.js";
+import { debug, getUserCredentials } from "./user.js";
 
 /**
- * Application Default Credentials, falling back to user credentials (SPEC 3 rule 1).
- * @returns `[credentials, projectId]`
+ * Application Default Credentials, falling back to user credentials (SPEC 3 rule 1):
+ * 1. the hosted notebook's own auth (Colab, Vertex AI Workbench, ...), any error: go on;
+ * 2. ADC (`GOOGLE_APPLICATION_CREDENTIALS`, gcloud's file, the metadata server), proven by a token;
+ * 3. {@link getUserCredentials} with the same options.
+ *
+ * ```ts
+ * import * as credAuth from "cred-auth";
+ * const [credentials, projectId] = await credAuth.default(["https://www.googleapis.com/auth/cloud-platform"]);
+ * ```
+ *
+ * @returns `[credentials, projectId]`: `projectId` is the service account's or the platform's
+ * project, `null` for user credentials.
+ * @throws CredCredentialsError "Could not get any valid credentials." with each step's reason.
+ * @throws CredConnectionError when a token server cannot be reached.
+ * @throws CredCancelledError when `signal` aborts the sign-in.
  */
 export async function defaultCredentials(scopes: readonly string[], options: DefaultOptions = {}): Promise<[AuthClient, string | null]> {
-  void scopes, options;
-  throw new Error("not implemented yet");
+  const env = process.env;
+  const reasons: string[] = [];
+
+  const hosted = await tryHosted(scopes, options.hosted ?? true, env);
+  if (hosted.result) return [hosted.result.credentials, hosted.result.projectId];
+  for (const attempt of hosted.attempts) reasons.push(`hosted ${attempt.name}: ${attempt.error.message}`);
+
+  const adc = await findApplicationDefaultCredentials(scopes, env);
+  if (adc.found) {
+    debug(env, `using Application Default Credentials from ${adc.found.source}`);
+    return [adc.found.credentials, adc.found.projectId];
+  }
+  for (const reason of adc.reasons) debug(env, `ADC: ${reason}`);
+  if (env.GOOGLE_APPLICATION_CREDENTIALS?.trim()) {
+    // The user pointed at a file on purpose: say why it was passed over, not only in debug output.
+    process.emitWarning(`${adc.reasons[0] ?? "GOOGLE_APPLICATION_CREDENTIALS is unusable"} Falling back to user sign-in.`, { code: "CRED_AUTH_ADC" });
+  }
+  reasons.push(...adc.reasons.map((reason) => `ADC: ${reason}`));
+
+  try {
+    return [await getUserCredentials(scopes, options), null];
+  } catch (error) {
+    if (error instanceof SignInPendingError || error instanceof CredCancelledError || error instanceof CredConnectionError) throw error;
+    reasons.push(`user sign-in: ${(error as Error).message ?? String(error)}`);
+    const lines = reasons.map((reason) => `- ${reason.replace(/\n/g, "\n  ")}`);
+    throw new CredCredentialsError(["Could not get any valid credentials.", ...lines].join("\n"), { cause: error });
+  }
 }

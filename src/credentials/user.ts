@@ -1,14 +1,180 @@
 import type { UserRefreshClient } from "google-auth-library";
+import { READ_WRITE } from "../cache/index.js";
+import { CredConnectionError } from "../errors.js";
+import { resolveEndpoints, type Endpoints } from "../oauth/endpoints.js";
+import { signIn, type SignInResult } from "../oauth/flow.js";
+import { signInMode } from "../oauth/mode.js";
+import { REDIRECT_URI_ENV } from "../oauth/paste.js";
+import { completePendingSignIn } from "../oauth/pending.js";
 import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../options.js";
+import { chooseFlow, detectRuntime } from "../runtime/index.js";
+import { ENV } from "../shared/constants.js";
+import { selectPresenter } from "../ui/select.js";
+import { writeUserCredentialsFile, type AuthorizedUserFile } from "./files.js";
+import { getCredentialInfo } from "./info.js";
+import { proveCredentials, userRefreshClientFrom } from "./load-user.js";
 
-/** User credentials from the cache, or through a sign-in (SPEC 3 rule 2). */
+/**
+ * User credentials from the cache, or through a sign-in (SPEC 3 rule 2).
+ *
+ * Cached credentials are used when they cover the requested scopes (and belong to the
+ * requested client) and still refresh; cached ones that lack a scope or whose refresh token
+ * was revoked (`invalid_grant`) lead to a new sign-in. The new credentials are saved through
+ * the cache ({@link cache.READ_WRITE} by default).
+ *
+ * @returns google-auth-library `UserRefreshClient` that refreshes itself.
+ * @throws CredCredentialsError when the sign-in fails, is denied or times out, or no OAuth
+ * client is configured.
+ * @throws CredConnectionError when the token server cannot be reached, or no loopback port is free.
+ * @throws CredCancelledError when `signal` aborts the sign-in.
+ */
 export async function getUserCredentials(scopes: readonly string[], options: UserCredentialsOptions = {}): Promise<UserRefreshClient> {
-  void scopes, options;
-  throw new Error("not implemented yet");
+  const env = process.env;
+  const endpoints = resolveEndpoints(env);
+  const cache = options.credentialsCache ?? READ_WRITE;
+  if (options.code !== undefined) {
+    return completeWithCode(options, env, async (result) => {
+      const credentials = await credentialsFrom(result, endpoints, env);
+      await cache.save(credentials);
+      return { credentials };
+    });
+  }
+
+  const cached = await cache.load();
+  if (cached && usableFor(cached, scopes, options.clientId ?? env[ENV.clientId])) {
+    try {
+      await proveCredentials(cached, "Refreshing the cached user credentials");
+      return cached;
+    } catch (error) {
+      if (error instanceof CredConnectionError) throw error; // the network is down: a sign-in would not help
+      debug(env, `cached credentials no longer refresh, signing in again: ${(error as Error).message}`);
+    }
+  } else if (cached) {
+    debug(env, "cached credentials lack a requested scope or belong to another client, signing in again");
+  }
+
+  let credentials: UserRefreshClient | undefined;
+  await runSignIn(scopes, options, env, endpoints, async (result) => {
+    credentials = await credentialsFrom(result, endpoints, env);
+    await cache.save(credentials);
+  });
+  return credentials!;
 }
 
-/** Runs a sign-in and writes the credentials to `path` as an ADC file (SPEC 3 rule 3). */
+/**
+ * Runs a sign-in and writes the credentials to `path` as an ADC `authorized_user` file
+ * (atomic, mode 0600) (SPEC 3 rule 3). Never reads or writes the credentials cache.
+ *
+ * @throws CredCredentialsError, CredConnectionError, CredCancelledError as {@link getUserCredentials}.
+ */
 export async function saveUserCredentials(scopes: readonly string[], path: string, options: SaveUserCredentialsOptions = {}): Promise<void> {
-  void scopes, path, options;
-  throw new Error("not implemented yet");
+  const env = process.env;
+  const endpoints = resolveEndpoints(env);
+  const write = async (result: SignInResult): Promise<string> => {
+    await writeUserCredentialsFile(path, authorizedUserFile(result, endpoints));
+    return path;
+  };
+  if (options.code !== undefined) {
+    await completeWithCode(options, env, async (result) => ({ credentials: undefined, savedTo: await write(result) }));
+    return;
+  }
+  await runSignIn(scopes, options, env, endpoints, write);
+}
+
+/** Whether cached credentials were granted every requested scope (and the requested client). */
+function usableFor(cached: UserRefreshClient, scopes: readonly string[], clientId: string | undefined): boolean {
+  const info = getCredentialInfo(cached);
+  if (!info) return true; // a custom cache that records nothing: trust it, as the original does
+  if (clientId && info.clientId && info.clientId !== clientId.trim()) return false;
+  return info.scopes.length === 0 || coversScopes(info.scopes, scopes);
+}
+
+/** Google answers `email`/`profile` with their long names; both spellings mean the same grant. */
+const SCOPE_ALIASES: Record<string, string> = {
+  email: "https://www.googleapis.com/auth/userinfo.email",
+  profile: "https://www.googleapis.com/auth/userinfo.profile",
+};
+
+/** Whether `granted` includes every scope of `requested`. */
+export function coversScopes(granted: readonly string[], requested: readonly string[]): boolean {
+  const have = new Set(granted.map((s) => SCOPE_ALIASES[s] ?? s));
+  return requested.every((s) => have.has(SCOPE_ALIASES[s] ?? s));
+}
+
+/**
+ * The flow for this call: the caller's choice, else the runtime's (the copy-paste flow on a
+ * remote machine, when a page that shows the code is configured; the loopback flow otherwise).
+ */
+function flowFor(options: UserCredentialsOptions, env: NodeJS.ProcessEnv, endpoints: Endpoints): { useLocalWebserver?: boolean; openBrowser: boolean } {
+  const runtime = detectRuntime(env);
+  const openBrowser = options.openBrowser ?? runtime.canOpenBrowser;
+  const explicit = options.useLocalWebserver ?? options.authLocalWebserver;
+  if (explicit !== undefined || options.redirectUri) return { openBrowser };
+  const codePage = Boolean(endpoints.codePageUrl || env[REDIRECT_URI_ENV]?.trim());
+  return { openBrowser, useLocalWebserver: chooseFlow(runtime, options).useLocalWebserver || !codePage };
+}
+
+async function runSignIn(
+  scopes: readonly string[],
+  options: SaveUserCredentialsOptions,
+  env: NodeJS.ProcessEnv,
+  endpoints: Endpoints,
+  complete: (result: SignInResult) => Promise<string | void>,
+): Promise<SignInResult> {
+  const flow = flowFor(options, env, endpoints);
+  const choice = { ...options, ...(flow.useLocalWebserver !== undefined ? { useLocalWebserver: flow.useLocalWebserver } : {}) };
+  const presenter = await selectPresenter(options.presenter, { mode: signInMode(choice) });
+  return signIn({ ...choice, scopes, env, endpoints, presenter, openBrowser: flow.openBrowser, complete });
+}
+
+/** Completes the copy-paste sign-in waiting in this process with `options.code`. */
+async function completeWithCode<T>(
+  options: SaveUserCredentialsOptions,
+  env: NodeJS.ProcessEnv,
+  finish: (result: SignInResult) => Promise<{ credentials: T; savedTo?: string }>,
+): Promise<T> {
+  const presenter = await selectPresenter(options.presenter, { mode: "paste" });
+  try {
+    const result = await completePendingSignIn(options.code ?? "");
+    const done = await finish(result);
+    presenter.update({ type: "signed-in", account: result.account, savedTo: done.savedTo });
+    debug(env, "completed the pending copy-paste sign-in with the given code");
+    return done.credentials;
+  } catch (error) {
+    presenter.update({ type: "failed", error: error instanceof Error ? error : new Error(String(error)) });
+    throw error;
+  } finally {
+    await presenter.close?.();
+  }
+}
+
+/** The `authorized_user` file for a sign-in's tokens (the ADC format). */
+function authorizedUserFile(result: SignInResult, endpoints: Endpoints): AuthorizedUserFile {
+  return {
+    type: "authorized_user",
+    client_id: result.clientId,
+    client_secret: result.clientSecret,
+    refresh_token: result.refreshToken,
+    token_uri: endpoints.tokenUrl,
+    scopes: result.scopes,
+    ...(result.idToken ? { id_token: result.idToken } : {}),
+    ...(result.account ? { account: result.account } : {}),
+  };
+}
+
+/** A self-refreshing client holding the sign-in's tokens (no extra token request needed). */
+async function credentialsFrom(result: SignInResult, endpoints: Endpoints, env: NodeJS.ProcessEnv): Promise<UserRefreshClient> {
+  const client = await userRefreshClientFrom(authorizedUserFile(result, endpoints), { env });
+  client.setCredentials({
+    refresh_token: result.refreshToken,
+    access_token: result.accessToken,
+    ...(result.expiryDate !== undefined ? { expiry_date: result.expiryDate } : {}),
+    ...(result.idToken ? { id_token: result.idToken } : {}),
+  });
+  return client;
+}
+
+/** A `cred-auth: ...` line on stderr when `CRED_AUTH_DEBUG=1`. */
+export function debug(env: NodeJS.ProcessEnv, line: string): void {
+  if (env[ENV.debug] === "1") process.stderr.write(`cred-auth: ${line}\n`);
 }

@@ -1,0 +1,166 @@
+// Application Default Credentials, found the way google-auth-library finds them, without what
+// makes its own search slow: no gcloud subprocess, and the metadata server is asked only when
+// one is configured or this is a Google VM, with a short timeout.
+import { readFile, stat } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { AuthClient } from "google-auth-library";
+import { CredConnectionError } from "../errors.js";
+import { metadataBaseUrl } from "../hosted/metadata.js";
+import { platformFetch } from "../hosted/http.js";
+import { galEndpoints, resolveEndpoints } from "../oauth/endpoints.js";
+import { loadGoogleAuth } from "../util/lazy.js";
+import { readCredentialsFile } from "./files.js";
+import { proveCredentials, userRefreshClientFrom } from "./load-user.js";
+import { serviceAccountClientFrom } from "./service-account.js";
+
+/** Credentials found through ADC and proven by a token. */
+export interface AdcCredentials {
+  credentials: AuthClient;
+  /** The key's `project_id` or the metadata server's project; `null` for user credentials. */
+  projectId: string | null;
+  /** Where they came from, for debug lines. */
+  source: string;
+}
+
+/** What the search found: credentials, or why each place had none. */
+export interface AdcOutcome {
+  found?: AdcCredentials;
+  /** One line per place looked at without success. Never a secret. */
+  reasons: string[];
+}
+
+const ADC_ENV = "GOOGLE_APPLICATION_CREDENTIALS";
+const WELL_KNOWN_FILE = "application_default_credentials.json";
+/** A metadata server answers in milliseconds; one that is silent this long is not there. */
+const METADATA_PROBE_TIMEOUT_MS = 2000;
+
+/**
+ * Application Default Credentials: `GOOGLE_APPLICATION_CREDENTIALS` (when set, the only
+ * place looked at, as google-auth-library does), else gcloud's well-known file, else the
+ * metadata server. Found credentials are proven by obtaining a token.
+ *
+ * @throws CredConnectionError when credentials were found but the token server cannot be
+ * reached: a sign-in would fail for the same reason.
+ */
+export async function findApplicationDefaultCredentials(scopes: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<AdcOutcome> {
+  const named = env[ADC_ENV]?.trim();
+  if (named) return fromFileOrReason(named, `${ADC_ENV}=${named}`, scopes, env);
+
+  const reasons: string[] = [`${ADC_ENV} is not set`];
+  const wellKnown = wellKnownFile(env);
+  if (await isFile(wellKnown)) {
+    const outcome = await fromFileOrReason(wellKnown, `gcloud's ADC file ${wellKnown}`, scopes, env);
+    if (outcome.found) return outcome;
+    reasons.push(...outcome.reasons);
+  } else {
+    reasons.push(`no gcloud ADC file at ${wellKnown}`);
+  }
+
+  const metadata = await fromMetadataServer(scopes, env);
+  if ("found" in metadata) return { found: metadata.found, reasons };
+  reasons.push(metadata.reason);
+  return { reasons };
+}
+
+/** gcloud's ADC file: `$CLOUDSDK_CONFIG/…`, else `%APPDATA%\gcloud\…` on Windows, else `~/.config/gcloud/…`. */
+export function wellKnownFile(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string {
+  if (env.CLOUDSDK_CONFIG) return join(env.CLOUDSDK_CONFIG, WELL_KNOWN_FILE);
+  if (platform === "win32" && env.APPDATA) return join(env.APPDATA, "gcloud", WELL_KNOWN_FILE);
+  return join(homedir(), ".config", "gcloud", WELL_KNOWN_FILE);
+}
+
+async function fromFileOrReason(path: string, what: string, scopes: readonly string[], env: NodeJS.ProcessEnv): Promise<AdcOutcome> {
+  try {
+    return { found: await fromFile(path, what, scopes, env), reasons: [] };
+  } catch (error) {
+    if (error instanceof CredConnectionError) throw error;
+    return { reasons: [`${what}: ${(error as Error).message}`] };
+  }
+}
+
+/** Credentials from an ADC file: our two types through our loaders, any other through google-auth-library. */
+async function fromFile(path: string, what: string, scopes: readonly string[], env: NodeJS.ProcessEnv): Promise<AdcCredentials> {
+  const type = await peekType(path);
+  let credentials: AuthClient;
+  let projectId: string | null = null;
+  if (type === "authorized_user" || type === "service_account" || type === undefined) {
+    const file = await readCredentialsFile(path); // reports a missing or malformed file precisely
+    if (file.type === "service_account") {
+      credentials = await serviceAccountClientFrom(file, scopes, { path, env });
+      projectId = file.project_id;
+    } else {
+      credentials = await userRefreshClientFrom(file, { path, env });
+    }
+  } else {
+    const { GoogleAuth } = await loadGoogleAuth();
+    const auth = new GoogleAuth({ keyFilename: path, scopes: [...scopes], clientOptions: { endpoints: galEndpoints(resolveEndpoints(env)) } });
+    credentials = await auth.getClient();
+  }
+  await proveCredentials(credentials as Parameters<typeof proveCredentials>[0], `Getting an access token with ${what}`);
+  return { credentials, projectId, source: what };
+}
+
+/** The file's `type` field, or undefined when it cannot be read as JSON (the loader then says why). */
+async function peekType(path: string): Promise<string | undefined> {
+  try {
+    const type = (JSON.parse(await readFile(path, "utf8")) as { type?: unknown }).type;
+    return typeof type === "string" ? type : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The metadata server, asked only when `GCE_METADATA_HOST`/`GCE_METADATA_IP` name one,
+ * `METADATA_SERVER_DETECTION=assume-present`, or this is a Google VM (google-auth-library's
+ * cheap checks: BIOS vendor, MAC prefix). `METADATA_SERVER_DETECTION=none` turns it off.
+ */
+async function fromMetadataServer(scopes: readonly string[], env: NodeJS.ProcessEnv): Promise<{ found: AdcCredentials } | { reason: string }> {
+  const detection = env.METADATA_SERVER_DETECTION?.trim().toLowerCase();
+  if (detection === "none") return { reason: "metadata server disabled (METADATA_SERVER_DETECTION=none)" };
+  const configured = Boolean(env.GCE_METADATA_HOST || env.GCE_METADATA_IP);
+  if (!configured && detection !== "assume-present" && !(await onGoogleCloud())) {
+    return { reason: "no metadata server (not on Google Cloud, GCE_METADATA_HOST not set)" };
+  }
+  const base = metadataBaseUrl(env);
+  let projectId: string;
+  try {
+    const reply = await platformFetch("ADC", "the metadata server", {
+      url: `${base}/project/project-id`,
+      headers: { "Metadata-Flavor": "Google" },
+      timeoutMs: METADATA_PROBE_TIMEOUT_MS,
+    });
+    if (reply.header("Metadata-Flavor") !== "Google") return { reason: `the server at ${new URL(base).host} is not a metadata server` };
+    if (reply.status !== 200) return { reason: `the metadata server at ${new URL(base).host} has no project (HTTP ${reply.status})` };
+    projectId = reply.text.trim();
+  } catch (error) {
+    return { reason: `no metadata server answered at ${new URL(base).host} (${(error as Error).message})` };
+  }
+  try {
+    const { Compute } = await loadGoogleAuth();
+    const credentials = new Compute({ scopes: [...scopes] });
+    await proveCredentials(credentials, "Getting an access token from the metadata server");
+    return { found: { credentials, projectId: projectId || null, source: `the metadata server at ${new URL(base).host}` } };
+  } catch (error) {
+    return { reason: (error as Error).message };
+  }
+}
+
+/** google-auth-library's own cheap "is this a Google VM or serverless runtime" check (no network). */
+async function onGoogleCloud(): Promise<boolean> {
+  try {
+    const { gcpMetadata } = await loadGoogleAuth();
+    return gcpMetadata.getGCPResidency();
+  } catch {
+    return false;
+  }
+}
