@@ -1,7 +1,6 @@
 // `cred-auth login DESTINATION`: a sign-in saved as an Application Default Credentials file.
 import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { readCredentialsFileSync } from "../credentials/files.js";
 import { saveUserCredentials } from "../credentials/user.js";
 import { CredAuthError, CredCancelledError, CredCredentialsError } from "../errors.js";
 import { parseClientSecretJson } from "../oauth/client.js";
@@ -111,19 +110,9 @@ function exists(path: string): boolean {
   }
 }
 
+/** Where the file is and how to use it (the presenter has already said who signed in). */
 function savedMessage(destination: string): string {
-  let account: string | undefined;
-  try {
-    const saved = readCredentialsFileSync(destination);
-    if (saved.type === "authorized_user") account = saved.account;
-  } catch {}
-  const lines = [
-    `Saved credentials${account ? ` for ${account}` : ""} to ${destination}`,
-    "Use them as Application Default Credentials:",
-    `  ${exportLine(destination)}`,
-    "",
-  ];
-  return lines.join("\n");
+  return [`To use the credentials saved to ${destination} as Application Default Credentials:`, `  ${exportLine(destination)}`, ""].join("\n");
 }
 
 function exportLine(path: string): string {
