@@ -10,6 +10,8 @@ import { metadataBaseUrl } from "../hosted/metadata.js";
 import { platformFetch } from "../hosted/http.js";
 import { galEndpoints, resolveEndpoints } from "../oauth/endpoints.js";
 import { loadGoogleAuth } from "../util/lazy.js";
+import { tokenCacheDir } from "../token-cache/index.js";
+import { attachTokenCache } from "./cached-token.js";
 import { readCredentialsFile } from "./files.js";
 import { proveCredentials, userRefreshClientFrom } from "./load-user.js";
 import { serviceAccountClientFrom } from "./service-account.js";
@@ -90,7 +92,9 @@ async function fromFile(path: string, what: string, scopes: readonly string[], e
       credentials = await serviceAccountClientFrom(file, scopes, { path, env });
       projectId = file.project_id;
     } else {
-      credentials = await userRefreshClientFrom(file, { path, env });
+      const user = await userRefreshClientFrom(file, { path, env });
+      attachTokenCache(user, { dir: tokenCacheDir(env) }); // reuse an earlier process's access token
+      credentials = user;
     }
   } else {
     const { GoogleAuth } = await loadGoogleAuth();

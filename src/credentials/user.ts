@@ -10,6 +10,7 @@ import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../opti
 import { chooseFlow, detectRuntime } from "../runtime/index.js";
 import { ENV } from "../shared/constants.js";
 import { selectPresenter } from "../ui/select.js";
+import { attachTokenCache } from "./cached-token.js";
 import { writeUserCredentialsFile, type AuthorizedUserFile } from "./files.js";
 import { getCredentialInfo } from "./info.js";
 import { proveCredentials, userRefreshClientFrom } from "./load-user.js";
@@ -42,6 +43,7 @@ export async function getUserCredentials(scopes: readonly string[], options: Use
 
   const cached = await cache.load();
   if (cached && usableFor(cached, scopes, options.clientId ?? env[ENV.clientId])) {
+    attachTokenCache(cached); // a still-valid access token of an earlier process: no token request
     try {
       await proveCredentials(cached, "Refreshing the cached user credentials");
       return cached;
