@@ -29,6 +29,12 @@ export const LOGIN: CommandSpec = {
       value: false,
       help: "paste the code shown after sign-in instead (for machines the browser cannot reach)",
     },
+    {
+      key: "redirectUri",
+      names: ["--redirect_uri", "--redirect-uri"],
+      metavar: "URI",
+      help: "where the provider sends the browser after sign-in (your own code page, or an organisation's endpoint)",
+    },
     { key: "timeout", names: ["--timeout"], metavar: "SECONDS", help: "give up when the sign-in is not done after SECONDS (default 300)" },
     { key: "noBrowser", names: ["--no-browser", "--no_browser"], help: "do not open a browser; only print the sign-in URL" },
     { key: "ui", names: ["--ui"], metavar: "auto|plain|terminal", help: "how the sign-in is shown (default auto: terminal UI on a TTY, plain lines otherwise)" },

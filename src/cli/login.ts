@@ -41,6 +41,7 @@ function signInOptions(args: ParsedArgs): SaveUserCredentialsOptions {
   const o = args.options;
   const options: SaveUserCredentialsOptions = { ...clientOptions(o) };
   if (typeof o.useLocalWebserver === "boolean") options.useLocalWebserver = o.useLocalWebserver;
+  if (typeof o.redirectUri === "string") options.redirectUri = o.redirectUri;
   if (typeof o.timeout === "string") options.timeoutMs = parseSeconds(o.timeout, "--timeout");
   if (o.noBrowser === true) options.openBrowser = false;
   const ui = o.ui ?? "auto";

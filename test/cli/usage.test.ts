@@ -44,7 +44,7 @@ test("--version prints package.json's version", async () => {
 test("each command's --help lists its arguments and every documented flag", async () => {
   const { env } = sandbox();
   const expected: Record<string, string[]> = {
-    login: ["DESTINATION", "--scopes", "--client_id, --client-id", "--client_secret, --client-secret", "--client-secret-file", "--use_local_webserver", "--nouse_local_webserver, --no-use-local-webserver", "--timeout", "--no-browser"],
+    login: ["DESTINATION", "--scopes", "--client_id, --client-id", "--client_secret, --client-secret", "--client-secret-file", "--redirect_uri, --redirect-uri", "--use_local_webserver", "--nouse_local_webserver, --no-use-local-webserver", "--timeout", "--no-browser"],
     "print-token": ["CREDENTIALS_PATH", "--scopes", "--fresh", "--format", "--header", 'Authorization: Bearer $(cred-auth print-token creds.json)'],
     emulator: ["--port", "--metadata-project", "--metadata-email"],
   };
