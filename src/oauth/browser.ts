@@ -18,6 +18,7 @@ export function browserExpected(env: NodeJS.ProcessEnv = process.env): boolean {
  */
 export async function openBrowser(url: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
   const browser = env.BROWSER?.trim();
+  if (browser?.toLowerCase() === "none") return false;
   try {
     if (browser) return await spawnBrowser(browser, url);
     const { default: open } = await import("open");

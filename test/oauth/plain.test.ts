@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { PassThrough } from "node:stream";
+import { test } from "node:test";
+import { CredCancelledError, CredCredentialsError } from "cred-auth";
+import { createPlainPresenter, linesFor } from "../../dist/ui/plain.js";
+import { selectPresenter } from "../../dist/ui/select.js";
+import { browserExpected, openBrowser } from "../../dist/oauth/browser.js";
+
+function streams() {
+  const output = new PassThrough();
+  const input = new PassThrough();
+  let written = "";
+  output.on("data", (chunk: Buffer) => (written += chunk.toString("utf8")));
+  return { output, input, written: () => written };
+}
+
+test("the plain presenter prints the original's URL line, waiting, and who signed in", () => {
+  const s = streams();
+  const presenter = createPlainPresenter({ output: s.output, input: s.input });
+  presenter.update({ type: "url", url: "https://idp.example/auth?x=1", mode: "loopback", scopes: ["a"], browserOpened: false });
+  presenter.update({ type: "waiting" });
+  presenter.update({ type: "signed-in", account: "u@example.org", savedTo: "/tmp/x.json" });
+  const lines = s.written().trim().split("\n");
+  assert.deepEqual(lines, [
+    "Please visit this URL to authorize this application: https://idp.example/auth?x=1",
+    "Waiting for the sign-in to complete in the browser...",
+    "Signed in as u@example.org.",
+    "Credentials saved to /tmp/x.json.",
+  ]);
+  assert.deepEqual(linesFor({ type: "signed-in" }), ["Signed in."]);
+  assert.match(linesFor({ type: "code-needed" })[0]!, /like a password/);
+});
+
+test("readCode reads one pasted line, after the prompt", async () => {
+  const s = streams();
+  const presenter = createPlainPresenter({ output: s.output, input: s.input });
+  const code = presenter.readCode!(new AbortController().signal);
+  s.input.write("4/0pasted-code\n");
+  assert.equal(await code, "4/0pasted-code");
+  assert.match(s.written(), /Enter the authorization code: /);
+});
+
+test("readCode: closed input is a CredCredentialsError, abort a CredCancelledError", async () => {
+  const closed = streams();
+  const reading = createPlainPresenter({ output: closed.output, input: closed.input }).readCode!(new AbortController().signal);
+  closed.input.end();
+  await assert.rejects(reading, CredCredentialsError);
+
+  const s = streams();
+  const controller = new AbortController();
+  const aborted = createPlainPresenter({ output: s.output, input: s.input }).readCode!(controller.signal);
+  controller.abort();
+  await assert.rejects(aborted, CredCancelledError);
+});
+
+test("selectPresenter returns a given presenter as is, else one that reads codes", async () => {
+  const mine = { update() {} };
+  assert.equal(await selectPresenter(mine, { mode: "paste" }), mine);
+  const plain = await selectPresenter("plain", { mode: "paste" });
+  assert.equal(typeof plain.update, "function");
+  assert.equal(typeof plain.readCode, "function");
+});
+
+test("a browser is expected only where one can show: BROWSER, CI, SSH, display", async () => {
+  assert.equal(browserExpected({ BROWSER: "none", DISPLAY: ":0" }), false);
+  assert.equal(browserExpected({ BROWSER: "/opt/vscode/helper.sh", SSH_CONNECTION: "1 2 3 4" }), true);
+  assert.equal(browserExpected({ CI: "true", DISPLAY: ":0" }), false);
+  assert.equal(browserExpected({ SSH_TTY: "/dev/pts/0", DISPLAY: ":0" }), false);
+  assert.equal(await openBrowser("https://example.org/", { BROWSER: "none" }), false);
+  assert.equal(await openBrowser("https://example.org/", { BROWSER: "/nonexistent/browser-command" }), false);
+});
+
+test("BROWSER names the command that gets the URL (with %s, or as last argument)", async (t) => {
+  const { mkdtempSync, writeFileSync, readFileSync, existsSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const dir = mkdtempSync(join(tmpdir(), "cred-auth-browser-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const script = join(dir, "fake-browser.sh");
+  writeFileSync(script, `#!/bin/sh\nprintf '%s|' "$@" > "${dir}/opened.$$"\nmv "${dir}/opened.$$" "${dir}/opened"\n`, { mode: 0o755 });
+  const opened = join(dir, "opened");
+  const waitForFile = async () => {
+    for (let i = 0; i < 200 && !existsSync(opened); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    const text = readFileSync(opened, "utf8");
+    rmSync(opened);
+    return text;
+  };
+  assert.equal(await openBrowser("https://idp.example/a?b=1", { BROWSER: script }), true);
+  assert.equal(await waitForFile(), "https://idp.example/a?b=1|");
+  assert.equal(await openBrowser("https://idp.example/c", { BROWSER: `${script} --new-window %s --x` }), true);
+  assert.equal(await waitForFile(), "--new-window|https://idp.example/c|--x|");
+});
