@@ -13,6 +13,7 @@ export interface CredErrorOptions {
 
 /** Base class of every error thrown by cred-auth. */
 export class CredAuthError extends Error {
+  /** Always `"CredAuthError"`. */
   override name = "CredAuthError";
   constructor(message: string, options?: CredErrorOptions) {
     super(message, options);
@@ -24,6 +25,7 @@ export class CredAuthError extends Error {
  * (SPEC: `CredCredentialsError`, a `ValueError` in the original).
  */
 export class CredCredentialsError extends CredAuthError {
+  /** Always `"CredCredentialsError"`. */
   override name = "CredCredentialsError";
 }
 
@@ -32,10 +34,12 @@ export class CredCredentialsError extends CredAuthError {
  * server error or timed out, or no local port was free (a `RuntimeError` in the original).
  */
 export class CredConnectionError extends CredAuthError {
+  /** Always `"CredConnectionError"`. */
   override name = "CredConnectionError";
 }
 
 /** The user or an `AbortSignal` cancelled a sign-in. Nothing was written. */
 export class CredCancelledError extends CredAuthError {
+  /** Always `"CredCancelledError"`. */
   override name = "CredCancelledError";
 }

@@ -9,7 +9,10 @@ import type { LoadCredentialsOptions } from "./load-user.js";
 import { proveCredentials } from "./load-user.js";
 
 /** Service account credentials: a google-auth-library `JWT` whose `projectId` is the key's `project_id`. */
-export type ServiceAccountCredentials = JWT & { projectId: string };
+export type ServiceAccountCredentials = JWT & {
+  /** The key file's `project_id`. */
+  projectId: string;
+};
 
 /**
  * Loads service account credentials from a JSON key file and proves they work by obtaining

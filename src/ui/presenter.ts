@@ -7,22 +7,43 @@
 export type SignInEvent =
   /** The authorization URL is ready; the presenter shows it (and may offer a button). */
   | {
+      /** Discriminates the events. */
       type: "url";
+      /** The provider's authorization URL to open. */
       url: string;
       /** `loopback`: the browser comes back by itself; `paste`: the user pastes a code. */
       mode: "loopback" | "paste";
+      /** The scopes asked for. */
       scopes: readonly string[];
       /** Whether a browser was launched for the user. */
       browserOpened: boolean;
     }
   /** Waiting for the browser to come back to the loopback receiver. */
-  | { type: "waiting" }
+  | {
+      /** Discriminates the events. */
+      type: "waiting";
+    }
   /** Copy-paste flow: the code is needed now. */
-  | { type: "code-needed" }
+  | {
+      /** Discriminates the events. */
+      type: "code-needed";
+    }
   /** Signed in. `account` is the e-mail when the provider told it. */
-  | { type: "signed-in"; account?: string; savedTo?: string }
+  | {
+      /** Discriminates the events. */
+      type: "signed-in";
+      /** The account's e-mail, when the provider told it. */
+      account?: string;
+      /** Where the credentials were written, when they were. */
+      savedTo?: string;
+    }
   /** The sign-in failed or was cancelled. */
-  | { type: "failed"; error: Error };
+  | {
+      /** Discriminates the events. */
+      type: "failed";
+      /** Why: a cred-auth error. */
+      error: Error;
+    };
 
 /** Shows a sign-in to the user. */
 export interface Presenter {
