@@ -41,6 +41,9 @@ export async function isolatedWorld(): Promise<{ emulator: Emulator; home: strin
   for (const name of ISOLATED) delete process.env[name];
   process.env.HOME = home;
   process.env.XDG_CONFIG_HOME = join(home, ".config");
+  process.env.XDG_CACHE_HOME = join(home, ".cache");
+  process.env.LOCALAPPDATA = join(home, "AppData", "Local");
+  delete process.env.CRED_AUTH_TOKEN_CACHE;
   process.env.APPDATA = join(home, "AppData");
   process.env.BROWSER = "none";
   process.env.CRED_AUTH_HOSTED = "off";
