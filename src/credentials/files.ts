@@ -51,7 +51,6 @@ export type CredentialsFileProblem = "missing" | "invalid";
 
 /** A credentials file that is missing, unreadable or malformed. The message names the file and the problem. */
 export class CredentialsFileError extends CredCredentialsError {
-  override name = "CredCredentialsError";
   constructor(
     readonly path: string,
     readonly problem: CredentialsFileProblem,

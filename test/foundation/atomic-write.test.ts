@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readFileLimited, writeFileAtomic } from "../../dist/util/atomic-write.js";
-import { tempDir } from "./support.ts";
+import { firstOutput, tempDir } from "./support.ts";
 
 const atomicWriteUrl = new URL("../../dist/util/atomic-write.js", import.meta.url).href;
 
@@ -81,7 +81,7 @@ test(`a writer killed mid-write ${KILLS} times never leaves a truncated file`, a
   for (let i = 0; i < KILLS; i++) {
     const child = startWriter(path);
     const exited = new Promise((resolve) => child.once("exit", resolve));
-    await new Promise((resolve) => child.stdout.once("data", resolve));
+    await firstOutput(child);
     await sleep(5 + Math.floor(Math.random() * 40));
     child.kill("SIGKILL");
     await exited;

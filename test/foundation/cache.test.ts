@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import type { TestContext } from "node:test";
@@ -10,7 +11,7 @@ import { UserRefreshClient } from "google-auth-library";
 import { getCredentialInfo } from "../../dist/credentials/info.js";
 import { userRefreshClientFrom } from "../../dist/credentials/load-user.js";
 import { withEmulator } from "../support/emulator.ts";
-import { isolateHome, keyFileFields, userFileFields } from "./support.ts";
+import { firstOutput, isolateHome, keyFileFields, userFileFields } from "./support.ts";
 
 const SCOPES = ["https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/bigquery"];
 const emu = await withEmulator();
@@ -62,6 +63,12 @@ test("the path is $HOME/.config/<dirname>/<filename>, read when asked; both argu
   const other = isolateHome(t);
   assert.equal(cache.READ_WRITE.path, join(other, ".config", "cred", "cred_credentials.json"), "HOME is read on each access");
   assert.throws(() => new cache.ReadWriteCredentialsCache({ dirname: "" }), TypeError);
+});
+
+test("on Windows the directory is %APPDATA%/.config", () => {
+  const dir = cache.configDirectory({ APPDATA: "/appdata-roaming" }, "win32");
+  assert.equal(dir, join("/appdata-roaming", ".config"));
+  assert.equal(cache.configDirectory({}, "linux"), join(homedir(), ".config"));
 });
 
 test("READ_WRITE: save then load gives working credentials with their scopes, client and account", async (t) => {
@@ -180,7 +187,7 @@ test(`${SAVERS} processes saving at the same moment leave one whole, valid cache
     const tokens = Array.from({ length: SAVERS }, (_, i) => `refresh-round${round}-saver${i}-` + "r".repeat(100_000));
     const children = tokens.map((token) => startSaver(home, token));
     const exits = children.map((child) => new Promise<number | null>((resolve) => child.once("exit", resolve)));
-    await Promise.all(children.map((child) => new Promise((resolve) => child.stdout.once("data", resolve))));
+    await Promise.all(children.map(firstOutput));
     for (const child of children) child.stdin.end("go\n");
     assert.deepEqual(await Promise.all(exits), Array(SAVERS).fill(0));
     const json = JSON.parse(readFileSync(cache.READ_WRITE.path, "utf8"));

@@ -223,6 +223,8 @@ test("a saved user file works as GOOGLE_APPLICATION_CREDENTIALS for google-auth-
     scopes: SCOPES,
   });
   withEnv(t, { GOOGLE_APPLICATION_CREDENTIALS: path });
+  const plain = await new GoogleAuth({ scopes: SCOPES }).getClient();
+  assert.equal(String((plain as UserRefreshClient).endpoints.oauth2TokenUrl), "https://oauth2.googleapis.com/token", "GoogleAuth ignores token_uri (FACTS)");
   // google-auth-library ignores token_uri (it always uses Google's), so point it at the emulator the documented way.
   const auth = new GoogleAuth({ scopes: SCOPES, clientOptions: { endpoints: { oauth2TokenUrl: `${emu.url}/token` } } });
   const client = await auth.getClient();

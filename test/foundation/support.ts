@@ -1,4 +1,5 @@
 // Shared by the foundation tests: temp dirs with cleanup, an isolated HOME, test keys.
+import type { ChildProcess } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -68,4 +69,16 @@ export function assertNoSecrets(text: string): void {
   for (const secret of SECRETS) {
     if (text.includes(secret)) throw new Error(`message leaks a secret (${secret.slice(0, 8)}...): ${text}`);
   }
+}
+
+/** Resolves when `child` first writes to stdout; rejects if it exits first (e.g. it crashed). */
+export function firstOutput(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null, signal: string | null) => reject(new Error(`child exited before it was ready (code ${code}, signal ${signal})`));
+    child.once("exit", onExit);
+    child.stdout?.once("data", () => {
+      child.off("exit", onExit);
+      resolve();
+    });
+  });
 }
