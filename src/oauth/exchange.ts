@@ -1,6 +1,7 @@
 import { CredCredentialsError } from "../errors.js";
 import { toCredError } from "../credentials/token-errors.js";
 import { loadGoogleAuth } from "../util/lazy.js";
+import { guardTokenRequests } from "../util/token-requests.js";
 import { galEndpoints, type Endpoints } from "./endpoints.js";
 
 /** What a completed sign-in yields. */
@@ -30,7 +31,7 @@ export interface ExchangeParams {
   requestedScopes: readonly string[];
 }
 
-const EXCHANGE_TIMEOUT_MS = 60_000;
+const EXCHANGE_TIMEOUT_MS = 30_000;
 
 /** Trades the authorization code (with its PKCE verifier) for tokens at the token endpoint. */
 export async function exchangeCode(params: ExchangeParams): Promise<SignInResult> {
@@ -39,8 +40,9 @@ export async function exchangeCode(params: ExchangeParams): Promise<SignInResult
     clientId: params.clientId,
     clientSecret: params.clientSecret,
     endpoints: galEndpoints(params.endpoints),
-    transporterOptions: { timeout: EXCHANGE_TIMEOUT_MS },
   });
+  // Bounds each attempt in time and keeps an emulator on loopback away from HTTPS_PROXY.
+  guardTokenRequests(client, { tokenUrl: params.endpoints.tokenUrl, timeoutMs: EXCHANGE_TIMEOUT_MS });
   let tokens;
   try {
     ({ tokens } = await client.getToken({ code: params.code, codeVerifier: params.codeVerifier, redirect_uri: params.redirectUri }));

@@ -245,3 +245,30 @@ test("an unknown client is rejected by the sign-in page; cancel() frees the port
   await assert.rejects(rawRequest(ports.first, "/"), /ECONNREFUSED/);
   await assert.rejects(pending.waitForBrowser(), CredCancelledError);
 });
+
+test("a loopback redirectUri of the caller's is listened on exactly (host, port, path)", async () => {
+  const { first } = await freePortRange(1);
+  const redirectUri = `http://127.0.0.1:${first}/callback`;
+  const pending = await startSignIn({ scopes: SCOPES, env, redirectUri });
+  assert.equal(pending.mode, "loopback");
+  assert.equal(pending.redirectUri, redirectUri);
+  assert.equal((await rawRequest(first, "/?code=x&state=y")).status, 404, "only the given path counts");
+  const browser = approveSignIn(pending.url);
+  const result = await pending.waitForBrowser();
+  assert.ok(emulator.checkAccessToken(result.accessToken));
+  assert.equal((await browser).status, 200);
+});
+
+test("the code exchange with a loopback emulator ignores HTTP(S)_PROXY", async () => {
+  const names = ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"] as const;
+  const saved = names.map((n) => process.env[n]);
+  for (const n of names) process.env[n] = "http://127.0.0.1:9"; // nothing listens there
+  try {
+    const pending = await startSignIn({ scopes: SCOPES, env, useLocalWebserver: false });
+    const { code } = await approveSignIn(pending.url);
+    const result = await pending.exchangeCode(code!);
+    assert.ok(emulator.checkAccessToken(result.accessToken));
+  } finally {
+    names.forEach((n, i) => (saved[i] === undefined ? delete process.env[n] : (process.env[n] = saved[i])));
+  }
+});
