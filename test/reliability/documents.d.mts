@@ -1,0 +1,5 @@
+import type { AuthorizedUserFile } from "../../dist/credentials/files.js";
+
+export declare function credentialsDocument(slot: number, n: number): AuthorizedUserFile;
+export declare function documentText(slot: number, n: number): string;
+export declare function identifyDocument(text: string): { slot: number; n: number } | undefined;
