@@ -17,17 +17,30 @@ export function findHyperfine(disabled) {
 
 /**
  * Times each command (`{ argv, env }`, argv[0] the executable) over `runs` runs after
- * `warmup` runs. Commands sharing an env are timed by one hyperfine call. A command that
- * exits non-zero fails the measurement. Returns one array of samples (milliseconds) per command.
+ * `warmup` runs. A command that exits non-zero fails the measurement. Returns, per command,
+ * `{ samples }` (wall milliseconds) and, with hyperfine, `cpuMs` (mean user + system time).
+ *
+ * hyperfine runs one command's runs back to back; on a shared machine the load changes
+ * under it, so the runs are split into rounds of at most 5 whose order alternates
+ * (A B, B A, ...), and both sides see the same weather.
  */
 export async function timeCommands(commands, { runs, warmup, hyperfine }) {
   if (!hyperfine) return timeWithHarness(commands, { runs, warmup });
-  const samples = new Array(commands.length);
-  for (const group of groupByEnv(commands)) {
-    const times = await timeWithHyperfine(group.map((i) => commands[i]), { runs, warmup, hyperfine });
-    group.forEach((commandIndex, j) => (samples[commandIndex] = times[j]));
+  const results = commands.map(() => ({ samples: [], cpuTotalMs: 0 }));
+  const groups = groupByEnv(commands);
+  const rounds = Math.ceil(runs / 5);
+  for (let round = 0; round < rounds; round++) {
+    const roundRuns = Math.floor(runs / rounds) + (round < runs % rounds ? 1 : 0);
+    for (const group of round % 2 ? [...groups].reverse() : groups) {
+      const order = round % 2 ? [...group].reverse() : group;
+      const times = await timeWithHyperfine(order.map((i) => commands[i]), { runs: roundRuns, warmup: round === 0 ? warmup : 0, hyperfine });
+      order.forEach((commandIndex, j) => {
+        results[commandIndex].samples.push(...times[j].samples);
+        results[commandIndex].cpuTotalMs += times[j].cpuMs * times[j].samples.length;
+      });
+    }
   }
-  return samples;
+  return results.map((r) => ({ samples: r.samples, cpuMs: r.cpuTotalMs / r.samples.length }));
 }
 
 async function timeWithHyperfine(commands, { runs, warmup, hyperfine }) {
@@ -38,15 +51,28 @@ async function timeWithHyperfine(commands, { runs, warmup, hyperfine }) {
     const args = ["-N", "--style", "none", "--warmup", String(warmup), "--runs", String(runs), "--export-json", out];
     args.push(...commands.map((c) => c.argv.map(shellWord).join(" ")));
     const { code, stderr } = await run([hyperfine.path, ...args], { env: commands[0].env });
-    if (code !== 0) throw new Error(`hyperfine failed (exit ${code}): ${stderr.trim().split("\n").slice(-3).join(" | ")}`);
+    if (code !== 0) throw new Error(`hyperfine failed (exit ${code}): ${lastLines(stderr, 2)}${await whichFails(commands)}`);
     const { results } = JSON.parse(readFileSync(out, "utf8"));
-    return results.map((r) => r.times.map((seconds) => seconds * 1000));
+    return results.map((r) => ({ samples: r.times.map((seconds) => seconds * 1000), cpuMs: (r.user + r.system) * 1000 }));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** Our own harness: runs the commands interleaved (A B A B ...) so drift hits both sides alike. */
+/** hyperfine hides the output of a failing command: run each once more to say which, and why. */
+async function whichFails(commands) {
+  for (const command of commands) {
+    const again = await run(command.argv, { env: command.env });
+    if (again.code !== 0) return `; ${command.argv.slice(1).join(" ")} exited ${again.code}: ${lastLines(again.stderr, 4)}`;
+  }
+  return "; every command succeeds when run again (intermittent failure)";
+}
+
+function lastLines(text, count) {
+  return text.trim().split("\n").slice(-count).join(" | ");
+}
+
+/** Our own harness: runs the commands interleaved (A B A B ...) so drift hits both sides alike. No CPU times. */
 async function timeWithHarness(commands, { runs, warmup }) {
   const samples = commands.map(() => []);
   for (let round = 0; round < warmup + runs; round++) {
@@ -54,11 +80,11 @@ async function timeWithHarness(commands, { runs, warmup }) {
       const started = process.hrtime.bigint();
       const { code, stderr } = await run(command.argv, { env: command.env });
       const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
-      if (code !== 0) throw new Error(`${command.argv.join(" ")} exited ${code}: ${stderr.trim().split("\n").slice(-2).join(" | ")}`);
+      if (code !== 0) throw new Error(`${command.argv.join(" ")} exited ${code}: ${lastLines(stderr, 4)}`);
       if (round >= warmup) samples[i].push(elapsedMs);
     }
   }
-  return samples;
+  return samples.map((s) => ({ samples: s, cpuMs: undefined }));
 }
 
 /**

@@ -3,19 +3,17 @@
 // obtained by refresh are written back; the credentials files never hold an access token.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Emulator } from "cred-auth/emulator";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
+import { ROOT, runNode } from "./support.ts";
 import { attachTokenCache } from "../../dist/credentials/cached-token.js";
 import { userRefreshClientFrom } from "../../dist/credentials/load-user.js";
 import { readAuthorizedUserFile } from "../../dist/credentials/files.js";
 import { tokenCacheKey, writeCachedToken, readCachedToken } from "../../dist/token-cache/index.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CLI = join(ROOT, "dist", "cli.js");
 const SCOPE = "https://www.googleapis.com/auth/cloud-platform";
 
@@ -46,18 +44,6 @@ async function sandbox(t: { after(fn: () => Promise<void>): void }, extra: NodeJ
     ...extra,
   };
   return { dir, env, cacheDir: join(dir, "cache", "cred-auth", "tokens") };
-}
-
-function runNode(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 /** Runs default() in a fresh process; returns its token and how many token requests it made. */
