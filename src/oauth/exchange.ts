@@ -6,17 +6,21 @@ import { galEndpoints, type Endpoints } from "./endpoints.js";
 
 /** What a completed sign-in yields. */
 export interface SignInResult {
+  /** The long-lived refresh token (offline access). A secret: never print it. */
   refreshToken: string;
+  /** The first access token. */
   accessToken: string;
   /** When the access token expires (ms since the epoch), when the provider said. */
   expiryDate?: number;
+  /** The OpenID Connect ID token, when `openid`/`email` scopes were requested. */
   idToken?: string;
   /** The scopes granted (the token response's `scope`), else those requested. */
   scopes: string[];
   /** The account's e-mail, when the provider returned an ID token carrying it. */
   account?: string;
-  /** The OAuth client the tokens belong to; refreshing needs it. */
+  /** The OAuth client id the tokens belong to; refreshing needs it. */
   clientId: string;
+  /** That client's secret. */
   clientSecret: string;
 }
 

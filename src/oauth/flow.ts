@@ -41,7 +41,9 @@ export interface PendingSignIn {
   readonly url: string;
   /** `loopback`: the browser comes back by itself; `paste`: the user pastes the code. */
   readonly mode: "loopback" | "paste";
+  /** Where the provider sends the browser back: the loopback receiver or the code page. */
   readonly redirectUri: string;
+  /** The scopes requested. */
   readonly scopes: readonly string[];
   /**
    * Loopback only: waits for the browser's redirect, exchanges the code, answers the
@@ -60,16 +62,18 @@ export interface PendingSignIn {
 }
 
 /**
- * Thrown by {@link signIn} in the copy-paste flow when the presenter cannot read a code (a
- * notebook cell has no stdin). The sign-in stays pending in this process: complete it with
- * `completePendingSignIn(code)` (src/oauth/pending.ts), or by calling `getUserCredentials` /
- * `saveUserCredentials` again with `{ code }`.
+ * Thrown by `getUserCredentials`, `saveUserCredentials` and `default()` in the copy-paste flow
+ * when the face cannot read a code (a notebook cell has no stdin). The sign-in stays pending in
+ * this process: complete it with `completeSignIn(code)`, or by calling again with `{ code }`.
+ * (Internally: `completePendingSignIn(code)` in src/oauth/pending.ts.)
  */
 export class SignInPendingError extends CredCredentialsError {
   override name = "SignInPendingError";
+  /** The sign-in waiting for its code: `pending.url` is the link to open. */
   readonly pending: PendingSignIn;
+  /** @param pending The sign-in waiting for its code. */
   constructor(pending: PendingSignIn) {
-    super("Sign-in needs the authorization code: open the URL shown, sign in, then call again with { code: \"<the code>\" }.");
+    super("Sign-in needs the authorization code: open the link shown, sign in, then run completeSignIn(\"<the code>\") (or call again with { code }).");
     this.pending = pending;
   }
 }
