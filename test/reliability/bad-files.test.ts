@@ -1,0 +1,271 @@
+// Malformed credentials files, from test/fixtures/bad/ and made at test time (huge, deep,
+// directories, links, FIFOs, devices): every reader refuses each one with a one-line
+// CredCredentialsError naming the file and the problem; the cache treats it as absent with one
+// warning; the CLI exits 1 with one line. Nothing crashes, nothing hangs.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative } from "node:path";
+import { test } from "node:test";
+import type { TestContext } from "node:test";
+import { fileURLToPath } from "node:url";
+import { CredCredentialsError, cache, loadServiceAccountCredentials, loadUserCredentials } from "cred-auth";
+import { readCredentialsFile } from "../../dist/credentials/files.js";
+import { CACHE_WARNING_CODE } from "../../dist/cache/disk.js";
+import { tempDir } from "../foundation/support.ts";
+import { closedPort, isolatedEnv, lines, mapLimit, runCli } from "./support.ts";
+
+const FIXTURES = fileURLToPath(new URL("../fixtures/bad/", import.meta.url));
+
+const EMPTY = /is empty; sign in again or point to the right file\.$/;
+const NOT_UTF8 = /is not UTF-8 text; a credentials file is JSON\.$/;
+const NOT_JSON = /is not valid JSON( \(line \d+, column \d+\))?; it may be truncated or not a credentials file\.$/;
+const TOP = (kind: string) => new RegExp(`holds ${kind}, not a JSON object\\.$`);
+const TYPE = (what: string) => new RegExp(`has type ${what}; cred-auth accepts "authorized_user" or "service_account"\\.$`);
+const MISSING = (field: string) => new RegExp(`is missing the required field "${field}"\\.$`);
+const WRONG = (kind: string, field: string) => new RegExp(`has ${kind} in "${field}" where a string belongs\\.$`);
+const TOKEN_URI = /has a "token_uri" that is not an https URL \(plain http is allowed only to 127\.0\.0\.1, ::1 or localhost\)\.$/;
+const SCOPES = /has "scopes" that is not an array of scope strings\.$/;
+const KEY = /has a "private_key" that is not a valid PEM private key; download a new key for this service account\.$/;
+
+/** The problem each committed fixture must be refused for. */
+const EXPECTED: Record<string, RegExp> = {
+  "empty.json": EMPTY,
+  "whitespace.json": EMPTY,
+  "bom-only.json": EMPTY,
+  "binary.bin": NOT_UTF8,
+  "latin1.json": NOT_UTF8,
+  "utf16le-bom.json": NOT_UTF8,
+  "double-bom.json": NOT_JSON,
+  "nul-padded.json": NOT_JSON,
+  "truncated.json": NOT_JSON,
+  "trailing-garbage.json": NOT_JSON,
+  "two-documents.json": NOT_JSON,
+  "single-quotes.json": NOT_JSON,
+  "comments.json": NOT_JSON,
+  "deep-nesting.json": WRONG("an array", "client_id"),
+  "top-array.json": TOP("an array"),
+  "top-string.json": TOP("a string"),
+  "top-number.json": TOP("a number"),
+  "top-null.json": TOP("null"),
+  "top-true.json": TOP("a boolean"),
+  "no-type.json": /has no "type" field; expected "authorized_user" or "service_account"\.$/,
+  "type-external-account.json": TYPE('"external_account"'),
+  "type-number.json": TYPE("a number"),
+  "type-markup.json": TYPE("an unsupported string"),
+  "type-uppercase.json": TYPE('"AUTHORIZED_USER"'),
+  "user-missing-client_id.json": MISSING("client_id"),
+  "user-missing-client_secret.json": MISSING("client_secret"),
+  "user-missing-refresh_token.json": MISSING("refresh_token"),
+  "user-client_id-null.json": MISSING("client_id"),
+  "user-client_id-number.json": WRONG("a number", "client_id"),
+  "user-client_secret-object.json": WRONG("an object", "client_secret"),
+  "user-refresh_token-array.json": WRONG("an array", "refresh_token"),
+  "user-refresh_token-empty.json": /has an empty "refresh_token"\.$/,
+  "user-token_uri-number.json": WRONG("a number", "token_uri"),
+  "user-token_uri-http-remote.json": TOKEN_URI,
+  "user-token_uri-file.json": TOKEN_URI,
+  "user-token_uri-not-url.json": TOKEN_URI,
+  "user-scopes-number.json": SCOPES,
+  "user-scopes-mixed.json": SCOPES,
+  "user-id_token-bool.json": WRONG("a boolean", "id_token"),
+  "user-quota_project_id-array.json": WRONG("an array", "quota_project_id"),
+  "user-universe_domain-number.json": WRONG("a number", "universe_domain"),
+  "user-account-object.json": WRONG("an object", "account"),
+  "sa-missing-project_id.json": MISSING("project_id"),
+  "sa-missing-private_key.json": MISSING("private_key"),
+  "sa-missing-client_email.json": MISSING("client_email"),
+  "sa-project_id-number.json": WRONG("a number", "project_id"),
+  "sa-private_key-number.json": WRONG("a number", "private_key"),
+  "sa-client_email-array.json": WRONG("an array", "client_email"),
+  "sa-private_key_id-number.json": WRONG("a number", "private_key_id"),
+  "sa-client_id-bool.json": WRONG("a boolean", "client_id"),
+  "sa-token_uri-bool.json": WRONG("a boolean", "token_uri"),
+  "sa-quota_project_id-number.json": WRONG("a number", "quota_project_id"),
+  "sa-universe_domain-object.json": WRONG("an object", "universe_domain"),
+  "sa-private_key-garbage.json": KEY,
+  "sa-private_key-truncated.json": KEY,
+  "sa-private_key-empty-pem.json": KEY,
+  "sa-private_key-public-key.json": KEY,
+  "sa-private_key-not-pem.json": KEY,
+};
+
+interface BadCase {
+  name: string;
+  /** Creates the bad thing at or around `path` (a file path in a fresh directory). Returns the path to read. */
+  build(path: string): string;
+  problem: RegExp;
+  /** `absent`: the cache sees nothing there at all (no warning). Default: one warning. */
+  cache?: "absent";
+}
+
+const MiB = 1024 * 1024;
+
+const MADE_AT_TEST_TIME: BadCase[] = [
+  { name: "2 MiB file", build: (path) => (writeFileSync(path, `{"pad": "${"x".repeat(2 * MiB)}"}`), path), problem: /is larger than 1 MiB, far more than any credentials file\.$/ },
+  {
+    name: "400,000-deep JSON array",
+    build: (path) => (writeFileSync(path, "[".repeat(400_000) + "]".repeat(400_000)), path),
+    problem: TOP("an array"),
+  },
+  { name: "a directory", build: (path) => (mkdirSync(path), path), problem: /is a directory, not a credentials file\.$/ },
+  {
+    name: "a symbolic-link loop",
+    build: (path) => (symlinkSync(basename(path) + ".other", path), symlinkSync(basename(path), path + ".other"), path),
+    problem: /is a loop of symbolic links\.$/,
+  },
+  {
+    name: "a dangling symbolic link",
+    build: (path) => (symlinkSync("nowhere.json", path), path),
+    problem: /does not exist; check the path or sign in to create it\.$/,
+    cache: "absent",
+  },
+  { name: "a FIFO", build: (path) => (execFileSync("mkfifo", [path]), path), problem: /is not a regular file\.$/ },
+  { name: "/dev/zero behind a link", build: (path) => (symlinkSync("/dev/zero", path), path), problem: /is not a regular file\.$/ },
+  {
+    name: "a path under a regular file",
+    build: (path) => (writeFileSync(join(dirname(path), "file"), "x"), join(dirname(path), "file", basename(path))),
+    problem: /is under something that is not a directory; check the path\.$/,
+  },
+  { name: "a name too long", build: (path) => join(dirname(path), "x".repeat(300) + ".json"), problem: /is a path that is too long\.$/ },
+];
+
+const UNREADABLE: BadCase = {
+  name: "a file without read permission",
+  build: (path) => (copyFileSync(join(FIXTURES, "no-type.json"), path), chmodSync(path, 0o000), path),
+  problem: /cannot be read \(permission denied\); check the file's owner and mode\.$/,
+};
+
+function allCases(): BadCase[] {
+  const committed = readdirSync(FIXTURES).filter((name) => name !== "README.md");
+  const unexpected = committed.filter((name) => !(name in EXPECTED));
+  assert.deepEqual(unexpected, [], "every fixture has an expected problem");
+  assert.ok(committed.length >= 30, `at least 30 committed bad files (${committed.length})`);
+  const fixtures = committed.map((name) => ({ name, problem: EXPECTED[name]!, build: (path: string) => (copyFileSync(join(FIXTURES, name), path), path) }));
+  const runAsRoot = process.getuid?.() === 0;
+  return [...fixtures, ...MADE_AT_TEST_TIME, ...(runAsRoot ? [] : [UNREADABLE])];
+}
+
+/** Builds every case in its own directory under `root`; returns the paths to read. */
+function buildAll(root: string, cases: BadCase[]): string[] {
+  return cases.map((badCase, index) => {
+    const dir = join(root, `case-${index}`);
+    mkdirSync(dir, { recursive: true });
+    return badCase.build(join(dir, "cred_credentials.json"));
+  });
+}
+
+/** The cache's warnings during this test (Node's own printing of them is paused: 60 lines of noise). */
+function collectCacheWarnings(t: TestContext): Error[] {
+  const warnings: Error[] = [];
+  const printers = process.listeners("warning");
+  process.removeAllListeners("warning");
+  const onWarning = (warning: Error & { code?: string }): void => {
+    if (warning.code === CACHE_WARNING_CODE) warnings.push(warning);
+    else for (const print of printers) print(warning);
+  };
+  process.on("warning", onWarning);
+  t.after(() => {
+    process.off("warning", onWarning);
+    for (const print of printers) process.on("warning", print);
+  });
+  return warnings;
+}
+
+function assertRefused(error: unknown, path: string, badCase: BadCase, via: string): true {
+  assert.ok(error instanceof CredCredentialsError, `${badCase.name} via ${via}: CredCredentialsError, got ${(error as Error)?.name}: ${(error as Error)?.message}`);
+  const prefix = `Credentials file ${JSON.stringify(path)} `;
+  assert.ok(error.message.startsWith(prefix), `${badCase.name} via ${via}: names the file: ${error.message}`);
+  assert.match(error.message, badCase.problem, `${badCase.name} via ${via}`);
+  assert.ok(!/[\r\n]/.test(error.message), `${badCase.name} via ${via}: one line`);
+  return true;
+}
+
+// Should a case ever parse, the loaders must fail fast, not reach for Google.
+process.env.CRED_AUTH_EMULATOR_HOST = `127.0.0.1:${await closedPort()}`;
+process.env.CRED_AUTH_HOSTED = "off";
+
+test("when run as root, a file without read permission is covered by FIFOs, devices and paths under files", (t) => {
+  if (process.getuid?.() === 0) {
+    t.diagnostic("running as root: root reads any file whatever its mode, so the chmod 000 case is skipped; the FIFO, /dev/zero, directory and ENOTDIR cases stand in for unreadable paths");
+    t.skip("root ignores file modes");
+    return;
+  }
+  assert.ok(allCases().includes(UNREADABLE));
+});
+
+test("readCredentialsFile, loadUserCredentials and loadServiceAccountCredentials refuse every bad file", { timeout: 60_000 }, async (t) => {
+  const cases = allCases();
+  const paths = buildAll(tempDir(t, "cred-auth-bad-"), cases);
+  await Promise.all(
+    cases.map(async (badCase, index) => {
+      const path = paths[index]!;
+      await assert.rejects(readCredentialsFile(path), (error) => assertRefused(error, path, badCase, "readCredentialsFile"));
+      await assert.rejects(loadUserCredentials(path), (error) => assertRefused(error, path, badCase, "loadUserCredentials"));
+      await assert.rejects(loadServiceAccountCredentials(path), (error) => assertRefused(error, path, badCase, "loadServiceAccountCredentials"));
+    }),
+  );
+});
+
+test("the cache treats every bad file as absent, with exactly one CRED_AUTH_CACHE warning naming the problem", { timeout: 60_000 }, async (t) => {
+  const home = tempDir(t, "cred-auth-bad-home-");
+  const saved = process.env.HOME;
+  process.env.HOME = home;
+  t.after(() => (process.env.HOME = saved));
+  const configDir = join(home, ".config");
+  const warnings = collectCacheWarnings(t);
+
+  const cases = allCases();
+  const paths = buildAll(configDir, cases);
+  for (const [index, badCase] of cases.entries()) {
+    const path = paths[index]!;
+    const credentialsCache = new cache.ReadWriteCredentialsCache({ dirname: relative(configDir, dirname(path)), filename: basename(path) });
+    assert.equal(credentialsCache.path, path);
+    warnings.length = 0;
+    assert.equal(await credentialsCache.load(), null, `${badCase.name}: no credentials`);
+    await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+    if (badCase.cache === "absent") {
+      assert.equal(warnings.length, 0, `${badCase.name}: nothing there, nothing to warn about`);
+      continue;
+    }
+    assert.equal(warnings.length, 1, `${badCase.name}: one warning`);
+    const message = warnings[0]!.message;
+    assert.ok(message.startsWith(`Ignoring the cached credentials: Credentials file ${JSON.stringify(path)} `), message);
+    assert.match(message.replace(/ The next sign-in replaces the file\.$/, ""), badCase.problem, badCase.name);
+  }
+});
+
+test("cred-auth print-token exits 1 with one line naming the file and the problem, for every bad file", { timeout: 120_000 }, async (t) => {
+  const home = tempDir(t, "cred-auth-bad-cli-");
+  const cases = allCases();
+  const paths = buildAll(join(home, "files"), cases);
+  const env = isolatedEnv(home, { CRED_AUTH_EMULATOR_HOST: process.env.CRED_AUTH_EMULATOR_HOST!, CRED_AUTH_TOKEN_CACHE: join(home, "tokens") });
+  await mapLimit(cases, 4, async (badCase, index) => {
+    const path = paths[index]!;
+    const result = await runCli(["print-token", path], { env, killAfterMs: 30_000 });
+    assert.equal(result.signal, null, `${badCase.name}: did not hang`);
+    assert.equal(result.code, 1, `${badCase.name}: exit 1; stderr: ${result.stderr}`);
+    assert.equal(result.stdout, "", badCase.name);
+    const errorLines = lines(result.stderr);
+    assert.equal(errorLines.length, 1, `${badCase.name}: one line: ${result.stderr}`);
+    assert.ok(errorLines[0]!.startsWith(`cred-auth: Credentials file ${JSON.stringify(path)} `), errorLines[0]);
+    assert.match(errorLines[0]!, badCase.problem, badCase.name);
+  });
+});
+
+test("a service account key at the cache path is another kind of credentials: absent for the user cache, one warning", async (t) => {
+  const home = tempDir(t, "cred-auth-bad-sa-");
+  const saved = process.env.HOME;
+  process.env.HOME = home;
+  t.after(() => (process.env.HOME = saved));
+  const { keyFileFields } = await import("../foundation/support.ts");
+  const credentialsCache = new cache.ReadWriteCredentialsCache({ dirname: "sa" });
+  mkdirSync(dirname(credentialsCache.path), { recursive: true });
+  writeFileSync(credentialsCache.path, JSON.stringify(keyFileFields()));
+  const warnings = collectCacheWarnings(t);
+  assert.equal(await credentialsCache.load(), null);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]!.message, /holds "service_account" credentials, not "authorized_user"; load it with loadServiceAccountCredentials\(\)\./);
+  await assert.rejects(loadUserCredentials(credentialsCache.path), /holds "service_account" credentials, not "authorized_user"/);
+});
