@@ -41,10 +41,10 @@ const record = (what) => (...args) => {
   if (typeof args[0] === "number") return;
   calls.push([what, args[0] instanceof URL ? fileURLToPath(args[0]) : String(args[0])]);
 };
-// Module loading itself resolves and reads the modules' files through public fs: only those
-// calls on files that were loaded as modules (or package.json files) are the loader's.
-const loaderCall = ([what, path], modules) =>
-  ["fs.realpathSync", "fs.readFileSync", "fs.openSync"].includes(what) && (modules.has(path) || path.endsWith("/package.json"));
+// Module loading itself resolves and reads the modules' files through public fs (which calls,
+// depends on the Node version): calls on files that were loaded as modules, or on package.json
+// files, are the loader's.
+const loaderCall = ([, path], modules) => modules.has(path) || path.endsWith("/package.json");
 function wrap(object, name, label) {
   const original = object[name];
   if (typeof original !== "function" || /^[A-Z]/.test(name)) return;
