@@ -44,9 +44,16 @@ export function sandbox(emulator?: Emulator, extra: NodeJS.ProcessEnv = {}): San
   return { dir, tokenCache, env };
 }
 
+/** Everything each started process has written to stderr so far. */
+const stderrSoFar = new WeakMap<ChildProcess, { text: string }>();
+
 /** Starts `node dist/cli.js ...args`. */
 export function startCli(args: readonly string[], env: NodeJS.ProcessEnv, nodeArgs: readonly string[] = []): ChildProcess {
-  return spawn(process.execPath, [...nodeArgs, CLI, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...nodeArgs, CLI, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+  const seen = { text: "" };
+  stderrSoFar.set(child, seen);
+  child.stderr!.on("data", (chunk: Buffer | string) => (seen.text += chunk.toString()));
+  return child;
 }
 
 /** Runs the CLI to completion (killed after `timeoutMs`) and collects its output. */
@@ -73,17 +80,19 @@ export function collect(child: ChildProcess, timeoutMs = 60_000): Promise<CliRes
   });
 }
 
-/** Resolves with the first match of `pattern` in `child`'s stderr (rejects when it exits first). */
+/** Resolves with the first match of `pattern` in all that `child` (from startCli) wrote to stderr; rejects when it exits first. */
 export function waitForStderr(child: ChildProcess, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
+  const seen = stderrSoFar.get(child) ?? { text: "" };
+  const already = seen.text.match(pattern);
+  if (already) return Promise.resolve(already);
   return new Promise((resolve, reject) => {
-    let seen = "";
-    const timer = setTimeout(() => done(new Error(`timed out waiting for ${pattern} in stderr: ${seen}`)), timeoutMs);
-    const onData = (chunk: Buffer | string): void => {
-      seen += chunk.toString();
-      const match = seen.match(pattern);
+    const timer = setTimeout(() => done(new Error(`timed out waiting for ${pattern} in stderr: ${seen.text}`)), timeoutMs);
+    // Registered after startCli's own listener, so `seen.text` already holds this chunk.
+    const onData = (): void => {
+      const match = seen.text.match(pattern);
       if (match) done(undefined, match);
     };
-    const onExit = (): void => done(new Error(`process exited before ${pattern} appeared in stderr: ${seen}`));
+    const onExit = (): void => done(new Error(`process exited before ${pattern} appeared in stderr: ${seen.text}`));
     function done(error?: Error, match?: RegExpMatchArray): void {
       clearTimeout(timer);
       child.stderr!.off("data", onData);

@@ -72,13 +72,13 @@ test("--fresh gets a new token and caches it; --format json and --header print t
   const first = (await printToken([path], box.env)).stdout.trim();
   const before = emu.stats().tokenRequests;
   const fresh = await printToken([path, "--fresh"], box.env);
-  assert.equal(fresh.code, 0);
+  assert.equal(fresh.code, 0, fresh.stderr);
   const freshToken = fresh.stdout.trim();
   assert.notEqual(freshToken, first);
   assert.equal(emu.stats().tokenRequests, before + 1);
 
   const json = await printToken([path, "--format", "json"], box.env);
-  assert.equal(json.code, 0);
+  assert.equal(json.code, 0, json.stderr);
   const parsed = JSON.parse(json.stdout) as Record<string, string>;
   assert.deepEqual(Object.keys(parsed), ["access_token", "expiry", "token_type"]);
   assert.equal(parsed.access_token, freshToken, "the fresh token replaced the cached one");
@@ -117,7 +117,7 @@ test("--scopes on user credentials: a warning, and the token of the granted scop
   const box = sandbox(emu);
   const { path } = await userFile(emu, box);
   const r = await printToken([path, "--scopes", "https://www.googleapis.com/auth/bigquery"], box.env);
-  assert.equal(r.code, 0);
+  assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /^cred-auth: warning: --scopes is ignored for user credentials/);
   assert.deepEqual(emu.checkAccessToken(r.stdout.trim())?.scopes, [CLOUD_PLATFORM]);
 });
