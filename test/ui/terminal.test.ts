@@ -24,6 +24,12 @@ async function start() {
   return { presenter, abort, ink, output: () => ink.frames.join("\n"), last: () => ink.lastFrame() ?? "" };
 }
 
+/** Types like a person: one chunk, then a pause for React to re-attach the input handlers. */
+async function type(ink: { stdin: { write(data: string): void } }, chunk: string): Promise<void> {
+  ink.stdin.write(chunk);
+  await new Promise((resolve) => setTimeout(resolve, 30));
+}
+
 /** Lets ink and React process input and effects (bounded). */
 async function until(check: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
@@ -119,13 +125,13 @@ test("paste: an empty Enter does not submit", async () => {
   const { presenter, ink, last } = await start();
   const code = presenter.readCode!(new AbortController().signal);
   await until(() => /Code:/.test(last()), "the input");
-  ink.stdin.write(ENTER);
-  ink.stdin.write("  ");
+  await type(ink, ENTER);
+  await type(ink, "  ");
   await until(() => last().includes("Code: **"), "spaces typed");
-  ink.stdin.write(ENTER);
-  ink.stdin.write("xyz");
+  await type(ink, ENTER);
+  await type(ink, "xyz");
   await until(() => last().includes("Code: *****"), "typed after the blank Enter");
-  ink.stdin.write(ENTER);
+  await type(ink, ENTER);
   assert.equal(await code, "xyz", "the blank entries were not submitted; the code is trimmed");
   await presenter.close?.();
 });

@@ -1,6 +1,6 @@
 // The ink app of the terminal face. Loaded only by the terminal presenter, after ink and
 // React (this module's JSX needs react/jsx-runtime, a CommonJS module).
-import { useEffect, useState, useSyncExternalStore, type JSX } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore, type JSX } from "react";
 import { describeScopes, PRODUCT_NAME } from "../words.js";
 import type { TerminalModules } from "./modules.js";
 import type { Store, ViewState } from "../view-state.js";
@@ -52,15 +52,22 @@ export function createSignInApp({ ink, TextInput }: TerminalModules): (props: Si
 
   function CodeInput({ onCode }: { onCode(code: string): void }) {
     const [value, setValue] = useState("");
-    const submit = (entered: string) => {
-      if (entered.trim() !== "") onCode(entered.trim());
+    // Input handlers are re-attached after each render: Enter right behind a paste could reach
+    // a handler holding the value of the render before. The ref always has the latest one.
+    const latest = useRef("");
+    const change = (next: string) => {
+      latest.current = next;
+      setValue(next);
     };
+    useInput((_input, key) => {
+      if (key.return && latest.current.trim() !== "") onCode(latest.current.trim());
+    });
     return (
       <Box flexDirection="column">
         <Text dimColor>The code works like a password: do not share it.</Text>
         <Box>
           <Text bold>Code: </Text>
-          <TextInput value={value} onChange={setValue} onSubmit={submit} mask="*" placeholder="paste the code, then Enter" />
+          <TextInput value={value} onChange={change} mask="*" placeholder="paste the code, then Enter" />
         </Box>
       </Box>
     );
