@@ -1,9 +1,8 @@
 // A cross-process lock: a file created with O_EXCL holding the owner's pid, host and time.
 // Locks left by a dead process, or older than `staleMs`, are broken.
-import { randomBytes } from "node:crypto";
 import { linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, closeSync } from "node:fs";
 import { hostname } from "node:os";
-import { ensureDir } from "./store.js";
+import { ensureDir, uniqueSuffix } from "./store.js";
 
 /** A held lock; `release()` removes it if it is still ours. */
 export interface HeldLock {
@@ -27,7 +26,7 @@ export function tryLock(dir: string, path: string, staleMs: number): LockAttempt
     return { state: "unavailable" };
   }
   for (let attempt = 0; attempt < 2; attempt++) {
-    const content = JSON.stringify({ pid: process.pid, host: hostname(), time: Date.now(), nonce: randomBytes(8).toString("hex") });
+    const content = JSON.stringify({ pid: process.pid, host: hostname(), time: Date.now(), nonce: uniqueSuffix() });
     try {
       const fd = openSync(path, "wx", 0o600);
       try {
@@ -63,7 +62,7 @@ function breakIfStale(path: string, staleMs: number): boolean {
   }
   if (!isStale(parseOwner(content), mtimeMs, staleMs)) return false;
   // Move it aside before deleting, so that a lock taken by someone else meanwhile is put back, not lost.
-  const aside = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.broken`;
+  const aside = `${path}.${uniqueSuffix()}.broken`;
   try {
     renameSync(path, aside);
   } catch {

@@ -1,9 +1,9 @@
 // Access tokens on disk, one small JSON file per credentials+scopes key. Kept light: it sits on
 // print-token's hot path, so it loads only node builtins.
-import { createHash, randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { sha256Hex } from "./sha256.js";
 
 /** An access token as the token cache keeps it: never a refresh token or key. */
 export interface CachedAccessToken {
@@ -59,9 +59,9 @@ export function tokenCacheKey(file: TokenCacheIdentity, scopes: readonly string[
   const identity =
     file.type === "authorized_user"
       ? [file.type, file.client_id, file.refresh_token]
-      : [file.type, file.client_email, file.private_key_id || sha256(file.private_key ?? "") + "+" + file.client_email];
+      : [file.type, file.client_email, file.private_key_id || sha256Hex(file.private_key ?? "") + "+" + file.client_email];
   const sortedScopes = [...new Set(scopes)].sort();
-  return sha256(JSON.stringify(["cred-auth-token-v1", ...identity, tokenUrl ?? file.token_uri ?? "", sortedScopes]));
+  return sha256Hex(JSON.stringify(["cred-auth-token-v1", ...identity, tokenUrl ?? file.token_uri ?? "", sortedScopes]));
 }
 
 /** The cached token for `key`, or undefined when there is none or its file is unreadable or corrupt. */
@@ -94,7 +94,7 @@ export function writeCachedToken(key: string, token: CachedAccessToken, location
     ...(token.scopes ? { scopes: [...token.scopes] } : {}),
   };
   const target = tokenPath(dir, key);
-  const temp = `${target}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+  const temp = `${target}.${uniqueSuffix()}.tmp`;
   try {
     ensureDir(dir);
     const fd = openSync(temp, "wx", 0o600);
@@ -164,6 +164,11 @@ function parseCachedToken(text: string): CachedAccessToken | undefined {
   return token;
 }
 
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+/**
+ * A name part no other writer uses at the same time: pid, time and a random number (the files
+ * are opened with O_EXCL anyway). Not node:crypto: loading it costs milliseconds on the hot path.
+ * @internal
+ */
+export function uniqueSuffix(): string {
+  return `${process.pid}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 10)}`;
 }

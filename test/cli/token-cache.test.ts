@@ -2,6 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +16,7 @@ import {
   writeCachedToken,
 } from "../../dist/token-cache/index.js";
 import type { CachedAccessToken } from "../../dist/token-cache/index.js";
+import { sha256Hex } from "../../dist/token-cache/sha256.js";
 
 const HOUR = 3_600_000;
 const user = { type: "authorized_user", client_id: "client-1", refresh_token: "1//refresh-secret-aaaa", token_uri: "https://oauth2.googleapis.com/token" } as const;
@@ -44,6 +46,13 @@ function deadPid(): number {
   const child = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
   return Number(child.stdout);
 }
+
+test("sha256Hex equals node:crypto's SHA-256 at every padding boundary and for non-ASCII text", () => {
+  const inputs = ["", "abc", "é€😀 ünïcødé", "x".repeat(1000)];
+  for (let n = 50; n <= 130; n++) inputs.push("a".repeat(n));
+  for (let i = 0; i < 200; i++) inputs.push(Array.from({ length: i * 7 }, (_, j) => String.fromCharCode(32 + ((i * 31 + j * 17) % 95))).join(""));
+  for (const text of inputs) assert.equal(sha256Hex(text), createHash("sha256").update(text, "utf8").digest("hex"), JSON.stringify(text.slice(0, 40)));
+});
 
 test("directory: CRED_AUTH_TOKEN_CACHE, `off`, XDG_CACHE_HOME, LOCALAPPDATA on Windows, ~/.cache", () => {
   assert.equal(tokenCacheDir({ CRED_AUTH_TOKEN_CACHE: "/x/tc", XDG_CACHE_HOME: "/xdg", HOME: "/h" }, "linux"), "/x/tc");
