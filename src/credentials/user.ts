@@ -34,11 +34,7 @@ export async function getUserCredentials(scopes: readonly string[], options: Use
   const endpoints = resolveEndpoints(env);
   const cache = options.credentialsCache ?? READ_WRITE;
   if (options.code !== undefined) {
-    return completeWithCode(options, env, async (result) => {
-      const credentials = await credentialsFrom(result, endpoints, env);
-      await cache.save(credentials);
-      return { credentials };
-    });
+    return completeWithCode(options, env, (result) => credentialsFrom(result, endpoints, env));
   }
 
   const cached = await cache.load();
@@ -59,6 +55,7 @@ export async function getUserCredentials(scopes: readonly string[], options: Use
   await runSignIn(scopes, options, env, endpoints, async (result) => {
     credentials = await credentialsFrom(result, endpoints, env);
     await cache.save(credentials);
+    return "path" in cache && typeof cache.path === "string" ? cache.path : undefined;
   });
   return credentials!;
 }
@@ -77,7 +74,7 @@ export async function saveUserCredentials(scopes: readonly string[], path: strin
     return path;
   };
   if (options.code !== undefined) {
-    await completeWithCode(options, env, async (result) => ({ credentials: undefined, savedTo: await write(result) }));
+    await completeWithCode(options, env, async () => undefined);
     return;
   }
   await runSignIn(scopes, options, env, endpoints, write);
@@ -129,19 +126,22 @@ async function runSignIn(
   return signIn({ ...choice, scopes, env, endpoints, presenter, openBrowser: flow.openBrowser, complete });
 }
 
-/** Completes the copy-paste sign-in waiting in this process with `options.code`. */
+/**
+ * Completes the copy-paste sign-in waiting in this process with `options.code`. The
+ * credentials are saved where the call that started the sign-in meant (its cache or file).
+ */
 async function completeWithCode<T>(
   options: SaveUserCredentialsOptions,
   env: NodeJS.ProcessEnv,
-  finish: (result: SignInResult) => Promise<{ credentials: T; savedTo?: string }>,
+  credentials: (result: SignInResult) => Promise<T>,
 ): Promise<T> {
   const presenter = await selectPresenter(options.presenter, { mode: "paste" });
   try {
-    const result = await completePendingSignIn(options.code ?? "");
-    const done = await finish(result);
-    presenter.update({ type: "signed-in", account: result.account, savedTo: done.savedTo });
+    const { result, savedTo } = await completePendingSignIn(options.code ?? "");
+    const done = await credentials(result);
+    presenter.update({ type: "signed-in", account: result.account, savedTo });
     debug(env, "completed the pending copy-paste sign-in with the given code");
-    return done.credentials;
+    return done;
   } catch (error) {
     presenter.update({ type: "failed", error: error instanceof Error ? error : new Error(String(error)) });
     throw error;

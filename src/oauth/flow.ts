@@ -70,11 +70,12 @@ export interface PendingSignIn {
 export class SignInPendingError extends CredCredentialsError {
   override name = "SignInPendingError";
   /** The sign-in waiting for its code: `pending.url` is the link to open. */
-  readonly pending: PendingSignIn;
+  declare readonly pending: PendingSignIn;
   /** @param pending The sign-in waiting for its code. */
   constructor(pending: PendingSignIn) {
     super("Sign-in needs the authorization code: open the link shown, sign in, then run completeSignIn(\"<the code>\") (or call again with { code }).");
-    this.pending = pending;
+    // Not enumerable: kernels print an error's own enumerable fields under its message.
+    Object.defineProperty(this, "pending", { value: pending, enumerable: false });
   }
 }
 
@@ -187,7 +188,7 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
     } else {
       presenter.update({ type: "code-needed" });
       if (!presenter.readCode) {
-        setPendingSignIn(pending);
+        setPendingSignIn(pending, options.complete);
         keepPresenter = true;
         throw new SignInPendingError(pending);
       }

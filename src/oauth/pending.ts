@@ -4,12 +4,21 @@ import { CredCredentialsError } from "../errors.js";
 import type { SignInResult } from "./exchange.js";
 import type { PendingSignIn } from "./flow.js";
 
-let waiting: PendingSignIn | undefined;
+/** Runs once the code is exchanged: saves where the call that started the sign-in meant to. */
+export type CompleteSignIn = (result: SignInResult) => Promise<string | void>;
 
-/** Remembers `pending` as the sign-in waiting for a code, abandoning an older one. */
-export function setPendingSignIn(pending: PendingSignIn): void {
+let waiting: PendingSignIn | undefined;
+let completion: CompleteSignIn | undefined;
+
+/**
+ * Remembers `pending` as the sign-in waiting for a code, abandoning an older one. `complete`
+ * is what the starting call does with the result (write its file, fill its cache), so that
+ * whichever call brings the code, the credentials land where the first call asked.
+ */
+export function setPendingSignIn(pending: PendingSignIn, complete?: CompleteSignIn): void {
   if (waiting && waiting !== pending) waiting.cancel();
   waiting = pending;
+  completion = complete;
 }
 
 /** The sign-in waiting for a code, if any. */
@@ -21,18 +30,25 @@ export function getPendingSignIn(): PendingSignIn | undefined {
 export function clearPendingSignIn(): void {
   waiting?.cancel();
   waiting = undefined;
+  completion = undefined;
 }
 
 /**
- * Completes the waiting sign-in with a pasted code or redirect URL. On success the sign-in
- * is forgotten; a rejected code leaves it waiting so the right one can still be pasted.
+ * Completes the waiting sign-in with a pasted code or redirect URL, then runs the starting
+ * call's completion (returning where it saved). On success the sign-in is forgotten; a
+ * rejected code leaves it waiting so the right one can still be pasted.
  */
-export async function completePendingSignIn(codeOrUrl: string): Promise<SignInResult> {
+export async function completePendingSignIn(codeOrUrl: string): Promise<{ result: SignInResult; savedTo?: string }> {
   const pending = waiting;
+  const complete = completion;
   if (!pending) {
     throw new CredCredentialsError("No sign-in is waiting for a code in this process; call again without a code to start one.");
   }
   const result = await pending.exchangeCode(codeOrUrl);
-  if (waiting === pending) waiting = undefined;
-  return result;
+  if (waiting === pending) {
+    waiting = undefined;
+    completion = undefined;
+  }
+  const savedTo = (await complete?.(result)) || undefined;
+  return { result, ...(savedTo ? { savedTo } : {}) };
 }

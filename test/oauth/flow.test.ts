@@ -192,8 +192,9 @@ test("a presenter that cannot read a code leaves the sign-in pending; completePe
   const { code } = await approveSignIn(pendingError!.pending.url);
   await assert.rejects(completePendingSignIn("not-the-code"), CredCredentialsError);
   assert.equal(getPendingSignIn(), pendingError!.pending, "a rejected code leaves it waiting");
-  const result = await completePendingSignIn(code!);
+  const { result } = await completePendingSignIn(code!);
   assert.ok(emulator.checkAccessToken(result.accessToken));
+  assert.equal(Object.keys(pendingError!).includes("pending"), false, "kernels print enumerable fields: the sign-in stays out");
   assert.equal(getPendingSignIn(), undefined);
   await assert.rejects(completePendingSignIn(code!), /No sign-in is waiting/);
 });

@@ -124,6 +124,25 @@ test("copy-paste in a face that cannot read: SignInPendingError, then { code } c
   await assert.rejects(getUserCredentials([CLOUD], { presenter, code: code!, credentialsCache: custom }), /No sign-in is waiting/);
 });
 
+test("completeSignIn(code) saves where the call that started the sign-in meant: the file, not the cache", async () => {
+  const { completeSignIn } = await import("cred-auth");
+  const before = readFileSync(cachePath, "utf8");
+  const path = join(home, "pending", "adc.json");
+  const presenter = { update: () => {} };
+  let pending: SignInPendingError | undefined;
+  await assert.rejects(saveUserCredentials([CLOUD], path, { presenter, useLocalWebserver: false }), (error: Error) => {
+    pending = error as SignInPendingError;
+    return error instanceof SignInPendingError;
+  });
+  assert.equal(existsSync(path), false);
+  const { code } = await approveSignIn(pending!.pending.url);
+  const credentials = await completeSignIn(code!, { presenter });
+  assert.ok(emulator.checkAccessToken((await credentials.getAccessToken()).token!));
+  assert.equal(JSON.parse(readFileSync(path, "utf8")).type, "authorized_user");
+  assert.equal(statSync(path).mode & 0o777, 0o600);
+  assert.equal(readFileSync(cachePath, "utf8"), before, "the default cache is untouched");
+});
+
 test("saveUserCredentials always signs in, never touches the cache, writes a 0600 ADC file", async () => {
   const before = readFileSync(cachePath, "utf8");
   const path = join(home, "saved", "adc.json");
