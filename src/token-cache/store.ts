@@ -1,6 +1,6 @@
 // Access tokens on disk, one small JSON file per credentials+scopes key. Kept light: it sits on
 // print-token's hot path, so it loads only node builtins.
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { sha256Hex } from "./sha256.js";
@@ -128,9 +128,25 @@ export function hasValidity(token: CachedAccessToken, minValidityMs: number, now
   return token.expiry_date - now > minValidityMs;
 }
 
-/** @internal */
+/** The directory to use: the given or default one, or `false` when off or not private. @internal */
 export function resolveDir(location: TokenCacheLocation): string | false {
-  return location.dir === undefined ? tokenCacheDir() : location.dir;
+  const dir = location.dir === undefined ? tokenCacheDir() : location.dir;
+  return dir !== false && isPrivateOrAbsent(dir) ? dir : false;
+}
+
+/**
+ * A directory of another user, or one that group or others may write to, could hand us planted
+ * tokens: it is not used. An absent one is fine (it is created with mode 0700).
+ */
+function isPrivateOrAbsent(dir: string): boolean {
+  if (process.platform === "win32" || typeof process.getuid !== "function") return true;
+  let stats;
+  try {
+    stats = statSync(dir);
+  } catch {
+    return true;
+  }
+  return stats.isDirectory() && stats.uid === process.getuid() && (stats.mode & 0o022) === 0;
 }
 
 /** @internal */

@@ -244,6 +244,22 @@ test("token server unreachable or failing: exit 3", async () => {
   assert.match(failing.stderr, /^cred-auth: .*503/);
 });
 
+test("an unexpected error: exit 1, a generic line without its message; the stack only under CRED_AUTH_DEBUG=1", async () => {
+  const box = sandbox(emu);
+  const { path } = await userFile(emu, box);
+  // A preload that breaks the clock makes the token cache throw a TypeError nobody planned for.
+  const preload = join(box.dir, "break-clock.cjs");
+  writeFileSync(preload, `Date.now = () => { throw new TypeError("message that could hold ya29.not-for-users"); };\n`);
+  const r = await runCli(["print-token", path], box.env, { nodeArgs: ["--require", preload] });
+  outputs.push(r.stdout, r.stderr);
+  assert.equal(r.code, 1);
+  assert.equal(r.stderr, "cred-auth: unexpected TypeError; run again with CRED_AUTH_DEBUG=1 to see details\n");
+  const debug = await runCli(["print-token", path], { ...box.env, CRED_AUTH_DEBUG: "1" }, { nodeArgs: ["--require", preload] });
+  assert.equal(debug.code, 1);
+  assert.match(debug.stderr, /^cred-auth: unexpected TypeError.*\nTypeError: message that could hold/);
+  assert.match(debug.stderr, /\n\s+at /);
+});
+
 test("a reader that closes the pipe early (| head -c1, | true) does not make print-token crash noisily", { skip: process.platform === "win32" }, async () => {
   const box = sandbox(emu);
   const { path } = await userFile(emu, box);

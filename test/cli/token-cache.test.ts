@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after } from "node:test";
@@ -122,6 +122,25 @@ test("files: an unwritable cache is not an error; `dir: false` turns the cache o
   assert.match((await getTokenWithCache(key, c.refresh, { dir: false })).access_token, /^ya29\./);
   assert.match((await getTokenWithCache(key, c.refresh, { dir: false })).access_token, /^ya29\./);
   assert.equal(c.calls, 3);
+});
+
+test("a cache directory that group or others may write to, or of another user, is not used", { skip: process.platform === "win32" }, async () => {
+  const dir = tempDir();
+  const key = tokenCacheKey(user, []);
+  writeCachedToken(key, token("planted"), { dir });
+  chmodSync(dir, 0o777);
+  assert.equal(readCachedToken(key, { dir }), undefined);
+  const c = counter(() => token("own"));
+  assert.equal((await getTokenWithCache(key, c.refresh, { dir })).access_token, "ya29.own");
+  assert.equal(c.calls, 1);
+  chmodSync(dir, 0o700);
+  assert.equal(readCachedToken(key, { dir })?.access_token, "ya29.planted", "nothing was written while it was open to others");
+  if (process.getuid?.() === 0) {
+    // As root, a directory owned by another user must be refused as well.
+    chownSync(dir, 12345, 12345);
+    assert.equal(readCachedToken(key, { dir }), undefined);
+    chownSync(dir, 0, 0);
+  }
 });
 
 test("getTokenWithCache: a valid cached token is returned without refreshing; near expiry, expired or --fresh refreshes", async () => {
