@@ -23,6 +23,7 @@ const ALLOWED = new Set([
   "token-cache/store.js",
   "token-cache/get.js",
   "token-cache/lock.js",
+  "token-cache/sha256.js",
   "credentials/files.js",
   "util/atomic-write.js",
   "util/token-requests.js",
