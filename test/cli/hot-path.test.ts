@@ -105,3 +105,17 @@ test("help, --version and usage errors load no package either", async () => {
     assert.deepEqual(packagesIn(r.modules), [], args.join(" "));
   }
 });
+
+test(
+  "print-token's cached path does not load node:crypto (several milliseconds at start-up)",
+  { todo: "src/credentials/files.ts and src/util/atomic-write.ts import node:crypto at module level" },
+  async () => {
+    const emu = await withEmulator();
+    const box = sandbox(emu);
+    const { path } = await userFile(emu, box);
+    assert.equal((await runCli(["print-token", path], box.env)).code, 0);
+    const cached = await loadedBy(box, ["print-token", path]);
+    assert.equal(cached.code, 0, cached.stderr);
+    assert.ok(!cached.modules.includes("node:crypto"), "node:crypto was loaded");
+  },
+);
