@@ -60,6 +60,11 @@ function readLine(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, p
     signal.addEventListener("abort", onAbort, { once: true });
     rl.once("close", () => {
       signal.removeEventListener("abort", onAbort);
+      // A piped stdin that stays open would otherwise keep the process alive after the answer.
+      if (input === process.stdin) {
+        process.stdin.pause();
+        (process.stdin as { unref?: () => void }).unref?.();
+      }
       if (!answered) reject(new CredCredentialsError("No authorization code was entered (the input was closed); run again and paste the code."));
     });
     rl.question(prompt, (answer) => {

@@ -90,3 +90,19 @@ test("BROWSER names the command that gets the URL (with %s, or as last argument)
   assert.equal(await openBrowser("https://idp.example/c", { BROWSER: `${script} --new-window %s --x` }), true);
   assert.equal(await waitForFile(), "--new-window|https://idp.example/c|--x|");
 });
+
+test("after reading a code from a piped stdin that stays open, the process can exit", async () => {
+  const { spawn } = await import("node:child_process");
+  const script = `const { createPlainPresenter } = require(${JSON.stringify(new URL("../../dist/ui/plain.js", import.meta.url).pathname)});
+createPlainPresenter().readCode(new AbortController().signal).then((code) => process.stdout.write("got " + code));`;
+  const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk));
+  child.stdin.write("the-code\n"); // stdin is deliberately left open
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const stuck = new Promise<"stuck">((resolve) => setTimeout(resolve, 20_000, "stuck").unref());
+  const outcome = await Promise.race([exited, stuck]);
+  if (outcome === "stuck") child.kill();
+  assert.equal(outcome, 0, "the child stayed alive because of the open stdin");
+  assert.equal(out, "got the-code");
+});
