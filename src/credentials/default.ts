@@ -1,7 +1,7 @@
 import type { AuthClient } from "google-auth-library";
 import { CredCancelledError, CredConnectionError, CredCredentialsError } from "../errors.js";
 import { tryHosted } from "../hosted/registry.js";
-import { SignInPendingError } from "../oauth/flow.js";
+import { SignInPendingError } from "../oauth/pending.js";
 import type { DefaultOptions } from "../options.js";
 import { findApplicationDefaultCredentials } from "./adc.js";
 import { debug, getUserCredentials } from "./user.js";

@@ -13,10 +13,12 @@ import { exchangeCode, type SignInResult } from "./exchange.js";
 import { DEFAULT_TIMEOUT_MS, startLoopbackReceiver, type LoopbackReceiver, type PortRange } from "./loopback.js";
 import { loopbackTarget, signInMode } from "./mode.js";
 import { parsePastedCode, pasteRedirectUri } from "./paste.js";
-import { setPendingSignIn } from "./pending.js";
+import { SignInPendingError, setPendingSignIn } from "./pending.js";
 import { buildAuthorizationUrl, createPkce, createState } from "./pkce.js";
 
 export type { SignInResult } from "./exchange.js";
+// Defined beside the pending sign-in, so the package and default() need not load this module.
+export { SignInPendingError } from "./pending.js";
 
 /** The sign-in options shared with the public functions (see {@link UserCredentialsOptions}). */
 type SharedSignInOptions = Pick<
@@ -59,24 +61,6 @@ export interface PendingSignIn {
   exchangeCode(codeOrUrl: string): Promise<SignInResult>;
   /** Abandons the sign-in and closes its loopback server. Idempotent. */
   cancel(): void;
-}
-
-/**
- * Thrown by `getUserCredentials`, `saveUserCredentials` and `default()` in the copy-paste flow
- * when the face cannot read a code (a notebook cell has no stdin). The sign-in stays pending in
- * this process: complete it with `completeSignIn(code)`, or by calling again with `{ code }`.
- * (Internally: `completePendingSignIn(code)` in src/oauth/pending.ts.)
- */
-export class SignInPendingError extends CredCredentialsError {
-  override name = "SignInPendingError";
-  /** The sign-in waiting for its code: `pending.url` is the link to open. */
-  declare readonly pending: PendingSignIn;
-  /** @param pending The sign-in waiting for its code. */
-  constructor(pending: PendingSignIn) {
-    super("Sign-in needs the authorization code: open the link shown, sign in, then run completeSignIn(\"<the code>\") (or call again with { code }).");
-    // Not enumerable: kernels print an error's own enumerable fields under its message.
-    Object.defineProperty(this, "pending", { value: pending, enumerable: false });
-  }
 }
 
 /**

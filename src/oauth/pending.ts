@@ -52,3 +52,21 @@ export async function completePendingSignIn(codeOrUrl: string): Promise<{ result
   const savedTo = (await complete?.(result)) || undefined;
   return { result, ...(savedTo ? { savedTo } : {}) };
 }
+
+/**
+ * Thrown by `getUserCredentials`, `saveUserCredentials` and `default()` in the copy-paste flow
+ * when the face cannot read a code (a notebook cell has no stdin). The sign-in stays pending in
+ * this process: complete it with `completeSignIn(code)`, or by calling again with `{ code }`.
+ * (Internally: `completePendingSignIn(code)` above.)
+ */
+export class SignInPendingError extends CredCredentialsError {
+  override name = "SignInPendingError";
+  /** The sign-in waiting for its code: `pending.url` is the link to open. */
+  declare readonly pending: PendingSignIn;
+  /** @param pending The sign-in waiting for its code. */
+  constructor(pending: PendingSignIn) {
+    super("Sign-in needs the authorization code: open the link shown, sign in, then run completeSignIn(\"<the code>\") (or call again with { code }).");
+    // Not enumerable: kernels print an error's own enumerable fields under its message.
+    Object.defineProperty(this, "pending", { value: pending, enumerable: false });
+  }
+}
