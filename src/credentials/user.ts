@@ -2,14 +2,12 @@ import type { UserRefreshClient } from "google-auth-library";
 import { READ_WRITE } from "../cache/index.js";
 import { CredConnectionError } from "../errors.js";
 import { resolveEndpoints, type Endpoints } from "../oauth/endpoints.js";
-import { signIn, type SignInResult } from "../oauth/flow.js";
+import type { SignInResult } from "../oauth/flow.js";
 import { signInMode } from "../oauth/mode.js";
 import { REDIRECT_URI_ENV } from "../oauth/paste.js";
 import { completePendingSignIn } from "../oauth/pending.js";
 import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../options.js";
-import { chooseFlow, detectRuntime } from "../runtime/index.js";
 import { ENV } from "../shared/constants.js";
-import { selectPresenter } from "../ui/select.js";
 import { attachTokenCache } from "./cached-token.js";
 import { writeUserCredentialsFile, type AuthorizedUserFile } from "./files.js";
 import { getCredentialInfo } from "./info.js";
@@ -105,6 +103,7 @@ export function coversScopes(granted: readonly string[], requested: readonly str
  * remote machine, when a page that shows the code is configured; the loopback flow otherwise).
  */
 function flowFor(options: UserCredentialsOptions, env: NodeJS.ProcessEnv, endpoints: Endpoints): { useLocalWebserver?: boolean; openBrowser: boolean } {
+  const { chooseFlow, detectRuntime } = signInRuntime();
   const runtime = detectRuntime(env);
   const openBrowser = options.openBrowser ?? runtime.canOpenBrowser;
   const explicit = options.useLocalWebserver ?? options.authLocalWebserver;
@@ -122,8 +121,8 @@ async function runSignIn(
 ): Promise<SignInResult> {
   const flow = flowFor(options, env, endpoints);
   const choice = { ...options, ...(flow.useLocalWebserver !== undefined ? { useLocalWebserver: flow.useLocalWebserver } : {}) };
-  const presenter = await selectPresenter(options.presenter, { mode: signInMode(choice) });
-  return signIn({ ...choice, scopes, env, endpoints, presenter, openBrowser: flow.openBrowser, complete });
+  const presenter = await presenters().selectPresenter(options.presenter, { mode: signInMode(choice) });
+  return signInFlow().signIn({ ...choice, scopes, env, endpoints, presenter, openBrowser: flow.openBrowser, complete });
 }
 
 /**
@@ -135,7 +134,7 @@ async function completeWithCode<T>(
   env: NodeJS.ProcessEnv,
   credentials: (result: SignInResult) => Promise<T>,
 ): Promise<T> {
-  const presenter = await selectPresenter(options.presenter, { mode: "paste" });
+  const presenter = await presenters().selectPresenter(options.presenter, { mode: "paste" });
   try {
     const { result, savedTo } = await completePendingSignIn(options.code ?? "");
     const done = await credentials(result);
@@ -175,6 +174,12 @@ async function credentialsFrom(result: SignInResult, endpoints: Endpoints, env: 
   });
   return client;
 }
+
+// The sign-in machinery (flow, loopback server, runtime detection, presenters) loads only when a
+// sign-in runs: a cache hit, and default() with ADC, must not pay for it (bench/README.md, target 4).
+const signInFlow = () => require("../oauth/flow.js") as typeof import("../oauth/flow.js");
+const signInRuntime = () => require("../runtime/index.js") as typeof import("../runtime/index.js");
+const presenters = () => require("../ui/select.js") as typeof import("../ui/select.js");
 
 /** A `cred-auth: ...` line on stderr when `CRED_AUTH_DEBUG=1`. */
 export function debug(env: NodeJS.ProcessEnv, line: string): void {
