@@ -3,7 +3,6 @@
  * write user credentials in the ADC format. Kept free of heavy imports: the CLI's
  * print-token fast path loads this module.
  */
-import { createPrivateKey } from "node:crypto";
 import { CredCredentialsError } from "../errors.js";
 import { GOOGLE_ENDPOINTS } from "../shared/constants.js";
 import { readFileLimited, readFileLimitedSync, writeFileAtomic } from "../util/atomic-write.js";
@@ -211,7 +210,8 @@ function isLoopbackHost(hostname: string): boolean {
 
 function checkPrivateKey(pem: string, path: string): void {
   try {
-    createPrivateKey(pem);
+    // node:crypto only here (service-account keys): print-token on a user file must not load it.
+    (require("node:crypto") as typeof import("node:crypto")).createPrivateKey(pem);
   } catch (error) {
     // Node's message can quote the key material's start; keep only the name of the problem.
     throw invalid(path, `has a "private_key" that is not a valid PEM private key; download a new key for this service account`, privateKeyErrorSummary(error));

@@ -1,7 +1,10 @@
-import { randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
-import { mkdir, open, realpath, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+
+// Loaded on first use: print-token's cached path only reads with readFileLimitedSync, and loading
+// these two costs milliseconds of its start-up (bench/README.md, target 2).
+const fsp = () => require("node:fs/promises") as typeof import("node:fs/promises");
+const randomBytes = (size: number): Buffer => (require("node:crypto") as typeof import("node:crypto")).randomBytes(size);
 
 /** Options of {@link writeFileAtomic}. */
 export interface AtomicWriteOptions {
@@ -19,10 +22,10 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
   const mode = options.mode ?? 0o600;
   const target = await resolveLink(path);
   const dir = dirname(target);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await fsp().mkdir(dir, { recursive: true, mode: 0o700 });
   const temp = join(dir, `.${basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
-    const file = await open(temp, "wx", mode);
+    const file = await fsp().open(temp, "wx", mode);
     try {
       // open()'s mode is filtered by the umask; the file must end up exactly `mode`.
       await file.chmod(mode);
@@ -33,7 +36,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
     }
     await renameReplacing(temp, target);
   } catch (error) {
-    await unlink(temp).catch(() => {});
+    await fsp().unlink(temp).catch(() => {});
     throw error;
   }
   await syncDirectory(dir);
@@ -42,7 +45,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
 /** The file a symbolic link points to, or `path` itself (also when nothing exists there yet). */
 async function resolveLink(path: string): Promise<string> {
   try {
-    return await realpath(path);
+    return await fsp().realpath(path);
   } catch {
     return path;
   }
@@ -54,7 +57,7 @@ const WINDOWS_RENAME_RETRIES = 5;
 async function renameReplacing(from: string, to: string): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await rename(from, to);
+      return await fsp().rename(from, to);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       const transient = process.platform === "win32" && (code === "EPERM" || code === "EACCES" || code === "EBUSY");
@@ -68,7 +71,7 @@ async function renameReplacing(from: string, to: string): Promise<void> {
 async function syncDirectory(dir: string): Promise<void> {
   if (process.platform === "win32") return;
   try {
-    const handle = await open(dir, constants.O_RDONLY);
+    const handle = await fsp().open(dir, constants.O_RDONLY);
     try {
       await handle.sync();
     } finally {
@@ -107,8 +110,8 @@ export class NotAFileError extends Error {
  * {@link FileTooLargeError} beyond the limit, and the system error otherwise.
  */
 export async function readFileLimited(path: string, maxBytes: number): Promise<Buffer> {
-  checkRegular(path, await stat(path));
-  const file = await open(path, "r");
+  checkRegular(path, await fsp().stat(path));
+  const file = await fsp().open(path, "r");
   try {
     const { size } = await file.stat();
     if (size > maxBytes) throw new FileTooLargeError(path, maxBytes);
