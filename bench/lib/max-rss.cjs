@@ -1,7 +1,17 @@
-// Preloaded with --require: appends the process's peak resident set size (maxRSS, KiB, from
-// getrusage) to $BENCH_RSS_OUT when it exits, so a parent can read its children's peaks.
+// Preloaded with --require: when the process exits, appends to $BENCH_RSS_OUT its peak resident
+// set size (maxRSS from getrusage, KiB) and, on Linux, its anonymous resident memory at exit
+// (RssAnon, KiB: heap and other private memory, without the pages of the node binary that the
+// kernel maps in, which vary with the page cache), so a parent can read its children's figures.
 "use strict";
-const { appendFileSync } = require("node:fs");
+const { appendFileSync, readFileSync } = require("node:fs");
 
 const out = process.env.BENCH_RSS_OUT;
-if (out) process.on("exit", () => appendFileSync(out, `${process.resourceUsage().maxRSS}\n`));
+if (out) {
+  process.on("exit", () => {
+    let anon = "";
+    try {
+      anon = /^RssAnon:\s+(\d+)\s+kB/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? "";
+    } catch {}
+    appendFileSync(out, `${process.resourceUsage().maxRSS} ${anon}\n`);
+  });
+}
