@@ -1,18 +1,19 @@
 // A missing peer dependency (google-auth-library) is one more reason to move on, in words.
 import assert from "node:assert/strict";
-import { register } from "node:module";
+import { registerHooks } from "node:module";
 import { test } from "node:test";
 import { isolateHome } from "./support.ts";
 
-// Makes google-auth-library unresolvable for this process, as in a project that never installed it.
-const HOOKS = `
-export async function resolve(specifier, context, next) {
-  if (specifier === "google-auth-library") {
-    throw Object.assign(new Error("Cannot find package 'google-auth-library'"), { code: "ERR_MODULE_NOT_FOUND" });
-  }
-  return next(specifier, context);
-}`;
-register(`data:text/javascript,${encodeURIComponent(HOOKS)}`);
+// Makes google-auth-library unresolvable for this process (require and import alike), as in a
+// project that never installed it.
+registerHooks({
+  resolve(specifier, context, next) {
+    if (specifier === "google-auth-library") {
+      throw Object.assign(new Error("Cannot find package 'google-auth-library'"), { code: "ERR_MODULE_NOT_FOUND" });
+    }
+    return next(specifier, context);
+  },
+});
 
 isolateHome();
 const { CredCredentialsError } = await import("cred-auth");
