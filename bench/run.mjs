@@ -33,6 +33,11 @@ if (flags.help) {
   process.stdout.write("Usage: node bench/run.mjs [--smoke] [--runs N] [--warmup N] [--out FILE] [--no-hyperfine]\n");
   process.exit(0);
 }
+if (Number(process.versions.node.split(".")[0]) < 22) {
+  // Both sides run on this process's node: it must be the project's (npm run bench puts it first on PATH).
+  process.stderr.write(`bench: node ${process.version} is not the project's Node 22; run it with npm run bench\n`);
+  process.exit(2);
+}
 const runs = positiveInt(flags.runs, flags.smoke ? 3 : 20);
 const warmup = positiveInt(flags.warmup, flags.smoke ? 1 : 3, true);
 const outFile = flags.out ?? join(ROOT, "bench", "results.json");
