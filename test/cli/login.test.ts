@@ -4,11 +4,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { approveSignIn, DEMO_CLIENT } from "cred-auth/emulator";
 import { withEmulator } from "../support/emulator.ts";
 import { freePortRange, rangeEnv } from "../oauth/helpers.ts";
-import { CLOUD_PLATFORM, collect, runCli, sandbox, secretsIn, startCli, waitForStderr, type CliResult, type Sandbox } from "./helpers.ts";
+import { CLI, CLOUD_PLATFORM, collect, runCli, sandbox, secretsIn, startCli, waitForStderr, type CliResult, type Sandbox } from "./helpers.ts";
 
 const emu = await withEmulator();
 const outputs: string[] = [];
@@ -148,16 +148,24 @@ test("--timeout: the sign-in gives up, exit 1, nothing written", async () => {
   assert.ok(!existsSync(destination));
 });
 
-test("a destination that cannot be written fails before any sign-in", { skip: process.platform === "win32" || process.getuid?.() === 0 }, async () => {
+test("a destination that cannot be written fails before any sign-in", { skip: process.platform === "win32" }, async () => {
   const box = await loginBox();
   const locked = join(box.dir, "locked");
   mkdirSync(locked);
   chmodSync(locked, 0o500);
-  const r = await runCli(["login", join(locked, "adc.json")], box.env);
+  // root writes anywhere: run the CLI as "nobody" then, who may enter the sandbox but not write there.
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) chmodSync(box.dir, 0o711);
+  const child = spawnSync(process.execPath, [CLI, "login", join(locked, "adc.json")], {
+    env: box.env,
+    encoding: "utf8",
+    timeout: 60_000,
+    ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+  });
   chmodSync(locked, 0o700);
-  assert.equal(r.code, 1);
-  assert.match(r.stderr, /^cred-auth: Cannot save credentials to .* is not writable\.\n$/);
-  assert.doesNotMatch(r.stderr, /authorize this application/);
+  assert.equal(child.status, 1, child.stderr);
+  assert.match(child.stderr, /^cred-auth: Cannot save credentials to .* is not writable\.\n$/);
+  assert.doesNotMatch(child.stderr, /authorize this application/);
 });
 
 test("a destination under a file fails before any sign-in", async () => {
