@@ -27,7 +27,7 @@ interface ErrorLike {
  */
 export function toCredError(error: unknown, what: string): CredAuthError {
   if (error instanceof CredAuthError) return error;
-  redactRequests(error);
+  redactTokenRequestError(error);
   const e = (error ?? {}) as ErrorLike;
   const status = e.response?.status ?? (typeof e.status === "number" ? e.status : undefined);
   const oauthCode = oauthErrorCode(e.response?.data);
@@ -76,16 +76,122 @@ function isTimeout(error: unknown): boolean {
 
 const REDACTED = "<redacted by cred-auth>";
 
+/** Request fields whose values are credentials. */
+const SECRET_FIELDS = new Set(["refresh_token", "client_secret", "code", "code_verifier", "assertion", "client_assertion", "subject_token", "access_token", "token"]);
+
+/** Shorter values are left alone: replacing them everywhere would garble messages, not protect anything. */
+const MIN_SECRET_LENGTH = 8;
+
+interface ChainLink {
+  message?: unknown;
+  stack?: unknown;
+  config?: unknown;
+  response?: { config?: unknown; data?: unknown };
+  cause?: unknown;
+  error?: unknown;
+}
+
 /**
- * gaxios errors keep the request (`config.data`/`body`: refresh token, client secret, JWT
- * assertion; `headers`: Authorization). The error becomes our `cause`, which a deep
- * `console.log` would print: blank those parts out.
+ * Makes a failed token request's error safe to log. gaxios errors keep the request
+ * (`config.data`/`body`: refresh token, client secret, code, JWT assertion; `headers`:
+ * Authorization), and their message and `response.data` are whatever the server replied,
+ * which a misbehaving server or proxy may have filled with the request itself. Every value
+ * in `secrets` and every credential found in the kept request is replaced in the messages,
+ * stacks and replies of the cause chain, then the requests are blanked out.
  */
-function redactRequests(error: unknown): void {
-  for (let e = error as { config?: unknown; response?: { config?: unknown }; cause?: unknown } | undefined, depth = 0; e && typeof e === "object" && depth < 5; e = e.cause as typeof e, depth++) {
-    redactConfig(e.config);
-    redactConfig(e.response?.config);
+export function redactTokenRequestError(error: unknown, secrets: Iterable<string> = []): void {
+  const links = chainOf(error);
+  const found = new Set([...secrets].filter((s) => typeof s === "string" && s.length >= MIN_SECRET_LENGTH));
+  for (const link of links) {
+    collectSecrets(link.config, found);
+    collectSecrets(link.response?.config, found);
   }
+  const ordered = [...found].sort((a, b) => b.length - a.length);
+  for (const link of links) {
+    if (ordered.length > 0) {
+      replaceText(link, "message", ordered);
+      replaceText(link, "stack", ordered);
+      if (link.response && "data" in link.response) link.response.data = scrubDeep(link.response.data, ordered, 0);
+    }
+    redactConfig(link.config);
+    redactConfig(link.response?.config);
+  }
+}
+
+/** The error, its causes and gaxios' `error` twins, each once. */
+function chainOf(error: unknown): ChainLink[] {
+  const links: ChainLink[] = [];
+  const pending: unknown[] = [error];
+  while (pending.length > 0 && links.length < 10) {
+    const e = pending.shift();
+    if (!e || typeof e !== "object" || links.includes(e as ChainLink)) continue;
+    links.push(e as ChainLink);
+    pending.push((e as ChainLink).cause, (e as ChainLink).error);
+  }
+  return links;
+}
+
+/** Adds the credentials a kept request carried (body fields, Authorization header) to `found`. */
+export function collectSecrets(config: unknown, found: Set<string>): void {
+  if (!config || typeof config !== "object") return;
+  const c = config as { data?: unknown; body?: unknown; headers?: unknown };
+  for (const body of [c.data, c.body]) {
+    for (const [name, value] of fieldsOf(body)) if (SECRET_FIELDS.has(name) && value.length >= MIN_SECRET_LENGTH) found.add(value);
+  }
+  const authorization = c.headers instanceof Headers ? c.headers.get("authorization") : undefined;
+  const credential = authorization?.replace(/^\s*\S+\s+/, "");
+  if (credential && credential.length >= MIN_SECRET_LENGTH) {
+    found.add(credential);
+    const decoded = /^basic\s/i.test(authorization!) ? Buffer.from(credential, "base64").toString("utf8") : "";
+    const password = decoded.slice(decoded.indexOf(":") + 1);
+    if (decoded.includes(":") && password.length >= MIN_SECRET_LENGTH) found.add(password);
+  }
+}
+
+function fieldsOf(body: unknown): [string, string][] {
+  if (body instanceof URLSearchParams) return [...body];
+  if (typeof body === "string") {
+    const text = body.trim();
+    if (text.startsWith("{")) {
+      try {
+        return fieldsOf(JSON.parse(text));
+      } catch {
+        return [];
+      }
+    }
+    return [...new URLSearchParams(text)];
+  }
+  if (body && typeof body === "object" && !Array.isArray(body)) {
+    return Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === "string");
+  }
+  return [];
+}
+
+/** Scrubs one text property where it holds a secret (a DOMException's `message` is read-only, and never does). */
+function replaceText(link: ChainLink, key: "message" | "stack", secrets: readonly string[]): void {
+  const text = link[key];
+  if (typeof text !== "string") return;
+  const scrubbed = scrub(text, secrets);
+  if (scrubbed === text) return;
+  try {
+    link[key] = scrubbed;
+  } catch {
+    // a read-only property: nothing we can do, and nothing of ours put the secret there
+  }
+}
+
+function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  return out;
+}
+
+function scrubDeep(value: unknown, secrets: readonly string[], depth: number): unknown {
+  if (typeof value === "string") return scrub(value, secrets);
+  if (depth > 8 || !value || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((item) => scrubDeep(item, secrets, depth + 1));
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, scrubDeep(item, secrets, depth + 1)]));
 }
 
 function redactConfig(config: unknown): void {

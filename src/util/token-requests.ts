@@ -12,6 +12,7 @@ type Interceptors = AuthClient["transporter"]["interceptors"]["request"];
 type RequestInterceptor = NonNullable<Parameters<Interceptors["add"]>[0]>;
 type PreparedOptions = Parameters<RequestInterceptor["resolved"] & {}>[0];
 type Adapter = NonNullable<PreparedOptions["adapter"]>;
+type ErrorRedactor = NonNullable<PreparedOptions["errorRedactor"]>;
 
 /**
  * The token URL for credentials whose file says `fileTokenUri`. The file's URL is honoured,
@@ -36,8 +37,10 @@ export interface TokenRequestGuard {
 /**
  * Installs interceptors on `client`'s transporter: requests to `rewriteFrom` go to `tokenUrl`,
  * every attempt at a token request is aborted after `timeoutMs` (gaxios then retries it as a
- * timeout, like a 5xx), and a token reply that is not a JSON object is refused. Other requests
- * made with the client are untouched.
+ * timeout, like a 5xx), a token reply that is not a JSON object or whose `access_token` is not
+ * a string is refused, and the error of a failed token request never holds the credentials it
+ * sent (also when the client refreshes later, inside an API call). Other requests made with
+ * the client are untouched.
  */
 export function guardTokenRequests(client: AuthClient, guard: TokenRequestGuard): void {
   const target = new URL(guard.tokenUrl);
@@ -50,6 +53,7 @@ export function guardTokenRequests(client: AuthClient, guard: TokenRequestGuard)
       // gaxios picks a proxy agent from HTTPS_PROXY even for loopback; an emulator is never behind it.
       if (isLoopback(target) && options.agent !== defaultAgent) delete options.agent;
       options.adapter = withTimeout(options.adapter, guard.timeoutMs);
+      options.errorRedactor = redactingSentSecrets(options, options.errorRedactor);
       return options;
     },
   });
@@ -60,9 +64,35 @@ export function guardTokenRequests(client: AuthClient, guard: TokenRequestGuard)
       if (sameUrl(response.config.url, target) && (response.data === null || typeof response.data !== "object")) {
         throw new SyntaxError("The token server's reply is not a JSON object.");
       }
+      if (sameUrl(response.config.url, target) && !usableAccessToken(response.data)) {
+        throw new SyntaxError("The token server's reply holds an access_token that is not a string.");
+      }
       return response;
     },
   });
+}
+
+/** Absent (an id-token reply) or a non-empty string; anything else would end up in an Authorization header. */
+function usableAccessToken(data: object): boolean {
+  const token = (data as { access_token?: unknown }).access_token;
+  return token === undefined || (typeof token === "string" && token !== "");
+}
+
+/**
+ * gaxios hands the final error of a request to `errorRedactor`. Its default blanks the client
+ * secret and assertion in the kept request, but not the refresh token or code, nor anything a
+ * server echoed into the message or reply: take the credentials from the request as sent.
+ */
+function redactingSentSecrets(options: PreparedOptions, inner: PreparedOptions["errorRedactor"]): ErrorRedactor {
+  // Loaded on use: print-token's cached path loads this module but makes no request.
+  const { collectSecrets, redactTokenRequestError } = require("../credentials/token-errors.js") as typeof import("../credentials/token-errors.js");
+  const sent = new Set<string>();
+  collectSecrets(options, sent);
+  return ((data) => {
+    const redacted = typeof inner === "function" ? inner(data) : data;
+    redactTokenRequestError(data, sent);
+    return redacted;
+  }) as ErrorRedactor;
 }
 
 function withTimeout(inner: Adapter | undefined, timeoutMs: number): Adapter {
