@@ -7,13 +7,12 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { test } from "node:test";
-import type { TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
 import { CredCredentialsError, cache, loadServiceAccountCredentials, loadUserCredentials } from "cred-auth";
 import { readCredentialsFile } from "../../dist/credentials/files.js";
 import { CACHE_WARNING_CODE } from "../../dist/cache/disk.js";
 import { tempDir } from "../foundation/support.ts";
-import { closedPort, isolatedEnv, lines, mapLimit, runCli } from "./support.ts";
+import { closedPort, interceptWarnings, isolatedEnv, lines, mapLimit, runCli } from "./support.ts";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/bad/", import.meta.url));
 
@@ -155,23 +154,6 @@ function buildAll(root: string, cases: BadCase[]): string[] {
   });
 }
 
-/** The cache's warnings during this test (Node's own printing of them is paused: 60 lines of noise). */
-function collectCacheWarnings(t: TestContext): Error[] {
-  const warnings: Error[] = [];
-  const printers = process.listeners("warning");
-  process.removeAllListeners("warning");
-  const onWarning = (warning: Error & { code?: string }): void => {
-    if (warning.code === CACHE_WARNING_CODE) warnings.push(warning);
-    else for (const print of printers) print(warning);
-  };
-  process.on("warning", onWarning);
-  t.after(() => {
-    process.off("warning", onWarning);
-    for (const print of printers) process.on("warning", print);
-  });
-  return warnings;
-}
-
 function assertRefused(error: unknown, path: string, badCase: BadCase, via: string): true {
   assert.ok(error instanceof CredCredentialsError, `${badCase.name} via ${via}: CredCredentialsError, got ${(error as Error)?.name}: ${(error as Error)?.message}`);
   const prefix = `Credentials file ${JSON.stringify(path)} `;
@@ -213,7 +195,7 @@ test("the cache treats every bad file as absent, with exactly one CRED_AUTH_CACH
   process.env.HOME = home;
   t.after(() => (process.env.HOME = saved));
   const configDir = join(home, ".config");
-  const warnings = collectCacheWarnings(t);
+  const warnings = interceptWarnings(t, (warning) => warning.code === CACHE_WARNING_CODE);
 
   const cases = allCases();
   const paths = buildAll(configDir, cases);
@@ -262,7 +244,7 @@ test("a service account key at the cache path is another kind of credentials: ab
   const credentialsCache = new cache.ReadWriteCredentialsCache({ dirname: "sa" });
   mkdirSync(dirname(credentialsCache.path), { recursive: true });
   writeFileSync(credentialsCache.path, JSON.stringify(keyFileFields()));
-  const warnings = collectCacheWarnings(t);
+  const warnings = interceptWarnings(t, (warning) => warning.code === CACHE_WARNING_CODE);
   assert.equal(await credentialsCache.load(), null);
   await new Promise((resolve) => setImmediate(resolve));
   assert.equal(warnings.length, 1);

@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { lstatSync, readFileSync, readdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, relative } from "node:path";
+import type { TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -31,6 +32,8 @@ export interface CliOptions {
   umask?: string;
   /** Killed after this long (default 60 s): a hang fails the test instead of stalling it. */
   killAfterMs?: number;
+  /** Called with all of stderr so far, after each chunk (to act on a printed URL, say). */
+  onStderr?: (stderr: string) => void;
 }
 
 /** Runs `cred-auth ARGS` as a child process and collects its output and exit code. */
@@ -43,7 +46,10 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+      options.onStderr?.(stderr);
+    });
     const timer = setTimeout(() => child.kill("SIGKILL"), options.killAfterMs ?? 60_000);
     child.on("error", reject);
     child.on("close", (code, signal) => {
@@ -113,4 +119,24 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (
 /** The lines of `text`, without the empty last one. */
 export function lines(text: string): string[] {
   return text.split("\n").filter((line, i, all) => line !== "" || i < all.length - 1);
+}
+
+/**
+ * Collects the process warnings `keep` accepts until the test ends; Node's own printing of
+ * those is paused meanwhile (dozens of expected warnings are noise), others still print.
+ */
+export function interceptWarnings(t: TestContext, keep: (warning: Error & { code?: string }) => boolean): Error[] {
+  const warnings: Error[] = [];
+  const printers = process.listeners("warning");
+  process.removeAllListeners("warning");
+  const onWarning = (warning: Error & { code?: string }): void => {
+    if (keep(warning)) warnings.push(warning);
+    else for (const print of printers) print(warning);
+  };
+  process.on("warning", onWarning);
+  t.after(() => {
+    process.off("warning", onWarning);
+    for (const print of printers) process.on("warning", print);
+  });
+  return warnings;
 }
