@@ -148,7 +148,7 @@ function browserPresenter(decision: "allow" | "deny", code?: string): Presenter 
  * Runs `scenario` in this process with CRED_AUTH_DEBUG=1, capturing what it writes to stdout and
  * stderr, the warnings it emits and the error it ends with (which must be of `expected` class).
  */
-async function inProcess(t: TestContext, where: string, expected: typeof CredAuthError, scenario: () => Promise<unknown>): Promise<Error> {
+async function inProcess(t: TestContext, where: string, expected: typeof CredAuthError | ErrorConstructor, scenario: () => Promise<unknown>): Promise<Error> {
   const from = observed.length;
   const warnings = interceptWarnings(t, () => true);
   const written: string[] = [];
@@ -224,6 +224,21 @@ test("loaders against a token server that echoes every request into its replies"
     await inProcess(t, `loadUserCredentials echo ${mode}`, CredAuthError, () => loadUserCredentials(userFile(dir, url, `LEAKCHECK-rt-${mode}-Zk31`)));
     const key = { ...emu.createServiceAccountKey(), token_uri: url };
     await inProcess(t, `loadServiceAccountCredentials echo ${mode}`, CredAuthError, () => loadServiceAccountCredentials(keyFile(dir, key)));
+  }
+});
+
+test("a refresh inside an API call (google-auth-library's own error, no cred-auth mapping) against an echoing server", async (t) => {
+  const { userRefreshClientFrom } = await import("../../dist/credentials/load-user.js");
+  const { serviceAccountClientFrom } = await import("../../dist/credentials/service-account.js");
+  const emu = await emulatorFor(t);
+  for (const mode of ["json400-description", "json-error-object", "html500"] as const) {
+    const refreshToken = secret(`LEAKCHECK-api-rt-${mode}-Wd62`);
+    const user = await userRefreshClientFrom({ type: "authorized_user", client_id: CLIENT_ID, client_secret: CLIENT_SECRET, refresh_token: refreshToken, token_uri: echoUrl(mode) });
+    await inProcess(t, `user client getRequestHeaders echo ${mode}`, Error, () => user.getRequestHeaders());
+    const key = emu.createServiceAccountKey();
+    privateKeySecrets(key.private_key!);
+    const jwt = await serviceAccountClientFrom({ type: "service_account", project_id: "p", private_key: key.private_key!, client_email: key.client_email!, token_uri: echoUrl(mode) }, SCOPES);
+    await inProcess(t, `service account getRequestHeaders echo ${mode}`, Error, () => jwt.getRequestHeaders());
   }
 });
 
