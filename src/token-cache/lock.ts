@@ -1,8 +1,8 @@
 // A cross-process lock: a file created with O_EXCL holding the owner's pid, host and time.
 // Locks left by a dead process, or older than `staleMs`, are broken.
-import { linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, closeSync } from "node:fs";
+import { linkSync, openSync, renameSync, statSync, unlinkSync, writeSync, closeSync } from "node:fs";
 import { hostname } from "node:os";
-import { ensureDir, uniqueSuffix } from "./store.js";
+import { ensureDir, readSmallFile, uniqueSuffix } from "./store.js";
 
 /** A held lock; `release()` removes it if it is still ours. */
 export interface HeldLock {
@@ -45,7 +45,7 @@ export function tryLock(dir: string, path: string, staleMs: number): LockAttempt
 
 function releaseIfOurs(path: string, content: string): void {
   try {
-    if (readFileSync(path, "utf8") === content) unlinkSync(path);
+    if (readSmallFile(path) === content) unlinkSync(path);
   } catch {}
 }
 
@@ -54,7 +54,7 @@ function breakIfStale(path: string, staleMs: number): boolean {
   let content: string;
   let mtimeMs: number;
   try {
-    content = readFileSync(path, "utf8");
+    content = readSmallFile(path);
     mtimeMs = statSync(path).mtimeMs;
   } catch (error) {
     // Released between our open and our read: free now.
@@ -69,7 +69,7 @@ function breakIfStale(path: string, staleMs: number): boolean {
     return false;
   }
   try {
-    if (readFileSync(aside, "utf8") !== content) {
+    if (readSmallFile(aside) !== content) {
       try {
         linkSync(aside, path);
       } catch {}

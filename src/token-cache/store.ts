@@ -1,8 +1,9 @@
 // Access tokens on disk, one small JSON file per credentials+scopes key. Kept light: it sits on
 // print-token's hot path, so it loads only node builtins.
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { readFileLimitedSync } from "../util/atomic-write.js";
 import { sha256Hex } from "./sha256.js";
 
 /** An access token as the token cache keeps it: never a refresh token or key. */
@@ -71,11 +72,22 @@ export function readCachedToken(key: string, location: TokenCacheLocation = {}):
   const path = tokenPath(dir, key);
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readSmallFile(path);
   } catch {
     return undefined;
   }
   return parseCachedToken(text);
+}
+
+/** Token entries and locks are tiny; anything bigger is not ours. */
+const MAX_ENTRY_BYTES = 64 * 1024;
+
+/**
+ * @internal A token-cache file's text. Throws for anything but a small regular file: a FIFO or
+ * device planted at an entry's path must not block print-token (readFileSync would wait forever).
+ */
+export function readSmallFile(path: string): string {
+  return readFileLimitedSync(path, MAX_ENTRY_BYTES).toString("utf8");
 }
 
 /**
