@@ -12,7 +12,7 @@ import { CredCredentialsError, cache, loadServiceAccountCredentials, loadUserCre
 import { readCredentialsFile } from "../../dist/credentials/files.js";
 import { CACHE_WARNING_CODE } from "../../dist/cache/disk.js";
 import { tempDir } from "../foundation/support.ts";
-import { closedPort, interceptWarnings, isolatedEnv, lines, mapLimit, runCli } from "./support.ts";
+import { closedPort, interceptWarnings, isolatedEnv, lines, mapLimit, runCli, runNode } from "./support.ts";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/bad/", import.meta.url));
 
@@ -250,4 +250,63 @@ test("a service account key at the cache path is another kind of credentials: ab
   assert.equal(warnings.length, 1);
   assert.match(warnings[0]!.message, /holds "service_account" credentials, not "authorized_user"; load it with loadServiceAccountCredentials\(\)\./);
   await assert.rejects(loadUserCredentials(credentialsCache.path), /holds "service_account" credentials, not "authorized_user"/);
+});
+
+/** What may be found at a token-cache entry's path instead of a token: print-token must refresh, not hang or fail. */
+const BAD_TOKEN_ENTRIES: Array<[string, (path: string) => void]> = [
+  ["a FIFO", (path) => execFileSync("mkfifo", [path])],
+  ["/dev/zero behind a link", (path) => symlinkSync("/dev/zero", path)],
+  ["a directory", (path) => mkdirSync(path)],
+  ["a 2 MiB file", (path) => writeFileSync(path, `{"access_token": "${"x".repeat(2 * MiB)}", "expiry_date": 9999999999999}`)],
+  ["a symbolic-link loop", (path) => (symlinkSync(basename(path) + ".other", path), symlinkSync(basename(path), path + ".other"))],
+  ["garbage bytes", (path) => writeFileSync(path, Buffer.from([0xff, 0xfe, 0x00, 0x7b]))],
+  ["an access_token that is a number", (path) => writeFileSync(path, JSON.stringify({ access_token: 5, expiry_date: Date.now() + 3_600_000 }))],
+  ["no expiry", (path) => writeFileSync(path, JSON.stringify({ access_token: "cached-but-no-expiry" }))],
+];
+
+test("print-token refreshes, never hangs or fails, whatever sits at its token-cache entry", { timeout: 120_000 }, async (t) => {
+  const { startEmulator } = await import("cred-auth/emulator");
+  const { testCredentialsFile } = await import("../support/emulator.ts");
+  const { tokenCacheKey } = await import("../../dist/token-cache/index.js");
+  const { readCredentialsFile: read } = await import("../../dist/credentials/files.js");
+  const emu = await startEmulator();
+  t.after(() => emu.close());
+  const home = tempDir(t, "cred-auth-bad-tokens-");
+  const path = await testCredentialsFile(emu, home, { scopes: ["https://www.googleapis.com/auth/cloud-platform"] });
+  const file = await read(path);
+  assert.equal(file.type, "authorized_user");
+  const key = tokenCacheKey(file as Parameters<typeof tokenCacheKey>[0], (file as { scopes?: string[] }).scopes ?? [], (file as { token_uri?: string }).token_uri);
+  await mapLimit(BAD_TOKEN_ENTRIES, 4, async ([name, plant], index) => {
+    const tokens = join(home, `tokens-${index}`);
+    mkdirSync(tokens, { recursive: true, mode: 0o700 });
+    plant(join(tokens, `${key}.json`));
+    const env = isolatedEnv(home, { CRED_AUTH_TOKEN_CACHE: tokens });
+    const result = await runCli(["print-token", path], { env, killAfterMs: 20_000 });
+    assert.equal(result.signal, null, `${name}: did not hang`);
+    assert.equal(result.code, 0, `${name}: ${result.stderr}`);
+    assert.equal(result.stderr, "", name);
+    assert.ok(emu.checkAccessToken(result.stdout.trim()), `${name}: a fresh token from the token server`);
+  });
+});
+
+test("a FIFO or directory where a token-cache lock belongs only delays the refresh", async (t) => {
+  // In a child: a reader blocked on a FIFO would block this process's event loop, timeouts included.
+  const dir = tempDir(t, "cred-auth-bad-locks-");
+  const store = new URL("../../dist/token-cache/index.js", import.meta.url).href;
+  const script = `
+    const { execFileSync } = await import("node:child_process");
+    const { mkdirSync } = await import("node:fs");
+    const { getTokenWithCache } = await import(${JSON.stringify(store)});
+    const dir = ${JSON.stringify(dir)};
+    execFileSync("mkfifo", [dir + "/${"f".repeat(64)}.lock"]);
+    mkdirSync(dir + "/${"d".repeat(64)}.lock");
+    for (const key of ["${"f".repeat(64)}", "${"d".repeat(64)}"]) {
+      const token = await getTokenWithCache(key, async () => ({ access_token: "fresh-" + key, expiry_date: Date.now() + 3600000, token_type: "Bearer" }), { dir, lockWaitMs: 200 });
+      process.stdout.write(token.access_token + "\\n");
+    }
+  `;
+  const result = await runNode(["--input-type=module", "-e", script], { killAfterMs: 20_000 });
+  assert.equal(result.signal, null, "did not hang");
+  assert.equal(result.code, 0, result.stderr);
+  assert.deepEqual(lines(result.stdout), [`fresh-${"f".repeat(64)}`, `fresh-${"d".repeat(64)}`]);
 });

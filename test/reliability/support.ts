@@ -38,7 +38,12 @@ export interface CliOptions {
 
 /** Runs `cred-auth ARGS` as a child process and collects its output and exit code. */
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
-  const argv = [...(options.nodeArgs ?? []), CLI, ...args];
+  return runNode([CLI, ...args], options);
+}
+
+/** Runs `node ARGV` (after `options.nodeArgs`) as a child process and collects its output and exit code. */
+export function runNode(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  const argv = [...(options.nodeArgs ?? []), ...args];
   const [command, commandArgs] =
     options.umask === undefined ? [process.execPath, argv] : ["/bin/sh", ["-c", `umask ${options.umask} && exec "$0" "$@"`, process.execPath, ...argv]];
   return new Promise((resolve, reject) => {
