@@ -1,9 +1,9 @@
 // `cred-auth login DESTINATION`: a sign-in saved as an Application Default Credentials file.
-import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { saveUserCredentials } from "../credentials/user.js";
 import { CredAuthError, CredCancelledError, CredCredentialsError } from "../errors.js";
-import { parseClientSecretJson } from "../oauth/client.js";
+import { parseClientSecretJson, readClientSecretText } from "../oauth/client.js";
 import type { SaveUserCredentialsOptions } from "../options.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { UsageError, parseScopes, parseSeconds, type ParsedArgs } from "./args.js";
@@ -65,7 +65,7 @@ function clientOptions(o: ParsedArgs["options"]): Pick<SaveUserCredentialsOption
 function readClientSecretFile(path: string): { clientId: string; clientSecret: string } {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readClientSecretText(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
     throw new CredCredentialsError(`Cannot read the client-secret file ${JSON.stringify(path)} (${code}).`, { cause: error });

@@ -1,7 +1,7 @@
 // Application Default Credentials, found the way google-auth-library finds them, without what
 // makes its own search slow: no gcloud subprocess, and the metadata server is asked only when
 // one is configured or this is a Google VM, with a short timeout.
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { AuthClient } from "google-auth-library";
@@ -9,10 +9,11 @@ import { CredConnectionError } from "../errors.js";
 import { metadataBaseUrl } from "../hosted/metadata.js";
 import { platformFetch } from "../hosted/http.js";
 import { galEndpoints, resolveEndpoints } from "../oauth/endpoints.js";
+import { readFileLimited } from "../util/atomic-write.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 import { tokenCacheDir } from "../token-cache/index.js";
 import { attachTokenCache } from "./cached-token.js";
-import { readCredentialsFile } from "./files.js";
+import { MAX_CREDENTIALS_FILE_BYTES, readCredentialsFile } from "./files.js";
 import { proveCredentials, userRefreshClientFrom } from "./load-user.js";
 import { serviceAccountClientFrom } from "./service-account.js";
 
@@ -105,10 +106,13 @@ async function fromFile(path: string, what: string, scopes: readonly string[], e
   return { credentials, projectId, source: what };
 }
 
-/** The file's `type` field, or undefined when it cannot be read as JSON (the loader then says why). */
+/**
+ * The file's `type` field, or undefined when it cannot be read as JSON (the loader then says why).
+ * Only a bounded regular file is read: opening a FIFO would wait forever, a device never end.
+ */
 async function peekType(path: string): Promise<string | undefined> {
   try {
-    const type = (JSON.parse(await readFile(path, "utf8")) as { type?: unknown }).type;
+    const type = (JSON.parse((await readFileLimited(path, MAX_CREDENTIALS_FILE_BYTES)).toString("utf8")) as { type?: unknown }).type;
     return typeof type === "string" ? type : undefined;
   } catch {
     return undefined;

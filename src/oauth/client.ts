@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { CredCredentialsError } from "../errors.js";
 import { DEMO_CLIENT, DEMO_WEB_CLIENT, ENV } from "../shared/constants.js";
+import { readFileLimitedSync } from "../util/atomic-write.js";
 import type { Endpoints } from "./endpoints.js";
 
 /** Where an OAuth client id and secret came from. */
@@ -61,12 +61,23 @@ function fromPair(id: string | undefined, secret: string | undefined, source: Cl
   return { clientId, clientSecret, source };
 }
 
+/** Client-secret files are under a kilobyte; the bound keeps a wrong path from being read whole. */
+export const MAX_CLIENT_SECRET_FILE_BYTES = 64 * 1024;
+
+/**
+ * The text of a client-secret file. Only a bounded regular file is read: a FIFO would block the
+ * process forever, a device never end. Throws the system error (or ENOTFILE / EFBIG).
+ */
+export function readClientSecretText(path: string): string {
+  return readFileLimitedSync(path, MAX_CLIENT_SECRET_FILE_BYTES).toString("utf8");
+}
+
 /** Reads a client-secret JSON file as downloaded from the Google Cloud console. */
 export function fromSecretFile(path: string | undefined): ResolvedClient | undefined {
   if (!path?.trim()) return undefined;
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readClientSecretText(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
     throw new CredCredentialsError(`Cannot read the OAuth client-secret file ${path} (${code}) named by ${ENV.clientSecretFile}.`, { cause: error });
