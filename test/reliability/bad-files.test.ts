@@ -310,3 +310,40 @@ test("a FIFO or directory where a token-cache lock belongs only delays the refre
   assert.equal(result.code, 0, result.stderr);
   assert.deepEqual(lines(result.stdout), [`fresh-${"f".repeat(64)}`, `fresh-${"d".repeat(64)}`]);
 });
+
+test("GOOGLE_APPLICATION_CREDENTIALS, --client-secret-file and CRED_AUTH_CLIENT_SECRET_FILE at a FIFO or /dev/zero fail fast", { timeout: 120_000 }, async (t) => {
+  // In children: a reader stuck on a FIFO can keep even process.exit() from ending a process.
+  const home = tempDir(t, "cred-auth-bad-special-");
+  const fifo = join(home, "fifo.json");
+  execFileSync("mkfifo", [fifo]);
+  const zero = join(home, "zero.json");
+  symlinkSync("/dev/zero", zero);
+  const index = new URL("../../dist/index.js", import.meta.url).href;
+  for (const special of [fifo, zero]) {
+    const env = isolatedEnv(home, { GOOGLE_APPLICATION_CREDENTIALS: special });
+    const script = `
+      const { default: credAuth } = await import(${JSON.stringify(index)});
+      try {
+        await credAuth.default(["https://www.googleapis.com/auth/cloud-platform"], { openBrowser: false });
+      } catch (error) {
+        process.stdout.write(error.name + ": " + error.message);
+      }
+    `;
+    const adc = await runNode(["--no-warnings", "--input-type=module", "-e", script], { env, killAfterMs: 30_000 });
+    assert.equal(adc.signal, null, `default() with GOOGLE_APPLICATION_CREDENTIALS=${special} did not hang`);
+    assert.match(adc.stdout, /^CredCredentialsError: Could not get any valid credentials\./);
+    assert.ok(adc.stdout.includes(`Credentials file ${JSON.stringify(special)} is not a regular file.`), adc.stdout);
+
+    for (const [how, args, extraEnv] of [
+      ["--client-secret-file", ["--client-secret-file", special], {}],
+      ["CRED_AUTH_CLIENT_SECRET_FILE", [], { CRED_AUTH_CLIENT_SECRET_FILE: special }],
+    ] as const) {
+      const result = await runCli(["login", join(home, "out.json"), "--no-browser", ...args], { env: isolatedEnv(home, extraEnv), killAfterMs: 30_000 });
+      assert.equal(result.signal, null, `login with ${how}=${special} did not hang`);
+      assert.equal(result.code, 1, `${how}: ${result.stderr}`);
+      const errorLines = lines(result.stderr);
+      assert.equal(errorLines.length, 1, result.stderr);
+      assert.match(errorLines[0]!, /client-secret file .* \(ENOTFILE\)/);
+    }
+  }
+});
