@@ -41,21 +41,30 @@ interface FaultCase {
   /** Queues the fault on the emulator; absent: the token server's port is closed. */
   fault?: Fault;
   message: RegExp;
+  /** google-auth-library retries 5xx replies and timeouts, not a 200 it cannot read. */
+  retried?: boolean;
 }
 
 const FAULTS: FaultCase[] = [
-  { name: "5xx on every attempt", fault: { kind: "status", status: 503 }, message: /the token server answered 503 \(temporarily_unavailable\); try again later\.$/ },
-  { name: "slow beyond the timeout", fault: { kind: "slow", delayMs: SLOW_MS }, message: /the token server did not answer in time; try again later\.$/ },
+  { name: "5xx on every attempt", fault: { kind: "status", status: 503 }, message: /the token server answered 503 \(temporarily_unavailable\); try again later\.$/, retried: true },
+  { name: "slow beyond the timeout", fault: { kind: "slow", delayMs: SLOW_MS }, message: /the token server did not answer in time; try again later\.$/, retried: true },
   { name: "connection refused", message: /could not reach the token server \(ECONNREFUSED\); check the network\.$/ },
-  { name: "garbage instead of JSON", fault: { kind: "garbage" }, message: /the token server sent an unreadable reply\.$/ },
-  { name: "truncated JSON", fault: { kind: "truncated" }, message: /the token server sent an unreadable reply\.$/ },
-  { name: "an HTML error page", fault: { kind: "html" }, message: /the token server answered HTTP 502; try again later\.$/ },
+  { name: "garbage instead of JSON", fault: { kind: "garbage" }, message: /the token server sent an unreadable reply\.$/, retried: false },
+  { name: "truncated JSON", fault: { kind: "truncated" }, message: /the token server sent an unreadable reply\.$/, retried: false },
+  { name: "an HTML error page", fault: { kind: "html" }, message: /the token server answered HTTP 502; try again later\.$/, retried: true },
 ];
 
-/** An emulator for one test, closed after it. */
-async function emulatorFor(t: TestContext): Promise<Emulator> {
+/** An emulator for one test, closed after it (checking, for a fault, that the attempts were as expected). */
+async function emulatorFor(t: TestContext, fault?: FaultCase): Promise<Emulator> {
   const emu = await startEmulator();
   t.after(() => emu.close());
+  if (fault?.retried !== undefined) {
+    t.after(() => {
+      const attempts = emu.stats().tokenRequests;
+      if (fault.retried) assert.ok(attempts >= 2, `retried (${attempts} attempts)`);
+      else assert.equal(attempts, 1, "an unreadable 200 is not retried");
+    });
+  }
   return emu;
 }
 
@@ -97,7 +106,7 @@ function recordingPresenter(): Presenter & { events: SignInEvent[] } {
 
 const ENTRY_POINTS = {
   async loadUserCredentials(t: TestContext, fault: FaultCase): Promise<void> {
-    const emu = await emulatorFor(t);
+    const emu = await emulatorFor(t, fault);
     const dir = caseDir(t);
     const path = join(dir, "user.json");
     await writeUserCredentialsFile(path, userFile(emu, await tokenUrlFor(emu, fault)));
@@ -110,7 +119,7 @@ const ENTRY_POINTS = {
   },
 
   async loadServiceAccountCredentials(t: TestContext, fault: FaultCase): Promise<void> {
-    const emu = await emulatorFor(t);
+    const emu = await emulatorFor(t, fault);
     const dir = caseDir(t);
     const path = join(dir, "key.json");
     const key: Record<string, string> = { ...emu.createServiceAccountKey(), token_uri: await tokenUrlFor(emu, fault) };
@@ -124,7 +133,7 @@ const ENTRY_POINTS = {
   },
 
   async getUserCredentials(t: TestContext, fault: FaultCase): Promise<void> {
-    const emu = await emulatorFor(t);
+    const emu = await emulatorFor(t, fault);
     const credentialsCache = new cache.ReadWriteCredentialsCache({ dirname: `faults-${Math.random().toString(36).slice(2)}` });
     t.after(() => rmSync(dirname(credentialsCache.path), { recursive: true, force: true }));
     await writeUserCredentialsFile(credentialsCache.path, userFile(emu, await tokenUrlFor(emu, fault)));
@@ -139,7 +148,7 @@ const ENTRY_POINTS = {
   },
 
   async "cred-auth print-token"(t: TestContext, fault: FaultCase): Promise<void> {
-    const emu = await emulatorFor(t);
+    const emu = await emulatorFor(t, fault);
     const dir = caseDir(t);
     const path = join(dir, "user.json");
     const file = userFile(emu, await tokenUrlFor(emu, fault));
