@@ -108,7 +108,6 @@ test("help, --version and usage errors load no package either", async () => {
 
 test(
   "print-token's cached path does not load node:crypto (several milliseconds at start-up)",
-  { todo: "src/credentials/files.ts and src/util/atomic-write.ts import node:crypto at module level" },
   async () => {
     const emu = await withEmulator();
     const box = sandbox(emu);
