@@ -23,6 +23,7 @@ export function resolveEndpoints(env: NodeJS.ProcessEnv = process.env): Endpoint
   const host = env[ENV.emulatorHost]?.trim();
   if (!host) return { ...GOOGLE_ENDPOINTS, emulator: false };
   const base = emulatorBaseUrl(host);
+  announceEmulator(base);
   return {
     authUrl: base + EMULATOR_PATHS.auth,
     tokenUrl: base + EMULATOR_PATHS.token,
@@ -31,6 +32,18 @@ export function resolveEndpoints(env: NodeJS.ProcessEnv = process.env): Endpoint
     codePageUrl: base + EMULATOR_PATHS.codePage,
     emulator: true,
   };
+}
+
+let announced: string | undefined;
+
+/**
+ * One line on stderr, once per process and emulator: credentials (even real ones) now go to a
+ * local port instead of Google, and whoever set the variable by mistake should see it.
+ */
+function announceEmulator(base: string): void {
+  if (announced === base) return;
+  announced = base;
+  process.stderr.write(`cred-auth: ${ENV.emulatorHost} is set: using the local emulator at ${base} instead of Google.\n`);
 }
 
 /** `http://host:port` for a loopback `host:port`; throws for anything else. */

@@ -15,7 +15,22 @@ export interface CliResult {
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
+  /** stderr without the emulator notice (kept apart in `notice`, so tests read the rest exactly). */
   stderr: string;
+  /** The "CRED_AUTH_EMULATOR_HOST is set" line, when the CLI printed it. */
+  notice?: string;
+}
+
+/** The line cred-auth prints (once) when CRED_AUTH_EMULATOR_HOST points it at the emulator. */
+export const EMULATOR_NOTICE = /^cred-auth: CRED_AUTH_EMULATOR_HOST is set: using the local emulator at http:\/\/[^ ]+ instead of Google\.\n/m;
+
+/** Splits the emulator notice off `stderr`; at most one may be there. */
+export function withoutNotice(stderr: string): { stderr: string; notice?: string } {
+  const match = EMULATOR_NOTICE.exec(stderr);
+  if (!match) return { stderr };
+  const rest = stderr.slice(0, match.index) + stderr.slice(match.index + match[0].length);
+  if (EMULATOR_NOTICE.test(rest)) throw new Error(`the emulator notice was printed more than once:\n${stderr}`);
+  return { stderr: rest, notice: match[0] };
 }
 
 /** A temporary home for one test: HOME, XDG dirs and the token cache all inside it; removed after the file. */
@@ -75,7 +90,11 @@ export function collect(child: ChildProcess, timeoutMs = 60_000): Promise<CliRes
     child.once("error", reject);
     child.once("close", (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
+      try {
+        resolve({ code, signal, stdout, ...withoutNotice(stderr) });
+      } catch (error) {
+        reject(error);
+      }
     });
   });
 }
