@@ -9,29 +9,12 @@ import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import fetch from "node-fetch";
-import { chromium } from "playwright-core";
-import type { Browser } from "playwright-core";
 import { withEmulator } from "../support/emulator.ts";
 import { freePortRange, rangeEnv } from "../oauth/helpers.ts";
 import { CLI, CLOUD_PLATFORM, collect, runCli, sandbox, secretsIn, startCli, waitForStderr, type CliResult, type Sandbox } from "./helpers.ts";
+import { chromiumAvailable, withBrowser } from "../support/chromium.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-if (!available) {
-  if (process.env.CI) throw new Error(`Chromium not found at ${CHROMIUM}; CI must run the CLI browser test.`);
-  console.error(`\n!!! SKIPPING the CLI end-to-end browser tests: no Chromium at ${CHROMIUM} (set CHROMIUM_PATH) !!!\n`);
-}
-const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-
-async function withBrowser<T>(run: (browser: Browser) => Promise<T>): Promise<T> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  try {
-    return await run(browser);
-  } finally {
-    await browser.close();
-  }
-}
-
+const available = chromiumAvailable("the CLI end-to-end browser tests");
 async function loginBox(emuHost: string): Promise<Sandbox> {
   return sandbox(undefined, { CRED_AUTH_EMULATOR_HOST: emuHost, CRED_AUTH_LOOPBACK_PORTS: rangeEnv(await freePortRange(10)) });
 }

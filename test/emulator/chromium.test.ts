@@ -1,28 +1,12 @@
 // A real browser on the consent and code pages: Chromium (through playwright-core) clicks as a person would.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { chromium } from "playwright-core";
-import type { Browser } from "playwright-core";
 import { DEMO_WEB_CLIENT, EMULATOR_PATHS } from "cred-auth/emulator";
 import { withEmulator } from "../support/emulator.ts";
 import { authUrl, pkcePair, startReceiver, tokenRequest, postForm } from "./helpers.ts";
+import { chromiumAvailable, withBrowser } from "../support/chromium.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-if (!available) {
-  if (process.env.CI) throw new Error(`Chromium not found at ${CHROMIUM}; CI must run the browser tests.`);
-  console.error(`\n!!! SKIPPING Chromium consent-page tests: no browser at ${CHROMIUM} (set CHROMIUM_PATH) !!!\n`);
-}
-
-async function withBrowser(run: (browser: Browser) => Promise<void>): Promise<void> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
-  try {
-    await run(browser);
-  } finally {
-    await browser.close();
-  }
-}
+const available = chromiumAvailable("the Chromium consent-page tests");
 
 test("Chromium: choose an account, press Allow, land on the loopback app with a code that exchanges", { skip: !available }, async () => {
   const emu = await withEmulator();

@@ -1,32 +1,17 @@
 // A real browser: Chromium (playwright-core) signs in through our loopback receiver, and shows docs/oauth.html.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { test } from "node:test";
-import { chromium } from "playwright-core";
-import type { Browser } from "playwright-core";
 import type { SignInEvent } from "cred-auth";
 import { signIn } from "../../dist/oauth/flow.js";
 import { withEmulator } from "../support/emulator.ts";
 import { freePortRange } from "./helpers.ts";
+import { chromiumAvailable, withBrowser } from "../support/chromium.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-if (!available) {
-  if (process.env.CI) throw new Error(`Chromium not found at ${CHROMIUM}; CI must run the browser tests.`);
-  console.error(`\n!!! SKIPPING Chromium sign-in tests: no browser at ${CHROMIUM} (set CHROMIUM_PATH) !!!\n`);
-}
+const available = chromiumAvailable("the Chromium sign-in tests");
 const OAUTH_HTML = fileURLToPath(new URL("../../docs/oauth.html", import.meta.url));
-
-async function withBrowser(run: (browser: Browser) => Promise<void>): Promise<void> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
-  try {
-    await run(browser);
-  } finally {
-    await browser.close();
-  }
-}
 
 test("docs/oauth.html: its Content-Security-Policy hashes match its script and style, nothing external", () => {
   const html = readFileSync(OAUTH_HTML, "utf8");
