@@ -3,8 +3,9 @@ import { CredCancelledError, CredConnectionError, CredCredentialsError } from ".
 import { tryHosted } from "../hosted/registry.js";
 import { SignInPendingError } from "../oauth/pending.js";
 import type { DefaultOptions } from "../options.js";
+import { debug } from "../util/debug.js";
 import { findApplicationDefaultCredentials } from "./adc.js";
-import { debug, getUserCredentials } from "./user.js";
+import { getUserCredentials } from "./user.js";
 
 /**
  * Application Default Credentials, falling back to user credentials (SPEC 3 rule 1):

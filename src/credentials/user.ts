@@ -8,6 +8,7 @@ import { REDIRECT_URI_ENV } from "../oauth/paste.js";
 import { completePendingSignIn } from "../oauth/pending.js";
 import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../options.js";
 import { ENV } from "../shared/constants.js";
+import { debug } from "../util/debug.js";
 import { attachTokenCache } from "./cached-token.js";
 import { writeUserCredentialsFile, type AuthorizedUserFile } from "./files.js";
 import { getCredentialInfo } from "./info.js";
@@ -180,8 +181,3 @@ async function credentialsFrom(result: SignInResult, endpoints: Endpoints, env: 
 const signInFlow = () => require("../oauth/flow.js") as typeof import("../oauth/flow.js");
 const signInRuntime = () => require("../runtime/index.js") as typeof import("../runtime/index.js");
 const presenters = () => require("../ui/select.js") as typeof import("../ui/select.js");
-
-/** A `cred-auth: ...` line on stderr when `CRED_AUTH_DEBUG=1`. */
-export function debug(env: NodeJS.ProcessEnv, line: string): void {
-  if (env[ENV.debug] === "1") process.stderr.write(`cred-auth: ${line}\n`);
-}

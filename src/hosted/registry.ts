@@ -1,5 +1,6 @@
 import { CredAuthError, CredCredentialsError } from "../errors.js";
 import { ENV } from "../shared/constants.js";
+import { debug } from "../util/debug.js";
 import { cloudShell } from "./cloud-shell.js";
 import { cloudWorkstations } from "./cloud-workstations.js";
 import { colab } from "./colab.js";
@@ -90,8 +91,4 @@ function asNamedError(name: string, thrown: unknown): Error {
   const kind = thrown instanceof Error ? thrown.name : typeof thrown;
   const firstLine = thrown instanceof Error ? thrown.message.split("\n")[0]!.trim().slice(0, 200) : "";
   return new CredCredentialsError(`${name}: ${kind}${firstLine ? `: ${firstLine}` : ""}`, { cause: thrown });
-}
-
-function debug(env: NodeJS.ProcessEnv, line: string): void {
-  if (env[ENV.debug] === "1") process.stderr.write(`cred-auth: ${line}\n`);
 }
