@@ -9,6 +9,7 @@ import { CredConnectionError } from "../errors.js";
 import { metadataBaseUrl } from "../hosted/metadata.js";
 import { platformFetch } from "../hosted/http.js";
 import { galEndpoints, resolveEndpoints } from "../oauth/endpoints.js";
+import { ENV } from "../shared/constants.js";
 import { readFileLimited } from "../util/atomic-write.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 import { tokenCacheDir } from "../token-cache/index.js";
@@ -33,7 +34,7 @@ export interface AdcOutcome {
   reasons: string[];
 }
 
-const ADC_ENV = "GOOGLE_APPLICATION_CREDENTIALS";
+const ADC_ENV = ENV.googleApplicationCredentials;
 const WELL_KNOWN_FILE = "application_default_credentials.json";
 /** A metadata server answers in milliseconds; one that is silent this long is not there. */
 const METADATA_PROBE_TIMEOUT_MS = 2000;

@@ -3,6 +3,7 @@ import { CredCancelledError, CredConnectionError, CredCredentialsError } from ".
 import { tryHosted } from "../hosted/registry.js";
 import { SignInPendingError } from "../oauth/pending.js";
 import type { DefaultOptions } from "../options.js";
+import { ENV } from "../shared/constants.js";
 import { debug } from "../util/debug.js";
 import { findApplicationDefaultCredentials } from "./adc.js";
 import { getUserCredentials } from "./user.js";
@@ -38,9 +39,9 @@ export async function defaultCredentials(scopes: readonly string[], options: Def
     return [adc.found.credentials, adc.found.projectId];
   }
   for (const reason of adc.reasons) debug(env, `ADC: ${reason}`);
-  if (env.GOOGLE_APPLICATION_CREDENTIALS?.trim()) {
+  if (env[ENV.googleApplicationCredentials]?.trim()) {
     // The user pointed at a file on purpose: say why it was passed over, not only in debug output.
-    process.emitWarning(`${adc.reasons[0] ?? "GOOGLE_APPLICATION_CREDENTIALS is unusable"} Falling back to user sign-in.`, { code: "CRED_AUTH_ADC" });
+    process.emitWarning(`${adc.reasons[0] ?? `${ENV.googleApplicationCredentials} is unusable`} Falling back to user sign-in.`, { code: "CRED_AUTH_ADC" });
   }
   reasons.push(...adc.reasons.map((reason) => `ADC: ${reason}`));
 

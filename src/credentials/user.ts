@@ -4,7 +4,6 @@ import { CredConnectionError } from "../errors.js";
 import { resolveEndpoints, type Endpoints } from "../oauth/endpoints.js";
 import type { SignInResult } from "../oauth/flow.js";
 import { signInMode } from "../oauth/mode.js";
-import { REDIRECT_URI_ENV } from "../oauth/paste.js";
 import { completePendingSignIn } from "../oauth/pending.js";
 import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../options.js";
 import { ENV } from "../shared/constants.js";
@@ -109,7 +108,7 @@ function flowFor(options: UserCredentialsOptions, env: NodeJS.ProcessEnv, endpoi
   const openBrowser = options.openBrowser ?? runtime.canOpenBrowser;
   const explicit = options.useLocalWebserver ?? options.authLocalWebserver;
   if (explicit !== undefined || options.redirectUri) return { openBrowser };
-  const codePage = Boolean(endpoints.codePageUrl || env[REDIRECT_URI_ENV]?.trim());
+  const codePage = Boolean(endpoints.codePageUrl || env[ENV.redirectUri]?.trim());
   return { openBrowser, useLocalWebserver: chooseFlow(runtime, options).useLocalWebserver || !codePage };
 }
 

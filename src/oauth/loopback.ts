@@ -1,12 +1,9 @@
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { CredCancelledError, CredConnectionError, CredCredentialsError } from "../errors.js";
-import { LOOPBACK_PORTS } from "../shared/constants.js";
+import { ENV, LOOPBACK_PORTS } from "../shared/constants.js";
 import { authorizationError, describeAuthorizationError } from "./errors.js";
 import { PAGE_HEADERS, page } from "./pages.js";
-
-/** Overrides the loopback port range, e.g. `20000-20009` (tests, or a user whose 8080s are taken). */
-export const LOOPBACK_PORTS_ENV = "CRED_AUTH_LOOPBACK_PORTS";
 
 /** Default time the user has to finish the sign-in in the browser. */
 export const DEFAULT_TIMEOUT_MS = 300_000;
@@ -193,7 +190,7 @@ async function bindFirstFree(
     if (servers) return { port, servers };
   }
   throw new CredConnectionError(
-    `Could not find open port in ${ports.first}-${ports.last} on localhost for the sign-in redirect; free one of these ports or set ${LOOPBACK_PORTS_ENV} (e.g. 20000-20009), then run again.`,
+    `Could not find open port in ${ports.first}-${ports.last} on localhost for the sign-in redirect; free one of these ports or set ${ENV.loopbackPorts} (e.g. 20000-20009), then run again.`,
   );
 }
 
@@ -247,13 +244,13 @@ function listen(server: Server, port: number, address: string): Promise<"ok" | "
 
 /** `CRED_AUTH_LOOPBACK_PORTS` (`20000-20009` or `20000`), else 8080-8089. */
 export function portRangeFromEnv(env: NodeJS.ProcessEnv): PortRange {
-  const value = env[LOOPBACK_PORTS_ENV]?.trim();
+  const value = env[ENV.loopbackPorts]?.trim();
   if (!value) return { ...LOOPBACK_PORTS };
   const match = /^(\d{1,5})(?:\s*-\s*(\d{1,5}))?$/.exec(value);
   const first = Number(match?.[1]);
   const last = Number(match?.[2] ?? match?.[1]);
   if (!match || first < 1 || last > 65535 || first > last) {
-    throw new CredCredentialsError(`${LOOPBACK_PORTS_ENV}="${value}" is not a port range; use for example 20000-20009.`);
+    throw new CredCredentialsError(`${ENV.loopbackPorts}="${value}" is not a port range; use for example 20000-20009.`);
   }
   return { first, last };
 }

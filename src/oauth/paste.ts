@@ -1,9 +1,7 @@
 import { CredCredentialsError } from "../errors.js";
+import { ENV } from "../shared/constants.js";
 import { authorizationError } from "./errors.js";
 import type { Endpoints } from "./endpoints.js";
-
-/** The page that shows the code in the copy-paste flow, when no `redirectUri` is given. */
-export const REDIRECT_URI_ENV = "CRED_AUTH_REDIRECT_URI";
 
 const MAX_PASTE_LENGTH = 4096;
 
@@ -12,10 +10,10 @@ const MAX_PASTE_LENGTH = 4096;
  * code page, or `CRED_AUTH_REDIRECT_URI`. Google has no code page of its own any more.
  */
 export function pasteRedirectUri(redirectUri: string | undefined, endpoints: Endpoints, env: NodeJS.ProcessEnv): string {
-  const uri = redirectUri?.trim() || endpoints.codePageUrl || env[REDIRECT_URI_ENV]?.trim();
+  const uri = redirectUri?.trim() || endpoints.codePageUrl || env[ENV.redirectUri]?.trim();
   if (!uri) {
     throw new CredCredentialsError(
-      `The copy-paste sign-in needs a page that shows the code: host docs/oauth.html (see docs/oauth-client.md) and pass its address as redirectUri or ${REDIRECT_URI_ENV}, or use the loopback flow (useLocalWebserver: true).`,
+      `The copy-paste sign-in needs a page that shows the code: host docs/oauth.html (see docs/oauth-client.md) and pass its address as redirectUri or ${ENV.redirectUri}, or use the loopback flow (useLocalWebserver: true).`,
     );
   }
   if (!/^https?:\/\//i.test(uri)) throw new CredCredentialsError(`The redirect URI must be an http(s) address, not "${uri}".`);

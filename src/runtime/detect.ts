@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
+import { ENV } from "../shared/constants.js";
 
 /** Where the code runs. */
 export type RuntimeKind =
@@ -45,12 +46,6 @@ export interface HostFacts {
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-/**
- * `1`: the user's browser is on another machine (use the copy-paste flow); `0`: it is on
- * this one (a container or SSH session with forwarded ports). Overrides the detection.
- */
-export const REMOTE_ENV = "CRED_AUTH_REMOTE";
 
 const CI_VARIABLES = [
   "CI",
@@ -140,9 +135,9 @@ function isCi(env: Env, reasons: string[]): boolean {
 }
 
 function isRemote(env: Env, host: HostFacts, reasons: string[]): boolean {
-  const forced = env[REMOTE_ENV]?.trim();
+  const forced = env[ENV.remote]?.trim();
   if (forced === "0" || forced === "1") {
-    reasons.push(`${forced === "1" ? "remote" : "local"}: ${REMOTE_ENV}=${forced}`);
+    reasons.push(`${forced === "1" ? "remote" : "local"}: ${ENV.remote}=${forced}`);
     return forced === "1";
   }
   const ssh = SSH_VARIABLES.find((name) => isSet(env[name]));

@@ -58,4 +58,15 @@ export const ENV = {
   debug: "CRED_AUTH_DEBUG",
   /** Directory of the access-token cache (default: the user cache dir). `off` disables it. */
   tokenCache: "CRED_AUTH_TOKEN_CACHE",
+  /** The page that shows the code in the copy-paste flow, when no `redirectUri` is given. */
+  redirectUri: "CRED_AUTH_REDIRECT_URI",
+  /** Overrides the loopback port range, e.g. `20000-20009` (tests, or a user whose 8080s are taken). */
+  loopbackPorts: "CRED_AUTH_LOOPBACK_PORTS",
+  /**
+   * `1`: the user's browser is on another machine (use the copy-paste flow); `0`: it is on
+   * this one (a container or SSH session with forwarded ports). Overrides the detection.
+   */
+  remote: "CRED_AUTH_REMOTE",
+  /** Google's own ADC variable: the credentials file `default()` uses first. */
+  googleApplicationCredentials: "GOOGLE_APPLICATION_CREDENTIALS",
 } as const;

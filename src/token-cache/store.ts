@@ -3,6 +3,7 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { ENV } from "../shared/constants.js";
 import { readFileLimitedSync } from "../util/atomic-write.js";
 import { sha256Hex } from "./sha256.js";
 
@@ -31,15 +32,13 @@ export interface TokenCacheLocation {
   dir?: string | false;
 }
 
-const TOKEN_CACHE_ENV = "CRED_AUTH_TOKEN_CACHE";
-
 /**
  * The token cache directory: `$CRED_AUTH_TOKEN_CACHE` (`off` turns the cache off), else
  * `$XDG_CACHE_HOME/cred-auth/tokens`, else `%LOCALAPPDATA%\cred-auth\tokens` on Windows,
  * else `~/.cache/cred-auth/tokens`. Returns `false` when the cache is off.
  */
 export function tokenCacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | false {
-  const configured = env[TOKEN_CACHE_ENV]?.trim();
+  const configured = env[ENV.tokenCache]?.trim();
   if (configured?.toLowerCase() === "off") return false;
   if (configured) return configured;
   const xdg = env.XDG_CACHE_HOME?.trim();
