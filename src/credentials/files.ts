@@ -4,6 +4,7 @@
  * print-token fast path loads this module.
  */
 import { CredCredentialsError } from "../errors.js";
+import { isLoopbackHostname } from "../oauth/endpoints.js";
 import { GOOGLE_ENDPOINTS } from "../shared/constants.js";
 import { readFileLimited, readFileLimitedSync, writeFileAtomic } from "../util/atomic-write.js";
 
@@ -200,12 +201,8 @@ function checkTokenUri(value: string, path: string): void {
   } catch {
     url = undefined;
   }
-  const ok = url !== undefined && (url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname)));
+  const ok = url !== undefined && (url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHostname(url.hostname)));
   if (!ok) throw invalid(path, `has a "token_uri" that is not an https URL (plain http is allowed only to 127.0.0.1, ::1 or localhost)`);
-}
-
-function isLoopbackHost(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 
 function checkPrivateKey(pem: string, path: string): void {

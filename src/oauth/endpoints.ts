@@ -46,6 +46,14 @@ function announceEmulator(base: string): void {
   process.stderr.write(`cred-auth: ${ENV.emulatorHost} is set: using the local emulator at ${base} instead of Google.\n`);
 }
 
+/**
+ * Whether a URL's `hostname` (as `new URL()` spells it) is this machine: `localhost`, `[::1]` or
+ * an address of 127.0.0.0/8. The only hosts a token may be sent to over plain http.
+ */
+export function isLoopbackHostname(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
 /** `http://host:port` for a loopback `host:port`; throws for anything else. */
 export function emulatorBaseUrl(hostPort: string): string {
   let url: URL;

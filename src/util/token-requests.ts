@@ -2,7 +2,7 @@
 // client hard-codes Google's token URL and no client bounds a token request in time, so
 // both are enforced here with a request interceptor on the client's own transporter.
 import type { AuthClient } from "google-auth-library";
-import type { Endpoints } from "../oauth/endpoints.js";
+import { isLoopbackHostname, type Endpoints } from "../oauth/endpoints.js";
 import { GOOGLE_ENDPOINTS } from "../shared/constants.js";
 
 /** How long one token request attempt may take before it counts as a timeout. */
@@ -51,7 +51,7 @@ export function guardTokenRequests(client: AuthClient, guard: TokenRequestGuard)
       if (rewriteFrom !== undefined && sameUrl(options.url, rewriteFrom)) options.url = new URL(target);
       if (!sameUrl(options.url, target)) return options;
       // gaxios picks a proxy agent from HTTPS_PROXY even for loopback; an emulator is never behind it.
-      if (isLoopback(target) && options.agent !== defaultAgent) delete options.agent;
+      if (isLoopbackHostname(target.hostname) && options.agent !== defaultAgent) delete options.agent;
       options.adapter = withTimeout(options.adapter, guard.timeoutMs);
       options.errorRedactor = redactingSentSecrets(options, options.errorRedactor);
       return options;
@@ -118,8 +118,4 @@ function sameUrl(a: string | URL, b: string | URL): boolean {
   } catch {
     return false;
   }
-}
-
-function isLoopback(url: URL): boolean {
-  return url.hostname === "localhost" || url.hostname === "[::1]" || url.hostname.startsWith("127.");
 }
