@@ -3,7 +3,7 @@
 // itself never holds an access token; the token cache never holds a refresh token.
 import type { Credentials, UserRefreshClient } from "google-auth-library";
 import { MIN_VALIDITY_MS, readCachedToken, tokenCacheKey, writeCachedToken, type TokenCacheLocation } from "../token-cache/index.js";
-import { getCredentialInfo } from "./info.js";
+import { getCredentialInfo, refreshTokenOf } from "./info.js";
 
 const attached = new WeakSet<object>();
 
@@ -43,7 +43,7 @@ export function attachTokenCache(client: UserRefreshClient, location: TokenCache
 /** The token-cache key of a file-loaded user client, or undefined when it has none. */
 function keyOf(client: UserRefreshClient): string | undefined {
   const info = getCredentialInfo(client);
-  const refreshToken = client.credentials.refresh_token ?? (client as { _refreshToken?: string | null })._refreshToken ?? undefined;
+  const refreshToken = refreshTokenOf(client);
   const clientId = client._clientId ?? info?.clientId;
   if (info?.path === undefined || !refreshToken || !clientId) return undefined;
   const tokenUrl = info.tokenUrl ?? String(client.endpoints.oauth2TokenUrl);

@@ -1,3 +1,5 @@
+import type { OAuth2Client } from "google-auth-library";
+
 /**
  * What we know about a credentials object beyond what google-auth-library keeps: the scopes
  * it was granted, the client it belongs to, the account. Kept beside the object, not on it.
@@ -19,4 +21,12 @@ export function setCredentialInfo(credentials: object, info: CredentialInfo): vo
 
 export function getCredentialInfo(credentials: object): CredentialInfo | undefined {
   return infos.get(credentials);
+}
+
+/**
+ * The refresh token `client` holds: in its credentials, or only given to its constructor
+ * (`UserRefreshClient` keeps that one privately until its first refresh).
+ */
+export function refreshTokenOf(client: OAuth2Client): string | undefined {
+  return client.credentials.refresh_token ?? (client as { _refreshToken?: string | null })._refreshToken ?? undefined;
 }

@@ -4,7 +4,7 @@ import { resolveEndpoints } from "../oauth/endpoints.js";
 import { DEFAULT_TOKEN_TIMEOUT_MS, chooseTokenUrl, guardTokenRequests } from "../util/token-requests.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 import { readAuthorizedUserFile, type AuthorizedUserFile } from "./files.js";
-import { getCredentialInfo, setCredentialInfo } from "./info.js";
+import { getCredentialInfo, refreshTokenOf, setCredentialInfo } from "./info.js";
 import { toCredError } from "./token-errors.js";
 
 /** Options of {@link loadUserCredentials}. */
@@ -76,7 +76,7 @@ export async function userRefreshClientFrom(file: AuthorizedUserFile, options: U
  */
 export function authorizedUserFileFrom(client: OAuth2Client): AuthorizedUserFile {
   const info = getCredentialInfo(client);
-  const refreshToken = client.credentials.refresh_token ?? (client as { _refreshToken?: string | null })._refreshToken ?? undefined;
+  const refreshToken = refreshTokenOf(client);
   const clientId = client._clientId ?? info?.clientId;
   const clientSecret = client._clientSecret;
   if (!refreshToken) throw new CredCredentialsError("These credentials hold no refresh token, so they cannot be saved; sign in again with offline access.");
