@@ -1,7 +1,7 @@
 // What the command line prints, and its exit codes. Errors are one line on stderr, from our own
 // error classes only (their messages never hold a secret); stacks only with CRED_AUTH_DEBUG=1.
 import { CredAuthError, CredCancelledError, CredConnectionError } from "../errors.js";
-import { ENV } from "../shared/constants.js";
+import { debugEnabled } from "../util/debug.js";
 import { UsageError } from "./args.js";
 
 /** Exit codes of `cred-auth`. */
@@ -15,10 +15,6 @@ export function exitCodeFor(error: unknown): number {
   return EXIT.credentials;
 }
 
-/** True when `CRED_AUTH_DEBUG` asks for details. */
-export function debugEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  return /^(1|true|yes)$/i.test(env[ENV.debug]?.trim() ?? "");
-}
 
 /** Prints `cred-auth: MESSAGE` on stderr (and, under CRED_AUTH_DEBUG=1, the stack and causes). */
 export function reportError(error: unknown): void {

@@ -1,6 +1,11 @@
 import { ENV } from "../shared/constants.js";
 
-/** Writes `cred-auth: LINE` on stderr when `CRED_AUTH_DEBUG=1` in `env`; nothing otherwise. Never pass it a secret. */
+/** True when `CRED_AUTH_DEBUG` (1, true or yes) asks for details. */
+export function debugEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return /^(1|true|yes)$/i.test(env[ENV.debug]?.trim() ?? "");
+}
+
+/** Writes `cred-auth: LINE` on stderr when {@link debugEnabled}; nothing otherwise. Never pass it a secret. */
 export function debug(env: NodeJS.ProcessEnv, line: string): void {
-  if (env[ENV.debug] === "1") process.stderr.write(`cred-auth: ${line}\n`);
+  if (debugEnabled(env)) process.stderr.write(`cred-auth: ${line}\n`);
 }

@@ -27,6 +27,7 @@ const ALLOWED = new Set([
   "credentials/files.js",
   "util/atomic-write.js",
   "util/token-requests.js",
+  "util/debug.js",
   "oauth/endpoints.js",
   "shared/constants.js",
   "errors.js",
