@@ -1,27 +1,15 @@
 // The notebooks in notebooks/, executed headlessly on a real tslab kernel (Jupyter's nbclient)
 // against the emulator, while this test drives the consent page like a browser.
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { approveSignIn, startEmulator } from "cred-auth/emulator";
+import { startEmulator } from "cred-auth/emulator";
+import { codeCells, findJupyterPython, htmlOf, linkPackageForNotebooks, type NotebookRun, type Output, root, runNotebook as runOn, statusOf, text } from "./support.ts";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
-const notebooksDir = join(root, "notebooks");
 const driver = fileURLToPath(new URL("./run_notebook.py", import.meta.url));
-
-/** A Python with nbclient and jupyter_client (Debian's python3-nbclient), or undefined. */
-function findJupyterPython(): string | undefined {
-  for (const python of ["/usr/bin/python3", "python3"]) {
-    const probe = spawnSync(python, ["-c", "import nbclient, nbformat, jupyter_client"], { stdio: "ignore" });
-    if (probe.status === 0) return python;
-  }
-  return undefined;
-}
 
 const python = findJupyterPython();
 const skip = python || process.env.CI ? false : "Jupyter (python3-nbclient, python3-jupyter-client) is not installed";
@@ -55,91 +43,12 @@ function writeKernelSpec(jupyterDir: string): void {
   writeFileSync(join(specDir, "kernel.json"), JSON.stringify(spec));
 }
 
-/**
- * tslab type-checks cells with TypeScript 5.0's node10 resolution, which finds packages only
- * in node_modules: notebooks/package.json depends on "file:..", and this is the link
- * `npm install` makes there.
- */
-function linkPackageForNotebooks(): void {
-  const link = join(notebooksDir, "node_modules", "cred-auth");
-  if (existsSync(link) && realpathSync(link) === realpathSync(root)) return;
-  mkdirSync(join(notebooksDir, "node_modules"), { recursive: true });
-  if (lstatSync(link, { throwIfNoEntry: false })) rmSync(link, { recursive: true, force: true });
-  symlinkSync("../..", link, "dir");
+/** Runs one notebook on tslab; each sign-in it shows is approved as `account` (pasting the code when asked). */
+function runNotebook(name: string, env: Record<string, string>, account = "bob@example.com"): Promise<NotebookRun> {
+  return runOn({ python: python!, driver, name, work, jupyterPath: join(work, "jupyter"), emulatorHost: emulator.host, account, env });
 }
 
-interface NotebookRun {
-  /** The kernel's HOME. */
-  home: string;
-  /** Sign-in links the notebook showed, in order, and what the "browser" got. */
-  signIns: Array<{ url: string; cell: number; redirectUri: string }>;
-  /** Every state the sign-in cards showed while the cells ran, in order. */
-  cards: Array<{ status: string; cell: number; completeSignIn: boolean }>;
-  ok: boolean;
-  error: string | null;
-  cells: Array<{ cell_type: string; source: string | string[]; outputs?: Output[]; metadata: { tags?: string[] } }>;
-}
-
-interface Output {
-  output_type: string;
-  name?: string;
-  text?: string | string[];
-  ename?: string;
-  data?: Record<string, string | string[]>;
-}
-
-/** Runs one notebook; each sign-in it shows is approved as `account` (pasting the code when asked). */
-async function runNotebook(name: string, env: Record<string, string>, account = "bob@example.com"): Promise<NotebookRun> {
-  const home = mkdtempSync(join(work, "home-"));
-  const output = join(work, `executed-${name}`);
-  const first = 20000 + Math.floor(Math.random() * 4000) * 10;
-  const child = spawn(python!, [driver, join(notebooksDir, name), output], {
-    cwd: notebooksDir,
-    stdio: ["pipe", "pipe", "inherit"],
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, ".config"),
-      XDG_CACHE_HOME: join(home, ".cache"),
-      JUPYTER_PATH: join(work, "jupyter"),
-      JUPYTER_RUNTIME_DIR: join(home, "jupyter-runtime"),
-      CRED_AUTH_EMULATOR_HOST: emulator.host,
-      CRED_AUTH_LOOPBACK_PORTS: `${first}-${first + 9}`,
-      CRED_AUTH_TOKEN_CACHE: "off",
-      METADATA_SERVER_DETECTION: "none",
-      BROWSER: "none",
-      ...env,
-    },
-  });
-  const run: NotebookRun = { home, signIns: [], cards: [], ok: false, error: "the driver ended without a result", cells: [] };
-  for await (const line of createInterface({ input: child.stdout! })) {
-    const event = JSON.parse(line) as { event: string; url?: string; cell?: number; status?: string; completeSignIn?: boolean; ok?: boolean; error?: string | null };
-    if (event.event === "card") run.cards.push({ status: event.status ?? "", cell: event.cell ?? -1, completeSignIn: event.completeSignIn === true });
-    if (event.event === "sign-in" && event.url) {
-      const redirectUri = new URL(event.url).searchParams.get("redirect_uri") ?? "";
-      run.signIns.push({ url: event.url, cell: event.cell ?? -1, redirectUri });
-      const page = await approveSignIn(event.url, { account });
-      if (redirectUri.endsWith("/oauth/code")) {
-        assert.ok(page.code, "the code page shows a code");
-        child.stdin!.write(`${page.code}\n`);
-      }
-    }
-    if (event.event === "done") {
-      run.ok = event.ok === true;
-      run.error = event.error ?? null;
-    }
-  }
-  child.stdin!.end();
-  await new Promise((resolve) => child.once("close", resolve));
-  if (existsSync(output)) run.cells = JSON.parse(readFileSync(output, "utf8")).cells;
-  return run;
-}
-
-const text = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join("") : (value ?? ""));
-const codeCells = (run: NotebookRun) => run.cells.filter((cell) => cell.cell_type === "code");
 const stdoutOf = (cell: { outputs?: Output[] }) => (cell.outputs ?? []).filter((o) => o.output_type === "stream" && o.name === "stdout").map((o) => text(o.text)).join("");
-const htmlOf = (cell: { outputs?: Output[] }) => (cell.outputs ?? []).map((o) => text(o.data?.["text/html"])).join("");
-const statusOf = (html: string) => [...html.matchAll(/data-cred-auth-status="([^"]+)"/g)].map((m) => m[1]);
 
 function assertRan(run: NotebookRun): void {
   assert.equal(run.ok, true, `the notebook ran to the end: ${run.error}`);

@@ -1,0 +1,135 @@
+// Running notebooks/ headlessly on a real Jupyter kernel (nbclient, through a Python driver)
+// while the test answers the emulator's consent page like a browser.
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { approveSignIn } from "cred-auth/emulator";
+
+export const root = fileURLToPath(new URL("../..", import.meta.url));
+export const notebooksDir = join(root, "notebooks");
+
+/** A Python with nbclient and jupyter_client (Debian's python3-nbclient), or undefined. */
+export function findJupyterPython(): string | undefined {
+  for (const python of ["/usr/bin/python3", "python3"]) {
+    const probe = spawnSync(python, ["-c", "import nbclient, nbformat, jupyter_client"], { stdio: "ignore" });
+    if (probe.status === 0) return python;
+  }
+  return undefined;
+}
+
+/**
+ * The link `npm install` makes in notebooks/ (its package.json depends on "file:.."): tslab's
+ * TypeScript and Deno's `nodeModulesDir: "manual"` find the package only in node_modules.
+ */
+export function linkPackageForNotebooks(): void {
+  const link = join(notebooksDir, "node_modules", "cred-auth");
+  if (existsSync(link) && realpathSync(link) === realpathSync(root)) return;
+  mkdirSync(join(notebooksDir, "node_modules"), { recursive: true });
+  if (lstatSync(link, { throwIfNoEntry: false })) rmSync(link, { recursive: true, force: true });
+  symlinkSync("../..", link, "dir");
+}
+
+export interface Output {
+  output_type: string;
+  name?: string;
+  text?: string | string[];
+  ename?: string;
+  data?: Record<string, string | string[]>;
+}
+
+export interface NotebookRun {
+  /** The kernel's HOME. */
+  home: string;
+  /** Sign-in links the notebook showed, in order, and what the "browser" got. */
+  signIns: Array<{ url: string; cell: number; redirectUri: string }>;
+  /** Every state the sign-in cards showed while the cells ran, in order. */
+  cards: Array<{ status: string; cell: number; completeSignIn: boolean }>;
+  ok: boolean;
+  error: string | null;
+  cells: Array<{ cell_type: string; source: string | string[]; outputs?: Output[]; metadata: { tags?: string[] } }>;
+}
+
+export interface RunOptions {
+  python: string;
+  /** run_notebook.py or a variant with the same events. */
+  driver: string;
+  /** A file in notebooks/. */
+  name: string;
+  /** A temporary folder for the kernel's HOME and the executed notebook. */
+  work: string;
+  /** Where the kernel spec is. */
+  jupyterPath: string;
+  emulatorHost: string;
+  /** Who approves each sign-in. */
+  account?: string;
+  env?: Record<string, string>;
+}
+
+const UNFINISHED = "the driver ended without a result";
+
+/** Runs one notebook; each sign-in it shows is approved as `account` (pasting the code when asked). */
+export async function runNotebook(options: RunOptions): Promise<NotebookRun> {
+  const { python, driver, name, work, jupyterPath, emulatorHost, account = "bob@example.com", env = {} } = options;
+  const home = mkdtempSync(join(work, "home-"));
+  const output = join(work, `executed-${name}`);
+  const first = 20000 + Math.floor(Math.random() * 4000) * 10;
+  const child = spawn(python, [driver, join(notebooksDir, name), output], {
+    cwd: notebooksDir,
+    stdio: ["pipe", "pipe", "inherit"],
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, ".config"),
+      XDG_CACHE_HOME: join(home, ".cache"),
+      JUPYTER_PATH: jupyterPath,
+      JUPYTER_RUNTIME_DIR: join(home, "jupyter-runtime"),
+      CRED_AUTH_EMULATOR_HOST: emulatorHost,
+      CRED_AUTH_LOOPBACK_PORTS: `${first}-${first + 9}`,
+      CRED_AUTH_TOKEN_CACHE: "off",
+      METADATA_SERVER_DETECTION: "none",
+      BROWSER: "none",
+      ...env,
+    },
+  });
+  const closed = new Promise((resolve) => child.once("close", resolve));
+  const run: NotebookRun = { home, signIns: [], cards: [], ok: false, error: UNFINISHED, cells: [] };
+  try {
+    await readEvents(child.stdout!, (code) => child.stdin!.write(`${code}\n`), run, account);
+  } finally {
+    child.stdin!.end();
+    // A failed approval leaves the cell waiting for the browser: Ctrl+C makes nbclient shut
+    // the kernel down (it runs in a session of its own, out of reach of a plain kill).
+    if (run.error === UNFINISHED && child.exitCode === null) child.kill("SIGINT");
+    await closed;
+  }
+  if (existsSync(output)) run.cells = JSON.parse(readFileSync(output, "utf8")).cells;
+  return run;
+}
+
+async function readEvents(stdout: NodeJS.ReadableStream, paste: (code: string) => void, run: NotebookRun, account: string): Promise<void> {
+  for await (const line of createInterface({ input: stdout })) {
+    const event = JSON.parse(line) as { event: string; url?: string; cell?: number; status?: string; completeSignIn?: boolean; ok?: boolean; error?: string | null };
+    if (event.event === "card") run.cards.push({ status: event.status ?? "", cell: event.cell ?? -1, completeSignIn: event.completeSignIn === true });
+    if (event.event === "sign-in" && event.url) {
+      const redirectUri = new URL(event.url).searchParams.get("redirect_uri") ?? "";
+      run.signIns.push({ url: event.url, cell: event.cell ?? -1, redirectUri });
+      const page = await approveSignIn(event.url, { account });
+      if (redirectUri.endsWith("/oauth/code")) {
+        assert.ok(page.code, "the code page shows a code");
+        paste(page.code);
+      }
+    }
+    if (event.event === "done") {
+      run.ok = event.ok === true;
+      run.error = event.error ?? null;
+    }
+  }
+}
+
+export const text = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join("") : (value ?? ""));
+export const codeCells = (run: NotebookRun) => run.cells.filter((cell) => cell.cell_type === "code");
+export const htmlOf = (cell: { outputs?: Output[] }) => (cell.outputs ?? []).map((o) => text(o.data?.["text/html"])).join("");
+export const statusOf = (html: string) => [...html.matchAll(/data-cred-auth-status="([^"]+)"/g)].map((m) => m[1]);
