@@ -12,11 +12,14 @@ import { startEmulator } from "cred-auth/emulator";
 import { codeCells, findJupyterPython, htmlOf, linkPackageForNotebooks, type NotebookRun, type Output, root, runNotebook, statusOf, text } from "./support.ts";
 
 const driver = fileURLToPath(new URL("./run_deno_notebook.py", import.meta.url));
-const deno = join(root, "node_modules", ".bin", "deno");
+// Deno is not a dev dependency (the registry here serves its binary for Linux x64 only, which
+// `npm ci` refuses as an incomplete lock): `npm run setup:deno` (and .ci/run) install it under .tmp/deno.
+const deno = [process.env.DENO_BIN, join(root, ".tmp", "deno", "node_modules", ".bin", "deno"), "deno"].find(
+  (candidate) => candidate && spawnSync(candidate, ["--version"], { stdio: "ignore" }).status === 0,
+);
 
 const python = findJupyterPython();
-const denoRuns = spawnSync(deno, ["--version"], { stdio: "ignore" }).status === 0;
-const missing = !python ? "Jupyter (python3-nbclient, python3-jupyter-client) is not installed" : !denoRuns ? "Deno (the `deno` dev dependency) does not run" : undefined;
+const missing = !python ? "Jupyter (python3-nbclient, python3-jupyter-client) is not installed" : !deno ? "Deno is not installed (npm run setup:deno)" : undefined;
 const skip = missing && !process.env.CI ? missing : false;
 if (skip) console.warn(`\n!!! SKIPPING the Deno notebook test: ${skip}. It runs under CI. !!!\n`);
 
@@ -42,7 +45,7 @@ after(async () => {
  * JUPYTER_DATA_DIR), so it runs with a throwaway HOME; returns the JUPYTER_PATH to use.
  */
 function installKernelSpec(home: string): string {
-  const install = spawnSync(deno, ["jupyter", "--install", "--name", "deno", "--force"], {
+  const install = spawnSync(deno!, ["jupyter", "--install", "--name", "deno", "--force"], {
     env: { PATH: process.env.PATH ?? "", HOME: home, DENO_NO_UPDATE_CHECK: "1" },
     encoding: "utf8",
   });
