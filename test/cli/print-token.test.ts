@@ -4,11 +4,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { withEmulator } from "../support/emulator.ts";
 import { CLI, CLOUD_PLATFORM, runCli, sandbox, secretsIn, serviceAccountFile, userFile, withoutNotice, type CliResult } from "./helpers.ts";
+import { closedPort } from "../support/net.ts";
 
 const emu = await withEmulator();
 /** Every output of every run in this file, scanned for secrets at the end. */
@@ -27,14 +27,6 @@ function cacheFiles(dir: string): string[] {
   } catch {
     return [];
   }
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 test("user credentials: only the token and a newline on stdout, nothing on stderr; the second call is served from the cache", async () => {

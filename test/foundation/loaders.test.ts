@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { afterEach, test } from "node:test";
@@ -11,6 +10,7 @@ import { getCredentialInfo } from "../../dist/credentials/info.js";
 import { writeUserCredentialsFile } from "../../dist/credentials/files.js";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
 import { assertNoSecrets, tempDir } from "./support.ts";
+import { closedPort } from "../support/net.ts";
 
 const SCOPES = ["https://www.googleapis.com/auth/cloud-platform"];
 const emu = await withEmulator();
@@ -54,14 +54,6 @@ async function assertFails(promise: Promise<unknown>, type: typeof CredCredentia
     for (const secret of secrets) assert.ok(!error.message.includes(String(secret)), "message leaks a secret");
     return true;
   });
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 test("loadUserCredentials returns a working UserRefreshClient from the file's token_uri", async (t) => {

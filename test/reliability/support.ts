@@ -2,7 +2,6 @@
 // snapshots of directories, bounded concurrency.
 import { spawn } from "node:child_process";
 import { lstatSync, readFileSync, readdirSync } from "node:fs";
-import { createServer } from "node:net";
 import { join, relative } from "node:path";
 import type { TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -81,14 +80,7 @@ export function isolatedEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS
   };
 }
 
-/** A loopback port nothing listens on (bound once, then released). */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { closedPort } from "../support/net.ts";
 
 /** Every entry under `dir` (recursively): its mode and, for files, its bytes (base64). */
 export function snapshot(dir: string): Record<string, string> {
