@@ -1,7 +1,7 @@
 import type { UserRefreshClient } from "google-auth-library";
 import { READ_WRITE } from "../cache/index.js";
 import { CredConnectionError } from "../errors.js";
-import { resolveEndpoints, type Endpoints } from "../oauth/endpoints.js";
+import { codePageUrl, resolveEndpoints, type Endpoints } from "../oauth/endpoints.js";
 import type { SignInResult } from "../oauth/flow.js";
 import { signInMode } from "../oauth/mode.js";
 import { completePendingSignIn } from "../oauth/pending.js";
@@ -108,8 +108,7 @@ function flowFor(options: UserCredentialsOptions, env: NodeJS.ProcessEnv, endpoi
   const openBrowser = options.openBrowser ?? runtime.canOpenBrowser;
   const explicit = options.useLocalWebserver ?? options.authLocalWebserver;
   if (explicit !== undefined || options.redirectUri) return { openBrowser };
-  const codePage = Boolean(endpoints.codePageUrl || env[ENV.redirectUri]?.trim());
-  return { openBrowser, useLocalWebserver: chooseFlow(runtime, options).useLocalWebserver || !codePage };
+  return { openBrowser, useLocalWebserver: chooseFlow(runtime, options).useLocalWebserver || !codePageUrl(endpoints, env) };
 }
 
 async function runSignIn(

@@ -54,6 +54,14 @@ export function isLoopbackHostname(hostname: string): boolean {
   return hostname === "localhost" || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 
+/**
+ * The page that shows a copy-paste sign-in's code when the caller names none: the emulator's,
+ * else `CRED_AUTH_REDIRECT_URI`. Google has no such page of its own any more.
+ */
+export function codePageUrl(endpoints: Endpoints, env: NodeJS.ProcessEnv): string | undefined {
+  return endpoints.codePageUrl || env[ENV.redirectUri]?.trim() || undefined;
+}
+
 /** `http://host:port` for a loopback `host:port`; throws for anything else. */
 export function emulatorBaseUrl(hostPort: string): string {
   let url: URL;

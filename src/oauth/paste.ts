@@ -1,7 +1,7 @@
 import { CredCredentialsError } from "../errors.js";
 import { ENV } from "../shared/constants.js";
 import { authorizationError } from "./errors.js";
-import type { Endpoints } from "./endpoints.js";
+import { codePageUrl, type Endpoints } from "./endpoints.js";
 
 const MAX_PASTE_LENGTH = 4096;
 
@@ -10,7 +10,7 @@ const MAX_PASTE_LENGTH = 4096;
  * code page, or `CRED_AUTH_REDIRECT_URI`. Google has no code page of its own any more.
  */
 export function pasteRedirectUri(redirectUri: string | undefined, endpoints: Endpoints, env: NodeJS.ProcessEnv): string {
-  const uri = redirectUri?.trim() || endpoints.codePageUrl || env[ENV.redirectUri]?.trim();
+  const uri = redirectUri?.trim() || codePageUrl(endpoints, env);
   if (!uri) {
     throw new CredCredentialsError(
       `The copy-paste sign-in needs a page that shows the code: host docs/oauth.html (see docs/oauth-client.md) and pass its address as redirectUri or ${ENV.redirectUri}, or use the loopback flow (useLocalWebserver: true).`,
