@@ -2,7 +2,7 @@
 // (src/token-cache) shared with getUserCredentials() and default(). The credentials file
 // itself never holds an access token; the token cache never holds a refresh token.
 import type { Credentials, UserRefreshClient } from "google-auth-library";
-import { MIN_VALIDITY_MS, readCachedToken, tokenCacheKey, writeCachedToken, type TokenCacheLocation } from "../token-cache/index.js";
+import { MIN_VALIDITY_MS, hasValidity, readCachedToken, tokenCacheKey, writeCachedToken, type TokenCacheLocation } from "../token-cache/index.js";
 import { getCredentialInfo, refreshTokenOf } from "./info.js";
 
 const attached = new WeakSet<object>();
@@ -50,7 +50,7 @@ function keyOf(client: UserRefreshClient): string | undefined {
   return tokenCacheKey({ type: "authorized_user", client_id: clientId, refresh_token: refreshToken }, info.scopes, tokenUrl);
 }
 
-/** More than 5 minutes left (google-auth-library refreshes earlier than that on its own). */
+/** More than 5 minutes left, the token cache's rule (google-auth-library refreshes earlier on its own). */
 function hasTimeLeft(expiryDate: number | null | undefined): boolean {
-  return typeof expiryDate === "number" && expiryDate - Date.now() > MIN_VALIDITY_MS;
+  return typeof expiryDate === "number" && hasValidity({ expiry_date: expiryDate }, MIN_VALIDITY_MS);
 }

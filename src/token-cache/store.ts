@@ -135,7 +135,7 @@ export function deleteCachedToken(key: string, location: TokenCacheLocation = {}
 }
 
 /** True when `token` still has more than `minValidityMs` milliseconds to live. */
-export function hasValidity(token: CachedAccessToken, minValidityMs: number, now: number = Date.now()): boolean {
+export function hasValidity(token: Pick<CachedAccessToken, "expiry_date">, minValidityMs: number, now: number = Date.now()): boolean {
   return token.expiry_date - now > minValidityMs;
 }
 
