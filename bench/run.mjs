@@ -16,7 +16,19 @@ const fixture = (name) => join(ROOT, "bench", "fixtures", name);
 const preload = (name) => join(ROOT, "bench", "lib", name);
 const SCOPE = "https://www.googleapis.com/auth/cloud-platform";
 /** Packages that must not load on the light paths (the import, print-token's cached path). */
-const HEAVY = ["google-auth-library", "gaxios", "gcp-metadata", "gtoken", "conf", "ink", "ink-text-input", "react", "node-fetch", "open", "tslab"];
+const HEAVY = [
+  "google-auth-library",
+  "gaxios",
+  "gcp-metadata",
+  "gtoken",
+  "conf",
+  "ink",
+  "ink-text-input",
+  "react",
+  "node-fetch",
+  "open",
+  "tslab",
+];
 const PROCESSES = 20;
 
 const { values: flags } = parseArgs({
@@ -64,7 +76,14 @@ async function main() {
   const tokenUrl = emu.url + EMULATOR_PATHS.token;
   const userFile = (name) => {
     const refreshToken = emu.issueRefreshToken({ scopes: [SCOPE] });
-    const file = { type: "authorized_user", client_id: DEMO_CLIENT.clientId, client_secret: DEMO_CLIENT.clientSecret, refresh_token: refreshToken, token_uri: tokenUrl, scopes: [SCOPE] };
+    const file = {
+      type: "authorized_user",
+      client_id: DEMO_CLIENT.clientId,
+      client_secret: DEMO_CLIENT.clientSecret,
+      refresh_token: refreshToken,
+      token_uri: tokenUrl,
+      scopes: [SCOPE],
+    };
     const path = join(work, name);
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     writeFileSync(path, JSON.stringify(file, null, 2), { mode: 0o600 });
@@ -85,9 +104,23 @@ async function main() {
   const timed = async ({ id, name, target, command, baseline, checks = [] }) => {
     process.stderr.write(`bench: ${id} ${name}\n`);
     const [measured, base] = await timeCommands([command, baseline], { runs, warmup, hyperfine });
-    const entry = ratioEntry({ id, name, kind: "time", unit: "ms", target, samples: measured.samples, baselineSamples: base.samples, checks });
+    const entry = ratioEntry({
+      id,
+      name,
+      kind: "time",
+      unit: "ms",
+      target,
+      samples: measured.samples,
+      baselineSamples: base.samples,
+      checks,
+    });
     // CPU time (user + system) is less sensitive to other processes than wall time: a second opinion.
-    if (measured.cpuMs !== undefined) Object.assign(entry, { cpuMs: round(measured.cpuMs), baselineCpuMs: round(base.cpuMs), cpuRatio: round(measured.cpuMs / base.cpuMs, 3) });
+    if (measured.cpuMs !== undefined)
+      Object.assign(entry, {
+        cpuMs: round(measured.cpuMs),
+        baselineCpuMs: round(base.cpuMs),
+        cpuRatio: round(measured.cpuMs / base.cpuMs, 3),
+      });
     entries.push(entry);
     return entry;
   };
@@ -128,7 +161,11 @@ async function main() {
     target: 1.2,
     command: node(CLI, "print-token", "--fresh", printUser.path),
     baseline: node(fixture("gal-refresh.mjs"), printUser.path),
-  }).then((entry) => entry.checks.push(check(`token requests in ${2 * executions} runs (one each)`, 2 * executions, requests() - before)));
+  }).then((entry) =>
+    entry.checks.push(
+      check(`token requests in ${2 * executions} runs (one each)`, 2 * executions, requests() - before),
+    ),
+  );
   // The same without any token cache, to show what the cache's bookkeeping costs.
   await timed({
     id: "3b",
@@ -158,21 +195,48 @@ async function main() {
       check("token requests of the first default() (cold token cache)", 1, primingRequests),
       check("token requests of a second process's default()", 0, warmRequests),
     ],
-  }).then((entry) => entry.checks.push(check(`token requests in ${executions} timed default() runs`, 0, requests() - before)));
+  }).then((entry) =>
+    entry.checks.push(check(`token requests in ${executions} timed default() runs`, 0, requests() - before)),
+  );
 
   // 5. Counts: one refresh, however many ask at once.
   process.stderr.write("bench: 5 concurrency counts\n");
-  entries.push({ id: "5", name: "concurrent token requests", kind: "count", checks: [...(await concurrentCalls(node)), ...(await concurrentProcesses(node, userFile))] });
+  entries.push({
+    id: "5",
+    name: "concurrent token requests",
+    kind: "count",
+    checks: [...(await concurrentCalls(node)), ...(await concurrentProcesses(node, userFile))],
+  });
 
   // 6. Peak memory of print-token's cached path.
   process.stderr.write("bench: 6 peak memory\n");
   const rss = await maxRss([printCached, node("-e", "0")], runs);
-  const memory = ratioEntry({ id: "6", name: "print-token cached, max RSS vs node -e 0", kind: "memory", unit: "KiB", target: 1.3, samples: rss.samples[0], baselineSamples: rss.samples[1], checks: [] });
+  const memory = ratioEntry({
+    id: "6",
+    name: "print-token cached, max RSS vs node -e 0",
+    kind: "memory",
+    unit: "KiB",
+    target: 1.3,
+    samples: rss.samples[0],
+    baselineSamples: rss.samples[1],
+    checks: [],
+  });
   entries.push(memory);
   // Most of a node process's RSS is the node binary's own pages, and how many of them the kernel
   // maps in depends on the page cache; the private (anonymous) memory is what the code controls.
   if (rss.anonSamples[0].length > 0) {
-    entries.push(ratioEntry({ id: "6b", name: "print-token cached, anonymous RSS at exit vs node -e 0", kind: "memory", unit: "KiB", target: null, samples: rss.anonSamples[0], baselineSamples: rss.anonSamples[1], checks: [] }));
+    entries.push(
+      ratioEntry({
+        id: "6b",
+        name: "print-token cached, anonymous RSS at exit vs node -e 0",
+        kind: "memory",
+        unit: "KiB",
+        target: null,
+        samples: rss.anonSamples[0],
+        baselineSamples: rss.anonSamples[1],
+        checks: [],
+      }),
+    );
   }
 
   if (!cachedToken) entries[1].checks.push(check("print-token printed a token", "a token", "nothing"));
@@ -189,9 +253,11 @@ async function main() {
     targetsMet: entries.every((e) => e.pass !== false),
   };
   mkdirSync(dirname(outFile), { recursive: true });
-  writeFileSync(outFile, JSON.stringify(report, null, 2) + "\n");
+  writeFileSync(outFile, `${JSON.stringify(report, null, 2)}\n`);
   process.stdout.write(table(entries));
-  process.stdout.write(`\n${machine.cpu} x${machine.nproc}, node ${machine.node}, load ${machine.loadBefore.join(" ")} -> ${machine.loadAfter.join(" ")}; results: ${outFile}\n`);
+  process.stdout.write(
+    `\n${machine.cpu} x${machine.nproc}, node ${machine.node}, load ${machine.loadBefore.join(" ")} -> ${machine.loadAfter.join(" ")}; results: ${outFile}\n`,
+  );
   if (!report.correct) process.stderr.write("bench: a correctness check failed (see the table)\n");
   return report.correct ? 0 : 1;
 
@@ -210,18 +276,33 @@ async function main() {
     const expired = userFile("expired/creds.json");
     const key = tokenCache.tokenCacheKey(expired.file, expired.file.scopes, expired.file.token_uri);
     const cacheDir = join(env.XDG_CACHE_HOME, "cred-auth", "tokens");
-    tokenCache.writeCachedToken(key, { access_token: "expired-token", expiry_date: Date.now() - 60_000, token_type: "Bearer" }, { dir: cacheDir });
+    tokenCache.writeCachedToken(
+      key,
+      { access_token: "expired-token", expiry_date: Date.now() - 60_000, token_type: "Bearer" },
+      { dir: cacheDir },
+    );
     const before = requests();
     // CRED_AUTH_DEBUG: a process that fails says where (stack on stderr), nothing else changes.
     const debugEnv = { ...env, CRED_AUTH_DEBUG: "1" };
-    const outcomes = await Promise.all(Array.from({ length: PROCESSES }, () => run(node(CLI, "print-token", expired.path).argv, { env: debugEnv })));
+    const outcomes = await Promise.all(
+      Array.from({ length: PROCESSES }, () => run(node(CLI, "print-token", expired.path).argv, { env: debugEnv })),
+    );
     const made = requests() - before;
     const tokens = outcomes.filter((o) => o.code === 0).map((o) => o.stdout.trim());
-    const errors = [...new Set(outcomes.filter((o) => o.code !== 0).map((o) => `exit ${o.code}: ${o.stderr.trim().split("\n").slice(0, 3).join(" | ")}`))];
+    const errors = [
+      ...new Set(
+        outcomes
+          .filter((o) => o.code !== 0)
+          .map((o) => `exit ${o.code}: ${o.stderr.trim().split("\n").slice(0, 3).join(" | ")}`),
+      ),
+    ];
     const distinct = new Set(tokens);
     const [token] = distinct;
     const cachedAfter = tokenCache.readCachedToken(key, { dir: cacheDir });
-    const cacheValid = cachedAfter !== undefined && cachedAfter.access_token === token && tokenCache.hasValidity(cachedAfter, tokenCache.MIN_VALIDITY_MS);
+    const cacheValid =
+      cachedAfter !== undefined &&
+      cachedAfter.access_token === token &&
+      tokenCache.hasValidity(cachedAfter, tokenCache.MIN_VALIDITY_MS);
     return [
       check(`token requests of ${PROCESSES} print-token processes at once`, 1, made),
       check("processes that printed a token", PROCESSES, tokens.length),
@@ -246,7 +327,10 @@ async function maxRss(commands, count) {
       for (const [i, command] of commands.entries()) {
         const out = join(dir, `${round}-${i}`);
         const [exe, ...args] = command.argv;
-        await expectOk({ argv: [exe, "--require", preload("max-rss.cjs"), ...args], env: { ...command.env, BENCH_RSS_OUT: out } }, "max RSS run");
+        await expectOk(
+          { argv: [exe, "--require", preload("max-rss.cjs"), ...args], env: { ...command.env, BENCH_RSS_OUT: out } },
+          "max RSS run",
+        );
         const [peak, anon] = readFileSync(out, "utf8").trim().split(" ").map(Number);
         samples[i].push(peak);
         if (anon > 0) anonSamples[i].push(anon);
@@ -264,7 +348,10 @@ async function heavyModulesLoaded(command) {
   const out = join(dir, "loads.txt");
   try {
     const [exe, ...args] = command.argv;
-    await expectOk({ argv: [exe, "--require", preload("trace-loads.cjs"), ...args], env: { ...command.env, BENCH_TRACE_OUT: out } }, "module trace");
+    await expectOk(
+      { argv: [exe, "--require", preload("trace-loads.cjs"), ...args], env: { ...command.env, BENCH_TRACE_OUT: out } },
+      "module trace",
+    );
     const loaded = readFileSync(out, "utf8").split("\n").filter(Boolean);
     if (loaded.length === 0) throw new Error("the module trace recorded nothing (node:module registerHooks missing?)");
     const packages = new Set();
@@ -280,7 +367,8 @@ async function heavyModulesLoaded(command) {
 
 async function expectOk(command, what) {
   const result = await run(command.argv, { env: command.env });
-  if (result.code !== 0) throw new Error(`${what} failed (exit ${result.code}): ${result.stderr.trim().split("\n").slice(-3).join(" | ")}`);
+  if (result.code !== 0)
+    throw new Error(`${what} failed (exit ${result.code}): ${result.stderr.trim().split("\n").slice(-3).join(" | ")}`);
   return result;
 }
 
@@ -288,7 +376,20 @@ function ratioEntry({ id, name, kind, unit, target, samples, baselineSamples, ch
   const value = median(samples);
   const baseline = median(baselineSamples);
   const ratio = value / baseline;
-  return { id, name, kind, unit, median: round(value), baselineMedian: round(baseline), ratio: round(ratio, 3), target, pass: target === null ? null : ratio <= target, samples: samples.map((s) => round(s)), baselineSamples: baselineSamples.map((s) => round(s)), checks };
+  return {
+    id,
+    name,
+    kind,
+    unit,
+    median: round(value),
+    baselineMedian: round(baseline),
+    ratio: round(ratio, 3),
+    target,
+    pass: target === null ? null : ratio <= target,
+    samples: samples.map((s) => round(s)),
+    baselineSamples: baselineSamples.map((s) => round(s)),
+    checks,
+  };
 }
 
 function check(name, expected, actual) {
@@ -314,7 +415,13 @@ function machineInfo() {
   try {
     cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1]?.trim() ?? cpu;
   } catch {}
-  return { cpu, nproc: availableParallelism(), node: process.version, os: `${process.platform} ${release()}`, loadBefore: loadavg().map((l) => Number(l.toFixed(2))) };
+  return {
+    cpu,
+    nproc: availableParallelism(),
+    node: process.version,
+    os: `${process.platform} ${release()}`,
+    loadBefore: loadavg().map((l) => Number(l.toFixed(2))),
+  };
 }
 
 function table(entries) {
@@ -322,16 +429,30 @@ function table(entries) {
   for (const e of entries) {
     if (e.kind !== "count") {
       const cpu = e.cpuRatio === undefined ? "" : `${e.cpuRatio.toFixed(2)}x`;
-      rows.push([e.id, e.name, quantity(e.median, e.unit), quantity(e.baselineMedian, e.unit), `${e.ratio.toFixed(2)}x`, e.target === null ? "(info)" : `<= ${e.target}x`, e.pass === null ? "-" : e.pass ? "pass" : "MISS", cpu]);
+      rows.push([
+        e.id,
+        e.name,
+        quantity(e.median, e.unit),
+        quantity(e.baselineMedian, e.unit),
+        `${e.ratio.toFixed(2)}x`,
+        e.target === null ? "(info)" : `<= ${e.target}x`,
+        e.pass === null ? "-" : e.pass ? "pass" : "MISS",
+        cpu,
+      ]);
     } else {
       rows.push([e.id, e.name, "", "", "", "", "", ""]);
     }
-    for (const c of e.checks) rows.push(["", `  ${c.name}`, String(c.actual), "", "", `= ${c.expected}`, c.pass ? "ok" : "FAIL", ""]);
+    for (const c of e.checks)
+      rows.push(["", `  ${c.name}`, String(c.actual), "", "", `= ${c.expected}`, c.pass ? "ok" : "FAIL", ""]);
   }
   const widths = rows[0].map((_, col) => Math.max(...rows.map((r) => r[col].length)));
   const right = new Set([2, 3, 4, 7]);
-  const line = (r) => r.map((cell, col) => (right.has(col) ? cell.padStart(widths[col]) : cell.padEnd(widths[col]))).join("  ").trimEnd();
-  return [line(rows[0]), widths.map((w) => "-".repeat(w)).join("  "), ...rows.slice(1).map(line)].join("\n") + "\n";
+  const line = (r) =>
+    r
+      .map((cell, col) => (right.has(col) ? cell.padStart(widths[col]) : cell.padEnd(widths[col])))
+      .join("  ")
+      .trimEnd();
+  return `${[line(rows[0]), widths.map((w) => "-".repeat(w)).join("  "), ...rows.slice(1).map(line)].join("\n")}\n`;
 }
 
 function quantity(value, unit) {

@@ -15,10 +15,16 @@ if (!keyFile) {
 }
 
 try {
-  const credentials = await credAuth.loadServiceAccountCredentials(keyFile, ["https://www.googleapis.com/auth/bigquery"]);
+  const credentials = await credAuth.loadServiceAccountCredentials(keyFile, [
+    "https://www.googleapis.com/auth/bigquery",
+  ]);
   console.log(`service account ${credentials.email} in project ${credentials.projectId}`);
   const apiEndpoint = process.env.EXAMPLE_API_URL;
-  const bigquery = new BigQuery({ authClient: credentials, projectId: credentials.projectId, ...(apiEndpoint ? { apiEndpoint } : {}) });
+  const bigquery = new BigQuery({
+    authClient: credentials,
+    projectId: credentials.projectId,
+    ...(apiEndpoint ? { apiEndpoint } : {}),
+  });
 
   const [rows] = await bigquery.query("SELECT SESSION_USER() AS user");
   for (const row of rows) console.log(`user=${row.user}`);

@@ -27,11 +27,17 @@ if (!clientId || !clientSecret) {
 }
 
 try {
-  const [credentials, credentialsProject] = await credAuth.default(["https://www.googleapis.com/auth/bigquery.readonly"], {
-    clientId,
-    clientSecret,
-    credentialsCache: new credAuth.cache.ReadWriteCredentialsCache({ dirname: TOOL.name, filename: "credentials.json" }),
-  });
+  const [credentials, credentialsProject] = await credAuth.default(
+    ["https://www.googleapis.com/auth/bigquery.readonly"],
+    {
+      clientId,
+      clientSecret,
+      credentialsCache: new credAuth.cache.ReadWriteCredentialsCache({
+        dirname: TOOL.name,
+        filename: "credentials.json",
+      }),
+    },
+  );
   const projectId = process.env.GOOGLE_CLOUD_PROJECT || credentialsProject;
   if (!projectId) throw new Error("Set GOOGLE_CLOUD_PROJECT to the project that runs the query.");
   const apiEndpoint = process.env.EXAMPLE_API_URL;

@@ -5,7 +5,9 @@ import { chmodSync, copyFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
-const tsc = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.json"], { stdio: "inherit" });
+const tsc = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.json"], {
+  stdio: "inherit",
+});
 const lenient = process.env.CRED_AUTH_BUILD_LENIENT === "1";
 if (tsc.status !== 0 && !lenient) process.exit(tsc.status ?? 1);
 

@@ -51,7 +51,8 @@ async function signIn(authUrl, redirectUri) {
   if (!existsSync(CHROMIUM)) {
     say(`   (no Chromium at ${CHROMIUM}: the simulated browser submits the consent page over HTTP)`);
     const result = await approveSignIn(authUrl, { account: ACCOUNT });
-    if (result.error || result.status !== 200) throw new Error(`the sign-in did not complete: ${result.error ?? result.status}`);
+    if (result.error || result.status !== 200)
+      throw new Error(`the sign-in did not complete: ${result.error ?? result.status}`);
     return;
   }
   say(`   headless Chromium (${CHROMIUM}) opens the consent page, picks ${ACCOUNT} and presses Allow`);
@@ -128,7 +129,9 @@ async function main() {
     say(`   (the same request without the token: ${anonymous.status} ${anonymous.statusText})`);
 
     say();
-    say("Done. With real Google: `npx cred-auth login credentials.json`, then use the file as ADC or with print-token.");
+    say(
+      "Done. With real Google: `npx cred-auth login credentials.json`, then use the file as ADC or with print-token.",
+    );
   } finally {
     await emulator.close();
     rmSync(work, { recursive: true, force: true });

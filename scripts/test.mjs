@@ -8,9 +8,14 @@ import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 const args = process.argv.slice(2);
 const only = args.filter((a) => !a.startsWith("--"));
-const pick = (pattern) => globSync(pattern).filter((f) => only.length === 0 || only.some((o) => f.includes(o))).sort();
+const pick = (pattern) =>
+  globSync(pattern)
+    .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
+    .sort();
 
-const typecheck = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "test/tsconfig.json"], { stdio: "inherit" });
+const typecheck = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "test/tsconfig.json"], {
+  stdio: "inherit",
+});
 if (typecheck.status !== 0) process.exit(typecheck.status ?? 1);
 
 const all = pick("test/**/*.test.{ts,tsx}");
@@ -18,9 +23,14 @@ const serial = all.filter((f) => f.includes(".serial."));
 const parallel = all.filter((f) => !serial.includes(f));
 const base = ["--disable-warning=ExperimentalWarning", "--test", "--test-reporter=spec", "--test-timeout=240000"];
 let failed = false;
-for (const [files, concurrency] of [[parallel, 2], [serial, 1]]) {
+for (const [files, concurrency] of [
+  [parallel, 2],
+  [serial, 1],
+]) {
   if (files.length === 0) continue;
-  const run = spawnSync(process.execPath, [...base, `--test-concurrency=${concurrency}`, ...files], { stdio: "inherit" });
+  const run = spawnSync(process.execPath, [...base, `--test-concurrency=${concurrency}`, ...files], {
+    stdio: "inherit",
+  });
   failed ||= run.status !== 0;
 }
 process.exit(failed ? 1 : 0);

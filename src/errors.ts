@@ -1,22 +1,88 @@
 /**
  * The errors this package throws. Every error carries a message that says what went wrong
- * and what to do, never a token, refresh token, client secret, private key or code.
+ * and what to do, never a token, refresh token, client secret, private key or code, and a
+ * stable {@link CredAuthError.code} that a program can branch on.
  *
  * @packageDocumentation
  */
+
+/**
+ * The stable codes of cred-auth's errors (`error.code`). Branch on these, never on message text.
+ * docs/troubleshooting.md says what each means and what to do.
+ */
+export const ERROR_CODES = {
+  /** A credentials error with no more specific code. */
+  CREDENTIALS: "ERR_CREDENTIALS",
+  /** A connection error with no more specific code. */
+  CONNECTION: "ERR_CONNECTION",
+  /** The user or an `AbortSignal` cancelled a sign-in. */
+  CANCELLED: "ERR_CANCELLED",
+  /** The token server answered `invalid_grant`: a refresh token expired or was revoked, or a code was not accepted. */
+  INVALID_GRANT: "ERR_INVALID_GRANT",
+  /** The token server did not accept the OAuth client (`invalid_client`, `unauthorized_client`). */
+  INVALID_CLIENT: "ERR_INVALID_CLIENT",
+  /** The organisation requires the user to sign in again (`invalid_rapt`). */
+  REAUTH_REQUIRED: "ERR_REAUTH_REQUIRED",
+  /** The user denied access on the consent page (`access_denied`). */
+  ACCESS_DENIED: "ERR_ACCESS_DENIED",
+  /** A scope is malformed, unknown, or was not granted. */
+  INVALID_SCOPE: "ERR_INVALID_SCOPE",
+  /** No OAuth client id and secret were given and none is configured. */
+  NO_OAUTH_CLIENT: "ERR_NO_OAUTH_CLIENT",
+  /** Every loopback port of the range is busy. */
+  PORTS_BUSY: "ERR_PORTS_BUSY",
+  /** A server did not answer in time, or a sign-in was not completed in time. */
+  TIMEOUT: "ERR_TIMEOUT",
+  /** The credentials cache cannot be read or written. */
+  CACHE_UNUSABLE: "ERR_CACHE_UNUSABLE",
+  /** A credentials, key or client-secret file is missing, unreadable, unsafe or malformed. */
+  FILE_INVALID: "ERR_FILE_INVALID",
+  /** A copy-paste sign-in is waiting for its code (the notebook's two-cell flow). */
+  SIGN_IN_PENDING: "ERR_SIGN_IN_PENDING",
+  /** A sign-in answer (pasted code or redirect) belongs to another sign-in or lacks its `state`. */
+  STATE_MISMATCH: "ERR_STATE_MISMATCH",
+  /** No valid credentials could be found or obtained by any of `default()`'s steps. */
+  NO_CREDENTIALS: "ERR_NO_CREDENTIALS",
+  /** A server answered with an error (5xx, an unreadable reply) after retries. */
+  SERVER_ERROR: "ERR_SERVER_ERROR",
+  /** A server could not be reached. */
+  UNREACHABLE: "ERR_UNREACHABLE",
+} as const;
+
+/** One of {@link ERROR_CODES}' values. */
+export type CredErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
 
 /** Options accepted by every cred-auth error. */
 export interface CredErrorOptions {
   /** The underlying error, kept for debugging (its message is not repeated). */
   cause?: unknown;
+  /** The stable code; each class has a default. */
+  code?: CredErrorCode;
+  /** The OAuth `error` a server answered with, such as `invalid_grant`. */
+  error?: string;
+  /** The HTTP status a server answered with. */
+  status?: number;
 }
 
 /** Base class of every error thrown by cred-auth. */
 export class CredAuthError extends Error {
   /** Always `"CredAuthError"`. */
   override name = "CredAuthError";
+  /** A stable code to branch on (see {@link ERROR_CODES}). */
+  readonly code: CredErrorCode;
+  /** The OAuth `error` a server answered with (`invalid_grant`, ...), when one did. Never a body. */
+  readonly error?: string;
+  /** The HTTP status a server answered with, when one did. */
+  readonly status?: number;
   constructor(message: string, options?: CredErrorOptions) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = options?.code ?? this.defaultCode();
+    if (options?.error !== undefined) this.error = options.error;
+    if (options?.status !== undefined) this.status = options.status;
+  }
+  /** The code used when none is given. */
+  protected defaultCode(): CredErrorCode {
+    return ERROR_CODES.CREDENTIALS;
   }
 }
 
@@ -36,10 +102,16 @@ export class CredCredentialsError extends CredAuthError {
 export class CredConnectionError extends CredAuthError {
   /** Always `"CredConnectionError"`. */
   override name = "CredConnectionError";
+  protected override defaultCode(): CredErrorCode {
+    return ERROR_CODES.CONNECTION;
+  }
 }
 
 /** The user or an `AbortSignal` cancelled a sign-in. Nothing was written. */
 export class CredCancelledError extends CredAuthError {
   /** Always `"CredCancelledError"`. */
   override name = "CredCancelledError";
+  protected override defaultCode(): CredErrorCode {
+    return ERROR_CODES.CANCELLED;
+  }
 }

@@ -33,7 +33,10 @@ export async function timeCommands(commands, { runs, warmup, hyperfine }) {
     const roundRuns = Math.floor(runs / rounds) + (round < runs % rounds ? 1 : 0);
     for (const group of round % 2 ? [...groups].reverse() : groups) {
       const order = round % 2 ? [...group].reverse() : group;
-      const times = await timeWithHyperfine(order.map((i) => commands[i]), { runs: roundRuns, warmup: round === 0 ? warmup : 0, hyperfine });
+      const times = await timeWithHyperfine(
+        order.map((i) => commands[i]),
+        { runs: roundRuns, warmup: round === 0 ? warmup : 0, hyperfine },
+      );
       order.forEach((commandIndex, j) => {
         results[commandIndex].samples.push(...times[j].samples);
         results[commandIndex].cpuTotalMs += times[j].cpuMs * times[j].samples.length;
@@ -51,9 +54,13 @@ async function timeWithHyperfine(commands, { runs, warmup, hyperfine }) {
     const args = ["-N", "--style", "none", "--warmup", String(warmup), "--runs", String(runs), "--export-json", out];
     args.push(...commands.map((c) => c.argv.map(shellWord).join(" ")));
     const { code, stderr } = await run([hyperfine.path, ...args], { env: commands[0].env });
-    if (code !== 0) throw new Error(`hyperfine failed (exit ${code}): ${lastLines(stderr, 2)}${await whichFails(commands)}`);
+    if (code !== 0)
+      throw new Error(`hyperfine failed (exit ${code}): ${lastLines(stderr, 2)}${await whichFails(commands)}`);
     const { results } = JSON.parse(readFileSync(out, "utf8"));
-    return results.map((r) => ({ samples: r.times.map((seconds) => seconds * 1000), cpuMs: (r.user + r.system) * 1000 }));
+    return results.map((r) => ({
+      samples: r.times.map((seconds) => seconds * 1000),
+      cpuMs: (r.user + r.system) * 1000,
+    }));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -63,7 +70,8 @@ async function timeWithHyperfine(commands, { runs, warmup, hyperfine }) {
 async function whichFails(commands) {
   for (const command of commands) {
     const again = await run(command.argv, { env: command.env });
-    if (again.code !== 0) return `; ${command.argv.slice(1).join(" ")} exited ${again.code}: ${lastLines(again.stderr, 4)}`;
+    if (again.code !== 0)
+      return `; ${command.argv.slice(1).join(" ")} exited ${again.code}: ${lastLines(again.stderr, 4)}`;
   }
   return "; every command succeeds when run again (intermittent failure)";
 }
@@ -93,14 +101,21 @@ async function timeWithHarness(commands, { runs, warmup }) {
  */
 export function run(argv, { env, input } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0], argv.slice(1), { env, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const child = spawn(argv[0], argv.slice(1), {
+      env,
+      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
     const stdout = [];
     const stderr = [];
     child.stdout.on("data", (chunk) => stdout.push(chunk));
     child.stderr.on("data", (chunk) => stderr.push(chunk));
     child.on("error", reject);
     child.on("close", (code, signal) =>
-      resolve({ code: code ?? (signal ? 128 : 1), stdout: Buffer.concat(stdout).toString("utf8"), stderr: Buffer.concat(stderr).toString("utf8") }),
+      resolve({
+        code: code ?? (signal ? 128 : 1),
+        stdout: Buffer.concat(stdout).toString("utf8"),
+        stderr: Buffer.concat(stderr).toString("utf8"),
+      }),
     );
     if (input !== undefined) child.stdin.end(input);
   });

@@ -15,5 +15,5 @@ if (out && typeof registerHooks === "function") {
       return result;
     },
   });
-  process.on("exit", () => appendFileSync(out, [...seen].join("\n") + "\n"));
+  process.on("exit", () => appendFileSync(out, `${[...seen].join("\n")}\n`));
 }

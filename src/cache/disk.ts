@@ -25,7 +25,10 @@ export interface CredentialsCacheOptions {
  * The configuration directory the disk caches live under: `$HOME/.config`, or on Windows
  * `%APPDATA%/.config`. Read when asked, never at import.
  */
-export function configDirectory(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+export function configDirectory(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
   if (platform === "win32") return join(env.APPDATA || join(homedir(), "AppData", "Roaming"), ".config");
   return join(homedir(), ".config");
 }
@@ -45,7 +48,10 @@ export class FileCredentialsCache extends CredentialsCache {
   constructor(dirname?: string, filename?: string);
   constructor(dirnameOrOptions?: string | CredentialsCacheOptions, filename?: string) {
     super();
-    const options = typeof dirnameOrOptions === "object" && dirnameOrOptions !== null ? dirnameOrOptions : { dirname: dirnameOrOptions, filename };
+    const options =
+      typeof dirnameOrOptions === "object" && dirnameOrOptions !== null
+        ? dirnameOrOptions
+        : { dirname: dirnameOrOptions, filename };
     this.dirname = pathPart(options.dirname ?? DEFAULT_CACHE_DIRNAME, "dirname");
     this.filename = pathPart(options.filename ?? DEFAULT_CACHE_FILENAME, "filename");
   }
@@ -96,7 +102,10 @@ export class WriteOnlyCredentialsCache extends FileCredentialsCache {}
 
 function warnUnusable(error: unknown): void {
   const reason = error instanceof Error ? error.message : "it could not be read.";
-  process.emitWarning(`Ignoring the cached credentials: ${reason} The next sign-in replaces the file.`, { type: "CredAuthWarning", code: CACHE_WARNING_CODE });
+  process.emitWarning(`Ignoring the cached credentials: ${reason} The next sign-in replaces the file.`, {
+    type: "CredAuthWarning",
+    code: CACHE_WARNING_CODE,
+  });
 }
 
 function pathPart(value: unknown, name: string): string {

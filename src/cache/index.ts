@@ -13,7 +13,13 @@ import { CredentialsCache } from "./base.js";
 import { ReadWriteCredentialsCache, WriteOnlyCredentialsCache } from "./disk.js";
 
 export { CredentialsCache, ReadWriteCredentialsCache, WriteOnlyCredentialsCache };
-export { FileCredentialsCache, DEFAULT_CACHE_DIRNAME, DEFAULT_CACHE_FILENAME, CACHE_WARNING_CODE, configDirectory } from "./disk.js";
+export {
+  FileCredentialsCache,
+  DEFAULT_CACHE_DIRNAME,
+  DEFAULT_CACHE_FILENAME,
+  CACHE_WARNING_CODE,
+  configDirectory,
+} from "./disk.js";
 export type { CredentialsCacheOptions } from "./disk.js";
 
 /** Always reauthorizes and never writes credentials to disk. Recommended for shared machines. */

@@ -78,7 +78,8 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
     let value: string | undefined;
     if (eq !== -1) value = word.slice(eq + 1);
     else if (i + 1 < argv.length && !argv[i + 1]!.startsWith("--")) value = argv[++i];
-    if (value === undefined) throw new UsageError(`option ${name} needs a value (${name} ${option.metavar})`, spec.name);
+    if (value === undefined)
+      throw new UsageError(`option ${name} needs a value (${name} ${option.metavar})`, spec.name);
     parsed.options[option.key] = value;
   }
   if (parsed.help) return parsed;
@@ -113,7 +114,14 @@ function normalize(name: string): string {
 
 /** Comma-separated scopes: trimmed, empties dropped, duplicates removed. */
 export function parseScopes(text: string, optionName = "--scopes"): string[] {
-  const scopes = [...new Set(text.split(",").map((s) => s.trim()).filter((s) => s !== ""))];
+  const scopes = [
+    ...new Set(
+      text
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== ""),
+    ),
+  ];
   if (scopes.length === 0) throw new UsageError(`${optionName} needs at least one scope`);
   return scopes;
 }

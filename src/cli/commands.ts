@@ -7,11 +7,23 @@ const scopesOption = (help: string): OptionSpec => ({ key: "scopes", names: ["--
 export const LOGIN: CommandSpec = {
   name: "login",
   summary: "Sign in in a browser and save the user credentials as an Application Default Credentials file.",
-  positionals: [{ name: "DESTINATION", help: "where to save the credentials JSON file (written atomically, mode 0600)" }],
+  positionals: [
+    { name: "DESTINATION", help: "where to save the credentials JSON file (written atomically, mode 0600)" },
+  ],
   options: [
     scopesOption(`comma-separated OAuth scopes (default: ${CLOUD_PLATFORM})`),
-    { key: "clientId", names: ["--client_id", "--client-id"], metavar: "ID", help: "your OAuth client id (recommended; with --client_secret)" },
-    { key: "clientSecret", names: ["--client_secret", "--client-secret"], metavar: "SECRET", help: "your OAuth client secret (with --client_id)" },
+    {
+      key: "clientId",
+      names: ["--client_id", "--client-id"],
+      metavar: "ID",
+      help: "your OAuth client id (recommended; with --client_secret)",
+    },
+    {
+      key: "clientSecret",
+      names: ["--client_secret", "--client-secret"],
+      metavar: "SECRET",
+      help: "your OAuth client secret (with --client_id)",
+    },
     {
       key: "clientSecretFile",
       names: ["--client-secret-file", "--client_secret_file"],
@@ -25,7 +37,12 @@ export const LOGIN: CommandSpec = {
     },
     {
       key: "useLocalWebserver",
-      names: ["--nouse_local_webserver", "--no-use-local-webserver", "--nouse-local-webserver", "--no-use_local_webserver"],
+      names: [
+        "--nouse_local_webserver",
+        "--no-use-local-webserver",
+        "--nouse-local-webserver",
+        "--no-use_local_webserver",
+      ],
       value: false,
       help: "paste the code shown after sign-in instead (for machines the browser cannot reach)",
     },
@@ -35,9 +52,23 @@ export const LOGIN: CommandSpec = {
       metavar: "URI",
       help: "where the provider sends the browser after sign-in (your own code page, or an organisation's endpoint)",
     },
-    { key: "timeout", names: ["--timeout"], metavar: "SECONDS", help: "give up when the sign-in is not done after SECONDS (default 300)" },
-    { key: "noBrowser", names: ["--no-browser", "--no_browser"], help: "do not open a browser; only print the sign-in URL" },
-    { key: "ui", names: ["--ui"], metavar: "auto|plain|terminal", help: "how the sign-in is shown (default auto: terminal UI on a TTY, plain lines otherwise)" },
+    {
+      key: "timeout",
+      names: ["--timeout"],
+      metavar: "SECONDS",
+      help: "give up when the sign-in is not done after SECONDS (default 300)",
+    },
+    {
+      key: "noBrowser",
+      names: ["--no-browser", "--no_browser"],
+      help: "do not open a browser; only print the sign-in URL",
+    },
+    {
+      key: "ui",
+      names: ["--ui"],
+      metavar: "auto|plain|terminal",
+      help: "how the sign-in is shown (default auto: terminal UI on a TTY, plain lines otherwise)",
+    },
   ],
   epilog: [
     "The saved file is an authorized_user JSON file: use it as Application Default Credentials with",
@@ -49,11 +80,20 @@ export const LOGIN: CommandSpec = {
 export const PRINT_TOKEN: CommandSpec = {
   name: "print-token",
   summary: "Print an access token for a credentials file (authorized_user file or service-account key).",
-  positionals: [{ name: "CREDENTIALS_PATH", help: "an authorized_user JSON file (from login) or a service-account key file" }],
+  positionals: [
+    { name: "CREDENTIALS_PATH", help: "an authorized_user JSON file (from login) or a service-account key file" },
+  ],
   options: [
-    scopesOption(`comma-separated scopes for a service-account key (default: ${CLOUD_PLATFORM}); user files keep their granted scopes`),
+    scopesOption(
+      `comma-separated scopes for a service-account key (default: ${CLOUD_PLATFORM}); user files keep their granted scopes`,
+    ),
     { key: "fresh", names: ["--fresh"], help: "ignore the token cache and get a new token" },
-    { key: "format", names: ["--format"], metavar: "text|json", help: 'text: the token alone (default); json: {"access_token","expiry","token_type"}' },
+    {
+      key: "format",
+      names: ["--format"],
+      metavar: "text|json",
+      help: 'text: the token alone (default); json: {"access_token","expiry","token_type"}',
+    },
     { key: "header", names: ["--header"], help: "print an HTTP header line: Authorization: Bearer TOKEN" },
   ],
   epilog: [
@@ -69,9 +109,24 @@ export const EMULATOR: CommandSpec = {
   summary: "Run the local Google-compatible sign-in and token emulator (for tests, CI and trying things out).",
   positionals: [],
   options: [
-    { key: "port", names: ["--port"], metavar: "N", help: "port to listen on, on 127.0.0.1 (default 9099; 0 picks a free one)" },
-    { key: "metadataProject", names: ["--metadata-project"], metavar: "ID", help: "also serve a metadata server with this project id (with --metadata-email)" },
-    { key: "metadataEmail", names: ["--metadata-email"], metavar: "EMAIL", help: "the metadata server's account e-mail" },
+    {
+      key: "port",
+      names: ["--port"],
+      metavar: "N",
+      help: "port to listen on, on 127.0.0.1 (default 9099; 0 picks a free one)",
+    },
+    {
+      key: "metadataProject",
+      names: ["--metadata-project"],
+      metavar: "ID",
+      help: "also serve a metadata server with this project id (with --metadata-email)",
+    },
+    {
+      key: "metadataEmail",
+      names: ["--metadata-email"],
+      metavar: "EMAIL",
+      help: "the metadata server's account e-mail",
+    },
     { key: "quiet", names: ["--quiet"], help: "do not log requests" },
   ],
   epilog: "It prints `export CRED_AUTH_EMULATOR_HOST=...`: set that and every cred-auth command talks to the emulator.",
@@ -116,13 +171,17 @@ export function commandHelp(spec: CommandSpec): string {
     `Usage: cred-auth ${spec.name}`,
     ...spec.positionals.map((p) => p.name),
     spec.options.length > 0 ? "[OPTIONS]" : "",
-  ].filter(Boolean).join(" ");
+  ]
+    .filter(Boolean)
+    .join(" ");
   return [
     usage,
     "",
     spec.summary,
     "",
-    ...rows.map(([label, help]) => (label.length > width ? `  ${label}\n  ${"".padEnd(width)}  ${help}` : `  ${label.padEnd(width)}  ${help}`)),
+    ...rows.map(([label, help]) =>
+      label.length > width ? `  ${label}\n  ${"".padEnd(width)}  ${help}` : `  ${label.padEnd(width)}  ${help}`,
+    ),
     "",
     ...(spec.epilog ? [spec.epilog, ""] : []),
     EXIT_CODES,

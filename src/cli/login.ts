@@ -28,7 +28,8 @@ export async function login(args: ParsedArgs): Promise<number> {
   try {
     await saveUserCredentials(scopes, destination, { ...options, signal: cancel.signal });
   } catch (error) {
-    if (cancel.signal.aborted && !(error instanceof CredAuthError)) throw new CredCancelledError("The sign-in was cancelled; nothing was saved.", { cause: error });
+    if (cancel.signal.aborted && !(error instanceof CredAuthError))
+      throw new CredCancelledError("The sign-in was cancelled; nothing was saved.", { cause: error });
     throw error;
   } finally {
     process.off("SIGINT", onSigint);
@@ -45,7 +46,8 @@ function signInOptions(args: ParsedArgs): SaveUserCredentialsOptions {
   if (typeof o.timeout === "string") options.timeoutMs = parseSeconds(o.timeout, "--timeout");
   if (o.noBrowser === true) options.openBrowser = false;
   const ui = o.ui ?? "auto";
-  if (!UI_CHOICES.includes(ui as (typeof UI_CHOICES)[number])) throw new UsageError(`--ui must be one of ${UI_CHOICES.join(", ")}`);
+  if (!UI_CHOICES.includes(ui as (typeof UI_CHOICES)[number]))
+    throw new UsageError(`--ui must be one of ${UI_CHOICES.join(", ")}`);
   options.presenter = ui as (typeof UI_CHOICES)[number];
   return options;
 }
@@ -54,11 +56,13 @@ function clientOptions(o: ParsedArgs["options"]): Pick<SaveUserCredentialsOption
   const clientId = typeof o.clientId === "string" ? o.clientId.trim() : undefined;
   const clientSecret = typeof o.clientSecret === "string" ? o.clientSecret.trim() : undefined;
   if (typeof o.clientSecretFile === "string") {
-    if (clientId !== undefined || clientSecret !== undefined) throw new UsageError("give either --client-secret-file or --client_id with --client_secret, not both");
+    if (clientId !== undefined || clientSecret !== undefined)
+      throw new UsageError("give either --client-secret-file or --client_id with --client_secret, not both");
     return readClientSecretFile(o.clientSecretFile);
   }
   if (clientId === undefined && clientSecret === undefined) return {};
-  if (!clientId || !clientSecret) throw new UsageError("--client_id and --client_secret go together: give both (or --client-secret-file)");
+  if (!clientId || !clientSecret)
+    throw new UsageError("--client_id and --client_secret go together: give both (or --client-secret-file)");
   return { clientId, clientSecret };
 }
 
@@ -68,7 +72,9 @@ function readClientSecretFile(path: string): { clientId: string; clientSecret: s
     text = readClientSecretText(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new CredCredentialsError(`Cannot read the client-secret file ${JSON.stringify(path)} (${code}).`, { cause: error });
+    throw new CredCredentialsError(`Cannot read the client-secret file ${JSON.stringify(path)} (${code}).`, {
+      cause: error,
+    });
   }
   const client = parseClientSecretJson(text);
   if (!client) {
@@ -82,15 +88,23 @@ function readClientSecretFile(path: string): { clientId: string; clientSecret: s
 /** Fails before any sign-in when the destination cannot be written: nobody wants to sign in twice. */
 function checkDestination(typed: string, destination: string): void {
   if (/[\\/]$/.test(typed) || isDirectory(destination)) {
-    throw new UsageError(`DESTINATION ${JSON.stringify(typed)} is a directory; give a file path such as ${JSON.stringify(resolve(destination, "credentials.json"))}`);
+    throw new UsageError(
+      `DESTINATION ${JSON.stringify(typed)} is a directory; give a file path such as ${JSON.stringify(resolve(destination, "credentials.json"))}`,
+    );
   }
   let parent = dirname(destination);
   while (!exists(parent) && dirname(parent) !== parent) parent = dirname(parent);
-  if (!isDirectory(parent)) throw new CredCredentialsError(`Cannot save credentials to ${JSON.stringify(destination)}: ${JSON.stringify(parent)} is not a directory.`);
+  if (!isDirectory(parent))
+    throw new CredCredentialsError(
+      `Cannot save credentials to ${JSON.stringify(destination)}: ${JSON.stringify(parent)} is not a directory.`,
+    );
   try {
     accessSync(parent, constants.W_OK);
   } catch (error) {
-    throw new CredCredentialsError(`Cannot save credentials to ${JSON.stringify(destination)}: the directory ${JSON.stringify(parent)} is not writable.`, { cause: error });
+    throw new CredCredentialsError(
+      `Cannot save credentials to ${JSON.stringify(destination)}: the directory ${JSON.stringify(parent)} is not writable.`,
+      { cause: error },
+    );
   }
 }
 
@@ -113,7 +127,11 @@ function exists(path: string): boolean {
 
 /** Where the file is and how to use it (the presenter has already said who signed in). */
 function savedMessage(destination: string): string {
-  return [`To use the credentials saved to ${destination} as Application Default Credentials:`, `  ${exportLine(destination)}`, ""].join("\n");
+  return [
+    `To use the credentials saved to ${destination} as Application Default Credentials:`,
+    `  ${exportLine(destination)}`,
+    "",
+  ].join("\n");
 }
 
 function exportLine(path: string): string {

@@ -26,7 +26,10 @@ async function dispatch(argv: readonly string[]): Promise<number> {
   if (first === "help") return writeOut(helpFor(rest));
   if (first.startsWith("-")) throw new UsageError(`unknown option ${safeWord(first)}; options go after the command`);
   const spec = COMMANDS.find((c) => c.name === first);
-  if (!spec) throw new UsageError(`unknown command ${safeWord(first)}; the commands are ${COMMANDS.map((c) => c.name).join(", ")}`);
+  if (!spec)
+    throw new UsageError(
+      `unknown command ${safeWord(first)}; the commands are ${COMMANDS.map((c) => c.name).join(", ")}`,
+    );
   try {
     return await runCommand(spec, rest);
   } catch (error) {
@@ -43,7 +46,8 @@ async function runCommand(spec: CommandSpec, argv: readonly string[]): Promise<n
   }
   const args = parseCommandArgs(spec, argv);
   if (args.help) return writeOut(commandHelp(spec));
-  if (spec.name === "print-token") return (require("./print-token.js") as typeof import("./print-token.js")).printToken(args);
+  if (spec.name === "print-token")
+    return (require("./print-token.js") as typeof import("./print-token.js")).printToken(args);
   return (require("./login.js") as typeof import("./login.js")).login(args);
 }
 
@@ -51,7 +55,8 @@ async function runCommand(spec: CommandSpec, argv: readonly string[]): Promise<n
 function helpFor(names: readonly string[]): string {
   if (names.length === 0) return programHelp();
   const spec = COMMANDS.find((c) => c.name === names[0]);
-  if (!spec || names.length > 1) throw new UsageError(`help takes one command name: ${COMMANDS.map((c) => c.name).join(", ")}`);
+  if (!spec || names.length > 1)
+    throw new UsageError(`help takes one command name: ${COMMANDS.map((c) => c.name).join(", ")}`);
   return commandHelp(spec);
 }
 

@@ -15,7 +15,6 @@ export function exitCodeFor(error: unknown): number {
   return EXIT.credentials;
 }
 
-
 /** Prints `cred-auth: MESSAGE` on stderr (and, under CRED_AUTH_DEBUG=1, the stack and causes). */
 export function reportError(error: unknown): void {
   process.stderr.write(`cred-auth: ${errorLine(error)}\n`);
@@ -69,9 +68,13 @@ function describeSystemError(error: unknown): string | undefined {
 
 function debugDetails(error: unknown): string {
   const lines: string[] = [];
-  for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
-    const text = e instanceof Error ? e.stack ?? `${e.name}: ${e.message}` : String(e);
+  for (
+    let e: unknown = error, depth = 0;
+    e !== undefined && e !== null && depth < 6;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
+    const text = e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e);
     lines.push(depth === 0 ? text : `caused by: ${text}`);
   }
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }

@@ -21,11 +21,15 @@ export async function printToken(args: ParsedArgs): Promise<number> {
   if (file.type === "service_account") {
     scopes = requested ?? [CLOUD_PLATFORM_SCOPE];
   } else {
-    if (requested) process.stderr.write("cred-auth: warning: --scopes is ignored for user credentials; they keep the scopes granted at login.\n");
+    if (requested)
+      process.stderr.write(
+        "cred-auth: warning: --scopes is ignored for user credentials; they keep the scopes granted at login.\n",
+      );
     scopes = file.scopes ?? [];
   }
   const key = tokenCacheKey(file, scopes, chooseTokenUrl(file.token_uri, resolveEndpoints()));
-  const refresh = (): Promise<CachedAccessToken> => (require("./refresh.js") as typeof import("./refresh.js")).obtainToken(file, path, scopes);
+  const refresh = (): Promise<CachedAccessToken> =>
+    (require("./refresh.js") as typeof import("./refresh.js")).obtainToken(file, path, scopes);
   const token = await getTokenWithCache(key, refresh, { fresh: args.options.fresh === true });
   return writeOut(formatToken(token, format));
 }
@@ -34,13 +38,20 @@ export async function printToken(args: ParsedArgs): Promise<number> {
 export function formatToken(token: CachedAccessToken, format: Format): string {
   if (format === "header") return `Authorization: Bearer ${token.access_token}\n`;
   if (format === "json") {
-    return JSON.stringify({ access_token: token.access_token, expiry: new Date(token.expiry_date).toISOString(), token_type: "Bearer" }) + "\n";
+    return (
+      `${JSON.stringify({
+        access_token: token.access_token,
+        expiry: new Date(token.expiry_date).toISOString(),
+        token_type: "Bearer",
+      })}\n`
+    );
   }
   return `${token.access_token}\n`;
 }
 
 function outputFormat(format: string | boolean | undefined, header: boolean): Format {
-  if (format !== undefined && format !== "text" && format !== "json") throw new UsageError("--format must be text or json");
+  if (format !== undefined && format !== "text" && format !== "json")
+    throw new UsageError("--format must be text or json");
   if (header && format === "json") throw new UsageError("--header and --format json cannot be combined");
   if (header) return "header";
   return format === "json" ? "json" : "text";

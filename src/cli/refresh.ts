@@ -7,20 +7,31 @@ import { CredCredentialsError } from "../errors.js";
 import type { CachedAccessToken } from "../token-cache/index.js";
 
 /** A new access token for `file` (read from `path`), as the token cache stores it. */
-export async function obtainToken(file: CredentialsFile, path: string, scopes: readonly string[]): Promise<CachedAccessToken> {
+export async function obtainToken(
+  file: CredentialsFile,
+  path: string,
+  scopes: readonly string[],
+): Promise<CachedAccessToken> {
   if (file.type === "authorized_user") {
     const client = await userRefreshClientFrom(file, { path });
     await proveCredentials(client, `Getting an access token with the user credentials in ${JSON.stringify(path)}`);
     return cachedFrom(client.credentials, scopes, path);
   }
   const jwt = await loadServiceAccountCredentials(path, scopes);
-  if (!jwt.credentials.access_token) await proveCredentials(jwt, `Getting an access token with the service account key ${JSON.stringify(path)}`);
+  if (!jwt.credentials.access_token)
+    await proveCredentials(jwt, `Getting an access token with the service account key ${JSON.stringify(path)}`);
   return cachedFrom(jwt.credentials, scopes, path);
 }
 
 function cachedFrom(credentials: Credentials, scopes: readonly string[], path: string): CachedAccessToken {
   const { access_token, expiry_date } = credentials;
-  if (!access_token) throw new CredCredentialsError(`The token server returned no access token for ${JSON.stringify(path)}.`);
+  if (!access_token)
+    throw new CredCredentialsError(`The token server returned no access token for ${JSON.stringify(path)}.`);
   // Without a known expiry the token is printed but never served from the cache.
-  return { access_token, expiry_date: typeof expiry_date === "number" ? expiry_date : Date.now(), token_type: "Bearer", scopes: [...scopes] };
+  return {
+    access_token,
+    expiry_date: typeof expiry_date === "number" ? expiry_date : Date.now(),
+    token_type: "Bearer",
+    scopes: [...scopes],
+  };
 }

@@ -47,7 +47,10 @@ const METADATA_PROBE_TIMEOUT_MS = 2000;
  * @throws CredConnectionError when credentials were found but the token server cannot be
  * reached: a sign-in would fail for the same reason.
  */
-export async function findApplicationDefaultCredentials(scopes: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<AdcOutcome> {
+export async function findApplicationDefaultCredentials(
+  scopes: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<AdcOutcome> {
   const named = env[ADC_ENV]?.trim();
   if (named) return fromFileOrReason(named, `${ADC_ENV}=${named}`, scopes, env);
 
@@ -74,7 +77,12 @@ export function wellKnownFile(env: NodeJS.ProcessEnv, platform: NodeJS.Platform 
   return join(homedir(), ".config", "gcloud", WELL_KNOWN_FILE);
 }
 
-async function fromFileOrReason(path: string, what: string, scopes: readonly string[], env: NodeJS.ProcessEnv): Promise<AdcOutcome> {
+async function fromFileOrReason(
+  path: string,
+  what: string,
+  scopes: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<AdcOutcome> {
   try {
     return { found: await fromFile(path, what, scopes, env), reasons: [] };
   } catch (error) {
@@ -84,7 +92,12 @@ async function fromFileOrReason(path: string, what: string, scopes: readonly str
 }
 
 /** Credentials from an ADC file: our two types through our loaders, any other through google-auth-library. */
-async function fromFile(path: string, what: string, scopes: readonly string[], env: NodeJS.ProcessEnv): Promise<AdcCredentials> {
+async function fromFile(
+  path: string,
+  what: string,
+  scopes: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<AdcCredentials> {
   const type = await peekType(path);
   let credentials: AuthClient;
   let projectId: string | null = null;
@@ -100,7 +113,11 @@ async function fromFile(path: string, what: string, scopes: readonly string[], e
     }
   } else {
     const { GoogleAuth } = await loadGoogleAuth();
-    const auth = new GoogleAuth({ keyFilename: path, scopes: [...scopes], clientOptions: { endpoints: galEndpoints(resolveEndpoints(env)) } });
+    const auth = new GoogleAuth({
+      keyFilename: path,
+      scopes: [...scopes],
+      clientOptions: { endpoints: galEndpoints(resolveEndpoints(env)) },
+    });
     credentials = await auth.getClient();
   }
   await proveCredentials(credentials as Parameters<typeof proveCredentials>[0], `Getting an access token with ${what}`);
@@ -113,7 +130,9 @@ async function fromFile(path: string, what: string, scopes: readonly string[], e
  */
 async function peekType(path: string): Promise<string | undefined> {
   try {
-    const type = (JSON.parse((await readFileLimited(path, MAX_CREDENTIALS_FILE_BYTES)).toString("utf8")) as { type?: unknown }).type;
+    const type = (
+      JSON.parse((await readFileLimited(path, MAX_CREDENTIALS_FILE_BYTES)).toString("utf8")) as { type?: unknown }
+    ).type;
     return typeof type === "string" ? type : undefined;
   } catch {
     return undefined;
@@ -133,7 +152,10 @@ async function isFile(path: string): Promise<boolean> {
  * `METADATA_SERVER_DETECTION=assume-present`, or this is a Google VM (google-auth-library's
  * cheap checks: BIOS vendor, MAC prefix). `METADATA_SERVER_DETECTION=none` turns it off.
  */
-async function fromMetadataServer(scopes: readonly string[], env: NodeJS.ProcessEnv): Promise<{ found: AdcCredentials } | { reason: string }> {
+async function fromMetadataServer(
+  scopes: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ found: AdcCredentials } | { reason: string }> {
   const detection = env.METADATA_SERVER_DETECTION?.trim().toLowerCase();
   if (detection === "none") return { reason: "metadata server disabled (METADATA_SERVER_DETECTION=none)" };
   const configured = Boolean(env.GCE_METADATA_HOST || env.GCE_METADATA_IP);
@@ -148,8 +170,10 @@ async function fromMetadataServer(scopes: readonly string[], env: NodeJS.Process
       headers: { "Metadata-Flavor": "Google" },
       timeoutMs: METADATA_PROBE_TIMEOUT_MS,
     });
-    if (reply.header("Metadata-Flavor") !== "Google") return { reason: `the server at ${new URL(base).host} is not a metadata server` };
-    if (reply.status !== 200) return { reason: `the metadata server at ${new URL(base).host} has no project (HTTP ${reply.status})` };
+    if (reply.header("Metadata-Flavor") !== "Google")
+      return { reason: `the server at ${new URL(base).host} is not a metadata server` };
+    if (reply.status !== 200)
+      return { reason: `the metadata server at ${new URL(base).host} has no project (HTTP ${reply.status})` };
     projectId = reply.text.trim();
   } catch (error) {
     return { reason: `no metadata server answered at ${new URL(base).host} (${(error as Error).message})` };
@@ -158,7 +182,9 @@ async function fromMetadataServer(scopes: readonly string[], env: NodeJS.Process
     const { Compute } = await loadGoogleAuth();
     const credentials = new Compute({ scopes: [...scopes] });
     await proveCredentials(credentials, "Getting an access token from the metadata server");
-    return { found: { credentials, projectId: projectId || null, source: `the metadata server at ${new URL(base).host}` } };
+    return {
+      found: { credentials, projectId: projectId || null, source: `the metadata server at ${new URL(base).host}` },
+    };
   } catch (error) {
     return { reason: (error as Error).message };
   }

@@ -2,7 +2,14 @@
 // (src/token-cache) shared with getUserCredentials() and default(). The credentials file
 // itself never holds an access token; the token cache never holds a refresh token.
 import type { Credentials, UserRefreshClient } from "google-auth-library";
-import { MIN_VALIDITY_MS, hasValidity, readCachedToken, tokenCacheKey, writeCachedToken, type TokenCacheLocation } from "../token-cache/index.js";
+import {
+  MIN_VALIDITY_MS,
+  hasValidity,
+  readCachedToken,
+  tokenCacheKey,
+  writeCachedToken,
+  type TokenCacheLocation,
+} from "../token-cache/index.js";
 import { getCredentialInfo, refreshTokenOf } from "./info.js";
 
 const attached = new WeakSet<object>();
@@ -31,12 +38,21 @@ export function attachTokenCache(client: UserRefreshClient, location: TokenCache
     // A refresh reports the new access token without the refresh token: write the access token
     // fields only, the credentials stay as they are.
     if (!tokens.access_token || typeof tokens.expiry_date !== "number") return;
-    writeCachedToken(key, { access_token: tokens.access_token, expiry_date: tokens.expiry_date, token_type: "Bearer", scopes }, location);
+    writeCachedToken(
+      key,
+      { access_token: tokens.access_token, expiry_date: tokens.expiry_date, token_type: "Bearer", scopes },
+      location,
+    );
   });
   if (client.credentials.access_token && hasTimeLeft(client.credentials.expiry_date)) return false;
   const cached = readCachedToken(key, location);
   if (!cached || !hasTimeLeft(cached.expiry_date)) return false;
-  client.setCredentials({ ...client.credentials, access_token: cached.access_token, expiry_date: cached.expiry_date, token_type: "Bearer" });
+  client.setCredentials({
+    ...client.credentials,
+    access_token: cached.access_token,
+    expiry_date: cached.expiry_date,
+    token_type: "Bearer",
+  });
   return true;
 }
 
@@ -47,7 +63,11 @@ function keyOf(client: UserRefreshClient): string | undefined {
   const clientId = client._clientId ?? info?.clientId;
   if (info?.path === undefined || !refreshToken || !clientId) return undefined;
   const tokenUrl = info.tokenUrl ?? String(client.endpoints.oauth2TokenUrl);
-  return tokenCacheKey({ type: "authorized_user", client_id: clientId, refresh_token: refreshToken }, info.scopes, tokenUrl);
+  return tokenCacheKey(
+    { type: "authorized_user", client_id: clientId, refresh_token: refreshToken },
+    info.scopes,
+    tokenUrl,
+  );
 }
 
 /** More than 5 minutes left, the token cache's rule (google-auth-library refreshes earlier on its own). */

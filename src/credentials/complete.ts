@@ -20,10 +20,15 @@ import { getUserCredentials } from "./user.js";
  * @param code The code, or the whole address of the page that showed it.
  * @throws CredCredentialsError when no sign-in is waiting or the code is refused.
  */
-export async function completeSignIn(code: string, options: Omit<UserCredentialsOptions, "code"> = {}): Promise<UserRefreshClient> {
+export async function completeSignIn(
+  code: string,
+  options: Omit<UserCredentialsOptions, "code"> = {},
+): Promise<UserRefreshClient> {
   const pending = getPendingSignIn();
   if (!pending) {
-    throw new CredCredentialsError("No sign-in is waiting for a code in this process; run the cell that signs in first, then paste the code it asks for.");
+    throw new CredCredentialsError(
+      "No sign-in is waiting for a code in this process; run the cell that signs in first, then paste the code it asks for.",
+    );
   }
   return getUserCredentials(pending.scopes, { ...options, code });
 }

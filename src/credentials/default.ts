@@ -25,7 +25,10 @@ import { getUserCredentials } from "./user.js";
  * @throws CredConnectionError when a token server cannot be reached.
  * @throws CredCancelledError when `signal` aborts the sign-in.
  */
-export async function defaultCredentials(scopes: readonly string[], options: DefaultOptions = {}): Promise<[AuthClient, string | null]> {
+export async function defaultCredentials(
+  scopes: readonly string[],
+  options: DefaultOptions = {},
+): Promise<[AuthClient, string | null]> {
   const env = process.env;
   const reasons: string[] = [];
 
@@ -41,14 +44,22 @@ export async function defaultCredentials(scopes: readonly string[], options: Def
   for (const reason of adc.reasons) debug(env, `ADC: ${reason}`);
   if (env[ENV.googleApplicationCredentials]?.trim()) {
     // The user pointed at a file on purpose: say why it was passed over, not only in debug output.
-    process.emitWarning(`${adc.reasons[0] ?? `${ENV.googleApplicationCredentials} is unusable`} Falling back to user sign-in.`, { code: "CRED_AUTH_ADC" });
+    process.emitWarning(
+      `${adc.reasons[0] ?? `${ENV.googleApplicationCredentials} is unusable`} Falling back to user sign-in.`,
+      { code: "CRED_AUTH_ADC" },
+    );
   }
   reasons.push(...adc.reasons.map((reason) => `ADC: ${reason}`));
 
   try {
     return [await getUserCredentials(scopes, options), null];
   } catch (error) {
-    if (error instanceof SignInPendingError || error instanceof CredCancelledError || error instanceof CredConnectionError) throw error;
+    if (
+      error instanceof SignInPendingError ||
+      error instanceof CredCancelledError ||
+      error instanceof CredConnectionError
+    )
+      throw error;
     reasons.push(`user sign-in: ${(error as Error).message ?? String(error)}`);
     const lines = reasons.map((reason) => `- ${reason.replace(/\n/g, "\n  ")}`);
     throw new CredCredentialsError(["Could not get any valid credentials.", ...lines].join("\n"), { cause: error });

@@ -3,7 +3,7 @@
  * write user credentials in the ADC format. Kept free of heavy imports: the CLI's
  * print-token fast path loads this module.
  */
-import { CredCredentialsError } from "../errors.js";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { isLoopbackHostname } from "../oauth/endpoints.js";
 import { GOOGLE_ENDPOINTS } from "../shared/constants.js";
 import { readFileLimited, readFileLimitedSync, writeFileAtomic } from "../util/atomic-write.js";
@@ -57,7 +57,7 @@ export class CredentialsFileError extends CredCredentialsError {
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(message, { ...options, code: ERROR_CODES.FILE_INVALID });
   }
 }
 
@@ -99,9 +99,14 @@ export async function readServiceAccountKeyFile(path: string): Promise<ServiceAc
   return expectType(await readCredentialsFile(path), "service_account", path);
 }
 
-function expectType<T extends CredentialsFileType>(file: CredentialsFile, type: T, path: string): Extract<CredentialsFile, { type: T }> {
+function expectType<T extends CredentialsFileType>(
+  file: CredentialsFile,
+  type: T,
+  path: string,
+): Extract<CredentialsFile, { type: T }> {
   if (file.type === type) return file as Extract<CredentialsFile, { type: T }>;
-  const hint = type === "authorized_user" ? "load it with loadServiceAccountCredentials()" : "load it with loadUserCredentials()";
+  const hint =
+    type === "authorized_user" ? "load it with loadServiceAccountCredentials()" : "load it with loadUserCredentials()";
   throw invalid(path, `holds "${file.type}" credentials, not "${type}"; ${hint}`);
 }
 
@@ -126,7 +131,11 @@ export function parseCredentialsText(text: string, path: string): CredentialsFil
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw invalid(path, `is not valid JSON${jsonErrorPlace(error)}; it may be truncated or not a credentials file`, error);
+    throw invalid(
+      path,
+      `is not valid JSON${jsonErrorPlace(error)}; it may be truncated or not a credentials file`,
+      error,
+    );
   }
   if (json === null || typeof json !== "object" || Array.isArray(json)) {
     throw invalid(path, `holds ${jsonKind(json)}, not a JSON object`);
@@ -140,14 +149,20 @@ export function parseCredentialsText(text: string, path: string): CredentialsFil
 }
 
 function parseAuthorizedUser(fields: Record<string, unknown>, path: string): AuthorizedUserFile {
-  const file: AuthorizedUserFile = { type: "authorized_user", ...stringFields(fields, path, USER_REQUIRED, USER_OPTIONAL) };
+  const file: AuthorizedUserFile = {
+    type: "authorized_user",
+    ...stringFields(fields, path, USER_REQUIRED, USER_OPTIONAL),
+  };
   const scopes = parseScopes(fields.scopes, path);
   if (scopes !== undefined) file.scopes = scopes;
   return file;
 }
 
 function parseServiceAccount(fields: Record<string, unknown>, path: string): ServiceAccountKeyFile {
-  const file: ServiceAccountKeyFile = { type: "service_account", ...stringFields(fields, path, KEY_REQUIRED, KEY_OPTIONAL) };
+  const file: ServiceAccountKeyFile = {
+    type: "service_account",
+    ...stringFields(fields, path, KEY_REQUIRED, KEY_OPTIONAL),
+  };
   checkPrivateKey(file.private_key, path);
   return file;
 }
@@ -189,7 +204,8 @@ function optionalString(fields: Record<string, unknown>, name: string, path: str
 function parseScopes(value: unknown, path: string): string[] | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === "string") return value.split(/\s+/).filter(Boolean);
-  if (Array.isArray(value) && value.every((scope) => typeof scope === "string" && scope.trim() !== "")) return [...value];
+  if (Array.isArray(value) && value.every((scope) => typeof scope === "string" && scope.trim() !== ""))
+    return [...value];
   throw invalid(path, `has "scopes" that is not an array of scope strings`);
 }
 
@@ -201,8 +217,13 @@ function checkTokenUri(value: string, path: string): void {
   } catch {
     url = undefined;
   }
-  const ok = url !== undefined && (url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHostname(url.hostname)));
-  if (!ok) throw invalid(path, `has a "token_uri" that is not an https URL (plain http is allowed only to 127.0.0.1, ::1 or localhost)`);
+  const ok =
+    url !== undefined && (url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHostname(url.hostname)));
+  if (!ok)
+    throw invalid(
+      path,
+      `has a "token_uri" that is not an https URL (plain http is allowed only to 127.0.0.1, ::1 or localhost)`,
+    );
 }
 
 function checkPrivateKey(pem: string, path: string): void {
@@ -211,7 +232,11 @@ function checkPrivateKey(pem: string, path: string): void {
     (require("node:crypto") as typeof import("node:crypto")).createPrivateKey(pem);
   } catch (error) {
     // Node's message can quote the key material's start; keep only the name of the problem.
-    throw invalid(path, `has a "private_key" that is not a valid PEM private key; download a new key for this service account`, privateKeyErrorSummary(error));
+    throw invalid(
+      path,
+      `has a "private_key" that is not a valid PEM private key; download a new key for this service account`,
+      privateKeyErrorSummary(error),
+    );
   }
 }
 
@@ -225,7 +250,12 @@ function readError(path: string, error: unknown): CredentialsFileError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   switch (code) {
     case "ENOENT":
-      return new CredentialsFileError(path, "missing", `Credentials file ${quote(path)} does not exist; check the path or sign in to create it.`, { cause: error });
+      return new CredentialsFileError(
+        path,
+        "missing",
+        `Credentials file ${quote(path)} does not exist; check the path or sign in to create it.`,
+        { cause: error },
+      );
     case "EISDIR":
       return invalid(path, "is a directory, not a credentials file", error);
     case "ENOTFILE":
@@ -240,14 +270,23 @@ function readError(path: string, error: unknown): CredentialsFileError {
     case "ENAMETOOLONG":
       return invalid(path, "is a path that is too long", error);
     case "EFBIG":
-      return invalid(path, `is larger than ${MAX_CREDENTIALS_FILE_BYTES / 1024 / 1024} MiB, far more than any credentials file`, error);
+      return invalid(
+        path,
+        `is larger than ${MAX_CREDENTIALS_FILE_BYTES / 1024 / 1024} MiB, far more than any credentials file`,
+        error,
+      );
     default:
       return invalid(path, `cannot be read (${typeof code === "string" ? code : "unexpected error"})`, error);
   }
 }
 
 function invalid(path: string, problem: string, cause?: unknown): CredentialsFileError {
-  return new CredentialsFileError(path, "invalid", `Credentials file ${quote(path)} ${problem}.`, cause === undefined ? undefined : { cause: safeCause(cause) });
+  return new CredentialsFileError(
+    path,
+    "invalid",
+    `Credentials file ${quote(path)} ${problem}.`,
+    cause === undefined ? undefined : { cause: safeCause(cause) },
+  );
 }
 
 /** JSON.parse's message quotes the text it choked on: keep only the error's class as the cause. */
@@ -304,7 +343,7 @@ export function userCredentialsJson(data: AuthorizedUserFile): string {
   for (const name of ["id_token", "quota_project_id", "universe_domain", "account"] as const) {
     if (data[name]) out[name] = data[name];
   }
-  return JSON.stringify(out, null, 2) + "\n";
+  return `${JSON.stringify(out, null, 2)}\n`;
 }
 
 /**
@@ -317,7 +356,9 @@ export async function writeUserCredentialsFile(path: string, data: AuthorizedUse
   try {
     await writeFileAtomic(path, text, { mode: 0o600 });
   } catch (error) {
-    throw new CredCredentialsError(`Could not write credentials to ${quote(path)}: ${writeProblem(error)}.`, { cause: error });
+    throw new CredCredentialsError(`Could not write credentials to ${quote(path)}: ${writeProblem(error)}.`, {
+      cause: error,
+    });
   }
 }
 

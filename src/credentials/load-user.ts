@@ -30,7 +30,10 @@ export interface UserRefreshClientOptions extends LoadCredentialsOptions {
  * rejects the credentials (`invalid_grant`: expired or revoked; `invalid_client`).
  * @throws CredConnectionError when the token server cannot be reached, fails or times out.
  */
-export async function loadUserCredentials(path: string, options: LoadCredentialsOptions = {}): Promise<UserRefreshClient> {
+export async function loadUserCredentials(
+  path: string,
+  options: LoadCredentialsOptions = {},
+): Promise<UserRefreshClient> {
   const file = await readAuthorizedUserFile(path);
   const client = await userRefreshClientFrom(file, { ...options, path });
   await proveCredentials(client, `Getting an access token with the user credentials in ${JSON.stringify(path)}`);
@@ -43,7 +46,10 @@ export async function loadUserCredentials(path: string, options: LoadCredentials
  * bounded by `timeoutMs` per attempt. Scopes, client id, token URL, account and path are
  * recorded with {@link setCredentialInfo}.
  */
-export async function userRefreshClientFrom(file: AuthorizedUserFile, options: UserRefreshClientOptions = {}): Promise<UserRefreshClient> {
+export async function userRefreshClientFrom(
+  file: AuthorizedUserFile,
+  options: UserRefreshClientOptions = {},
+): Promise<UserRefreshClient> {
   const { UserRefreshClient } = await loadGoogleAuth();
   const endpoints = resolveEndpoints(options.env);
   const tokenUrl = chooseTokenUrl(file.token_uri, endpoints);
@@ -51,7 +57,12 @@ export async function userRefreshClientFrom(file: AuthorizedUserFile, options: U
     clientId: file.client_id,
     clientSecret: file.client_secret,
     refreshToken: file.refresh_token,
-    endpoints: { oauth2TokenUrl: tokenUrl, oauth2AuthBaseUrl: endpoints.authUrl, oauth2RevokeUrl: endpoints.revokeUrl, tokenInfoUrl: endpoints.tokenInfoUrl },
+    endpoints: {
+      oauth2TokenUrl: tokenUrl,
+      oauth2AuthBaseUrl: endpoints.authUrl,
+      oauth2RevokeUrl: endpoints.revokeUrl,
+      tokenInfoUrl: endpoints.tokenInfoUrl,
+    },
     ...(file.quota_project_id ? { quotaProjectId: file.quota_project_id } : {}),
     ...(file.universe_domain ? { universeDomain: file.universe_domain } : {}),
   });
@@ -79,8 +90,14 @@ export function authorizedUserFileFrom(client: OAuth2Client): AuthorizedUserFile
   const refreshToken = refreshTokenOf(client);
   const clientId = client._clientId ?? info?.clientId;
   const clientSecret = client._clientSecret;
-  if (!refreshToken) throw new CredCredentialsError("These credentials hold no refresh token, so they cannot be saved; sign in again with offline access.");
-  if (!clientId || !clientSecret) throw new CredCredentialsError("These credentials have no OAuth client id and secret, so they cannot be saved as an authorized_user file.");
+  if (!refreshToken)
+    throw new CredCredentialsError(
+      "These credentials hold no refresh token, so they cannot be saved; sign in again with offline access.",
+    );
+  if (!clientId || !clientSecret)
+    throw new CredCredentialsError(
+      "These credentials have no OAuth client id and secret, so they cannot be saved as an authorized_user file.",
+    );
   const file: AuthorizedUserFile = {
     type: "authorized_user",
     client_id: clientId,
@@ -100,7 +117,8 @@ export function authorizedUserFileFrom(client: OAuth2Client): AuthorizedUserFile
 export async function proveCredentials(client: OAuth2Client, what: string): Promise<void> {
   try {
     const { token } = await client.getAccessToken();
-    if (!token) throw new CredConnectionError(`${what} failed: the token server's reply held no access token; try again later.`);
+    if (!token)
+      throw new CredConnectionError(`${what} failed: the token server's reply held no access token; try again later.`);
   } catch (error) {
     throw toCredError(error, what);
   }

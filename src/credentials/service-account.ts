@@ -30,7 +30,10 @@ export async function loadServiceAccountCredentials(
 ): Promise<ServiceAccountCredentials> {
   const key = await readServiceAccountKeyFile(path);
   const credentials = await serviceAccountClientFrom(key, scopes, { ...options, path });
-  await proveCredentials(credentials, `Getting an access token for service account ${key.client_email} with the key in ${JSON.stringify(path)}`);
+  await proveCredentials(
+    credentials,
+    `Getting an access token for service account ${key.client_email} with the key in ${JSON.stringify(path)}`,
+  );
   return credentials;
 }
 
@@ -62,7 +65,11 @@ export async function serviceAccountClientFrom(
     ...(key.quota_project_id ? { quotaProjectId: key.quota_project_id } : {}),
     ...(key.universe_domain ? { universeDomain: key.universe_domain } : {}),
   });
-  guardTokenRequests(client, { tokenUrl, rewriteFrom: GOOGLE_ENDPOINTS.tokenUrl, timeoutMs: options.timeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS });
+  guardTokenRequests(client, {
+    tokenUrl,
+    rewriteFrom: GOOGLE_ENDPOINTS.tokenUrl,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS,
+  });
   setCredentialInfo(client, {
     scopes: granted,
     account: key.client_email,

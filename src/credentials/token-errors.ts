@@ -9,7 +9,18 @@ const CREDENTIAL_ERRORS: Record<string, string> = {
   invalid_request: "the token request was rejected as malformed",
 };
 
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EPIPE", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_SOCKET"]);
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPIPE",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_SOCKET",
+]);
 
 interface ErrorLike {
   code?: unknown;
@@ -33,18 +44,30 @@ export function toCredError(error: unknown, what: string): CredAuthError {
   const oauthCode = oauthErrorCode(e.response?.data);
   if (oauthCode) {
     const reason = CREDENTIAL_ERRORS[oauthCode] ?? "the provider rejected the credentials";
-    if (status !== undefined && status >= 500) return new CredConnectionError(`${what} failed: the token server answered ${status} (${oauthCode}); try again later.`, { cause: error });
+    if (status !== undefined && status >= 500)
+      return new CredConnectionError(
+        `${what} failed: the token server answered ${status} (${oauthCode}); try again later.`,
+        { cause: error },
+      );
     return new CredCredentialsError(`${what} failed: ${oauthCode}: ${reason}.`, { cause: error });
   }
   if (status !== undefined) {
     if (status >= 500 || status === 408 || status === 429) {
-      return new CredConnectionError(`${what} failed: the token server answered HTTP ${status}; try again later.`, { cause: error });
+      return new CredConnectionError(`${what} failed: the token server answered HTTP ${status}; try again later.`, {
+        cause: error,
+      });
     }
     return new CredCredentialsError(`${what} failed: the token server answered HTTP ${status}.`, { cause: error });
   }
   const code = networkCode(error);
-  if (code) return new CredConnectionError(`${what} failed: could not reach the token server (${code}); check the network.`, { cause: error });
-  if (isTimeout(error)) return new CredConnectionError(`${what} failed: the token server did not answer in time; try again later.`, { cause: error });
+  if (code)
+    return new CredConnectionError(`${what} failed: could not reach the token server (${code}); check the network.`, {
+      cause: error,
+    });
+  if (isTimeout(error))
+    return new CredConnectionError(`${what} failed: the token server did not answer in time; try again later.`, {
+      cause: error,
+    });
   if (e.name === "SyntaxError" || (e.response && e.response.data === undefined)) {
     return new CredConnectionError(`${what} failed: the token server sent an unreadable reply.`, { cause: error });
   }
@@ -60,7 +83,11 @@ function oauthErrorCode(data: unknown): string | undefined {
 }
 
 function networkCode(error: unknown): string | undefined {
-  for (let e = error as ErrorLike | undefined, depth = 0; e && depth < 5; e = e.cause as ErrorLike | undefined, depth++) {
+  for (
+    let e = error as ErrorLike | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as ErrorLike | undefined, depth++
+  ) {
     if (typeof e.code === "string" && NETWORK_CODES.has(e.code)) return e.code;
   }
   return undefined;
@@ -68,8 +95,19 @@ function networkCode(error: unknown): string | undefined {
 
 /** gaxios reports a timed-out attempt as code `TimeoutError` with a DOMException of that name as cause. */
 function isTimeout(error: unknown): boolean {
-  for (let e = error as ErrorLike | undefined, depth = 0; e && depth < 5; e = e.cause as ErrorLike | undefined, depth++) {
-    if (e.name === "AbortError" || e.name === "TimeoutError" || e.type === "request-timeout" || e.code === "ETIMEDOUT" || e.code === "TimeoutError") return true;
+  for (
+    let e = error as ErrorLike | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as ErrorLike | undefined, depth++
+  ) {
+    if (
+      e.name === "AbortError" ||
+      e.name === "TimeoutError" ||
+      e.type === "request-timeout" ||
+      e.code === "ETIMEDOUT" ||
+      e.code === "TimeoutError"
+    )
+      return true;
   }
   return false;
 }
@@ -77,7 +115,17 @@ function isTimeout(error: unknown): boolean {
 const REDACTED = "<redacted by cred-auth>";
 
 /** Request fields whose values are credentials. */
-const SECRET_FIELDS = new Set(["refresh_token", "client_secret", "code", "code_verifier", "assertion", "client_assertion", "subject_token", "access_token", "token"]);
+const SECRET_FIELDS = new Set([
+  "refresh_token",
+  "client_secret",
+  "code",
+  "code_verifier",
+  "assertion",
+  "client_assertion",
+  "subject_token",
+  "access_token",
+  "token",
+]);
 
 /** Shorter values are left alone: replacing them everywhere would garble messages, not protect anything. */
 const MIN_SECRET_LENGTH = 8;
@@ -136,7 +184,8 @@ export function collectSecrets(config: unknown, found: Set<string>): void {
   if (!config || typeof config !== "object") return;
   const c = config as { data?: unknown; body?: unknown; headers?: unknown };
   for (const body of [c.data, c.body]) {
-    for (const [name, value] of fieldsOf(body)) if (SECRET_FIELDS.has(name) && value.length >= MIN_SECRET_LENGTH) found.add(value);
+    for (const [name, value] of fieldsOf(body))
+      if (SECRET_FIELDS.has(name) && value.length >= MIN_SECRET_LENGTH) found.add(value);
   }
   const authorization = c.headers instanceof Headers ? c.headers.get("authorization") : undefined;
   const credential = authorization?.replace(/^\s*\S+\s+/, "");

@@ -27,7 +27,10 @@ import { proveCredentials, userRefreshClientFrom } from "./load-user.js";
  * @throws CredConnectionError when the token server cannot be reached, or no loopback port is free.
  * @throws CredCancelledError when `signal` aborts the sign-in.
  */
-export async function getUserCredentials(scopes: readonly string[], options: UserCredentialsOptions = {}): Promise<UserRefreshClient> {
+export async function getUserCredentials(
+  scopes: readonly string[],
+  options: UserCredentialsOptions = {},
+): Promise<UserRefreshClient> {
   const env = process.env;
   const endpoints = resolveEndpoints(env);
   const cache = options.credentialsCache ?? READ_WRITE;
@@ -64,7 +67,11 @@ export async function getUserCredentials(scopes: readonly string[], options: Use
  *
  * @throws CredCredentialsError, CredConnectionError, CredCancelledError as {@link getUserCredentials}.
  */
-export async function saveUserCredentials(scopes: readonly string[], path: string, options: SaveUserCredentialsOptions = {}): Promise<void> {
+export async function saveUserCredentials(
+  scopes: readonly string[],
+  path: string,
+  options: SaveUserCredentialsOptions = {},
+): Promise<void> {
   const env = process.env;
   const endpoints = resolveEndpoints(env);
   const write = async (result: SignInResult): Promise<string> => {
@@ -102,13 +109,20 @@ export function coversScopes(granted: readonly string[], requested: readonly str
  * The flow for this call: the caller's choice, else the runtime's (the copy-paste flow on a
  * remote machine, when a page that shows the code is configured; the loopback flow otherwise).
  */
-function flowFor(options: UserCredentialsOptions, env: NodeJS.ProcessEnv, endpoints: Endpoints): { useLocalWebserver?: boolean; openBrowser: boolean } {
+function flowFor(
+  options: UserCredentialsOptions,
+  env: NodeJS.ProcessEnv,
+  endpoints: Endpoints,
+): { useLocalWebserver?: boolean; openBrowser: boolean } {
   const { chooseFlow, detectRuntime } = signInRuntime();
   const runtime = detectRuntime(env);
   const openBrowser = options.openBrowser ?? runtime.canOpenBrowser;
   const explicit = options.useLocalWebserver ?? options.authLocalWebserver;
   if (explicit !== undefined || options.redirectUri) return { openBrowser };
-  return { openBrowser, useLocalWebserver: chooseFlow(runtime, options).useLocalWebserver || !codePageUrl(endpoints, env) };
+  return {
+    openBrowser,
+    useLocalWebserver: chooseFlow(runtime, options).useLocalWebserver || !codePageUrl(endpoints, env),
+  };
 }
 
 async function runSignIn(
@@ -119,7 +133,10 @@ async function runSignIn(
   complete: (result: SignInResult) => Promise<string | void>,
 ): Promise<SignInResult> {
   const flow = flowFor(options, env, endpoints);
-  const choice = { ...options, ...(flow.useLocalWebserver !== undefined ? { useLocalWebserver: flow.useLocalWebserver } : {}) };
+  const choice = {
+    ...options,
+    ...(flow.useLocalWebserver !== undefined ? { useLocalWebserver: flow.useLocalWebserver } : {}),
+  };
   const presenter = await presenters().selectPresenter(options.presenter, { mode: signInMode(choice) });
   return signInFlow().signIn({ ...choice, scopes, env, endpoints, presenter, openBrowser: flow.openBrowser, complete });
 }
@@ -163,7 +180,11 @@ function authorizedUserFile(result: SignInResult, endpoints: Endpoints): Authori
 }
 
 /** A self-refreshing client holding the sign-in's tokens (no extra token request needed). */
-async function credentialsFrom(result: SignInResult, endpoints: Endpoints, env: NodeJS.ProcessEnv): Promise<UserRefreshClient> {
+async function credentialsFrom(
+  result: SignInResult,
+  endpoints: Endpoints,
+  env: NodeJS.ProcessEnv,
+): Promise<UserRefreshClient> {
   const client = await userRefreshClientFrom(authorizedUserFile(result, endpoints), { env });
   client.setCredentials({
     refresh_token: result.refreshToken,

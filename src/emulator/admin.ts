@@ -2,10 +2,10 @@
  * The admin API under EMULATOR_PATHS.admin, for tests that run the emulator in another process.
  * JSON in, JSON out. Refused to browsers of other origins and to other Host names (DNS rebinding).
  */
-import { EMULATOR_PATHS } from "../shared/constants";
-import type { RequestContext } from "./context";
-import { HttpError, parseJson, readBody, sendJson } from "./http";
-import type { Emulator, Fault, MetadataIdentity } from "./types";
+import { EMULATOR_PATHS } from "../shared/constants.js";
+import type { RequestContext } from "./context.js";
+import { HttpError, parseJson, readBody, sendJson } from "./http.js";
+import type { Emulator, Fault, MetadataIdentity } from "./types.js";
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -19,16 +19,24 @@ function optionalString(body: Record<string, unknown>, key: string): string | un
 }
 
 function stringList(value: unknown, key: string): string[] {
-  if (!Array.isArray(value) || value.some((v) => typeof v !== "string")) throw new HttpError(400, `"${key}" must be an array of strings.`);
+  if (!Array.isArray(value) || value.some((v) => typeof v !== "string"))
+    throw new HttpError(400, `"${key}" must be an array of strings.`);
   return value as string[];
 }
 
 function parseIdentity(value: unknown): MetadataIdentity | null {
   if (value === null || value === undefined) return null;
   if (!isObject(value) || typeof value.projectId !== "string" || typeof value.email !== "string") {
-    throw new HttpError(400, 'Metadata identity must be null or {"projectId": string, "email": string, "scopes"?: string[]}.');
+    throw new HttpError(
+      400,
+      'Metadata identity must be null or {"projectId": string, "email": string, "scopes"?: string[]}.',
+    );
   }
-  return { projectId: value.projectId, email: value.email, ...(value.scopes !== undefined ? { scopes: stringList(value.scopes, "scopes") } : {}) };
+  return {
+    projectId: value.projectId,
+    email: value.email,
+    ...(value.scopes !== undefined ? { scopes: stringList(value.scopes, "scopes") } : {}),
+  };
 }
 
 /** Only our own loopback name: a DNS-rebinding page would send its own host name. */
@@ -37,7 +45,8 @@ function trustedRequest(ctx: RequestContext): boolean {
   const host = ctx.req.headers.host ?? "";
   const origin = ctx.req.headers.origin;
   const hostOk = host === `127.0.0.1:${port}` || host === `localhost:${port}`;
-  const originOk = origin === undefined || origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
+  const originOk =
+    origin === undefined || origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
   return hostOk && originOk;
 }
 
@@ -47,7 +56,8 @@ const POST_ACTIONS: Record<string, AdminAction> = {
   "/fail": (emulator, body) => {
     const input = isObject(body) ? body : {};
     const count = input.count ?? 1;
-    if (typeof count !== "number" || !Number.isInteger(count) || count < 0) throw new HttpError(400, '"count" must be a non-negative integer.');
+    if (typeof count !== "number" || !Number.isInteger(count) || count < 0)
+      throw new HttpError(400, '"count" must be a non-negative integer.');
     const fault: Fault = {};
     if (input.kind !== undefined) fault.kind = input.kind as Fault["kind"];
     if (input.status !== undefined) fault.status = input.status as number;
@@ -86,7 +96,11 @@ const POST_ACTIONS: Record<string, AdminAction> = {
     const account = optionalString(body, "account");
     const scopes = stringList(body.scopes, "scopes");
     return {
-      refresh_token: emulator.issueRefreshToken({ scopes, ...(clientId ? { clientId } : {}), ...(account ? { account } : {}) }),
+      refresh_token: emulator.issueRefreshToken({
+        scopes,
+        ...(clientId ? { clientId } : {}),
+        ...(account ? { account } : {}),
+      }),
     };
   },
   "/service-account-key": (emulator, body) => {
@@ -105,7 +119,10 @@ const POST_ACTIONS: Record<string, AdminAction> = {
 export async function handleAdmin(ctx: RequestContext, emulator: Emulator): Promise<void> {
   const { req, res, state } = ctx;
   if (!trustedRequest(ctx)) {
-    sendJson(res, 403, { error: "forbidden", error_description: "The admin API answers only same-origin loopback requests." });
+    sendJson(res, 403, {
+      error: "forbidden",
+      error_description: "The admin API answers only same-origin loopback requests.",
+    });
     return;
   }
   const sub = ctx.url.pathname.slice(EMULATOR_PATHS.admin.length).replace(/\/+$/, "");

@@ -5,11 +5,11 @@
  */
 import { randomBytes } from "node:crypto";
 // Types only: apis.ts imports this file to list its routes.
-import type { ApiRoute } from "./apis";
-import type { RequestContext } from "./context";
-import { parseJson, readBody, sendJson } from "./http";
-import type { EmulatorState } from "./state";
-import type { AccessTokenInfo } from "./types";
+import type { ApiRoute } from "./apis.js";
+import type { RequestContext } from "./context.js";
+import { parseJson, readBody, sendJson } from "./http.js";
+import type { EmulatorState } from "./state.js";
+import type { AccessTokenInfo } from "./types.js";
 
 const BIGQUERY_SCOPES = [
   "https://www.googleapis.com/auth/bigquery",
@@ -111,7 +111,9 @@ class Cursor {
   }
 
   fail(what: string, token = this.peek()): never {
-    throw new QueryError(token ? `Syntax error: ${what} at ${position(this.sql, token.offset)}` : `Syntax error: Unexpected end of script`);
+    throw new QueryError(
+      token ? `Syntax error: ${what} at ${position(this.sql, token.offset)}` : `Syntax error: Unexpected end of script`,
+    );
   }
 
   where(token: Token): string {
@@ -142,7 +144,9 @@ export function evaluateQuery(sql: string, sessionUser: string): QueryColumn[] {
   if (cursor.peek()?.text === ";") cursor.next();
   const rest = cursor.peek();
   if (rest && cursor.isWord("FROM")) {
-    throw new QueryError(`The cred-auth emulator's BigQuery has no tables; it answers SELECTs of literals and SESSION_USER() only (FROM at ${cursor.where(rest)})`);
+    throw new QueryError(
+      `The cred-auth emulator's BigQuery has no tables; it answers SELECTs of literals and SESSION_USER() only (FROM at ${cursor.where(rest)})`,
+    );
   }
   if (rest) cursor.fail(`Unexpected ${cursor.describe()}`);
   return columns;
@@ -154,7 +158,8 @@ function expression(cursor: Cursor, sessionUser: string): QueryColumn {
   const upper = token.text.toUpperCase();
   if (token.text === "-" || token.text === "+") {
     const operand = expression(cursor, sessionUser);
-    if (operand.value === null || (operand.type !== "INTEGER" && operand.type !== "FLOAT")) cursor.fail(`No matching signature for operator ${token.text}`, token);
+    if (operand.value === null || (operand.type !== "INTEGER" && operand.type !== "FLOAT"))
+      cursor.fail(`No matching signature for operator ${token.text}`, token);
     if (token.text === "+") return operand;
     return { ...operand, value: operand.value.startsWith("-") ? operand.value.slice(1) : `-${operand.value}` };
   }
@@ -259,7 +264,13 @@ async function readObject(ctx: RequestContext): Promise<Record<string, unknown> 
 }
 
 /** Runs `query` as `caller`; sends BigQuery's 400 and returns undefined when it cannot. */
-function runQuery(ctx: RequestContext, caller: AccessTokenInfo, projectId: string, query: unknown, jobId?: unknown): QueryJob | undefined {
+function runQuery(
+  ctx: RequestContext,
+  caller: AccessTokenInfo,
+  projectId: string,
+  query: unknown,
+  jobId?: unknown,
+): QueryJob | undefined {
   if (typeof query !== "string" || query.trim() === "") {
     sendApiError(ctx, 400, "INVALID_ARGUMENT", "Required parameter is missing: query", "required");
     return undefined;
@@ -270,7 +281,10 @@ function runQuery(ctx: RequestContext, caller: AccessTokenInfo, projectId: strin
   }
   try {
     const columns = evaluateQuery(query, caller.account);
-    const id = typeof jobId === "string" && /^[A-Za-z0-9_-]{1,1024}$/.test(jobId) ? jobId : `job_${randomBytes(12).toString("base64url")}`;
+    const id =
+      typeof jobId === "string" && /^[A-Za-z0-9_-]{1,1024}$/.test(jobId)
+        ? jobId
+        : `job_${randomBytes(12).toString("base64url")}`;
     const job = { projectId, jobId: id, query, user: caller.account, columns, createdAt: Date.now() };
     remember(ctx.state, job);
     return job;
@@ -295,7 +309,13 @@ async function jobsQuery(ctx: RequestContext, caller: AccessTokenInfo, match: Re
   const body = await readObject(ctx);
   if (!body) return;
   if (body.useLegacySql === true) {
-    sendApiError(ctx, 400, "INVALID_ARGUMENT", "The cred-auth emulator's BigQuery speaks GoogleSQL only: set useLegacySql to false.", "invalidQuery");
+    sendApiError(
+      ctx,
+      400,
+      "INVALID_ARGUMENT",
+      "The cred-auth emulator's BigQuery speaks GoogleSQL only: set useLegacySql to false.",
+      "invalidQuery",
+    );
     return;
   }
   const job = runQuery(ctx, caller, projectOf(match), body.query);
@@ -312,13 +332,25 @@ async function jobsInsert(ctx: RequestContext, caller: AccessTokenInfo, match: R
     return;
   }
   if (configuration.query.useLegacySql === true) {
-    sendApiError(ctx, 400, "INVALID_ARGUMENT", "The cred-auth emulator's BigQuery speaks GoogleSQL only: set useLegacySql to false.", "invalidQuery");
+    sendApiError(
+      ctx,
+      400,
+      "INVALID_ARGUMENT",
+      "The cred-auth emulator's BigQuery speaks GoogleSQL only: set useLegacySql to false.",
+      "invalidQuery",
+    );
     return;
   }
   const reference = body.jobReference as { jobId?: unknown } | undefined;
   const projectId = projectOf(match);
   if (typeof reference?.jobId === "string" && jobsOf(ctx.state).has(`${projectId}\n${reference.jobId}`)) {
-    sendApiError(ctx, 409, "ALREADY_EXISTS", `Already Exists: Job ${projectId}:${LOCATION}.${reference.jobId}`, "duplicate");
+    sendApiError(
+      ctx,
+      409,
+      "ALREADY_EXISTS",
+      `Already Exists: Job ${projectId}:${LOCATION}.${reference.jobId}`,
+      "duplicate",
+    );
     return;
   }
   const job = runQuery(ctx, caller, projectId, configuration.query.query, reference?.jobId);
@@ -343,7 +375,12 @@ const PROJECT = `^/bigquery/v2/projects/${SEGMENT}`;
 /** BigQuery's routes, listed in apis.ts's API_ROUTES. */
 export const BIGQUERY_ROUTES: ApiRoute[] = [
   { method: "POST", path: new RegExp(`${PROJECT}/queries/?$`), scopes: BIGQUERY_SCOPES, handle: jobsQuery },
-  { method: "GET", path: new RegExp(`${PROJECT}/queries/${SEGMENT}$`), scopes: BIGQUERY_SCOPES, handle: jobsGetQueryResults },
+  {
+    method: "GET",
+    path: new RegExp(`${PROJECT}/queries/${SEGMENT}$`),
+    scopes: BIGQUERY_SCOPES,
+    handle: jobsGetQueryResults,
+  },
   { method: "POST", path: new RegExp(`${PROJECT}/jobs/?$`), scopes: BIGQUERY_SCOPES, handle: jobsInsert },
   { method: "GET", path: new RegExp(`${PROJECT}/jobs/${SEGMENT}$`), scopes: BIGQUERY_SCOPES, handle: jobsGet },
 ];

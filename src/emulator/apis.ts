@@ -3,10 +3,10 @@
  * in-memory bucket, and userinfo. Add a route to API_ROUTES to fake another API.
  */
 import { createHash } from "node:crypto";
-import { BIGQUERY_ROUTES } from "./apis-bigquery";
-import type { RequestContext } from "./context";
-import { bearerToken, sendJson } from "./http";
-import type { AccessTokenInfo } from "./types";
+import { BIGQUERY_ROUTES } from "./apis-bigquery.js";
+import type { RequestContext } from "./context.js";
+import { bearerToken, sendJson } from "./http.js";
+import type { AccessTokenInfo } from "./types.js";
 
 const CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform";
 const CLOUD_PLATFORM_READ_ONLY = "https://www.googleapis.com/auth/cloud-platform.read-only";
@@ -28,10 +28,21 @@ export interface ApiRoute {
 }
 
 /** Google's JSON error shape, as returned by its REST APIs. */
-export function sendApiError(ctx: RequestContext, code: number, status: string, message: string, reason = "error"): void {
+export function sendApiError(
+  ctx: RequestContext,
+  code: number,
+  status: string,
+  message: string,
+  reason = "error",
+): void {
   const headers: Record<string, string> = {};
   if (code === 401) headers["WWW-Authenticate"] = 'Bearer realm="https://accounts.google.com/"';
-  sendJson(ctx.res, code, { error: { code, message, errors: [{ message, domain: "global", reason }], status } }, headers);
+  sendJson(
+    ctx.res,
+    code,
+    { error: { code, message, errors: [{ message, domain: "global", reason }], status } },
+    headers,
+  );
 }
 
 // ---------------------------------------------------------------- storage
@@ -80,7 +91,12 @@ function crc32c(data: Buffer): Buffer {
   return out;
 }
 
-function objectResource(ctx: RequestContext, bucket: string, name: string, object: StoredObject): Record<string, unknown> {
+function objectResource(
+  ctx: RequestContext,
+  bucket: string,
+  name: string,
+  object: StoredObject,
+): Record<string, unknown> {
   const base = ctx.state.baseUrl;
   const path = `/storage/v1/b/${encodeURIComponent(bucket)}/o/${encodeURIComponent(name)}`;
   return {
@@ -157,7 +173,12 @@ const OBJECT = "([^/]+)";
 export const API_ROUTES: ApiRoute[] = [
   { method: "GET", path: new RegExp(`^/storage/v1/b/${OBJECT}/o/?$`), scopes: STORAGE_SCOPES, handle: listObjects },
   { method: "GET", path: new RegExp(`^/storage/v1/b/${OBJECT}/o/(.+)$`), scopes: STORAGE_SCOPES, handle: getObject },
-  { method: "GET", path: new RegExp(`^/download/storage/v1/b/${OBJECT}/o/(.+)$`), scopes: STORAGE_SCOPES, handle: getObject },
+  {
+    method: "GET",
+    path: new RegExp(`^/download/storage/v1/b/${OBJECT}/o/(.+)$`),
+    scopes: STORAGE_SCOPES,
+    handle: getObject,
+  },
   { method: "GET", path: /^\/oauth2\/v[23]\/userinfo$/, scopes: [], handle: userInfo },
   ...BIGQUERY_ROUTES,
 ];
@@ -187,7 +208,13 @@ export async function handleApi(ctx: RequestContext): Promise<boolean> {
     return true;
   }
   if (route.scopes.length > 0 && !caller.scopes.some((s) => route.scopes.includes(s))) {
-    sendApiError(ctx, 403, "PERMISSION_DENIED", "Request had insufficient authentication scopes.", "insufficientPermissions");
+    sendApiError(
+      ctx,
+      403,
+      "PERMISSION_DENIED",
+      "Request had insufficient authentication scopes.",
+      "insufficientPermissions",
+    );
     return true;
   }
   const match = route.path.exec(path);

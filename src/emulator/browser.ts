@@ -105,7 +105,9 @@ export async function approveSignIn(authUrl: string, opts: ApproveOptions = {}):
   }
   const account = opts.account ?? form.selected ?? form.accounts[0];
   if (!account || !form.accounts.includes(account)) {
-    throw new Error(`approveSignIn: account "${account ?? ""}" is not offered; the page offers ${form.accounts.join(", ")}.`);
+    throw new Error(
+      `approveSignIn: account "${account ?? ""}" is not offered; the page offers ${form.accounts.join(", ")}.`,
+    );
   }
   const submit = new URLSearchParams(form.hidden);
   submit.set("account", account);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
-import type { EmulatorState } from "./state";
+import type { EmulatorState } from "./state.js";
 
 /** One request as every handler sees it. */
 export interface RequestContext {

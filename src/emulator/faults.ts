@@ -1,9 +1,9 @@
 /** Fault injection on the token endpoint: how a broken or overloaded server looks from the client. */
 import type { Socket } from "node:net";
-import type { RequestContext } from "./context";
-import { wait } from "./context";
-import { sendJson } from "./http";
-import type { Fault, FaultKind } from "./types";
+import type { RequestContext } from "./context.js";
+import { wait } from "./context.js";
+import { sendJson } from "./http.js";
+import type { Fault, FaultKind } from "./types.js";
 
 export const FAULT_KINDS: readonly FaultKind[] = ["status", "garbage", "truncated", "html", "hang", "reset", "slow"];
 /** Upper bound for failNext counts, so a typo cannot queue millions of faults. */
@@ -27,9 +27,11 @@ const GOOGLE_502 = `<!DOCTYPE html>
 /** Validates a fault from an untrusted source (the admin API); throws RangeError with the reason. */
 export function normalizeFault(input: Fault = {}): Fault {
   const kind = input.kind ?? "status";
-  if (!FAULT_KINDS.includes(kind)) throw new RangeError(`Unknown fault kind "${String(kind)}"; use one of ${FAULT_KINDS.join(", ")}.`);
+  if (!FAULT_KINDS.includes(kind))
+    throw new RangeError(`Unknown fault kind "${String(kind)}"; use one of ${FAULT_KINDS.join(", ")}.`);
   const status = input.status ?? 503;
-  if (!Number.isInteger(status) || status < 100 || status > 599) throw new RangeError("Fault status must be an HTTP status code.");
+  if (!Number.isInteger(status) || status < 100 || status > 599)
+    throw new RangeError("Fault status must be an HTTP status code.");
   const delayMs = input.delayMs ?? 1000;
   if (!Number.isFinite(delayMs) || delayMs < 0) throw new RangeError("Fault delayMs must be a non-negative number.");
   return { kind, status, delayMs };
@@ -56,12 +58,18 @@ export async function applyFault(ctx: RequestContext, fault: Fault): Promise<boo
     }
     case "truncated": {
       const cut = `{\n  "access_token": "ya29.emu.trunc`;
-      res.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(cut) });
+      res.writeHead(200, {
+        "Content-Type": "application/json; charset=utf-8",
+        "Content-Length": Buffer.byteLength(cut),
+      });
       res.end(cut);
       return false;
     }
     case "html":
-      res.writeHead(502, { "Content-Type": "text/html; charset=UTF-8", "Content-Length": Buffer.byteLength(GOOGLE_502) });
+      res.writeHead(502, {
+        "Content-Type": "text/html; charset=UTF-8",
+        "Content-Length": Buffer.byteLength(GOOGLE_502),
+      });
       res.end(GOOGLE_502);
       return false;
     case "reset": {
@@ -70,7 +78,6 @@ export async function applyFault(ctx: RequestContext, fault: Fault): Promise<boo
       else socket.destroy();
       return false;
     }
-    case "hang":
     default:
       // Never answer: the connection stays open until the client gives up or the emulator closes.
       return false;

@@ -5,13 +5,13 @@
  *
  * @packageDocumentation
  */
-export { startEmulator } from "./server";
-export { approveSignIn } from "./browser";
-export type { ApproveOptions, BrowserResult } from "./browser";
-export { parseEmulatorArgs, runEmulatorCommand, DEFAULT_EMULATOR_PORT } from "./main";
-export type { EmulatorCommandOptions } from "./main";
-export { API_ROUTES } from "./apis";
-export type { ApiRoute } from "./apis";
+export { startEmulator } from "./server.js";
+export { approveSignIn } from "./browser.js";
+export type { ApproveOptions, BrowserResult } from "./browser.js";
+export { parseEmulatorArgs, runEmulatorCommand, DEFAULT_EMULATOR_PORT } from "./main.js";
+export type { EmulatorCommandOptions } from "./main.js";
+export { API_ROUTES } from "./apis.js";
+export type { ApiRoute } from "./apis.js";
 export type {
   AccessTokenInfo,
   Emulator,
@@ -21,6 +21,6 @@ export type {
   Fault,
   FaultKind,
   MetadataIdentity,
-} from "./types";
-export { DEFAULT_ACCOUNTS } from "./state";
-export { DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "../shared/constants";
+} from "./types.js";
+export { DEFAULT_ACCOUNTS } from "./state.js";
+export { DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";

@@ -41,7 +41,7 @@ export function signHs256(claims: JwtClaims, secret: Buffer, kid?: string): stri
 /** The claims of an HS256 JWT signed with `secret`, or undefined. */
 export function verifyHs256(token: string, secret: Buffer): JwtClaims | undefined {
   const jwt = decodeJwt(token);
-  if (!jwt || jwt.header.alg !== "HS256") return undefined;
+  if (jwt?.header.alg !== "HS256") return undefined;
   const expected = createHmac("sha256", secret).update(jwt.signingInput).digest();
   if (expected.length !== jwt.signature.length || !timingSafeEqual(expected, jwt.signature)) return undefined;
   return jwt.claims;

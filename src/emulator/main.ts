@@ -1,6 +1,6 @@
 /** `cred-auth emulator [--port N] [--metadata-project ID --metadata-email E]`: runs until SIGINT/SIGTERM. */
-import { startEmulator } from "./server";
-import type { MetadataIdentity } from "./types";
+import { startEmulator } from "./server.js";
+import type { MetadataIdentity } from "./types.js";
 
 export const DEFAULT_EMULATOR_PORT = 9099;
 
@@ -23,7 +23,8 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
   let email: string | undefined;
   let quiet = false;
   for (let i = 0; i < args.length; i++) {
-    const [flag, inline] = args[i].startsWith("--") && args[i].includes("=") ? args[i].split(/=(.*)/s, 2) : [args[i], undefined];
+    const [flag, inline] =
+      args[i].startsWith("--") && args[i].includes("=") ? args[i].split(/=(.*)/s, 2) : [args[i], undefined];
     const take = (): string => {
       if (inline !== undefined) return inline;
       const value = valueOf(args, i, flag);
@@ -34,7 +35,8 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
       case "--port": {
         const text = take();
         const n = Number(text);
-        if (!/^\d+$/.test(text) || n > 65535) throw new Error(`--port must be a number from 0 to 65535, not "${text}".`);
+        if (!/^\d+$/.test(text) || n > 65535)
+          throw new Error(`--port must be a number from 0 to 65535, not "${text}".`);
         port = n;
         break;
       }
@@ -48,7 +50,9 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
         quiet = true;
         break;
       default:
-        throw new Error(`Unknown option "${flag}". Usage: cred-auth emulator [--port N] [--metadata-project ID --metadata-email EMAIL] [--quiet]`);
+        throw new Error(
+          `Unknown option "${flag}". Usage: cred-auth emulator [--port N] [--metadata-project ID --metadata-email EMAIL] [--quiet]`,
+        );
     }
   }
   if ((project === undefined) !== (email === undefined)) {

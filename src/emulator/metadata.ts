@@ -4,10 +4,10 @@
  * access tokens (`?scopes=a,b`), id tokens (`identity?audience=`), universe domain.
  */
 import { createHash } from "node:crypto";
-import { EMULATOR_PATHS } from "../shared/constants";
-import type { RequestContext } from "./context";
-import { sendJson, sendText } from "./http";
-import type { MetadataIdentity } from "./types";
+import { EMULATOR_PATHS } from "../shared/constants.js";
+import type { RequestContext } from "./context.js";
+import { sendJson, sendText } from "./http.js";
+import type { MetadataIdentity } from "./types.js";
 
 const FLAVOR = { "Metadata-Flavor": "Google" };
 
@@ -56,14 +56,21 @@ function handleServiceAccount(ctx: RequestContext, identity: MetadataIdentity, r
       const asked = (url.searchParams.get("scopes") ?? "").split(/[,\s]+/).filter(Boolean);
       const scopes = asked.length > 0 ? asked : state.metadataScopes();
       state.stats.metadataTokenRequests += 1;
-      const issued = state.issueAccessToken({ account: identity.email, scopes, clientId: identity.email }, { offline: false });
+      const issued = state.issueAccessToken(
+        { account: identity.email, scopes, clientId: identity.email },
+        { offline: false },
+      );
       sendJson(ctx.res, 200, { ...issued, token_type: "Bearer" }, FLAVOR);
       return;
     }
     case "identity": {
       const audience = url.searchParams.get("audience");
       if (!audience) return sendMetadataText(ctx, 400, "non-empty audience parameter required\n");
-      return sendMetadataText(ctx, 200, state.idToken({ account: identity.email, scopes: [], clientId: identity.email }, audience));
+      return sendMetadataText(
+        ctx,
+        200,
+        state.idToken({ account: identity.email, scopes: [], clientId: identity.email }, audience),
+      );
     }
     default:
       return notFound(ctx);
@@ -91,7 +98,8 @@ export function handleMetadata(ctx: RequestContext): void {
       if (!identity) return notFound(ctx);
       if (rest.length === 0) return sendMetadataText(ctx, 200, "attributes/\nnumeric-project-id\nproject-id\n");
       if (rest.join("/") === "project-id") return sendMetadataText(ctx, 200, identity.projectId);
-      if (rest.join("/") === "numeric-project-id") return sendMetadataText(ctx, 200, numericProjectId(identity.projectId));
+      if (rest.join("/") === "numeric-project-id")
+        return sendMetadataText(ctx, 200, numericProjectId(identity.projectId));
       return notFound(ctx);
     case "instance":
       return handleInstance(ctx, identity, rest);
@@ -109,7 +117,9 @@ function handleInstance(ctx: RequestContext, identity: MetadataIdentity | null, 
   const number = numericProjectId(identity.projectId);
   switch (name) {
     case "hostname":
-      return rest.length === 1 ? sendMetadataText(ctx, 200, `emulator-vm.c.${identity.projectId}.internal`) : notFound(ctx);
+      return rest.length === 1
+        ? sendMetadataText(ctx, 200, `emulator-vm.c.${identity.projectId}.internal`)
+        : notFound(ctx);
     case "id":
       return rest.length === 1 ? sendMetadataText(ctx, 200, number.split("").reverse().join("")) : notFound(ctx);
     case "zone":

@@ -1,14 +1,14 @@
 /** The OAuth 2.0 endpoints: authorization (consent page), token, revoke, tokeninfo, code page. Google's shapes. */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { EMULATOR_PATHS } from "../shared/constants";
-import type { RequestContext } from "./context";
-import { wait } from "./context";
-import { applyFault } from "./faults";
-import { basicCredentials, bearerToken, parseParams, readBody, redirect, sendHtml, sendJson } from "./http";
-import { decodeJwt, verifyHs256, verifyRs256 } from "./jwt";
-import { codeErrorPage, codePage, consentPage, errorPage } from "./pages";
-import { GOOGLE_TOKEN_URL, type EmulatorState, type Grant } from "./state";
-import type { EmulatorClient } from "./types";
+import { EMULATOR_PATHS } from "../shared/constants.js";
+import type { RequestContext } from "./context.js";
+import { wait } from "./context.js";
+import { applyFault } from "./faults.js";
+import { basicCredentials, bearerToken, parseParams, readBody, redirect, sendHtml, sendJson } from "./http.js";
+import { decodeJwt, verifyHs256, verifyRs256 } from "./jwt.js";
+import { codeErrorPage, codePage, consentPage, errorPage } from "./pages.js";
+import { GOOGLE_TOKEN_URL, type EmulatorState, type Grant } from "./state.js";
+import type { EmulatorClient } from "./types.js";
 
 const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -111,9 +111,11 @@ function authRequestProblem(q: URLSearchParams): string | undefined {
   const method = q.get("code_challenge_method");
   if (method !== null && method !== "S256" && method !== "plain") return `Invalid code_challenge_method: ${method}`;
   if (method !== null && !challenge) return "Missing required parameter: code_challenge";
-  if (challenge !== null && !PKCE_VALUE.test(challenge)) return "Invalid code_challenge: 43 to 128 characters of [A-Za-z0-9-._~] expected.";
+  if (challenge !== null && !PKCE_VALUE.test(challenge))
+    return "Invalid code_challenge: 43 to 128 characters of [A-Za-z0-9-._~] expected.";
   const accessType = q.get("access_type");
-  if (accessType !== null && accessType !== "online" && accessType !== "offline") return `Invalid access_type: ${accessType}`;
+  if (accessType !== null && accessType !== "online" && accessType !== "offline")
+    return `Invalid access_type: ${accessType}`;
   const prompts = (q.get("prompt") ?? "").split(" ").filter(Boolean);
   if (prompts.some((p) => p !== "none" && p !== "consent" && p !== "select_account")) return "Invalid prompt value.";
   if (prompts.includes("none") && prompts.length > 1) return "prompt=none cannot be combined with other values.";
@@ -131,7 +133,14 @@ export async function handleAuthPost(ctx: RequestContext): Promise<void> {
   const form = parseParams(await readBody(req), "application/x-www-form-urlencoded");
   const request = state.takePending(form.get("request_id") ?? "");
   if (!request) {
-    sendHtml(res, 400, errorPage("invalid_request", "This sign-in request was already used or has expired. Go back to the application and sign in again."));
+    sendHtml(
+      res,
+      400,
+      errorPage(
+        "invalid_request",
+        "This sign-in request was already used or has expired. Go back to the application and sign in again.",
+      ),
+    );
     return;
   }
   const decision = form.get("decision");
@@ -191,7 +200,8 @@ function authenticateClient(ctx: RequestContext, params: Map<string, string>): E
   const client = ctx.state.clients.get(id);
   if (!client) return { status: 401, error: "invalid_client", description: "The OAuth client was not found." };
   if (secret === undefined || secret === "") return badRequest("invalid_request", "client_secret is missing.");
-  if (!safeEqual(secret, client.clientSecret)) return { status: 401, error: "invalid_client", description: "Unauthorized" };
+  if (!safeEqual(secret, client.clientSecret))
+    return { status: 401, error: "invalid_client", description: "Unauthorized" };
   return client;
 }
 
@@ -204,7 +214,12 @@ function pkceMatches(stored: string, verifier: string | undefined): boolean {
   return safeEqual(derived, challenge);
 }
 
-function userTokenResponse(state: EmulatorState, grant: Grant, refreshToken: string | undefined, offline: boolean): Record<string, unknown> {
+function userTokenResponse(
+  state: EmulatorState,
+  grant: Grant,
+  refreshToken: string | undefined,
+  offline: boolean,
+): Record<string, unknown> {
   const issued = state.issueAccessToken(grant, { ...(refreshToken ? { refreshToken } : {}), offline });
   return {
     ...issued,
@@ -282,7 +297,12 @@ function jwtBearer(ctx: RequestContext, params: Map<string, string>): Record<str
 export async function handleToken(ctx: RequestContext): Promise<void> {
   const { state, req, res } = ctx;
   if (req.method !== "POST") {
-    sendJson(res, 405, { error: "invalid_request", error_description: "The token endpoint accepts POST only." }, { Allow: "POST" });
+    sendJson(
+      res,
+      405,
+      { error: "invalid_request", error_description: "The token endpoint accepts POST only." },
+      { Allow: "POST" },
+    );
     return;
   }
   const body = await readBody(req);
@@ -391,5 +411,10 @@ export function handleCodePage(ctx: RequestContext): void {
   const error = q.get("error");
   if (error) sendHtml(ctx.res, 200, codeErrorPage(error, q.get("error_description") ?? undefined));
   else if (code) sendHtml(ctx.res, 200, codePage(code));
-  else sendHtml(ctx.res, 400, codeErrorPage("No authorization code was received.", "Open this page only through a sign-in link."));
+  else
+    sendHtml(
+      ctx.res,
+      400,
+      codeErrorPage("No authorization code was received.", "Open this page only through a sign-in link."),
+    );
 }

@@ -1,5 +1,5 @@
 /** The emulator's HTML: consent page, error page, code page. Every value is escaped. */
-import { escapeHtml as e } from "./http";
+import { escapeHtml as e } from "./http.js";
 
 const STYLE = `
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f1f3f4;color:#202124;margin:0}

@@ -1,17 +1,17 @@
 /** The emulator's HTTP server: one loopback listener, routing, and the Emulator control object. */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { DEMO_CLIENT, EMULATOR_PATHS } from "../shared/constants";
-import { handleAdmin } from "./admin";
-import { handleApi } from "./apis";
-import type { RequestContext } from "./context";
-import { MAX_FAULTS, normalizeFault } from "./faults";
-import { HttpError, requestUrl, sendHtml, sendJson, sendText } from "./http";
-import { checkFlavor, handleMetadata } from "./metadata";
-import { handleAuthGet, handleAuthPost, handleCodePage, handleRevoke, handleToken, handleTokenInfo } from "./oauth";
-import { indexPage } from "./pages";
-import { EmulatorState } from "./state";
-import type { Emulator, EmulatorOptions, Fault, MetadataIdentity } from "./types";
+import { DEMO_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";
+import { handleAdmin } from "./admin.js";
+import { handleApi } from "./apis.js";
+import type { RequestContext } from "./context.js";
+import { MAX_FAULTS, normalizeFault } from "./faults.js";
+import { HttpError, requestUrl, sendHtml, sendJson, sendText } from "./http.js";
+import { checkFlavor, handleMetadata } from "./metadata.js";
+import { handleAuthGet, handleAuthPost, handleCodePage, handleRevoke, handleToken, handleTokenInfo } from "./oauth.js";
+import { indexPage } from "./pages.js";
+import { EmulatorState } from "./state.js";
+import type { Emulator, EmulatorOptions, Fault, MetadataIdentity } from "./types.js";
 
 async function route(ctx: RequestContext, emulator: Emulator): Promise<void> {
   const { req, res, url } = ctx;
@@ -87,7 +87,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         }
       });
     }
-    route({ state, req, res, url, closing: closing.signal }, emulator).catch((error: unknown) => answerFailure(res, error));
+    route({ state, req, res, url, closing: closing.signal }, emulator).catch((error: unknown) =>
+      answerFailure(res, error),
+    );
   });
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
@@ -121,13 +123,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     host,
     stats: () => state.snapshotStats(),
     failNext(count: number, fault?: Fault) {
-      if (!Number.isInteger(count) || count < 0) throw new RangeError("failNext(count): count must be a non-negative integer.");
+      if (!Number.isInteger(count) || count < 0)
+        throw new RangeError("failNext(count): count must be a non-negative integer.");
       const normalized = normalizeFault(fault);
       const room = Math.max(0, MAX_FAULTS - state.faults.length);
       for (let i = 0; i < Math.min(count, room); i++) state.faults.push({ ...normalized });
     },
     setTokenDelay(ms: number) {
-      if (!(ms >= 0) || !Number.isFinite(ms)) throw new RangeError("setTokenDelay(ms): ms must be a non-negative number.");
+      if (!(ms >= 0) || !Number.isFinite(ms))
+        throw new RangeError("setTokenDelay(ms): ms must be a non-negative number.");
       state.tokenDelayMs = ms;
     },
     revokeRefreshToken: (refreshToken: string) => void state.revokeRefreshToken(refreshToken),
@@ -138,8 +142,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     issueRefreshToken(opts) {
       const clientId = opts.clientId ?? DEMO_CLIENT.clientId;
       if (!state.clients.has(clientId)) throw new RangeError(`issueRefreshToken: unknown client "${clientId}".`);
-      if (!Array.isArray(opts.scopes) || opts.scopes.length === 0) throw new RangeError("issueRefreshToken: give at least one scope.");
-      return state.issueRefreshToken({ clientId, scopes: [...opts.scopes], account: opts.account ?? state.accounts[0] });
+      if (!Array.isArray(opts.scopes) || opts.scopes.length === 0)
+        throw new RangeError("issueRefreshToken: give at least one scope.");
+      return state.issueRefreshToken({
+        clientId,
+        scopes: [...opts.scopes],
+        account: opts.account ?? state.accounts[0],
+      });
     },
     createServiceAccountKey: (opts) => state.createServiceAccountKey(opts),
     checkAccessToken: (token: string) => state.checkAccessToken(token),

@@ -1,8 +1,8 @@
 /** Everything the emulator remembers: clients, pending sign-ins, codes, tokens, keys, counters, faults. */
 import { createHash, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from "node:crypto";
-import { CLOUD_PLATFORM_SCOPE, DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "../shared/constants";
-import { signHs256 } from "./jwt";
-import type { AccessTokenInfo, EmulatorClient, EmulatorOptions, EmulatorStats, Fault, MetadataIdentity } from "./types";
+import { CLOUD_PLATFORM_SCOPE, DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";
+import { signHs256 } from "./jwt.js";
+import type { AccessTokenInfo, EmulatorClient, EmulatorOptions, EmulatorStats, Fault, MetadataIdentity } from "./types.js";
 
 export const DEFAULT_ACCOUNTS = ["alice@example.com", "bob@example.com", "carol@example.com"];
 export const GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token";
@@ -104,7 +104,11 @@ export class EmulatorState {
     this.metadata = options.metadata ?? null;
     this.clients.set(DEMO_CLIENT.clientId, { ...DEMO_CLIENT, type: "installed", name: "cred-auth demo (emulator)" });
     // The web client's redirect URI needs the port, known only once listening: see demoWebRedirectUri().
-    this.clients.set(DEMO_WEB_CLIENT.clientId, { ...DEMO_WEB_CLIENT, type: "web", name: "cred-auth demo web (emulator)" });
+    this.clients.set(DEMO_WEB_CLIENT.clientId, {
+      ...DEMO_WEB_CLIENT,
+      type: "web",
+      name: "cred-auth demo web (emulator)",
+    });
     for (const client of options.clients ?? []) this.clients.set(client.clientId, { ...client });
   }
 
@@ -114,7 +118,9 @@ export class EmulatorState {
 
   redirectUrisOf(client: EmulatorClient): string[] {
     const registered = client.redirectUris ?? [];
-    return client.clientId === DEMO_WEB_CLIENT.clientId ? [...registered, `${this.baseUrl}${EMULATOR_PATHS.codePage}`] : registered;
+    return client.clientId === DEMO_WEB_CLIENT.clientId
+      ? [...registered, `${this.baseUrl}${EMULATOR_PATHS.codePage}`]
+      : registered;
   }
 
   clientName(clientId: string): string {
@@ -251,7 +257,9 @@ export class EmulatorState {
   // ---- metadata ----
 
   metadataScopes(): string[] {
-    return this.metadata?.scopes && this.metadata.scopes.length > 0 ? [...this.metadata.scopes] : [CLOUD_PLATFORM_SCOPE];
+    return this.metadata?.scopes && this.metadata.scopes.length > 0
+      ? [...this.metadata.scopes]
+      : [CLOUD_PLATFORM_SCOPE];
   }
 
   // ---- service accounts ----

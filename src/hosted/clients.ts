@@ -24,7 +24,11 @@ let classes: ClientClasses | undefined;
  * that gets its tokens from `source`, which reads the metadata server of the environment we
  * were given rather than only `process.env`'s.
  */
-export async function metadataClient(platform: string, scopes: readonly string[], source: TokenSource): Promise<Compute> {
+export async function metadataClient(
+  platform: string,
+  scopes: readonly string[],
+  source: TokenSource,
+): Promise<Compute> {
   const { MetadataClient } = clientClasses(await loadGoogleAuthFor(platform));
   return new MetadataClient(scopes, source);
 }

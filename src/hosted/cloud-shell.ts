@@ -17,7 +17,10 @@ export const cloudShellPlatform: MetadataPlatform = {
  * Cloud Shell: the metadata server first, then the legacy devshell port (`DEVSHELL_CLIENT_PORT`)
  * when it is set. `devshellTimeoutMs` bounds the devshell exchange.
  */
-export function cloudShellEnvironment(platform: MetadataPlatform = cloudShellPlatform, devshellTimeoutMs = DEVSHELL_TIMEOUT_MS): HostedEnvironment {
+export function cloudShellEnvironment(
+  platform: MetadataPlatform = cloudShellPlatform,
+  devshellTimeoutMs = DEVSHELL_TIMEOUT_MS,
+): HostedEnvironment {
   return {
     name: platform.name,
     detect: platform.detect,
@@ -31,10 +34,13 @@ export function cloudShellEnvironment(platform: MetadataPlatform = cloudShellPla
         try {
           return await devshellCredentials(port, env, devshellTimeoutMs);
         } catch (devshellError) {
-          const bothUnreachable = metadataError instanceof CredConnectionError && devshellError instanceof CredConnectionError;
+          const bothUnreachable =
+            metadataError instanceof CredConnectionError && devshellError instanceof CredConnectionError;
           const message = `${platform.label}: neither the metadata server nor the devshell port gave a token: ${reason(metadataError)} / ${reason(devshellError)}`;
           const cause = new AggregateError([metadataError, devshellError]);
-          throw bothUnreachable ? new CredConnectionError(message, { cause }) : new CredCredentialsError(message, { cause });
+          throw bothUnreachable
+            ? new CredConnectionError(message, { cause })
+            : new CredCredentialsError(message, { cause });
         }
       }
     },
@@ -43,7 +49,11 @@ export function cloudShellEnvironment(platform: MetadataPlatform = cloudShellPla
 
 export const cloudShell = cloudShellEnvironment();
 
-async function devshellCredentials(port: number, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<HostedCredentials> {
+async function devshellCredentials(
+  port: number,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<HostedCredentials> {
   const token = async () => {
     const reply = await askDevshell(port, timeoutMs);
     return { reply, tokens: tokenCredentials(reply.accessToken, reply.expiresIn) };

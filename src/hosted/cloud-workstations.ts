@@ -5,7 +5,8 @@ export const cloudWorkstationsPlatform: MetadataPlatform = {
   name: "cloud-workstations",
   label: "Cloud Workstations",
   detect: (env) => env.GOOGLE_CLOUD_WORKSTATIONS === "true",
-  whenNoToken: "set a service account in the workstation configuration, or run `gcloud auth application-default login` in the workstation.",
+  whenNoToken:
+    "set a service account in the workstation configuration, or run `gcloud auth application-default login` in the workstation.",
 };
 
 export const cloudWorkstations = metadataEnvironment(cloudWorkstationsPlatform);

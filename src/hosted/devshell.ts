@@ -45,10 +45,15 @@ export function askDevshell(port: number, timeoutMs = DEVSHELL_TIMEOUT_MS): Prom
       if (error) reject(error);
       else resolve(reply!);
     };
-    const timer = setTimeout(() => finish(new CredConnectionError(`${LABEL}: ${where} did not answer within ${timeoutMs} ms.`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new CredConnectionError(`${LABEL}: ${where} did not answer within ${timeoutMs} ms.`)),
+      timeoutMs,
+    );
     socket.on("connect", () => socket.write(REQUEST));
     socket.on("error", (error: NodeJS.ErrnoException) =>
-      finish(new CredConnectionError(`${LABEL}: could not reach ${where} (${error.code ?? error.name}).`, { cause: error })),
+      finish(
+        new CredConnectionError(`${LABEL}: could not reach ${where} (${error.code ?? error.name}).`, { cause: error }),
+      ),
     );
     socket.on("data", (chunk: Buffer) => {
       chunks.push(chunk);
@@ -89,7 +94,9 @@ function readReply(where: string, json: string): DevshellReply {
   if (!Array.isArray(parsed)) throw unreadable(where, "not a JSON array");
   const [email, projectId, accessToken, expiresIn] = parsed as unknown[];
   if (typeof accessToken !== "string" || accessToken === "") {
-    throw new CredCredentialsError(`${LABEL}: ${where} gave no access token; sign in with \`gcloud auth login\` in Cloud Shell.`);
+    throw new CredCredentialsError(
+      `${LABEL}: ${where} gave no access token; sign in with \`gcloud auth login\` in Cloud Shell.`,
+    );
   }
   return {
     email: typeof email === "string" ? email : null,

@@ -1,5 +1,5 @@
 import type { Credentials } from "google-auth-library";
-import { CredAuthError, CredConnectionError, CredCredentialsError } from "../errors.js";
+import { type CredAuthError, CredConnectionError, CredCredentialsError } from "../errors.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 
 const importNodeFetch = () => import("node-fetch");
@@ -31,12 +31,21 @@ export async function platformFetch(platform: string, what: string, request: Pla
   const fetch = (await loadModule(platform, "node-fetch", () => (nodeFetch ??= importNodeFetch()))).default;
   const signal = AbortSignal.timeout(request.timeoutMs);
   try {
-    const response = await fetch(request.url, { method: request.method ?? "GET", headers: request.headers, body: request.body, signal, redirect: "manual" });
+    const response = await fetch(request.url, {
+      method: request.method ?? "GET",
+      headers: request.headers,
+      body: request.body,
+      signal,
+      redirect: "manual",
+    });
     const text = await response.text();
     return { status: response.status, header: (name) => response.headers.get(name), text };
   } catch (error) {
     if (signal.aborted) {
-      throw new CredConnectionError(`${platform}: ${what} did not answer within ${seconds(request.timeoutMs)}; try again later.`, { cause: error });
+      throw new CredConnectionError(
+        `${platform}: ${what} did not answer within ${seconds(request.timeoutMs)}; try again later.`,
+        { cause: error },
+      );
     }
     throw new CredConnectionError(`${platform}: could not reach ${what} (${networkCode(error)}).`, { cause: error });
   }
@@ -77,7 +86,10 @@ async function loadModule<T>(platform: string, name: string, load: () => Promise
   try {
     return await load();
   } catch (error) {
-    throw new CredCredentialsError(`${platform}: the module ${name} could not be loaded; install it (npm install ${name}).`, { cause: error });
+    throw new CredCredentialsError(
+      `${platform}: the module ${name} could not be loaded; install it (npm install ${name}).`,
+      { cause: error },
+    );
   }
 }
 
@@ -87,7 +99,11 @@ export function projectIdFromEnv(env: NodeJS.ProcessEnv): string | null {
 }
 
 function networkCode(error: unknown): string {
-  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     if (typeof e.code === "string" && /^[A-Z_]{2,40}$/.test(e.code)) return e.code;
   }
   return error instanceof Error ? error.name : "unknown error";

@@ -42,7 +42,11 @@ export function kaggleEnvironment(timeoutMs = KAGGLE_TIMEOUT_MS): HostedEnvironm
 
 export const kaggle = kaggleEnvironment();
 
-async function kaggleCredentials(scopes: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<HostedCredentials> {
+async function kaggleCredentials(
+  scopes: readonly string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<HostedCredentials> {
   const target = chooseKaggleTarget(scopes, env.KAGGLE_KERNEL_INTEGRATIONS);
   const credentials = await platformClient(LABEL, () => fetchKaggleToken(target, env, timeoutMs));
   await credentials.getAccessToken(); // the first token proves the service answers
@@ -55,7 +59,9 @@ async function kaggleCredentials(scopes: readonly string[], env: NodeJS.ProcessE
  * the choice: Kaggle's tokens carry only the chosen service's access.
  */
 export function chooseKaggleTarget(scopes: readonly string[], integrations: string | undefined): KaggleTarget {
-  const attached = KAGGLE_TARGETS.filter((t) => (integrations ?? "").split(":").some((name) => t.integrations.includes(name.trim().toUpperCase())));
+  const attached = KAGGLE_TARGETS.filter((t) =>
+    (integrations ?? "").split(":").some((name) => t.integrations.includes(name.trim().toUpperCase())),
+  );
   if (attached.length === 0) {
     throw new CredCredentialsError(`${LABEL}: no Google Cloud service is attached to this notebook; ${ATTACH}.`);
   }
@@ -65,13 +71,17 @@ export function chooseKaggleTarget(scopes: readonly string[], integrations: stri
     if (fits) wanted = wanted.filter((t) => fits.includes(t.id));
   }
   if (wanted.length === 0) {
-    throw new CredCredentialsError(`${LABEL}: Kaggle gives a token for one service at a time, but these scopes need several (${scopes.join(" ")}); ask for one service's scopes per call.`);
+    throw new CredCredentialsError(
+      `${LABEL}: Kaggle gives a token for one service at a time, but these scopes need several (${scopes.join(" ")}); ask for one service's scopes per call.`,
+    );
   }
   const chosen = wanted.find((t) => attached.includes(t));
   if (!chosen) {
     const need = wanted.map((t) => t.label).join(" or ");
     const have = attached.map((t) => t.label).join(", ");
-    throw new CredCredentialsError(`${LABEL}: the scopes need ${need}, but this notebook has only ${have} attached; ${ATTACH}.`);
+    throw new CredCredentialsError(
+      `${LABEL}: the scopes need ${need}, but this notebook has only ${have} attached; ${ATTACH}.`,
+    );
   }
   return chosen;
 }
@@ -99,12 +109,17 @@ async function fetchKaggleToken(target: KaggleTarget, env: NodeJS.ProcessEnv, ti
     timeoutMs,
   });
   if (reply.status === 401 || reply.status === 403) {
-    throw new CredCredentialsError(`${LABEL}: ${WHAT} refused this notebook's user-secrets token (HTTP ${reply.status}); restart the session, and check that ${target.label} is still attached.`);
+    throw new CredCredentialsError(
+      `${LABEL}: ${WHAT} refused this notebook's user-secrets token (HTTP ${reply.status}); restart the session, and check that ${target.label} is still attached.`,
+    );
   }
-  if (reply.status !== 200) throw statusError(LABEL, WHAT, reply.status, `check that ${target.label} is attached to the notebook.`);
+  if (reply.status !== 200)
+    throw statusError(LABEL, WHAT, reply.status, `check that ${target.label} is attached to the notebook.`);
   const body = parseJson(LABEL, WHAT, reply.text) as KaggleReply | null;
   if (body?.wasSuccessful !== true) {
-    throw new CredConnectionError(`${LABEL}: ${WHAT} could not give a ${target.label} token${backendReason(body)}; ${ATTACH} again, or try later.`);
+    throw new CredConnectionError(
+      `${LABEL}: ${WHAT} could not give a ${target.label} token${backendReason(body)}; ${ATTACH} again, or try later.`,
+    );
   }
   const secret = body.result?.secret;
   if (typeof secret !== "string" || secret === "") {
@@ -122,5 +137,7 @@ interface KaggleReply {
 /** The backend's first error string (a failed reply holds no token), short and on one line. */
 function backendReason(body: KaggleReply | null): string {
   const first = Array.isArray(body?.errors) ? body.errors.find((e) => typeof e === "string") : undefined;
-  return typeof first === "string" && first.trim() !== "" ? ` (it said: ${first.replace(/\s+/g, " ").trim().slice(0, 160)})` : "";
+  return typeof first === "string" && first.trim() !== ""
+    ? ` (it said: ${first.replace(/\s+/g, " ").trim().slice(0, 160)})`
+    : "";
 }

@@ -36,9 +36,15 @@ export function metadataEnvironment(platform: MetadataPlatform): HostedEnvironme
  * A self-refreshing `Compute` client, proven by fetching its first token, and the project id
  * (the environment's choice first, as google-auth-library does, then the metadata server's).
  */
-export async function metadataCredentials(platform: MetadataPlatform, scopes: readonly string[], env: NodeJS.ProcessEnv): Promise<HostedCredentials> {
+export async function metadataCredentials(
+  platform: MetadataPlatform,
+  scopes: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<HostedCredentials> {
   if (env.METADATA_SERVER_DETECTION?.trim().toLowerCase() === "none") {
-    throw new CredCredentialsError(`${platform.label}: the metadata server is disabled by METADATA_SERVER_DETECTION=none; unset it to use ${platform.label}'s credentials.`);
+    throw new CredCredentialsError(
+      `${platform.label}: the metadata server is disabled by METADATA_SERVER_DETECTION=none; unset it to use ${platform.label}'s credentials.`,
+    );
   }
   const base = metadataBaseUrl(env);
   const timeoutMs = platform.timeoutMs ?? METADATA_TIMEOUT_MS;
@@ -56,17 +62,31 @@ export function metadataBaseUrl(env: NodeJS.ProcessEnv): string {
   return new URL("/computeMetadata/v1", origin).href;
 }
 
-async function fetchMetadataToken(platform: MetadataPlatform, base: string, scopes: readonly string[], timeoutMs: number): Promise<Credentials> {
+async function fetchMetadataToken(
+  platform: MetadataPlatform,
+  base: string,
+  scopes: readonly string[],
+  timeoutMs: number,
+): Promise<Credentials> {
   const query = scopes.length > 0 ? `?${new URLSearchParams({ scopes: scopes.join(",") })}` : "";
   const reply = await metadataGet(platform.label, `${base}/instance/service-accounts/default/token${query}`, timeoutMs);
   if (reply.status !== 200 && /credential propagation was unsuccessful/i.test(reply.text)) {
-    throw new CredCredentialsError(`${platform.label}: credential propagation was unsuccessful (HTTP ${reply.status}); ${platform.whenNoToken}`);
+    throw new CredCredentialsError(
+      `${platform.label}: credential propagation was unsuccessful (HTTP ${reply.status}); ${platform.whenNoToken}`,
+    );
   }
   if (reply.status === 404) {
-    throw new CredCredentialsError(`${platform.label}: the metadata server has no token to give yet (HTTP 404); ${platform.whenNoToken}`);
+    throw new CredCredentialsError(
+      `${platform.label}: the metadata server has no token to give yet (HTTP 404); ${platform.whenNoToken}`,
+    );
   }
   if (reply.status !== 200) {
-    throw statusError(platform.label, WHAT, reply.status, "check that the notebook's account may use the requested scopes.");
+    throw statusError(
+      platform.label,
+      WHAT,
+      reply.status,
+      "check that the notebook's account may use the requested scopes.",
+    );
   }
   const body = parseJson(platform.label, WHAT, reply.text) as { access_token?: unknown; expires_in?: unknown } | null;
   if (typeof body?.access_token !== "string" || body.access_token === "") {
@@ -90,7 +110,9 @@ async function metadataGet(label: string, url: string, timeoutMs: number) {
   const reply = await platformFetch(label, WHAT, { url, headers: { "Metadata-Flavor": "Google" }, timeoutMs });
   // Anything else listening there (a proxy, a captive portal) is not a metadata server.
   if (reply.header("Metadata-Flavor") !== "Google") {
-    throw new CredConnectionError(`${label}: the server at ${new URL(url).host} is not a metadata server (no "Metadata-Flavor: Google" header in its reply).`);
+    throw new CredConnectionError(
+      `${label}: the server at ${new URL(url).host} is not a metadata server (no "Metadata-Flavor: Google" header in its reply).`,
+    );
   }
   return reply;
 }

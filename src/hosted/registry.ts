@@ -16,7 +16,14 @@ export interface HostedAttempt {
 }
 
 /** The hosted environments tried before ADC, in order. */
-export const builtInEnvironments: readonly HostedEnvironment[] = [colab, colabEnterprise, vertexWorkbench, kaggle, cloudWorkstations, cloudShell];
+export const builtInEnvironments: readonly HostedEnvironment[] = [
+  colab,
+  colabEnterprise,
+  vertexWorkbench,
+  kaggle,
+  cloudWorkstations,
+  cloudShell,
+];
 
 /** Environments added by {@link registerHostedEnvironment}, newest first. */
 const registered: HostedEnvironment[] = [];
@@ -38,7 +45,12 @@ const registered: HostedEnvironment[] = [];
  */
 export function registerHostedEnvironment(environment: HostedEnvironment): () => void {
   const { name, detect, credentials } = environment ?? {};
-  if (typeof name !== "string" || name.trim() === "" || typeof detect !== "function" || typeof credentials !== "function") {
+  if (
+    typeof name !== "string" ||
+    name.trim() === "" ||
+    typeof detect !== "function" ||
+    typeof credentials !== "function"
+  ) {
     throw new TypeError("registerHostedEnvironment() needs { name: string, detect(env), credentials(scopes, env) }.");
   }
   if (!registered.includes(environment)) registered.unshift(environment);
@@ -74,8 +86,14 @@ export async function tryHosted(
       if (!given || typeof given.credentials?.getAccessToken !== "function") {
         throw new CredCredentialsError(`${environment.name}: credentials() gave no google-auth-library client.`);
       }
-      debug(env, `hosted environment ${environment.name}: credentials obtained${given.projectId ? ` (project ${given.projectId})` : ""}`);
-      return { result: { credentials: given.credentials, projectId: given.projectId ?? null, name: environment.name }, attempts };
+      debug(
+        env,
+        `hosted environment ${environment.name}: credentials obtained${given.projectId ? ` (project ${given.projectId})` : ""}`,
+      );
+      return {
+        result: { credentials: given.credentials, projectId: given.projectId ?? null, name: environment.name },
+        attempts,
+      };
     } catch (thrown) {
       const error = asNamedError(environment.name, thrown);
       attempts.push({ name: environment.name, error });

@@ -5,7 +5,8 @@ export const vertexWorkbenchPlatform: MetadataPlatform = {
   name: "vertex-workbench",
   label: "Vertex AI Workbench",
   detect: (env) => env.VERTEX_PRODUCT === "WORKBENCH_INSTANCE",
-  whenNoToken: "attach a service account to the instance, or run `gcloud auth application-default login` in its terminal.",
+  whenNoToken:
+    "attach a service account to the instance, or run `gcloud auth application-default login` in its terminal.",
 };
 
 export const vertexWorkbench = metadataEnvironment(vertexWorkbenchPlatform);

@@ -34,10 +34,12 @@ export const CLIENT_DOC = "docs/oauth-client.md";
 export function resolveClient(options: ClientOptions, env: NodeJS.ProcessEnv, endpoints: Endpoints): ResolvedClient {
   // FACTS 1: the copy-paste flow towards an explicit redirect URI needs a complete client of the caller's.
   const pasteToOwnPage = options.mode === "paste" && Boolean(options.redirectUri);
-  if (pasteToOwnPage && Boolean(options.clientId?.trim()) !== Boolean(options.clientSecret?.trim())) throw incompleteClient();
-  const client = fromPair(options.clientId, options.clientSecret, "options", "the clientId and clientSecret options")
-    ?? fromPair(env[ENV.clientId], env[ENV.clientSecret], "env", `${ENV.clientId} and ${ENV.clientSecret}`)
-    ?? fromSecretFile(env[ENV.clientSecretFile]);
+  if (pasteToOwnPage && Boolean(options.clientId?.trim()) !== Boolean(options.clientSecret?.trim()))
+    throw incompleteClient();
+  const client =
+    fromPair(options.clientId, options.clientSecret, "options", "the clientId and clientSecret options") ??
+    fromPair(env[ENV.clientId], env[ENV.clientSecret], "env", `${ENV.clientId} and ${ENV.clientSecret}`) ??
+    fromSecretFile(env[ENV.clientSecretFile]);
   if (client) return client;
   if (pasteToOwnPage) throw incompleteClient();
   if (endpoints.emulator) return { ...(options.mode === "paste" ? DEMO_WEB_CLIENT : DEMO_CLIENT), source: "demo" };
@@ -48,15 +50,24 @@ export function resolveClient(options: ClientOptions, env: NodeJS.ProcessEnv, en
 }
 
 function incompleteClient(): CredCredentialsError {
-  return new CredCredentialsError("Unable to get valid credentials: please provide a valid client_id and/or client_secret.");
+  return new CredCredentialsError(
+    "Unable to get valid credentials: please provide a valid client_id and/or client_secret.",
+  );
 }
 
-function fromPair(id: string | undefined, secret: string | undefined, source: ClientSource, what: string): ResolvedClient | undefined {
+function fromPair(
+  id: string | undefined,
+  secret: string | undefined,
+  source: ClientSource,
+  what: string,
+): ResolvedClient | undefined {
   const clientId = id?.trim();
   const clientSecret = secret?.trim();
   if (!clientId && !clientSecret) return undefined;
   if (!clientId || !clientSecret) {
-    throw new CredCredentialsError(`Give both parts of the OAuth client: ${what} (only one is set); see ${CLIENT_DOC}.`);
+    throw new CredCredentialsError(
+      `Give both parts of the OAuth client: ${what} (only one is set); see ${CLIENT_DOC}.`,
+    );
   }
   return { clientId, clientSecret, source };
 }
@@ -80,7 +91,10 @@ export function fromSecretFile(path: string | undefined): ResolvedClient | undef
     text = readClientSecretText(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new CredCredentialsError(`Cannot read the OAuth client-secret file ${path} (${code}) named by ${ENV.clientSecretFile}.`, { cause: error });
+    throw new CredCredentialsError(
+      `Cannot read the OAuth client-secret file ${path} (${code}) named by ${ENV.clientSecretFile}.`,
+      { cause: error },
+    );
   }
   const client = parseClientSecretJson(text);
   if (!client) {

@@ -43,7 +43,9 @@ let announced: string | undefined;
 function announceEmulator(base: string): void {
   if (announced === base) return;
   announced = base;
-  process.stderr.write(`cred-auth: ${ENV.emulatorHost} is set: using the local emulator at ${base} instead of Google.\n`);
+  process.stderr.write(
+    `cred-auth: ${ENV.emulatorHost} is set: using the local emulator at ${base} instead of Google.\n`,
+  );
 }
 
 /**
@@ -68,7 +70,9 @@ export function emulatorBaseUrl(hostPort: string): string {
   try {
     url = new URL(`http://${hostPort}`);
   } catch {
-    throw new CredCredentialsError(`${ENV.emulatorHost}="${hostPort}" is not a host:port; use for example 127.0.0.1:9099.`);
+    throw new CredCredentialsError(
+      `${ENV.emulatorHost}="${hostPort}" is not a host:port; use for example 127.0.0.1:9099.`,
+    );
   }
   if (!LOOPBACK_HOSTS.has(url.hostname) || url.pathname !== "/" || !url.port) {
     throw new CredCredentialsError(
@@ -79,7 +83,12 @@ export function emulatorBaseUrl(hostPort: string): string {
 }
 
 /** The same endpoints in the shape google-auth-library's OAuth2 clients take (`endpoints` option). */
-export function galEndpoints(endpoints: Endpoints): { oauth2AuthBaseUrl: string; oauth2TokenUrl: string; oauth2RevokeUrl: string; tokenInfoUrl: string } {
+export function galEndpoints(endpoints: Endpoints): {
+  oauth2AuthBaseUrl: string;
+  oauth2TokenUrl: string;
+  oauth2RevokeUrl: string;
+  tokenInfoUrl: string;
+} {
   return {
     oauth2AuthBaseUrl: endpoints.authUrl,
     oauth2TokenUrl: endpoints.tokenUrl,

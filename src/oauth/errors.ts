@@ -4,7 +4,8 @@ import { CredCredentialsError } from "../errors.js";
 const AUTHORIZATION_ERRORS: Record<string, string> = {
   access_denied: "Sign-in was denied in the browser",
   invalid_scope: "The sign-in page rejected a requested scope",
-  unauthorized_client: "This OAuth client may not use this sign-in flow; check the client type (Desktop app for the loopback flow, Web application for copy-paste)",
+  unauthorized_client:
+    "This OAuth client may not use this sign-in flow; check the client type (Desktop app for the loopback flow, Web application for copy-paste)",
   invalid_request: "The sign-in page rejected the request as malformed",
   server_error: "The sign-in page had a server error",
   temporarily_unavailable: "The sign-in page is temporarily unavailable",

@@ -49,12 +49,18 @@ export async function exchangeCode(params: ExchangeParams): Promise<SignInResult
   guardTokenRequests(client, { tokenUrl: params.endpoints.tokenUrl, timeoutMs: EXCHANGE_TIMEOUT_MS });
   let tokens;
   try {
-    ({ tokens } = await client.getToken({ code: params.code, codeVerifier: params.codeVerifier, redirect_uri: params.redirectUri }));
+    ({ tokens } = await client.getToken({
+      code: params.code,
+      codeVerifier: params.codeVerifier,
+      redirect_uri: params.redirectUri,
+    }));
   } catch (error) {
     throw toCredError(error, "Exchanging the authorization code");
   }
   if (!tokens.refresh_token) {
-    throw new CredCredentialsError("The sign-in returned no refresh token; run again (the account may need to remove this app's access first).");
+    throw new CredCredentialsError(
+      "The sign-in returned no refresh token; run again (the account may need to remove this app's access first).",
+    );
   }
   if (!tokens.access_token) throw new CredCredentialsError("The sign-in returned no access token; run again.");
   const granted = tokens.scope?.split(/\s+/).filter(Boolean);

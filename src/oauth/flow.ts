@@ -23,7 +23,14 @@ export { SignInPendingError } from "./pending.js";
 /** The sign-in options shared with the public functions (see {@link UserCredentialsOptions}). */
 type SharedSignInOptions = Pick<
   UserCredentialsOptions,
-  "clientId" | "clientSecret" | "useLocalWebserver" | "authLocalWebserver" | "redirectUri" | "loginHint" | "timeoutMs" | "signal"
+  | "clientId"
+  | "clientSecret"
+  | "useLocalWebserver"
+  | "authLocalWebserver"
+  | "redirectUri"
+  | "loginHint"
+  | "timeoutMs"
+  | "signal"
 >;
 
 /** What a sign-in needs. */
@@ -72,7 +79,11 @@ export async function startSignIn(options: StartSignInOptions): Promise<PendingS
   const env = options.env ?? process.env;
   const endpoints = options.endpoints ?? resolveEndpoints(env);
   const mode = signInMode(options);
-  const client = resolveClient({ clientId: options.clientId, clientSecret: options.clientSecret, mode, redirectUri: options.redirectUri }, env, endpoints);
+  const client = resolveClient(
+    { clientId: options.clientId, clientSecret: options.clientSecret, mode, redirectUri: options.redirectUri },
+    env,
+    endpoints,
+  );
   const state = createState();
   const pkce = createPkce();
   const scopes = [...options.scopes];
@@ -95,9 +106,25 @@ export async function startSignIn(options: StartSignInOptions): Promise<PendingS
     redirectUri = pasteRedirectUri(options.redirectUri, endpoints, env);
   }
 
-  const url = buildAuthorizationUrl({ endpoints, clientId: client.clientId, redirectUri, scopes, state, codeChallenge: pkce.codeChallenge, loginHint: options.loginHint });
+  const url = buildAuthorizationUrl({
+    endpoints,
+    clientId: client.clientId,
+    redirectUri,
+    scopes,
+    state,
+    codeChallenge: pkce.codeChallenge,
+    loginHint: options.loginHint,
+  });
   const exchange = (code: string): Promise<SignInResult> =>
-    exchangeCode({ endpoints, clientId: client.clientId, clientSecret: client.clientSecret, code, codeVerifier: pkce.codeVerifier, redirectUri, requestedScopes: scopes });
+    exchangeCode({
+      endpoints,
+      clientId: client.clientId,
+      clientSecret: client.clientSecret,
+      code,
+      codeVerifier: pkce.codeVerifier,
+      redirectUri,
+      requestedScopes: scopes,
+    });
 
   let ended: "done" | "cancelled" | undefined;
   const ensureOpen = (): void => {
@@ -112,7 +139,10 @@ export async function startSignIn(options: StartSignInOptions): Promise<PendingS
     scopes,
     async waitForBrowser() {
       ensureOpen();
-      if (!receiver) throw new CredCredentialsError("This is a copy-paste sign-in: no browser comes back to this program; complete it with the code.");
+      if (!receiver)
+        throw new CredCredentialsError(
+          "This is a copy-paste sign-in: no browser comes back to this program; complete it with the code.",
+        );
       const callback = await receiver.callback;
       try {
         const result = await exchange(callback.code);
@@ -176,7 +206,11 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
         keepPresenter = true;
         throw new SignInPendingError(pending);
       }
-      const code = await readCodeWithin(presenter.readCode.bind(presenter), options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.signal);
+      const code = await readCodeWithin(
+        presenter.readCode.bind(presenter),
+        options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        options.signal,
+      );
       result = await pending.exchangeCode(code);
     }
     const savedTo = await options.complete?.(result);
@@ -193,12 +227,24 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
 }
 
 /** The presenter's code, or a timeout (CredCredentialsError) / abort (CredCancelledError). */
-async function readCodeWithin(readCode: (signal: AbortSignal) => Promise<string>, timeoutMs: number, signal: AbortSignal | undefined): Promise<string> {
+async function readCodeWithin(
+  readCode: (signal: AbortSignal) => Promise<string>,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<string> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const stopped = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new CredCredentialsError(`Timed out waiting for the authorization code after ${Math.round(timeoutMs / 1000)} s; run again.`)), timeoutMs);
+    timer = setTimeout(
+      () =>
+        reject(
+          new CredCredentialsError(
+            `Timed out waiting for the authorization code after ${Math.round(timeoutMs / 1000)} s; run again.`,
+          ),
+        ),
+      timeoutMs,
+    );
     onAbort = () => reject(new CredCancelledError("The sign-in was cancelled."));
     if (signal?.aborted) onAbort();
     signal?.addEventListener("abort", onAbort, { once: true });

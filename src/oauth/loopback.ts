@@ -97,7 +97,12 @@ export async function startLoopbackReceiver(options: LoopbackOptions): Promise<L
       return answer(res, 400, "This sign-in link is not for this session", verdict.message);
     }
     if (verdict.kind === "error") {
-      answer(res, 400, "Sign-in failed", `${describeAuthorizationError(verdict.error)}. You may close this window and run the sign-in again.`);
+      answer(
+        res,
+        400,
+        "Sign-in failed",
+        `${describeAuthorizationError(verdict.error)}. You may close this window and run the sign-in again.`,
+      );
       return fail(authorizationError(verdict.error));
     }
     done = true;
@@ -111,7 +116,10 @@ export async function startLoopbackReceiver(options: LoopbackOptions): Promise<L
       else answer(res, 500, "Sign-in failed", `${outcome.message} You may close this window.`);
       closeServers();
     };
-    const finishTimer = setTimeout(() => finish({ ok: false, message: "The sign-in did not complete in time." }), FINISH_TIMEOUT_MS);
+    const finishTimer = setTimeout(
+      () => finish({ ok: false, message: "The sign-in did not complete in time." }),
+      FINISH_TIMEOUT_MS,
+    );
     finishTimer.unref();
     settle.resolve({ code: verdict.code, finish });
   };
@@ -119,7 +127,11 @@ export async function startLoopbackReceiver(options: LoopbackOptions): Promise<L
   const bound = await bindFirstFree(ports, host, handler);
   servers = bound.servers;
   const timer = setTimeout(() => {
-    fail(new CredCredentialsError(`Timed out waiting for the browser sign-in after ${Math.round(timeoutMs / 1000)} s; run again.`));
+    fail(
+      new CredCredentialsError(
+        `Timed out waiting for the browser sign-in after ${Math.round(timeoutMs / 1000)} s; run again.`,
+      ),
+    );
   }, timeoutMs);
   timer.unref();
   const onAbort = (): void => fail(new CredCancelledError("The sign-in was cancelled."));
@@ -158,7 +170,11 @@ function judge(req: IncomingMessage, path: string, state: string, done: boolean)
   if (url.pathname !== path || (!query.has("code") && !query.has("error"))) return { kind: "stray" };
   if (done) return { kind: "stale", message: "This sign-in is already complete. You may close this window." };
   if (!sameSecret(query.get("state") ?? "", state)) {
-    return { kind: "stale", message: "The state of this redirect does not match the sign-in in progress. Use the newest link shown by your program." };
+    return {
+      kind: "stale",
+      message:
+        "The state of this redirect does not match the sign-in in progress. Use the newest link shown by your program.",
+    };
   }
   const error = query.get("error");
   if (error !== null) return { kind: "error", error };
@@ -198,7 +214,11 @@ async function bindFirstFree(
  * `localhost` means 127.0.0.1 and, when this machine has IPv6, ::1 on the same port: a
  * browser may resolve localhost to either. The port is free only if every address binds.
  */
-async function bindPort(port: number, host: LoopbackHost, handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Server[] | undefined> {
+async function bindPort(
+  port: number,
+  host: LoopbackHost,
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<Server[] | undefined> {
   const servers: Server[] = [];
   const addresses = host === "localhost" ? (["127.0.0.1", "::1"] as const) : [host];
   for (const address of addresses) {
@@ -216,7 +236,10 @@ async function bindPort(port: number, host: LoopbackHost, handler: (req: Incomin
 }
 
 function newServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Server {
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }, handler);
+  const server = createServer(
+    { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS },
+    handler,
+  );
   server.keepAliveTimeout = 1;
   server.maxRequestsPerSocket = 1;
   server.timeout = REQUEST_TIMEOUT_MS;
@@ -229,8 +252,15 @@ function listen(server: Server, port: number, address: string): Promise<"ok" | "
     const onError = (error: NodeJS.ErrnoException): void => {
       server.off("listening", onListening);
       if (error.code === "EADDRINUSE" || error.code === "EACCES") resolve("busy");
-      else if (error.code === "EADDRNOTAVAIL" || error.code === "EAFNOSUPPORT" || error.code === "EINVAL") resolve("no-address");
-      else reject(new CredConnectionError(`Could not listen on ${address}:${port} for the sign-in redirect (${error.code ?? "error"}).`, { cause: error }));
+      else if (error.code === "EADDRNOTAVAIL" || error.code === "EAFNOSUPPORT" || error.code === "EINVAL")
+        resolve("no-address");
+      else
+        reject(
+          new CredConnectionError(
+            `Could not listen on ${address}:${port} for the sign-in redirect (${error.code ?? "error"}).`,
+            { cause: error },
+          ),
+        );
     };
     const onListening = (): void => {
       server.off("error", onError);

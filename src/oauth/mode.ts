@@ -53,7 +53,8 @@ export function loopbackTarget(uri: string): { host: LoopbackHost; ports: PortRa
     return undefined;
   }
   const host = url.hostname === "[::1]" ? "::1" : url.hostname;
-  if (url.protocol !== "http:" || !url.port || (host !== "localhost" && host !== "127.0.0.1" && host !== "::1")) return undefined;
+  if (url.protocol !== "http:" || !url.port || (host !== "localhost" && host !== "127.0.0.1" && host !== "::1"))
+    return undefined;
   if (url.search || url.hash) return undefined;
   const port = Number(url.port);
   return { host, ports: { first: port, last: port }, path: url.pathname };

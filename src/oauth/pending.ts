@@ -1,6 +1,6 @@
 // The copy-paste sign-in waiting for its code in this process (a notebook's first cell
 // started it, the second cell brings the code). One at a time: a new one replaces the old.
-import { CredCredentialsError } from "../errors.js";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { SignInResult } from "./exchange.js";
 import type { PendingSignIn } from "./flow.js";
 
@@ -42,7 +42,9 @@ export async function completePendingSignIn(codeOrUrl: string): Promise<{ result
   const pending = waiting;
   const complete = completion;
   if (!pending) {
-    throw new CredCredentialsError("No sign-in is waiting for a code in this process; call again without a code to start one.");
+    throw new CredCredentialsError(
+      "No sign-in is waiting for a code in this process; call again without a code to start one.",
+    );
   }
   const result = await pending.exchangeCode(codeOrUrl);
   if (waiting === pending) {
@@ -65,7 +67,10 @@ export class SignInPendingError extends CredCredentialsError {
   declare readonly pending: PendingSignIn;
   /** @param pending The sign-in waiting for its code. */
   constructor(pending: PendingSignIn) {
-    super("Sign-in needs the authorization code: open the link shown, sign in, then run completeSignIn(\"<the code>\") (or call again with { code }).");
+    super(
+      'Sign-in needs the authorization code: open the link shown, sign in, then run completeSignIn("<the code>") (or call again with { code }).',
+      { code: ERROR_CODES.SIGN_IN_PENDING },
+    );
     // Not enumerable: kernels print an error's own enumerable fields under its message.
     Object.defineProperty(this, "pending", { value: pending, enumerable: false });
   }

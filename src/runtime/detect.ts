@@ -93,7 +93,11 @@ export function currentHost(): HostFacts {
  * opened here, and whether the user's browser is on another machine.
  * A pure function of its arguments (the defaults read the current process).
  */
-export function detectRuntime(env: Env = process.env, globals: object = globalThis, host: HostFacts = currentHost()): RuntimeInfo {
+export function detectRuntime(
+  env: Env = process.env,
+  globals: object = globalThis,
+  host: HostFacts = currentHost(),
+): RuntimeInfo {
   const reasons: string[] = [];
   const ci = isCi(env, reasons);
   const kind = detectKind(env, globals, host, ci, reasons);
@@ -162,7 +166,12 @@ function isRemote(env: Env, host: HostFacts, reasons: string[]): boolean {
   return false;
 }
 
-function browserCanOpen(env: Env, host: HostFacts, { ci, remote }: { ci: boolean; remote: boolean }, reasons: string[]): boolean {
+function browserCanOpen(
+  env: Env,
+  host: HostFacts,
+  { ci, remote }: { ci: boolean; remote: boolean },
+  reasons: string[],
+): boolean {
   // BROWSER is the user's explicit choice (VS Code Remote sets one that opens the page locally).
   const browser = env.BROWSER?.trim();
   if (browser) {
@@ -174,7 +183,11 @@ function browserCanOpen(env: Env, host: HostFacts, { ci, remote }: { ci: boolean
     reasons.push("no browser: CI or remote session");
     return false;
   }
-  if (needsDisplay(host.platform) && !isSet(env.WSL_DISTRO_NAME) && !DISPLAY_VARIABLES.some((name) => isSet(env[name]))) {
+  if (
+    needsDisplay(host.platform) &&
+    !isSet(env.WSL_DISTRO_NAME) &&
+    !DISPLAY_VARIABLES.some((name) => isSet(env[name]))
+  ) {
     reasons.push("no browser: no graphical display (DISPLAY, WAYLAND_DISPLAY, MIR_SOCKET unset)");
     return false;
   }

@@ -1,6 +1,13 @@
 import { join } from "node:path";
 import { tryLock } from "./lock.js";
-import { type CachedAccessToken, type TokenCacheLocation, hasValidity, readCachedToken, resolveDir, writeCachedToken } from "./store.js";
+import {
+  type CachedAccessToken,
+  type TokenCacheLocation,
+  hasValidity,
+  readCachedToken,
+  resolveDir,
+  writeCachedToken,
+} from "./store.js";
 
 /** Options of {@link getTokenWithCache}. */
 export interface GetTokenWithCacheOptions extends TokenCacheLocation {
@@ -43,7 +50,9 @@ export function getTokenWithCache(
   const flightKey = `${dir}\0${key}\0${options.fresh ? "fresh" : ""}`;
   const pending = inFlight.get(flightKey);
   if (pending) return pending;
-  const flight = refreshOnce(dir, key, refresh, { ...options, minValidityMs }, seen?.access_token).finally(() => inFlight.delete(flightKey));
+  const flight = refreshOnce(dir, key, refresh, { ...options, minValidityMs }, seen?.access_token).finally(() =>
+    inFlight.delete(flightKey),
+  );
   inFlight.set(flightKey, flight);
   return flight;
 }
@@ -60,7 +69,9 @@ async function refreshOnce(
   const deadline = Date.now() + (options.lockWaitMs ?? 20_000);
   // With `fresh`, a token someone else obtained after we were called is fresh enough.
   const usable = (token: CachedAccessToken | undefined): token is CachedAccessToken =>
-    token !== undefined && hasValidity(token, options.minValidityMs) && !(options.fresh && token.access_token === seenToken);
+    token !== undefined &&
+    hasValidity(token, options.minValidityMs) &&
+    !(options.fresh && token.access_token === seenToken);
 
   for (let delayMs = 10; ; delayMs = Math.min(delayMs * 2, 200)) {
     const attempt = tryLock(dir, lockPath, staleMs);
@@ -82,7 +93,11 @@ async function refreshOnce(
   return refreshAndStore(dir, key, refresh);
 }
 
-async function refreshAndStore(dir: string, key: string, refresh: () => Promise<CachedAccessToken>): Promise<CachedAccessToken> {
+async function refreshAndStore(
+  dir: string,
+  key: string,
+  refresh: () => Promise<CachedAccessToken>,
+): Promise<CachedAccessToken> {
   const token = await refresh();
   writeCachedToken(key, token, { dir });
   return token;

@@ -96,7 +96,14 @@ function isStale(owner: LockOwner | undefined, mtimeMs: number, staleMs: number)
 function parseOwner(content: string): LockOwner | undefined {
   try {
     const { pid, host, time } = JSON.parse(content) as Record<string, unknown>;
-    if (typeof pid === "number" && Number.isInteger(pid) && pid > 0 && typeof host === "string" && typeof time === "number") return { pid, host, time };
+    if (
+      typeof pid === "number" &&
+      Number.isInteger(pid) &&
+      pid > 0 &&
+      typeof host === "string" &&
+      typeof time === "number"
+    )
+      return { pid, host, time };
   } catch {}
   return undefined;
 }

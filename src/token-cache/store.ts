@@ -24,7 +24,13 @@ export interface CachedAccessToken {
  */
 export type TokenCacheIdentity =
   | { type: "authorized_user"; client_id: string; refresh_token: string; token_uri?: string }
-  | { type: "service_account"; client_email: string; private_key_id?: string; private_key?: string; token_uri?: string };
+  | {
+      type: "service_account";
+      client_email: string;
+      private_key_id?: string;
+      private_key?: string;
+      token_uri?: string;
+    };
 
 /** Where the cache lives: a directory, or `false` when it is turned off. */
 export interface TokenCacheLocation {
@@ -37,7 +43,10 @@ export interface TokenCacheLocation {
  * `$XDG_CACHE_HOME/cred-auth/tokens`, else `%LOCALAPPDATA%\cred-auth\tokens` on Windows,
  * else `~/.cache/cred-auth/tokens`. Returns `false` when the cache is off.
  */
-export function tokenCacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | false {
+export function tokenCacheDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string | false {
   const configured = env[ENV.tokenCache]?.trim();
   if (configured?.toLowerCase() === "off") return false;
   if (configured) return configured;
@@ -59,7 +68,11 @@ export function tokenCacheKey(file: TokenCacheIdentity, scopes: readonly string[
   const identity =
     file.type === "authorized_user"
       ? [file.type, file.client_id, file.refresh_token]
-      : [file.type, file.client_email, file.private_key_id || sha256Hex(file.private_key ?? "") + "+" + file.client_email];
+      : [
+          file.type,
+          file.client_email,
+          file.private_key_id || `${sha256Hex(file.private_key ?? "")}+${file.client_email}`,
+        ];
   const sortedScopes = [...new Set(scopes)].sort();
   return sha256Hex(JSON.stringify(["cred-auth-token-v1", ...identity, tokenUrl ?? file.token_uri ?? "", sortedScopes]));
 }
@@ -110,7 +123,7 @@ export function writeCachedToken(key: string, token: CachedAccessToken, location
     ensureDir(dir);
     const fd = openSync(temp, "wx", 0o600);
     try {
-      writeSync(fd, JSON.stringify(entry) + "\n");
+      writeSync(fd, `${JSON.stringify(entry)}\n`);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -135,7 +148,11 @@ export function deleteCachedToken(key: string, location: TokenCacheLocation = {}
 }
 
 /** True when `token` still has more than `minValidityMs` milliseconds to live. */
-export function hasValidity(token: Pick<CachedAccessToken, "expiry_date">, minValidityMs: number, now: number = Date.now()): boolean {
+export function hasValidity(
+  token: Pick<CachedAccessToken, "expiry_date">,
+  minValidityMs: number,
+  now: number = Date.now(),
+): boolean {
   return token.expiry_date - now > minValidityMs;
 }
 
@@ -172,7 +189,8 @@ export function tokenPath(dir: string, key: string): string {
 
 function checkedKey(key: string): string {
   // A key names a file: refuse anything that could leave the directory.
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(key)) throw new TypeError("token cache key must be 1-128 characters of [A-Za-z0-9_-]");
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(key))
+    throw new TypeError("token cache key must be 1-128 characters of [A-Za-z0-9_-]");
   return key;
 }
 
@@ -185,8 +203,18 @@ function parseCachedToken(text: string): CachedAccessToken | undefined {
   }
   if (typeof json !== "object" || json === null) return undefined;
   const { access_token, expiry_date, token_type, scopes } = json as Record<string, unknown>;
-  if (typeof access_token !== "string" || access_token === "" || typeof expiry_date !== "number" || !Number.isFinite(expiry_date)) return undefined;
-  const token: CachedAccessToken = { access_token, expiry_date, token_type: typeof token_type === "string" && token_type ? token_type : "Bearer" };
+  if (
+    typeof access_token !== "string" ||
+    access_token === "" ||
+    typeof expiry_date !== "number" ||
+    !Number.isFinite(expiry_date)
+  )
+    return undefined;
+  const token: CachedAccessToken = {
+    access_token,
+    expiry_date,
+    token_type: typeof token_type === "string" && token_type ? token_type : "Bearer",
+  };
   if (Array.isArray(scopes) && scopes.every((s) => typeof s === "string")) token.scopes = scopes;
   return token;
 }

@@ -23,7 +23,10 @@ interface DenoGlobals {
 export function createDenoPresenter(globals: object = globalThis): Presenter {
   const { Deno, prompt, crypto } = globals as DenoGlobals;
   const jupyter = Deno?.jupyter;
-  if (!jupyter) throw new CredCredentialsError('The Deno notebook presenter needs Deno\'s Jupyter kernel (Deno.jupyter); use presenter: "plain" elsewhere.');
+  if (!jupyter)
+    throw new CredCredentialsError(
+      'The Deno notebook presenter needs Deno\'s Jupyter kernel (Deno.jupyter); use presenter: "plain" elsewhere.',
+    );
   const displayId = `cred-auth-sign-in-${crypto?.randomUUID() ?? Date.now().toString(36)}`;
   let state: ViewState = INITIAL_STATE;
   let shown = false;

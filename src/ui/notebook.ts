@@ -23,7 +23,9 @@ export interface TslabDisplayModule {
 export function kernelTslab(globals: object = globalThis): TslabDisplayModule {
   const kernel = (globals as { __tslab__?: { require?: (id: string) => unknown } }).__tslab__;
   if (typeof kernel?.require !== "function") {
-    throw new CredCredentialsError('The notebook presenter needs a tslab kernel; use presenter: "plain" or "terminal" elsewhere.');
+    throw new CredCredentialsError(
+      'The notebook presenter needs a tslab kernel; use presenter: "plain" or "terminal" elsewhere.',
+    );
   }
   return kernel.require("tslab") as TslabDisplayModule;
 }
@@ -82,14 +84,20 @@ export type CodeEntry = "second-cell" | "prompt";
 
 /** The whole sign-in card for `state`; every value from outside is HTML-escaped. */
 export function renderSignInHtml(state: ViewState, codeEntry: CodeEntry = "second-cell"): string {
-  const parts = [`<div style="font-weight:600;font-size:1.1em">${escapeHtml(PRODUCT_NAME)} · Sign in to Google Cloud</div>`];
+  const parts = [
+    `<div style="font-weight:600;font-size:1.1em">${escapeHtml(PRODUCT_NAME)} · Sign in to Google Cloud</div>`,
+  ];
   const scopes = describeScopes(state.scopes);
   if (scopes.length > 0) {
-    parts.push(`<div style="margin-top:4px">It asks to:</div><ul style="margin:4px 0">${scopes.map((words) => `<li>${escapeHtml(words)}</li>`).join("")}</ul>`);
+    parts.push(
+      `<div style="margin-top:4px">It asks to:</div><ul style="margin:4px 0">${scopes.map((words) => `<li>${escapeHtml(words)}</li>`).join("")}</ul>`,
+    );
   }
   const done = state.phase === "signed-in" || state.phase === "failed";
   if (state.url && !done) parts.push(signInLink(state.url));
-  parts.push(`<div data-cred-auth-status="${state.phase}" style="margin-top:8px;${STATUS_STYLE[state.phase]}">${statusHtml(state, codeEntry)}</div>`);
+  parts.push(
+    `<div data-cred-auth-status="${state.phase}" style="margin-top:8px;${STATUS_STYLE[state.phase]}">${statusHtml(state, codeEntry)}</div>`,
+  );
   return `<div class="cred-auth-sign-in" style="font-family:system-ui,sans-serif;border:1px solid #dadce0;border-radius:8px;padding:12px 16px;max-width:720px">${parts.join("")}</div>`;
 }
 
@@ -108,7 +116,9 @@ function statusHtml(state: ViewState, codeEntry: CodeEntry): string {
     case "preparing":
       return "Preparing the sign-in…";
     case "waiting":
-      return state.browserOpened ? "⏳ A browser tab was opened: waiting for the sign-in…" : "⏳ Waiting for the sign-in in the browser…";
+      return state.browserOpened
+        ? "⏳ A browser tab was opened: waiting for the sign-in…"
+        : "⏳ Waiting for the sign-in in the browser…";
     case "code":
       return codeEntry === "prompt" ? `${CODE_WARNING} Paste it into the input box below.` : secondCellHelp();
     case "checking":
@@ -116,7 +126,9 @@ function statusHtml(state: ViewState, codeEntry: CodeEntry): string {
     case "signed-in":
       return [
         `✔ ${state.account ? `Signed in as ${escapeHtml(state.account)}` : "Signed in"}`,
-        state.savedTo ? `<div style="font-weight:normal;color:#202124">Saved to <code>${escapeHtml(state.savedTo)}</code></div>` : "",
+        state.savedTo
+          ? `<div style="font-weight:normal;color:#202124">Saved to <code>${escapeHtml(state.savedTo)}</code></div>`
+          : "",
       ].join("");
     case "failed":
       return `✖ ${escapeHtml(state.error ?? "The sign-in failed.")}`;

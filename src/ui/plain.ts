@@ -33,21 +33,33 @@ export function linesFor(event: SignInEvent): string[] {
   switch (event.type) {
     case "url":
       return [
-        ...(event.browserOpened ? ["A browser window was opened for the sign-in; if it did not appear, open the URL below."] : []),
+        ...(event.browserOpened
+          ? ["A browser window was opened for the sign-in; if it did not appear, open the URL below."]
+          : []),
         `Please visit this URL to authorize this application: ${event.url}`,
       ];
     case "waiting":
       return ["Waiting for the sign-in to complete in the browser..."];
     case "code-needed":
-      return ["After signing in, copy the code shown and paste it here. The code is a credential like a password: do not share it."];
+      return [
+        "After signing in, copy the code shown and paste it here. The code is a credential like a password: do not share it.",
+      ];
     case "signed-in":
-      return [event.account ? `Signed in as ${event.account}.` : "Signed in.", ...(event.savedTo ? [`Credentials saved to ${event.savedTo}.`] : [])];
+      return [
+        event.account ? `Signed in as ${event.account}.` : "Signed in.",
+        ...(event.savedTo ? [`Credentials saved to ${event.savedTo}.`] : []),
+      ];
     case "failed":
       return [];
   }
 }
 
-function readLine(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, prompt: string, signal: AbortSignal): Promise<string> {
+function readLine(
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+  prompt: string,
+  signal: AbortSignal,
+): Promise<string> {
   if (signal.aborted) return Promise.reject(new CredCancelledError("The sign-in was cancelled."));
   return new Promise((resolve, reject) => {
     const rl = createInterface({ input, output, terminal: Boolean((input as { isTTY?: boolean }).isTTY) });
@@ -65,7 +77,12 @@ function readLine(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, p
         process.stdin.pause();
         (process.stdin as { unref?: () => void }).unref?.();
       }
-      if (!answered) reject(new CredCredentialsError("No authorization code was entered (the input was closed); run again and paste the code."));
+      if (!answered)
+        reject(
+          new CredCredentialsError(
+            "No authorization code was entered (the input was closed); run again and paste the code.",
+          ),
+        );
     });
     rl.question(prompt, (answer) => {
       answered = true;

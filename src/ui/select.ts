@@ -25,7 +25,10 @@ export interface PresenterContext {
  * interactive terminal the ink app, anything else (pipes, CI, other kernels) plain lines on
  * stderr. ink and React load only when the terminal face is chosen.
  */
-export async function selectPresenter(choice: PresenterChoice | undefined, context: PresenterContext): Promise<Presenter> {
+export async function selectPresenter(
+  choice: PresenterChoice | undefined,
+  context: PresenterContext,
+): Promise<Presenter> {
   if (typeof choice === "object" && choice !== null) return choice;
   const runtime = context.runtime ?? detectRuntime();
   switch (choice ?? "auto") {
@@ -57,5 +60,7 @@ function terminalPresenter(context: PresenterContext): Promise<Presenter> {
 async function notebookPresenter(runtime: RuntimeInfo): Promise<Presenter> {
   if (runtime.kind === "tslab") return createNotebookPresenter();
   if (runtime.kind === "deno-jupyter") return createDenoPresenter();
-  throw new CredCredentialsError('presenter: "notebook" needs a tslab or Deno Jupyter kernel; use "auto", "terminal" or "plain" here.');
+  throw new CredCredentialsError(
+    'presenter: "notebook" needs a tslab or Deno Jupyter kernel; use "auto", "terminal" or "plain" here.',
+  );
 }

@@ -4,7 +4,8 @@ import { basename, dirname, join } from "node:path";
 // Loaded on first use: print-token's cached path only reads with readFileLimitedSync, and loading
 // these two costs milliseconds of its start-up (bench/README.md, target 2).
 const fsp = () => require("node:fs/promises") as typeof import("node:fs/promises");
-const randomBytes = (size: number): Buffer => (require("node:crypto") as typeof import("node:crypto")).randomBytes(size);
+const randomBytes = (size: number): Buffer =>
+  (require("node:crypto") as typeof import("node:crypto")).randomBytes(size);
 
 /** Options of {@link writeFileAtomic}. */
 export interface AtomicWriteOptions {
@@ -18,7 +19,11 @@ export interface AtomicWriteOptions {
  * Missing parent directories are created with mode 0700 (existing ones are left alone).
  * When `path` is a symbolic link, the file it points to is replaced and the link kept.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const mode = options.mode ?? 0o600;
   const target = await resolveLink(path);
   const dir = dirname(target);
@@ -36,7 +41,9 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
     }
     await renameReplacing(temp, target);
   } catch (error) {
-    await fsp().unlink(temp).catch(() => {});
+    await fsp()
+      .unlink(temp)
+      .catch(() => {});
     throw error;
   }
   await syncDirectory(dir);
@@ -98,7 +105,10 @@ export class FileTooLargeError extends Error {
 export class NotAFileError extends Error {
   override name = "NotAFileError";
   readonly code: "EISDIR" | "ENOTFILE";
-  constructor(readonly path: string, isDirectory: boolean) {
+  constructor(
+    readonly path: string,
+    isDirectory: boolean,
+  ) {
     super(`${path} is not a regular file`);
     this.code = isDirectory ? "EISDIR" : "ENOTFILE";
   }

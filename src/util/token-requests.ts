@@ -20,7 +20,8 @@ type ErrorRedactor = NonNullable<PreparedOptions["errorRedactor"]>;
  * it does for every other Google endpoint.
  */
 export function chooseTokenUrl(fileTokenUri: string | undefined, endpoints: Endpoints): string {
-  if (fileTokenUri === undefined || (endpoints.emulator && sameUrl(fileTokenUri, GOOGLE_ENDPOINTS.tokenUrl))) return endpoints.tokenUrl;
+  if (fileTokenUri === undefined || (endpoints.emulator && sameUrl(fileTokenUri, GOOGLE_ENDPOINTS.tokenUrl)))
+    return endpoints.tokenUrl;
   return fileTokenUri;
 }
 
@@ -44,7 +45,8 @@ export interface TokenRequestGuard {
  */
 export function guardTokenRequests(client: AuthClient, guard: TokenRequestGuard): void {
   const target = new URL(guard.tokenUrl);
-  const rewriteFrom = guard.rewriteFrom !== undefined && !sameUrl(guard.rewriteFrom, guard.tokenUrl) ? guard.rewriteFrom : undefined;
+  const rewriteFrom =
+    guard.rewriteFrom !== undefined && !sameUrl(guard.rewriteFrom, guard.tokenUrl) ? guard.rewriteFrom : undefined;
   const defaultAgent = client.transporter.defaults.agent;
   client.transporter.interceptors.request.add({
     resolved: async (options) => {
@@ -85,7 +87,8 @@ function usableAccessToken(data: object): boolean {
  */
 function redactingSentSecrets(options: PreparedOptions, inner: PreparedOptions["errorRedactor"]): ErrorRedactor {
   // Loaded on use: print-token's cached path loads this module but makes no request.
-  const { collectSecrets, redactTokenRequestError } = require("../credentials/token-errors.js") as typeof import("../credentials/token-errors.js");
+  const { collectSecrets, redactTokenRequestError } =
+    require("../credentials/token-errors.js") as typeof import("../credentials/token-errors.js");
   const sent = new Set<string>();
   collectSecrets(options, sent);
   return ((data) => {

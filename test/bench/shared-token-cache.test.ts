@@ -47,7 +47,10 @@ async function sandbox(t: { after(fn: () => Promise<void>): void }, extra: NodeJ
 }
 
 /** Runs default() in a fresh process; returns its token and how many token requests it made. */
-async function defaultInNewProcess(emu: Emulator, env: NodeJS.ProcessEnv): Promise<{ token: string; requests: number }> {
+async function defaultInNewProcess(
+  emu: Emulator,
+  env: NodeJS.ProcessEnv,
+): Promise<{ token: string; requests: number }> {
   const before = emu.stats().tokenRequests;
   const r = await runNode(["--input-type=module", "-e", DEFAULT_SCRIPT], env);
   assert.equal(r.code, 0, `default() failed: ${r.stderr}`);
@@ -89,7 +92,10 @@ test("a second process's default() reuses the cached access token of ADC user cr
 test("default() through the cached user credentials (sign-in cache) makes zero token requests in a second process", async (t) => {
   const emu = await withEmulator();
   const box = await sandbox(t);
-  const cacheFile = await testCredentialsFile(emu, join(box.env.HOME!, ".config", "cred"), { scopes: [SCOPE], filename: "cred_credentials.json" });
+  const cacheFile = await testCredentialsFile(emu, join(box.env.HOME!, ".config", "cred"), {
+    scopes: [SCOPE],
+    filename: "cred_credentials.json",
+  });
   const fileBefore = await readFile(cacheFile, "utf8");
 
   const first = await defaultInNewProcess(emu, box.env);
@@ -122,7 +128,11 @@ test("a cached token with 5 minutes or less left is not reused: default() refres
   const adc = await testCredentialsFile(emu, join(box.dir, "adc"), { scopes: [SCOPE] });
   const file = await readAuthorizedUserFile(adc);
   const key = tokenCacheKey(file, file.scopes ?? [], file.token_uri);
-  writeCachedToken(key, { access_token: "nearly-expired", expiry_date: Date.now() + 4 * 60_000, token_type: "Bearer" }, { dir: box.cacheDir });
+  writeCachedToken(
+    key,
+    { access_token: "nearly-expired", expiry_date: Date.now() + 4 * 60_000, token_type: "Bearer" },
+    { dir: box.cacheDir },
+  );
 
   const run = await defaultInNewProcess(emu, { ...box.env, GOOGLE_APPLICATION_CREDENTIALS: adc });
   assert.equal(run.requests, 1);

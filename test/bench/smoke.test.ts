@@ -37,7 +37,9 @@ function checkNamed(entry: Entry, pattern: RegExp): Check {
   return found;
 }
 
-test("npm run bench -- --smoke completes, reports all six targets and the exact token request counts", { timeout: 180_000 }, async (t) => {
+test("npm run bench -- --smoke completes, reports all six targets and the exact token request counts", {
+  timeout: 180_000,
+}, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "cred-auth-bench-smoke-"));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const out = join(dir, "results.json");
@@ -56,7 +58,10 @@ test("npm run bench -- --smoke completes, reports all six targets and the exact 
     assert.ok(entry, `target ${id} missing from results.json`);
     assert.ok(entry.median! > 0 && entry.baselineMedian! > 0, `target ${id} has no measurement`);
     // The ratio is of the unrounded medians; the medians are reported to 0.01.
-    assert.ok(Math.abs(entry.ratio! - entry.median! / entry.baselineMedian!) < 0.01, `target ${id}: ratio ${entry.ratio} is not median / baseline`);
+    assert.ok(
+      Math.abs(entry.ratio! - entry.median! / entry.baselineMedian!) < 0.01,
+      `target ${id}: ratio ${entry.ratio} is not median / baseline`,
+    );
     assert.equal(typeof entry.target, "number");
     assert.equal(typeof entry.pass, "boolean");
   }

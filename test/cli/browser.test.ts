@@ -11,16 +11,35 @@ import { promisify } from "node:util";
 import fetch from "node-fetch";
 import { withEmulator } from "../support/emulator.ts";
 import { freePortRange, rangeEnv } from "../oauth/helpers.ts";
-import { CLI, CLOUD_PLATFORM, collect, runCli, sandbox, secretsIn, startCli, waitForStderr, type CliResult, type Sandbox } from "./helpers.ts";
+import {
+  CLI,
+  CLOUD_PLATFORM,
+  collect,
+  runCli,
+  sandbox,
+  secretsIn,
+  startCli,
+  waitForStderr,
+  type CliResult,
+  type Sandbox,
+} from "./helpers.ts";
 import { chromiumAvailable, withBrowser } from "../support/chromium.ts";
 
 const available = chromiumAvailable("the CLI end-to-end browser tests");
 async function loginBox(emuHost: string): Promise<Sandbox> {
-  return sandbox(undefined, { CRED_AUTH_EMULATOR_HOST: emuHost, CRED_AUTH_LOOPBACK_PORTS: rangeEnv(await freePortRange(10)) });
+  return sandbox(undefined, {
+    CRED_AUTH_EMULATOR_HOST: emuHost,
+    CRED_AUTH_LOOPBACK_PORTS: rangeEnv(await freePortRange(10)),
+  });
 }
 
 /** `cred-auth login DESTINATION`, with Chromium as the user's browser pressing `button`. */
-async function loginInChromium(box: Sandbox, destination: string, button: "Allow" | "Deny", account?: string): Promise<{ run: CliResult; pageText: string }> {
+async function loginInChromium(
+  box: Sandbox,
+  destination: string,
+  button: "Allow" | "Deny",
+  account?: string,
+): Promise<{ run: CliResult; pageText: string }> {
   const child = startCli(["login", destination, "--use_local_webserver"], box.env);
   const done = collect(child, 120_000);
   try {
@@ -44,7 +63,9 @@ async function loginInChromium(box: Sandbox, destination: string, button: "Allow
   }
 }
 
-test("Chromium: login, Allow, then print-token twice (second from the cache) and a bearer request to the storage API", { skip: !available }, async () => {
+test("Chromium: login, Allow, then print-token twice (second from the cache) and a bearer request to the storage API", {
+  skip: !available,
+}, async () => {
   const emu = await withEmulator();
   const box = await loginBox(emu.host);
   const destination = join(box.dir, "creds.json");
@@ -54,7 +75,12 @@ test("Chromium: login, Allow, then print-token twice (second from the cache) and
   assert.match(run.stderr, /export GOOGLE_APPLICATION_CREDENTIALS=/);
 
   const saved = JSON.parse(readFileSync(destination, "utf8")) as Record<string, unknown>;
-  assert.deepEqual(Object.keys(saved).filter((k) => ["type", "client_id", "client_secret", "refresh_token", "token_uri", "scopes"].includes(k)).sort(), ["client_id", "client_secret", "refresh_token", "scopes", "token_uri", "type"]);
+  assert.deepEqual(
+    Object.keys(saved)
+      .filter((k) => ["type", "client_id", "client_secret", "refresh_token", "token_uri", "scopes"].includes(k))
+      .sort(),
+    ["client_id", "client_secret", "refresh_token", "scopes", "token_uri", "type"],
+  );
   assert.equal(saved.type, "authorized_user");
   assert.deepEqual(saved.scopes, [CLOUD_PLATFORM]);
   if (process.platform !== "win32") assert.equal(statSync(destination).mode & 0o777, 0o600);
@@ -79,7 +105,10 @@ test("Chromium: login, Allow, then print-token twice (second from the cache) and
   // SPEC.md's example, literally, in a shell.
   if (existsSync("/usr/bin/curl") && process.platform !== "win32") {
     const script = `cred-auth() { "$NODE" "$CLI" "$@"; }; curl -sS -f -H "Authorization: Bearer $(cred-auth print-token creds.json)" "$URL"`;
-    const { stdout } = await promisify(execFile)("bash", ["-c", script], { cwd: box.dir, env: { ...box.env, NODE: process.execPath, CLI, URL: objectUrl } });
+    const { stdout } = await promisify(execFile)("bash", ["-c", script], {
+      cwd: box.dir,
+      env: { ...box.env, NODE: process.execPath, CLI, URL: objectUrl },
+    });
     assert.equal(stdout, "Hello from the cred-auth emulator!\n");
     assert.equal(emu.stats().tokenRequests, before + 1, "curl's token came from the cache too");
   }
@@ -97,5 +126,8 @@ test("Chromium: Deny gives exit 1, a clear message, and writes nothing", { skip:
   const errors = run.stderr.split("\n").filter((l) => l.startsWith("cred-auth: "));
   assert.equal(errors.length, 1, run.stderr);
   assert.match(errors[0]!, /denied/i);
-  assert.deepEqual(readdirSync(box.dir).filter((f) => f.startsWith("denied")), []);
+  assert.deepEqual(
+    readdirSync(box.dir).filter((f) => f.startsWith("denied")),
+    [],
+  );
 });

@@ -27,7 +27,9 @@ test("20 processes on the same expired credentials: exactly one token request, a
   emu.setTokenDelay(1500);
   const before = emu.stats().tokenRequests;
   try {
-    const runs = await Promise.all(Array.from({ length: 20 }, () => collect(startCli(["print-token", path], box.env), 120_000)));
+    const runs = await Promise.all(
+      Array.from({ length: 20 }, () => collect(startCli(["print-token", path], box.env), 120_000)),
+    );
     for (const r of runs) assert.equal(r.code, 0, r.stderr);
     const tokens = new Set(runs.map((r) => r.stdout));
     assert.equal(tokens.size, 1, `all print the same token, got ${tokens.size}`);
@@ -41,7 +43,11 @@ test("20 processes on the same expired credentials: exactly one token request, a
   }
   const cached = JSON.parse(readFileSync(entry, "utf8"));
   assert.ok(cached.expiry_date - Date.now() > 5 * 60_000, "the cache holds a valid token afterwards");
-  assert.deepEqual(readdirSync(box.tokenCache).filter((f) => !f.endsWith(".json")), [], "no lock or temporary file left");
+  assert.deepEqual(
+    readdirSync(box.tokenCache).filter((f) => !f.endsWith(".json")),
+    [],
+    "no lock or temporary file left",
+  );
 });
 
 test("a process killed while refreshing leaves a lock that the next process breaks", async () => {
@@ -68,5 +74,8 @@ test("a process killed while refreshing leaves a lock that the next process brea
   const r = await runCli(["print-token", path], box.env);
   assert.equal(r.code, 0, r.stderr);
   assert.ok(emu.checkAccessToken(r.stdout.trim()));
-  assert.deepEqual(readdirSync(box.tokenCache).filter((f) => f.endsWith(".lock")), []);
+  assert.deepEqual(
+    readdirSync(box.tokenCache).filter((f) => f.endsWith(".lock")),
+    [],
+  );
 });

@@ -3,7 +3,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { collect, sandbox, startCli } from "./helpers.ts";
 
-test("cred-auth emulator --port 0: prints CRED_AUTH_EMULATOR_HOST, serves, exits 0 on SIGINT", { skip: process.platform === "win32" }, async () => {
+test("cred-auth emulator --port 0: prints CRED_AUTH_EMULATOR_HOST, serves, exits 0 on SIGINT", {
+  skip: process.platform === "win32",
+}, async () => {
   const { env } = sandbox();
   const child = startCli(["emulator", "--port", "0", "--quiet"], env);
   const done = collect(child, 60_000);

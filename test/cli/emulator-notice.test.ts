@@ -18,7 +18,10 @@ function resolveTwice(env: NodeJS.ProcessEnv): string {
 test("the library prints the emulator notice once per process, and nothing without the variable", () => {
   const { CRED_AUTH_EMULATOR_HOST: _unset, ...plain } = process.env;
   const stderr = resolveTwice({ ...plain, CRED_AUTH_EMULATOR_HOST: "127.0.0.1:9" });
-  assert.equal(stderr, "cred-auth: CRED_AUTH_EMULATOR_HOST is set: using the local emulator at http://127.0.0.1:9 instead of Google.\n");
+  assert.equal(
+    stderr,
+    "cred-auth: CRED_AUTH_EMULATOR_HOST is set: using the local emulator at http://127.0.0.1:9 instead of Google.\n",
+  );
   assert.equal(resolveTwice(plain), "");
 });
 

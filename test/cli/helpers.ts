@@ -22,7 +22,8 @@ export interface CliResult {
 }
 
 /** The line cred-auth prints (once) when CRED_AUTH_EMULATOR_HOST points it at the emulator. */
-export const EMULATOR_NOTICE = /^cred-auth: CRED_AUTH_EMULATOR_HOST is set: using the local emulator at http:\/\/[^ ]+ instead of Google\.\n/m;
+export const EMULATOR_NOTICE =
+  /^cred-auth: CRED_AUTH_EMULATOR_HOST is set: using the local emulator at http:\/\/[^ ]+ instead of Google\.\n/m;
 
 /** Splits the emulator notice off `stderr`; at most one may be there. */
 export function withoutNotice(stderr: string): { stderr: string; notice?: string } {
@@ -63,7 +64,11 @@ export function sandbox(emulator?: Emulator, extra: NodeJS.ProcessEnv = {}): San
 const stderrSoFar = new WeakMap<ChildProcess, { text: string }>();
 
 /** Starts `node dist/cli.js ...args`. */
-export function startCli(args: readonly string[], env: NodeJS.ProcessEnv, nodeArgs: readonly string[] = []): ChildProcess {
+export function startCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  nodeArgs: readonly string[] = [],
+): ChildProcess {
   const child = spawn(process.execPath, [...nodeArgs, CLI, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
   const seen = { text: "" };
   stderrSoFar.set(child, seen);
@@ -72,7 +77,11 @@ export function startCli(args: readonly string[], env: NodeJS.ProcessEnv, nodeAr
 }
 
 /** Runs the CLI to completion (killed after `timeoutMs`) and collects its output. */
-export function runCli(args: readonly string[], env: NodeJS.ProcessEnv, options: { nodeArgs?: readonly string[]; timeoutMs?: number; stdin?: string } = {}): Promise<CliResult> {
+export function runCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  options: { nodeArgs?: readonly string[]; timeoutMs?: number; stdin?: string } = {},
+): Promise<CliResult> {
   const child = startCli(args, env, options.nodeArgs);
   if (options.stdin !== undefined) child.stdin!.end(options.stdin);
   else child.stdin!.end();
@@ -105,7 +114,10 @@ export function waitForStderr(child: ChildProcess, pattern: RegExp, timeoutMs = 
   const already = seen.text.match(pattern);
   if (already) return Promise.resolve(already);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => done(new Error(`timed out waiting for ${pattern} in stderr: ${seen.text}`)), timeoutMs);
+    const timer = setTimeout(
+      () => done(new Error(`timed out waiting for ${pattern} in stderr: ${seen.text}`)),
+      timeoutMs,
+    );
     // Registered after startCli's own listener, so `seen.text` already holds this chunk.
     const onData = (): void => {
       const match = seen.text.match(pattern);
@@ -125,13 +137,22 @@ export function waitForStderr(child: ChildProcess, pattern: RegExp, timeoutMs = 
 }
 
 /** An authorized_user file the emulator accepts, in the sandbox; returns its path and contents. */
-export async function userFile(emulator: Emulator, box: Sandbox, name = "user.json", scopes = [CLOUD_PLATFORM]): Promise<{ path: string; json: Record<string, string> }> {
+export async function userFile(
+  emulator: Emulator,
+  box: Sandbox,
+  name = "user.json",
+  scopes = [CLOUD_PLATFORM],
+): Promise<{ path: string; json: Record<string, string> }> {
   const path = await testCredentialsFile(emulator, box.dir, { scopes, filename: name });
   return { path, json: JSON.parse(readFileSync(path, "utf8")) };
 }
 
 /** A service-account key file the emulator accepts, in the sandbox. */
-export function serviceAccountFile(emulator: Emulator, box: Sandbox, name = "sa.json"): { path: string; json: Record<string, string> } {
+export function serviceAccountFile(
+  emulator: Emulator,
+  box: Sandbox,
+  name = "sa.json",
+): { path: string; json: Record<string, string> } {
   const json = emulator.createServiceAccountKey();
   const path = join(box.dir, name);
   writeFileSync(path, JSON.stringify(json), { mode: 0o600 });

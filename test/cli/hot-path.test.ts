@@ -10,7 +10,18 @@ import { withEmulator } from "../support/emulator.ts";
 import { runCli, sandbox, serviceAccountFile, userFile, type Sandbox } from "./helpers.ts";
 
 const DIST = fileURLToPath(new URL("../../dist/", import.meta.url));
-const HEAVY = ["google-auth-library", "gaxios", "gcp-metadata", "conf", "ink", "react", "node-fetch", "open", "tslab", "jws"];
+const HEAVY = [
+  "google-auth-library",
+  "gaxios",
+  "gcp-metadata",
+  "conf",
+  "ink",
+  "react",
+  "node-fetch",
+  "open",
+  "tslab",
+  "jws",
+];
 /** The dist modules the cached path may load. */
 const ALLOWED = new Set([
   "cli.js",
@@ -53,7 +64,10 @@ process.on("exit", () => {
 });
 `;
 
-async function loadedBy(box: Sandbox, args: string[]): Promise<{ code: number | null; stderr: string; modules: string[] }> {
+async function loadedBy(
+  box: Sandbox,
+  args: string[],
+): Promise<{ code: number | null; stderr: string; modules: string[] }> {
   const recorder = join(box.dir, "record-modules.cjs");
   const record = join(box.dir, `modules-${Math.random()}.json`);
   writeFileSync(recorder, RECORDER);
@@ -71,7 +85,10 @@ function packagesIn(modules: string[]): string[] {
 }
 
 function distFilesIn(modules: string[]): string[] {
-  return modules.filter((m) => m.startsWith(DIST)).map((m) => relative(DIST, m).split("\\").join("/")).sort();
+  return modules
+    .filter((m) => m.startsWith(DIST))
+    .map((m) => relative(DIST, m).split("\\").join("/"))
+    .sort();
 }
 
 test("print-token with a cached token loads no package and only the allowed modules; the refresh path loads google-auth-library", async () => {
@@ -84,14 +101,22 @@ test("print-token with a cached token loads no package and only the allowed modu
     // The recorder must be able to see google-auth-library, or the assertions below prove nothing.
     const refresh = await loadedBy(box, ["print-token", credentials]);
     assert.equal(refresh.code, 0, refresh.stderr);
-    assert.ok(packagesIn(refresh.modules).includes("google-auth-library"), `refresh loaded: ${packagesIn(refresh.modules)}`);
+    assert.ok(
+      packagesIn(refresh.modules).includes("google-auth-library"),
+      `refresh loaded: ${packagesIn(refresh.modules)}`,
+    );
 
-    for (const args of [["print-token", credentials], ["print-token", credentials, "--format", "json"], ["print-token", credentials, "--header"]]) {
+    for (const args of [
+      ["print-token", credentials],
+      ["print-token", credentials, "--format", "json"],
+      ["print-token", credentials, "--header"],
+    ]) {
       const cached = await loadedBy(box, args);
       assert.equal(cached.code, 0, cached.stderr);
       const packages = packagesIn(cached.modules);
       assert.deepEqual(packages, [], `the cached path loaded packages: ${packages.join(", ")}`);
-      for (const heavy of HEAVY) assert.ok(!cached.modules.some((m) => m.includes(`${heavy}`) && m.includes("node_modules")), heavy);
+      for (const heavy of HEAVY)
+        assert.ok(!cached.modules.some((m) => m.includes(`${heavy}`) && m.includes("node_modules")), heavy);
       const extra = distFilesIn(cached.modules).filter((f) => !ALLOWED.has(f));
       assert.deepEqual(extra, [], `the cached path loaded more of cred-auth than it needs: ${extra.join(", ")}`);
       assert.ok(distFilesIn(cached.modules).includes("token-cache/store.js"));
@@ -107,15 +132,12 @@ test("help, --version and usage errors load no package either", async () => {
   }
 });
 
-test(
-  "print-token's cached path does not load node:crypto (several milliseconds at start-up)",
-  async () => {
-    const emu = await withEmulator();
-    const box = sandbox(emu);
-    const { path } = await userFile(emu, box);
-    assert.equal((await runCli(["print-token", path], box.env)).code, 0);
-    const cached = await loadedBy(box, ["print-token", path]);
-    assert.equal(cached.code, 0, cached.stderr);
-    assert.ok(!cached.modules.includes("node:crypto"), "node:crypto was loaded");
-  },
-);
+test("print-token's cached path does not load node:crypto (several milliseconds at start-up)", async () => {
+  const emu = await withEmulator();
+  const box = sandbox(emu);
+  const { path } = await userFile(emu, box);
+  assert.equal((await runCli(["print-token", path], box.env)).code, 0);
+  const cached = await loadedBy(box, ["print-token", path]);
+  assert.equal(cached.code, 0, cached.stderr);
+  assert.ok(!cached.modules.includes("node:crypto"), "node:crypto was loaded");
+});

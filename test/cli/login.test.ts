@@ -8,7 +8,18 @@ import { spawnSync, type ChildProcess } from "node:child_process";
 import { approveSignIn, DEMO_CLIENT } from "cred-auth/emulator";
 import { withEmulator } from "../support/emulator.ts";
 import { freePortRange, rangeEnv } from "../oauth/helpers.ts";
-import { CLI, CLOUD_PLATFORM, collect, runCli, sandbox, secretsIn, startCli, waitForStderr, type CliResult, type Sandbox } from "./helpers.ts";
+import {
+  CLI,
+  CLOUD_PLATFORM,
+  collect,
+  runCli,
+  sandbox,
+  secretsIn,
+  startCli,
+  waitForStderr,
+  type CliResult,
+  type Sandbox,
+} from "./helpers.ts";
 
 const emu = await withEmulator();
 const outputs: string[] = [];
@@ -19,7 +30,11 @@ async function loginBox(): Promise<Sandbox> {
 }
 
 /** Runs `cred-auth login ...args`, hands the printed URL to `act`, returns the finished run. */
-async function login(box: Sandbox, args: string[], act: (url: string, child: ChildProcess) => Promise<void>): Promise<CliResult> {
+async function login(
+  box: Sandbox,
+  args: string[],
+  act: (url: string, child: ChildProcess) => Promise<void>,
+): Promise<CliResult> {
   const child = startCli(["login", ...args], box.env);
   const done = collect(child, 120_000);
   try {
@@ -50,7 +65,10 @@ test("loopback login: Allow saves an ADC authorized_user file (0600) and says ho
   });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, "", "stdout stays clean");
-  assert.match(r.stderr, new RegExp(`export GOOGLE_APPLICATION_CREDENTIALS=${destination.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}\\n`));
+  assert.match(
+    r.stderr,
+    new RegExp(`export GOOGLE_APPLICATION_CREDENTIALS=${destination.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}\\n`),
+  );
   const saved = savedFile(destination);
   assert.equal(saved.type, "authorized_user");
   assert.equal(saved.client_id, DEMO_CLIENT.clientId);
@@ -70,10 +88,23 @@ test("--scopes are requested and recorded; kebab-case flags work the same", asyn
   const box = await loginBox();
   const destination = join(box.dir, "scoped.json");
   const scopes = ["https://www.googleapis.com/auth/bigquery", "https://www.googleapis.com/auth/devstorage.read_only"];
-  const r = await login(box, [destination, "--scopes", ` ${scopes[0]}, ,${scopes[1]} `, "--use-local-webserver", "--client-id", DEMO_CLIENT.clientId, "--client-secret", DEMO_CLIENT.clientSecret], async (url) => {
-    assert.equal(new URL(url).searchParams.get("scope"), scopes.join(" "));
-    await approveSignIn(url, {});
-  });
+  const r = await login(
+    box,
+    [
+      destination,
+      "--scopes",
+      ` ${scopes[0]}, ,${scopes[1]} `,
+      "--use-local-webserver",
+      "--client-id",
+      DEMO_CLIENT.clientId,
+      "--client-secret",
+      DEMO_CLIENT.clientSecret,
+    ],
+    async (url) => {
+      assert.equal(new URL(url).searchParams.get("scope"), scopes.join(" "));
+      await approveSignIn(url, {});
+    },
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(savedFile(destination).scopes, scopes);
 });
@@ -81,21 +112,37 @@ test("--scopes are requested and recorded; kebab-case flags work the same", asyn
 test("--client-secret-file: the client comes from a Google client-secret JSON file", async () => {
   const box = await loginBox();
   const secretFile = join(box.dir, "client_secret.json");
-  writeFileSync(secretFile, JSON.stringify({ installed: { client_id: DEMO_CLIENT.clientId, client_secret: DEMO_CLIENT.clientSecret, redirect_uris: ["http://localhost"] } }));
+  writeFileSync(
+    secretFile,
+    JSON.stringify({
+      installed: {
+        client_id: DEMO_CLIENT.clientId,
+        client_secret: DEMO_CLIENT.clientSecret,
+        redirect_uris: ["http://localhost"],
+      },
+    }),
+  );
   const destination = join(box.dir, "from-secret-file.json");
-  const r = await login(box, [destination, "--use_local_webserver", "--client-secret-file", secretFile], async (url) => {
-    assert.equal(new URL(url).searchParams.get("client_id"), DEMO_CLIENT.clientId);
-    await approveSignIn(url, {});
-  });
+  const r = await login(
+    box,
+    [destination, "--use_local_webserver", "--client-secret-file", secretFile],
+    async (url) => {
+      assert.equal(new URL(url).searchParams.get("client_id"), DEMO_CLIENT.clientId);
+      await approveSignIn(url, {});
+    },
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.equal(savedFile(destination).client_id, DEMO_CLIENT.clientId);
 
   writeFileSync(secretFile, JSON.stringify({ something: "else" }));
-  const bad = await runCli(["login", destination + ".2", "--client-secret-file", secretFile], box.env);
+  const bad = await runCli(["login", `${destination}.2`, "--client-secret-file", secretFile], box.env);
   outputs.push(bad.stdout, bad.stderr);
   assert.equal(bad.code, 1);
-  assert.match(bad.stderr, /^cred-auth: The client-secret file ".*client_secret\.json" is not a Google client-secret JSON file/);
-  assert.ok(!existsSync(destination + ".2"));
+  assert.match(
+    bad.stderr,
+    /^cred-auth: The client-secret file ".*client_secret\.json" is not a Google client-secret JSON file/,
+  );
+  assert.ok(!existsSync(`${destination}.2`));
 });
 
 test("copy-paste login (--nouse_local_webserver): the code pasted on stdin completes it", async () => {
@@ -124,10 +171,16 @@ test("Deny: exit 1, a clear one-line reason, nothing written", async () => {
   assert.equal(errors.length, 1, r.stderr);
   assert.match(errors[0]!, /denied/i);
   assert.doesNotMatch(r.stderr, /\n\s+at /);
-  assert.deepEqual(readdirSync(box.dir).filter((f) => f.startsWith("denied")), [], "no file, no temporary file");
+  assert.deepEqual(
+    readdirSync(box.dir).filter((f) => f.startsWith("denied")),
+    [],
+    "no file, no temporary file",
+  );
 });
 
-test("Ctrl+C (SIGINT) while waiting for the browser: exit 130, nothing written", { skip: process.platform === "win32" }, async () => {
+test("Ctrl+C (SIGINT) while waiting for the browser: exit 130, nothing written", {
+  skip: process.platform === "win32",
+}, async () => {
   const box = await loginBox();
   const destination = join(box.dir, "cancelled.json");
   const r = await login(box, [destination, "--use_local_webserver"], async (_url, child) => {
@@ -148,7 +201,9 @@ test("--timeout: the sign-in gives up, exit 1, nothing written", async () => {
   assert.ok(!existsSync(destination));
 });
 
-test("a destination that cannot be written fails before any sign-in", { skip: process.platform === "win32" }, async () => {
+test("a destination that cannot be written fails before any sign-in", {
+  skip: process.platform === "win32",
+}, async () => {
   const box = await loginBox();
   const locked = join(box.dir, "locked");
   mkdirSync(locked);

@@ -7,7 +7,17 @@ import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "n
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { withEmulator } from "../support/emulator.ts";
-import { CLI, CLOUD_PLATFORM, runCli, sandbox, secretsIn, serviceAccountFile, userFile, withoutNotice, type CliResult } from "./helpers.ts";
+import {
+  CLI,
+  CLOUD_PLATFORM,
+  runCli,
+  sandbox,
+  secretsIn,
+  serviceAccountFile,
+  userFile,
+  withoutNotice,
+  type CliResult,
+} from "./helpers.ts";
 import { closedPort } from "../support/net.ts";
 
 const emu = await withEmulator();
@@ -45,7 +55,11 @@ test("user credentials: only the token and a newline on stdout, nothing on stder
   const second = await printToken([path], box.env);
   assert.equal(second.code, 0);
   assert.equal(second.stdout, first.stdout);
-  assert.equal(emu.stats().tokenRequests, before + 1, "no token request: the cached token has more than 5 minutes left");
+  assert.equal(
+    emu.stats().tokenRequests,
+    before + 1,
+    "no token request: the cached token has more than 5 minutes left",
+  );
 
   const [entry] = cacheFiles(box.tokenCache);
   assert.match(entry!, /^[0-9a-f]{64}\.json$/);
@@ -94,11 +108,24 @@ test("service-account key: default cloud-platform scope, --scopes, one cache ent
   const plain = await printToken([path], box.env);
   assert.equal(plain.code, 0, plain.stderr);
   assert.deepEqual(emu.checkAccessToken(plain.stdout.trim())?.scopes, [CLOUD_PLATFORM]);
-  const scoped = await printToken([path, "--scopes", " https://www.googleapis.com/auth/devstorage.read_only , ,https://www.googleapis.com/auth/bigquery"], box.env);
+  const scoped = await printToken(
+    [
+      path,
+      "--scopes",
+      " https://www.googleapis.com/auth/devstorage.read_only , ,https://www.googleapis.com/auth/bigquery",
+    ],
+    box.env,
+  );
   assert.equal(scoped.code, 0, scoped.stderr);
-  assert.deepEqual(new Set(emu.checkAccessToken(scoped.stdout.trim())?.scopes), new Set(["https://www.googleapis.com/auth/devstorage.read_only", "https://www.googleapis.com/auth/bigquery"]));
+  assert.deepEqual(
+    new Set(emu.checkAccessToken(scoped.stdout.trim())?.scopes),
+    new Set(["https://www.googleapis.com/auth/devstorage.read_only", "https://www.googleapis.com/auth/bigquery"]),
+  );
   assert.equal(emu.stats().tokenRequests, before + 2);
-  const again = await printToken([path, "--scopes", "https://www.googleapis.com/auth/bigquery,https://www.googleapis.com/auth/devstorage.read_only"], box.env);
+  const again = await printToken(
+    [path, "--scopes", "https://www.googleapis.com/auth/bigquery,https://www.googleapis.com/auth/devstorage.read_only"],
+    box.env,
+  );
   assert.equal(again.stdout, scoped.stdout, "same scopes in another order: same cache entry");
   assert.equal((await printToken([path], box.env)).stdout, plain.stdout);
   assert.equal(emu.stats().tokenRequests, before + 2);
@@ -184,7 +211,12 @@ test("bad credentials files: exit 1, one line naming the file, no stack", async 
     "unknown-type.json": JSON.stringify({ type: "external_account" }),
     "no-refresh-token.json": JSON.stringify({ ...user, refresh_token: undefined }),
     "number-secret.json": JSON.stringify({ ...user, client_secret: 42 }),
-    "bad-key.json": JSON.stringify({ type: "service_account", project_id: "p", client_email: "a@b", private_key: "-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----\n" }),
+    "bad-key.json": JSON.stringify({
+      type: "service_account",
+      project_id: "p",
+      client_email: "a@b",
+      private_key: "-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----\n",
+    }),
     "http-token-uri.json": JSON.stringify({ ...user, token_uri: "http://evil.example/token" }),
   };
   for (const [name, content] of Object.entries(files)) if (content !== null) writeFileSync(join(dir, name), content);
@@ -246,20 +278,28 @@ test("an unexpected error: exit 1, a generic line without its message; the stack
   outputs.push(r.stdout, r.stderr);
   assert.equal(r.code, 1);
   assert.equal(r.stderr, "cred-auth: unexpected TypeError; run again with CRED_AUTH_DEBUG=1 to see details\n");
-  const debug = await runCli(["print-token", path], { ...box.env, CRED_AUTH_DEBUG: "1" }, { nodeArgs: ["--require", preload] });
+  const debug = await runCli(
+    ["print-token", path],
+    { ...box.env, CRED_AUTH_DEBUG: "1" },
+    { nodeArgs: ["--require", preload] },
+  );
   assert.equal(debug.code, 1);
   assert.match(debug.stderr, /^cred-auth: unexpected TypeError.*\nTypeError: message that could hold/);
   assert.match(debug.stderr, /\n\s+at /);
 });
 
-test("a reader that closes the pipe early (| head -c1, | true) does not make print-token crash noisily", { skip: process.platform === "win32" }, async () => {
+test("a reader that closes the pipe early (| head -c1, | true) does not make print-token crash noisily", {
+  skip: process.platform === "win32",
+}, async () => {
   const box = sandbox(emu);
   const { path } = await userFile(emu, box);
   await printToken([path], box.env);
   const sh = promisify(execFile);
   for (const reader of ["head -c1", "true"]) {
     const script = `"$NODE" "$CLI" print-token "$CREDS" | ${reader} >/dev/null; echo "status=\${PIPESTATUS[0]}" >&2`;
-    const { stderr } = await sh("bash", ["-c", script], { env: { ...box.env, NODE: process.execPath, CLI, CREDS: path } });
+    const { stderr } = await sh("bash", ["-c", script], {
+      env: { ...box.env, NODE: process.execPath, CLI, CREDS: path },
+    });
     outputs.push(stderr);
     assert.equal(withoutNotice(stderr).stderr, "status=0\n", `| ${reader}`);
   }

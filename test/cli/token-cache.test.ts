@@ -3,7 +3,18 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after } from "node:test";
@@ -19,8 +30,19 @@ import type { CachedAccessToken } from "../../dist/token-cache/index.js";
 import { sha256Hex } from "../../dist/token-cache/sha256.js";
 
 const HOUR = 3_600_000;
-const user = { type: "authorized_user", client_id: "client-1", refresh_token: "1//refresh-secret-aaaa", token_uri: "https://oauth2.googleapis.com/token" } as const;
-const sa = { type: "service_account", client_email: "sa@p.iam.gserviceaccount.com", private_key_id: "kid-1", private_key: "-----BEGIN PRIVATE KEY-----secret", token_uri: "https://oauth2.googleapis.com/token" } as const;
+const user = {
+  type: "authorized_user",
+  client_id: "client-1",
+  refresh_token: "1//refresh-secret-aaaa",
+  token_uri: "https://oauth2.googleapis.com/token",
+} as const;
+const sa = {
+  type: "service_account",
+  client_email: "sa@p.iam.gserviceaccount.com",
+  private_key_id: "kid-1",
+  private_key: "-----BEGIN PRIVATE KEY-----secret",
+  token_uri: "https://oauth2.googleapis.com/token",
+} as const;
 
 function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "cred-auth-token-cache-"));
@@ -34,11 +56,14 @@ function token(name: string, lifetimeMs = HOUR): CachedAccessToken {
 
 /** A refresh function that counts its calls. */
 function counter(make: () => CachedAccessToken = () => token(`t${Math.random()}`), delayMs = 0) {
-  const state = { calls: 0, refresh: async (): Promise<CachedAccessToken> => {
-    state.calls++;
-    if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
-    return make();
-  } };
+  const state = {
+    calls: 0,
+    refresh: async (): Promise<CachedAccessToken> => {
+      state.calls++;
+      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+      return make();
+    },
+  };
   return state;
 }
 
@@ -50,8 +75,14 @@ function deadPid(): number {
 test("sha256Hex equals node:crypto's SHA-256 at every padding boundary and for non-ASCII text", () => {
   const inputs = ["", "abc", "é€😀 ünïcødé", "x".repeat(1000)];
   for (let n = 50; n <= 130; n++) inputs.push("a".repeat(n));
-  for (let i = 0; i < 200; i++) inputs.push(Array.from({ length: i * 7 }, (_, j) => String.fromCharCode(32 + ((i * 31 + j * 17) % 95))).join(""));
-  for (const text of inputs) assert.equal(sha256Hex(text), createHash("sha256").update(text, "utf8").digest("hex"), JSON.stringify(text.slice(0, 40)));
+  for (let i = 0; i < 200; i++)
+    inputs.push(Array.from({ length: i * 7 }, (_, j) => String.fromCharCode(32 + ((i * 31 + j * 17) % 95))).join(""));
+  for (const text of inputs)
+    assert.equal(
+      sha256Hex(text),
+      createHash("sha256").update(text, "utf8").digest("hex"),
+      JSON.stringify(text.slice(0, 40)),
+    );
 });
 
 test("directory: CRED_AUTH_TOKEN_CACHE, `off`, XDG_CACHE_HOME, LOCALAPPDATA on Windows, ~/.cache", () => {
@@ -60,7 +91,10 @@ test("directory: CRED_AUTH_TOKEN_CACHE, `off`, XDG_CACHE_HOME, LOCALAPPDATA on W
   assert.equal(tokenCacheDir({ CRED_AUTH_TOKEN_CACHE: " OFF ", HOME: "/h" }, "linux"), false);
   assert.equal(tokenCacheDir({ XDG_CACHE_HOME: "/xdg", HOME: "/h" }, "linux"), join("/xdg", "cred-auth", "tokens"));
   assert.equal(tokenCacheDir({ HOME: "/h" }, "linux"), join("/h", ".cache", "cred-auth", "tokens"));
-  assert.equal(tokenCacheDir({ LOCALAPPDATA: "C:\\AppData\\Local", HOME: "/h" }, "win32"), join("C:\\AppData\\Local", "cred-auth", "tokens"));
+  assert.equal(
+    tokenCacheDir({ LOCALAPPDATA: "C:\\AppData\\Local", HOME: "/h" }, "win32"),
+    join("C:\\AppData\\Local", "cred-auth", "tokens"),
+  );
 });
 
 test("key: a sha256 hex digest that changes with every part of the identity, and not with scope order", () => {
@@ -70,12 +104,20 @@ test("key: a sha256 hex digest that changes with every part of the identity, and
   assert.notEqual(tokenCacheKey(user, ["a"]), key);
   assert.notEqual(tokenCacheKey({ ...user, refresh_token: "1//other" }, ["a", "b"]), key);
   assert.notEqual(tokenCacheKey({ ...user, client_id: "client-2" }, ["a", "b"]), key);
-  assert.notEqual(tokenCacheKey(user, ["a", "b"], "http://127.0.0.1:9099/token"), key, "an emulator's tokens never serve Google");
+  assert.notEqual(
+    tokenCacheKey(user, ["a", "b"], "http://127.0.0.1:9099/token"),
+    key,
+    "an emulator's tokens never serve Google",
+  );
   const saKey = tokenCacheKey(sa, ["a"]);
   assert.notEqual(tokenCacheKey({ ...sa, private_key_id: "kid-2" }, ["a"]), saKey);
   assert.notEqual(tokenCacheKey({ ...sa, client_email: "other@p.iam.gserviceaccount.com" }, ["a"]), saKey);
   const { private_key_id: _, ...noKid } = sa;
-  assert.notEqual(tokenCacheKey(noKid, ["a"]), tokenCacheKey({ ...noKid, private_key: "another key" }, ["a"]), "without a key id the key itself (hashed) tells them apart");
+  assert.notEqual(
+    tokenCacheKey(noKid, ["a"]),
+    tokenCacheKey({ ...noKid, private_key: "another key" }, ["a"]),
+    "without a key id the key itself (hashed) tells them apart",
+  );
 });
 
 test("files: only the token fields are written, file 0600, directory 0700, atomically", () => {
@@ -84,7 +126,12 @@ test("files: only the token fields are written, file 0600, directory 0700, atomi
   const leaky = { ...token("w"), refresh_token: user.refresh_token, private_key: sa.private_key } as CachedAccessToken;
   assert.equal(writeCachedToken(key, leaky, { dir }), true);
   const path = join(dir, `${key}.json`);
-  assert.deepEqual(Object.keys(JSON.parse(readFileSync(path, "utf8"))).sort(), ["access_token", "expiry_date", "scopes", "token_type"]);
+  assert.deepEqual(Object.keys(JSON.parse(readFileSync(path, "utf8"))).sort(), [
+    "access_token",
+    "expiry_date",
+    "scopes",
+    "token_type",
+  ]);
   assert.ok(!readFileSync(path, "utf8").includes("secret"));
   if (process.platform !== "win32") {
     assert.equal(statSync(path).mode & 0o777, 0o600);
@@ -99,7 +146,16 @@ test("files: only the token fields are written, file 0600, directory 0700, atomi
 test("files: corrupt, partial or wrongly shaped entries read as missing", () => {
   const dir = tempDir();
   const key = tokenCacheKey(user, []);
-  for (const text of ["", "{", "null", "[]", '{"access_token":""}', '{"access_token":"x"}', '{"access_token":"x","expiry_date":"soon"}', "\u0000\u0001"]) {
+  for (const text of [
+    "",
+    "{",
+    "null",
+    "[]",
+    '{"access_token":""}',
+    '{"access_token":"x"}',
+    '{"access_token":"x","expiry_date":"soon"}',
+    "\u0000\u0001",
+  ]) {
     writeFileSync(join(dir, `${key}.json`), text);
     assert.equal(readCachedToken(key, { dir }), undefined, JSON.stringify(text));
   }
@@ -124,7 +180,9 @@ test("files: an unwritable cache is not an error; `dir: false` turns the cache o
   assert.equal(c.calls, 3);
 });
 
-test("a cache directory that group or others may write to, or of another user, is not used", { skip: process.platform === "win32" }, async () => {
+test("a cache directory that group or others may write to, or of another user, is not used", {
+  skip: process.platform === "win32",
+}, async () => {
   const dir = tempDir();
   const key = tokenCacheKey(user, []);
   writeCachedToken(key, token("planted"), { dir });
@@ -134,7 +192,11 @@ test("a cache directory that group or others may write to, or of another user, i
   assert.equal((await getTokenWithCache(key, c.refresh, { dir })).access_token, "ya29.own");
   assert.equal(c.calls, 1);
   chmodSync(dir, 0o700);
-  assert.equal(readCachedToken(key, { dir })?.access_token, "ya29.planted", "nothing was written while it was open to others");
+  assert.equal(
+    readCachedToken(key, { dir })?.access_token,
+    "ya29.planted",
+    "nothing was written while it was open to others",
+  );
   if (process.getuid?.() === 0) {
     // As root, a directory owned by another user must be refused as well.
     chownSync(dir, 12345, 12345);
@@ -157,7 +219,11 @@ test("getTokenWithCache: a valid cached token is returned without refreshing; ne
   assert.equal(readCachedToken(key, { dir })?.access_token, "ya29.new", "the new token is cached");
 
   writeCachedToken(key, token("closing", 4 * 60_000), { dir });
-  assert.equal((await getTokenWithCache(key, c.refresh, { dir, minValidityMs: 60_000 })).access_token, "ya29.closing", "minValidityMs is honoured");
+  assert.equal(
+    (await getTokenWithCache(key, c.refresh, { dir, minValidityMs: 60_000 })).access_token,
+    "ya29.closing",
+    "minValidityMs is honoured",
+  );
 
   writeCachedToken(key, token("expired", -1000), { dir });
   assert.equal((await getTokenWithCache(key, c.refresh, { dir })).access_token, "ya29.new");
@@ -179,7 +245,16 @@ test("getTokenWithCache: concurrent calls in one process share one refresh", asy
 test("getTokenWithCache: refresh errors propagate and release the lock", async () => {
   const dir = tempDir();
   const key = tokenCacheKey(user, []);
-  await assert.rejects(getTokenWithCache(key, async () => { throw new Error("provider said no"); }, { dir }), /provider said no/);
+  await assert.rejects(
+    getTokenWithCache(
+      key,
+      async () => {
+        throw new Error("provider said no");
+      },
+      { dir },
+    ),
+    /provider said no/,
+  );
   assert.ok(!existsSync(join(dir, `${key}.lock`)));
   assert.equal(readCachedToken(key, { dir }), undefined);
 });
@@ -221,7 +296,10 @@ test("lock: left by a dead process, or older than staleLockMs, or unreadable and
     make();
     const c = counter(() => token(`after-stale-${i}`));
     // lockWaitMs 0: a waiter would refresh without taking the lock, leaving the stale lock in place.
-    assert.equal((await getTokenWithCache(key, c.refresh, { dir, lockWaitMs: 0 })).access_token, `ya29.after-stale-${i}`);
+    assert.equal(
+      (await getTokenWithCache(key, c.refresh, { dir, lockWaitMs: 0 })).access_token,
+      `ya29.after-stale-${i}`,
+    );
     assert.equal(c.calls, 1);
     assert.ok(!existsSync(lock), `stale lock ${i} was removed`);
     deleteCachedToken(key, { dir });

@@ -30,7 +30,10 @@ test("-h, --help and `help`: the program's help on stdout, exit 0", async () => 
     assert.equal(r.code, 0, args.join(" "));
     assert.equal(r.stderr, "");
     assert.match(r.stdout, /^Usage: cred-auth COMMAND/);
-    assert.match(r.stdout, /Exit codes: 0 success, 1 credentials error, 2 usage error, 3 connection error, 130 cancelled/);
+    assert.match(
+      r.stdout,
+      /Exit codes: 0 success, 1 credentials error, 2 usage error, 3 connection error, 130 cancelled/,
+    );
   }
 });
 
@@ -44,12 +47,34 @@ test("--version prints package.json's version", async () => {
 test("each command's --help lists its arguments and every documented flag", async () => {
   const { env } = sandbox();
   const expected: Record<string, string[]> = {
-    login: ["DESTINATION", "--scopes", "--client_id, --client-id", "--client_secret, --client-secret", "--client-secret-file", "--redirect_uri, --redirect-uri", "--use_local_webserver", "--nouse_local_webserver, --no-use-local-webserver", "--timeout", "--no-browser"],
-    "print-token": ["CREDENTIALS_PATH", "--scopes", "--fresh", "--format", "--header", 'Authorization: Bearer $(cred-auth print-token creds.json)'],
+    login: [
+      "DESTINATION",
+      "--scopes",
+      "--client_id, --client-id",
+      "--client_secret, --client-secret",
+      "--client-secret-file",
+      "--redirect_uri, --redirect-uri",
+      "--use_local_webserver",
+      "--nouse_local_webserver, --no-use-local-webserver",
+      "--timeout",
+      "--no-browser",
+    ],
+    "print-token": [
+      "CREDENTIALS_PATH",
+      "--scopes",
+      "--fresh",
+      "--format",
+      "--header",
+      "Authorization: Bearer $(cred-auth print-token creds.json)",
+    ],
     emulator: ["--port", "--metadata-project", "--metadata-email"],
   };
   for (const [command, words] of Object.entries(expected)) {
-    for (const args of [[command, "--help"], [command, "-h"], ["help", command]]) {
+    for (const args of [
+      [command, "--help"],
+      [command, "-h"],
+      ["help", command],
+    ]) {
       const r = await runCli(args, env);
       assert.equal(r.code, 0, args.join(" "));
       assert.match(r.stdout, new RegExp(`^Usage: cred-auth ${command}`));
@@ -74,16 +99,31 @@ test("usage errors: one line naming the problem and the help to read, exit 2", a
     [["--frob"], /unknown option "--frob".*\(see cred-auth --help\)$/],
     [["login"], /missing DESTINATION \(see cred-auth login --help\)$/],
     [["print-token"], /missing CREDENTIALS_PATH \(see cred-auth print-token --help\)$/],
-    [["print-token", "a.json", "b.json"], /too many arguments: expected 1, got 2 \(see cred-auth print-token --help\)$/],
-    [["print-token", "a.json", "--format", "yaml"], /--format must be text or json \(see cred-auth print-token --help\)$/],
+    [
+      ["print-token", "a.json", "b.json"],
+      /too many arguments: expected 1, got 2 \(see cred-auth print-token --help\)$/,
+    ],
+    [
+      ["print-token", "a.json", "--format", "yaml"],
+      /--format must be text or json \(see cred-auth print-token --help\)$/,
+    ],
     [["print-token", "a.json", "--format", "json", "--header"], /cannot be combined/],
     [["print-token", "a.json", "--scopes"], /option --scopes needs a value/],
-    [["print-token", "a.json", "--scopes", " , ,"], /--scopes needs at least one scope \(see cred-auth print-token --help\)$/],
+    [
+      ["print-token", "a.json", "--scopes", " , ,"],
+      /--scopes needs at least one scope \(see cred-auth print-token --help\)$/,
+    ],
     [["print-token", "a.json", "--fresh=yes"], /option --fresh takes no value/],
-    [["login", "out.json", "--timeout", "soon"], /--timeout needs a positive number of seconds \(see cred-auth login --help\)$/],
+    [
+      ["login", "out.json", "--timeout", "soon"],
+      /--timeout needs a positive number of seconds \(see cred-auth login --help\)$/,
+    ],
     [["login", "out.json", "--timeout", "-5"], /--timeout needs a positive number of seconds/],
     [["login", "out.json", "--client_id", "only-an-id"], /--client_id and --client_secret go together/],
-    [["login", "out.json", "--client-secret-file", "x.json", "--client-id", "id"], /either --client-secret-file or --client_id/],
+    [
+      ["login", "out.json", "--client-secret-file", "x.json", "--client-id", "id"],
+      /either --client-secret-file or --client_id/,
+    ],
     [["login", "out.json", "--ui", "fancy"], /--ui must be one of auto, plain, terminal/],
     [["login", "out.json", "--clientId", "x"], /unknown option --clientId \(did you mean --client_id\?\)/],
     [["emulator", "--bogus"], /--bogus.*\(see cred-auth emulator --help\)$/],
@@ -109,7 +149,10 @@ test("usage errors never echo a value: a mistyped option or stray argument may b
   ]) {
     const r = await runCli(args, env);
     assert.equal(r.code, 2);
-    assert.ok(!r.stderr.includes(secret) && !r.stdout.includes(secret), `${args.join(" ")} echoed the value: ${r.stderr}`);
+    assert.ok(
+      !r.stderr.includes(secret) && !r.stdout.includes(secret),
+      `${args.join(" ")} echoed the value: ${r.stderr}`,
+    );
   }
 });
 

@@ -20,7 +20,10 @@ async function tokenOf(credentials: { getAccessToken(): Promise<{ token?: string
 }
 
 test("GOOGLE_APPLICATION_CREDENTIALS with a user file: those credentials, project null, no sign-in", async () => {
-  const path = await testCredentialsFile(emulator, join(home, "adc-user"), { scopes: [CLOUD], account: "carol@example.com" });
+  const path = await testCredentialsFile(emulator, join(home, "adc-user"), {
+    scopes: [CLOUD],
+    account: "carol@example.com",
+  });
   const b = browserPresenter();
   const [credentials, projectId] = await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: path }, () =>
     credAuth.default([CLOUD], { ...userOptions, presenter: b.presenter }),
@@ -35,19 +38,29 @@ test("GOOGLE_APPLICATION_CREDENTIALS with a service-account key: its project id"
   const key = emulator.createServiceAccountKey({ projectId: "sa-project" });
   const path = join(home, "sa.json");
   writeFileSync(path, JSON.stringify(key), { mode: 0o600 });
-  const [credentials, projectId] = await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: path }, () => credAuth.default([CLOUD], userOptions));
+  const [credentials, projectId] = await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: path }, () =>
+    credAuth.default([CLOUD], userOptions),
+  );
   assert.equal(projectId, "sa-project");
   assert.equal(emulator.checkAccessToken(await tokenOf(credentials))?.account, key.client_email);
 });
 
 test("gcloud's well-known ADC file ($CLOUDSDK_CONFIG, then ~/.config/gcloud) when the variable is unset", async () => {
   const gcloudDir = join(home, "gcloud-config");
-  await testCredentialsFile(emulator, gcloudDir, { scopes: [CLOUD], account: "bob@example.com", filename: "application_default_credentials.json" });
+  await testCredentialsFile(emulator, gcloudDir, {
+    scopes: [CLOUD],
+    account: "bob@example.com",
+    filename: "application_default_credentials.json",
+  });
   const [viaConfig] = await withEnv({ CLOUDSDK_CONFIG: gcloudDir }, () => credAuth.default([CLOUD], userOptions));
   assert.equal(emulator.checkAccessToken(await tokenOf(viaConfig))?.account, "bob@example.com");
 
   const homeGcloud = join(home, ".config", "gcloud");
-  await testCredentialsFile(emulator, homeGcloud, { scopes: [CLOUD], account: "alice@example.com", filename: "application_default_credentials.json" });
+  await testCredentialsFile(emulator, homeGcloud, {
+    scopes: [CLOUD],
+    account: "alice@example.com",
+    filename: "application_default_credentials.json",
+  });
   const [viaHome, projectId] = await credAuth.default([CLOUD], userOptions);
   assert.equal(projectId, null);
   assert.equal(emulator.checkAccessToken(await tokenOf(viaHome))?.account, "alice@example.com");
@@ -59,7 +72,9 @@ test("the metadata server named by GCE_METADATA_HOST: Compute credentials and th
   emulator.setMetadata({ projectId: "meta-project", email: "vm-sa@meta-project.iam.gserviceaccount.com" });
   try {
     const before = emulator.stats().metadataTokenRequests;
-    const [credentials, projectId] = await withEnv({ GCE_METADATA_HOST: emulator.host }, () => credAuth.default([CLOUD], userOptions));
+    const [credentials, projectId] = await withEnv({ GCE_METADATA_HOST: emulator.host }, () =>
+      credAuth.default([CLOUD], userOptions),
+    );
     assert.equal(projectId, "meta-project");
     assert.equal(credentials.constructor.name, "Compute");
     await tokenOf(credentials);
@@ -93,7 +108,11 @@ test("a hosted environment comes first; one that fails is passed over to ADC", a
 
   const { UserRefreshClient } = await import("google-auth-library");
   const given = new UserRefreshClient();
-  const working: HostedEnvironment = { name: "good-platform", detect: () => true, credentials: async () => ({ credentials: given, projectId: "hosted-project" }) };
+  const working: HostedEnvironment = {
+    name: "good-platform",
+    detect: () => true,
+    credentials: async () => ({ credentials: given, projectId: "hosted-project" }),
+  };
   const [hosted, projectId] = await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: path, CRED_AUTH_HOSTED: undefined }, () =>
     credAuth.default([CLOUD], { ...userOptions, hosted: [working] }),
   );
@@ -102,7 +121,11 @@ test("a hosted environment comes first; one that fails is passed over to ADC", a
 });
 
 test("everything fails: 'Could not get any valid credentials.' with each step's reason and no secret", async () => {
-  const failing: HostedEnvironment = { name: "broken-platform", detect: () => true, credentials: async () => Promise.reject(new Error("no user here")) };
+  const failing: HostedEnvironment = {
+    name: "broken-platform",
+    detect: () => true,
+    credentials: async () => Promise.reject(new Error("no user here")),
+  };
   const missing = join(home, "does-not-exist.json");
   const b = browserPresenter({ decision: "deny" });
   const warnings: Error[] = [];
@@ -110,32 +133,52 @@ test("everything fails: 'Could not get any valid credentials.' with each step's 
   process.on("warning", onWarning);
   try {
     await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: missing, CRED_AUTH_HOSTED: undefined }, async () => {
-      await assert.rejects(credAuth.default([CLOUD], { ...userOptions, presenter: b.presenter, hosted: [failing] }), (error: Error) => {
-        assert.ok(error instanceof CredCredentialsError);
-        const lines = error.message.split("\n");
-        assert.equal(lines[0], "Could not get any valid credentials.");
-        assert.ok(lines.some((l) => l.includes("hosted broken-platform") && l.includes("no user here")), error.message);
-        assert.ok(lines.some((l) => l.includes("ADC") && l.includes(missing) && l.includes("does not exist")), error.message);
-        assert.ok(lines.some((l) => l.includes("user sign-in") && l.includes("denied")), error.message);
-        assert.doesNotMatch(error.message, /cred-auth-demo-secret|secret-emulator-only/);
-        return true;
-      });
+      await assert.rejects(
+        credAuth.default([CLOUD], { ...userOptions, presenter: b.presenter, hosted: [failing] }),
+        (error: Error) => {
+          assert.ok(error instanceof CredCredentialsError);
+          const lines = error.message.split("\n");
+          assert.equal(lines[0], "Could not get any valid credentials.");
+          assert.ok(
+            lines.some((l) => l.includes("hosted broken-platform") && l.includes("no user here")),
+            error.message,
+          );
+          assert.ok(
+            lines.some((l) => l.includes("ADC") && l.includes(missing) && l.includes("does not exist")),
+            error.message,
+          );
+          assert.ok(
+            lines.some((l) => l.includes("user sign-in") && l.includes("denied")),
+            error.message,
+          );
+          assert.doesNotMatch(error.message, /cred-auth-demo-secret|secret-emulator-only/);
+          return true;
+        },
+      );
     });
     await new Promise((resolve) => setImmediate(resolve));
   } finally {
     process.off("warning", onWarning);
   }
-  assert.ok(warnings.some((w) => (w as { code?: string }).code === "CRED_AUTH_ADC" && w.message.includes(missing)), "a bad GOOGLE_APPLICATION_CREDENTIALS is reported");
+  assert.ok(
+    warnings.some((w) => (w as { code?: string }).code === "CRED_AUTH_ADC" && w.message.includes(missing)),
+    "a bad GOOGLE_APPLICATION_CREDENTIALS is reported",
+  );
 });
 
 test("a broken ADC file falls back to the user sign-in (not to gcloud's file)", async () => {
   const broken = join(home, "broken.json");
   writeFileSync(broken, '{"type": "authorized_user", "client_id": "x"');
   mkdirSync(join(home, ".config", "gcloud"), { recursive: true });
-  await testCredentialsFile(emulator, join(home, ".config", "gcloud"), { scopes: [CLOUD], filename: "application_default_credentials.json" });
+  await testCredentialsFile(emulator, join(home, ".config", "gcloud"), {
+    scopes: [CLOUD],
+    filename: "application_default_credentials.json",
+  });
   const b = browserPresenter();
   process.on("warning", () => {});
-  const [credentials] = await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: broken }, () => credAuth.default([CLOUD], { ...userOptions, presenter: b.presenter }));
+  const [credentials] = await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: broken }, () =>
+    credAuth.default([CLOUD], { ...userOptions, presenter: b.presenter }),
+  );
   assert.deepEqual(b.types(), ["url", "waiting", "signed-in"]);
   await tokenOf(credentials);
 });

@@ -33,5 +33,8 @@ test("relative links in README.md, docs/ and examples/ resolve", () => {
 });
 
 test("the link check sees links", () => {
-  assert.deepEqual(relativeLinks("[a](b.md) [c](https://x.test) [d](#e) `[f](g.md)` [h](../i.md#j)"), ["b.md", "../i.md#j"]);
+  assert.deepEqual(relativeLinks("[a](b.md) [c](https://x.test) [d](#e) `[f](g.md)` [h](../i.md#j)"), [
+    "b.md",
+    "../i.md#j",
+  ]);
 });

@@ -15,7 +15,9 @@ const source = readdirSync(join(root, "src"), { recursive: true, encoding: "utf8
 /** The message fragments the page quotes. */
 function quotedMessages(page: string): string[] {
   const headings = [...page.matchAll(/^### `([^`]+)`\s*$/gm)].map((m) => m[1] ?? "");
-  const firstCells = [...page.matchAll(/^\| ((?:`[^`]+`(?:, )?)+) \|/gm)].flatMap((m) => [...(m[1] ?? "").matchAll(/`([^`]+)`/g)].map((c) => c[1] ?? ""));
+  const firstCells = [...page.matchAll(/^\| ((?:`[^`]+`(?:, )?)+) \|/gm)].flatMap((m) =>
+    [...(m[1] ?? "").matchAll(/`([^`]+)`/g)].map((c) => c[1] ?? ""),
+  );
   return [...headings, ...firstCells];
 }
 

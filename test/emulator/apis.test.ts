@@ -15,7 +15,8 @@ async function accessToken(scopes: string[], account?: string): Promise<string> 
   return String(reply.json.access_token);
 }
 
-const get = (path: string, token?: string) => fetch(`${emu.url}${path}`, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
+const get = (path: string, token?: string) =>
+  fetch(`${emu.url}${path}`, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
 
 test("storage: list and download demo-bucket with a cloud-platform or devstorage token", async () => {
   const before = emu.stats().apiRequests;
@@ -24,13 +25,19 @@ test("storage: list and download demo-bucket with a cloud-platform or devstorage
   assert.equal(list.status, 200);
   const body = (await list.json()) as { kind: string; items: { name: string; size: string; bucket: string }[] };
   assert.equal(body.kind, "storage#objects");
-  assert.deepEqual(body.items.map((i) => i.name), ["hello.txt"]);
+  assert.deepEqual(
+    body.items.map((i) => i.name),
+    ["hello.txt"],
+  );
   assert.equal(body.items[0].size, String("Hello from the cred-auth emulator!\n".length));
   const download = await get("/storage/v1/b/demo-bucket/o/hello.txt?alt=media", token);
   assert.equal(download.status, 200);
   assert.equal(await download.text(), "Hello from the cred-auth emulator!\n");
   assert.match(download.headers.get("x-goog-hash") ?? "", /crc32c=.+,md5=.+/);
-  const meta = (await (await get("/storage/v1/b/demo-bucket/o/hello.txt", token)).json()) as { name: string; contentType: string };
+  const meta = (await (await get("/storage/v1/b/demo-bucket/o/hello.txt", token)).json()) as {
+    name: string;
+    contentType: string;
+  };
   assert.equal(meta.contentType, "text/plain");
   const readOnly = await accessToken(["https://www.googleapis.com/auth/devstorage.read_only"]);
   assert.equal((await get("/storage/v1/b/demo-bucket/o/hello.txt?alt=media", readOnly)).status, 200);
@@ -60,7 +67,10 @@ test("storage: unknown bucket and object are 404, malformed escapes 400, other m
   assert.equal((await get("/storage/v1/b/nope/o", token)).status, 404);
   assert.equal((await get("/storage/v1/b/demo-bucket/o/missing.txt?alt=media", token)).status, 404);
   assert.equal((await get("/storage/v1/b/demo-bucket/o/%E0%A4%A", token)).status, 400);
-  const del = await fetch(`${emu.url}/storage/v1/b/demo-bucket/o/hello.txt`, { method: "DELETE", headers: { Authorization: `Bearer ${token}` } });
+  const del = await fetch(`${emu.url}/storage/v1/b/demo-bucket/o/hello.txt`, {
+    method: "DELETE",
+    headers: { Authorization: `Bearer ${token}` },
+  });
   assert.equal(del.status, 405);
   assert.equal((await get("/no/such/api", token)).status, 404);
 });
@@ -73,7 +83,11 @@ test("userinfo: e-mail and subject of the token's account", async () => {
   assert.equal((await get("/oauth2/v3/userinfo")).status, 401);
 });
 
-function signAssertion(privateKey: string, claims: Record<string, unknown>, header: Record<string, unknown> = { alg: "RS256", typ: "JWT" }): string {
+function signAssertion(
+  privateKey: string,
+  claims: Record<string, unknown>,
+  header: Record<string, unknown> = { alg: "RS256", typ: "JWT" },
+): string {
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
   const input = `${part(header)}.${part(claims)}`;
   return `${input}.${createSign("RSA-SHA256").update(input).sign(privateKey).toString("base64url")}`;
@@ -90,7 +104,10 @@ test("service accounts: a key from createServiceAccountKey signs a jwt-bearer as
   const now = Math.floor(Date.now() / 1000);
   const claims = { iss: key.client_email, scope: CLOUD, aud: key.token_uri, iat: now, exp: now + 3600 };
   const before = emu.stats().byGrant[JWT_BEARER] ?? 0;
-  const reply = await postForm(`${emu.url}/token`, { grant_type: JWT_BEARER, assertion: signAssertion(key.private_key, claims, { alg: "RS256", typ: "JWT", kid: key.private_key_id }) });
+  const reply = await postForm(`${emu.url}/token`, {
+    grant_type: JWT_BEARER,
+    assertion: signAssertion(key.private_key, claims, { alg: "RS256", typ: "JWT", kid: key.private_key_id }),
+  });
   assert.equal(reply.status, 200, JSON.stringify(reply.json));
   assert.equal(reply.json.token_type, "Bearer");
   const info = emu.checkAccessToken(String(reply.json.access_token));
@@ -100,9 +117,15 @@ test("service accounts: a key from createServiceAccountKey signs a jwt-bearer as
   assert.equal((await get("/storage/v1/b/demo-bucket/o", String(reply.json.access_token))).status, 200);
 
   // Google's audience (what google-auth-library's JWT client always sends) is accepted too.
-  const googleAud = await postForm(`${emu.url}/token`, { grant_type: JWT_BEARER, assertion: signAssertion(key.private_key, { ...claims, aud: "https://oauth2.googleapis.com/token" }) });
+  const googleAud = await postForm(`${emu.url}/token`, {
+    grant_type: JWT_BEARER,
+    assertion: signAssertion(key.private_key, { ...claims, aud: "https://oauth2.googleapis.com/token" }),
+  });
   assert.equal(googleAud.status, 200);
-  const idToken = await postForm(`${emu.url}/token`, { grant_type: JWT_BEARER, assertion: signAssertion(key.private_key, { ...claims, scope: undefined, target_audience: "https://svc.example" }) });
+  const idToken = await postForm(`${emu.url}/token`, {
+    grant_type: JWT_BEARER,
+    assertion: signAssertion(key.private_key, { ...claims, scope: undefined, target_audience: "https://svc.example" }),
+  });
   assert.equal(typeof idToken.json.id_token, "string");
 });
 
@@ -131,29 +154,50 @@ test("service accounts: bad signature, unknown account, wrong audience, expired 
 });
 
 test("robustness: oversized bodies, bad JSON, raw garbage and odd paths never crash the emulator", async () => {
-  const big = await fetch(`${emu.url}/token`, { method: "POST", body: "a=".padEnd(200_000, "x"), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+  const big = await fetch(`${emu.url}/token`, {
+    method: "POST",
+    body: "a=".padEnd(200_000, "x"),
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+  });
   assert.equal(big.status, 413);
-  const badJson = await fetch(`${emu.url}/token`, { method: "POST", body: "{", headers: { "Content-Type": "application/json" } });
+  const badJson = await fetch(`${emu.url}/token`, {
+    method: "POST",
+    body: "{",
+    headers: { "Content-Type": "application/json" },
+  });
   assert.equal(badJson.status, 400);
-  const json = await fetch(`${emu.url}/token`, { method: "POST", body: JSON.stringify({ grant_type: "refresh_token", refresh_token: 5 }), headers: { "Content-Type": "application/json" } });
+  const json = await fetch(`${emu.url}/token`, {
+    method: "POST",
+    body: JSON.stringify({ grant_type: "refresh_token", refresh_token: 5 }),
+    headers: { "Content-Type": "application/json" },
+  });
   assert.equal(json.status, 400);
   const raw = await new Promise<string>((resolve) => {
-    const req = request({ host: "127.0.0.1", port: Number(new URL(emu.url).port), method: "GET", path: "//..%2f..?x=%zz" }, (res) => {
-      res.resume();
-      resolve(String(res.statusCode));
-    });
+    const req = request(
+      { host: "127.0.0.1", port: Number(new URL(emu.url).port), method: "GET", path: "//..%2f..?x=%zz" },
+      (res) => {
+        res.resume();
+        resolve(String(res.statusCode));
+      },
+    );
     req.on("error", (e) => resolve(e.message));
     req.end();
   });
   assert.match(raw, /^[45]\d\d$/);
   const net = await import("node:net");
   const status = await new Promise<string>((resolve) => {
-    const socket = net.connect(Number(new URL(emu.url).port), "127.0.0.1", () => socket.write("NOT HTTP AT ALL\r\n\r\n"));
+    const socket = net.connect(Number(new URL(emu.url).port), "127.0.0.1", () =>
+      socket.write("NOT HTTP AT ALL\r\n\r\n"),
+    );
     let data = "";
     socket.on("data", (d) => (data += d.toString()));
     socket.on("close", () => resolve(data));
     socket.on("error", () => resolve(data));
   });
   assert.match(status, /^HTTP\/1\.1 400/);
-  assert.equal((await fetch(`${emu.url}/computeMetadata/v1/project/project-id`, { headers: { "Metadata-Flavor": "Google" } })).status, 404);
+  assert.equal(
+    (await fetch(`${emu.url}/computeMetadata/v1/project/project-id`, { headers: { "Metadata-Flavor": "Google" } }))
+      .status,
+    404,
+  );
 });

@@ -8,11 +8,18 @@ import { chromiumAvailable, withBrowser } from "../support/chromium.ts";
 
 const available = chromiumAvailable("the Chromium consent-page tests");
 
-test("Chromium: choose an account, press Allow, land on the loopback app with a code that exchanges", { skip: !available }, async () => {
+test("Chromium: choose an account, press Allow, land on the loopback app with a code that exchanges", {
+  skip: !available,
+}, async () => {
   const emu = await withEmulator();
   const receiver = await startReceiver();
   const { verifier, challenge } = pkcePair();
-  const url = authUrl(emu, { redirect_uri: receiver.redirectUri, state: "st", code_challenge: challenge, code_challenge_method: "S256" });
+  const url = authUrl(emu, {
+    redirect_uri: receiver.redirectUri,
+    state: "st",
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+  });
   await withBrowser(async (browser) => {
     const page = await browser.newPage();
     await page.goto(url);
@@ -25,7 +32,12 @@ test("Chromium: choose an account, press Allow, land on the loopback app with a 
   // Chromium also asks the app for /favicon.ico: pick the redirect itself.
   const landed = receiver.received.find((u) => u.searchParams.has("state"))!;
   assert.equal(landed.searchParams.get("state"), "st");
-  const reply = await tokenRequest(emu, { grant_type: "authorization_code", code: landed.searchParams.get("code")!, code_verifier: verifier, redirect_uri: receiver.redirectUri });
+  const reply = await tokenRequest(emu, {
+    grant_type: "authorization_code",
+    code: landed.searchParams.get("code")!,
+    code_verifier: verifier,
+    redirect_uri: receiver.redirectUri,
+  });
   assert.equal(reply.status, 200);
   assert.equal(emu.checkAccessToken(String(reply.json.access_token))?.account, "bob@example.com");
 });
@@ -42,7 +54,9 @@ test("Chromium: Deny lands on the app with error=access_denied", { skip: !availa
   assert.equal(receiver.received.find((u) => u.searchParams.has("state"))!.searchParams.get("error"), "access_denied");
 });
 
-test("Chromium: copy-paste flow shows the code on the code page and Copy puts it on the clipboard", { skip: !available }, async () => {
+test("Chromium: copy-paste flow shows the code on the code page and Copy puts it on the clipboard", {
+  skip: !available,
+}, async () => {
   const emu = await withEmulator();
   const redirectUri = `${emu.url}${EMULATOR_PATHS.codePage}`;
   await withBrowser(async (browser) => {
@@ -53,7 +67,7 @@ test("Chromium: copy-paste flow shows the code on the code page and Copy puts it
     await page.getByRole("button", { name: "Allow", exact: true }).click();
     await page.waitForURL((u) => u.pathname === EMULATOR_PATHS.codePage);
     const code = (await page.locator("code#code").textContent())!.trim();
-    assert.match(await page.locator("#warning").textContent() ?? "", /like a password/);
+    assert.match((await page.locator("#warning").textContent()) ?? "", /like a password/);
     await page.getByRole("button", { name: "Copy" }).click();
     await page.getByText("Copied.").waitFor();
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), code);

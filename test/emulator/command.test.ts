@@ -9,10 +9,13 @@ test("parseEmulatorArgs: defaults, --port, --flag=value, metadata pair, errors",
   assert.deepEqual(parseEmulatorArgs([]), { port: 9099, metadata: null, quiet: false });
   assert.equal(parseEmulatorArgs(["--port", "0"]).port, 0);
   assert.equal(parseEmulatorArgs(["--port=1234"]).port, 1234);
-  assert.deepEqual(parseEmulatorArgs(["--metadata-project", "p", "--metadata-email=e@p.iam.gserviceaccount.com"]).metadata, {
-    projectId: "p",
-    email: "e@p.iam.gserviceaccount.com",
-  });
+  assert.deepEqual(
+    parseEmulatorArgs(["--metadata-project", "p", "--metadata-email=e@p.iam.gserviceaccount.com"]).metadata,
+    {
+      projectId: "p",
+      email: "e@p.iam.gserviceaccount.com",
+    },
+  );
   assert.throws(() => parseEmulatorArgs(["--port", "abc"]), /--port/);
   assert.throws(() => parseEmulatorArgs(["--port", "70000"]), /--port/);
   assert.throws(() => parseEmulatorArgs(["--port"]), /needs a value/);
@@ -22,10 +25,24 @@ test("parseEmulatorArgs: defaults, --port, --flag=value, metadata pair, errors",
 
 test("runEmulatorCommand in a child process: prints URL and env, serves, stops cleanly on SIGTERM", async () => {
   const script = `import("cred-auth/emulator").then((m) => m.runEmulatorCommand(process.argv.slice(1))).then(() => process.stdout.write("closed\\n"), (e) => { console.error(e.message); process.exit(3); });`;
-  const child = spawn(process.execPath, ["-e", script, "--", "--port", "0", "--metadata-project", "cmd-p", "--metadata-email", "sa@cmd-p.iam.gserviceaccount.com"], {
-    cwd: process.cwd(),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      "-e",
+      script,
+      "--",
+      "--port",
+      "0",
+      "--metadata-project",
+      "cmd-p",
+      "--metadata-email",
+      "sa@cmd-p.iam.gserviceaccount.com",
+    ],
+    {
+      cwd: process.cwd(),
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stdout = "";
   let stderr = "";
   child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
@@ -44,7 +61,9 @@ test("runEmulatorCommand in a child process: prints URL and env, serves, stops c
     assert.match(stdout, new RegExp(`export CRED_AUTH_EMULATOR_HOST=${host.replace(/\./g, "\\.")}`));
     assert.match(stdout, new RegExp(`export GCE_METADATA_HOST=${host.replace(/\./g, "\\.")}`));
 
-    const project = await fetch(`${url}/computeMetadata/v1/project/project-id`, { headers: { "Metadata-Flavor": "Google" } });
+    const project = await fetch(`${url}/computeMetadata/v1/project/project-id`, {
+      headers: { "Metadata-Flavor": "Google" },
+    });
     assert.equal(await project.text(), "cmd-p");
     await fetch(`${url}/__emulator/fail`, { method: "POST", body: JSON.stringify({ count: 1, status: 500 }) });
     const failed = await fetch(`${url}/token`, { method: "POST", body: "grant_type=refresh_token" });

@@ -12,17 +12,32 @@ const refreshToken = emu.issueRefreshToken({ scopes: [CLOUD] });
 const refresh = () => tokenRequest(emu, { grant_type: "refresh_token", refresh_token: refreshToken });
 
 /** A raw token POST, so broken answers can be seen as they are. */
-function rawTokenPost(timeoutMs = 0): Promise<{ status?: number; body?: Buffer; error?: NodeJS.ErrnoException; timedOut?: boolean }> {
+function rawTokenPost(
+  timeoutMs = 0,
+): Promise<{ status?: number; body?: Buffer; error?: NodeJS.ErrnoException; timedOut?: boolean }> {
   return new Promise((resolve) => {
-    const body = new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: "cred-auth-demo.apps.emulator.invalid", client_secret: "cred-auth-demo-secret-emulator-only" }).toString();
-    const req = request(`${emu.url}/token`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode, body: Buffer.concat(chunks) }));
-      res.on("error", (error) => resolve({ error }));
-    });
+    const body = new URLSearchParams({
+      grant_type: "refresh_token",
+      refresh_token: refreshToken,
+      client_id: "cred-auth-demo.apps.emulator.invalid",
+      client_secret: "cred-auth-demo-secret-emulator-only",
+    }).toString();
+    const req = request(
+      `${emu.url}/token`,
+      { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode, body: Buffer.concat(chunks) }));
+        res.on("error", (error) => resolve({ error }));
+      },
+    );
     req.on("error", (error) => resolve({ error }));
-    if (timeoutMs > 0) req.setTimeout(timeoutMs, () => { req.destroy(); resolve({ timedOut: true }); });
+    if (timeoutMs > 0)
+      req.setTimeout(timeoutMs, () => {
+        req.destroy();
+        resolve({ timedOut: true });
+      });
     req.end(body);
   });
 }
@@ -142,7 +157,10 @@ test("admin API: refresh-token, revoke, check-access-token, service-account-key,
   const checked = await admin("/check-access-token", { token: reply.json.access_token });
   assert.equal((checked.json.info as { account: string }).account, "carol@example.com");
   assert.equal((await admin("/revoke", { refresh_token: token })).status, 200);
-  assert.equal((await tokenRequest(emu, { grant_type: "refresh_token", refresh_token: token })).json.error, "invalid_grant");
+  assert.equal(
+    (await tokenRequest(emu, { grant_type: "refresh_token", refresh_token: token })).json.error,
+    "invalid_grant",
+  );
   assert.equal((await admin("/check-access-token", { token: reply.json.access_token })).json.info, null);
   assert.equal((await admin("/revoke", {})).status, 400);
   assert.equal((await admin("/refresh-token", { scopes: "x" })).status, 400);
@@ -154,11 +172,20 @@ test("admin API: refresh-token, revoke, check-access-token, service-account-key,
   assert.equal(key.json.token_uri, `${emu.url}/token`);
   assert.doesNotThrow(() => createPrivateKey(String(key.json.private_key)));
 
-  assert.equal((await admin("/metadata", { projectId: "meta-p", email: "vm@meta-p.iam.gserviceaccount.com" })).status, 200);
-  const project = await fetch(`${emu.url}/computeMetadata/v1/project/project-id`, { headers: { "Metadata-Flavor": "Google" } });
+  assert.equal(
+    (await admin("/metadata", { projectId: "meta-p", email: "vm@meta-p.iam.gserviceaccount.com" })).status,
+    200,
+  );
+  const project = await fetch(`${emu.url}/computeMetadata/v1/project/project-id`, {
+    headers: { "Metadata-Flavor": "Google" },
+  });
   assert.equal(await project.text(), "meta-p");
   assert.equal((await admin("/metadata", null)).status, 200);
-  assert.equal((await fetch(`${emu.url}/computeMetadata/v1/project/project-id`, { headers: { "Metadata-Flavor": "Google" } })).status, 404);
+  assert.equal(
+    (await fetch(`${emu.url}/computeMetadata/v1/project/project-id`, { headers: { "Metadata-Flavor": "Google" } }))
+      .status,
+    404,
+  );
   assert.equal((await admin("/metadata", { projectId: 1 })).status, 400);
 
   await admin("/revoke", { all: true });
@@ -166,7 +193,10 @@ test("admin API: refresh-token, revoke, check-access-token, service-account-key,
 });
 
 test("admin API refuses cross-origin browsers and foreign Host names; malformed JSON is a 400", async () => {
-  const crossOrigin = await fetch(`${emu.url}/__emulator/reset`, { method: "POST", headers: { Origin: "http://evil.example" } });
+  const crossOrigin = await fetch(`${emu.url}/__emulator/reset`, {
+    method: "POST",
+    headers: { Origin: "http://evil.example" },
+  });
   assert.equal(crossOrigin.status, 403);
   const rebinding = await new Promise<number | undefined>((resolve) => {
     request(`${emu.url}/__emulator/stats`, { headers: { Host: "evil.example" } }, (res) => {

@@ -34,7 +34,11 @@ test("UserRefreshClient refreshes against the emulator's token endpoint", async 
     clientId: DEMO_CLIENT.clientId,
     clientSecret: DEMO_CLIENT.clientSecret,
     refreshToken,
-    endpoints: { oauth2TokenUrl: `${emu.url}/token`, tokenInfoUrl: `${emu.url}/tokeninfo`, oauth2RevokeUrl: `${emu.url}/revoke` },
+    endpoints: {
+      oauth2TokenUrl: `${emu.url}/token`,
+      tokenInfoUrl: `${emu.url}/tokeninfo`,
+      oauth2RevokeUrl: `${emu.url}/revoke`,
+    },
   });
   const { token } = await client.getAccessToken();
   assert.ok(token);
@@ -43,7 +47,10 @@ test("UserRefreshClient refreshes against the emulator's token endpoint", async 
   assert.equal(info.email, "alice@example.com");
   assert.deepEqual(info.scopes, [CLOUD]);
   const res = await client.request<{ items: { name: string }[] }>({ url: `${emu.url}/storage/v1/b/demo-bucket/o` });
-  assert.deepEqual(res.data.items.map((i) => i.name), ["hello.txt"]);
+  assert.deepEqual(
+    res.data.items.map((i) => i.name),
+    ["hello.txt"],
+  );
 
   await client.revokeToken(token);
   const revoked = new UserRefreshClient({
@@ -64,7 +71,10 @@ test("GoogleAuth: testCredentialsFile's file as GOOGLE_APPLICATION_CREDENTIALS, 
   assert.equal(JSON.parse(readFileSync(file, "utf8")).token_uri, `${emu.url}/token`);
   process.env.GOOGLE_APPLICATION_CREDENTIALS = file;
   try {
-    const auth = new GoogleAuth({ scopes: [CLOUD], clientOptions: { endpoints: { oauth2TokenUrl: `${emu.url}/token` } } });
+    const auth = new GoogleAuth({
+      scopes: [CLOUD],
+      clientOptions: { endpoints: { oauth2TokenUrl: `${emu.url}/token` } },
+    });
     assert.ok((await auth.getClient()) instanceof UserRefreshClient);
     const token = await auth.getAccessToken();
     assert.equal(emu.checkAccessToken(String(token))?.account, "bob@example.com");
@@ -75,7 +85,12 @@ test("GoogleAuth: testCredentialsFile's file as GOOGLE_APPLICATION_CREDENTIALS, 
 
 test("GoogleAuth retries the token endpoint through injected 503s", async () => {
   const refreshToken = emu.issueRefreshToken({ scopes: [CLOUD] });
-  const client = new UserRefreshClient({ clientId: DEMO_CLIENT.clientId, clientSecret: DEMO_CLIENT.clientSecret, refreshToken, endpoints: { oauth2TokenUrl: `${emu.url}/token` } });
+  const client = new UserRefreshClient({
+    clientId: DEMO_CLIENT.clientId,
+    clientSecret: DEMO_CLIENT.clientSecret,
+    refreshToken,
+    endpoints: { oauth2TokenUrl: `${emu.url}/token` },
+  });
   const beforeCount = emu.stats().byGrant.refresh_token ?? 0;
   emu.failNext(1, { status: 503 });
   const { token } = await client.getAccessToken();
@@ -89,7 +104,10 @@ test("Compute gets a metadata token with GCE_METADATA_HOST pointing at the emula
   const info = emu.checkAccessToken(String(token));
   assert.equal(info?.account, identity.email);
   assert.deepEqual(info?.scopes, ["https://www.googleapis.com/auth/devstorage.read_only"]);
-  const res = await compute.request<string>({ url: `${emu.url}/storage/v1/b/demo-bucket/o/hello.txt?alt=media`, responseType: "text" });
+  const res = await compute.request<string>({
+    url: `${emu.url}/storage/v1/b/demo-bucket/o/hello.txt?alt=media`,
+    responseType: "text",
+  });
   assert.equal(res.data, "Hello from the cred-auth emulator!\n");
 });
 
@@ -153,10 +171,18 @@ test("JWT recipe still reaches the emulator when HTTPS_PROXY points at a dead pr
 test("@google-cloud/storage lists and downloads from the fake storage API with a user credential", async () => {
   const { Storage } = await import("@google-cloud/storage");
   const refreshToken = emu.issueRefreshToken({ scopes: [CLOUD] });
-  const authClient = new UserRefreshClient({ clientId: DEMO_CLIENT.clientId, clientSecret: DEMO_CLIENT.clientSecret, refreshToken, endpoints: { oauth2TokenUrl: `${emu.url}/token` } });
+  const authClient = new UserRefreshClient({
+    clientId: DEMO_CLIENT.clientId,
+    clientSecret: DEMO_CLIENT.clientSecret,
+    refreshToken,
+    endpoints: { oauth2TokenUrl: `${emu.url}/token` },
+  });
   const storage = new Storage({ authClient, apiEndpoint: emu.url, useAuthWithCustomEndpoint: true, projectId: "demo" });
   const [files] = await storage.bucket("demo-bucket").getFiles();
-  assert.deepEqual(files.map((f) => f.name), ["hello.txt"]);
+  assert.deepEqual(
+    files.map((f) => f.name),
+    ["hello.txt"],
+  );
   const [contents] = await storage.bucket("demo-bucket").file("hello.txt").download();
   assert.equal(contents.toString(), "Hello from the cred-auth emulator!\n");
 });

@@ -43,7 +43,11 @@ export interface TokenReply {
   json: Record<string, unknown>;
 }
 
-export async function postForm(url: string, params: Record<string, string>, headers: Record<string, string> = {}): Promise<TokenReply> {
+export async function postForm(
+  url: string,
+  params: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<TokenReply> {
   const res = await fetch(url, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers },
@@ -54,6 +58,8 @@ export async function postForm(url: string, params: Record<string, string>, head
 }
 
 export function tokenRequest(emu: Emulator, params: Record<string, string>, withClient = true): Promise<TokenReply> {
-  const client: Record<string, string> = withClient ? { client_id: DEMO_CLIENT.clientId, client_secret: DEMO_CLIENT.clientSecret } : {};
+  const client: Record<string, string> = withClient
+    ? { client_id: DEMO_CLIENT.clientId, client_secret: DEMO_CLIENT.clientSecret }
+    : {};
   return postForm(`${emu.url}/token`, { ...client, ...params });
 }

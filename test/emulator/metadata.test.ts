@@ -7,7 +7,8 @@ const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
 const identity = { projectId: "emu-project", email: "vm-sa@emu-project.iam.gserviceaccount.com" };
 const emu = await withEmulator({ metadata: identity });
 const FLAVOR = { "Metadata-Flavor": "Google" };
-const md = (path: string, headers: Record<string, string> = FLAVOR) => fetch(`${emu.url}/computeMetadata/v1/${path}`, { headers });
+const md = (path: string, headers: Record<string, string> = FLAVOR) =>
+  fetch(`${emu.url}/computeMetadata/v1/${path}`, { headers });
 
 test("every answer needs and carries Metadata-Flavor: Google", async () => {
   const missing = await md("project/project-id", {});
@@ -39,7 +40,10 @@ test("project id, numeric project id, service account email, scopes, listing", a
   assert.equal(await (await md(`instance/service-accounts/${identity.email}/email`)).text(), identity.email);
   assert.equal(await (await md("instance/service-accounts/default/scopes")).text(), `${CLOUD}\n`);
   assert.equal(await (await md("instance/service-accounts/")).text(), `default/\n${identity.email}/\n`);
-  const recursive = (await (await md("instance/service-accounts/default/?recursive=true")).json()) as { email: string; aliases: string[] };
+  const recursive = (await (await md("instance/service-accounts/default/?recursive=true")).json()) as {
+    email: string;
+    aliases: string[];
+  };
   assert.equal(recursive.email, identity.email);
   assert.equal((await md("instance/service-accounts/other@x.iam.gserviceaccount.com/email")).status, 404);
   assert.equal((await md("instance/nothing-here")).status, 404);
@@ -57,10 +61,14 @@ test("token: JSON access token checkable like any other, default and requested s
   const info = emu.checkAccessToken(body.access_token);
   assert.equal(info?.account, identity.email);
   assert.deepEqual(info?.scopes, [CLOUD]);
-  const scoped = (await (await md("instance/service-accounts/default/token?scopes=a,b")).json()) as { access_token: string };
+  const scoped = (await (await md("instance/service-accounts/default/token?scopes=a,b")).json()) as {
+    access_token: string;
+  };
   assert.deepEqual(emu.checkAccessToken(scoped.access_token)?.scopes, ["a", "b"]);
   assert.equal(emu.stats().metadataTokenRequests, before + 2);
-  const tokeninfo = (await (await fetch(`${emu.url}/tokeninfo?access_token=${body.access_token}`)).json()) as { email: string };
+  const tokeninfo = (await (await fetch(`${emu.url}/tokeninfo?access_token=${body.access_token}`)).json()) as {
+    email: string;
+  };
   assert.equal(tokeninfo.email, identity.email);
 });
 
@@ -76,7 +84,12 @@ test("identity: an id token for an audience", async () => {
 test("without an identity: token, email and project answer 404 while detection still answers", async () => {
   emu.setMetadata(null);
   try {
-    for (const path of ["instance/service-accounts/default/token", "instance/service-accounts/default/email", "project/project-id", "instance/service-accounts/"]) {
+    for (const path of [
+      "instance/service-accounts/default/token",
+      "instance/service-accounts/default/email",
+      "project/project-id",
+      "instance/service-accounts/",
+    ]) {
       const res = await md(path);
       assert.equal(res.status, 404, path);
       assert.equal(res.headers.get("metadata-flavor"), "Google");
@@ -95,7 +108,10 @@ test("custom default scopes and non-GET methods", async () => {
   try {
     const token = (await (await md("instance/service-accounts/default/token")).json()) as { access_token: string };
     assert.deepEqual(emu.checkAccessToken(token.access_token)?.scopes, ["s1", "s2"]);
-    const post = await fetch(`${emu.url}/computeMetadata/v1/instance/service-accounts/default/token`, { method: "POST", headers: FLAVOR });
+    const post = await fetch(`${emu.url}/computeMetadata/v1/instance/service-accounts/default/token`, {
+      method: "POST",
+      headers: FLAVOR,
+    });
     assert.equal(post.status, 405);
   } finally {
     emu.setMetadata(identity);

@@ -7,7 +7,9 @@ import { withEmulator } from "../support/emulator.ts";
 import { authUrl, pkcePair, postForm, startReceiver, tokenRequest } from "./helpers.ts";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
-const emu = await withEmulator({ clients: [{ clientId: "web-2", clientSecret: "s2", type: "web", redirectUris: ["https://app.example/cb"] }] });
+const emu = await withEmulator({
+  clients: [{ clientId: "web-2", clientSecret: "s2", type: "web", redirectUris: ["https://app.example/cb"] }],
+});
 const receiver = await startReceiver();
 
 async function signIn(opts: { scope?: string; account?: string; extra?: Record<string, string> } = {}) {
@@ -27,17 +29,25 @@ async function signIn(opts: { scope?: string; account?: string; extra?: Record<s
 }
 
 function exchange(code: string, verifier: string, redirectUri = receiver.redirectUri) {
-  return tokenRequest(emu, { grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: redirectUri });
+  return tokenRequest(emu, {
+    grant_type: "authorization_code",
+    code,
+    code_verifier: verifier,
+    redirect_uri: redirectUri,
+  });
 }
 
 test("consent page names the client, lists the scopes, offers every account and Allow/Deny", async () => {
-  const res = await fetch(authUrl(emu, { redirect_uri: receiver.redirectUri, scope: `openid ${CLOUD}`, login_hint: "bob@example.com" }));
+  const res = await fetch(
+    authUrl(emu, { redirect_uri: receiver.redirectUri, scope: `openid ${CLOUD}`, login_hint: "bob@example.com" }),
+  );
   const html = await res.text();
   assert.equal(res.status, 200);
   assert.match(html, /<title>Sign in - cred-auth emulator<\/title>/);
   assert.match(html, /cred-auth demo \(emulator\)/);
   assert.match(html, /<li>https:\/\/www\.googleapis\.com\/auth\/cloud-platform<\/li>/);
-  for (const account of ["alice@example.com", "bob@example.com", "carol@example.com"]) assert.ok(html.includes(account), account);
+  for (const account of ["alice@example.com", "bob@example.com", "carol@example.com"])
+    assert.ok(html.includes(account), account);
   assert.match(html, /value="bob@example\.com" checked/);
   assert.match(html, /<button type="submit" name="decision" value="allow"[^>]*>Allow<\/button>/);
   assert.match(html, /<button type="submit" name="decision" value="deny"[^>]*>Deny<\/button>/);
@@ -79,7 +89,9 @@ test("code flow with PKCE: Allow redirects to the loopback app with code, state 
 });
 
 test("Deny redirects with error=access_denied and the state", async () => {
-  const result = await approveSignIn(authUrl(emu, { redirect_uri: receiver.redirectUri, state: "s-deny" }), { decision: "deny" });
+  const result = await approveSignIn(authUrl(emu, { redirect_uri: receiver.redirectUri, state: "s-deny" }), {
+    decision: "deny",
+  });
   assert.equal(result.error, "access_denied");
   assert.equal(result.code, undefined);
   const landed = receiver.received.at(-1)!;
@@ -102,7 +114,11 @@ test("PKCE: a wrong or missing verifier is invalid_grant", async () => {
   assert.equal(reply.status, 400);
   assert.deepEqual(reply.json, { error: "invalid_grant", error_description: "Bad Request" });
   const missing = await signIn();
-  const noVerifier = await tokenRequest(emu, { grant_type: "authorization_code", code: missing.result.code!, redirect_uri: receiver.redirectUri });
+  const noVerifier = await tokenRequest(emu, {
+    grant_type: "authorization_code",
+    code: missing.result.code!,
+    redirect_uri: receiver.redirectUri,
+  });
   assert.equal(noVerifier.json.error, "invalid_grant");
 });
 
@@ -133,7 +149,12 @@ test("client authentication: wrong secret and unknown client are 401 invalid_cli
   });
   assert.equal(bad.status, 401);
   assert.deepEqual(bad.json, { error: "invalid_client", error_description: "Unauthorized" });
-  const unknown = await postForm(`${emu.url}/token`, { grant_type: "refresh_token", refresh_token: "x", client_id: "nope", client_secret: "x" });
+  const unknown = await postForm(`${emu.url}/token`, {
+    grant_type: "refresh_token",
+    refresh_token: "x",
+    client_id: "nope",
+    client_secret: "x",
+  });
   assert.equal(unknown.status, 401);
   assert.equal(unknown.json.error, "invalid_client");
   const noClient = await postForm(`${emu.url}/token`, { grant_type: "refresh_token", refresh_token: "x" });
@@ -141,10 +162,17 @@ test("client authentication: wrong secret and unknown client are 401 invalid_cli
   assert.equal(noClient.json.error, "invalid_request");
 
   const second = await signIn();
-  const basic = Buffer.from(`${encodeURIComponent(DEMO_CLIENT.clientId)}:${encodeURIComponent(DEMO_CLIENT.clientSecret)}`).toString("base64");
+  const basic = Buffer.from(
+    `${encodeURIComponent(DEMO_CLIENT.clientId)}:${encodeURIComponent(DEMO_CLIENT.clientSecret)}`,
+  ).toString("base64");
   const viaBasic = await postForm(
     `${emu.url}/token`,
-    { grant_type: "authorization_code", code: second.result.code!, code_verifier: second.verifier, redirect_uri: receiver.redirectUri },
+    {
+      grant_type: "authorization_code",
+      code: second.result.code!,
+      code_verifier: second.verifier,
+      redirect_uri: receiver.redirectUri,
+    },
     { Authorization: `Basic ${basic}` },
   );
   assert.equal(viaBasic.status, 200, JSON.stringify(viaBasic.json));
@@ -176,7 +204,11 @@ test("refresh: new access token, no refresh token, same scopes; narrower scope a
 
   const narrow = await tokenRequest(emu, { grant_type: "refresh_token", refresh_token: refreshToken, scope: CLOUD });
   assert.equal(narrow.json.scope, CLOUD);
-  const wide = await tokenRequest(emu, { grant_type: "refresh_token", refresh_token: refreshToken, scope: `${CLOUD} https://www.googleapis.com/auth/drive` });
+  const wide = await tokenRequest(emu, {
+    grant_type: "refresh_token",
+    refresh_token: refreshToken,
+    scope: `${CLOUD} https://www.googleapis.com/auth/drive`,
+  });
   assert.equal(wide.status, 400);
   assert.equal(wide.json.error, "invalid_scope");
 
@@ -209,10 +241,15 @@ test("revoke a refresh token: it and its access tokens stop working; unknown tok
   assert.equal(revoke.status, 200);
   assert.deepEqual(revoke.json, {});
   assert.equal(emu.checkAccessToken(String(tokens.json.access_token)), null);
-  const refresh = await tokenRequest(emu, { grant_type: "refresh_token", refresh_token: String(tokens.json.refresh_token) });
+  const refresh = await tokenRequest(emu, {
+    grant_type: "refresh_token",
+    refresh_token: String(tokens.json.refresh_token),
+  });
   assert.equal(refresh.status, 400);
   assert.deepEqual(refresh.json, { error: "invalid_grant", error_description: "Bad Request" });
-  const again = await fetch(`${emu.url}/revoke?token=${encodeURIComponent(String(tokens.json.refresh_token))}`, { method: "POST" });
+  const again = await fetch(`${emu.url}/revoke?token=${encodeURIComponent(String(tokens.json.refresh_token))}`, {
+    method: "POST",
+  });
   assert.equal(again.status, 400);
   assert.equal(((await again.json()) as { error: string }).error, "invalid_token");
 });
@@ -221,10 +258,15 @@ test("revoking an access token (query parameter, like google-auth-library) also 
   const { result, verifier } = await signIn();
   const tokens = await exchange(result.code!, verifier);
   const before = emu.stats().revocations;
-  const res = await fetch(`${emu.url}/revoke?token=${encodeURIComponent(String(tokens.json.access_token))}`, { method: "POST" });
+  const res = await fetch(`${emu.url}/revoke?token=${encodeURIComponent(String(tokens.json.access_token))}`, {
+    method: "POST",
+  });
   assert.equal(res.status, 200);
   assert.equal(emu.stats().revocations, before + 1);
-  const refresh = await tokenRequest(emu, { grant_type: "refresh_token", refresh_token: String(tokens.json.refresh_token) });
+  const refresh = await tokenRequest(emu, {
+    grant_type: "refresh_token",
+    refresh_token: String(tokens.json.refresh_token),
+  });
   assert.equal(refresh.json.error, "invalid_grant");
 });
 
@@ -232,10 +274,16 @@ test("revokeRefreshToken and revokeAll from the API", async () => {
   const a = emu.issueRefreshToken({ scopes: [CLOUD] });
   const b = emu.issueRefreshToken({ scopes: [CLOUD], account: "bob@example.com" });
   emu.revokeRefreshToken(a);
-  assert.equal((await tokenRequest(emu, { grant_type: "refresh_token", refresh_token: a })).json.error, "invalid_grant");
+  assert.equal(
+    (await tokenRequest(emu, { grant_type: "refresh_token", refresh_token: a })).json.error,
+    "invalid_grant",
+  );
   assert.equal((await tokenRequest(emu, { grant_type: "refresh_token", refresh_token: b })).status, 200);
   emu.revokeAll();
-  assert.equal((await tokenRequest(emu, { grant_type: "refresh_token", refresh_token: b })).json.error, "invalid_grant");
+  assert.equal(
+    (await tokenRequest(emu, { grant_type: "refresh_token", refresh_token: b })).json.error,
+    "invalid_grant",
+  );
 });
 
 test("tokeninfo: access token by query, form body and bearer header; id token; invalid values", async () => {
@@ -253,7 +301,10 @@ test("tokeninfo: access token by query, form body and bearer header; id token; i
   assert.ok(Number(info.exp) > Date.now() / 1000);
   const byBody = await postForm(`${emu.url}/tokeninfo`, { access_token: accessToken });
   assert.equal(byBody.json.email, "bob@example.com");
-  const byHeader = await fetch(`${emu.url}/tokeninfo`, { method: "POST", headers: { Authorization: `Bearer ${accessToken}` } });
+  const byHeader = await fetch(`${emu.url}/tokeninfo`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${accessToken}` },
+  });
   assert.equal(((await byHeader.json()) as Record<string, string>).email, "bob@example.com");
   const id = await fetch(`${emu.url}/tokeninfo?id_token=${encodeURIComponent(String(tokens.json.id_token))}`);
   const idInfo = (await id.json()) as Record<string, string>;
@@ -273,7 +324,12 @@ test("copy-paste flow: the demo web client redirects to the code page, which sho
   const redirectUri = `${emu.url}${EMULATOR_PATHS.codePage}`;
   const { verifier, challenge } = pkcePair();
   const result = await approveSignIn(
-    authUrl(emu, { client_id: DEMO_WEB_CLIENT.clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: "S256" }),
+    authUrl(emu, {
+      client_id: DEMO_WEB_CLIENT.clientId,
+      redirect_uri: redirectUri,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+    }),
   );
   assert.equal(result.status, 200);
   assert.ok(result.code);
@@ -290,7 +346,9 @@ test("copy-paste flow: the demo web client redirects to the code page, which sho
   });
   assert.equal(reply.status, 200, JSON.stringify(reply.json));
 
-  const denied = await approveSignIn(authUrl(emu, { client_id: DEMO_WEB_CLIENT.clientId, redirect_uri: redirectUri }), { decision: "deny" });
+  const denied = await approveSignIn(authUrl(emu, { client_id: DEMO_WEB_CLIENT.clientId, redirect_uri: redirectUri }), {
+    decision: "deny",
+  });
   assert.equal(denied.error, "access_denied");
   assert.match(denied.body, /Sign-in failed/);
   const empty = await fetch(redirectUri);
@@ -311,7 +369,10 @@ test("the authorization endpoint refuses unknown clients, foreign redirects and 
     [{ redirect_uri: receiver.redirectUri, scope: undefined }, "invalid_request"],
     [{ redirect_uri: receiver.redirectUri, response_type: "token" }, "invalid_request"],
     [{ redirect_uri: receiver.redirectUri, code_challenge: "short", code_challenge_method: "S256" }, "invalid_request"],
-    [{ redirect_uri: receiver.redirectUri, code_challenge: "a".repeat(43), code_challenge_method: "S512" }, "invalid_request"],
+    [
+      { redirect_uri: receiver.redirectUri, code_challenge: "a".repeat(43), code_challenge_method: "S512" },
+      "invalid_request",
+    ],
   ];
   for (const [params, error] of cases) {
     const result = await approveSignIn(authUrl(emu, params));
@@ -348,13 +409,17 @@ test("access tokens expire after the configured lifetime", async () => {
   for (let i = 0; i < 50 && short.checkAccessToken(token); i++) await sleep(100);
   assert.equal(short.checkAccessToken(token), null);
   assert.equal((await fetch(`${short.url}/tokeninfo?access_token=${token}`)).status, 400);
-  const storage = await fetch(`${short.url}/storage/v1/b/demo-bucket/o`, { headers: { Authorization: `Bearer ${token}` } });
+  const storage = await fetch(`${short.url}/storage/v1/b/demo-bucket/o`, {
+    headers: { Authorization: `Bearer ${token}` },
+  });
   assert.equal(storage.status, 401);
   assert.equal((await tokenRequest(short, { grant_type: "refresh_token", refresh_token: refreshToken })).status, 200);
 });
 
 test("prompt=none redirects with interaction_required (the emulator keeps no session)", async () => {
-  const result = await approveSignIn(authUrl(emu, { redirect_uri: receiver.redirectUri, prompt: "none", state: "n" }), { followRedirect: false });
+  const result = await approveSignIn(authUrl(emu, { redirect_uri: receiver.redirectUri, prompt: "none", state: "n" }), {
+    followRedirect: false,
+  });
   assert.equal(result.error, "interaction_required");
   assert.equal(new URL(result.url).searchParams.get("state"), "n");
 });

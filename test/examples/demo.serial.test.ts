@@ -24,7 +24,11 @@ function runDemo(chromiumPath: string): Promise<RunResult> {
     CHROMIUM_PATH: chromiumPath,
     NO_PROXY: "127.0.0.1,localhost",
   };
-  const child = spawn(process.execPath, [join(ROOT, "scripts", "demo.mjs")], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [join(ROOT, "scripts", "demo.mjs")], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   return collect(child, 180_000);
 }
 
@@ -37,13 +41,19 @@ function assertDemoWorked(run: RunResult): void {
   assert.match(out, /printed an access token: ya29\.emu\.\S{5}\.\.\. \(\d+ characters\)/);
   assert.match(out, /200 OK:\n\s+\| Hello from the cred-auth emulator!\n/);
   assert.match(out, /without the token: 401 Unauthorized/);
-  assert.doesNotMatch(out + run.stderr, /ya29\.emu\.[\w-]{12,}|1\/\/emu\./, "a whole token appeared in the demo's output");
+  assert.doesNotMatch(
+    out + run.stderr,
+    /ya29\.emu\.[\w-]{12,}|1\/\/emu\./,
+    "a whole token appeared in the demo's output",
+  );
   const work = /Cleaned up: emulator stopped, (\S+) removed\./.exec(out)?.[1];
   assert.ok(work, "the demo did not say what it cleaned up");
   assert.ok(!existsSync(work), `${work} was left behind`);
 }
 
-test("npm run demo signs in with headless Chromium and fetches hello.txt with the printed token", { skip: !haveChromium }, async () => {
+test("npm run demo signs in with headless Chromium and fetches hello.txt with the printed token", {
+  skip: !haveChromium,
+}, async () => {
   const run = await runDemo(CHROMIUM);
   assertDemoWorked(run);
   assert.match(run.stdout, /headless Chromium \(.+\) opens the consent page/);

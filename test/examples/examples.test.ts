@@ -18,14 +18,21 @@ const home = join(dir, "home");
 const STORAGE_READ = "https://www.googleapis.com/auth/devstorage.read_only";
 const HELLO = "Hello from the cred-auth emulator!\n";
 
-const credentialsFile = await testCredentialsFile(emulator, dir, { scopes: [CLOUD_PLATFORM], account: "bob@example.com" });
+const credentialsFile = await testCredentialsFile(emulator, dir, {
+  scopes: [CLOUD_PLATFORM],
+  account: "bob@example.com",
+});
 const keyFile = join(dir, "key.json");
 const key = emulator.createServiceAccountKey({ projectId: "sa-project" });
 writeFileSync(keyFile, JSON.stringify(key), { mode: 0o600 });
 // A cached sign-in, where getUserCredentials() looks first ($HOME/.config/cred/cred_credentials.json).
 const cacheDir = join(home, ".config", "cred");
 mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
-await testCredentialsFile(emulator, cacheDir, { scopes: [STORAGE_READ], account: "carol@example.com", filename: "cred_credentials.json" });
+await testCredentialsFile(emulator, cacheDir, {
+  scopes: [STORAGE_READ],
+  account: "carol@example.com",
+  filename: "cred_credentials.json",
+});
 chmodSync(cacheDir, 0o700);
 const secrets = [
   JSON.parse(readFileSync(credentialsFile, "utf8")).refresh_token as string,
@@ -77,7 +84,8 @@ const examples: { name: string; args: string[]; env?: Record<string, string>; ex
   {
     name: "service-account.ts",
     args: [keyFile],
-    expect: (run) => assert.equal(run.stdout, `service account ${key.client_email} in project sa-project\nuser=${key.client_email}\n`),
+    expect: (run) =>
+      assert.equal(run.stdout, `service account ${key.client_email} in project sa-project\nuser=${key.client_email}\n`),
   },
 ];
 
@@ -89,14 +97,22 @@ for (const example of examples) {
   });
 
   test(`${example.name} fails when the API rejects its token`, async () => {
-    const run = await runExample(example.name, example.args, exampleEnv(home, emulator, { ...example.env, EXAMPLE_API_URL: stranger.url }));
+    const run = await runExample(
+      example.name,
+      example.args,
+      exampleEnv(home, emulator, { ...example.env, EXAMPLE_API_URL: stranger.url }),
+    );
     rejected(run, example.name.replace(/\.ts$/, ""));
   });
 }
 
 test("@google-cloud/storage sends no token to a custom apiEndpoint without useAuthWithCustomEndpoint", async () => {
   const credentials = await loadUserCredentials(credentialsFile);
-  const withoutAuth = new Storage({ authClient: credentials, apiEndpoint: emulator.url, retryOptions: { autoRetry: false } });
+  const withoutAuth = new Storage({
+    authClient: credentials,
+    apiEndpoint: emulator.url,
+    retryOptions: { autoRetry: false },
+  });
   await assert.rejects(withoutAuth.bucket("demo-bucket").getFiles(), /missing required authentication credential/);
   const withAuth = new Storage({ authClient: credentials, apiEndpoint: emulator.url, useAuthWithCustomEndpoint: true });
   const [files] = await withAuth.bucket("demo-bucket").getFiles();

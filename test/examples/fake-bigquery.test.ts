@@ -8,7 +8,11 @@ const emulator = await withEmulator();
 const BIGQUERY = "https://www.googleapis.com/auth/bigquery";
 const project = `${emulator.url}/bigquery/v2/projects/my-project`;
 
-async function call(path: string, token: string | undefined, body?: unknown): Promise<{ status: number; json: any; headers: Headers }> {
+async function call(
+  path: string,
+  token: string | undefined,
+  body?: unknown,
+): Promise<{ status: number; json: any; headers: Headers }> {
   const response = await fetch(`${project}${path}`, {
     method: body === undefined ? "GET" : "POST",
     headers: {
@@ -22,7 +26,10 @@ async function call(path: string, token: string | undefined, body?: unknown): Pr
 
 test("jobs.query answers a SELECT of literals like BigQuery", async () => {
   const token = await accessToken(emulator, [BIGQUERY], "bob@example.com");
-  const { status, json } = await call("/queries", token, { query: "SELECT 17 AS answer, 'hi' greeting, 2.5, TRUE AS ok, NULL AS nothing, SESSION_USER() AS user", useLegacySql: false });
+  const { status, json } = await call("/queries", token, {
+    query: "SELECT 17 AS answer, 'hi' greeting, 2.5, TRUE AS ok, NULL AS nothing, SESSION_USER() AS user",
+    useLegacySql: false,
+  });
   assert.equal(status, 200);
   assert.equal(json.kind, "bigquery#queryResponse");
   assert.equal(json.jobComplete, true);
@@ -35,19 +42,27 @@ test("jobs.query answers a SELECT of literals like BigQuery", async () => {
     { name: "nothing", type: "INTEGER", mode: "NULLABLE" },
     { name: "user", type: "STRING", mode: "NULLABLE" },
   ]);
-  assert.deepEqual(json.rows, [{ f: [{ v: "17" }, { v: "hi" }, { v: "2.5" }, { v: "true" }, { v: null }, { v: "bob@example.com" }] }]);
+  assert.deepEqual(json.rows, [
+    { f: [{ v: "17" }, { v: "hi" }, { v: "2.5" }, { v: "true" }, { v: null }, { v: "bob@example.com" }] },
+  ]);
   assert.equal(json.jobReference.projectId, "my-project");
   assert.match(json.jobReference.jobId, /^job_[\w-]+$/);
 });
 
 test("jobs.insert, jobs.get and jobs.getQueryResults share the job", async () => {
   const token = await accessToken(emulator, [CLOUD_PLATFORM]);
-  const inserted = await call("/jobs", token, { configuration: { query: { query: "SELECT -3 AS n" } }, jobReference: { jobId: "my_job_1" } });
+  const inserted = await call("/jobs", token, {
+    configuration: { query: { query: "SELECT -3 AS n" } },
+    jobReference: { jobId: "my_job_1" },
+  });
   assert.equal(inserted.status, 200);
   assert.equal(inserted.json.kind, "bigquery#job");
   assert.equal(inserted.json.status.state, "DONE");
   assert.equal(inserted.json.id, "my-project:US.my_job_1");
-  const again = await call("/jobs", token, { configuration: { query: { query: "SELECT 1" } }, jobReference: { jobId: "my_job_1" } });
+  const again = await call("/jobs", token, {
+    configuration: { query: { query: "SELECT 1" } },
+    jobReference: { jobId: "my_job_1" },
+  });
   assert.equal(again.status, 409);
   const got = await call("/jobs/my_job_1", token);
   assert.equal(got.json.configuration.query.query, "SELECT -3 AS n");

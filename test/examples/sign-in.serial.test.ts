@@ -9,7 +9,11 @@ import { withEmulator } from "../support/emulator.ts";
 import { exampleEnv, runExample, runExampleWithSignIn, tempDir } from "./support.ts";
 import type { RunResult } from "./support.ts";
 
-const ACME = { clientId: "acme-report.apps.example.test", clientSecret: "acme-report-desktop-secret", name: "Acme Report" };
+const ACME = {
+  clientId: "acme-report.apps.example.test",
+  clientSecret: "acme-report-desktop-secret",
+  name: "Acme Report",
+};
 const emulator = await withEmulator({ clients: [{ ...ACME, type: "installed" }] });
 const stranger = await withEmulator();
 const HELLO = "Hello from the cred-auth emulator!\n";
@@ -35,7 +39,10 @@ test("storage-list-download.ts signs in once, then uses the cached credentials",
   const first = await runExampleWithSignIn("storage-list-download.ts", args, env, "carol@example.com");
   exitedWith(first, 0);
   assert.equal(first.stdout, `gs://demo-bucket/hello.txt (35 bytes)\n${HELLO}`);
-  assert.equal(new URL(first.authUrl).searchParams.get("scope"), "https://www.googleapis.com/auth/devstorage.read_only");
+  assert.equal(
+    new URL(first.authUrl).searchParams.get("scope"),
+    "https://www.googleapis.com/auth/devstorage.read_only",
+  );
   assert.equal(emulator.stats().authorizations, before + 1);
   const cached = assertPrivateFile(join(home, ".config", "cred", "cred_credentials.json"));
   assert.equal(cached.type, "authorized_user");
@@ -65,7 +72,10 @@ test("tool-author-client.ts signs in with the tool's own client, scopes and cach
 
   const cached = assertPrivateFile(join(home, ".config", "acme-report", "credentials.json"));
   assert.equal(cached.client_id, ACME.clientId);
-  assert.ok(!existsSync(join(home, ".config", "cred", "cred_credentials.json")), "the tool wrote cred-auth's default cache");
+  assert.ok(
+    !existsSync(join(home, ".config", "cred", "cred_credentials.json")),
+    "the tool wrote cred-auth's default cache",
+  );
 
   const second = await runExample("tool-author-client.ts", [], env);
   exitedWith(second, 0);

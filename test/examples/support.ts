@@ -40,7 +40,11 @@ export async function accessToken(emulator: Emulator, scopes: string[], account?
  * The environment of an example: a fresh HOME, the emulator for OAuth, the given API base URL,
  * and nothing inherited from this machine but PATH (no real ADC, proxy, hosted notebook or CI).
  */
-export function exampleEnv(home: string, emulator: Emulator, extra: Record<string, string> = {}): Record<string, string> {
+export function exampleEnv(
+  home: string,
+  emulator: Emulator,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: home,
@@ -73,7 +77,12 @@ function spawnExample(name: string, args: string[], env: Record<string, string>)
 }
 
 /** Runs `examples/<name>` with Node's type stripping and no input; kills it after `timeoutMs`. */
-export function runExample(name: string, args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<RunResult> {
+export function runExample(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 120_000,
+): Promise<RunResult> {
   const child = spawnExample(name, args, env);
   child.stdin?.end();
   return collect(child, timeoutMs);

@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -90,7 +99,13 @@ test(`a writer killed mid-write ${KILLS} times never leaves a truncated file`, a
     seen.add(doc.n);
   }
   // The kills must have landed while the writers were busy, not before they started.
-  assert.ok([...seen].some((n) => n >= 0), "writers got to replace the file before being killed");
+  assert.ok(
+    [...seen].some((n) => n >= 0),
+    "writers got to replace the file before being killed",
+  );
   const leftovers = readdirSync(dir).filter((name) => name !== "creds.json");
-  assert.ok(leftovers.every((name) => /^\.creds\.json\.[0-9a-f]{12}\.tmp$/.test(name)), `only temp files may remain: ${leftovers}`);
+  assert.ok(
+    leftovers.every((name) => /^\.creds\.json\.[0-9a-f]{12}\.tmp$/.test(name)),
+    `only temp files may remain: ${leftovers}`,
+  );
 });

@@ -56,12 +56,25 @@ test("the constants are the right classes; NOOP neither finds nor writes anythin
 test("the path is $HOME/.config/<dirname>/<filename>, read when asked; both arguments respected", (t) => {
   const home = isolateHome(t);
   assert.equal(cache.READ_WRITE.path, join(home, ".config", "cred", "cred_credentials.json"));
-  assert.equal(new cache.ReadWriteCredentialsCache({ dirname: "d1", filename: "f1.json" }).path, join(home, ".config", "d1", "f1.json"));
-  assert.equal(new cache.WriteOnlyCredentialsCache({ filename: "only-file.json" }).path, join(home, ".config", "cred", "only-file.json"));
-  assert.equal(new cache.ReadWriteCredentialsCache("positional", "pos.json").path, join(home, ".config", "positional", "pos.json"));
+  assert.equal(
+    new cache.ReadWriteCredentialsCache({ dirname: "d1", filename: "f1.json" }).path,
+    join(home, ".config", "d1", "f1.json"),
+  );
+  assert.equal(
+    new cache.WriteOnlyCredentialsCache({ filename: "only-file.json" }).path,
+    join(home, ".config", "cred", "only-file.json"),
+  );
+  assert.equal(
+    new cache.ReadWriteCredentialsCache("positional", "pos.json").path,
+    join(home, ".config", "positional", "pos.json"),
+  );
   assert.equal(new cache.WriteOnlyCredentialsCache("wo").path, join(home, ".config", "wo", "cred_credentials.json"));
   const other = isolateHome(t);
-  assert.equal(cache.READ_WRITE.path, join(other, ".config", "cred", "cred_credentials.json"), "HOME is read on each access");
+  assert.equal(
+    cache.READ_WRITE.path,
+    join(other, ".config", "cred", "cred_credentials.json"),
+    "HOME is read on each access",
+  );
   assert.throws(() => new cache.ReadWriteCredentialsCache({ dirname: "" }), TypeError);
 });
 
@@ -135,7 +148,11 @@ const UNUSABLE: Array<[string, (path: string) => void, RegExp]> = [
   ["empty", (p) => writeFileSync(p, ""), /is empty/],
   ["wrong type", (p) => writeFileSync(p, JSON.stringify(keyFileFields())), /holds "service_account" credentials/],
   ["not a file", (p) => mkdirSync(p), /is a directory/],
-  ["missing a field", (p) => writeFileSync(p, JSON.stringify({ ...userFileFields(), refresh_token: undefined })), /missing the required field "refresh_token"/],
+  [
+    "missing a field",
+    (p) => writeFileSync(p, JSON.stringify({ ...userFileFields(), refresh_token: undefined })),
+    /missing the required field "refresh_token"/,
+  ],
 ];
 
 for (const [name, spoil, problem] of UNUSABLE) {
@@ -161,7 +178,10 @@ for (const [name, spoil, problem] of UNUSABLE) {
 test("saving credentials without a refresh token is a clear error, nothing written", async (t) => {
   const home = isolateHome(t);
   const client = new UserRefreshClient({ clientId: "c", clientSecret: "s" });
-  await assert.rejects(cache.READ_WRITE.save(client), (e: Error) => e instanceof CredCredentialsError && /no refresh token/.test(e.message));
+  await assert.rejects(
+    cache.READ_WRITE.save(client),
+    (e: Error) => e instanceof CredCredentialsError && /no refresh token/.test(e.message),
+  );
   assert.deepEqual(readdirSync(home), []);
 });
 
@@ -178,13 +198,16 @@ function startSaver(home: string, refreshToken: string) {
     process.stdout.write("ready\\n");
     process.stdin.once("data", async () => { await READ_WRITE.save(client); process.exit(0); });
   `;
-  return spawn(process.execPath, ["--input-type=module", "-e", script], { env: { ...process.env, HOME: home }, stdio: ["pipe", "pipe", "inherit"] });
+  return spawn(process.execPath, ["--input-type=module", "-e", script], {
+    env: { ...process.env, HOME: home },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
 }
 
 test(`${SAVERS} processes saving at the same moment leave one whole, valid cache file`, async (t) => {
   const home = isolateHome(t);
   for (let round = 0; round < 3; round++) {
-    const tokens = Array.from({ length: SAVERS }, (_, i) => `refresh-round${round}-saver${i}-` + "r".repeat(100_000));
+    const tokens = Array.from({ length: SAVERS }, (_, i) => `refresh-round${round}-saver${i}-${"r".repeat(100_000)}`);
     const children = tokens.map((token) => startSaver(home, token));
     const exits = children.map((child) => new Promise<number | null>((resolve) => child.once("exit", resolve)));
     await Promise.all(children.map(firstOutput));

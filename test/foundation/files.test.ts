@@ -8,7 +8,14 @@ import { CredCredentialsError } from "cred-auth";
 import * as files from "../../dist/credentials/files.js";
 import { assertNoSecrets, keyFileFields, tempDir, userFileFields } from "./support.ts";
 
-const { readCredentialsFile, readCredentialsFileSync, parseCredentialsText, writeUserCredentialsFile, readAuthorizedUserFile, readServiceAccountKeyFile } = files;
+const {
+  readCredentialsFile,
+  readCredentialsFileSync,
+  parseCredentialsText,
+  writeUserCredentialsFile,
+  readAuthorizedUserFile,
+  readServiceAccountKeyFile,
+} = files;
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 
 /** Asserts reading `path` fails (async and sync alike) with a CredCredentialsError naming the file and matching `problem`. */
@@ -34,10 +41,24 @@ function write(dir: string, name: string, content: string | Uint8Array | object)
 
 test("a valid authorized_user file parses, with scopes and optional fields", async (t) => {
   const dir = tempDir(t);
-  const path = write(dir, "user.json", userFileFields({ scopes: ["a", "b"], token_uri: "https://oauth2.googleapis.com/token", quota_project_id: "qp", account: "" }));
+  const path = write(
+    dir,
+    "user.json",
+    userFileFields({
+      scopes: ["a", "b"],
+      token_uri: "https://oauth2.googleapis.com/token",
+      quota_project_id: "qp",
+      account: "",
+    }),
+  );
   const file = await readCredentialsFile(path);
   assert.equal(file.type, "authorized_user");
-  assert.deepEqual(file, { ...userFileFields(), scopes: ["a", "b"], token_uri: "https://oauth2.googleapis.com/token", quota_project_id: "qp" });
+  assert.deepEqual(file, {
+    ...userFileFields(),
+    scopes: ["a", "b"],
+    token_uri: "https://oauth2.googleapis.com/token",
+    quota_project_id: "qp",
+  });
   assert.deepEqual(readCredentialsFileSync(path), file);
 });
 
@@ -62,7 +83,7 @@ test("a space-separated scopes string (as Python google-auth accepts) becomes an
 });
 
 test("a UTF-8 byte-order mark is accepted", async (t) => {
-  const path = write(tempDir(t), "bom.json", "\uFEFF" + JSON.stringify(userFileFields()));
+  const path = write(tempDir(t), "bom.json", `\uFEFF${JSON.stringify(userFileFields())}`);
   assert.equal((await readCredentialsFile(path)).type, "authorized_user");
 });
 
@@ -77,7 +98,10 @@ test("a valid service_account key parses; the key is checked", async (t) => {
 test("missing file", async (t) => {
   const path = join(tempDir(t), "nope.json");
   await assertRejects(path, /does not exist/);
-  await assert.rejects(readCredentialsFile(path), (e: files.CredentialsFileError) => e.problem === "missing" && e.path === path);
+  await assert.rejects(
+    readCredentialsFile(path),
+    (e: files.CredentialsFileError) => e.problem === "missing" && e.path === path,
+  );
 });
 
 test("a directory", async (t) => {
@@ -114,7 +138,10 @@ test("an unreadable file (permission denied)", async (t) => {
   const script = `import("${new URL("../../dist/credentials/files.js", import.meta.url).href}").then((f) => f.readCredentialsFile(${JSON.stringify(path)})).then(() => console.log("READ"), (e) => console.log(e.name + ": " + e.message))`;
   const child = spawnSync(process.execPath, ["-e", script], { uid: 65534, gid: 65534, encoding: "utf8" });
   assert.equal(child.status, 0, child.stderr);
-  assert.match(child.stdout, /^CredCredentialsError: Credentials file ".*secret\.json" cannot be read \(permission denied\)/);
+  assert.match(
+    child.stdout,
+    /^CredCredentialsError: Credentials file ".*secret\.json" cannot be read \(permission denied\)/,
+  );
 });
 
 test("empty and whitespace-only files", async (t) => {
@@ -152,10 +179,19 @@ test("JSON that is not an object", async (t) => {
 test("missing, wrong or odd type", async (t) => {
   const dir = tempDir(t);
   const { type: _type, ...untyped } = userFileFields();
-  await assertRejects(write(dir, "untyped.json", untyped), /has no "type" field; expected "authorized_user" or "service_account"/);
-  await assertRejects(write(dir, "external.json", { ...untyped, type: "external_account" }), /has type "external_account"; cred-auth accepts "authorized_user" or "service_account"/);
+  await assertRejects(
+    write(dir, "untyped.json", untyped),
+    /has no "type" field; expected "authorized_user" or "service_account"/,
+  );
+  await assertRejects(
+    write(dir, "external.json", { ...untyped, type: "external_account" }),
+    /has type "external_account"; cred-auth accepts "authorized_user" or "service_account"/,
+  );
   await assertRejects(write(dir, "numtype.json", { ...untyped, type: 7 }), /has type a number/);
-  await assertRejects(write(dir, "longtype.json", { ...untyped, type: "refresh-token-SHOULD-NOT-LEAK with spaces" }), /has type an unsupported string/);
+  await assertRejects(
+    write(dir, "longtype.json", { ...untyped, type: "refresh-token-SHOULD-NOT-LEAK with spaces" }),
+    /has type an unsupported string/,
+  );
 });
 
 test("each required field, missing, empty or not a string, is named", async (t) => {
@@ -168,36 +204,63 @@ test("each required field, missing, empty or not a string, is named", async (t) 
     for (const name of required) {
       const { [name]: _dropped, ...rest } = fields;
       await assertRejects(write(dir, `no-${name}.json`, rest), new RegExp(`missing the required field "${name}"`));
-      await assertRejects(write(dir, `empty-${name}.json`, { ...fields, [name]: "  " }), new RegExp(`has an empty "${name}"`));
-      await assertRejects(write(dir, `num-${name}.json`, { ...fields, [name]: 5 }), new RegExp(`has a number in "${name}" where a string belongs`));
+      await assertRejects(
+        write(dir, `empty-${name}.json`, { ...fields, [name]: "  " }),
+        new RegExp(`has an empty "${name}"`),
+      );
+      await assertRejects(
+        write(dir, `num-${name}.json`, { ...fields, [name]: 5 }),
+        new RegExp(`has a number in "${name}" where a string belongs`),
+      );
     }
   }
 });
 
 test("optional fields of the wrong kind are named", async (t) => {
-  await assertRejects(write(tempDir(t), "q.json", userFileFields({ quota_project_id: ["x"] })), /has an array in "quota_project_id"/);
+  await assertRejects(
+    write(tempDir(t), "q.json", userFileFields({ quota_project_id: ["x"] })),
+    /has an array in "quota_project_id"/,
+  );
 });
 
 test("scopes that are not an array of strings", async (t) => {
   const dir = tempDir(t);
-  await assertRejects(write(dir, "s1.json", userFileFields({ scopes: [1, 2] })), /"scopes" that is not an array of scope strings/);
+  await assertRejects(
+    write(dir, "s1.json", userFileFields({ scopes: [1, 2] })),
+    /"scopes" that is not an array of scope strings/,
+  );
   await assertRejects(write(dir, "s2.json", userFileFields({ scopes: { a: 1 } })), /"scopes" that is not an array/);
   await assertRejects(write(dir, "s3.json", userFileFields({ scopes: ["ok", ""] })), /"scopes" that is not an array/);
 });
 
 test("a token_uri that would send secrets in clear text to another machine", async (t) => {
   const dir = tempDir(t);
-  await assertRejects(write(dir, "t1.json", userFileFields({ token_uri: "http://evil.example/token" })), /"token_uri" that is not an https URL/);
-  await assertRejects(write(dir, "t2.json", keyFileFields({ token_uri: "not a url" })), /"token_uri" that is not an https URL/);
-  const loopback = await readCredentialsFile(write(dir, "t3.json", userFileFields({ token_uri: "http://127.0.0.1:9/token" })));
+  await assertRejects(
+    write(dir, "t1.json", userFileFields({ token_uri: "http://evil.example/token" })),
+    /"token_uri" that is not an https URL/,
+  );
+  await assertRejects(
+    write(dir, "t2.json", keyFileFields({ token_uri: "not a url" })),
+    /"token_uri" that is not an https URL/,
+  );
+  const loopback = await readCredentialsFile(
+    write(dir, "t3.json", userFileFields({ token_uri: "http://127.0.0.1:9/token" })),
+  );
   assert.equal(loopback.token_uri, "http://127.0.0.1:9/token");
 });
 
 test("a private key that does not parse, never echoed", async (t) => {
   const dir = tempDir(t);
-  const bogus = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\n-----END PRIVATE KEY-----\n";
-  await assertRejects(write(dir, "badkey.json", keyFileFields({ private_key: bogus })), /"private_key" that is not a valid PEM private key/);
-  await assertRejects(write(dir, "notpem.json", keyFileFields({ private_key: "MIIsecret" })), /not a valid PEM private key/);
+  const bogus =
+    "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\n-----END PRIVATE KEY-----\n";
+  await assertRejects(
+    write(dir, "badkey.json", keyFileFields({ private_key: bogus })),
+    /"private_key" that is not a valid PEM private key/,
+  );
+  await assertRejects(
+    write(dir, "notpem.json", keyFileFields({ private_key: "MIIsecret" })),
+    /not a valid PEM private key/,
+  );
   await assert.rejects(readCredentialsFile(join(dir, "badkey.json")), (e: Error) => {
     assert.ok(!String((e.cause as Error)?.message).includes("MII"), "cause must not carry the key either");
     return true;
@@ -206,18 +269,38 @@ test("a private key that does not parse, never echoed", async (t) => {
 
 test("a user loader refuses a key file and vice versa, with a hint", async (t) => {
   const dir = tempDir(t);
-  await assert.rejects(readAuthorizedUserFile(write(dir, "key.json", keyFileFields())), /holds "service_account" credentials, not "authorized_user"; load it with loadServiceAccountCredentials\(\)/);
-  await assert.rejects(readServiceAccountKeyFile(write(dir, "user.json", userFileFields())), /holds "authorized_user" credentials, not "service_account"; load it with loadUserCredentials\(\)/);
+  await assert.rejects(
+    readAuthorizedUserFile(write(dir, "key.json", keyFileFields())),
+    /holds "service_account" credentials, not "authorized_user"; load it with loadServiceAccountCredentials\(\)/,
+  );
+  await assert.rejects(
+    readServiceAccountKeyFile(write(dir, "user.json", userFileFields())),
+    /holds "authorized_user" credentials, not "service_account"; load it with loadUserCredentials\(\)/,
+  );
 });
 
 test("writeUserCredentialsFile writes the ADC format, 0600, new dirs 0700, nothing left behind", async (t) => {
   const dir = tempDir(t);
   chmodSync(dir, 0o755);
   const path = join(dir, "new", "deeper", "creds.json");
-  const data = { ...userFileFields(), scopes: ["s1", "s2"], id_token: "idtok", account: "ann@example.com" } as files.AuthorizedUserFile;
+  const data = {
+    ...userFileFields(),
+    scopes: ["s1", "s2"],
+    id_token: "idtok",
+    account: "ann@example.com",
+  } as files.AuthorizedUserFile;
   await writeUserCredentialsFile(path, data);
   const json = JSON.parse(readFileSync(path, "utf8"));
-  assert.deepEqual(Object.keys(json), ["type", "client_id", "client_secret", "refresh_token", "token_uri", "scopes", "id_token", "account"]);
+  assert.deepEqual(Object.keys(json), [
+    "type",
+    "client_id",
+    "client_secret",
+    "refresh_token",
+    "token_uri",
+    "scopes",
+    "id_token",
+    "account",
+  ]);
   assert.equal(json.token_uri, "https://oauth2.googleapis.com/token");
   assert.deepEqual(await readCredentialsFile(path), { ...data, token_uri: "https://oauth2.googleapis.com/token" });
   assert.equal(statSync(path).mode & 0o777, 0o600);
@@ -230,15 +313,24 @@ test("writeUserCredentialsFile writes the ADC format, 0600, new dirs 0700, nothi
 test("writeUserCredentialsFile refuses incomplete data and writes nothing", async (t) => {
   const dir = tempDir(t);
   const path = join(dir, "creds.json");
-  await assert.rejects(writeUserCredentialsFile(path, { ...userFileFields(), refresh_token: "" } as files.AuthorizedUserFile), /has an empty "refresh_token"/);
+  await assert.rejects(
+    writeUserCredentialsFile(path, { ...userFileFields(), refresh_token: "" } as files.AuthorizedUserFile),
+    /has an empty "refresh_token"/,
+  );
   assert.deepEqual(readdirSync(dir), []);
 });
 
 test("writeUserCredentialsFile into an unwritable place is a clear CredCredentialsError", async (t) => {
   const file = write(tempDir(t), "plain", "x");
-  await assert.rejects(writeUserCredentialsFile(join(file, "creds.json"), userFileFields() as unknown as files.AuthorizedUserFile), (e: Error) => {
-    assert.ok(e instanceof CredCredentialsError);
-    assert.match(e.message, /^Could not write credentials to ".*creds\.json": part of the path is a file, not a directory \(E(NOTDIR|EXIST)\); choose another path\.$/);
-    return true;
-  });
+  await assert.rejects(
+    writeUserCredentialsFile(join(file, "creds.json"), userFileFields() as unknown as files.AuthorizedUserFile),
+    (e: Error) => {
+      assert.ok(e instanceof CredCredentialsError);
+      assert.match(
+        e.message,
+        /^Could not write credentials to ".*creds\.json": part of the path is a file, not a directory \(E(NOTDIR|EXIST)\); choose another path\.$/,
+      );
+      return true;
+    },
+  );
 });

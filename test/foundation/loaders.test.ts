@@ -4,7 +4,12 @@ import { join } from "node:path";
 import { inspect } from "node:util";
 import { afterEach, test } from "node:test";
 import type { TestContext } from "node:test";
-import { CredConnectionError, CredCredentialsError, loadServiceAccountCredentials, loadUserCredentials } from "cred-auth";
+import {
+  CredConnectionError,
+  CredCredentialsError,
+  loadServiceAccountCredentials,
+  loadUserCredentials,
+} from "cred-auth";
 import { GoogleAuth, JWT, UserRefreshClient } from "google-auth-library";
 import { getCredentialInfo } from "../../dist/credentials/info.js";
 import { writeUserCredentialsFile } from "../../dist/credentials/files.js";
@@ -29,7 +34,11 @@ function withEnv(t: TestContext, vars: Record<string, string | undefined>): void
   t.after(() => apply(saved));
 }
 
-async function userFile(t: TestContext, extra: Record<string, unknown> = {}, scopes = SCOPES): Promise<{ path: string; json: Record<string, unknown> }> {
+async function userFile(
+  t: TestContext,
+  extra: Record<string, unknown> = {},
+  scopes = SCOPES,
+): Promise<{ path: string; json: Record<string, unknown> }> {
   const dir = tempDir(t);
   const path = await testCredentialsFile(emu, dir, { scopes });
   const { readFileSync } = await import("node:fs");
@@ -46,7 +55,12 @@ function keyFile(t: TestContext, key: Record<string, string>): string {
 }
 
 /** Asserts `promise` rejects with `type`, a message matching `pattern`, the file named and no secret. */
-async function assertFails(promise: Promise<unknown>, type: typeof CredCredentialsError | typeof CredConnectionError, pattern: RegExp, secrets: unknown[] = []): Promise<void> {
+async function assertFails(
+  promise: Promise<unknown>,
+  type: typeof CredCredentialsError | typeof CredConnectionError,
+  pattern: RegExp,
+  secrets: unknown[] = [],
+): Promise<void> {
   await assert.rejects(promise, (error: Error) => {
     assert.ok(error instanceof type, `expected ${type.name}, got ${error.name}: ${error.message}`);
     assert.match(error.message, pattern);
@@ -95,10 +109,18 @@ test("a revoked refresh token: CredCredentialsError invalid_grant", async (t) =>
   await assert.rejects(loadUserCredentials(path), (error: Error) => {
     assert.ok(error.cause, "the original error is kept as cause");
     const deep = inspect(error, { depth: 20 });
-    assert.ok(!deep.includes(String(json.refresh_token)) && !deep.includes(String(json.client_secret)), "not even the cause holds the refresh token or secret");
+    assert.ok(
+      !deep.includes(String(json.refresh_token)) && !deep.includes(String(json.client_secret)),
+      "not even the cause holds the refresh token or secret",
+    );
     return true;
   });
-  await assertFails(loadUserCredentials(path), CredCredentialsError, /invalid_grant: the refresh token is expired or revoked; sign in again/, [json.refresh_token]);
+  await assertFails(
+    loadUserCredentials(path),
+    CredCredentialsError,
+    /invalid_grant: the refresh token is expired or revoked; sign in again/,
+    [json.refresh_token],
+  );
 });
 
 test("a wrong client secret: CredCredentialsError invalid_client", async (t) => {
@@ -121,7 +143,11 @@ test("a token server answering Google's HTML 502 page: CredConnectionError", asy
 
 test("a token server that refuses connections: CredConnectionError ECONNREFUSED", async (t) => {
   const { path } = await userFile(t, { token_uri: `http://127.0.0.1:${await closedPort()}/token` });
-  await assertFails(loadUserCredentials(path), CredConnectionError, /could not reach the token server \(ECONNREFUSED\)/);
+  await assertFails(
+    loadUserCredentials(path),
+    CredConnectionError,
+    /could not reach the token server \(ECONNREFUSED\)/,
+  );
 });
 
 test("a token server that resets the connection: CredConnectionError", async (t) => {
@@ -190,7 +216,11 @@ test("a real key file (Google's token_uri) goes to an active emulator", async (t
 test("a key the token server does not know: CredCredentialsError, the key never quoted", async (t) => {
   const other = await withEmulator();
   const key = { ...other.createServiceAccountKey(), token_uri: `${emu.url}/token` };
-  await assertFails(loadServiceAccountCredentials(keyFile(t, key)), CredCredentialsError, /invalid_grant|invalid_client|unauthorized_client/);
+  await assertFails(
+    loadServiceAccountCredentials(keyFile(t, key)),
+    CredCredentialsError,
+    /invalid_grant|invalid_client|unauthorized_client/,
+  );
 });
 
 test("service account token server errors: 503 and timeouts are CredConnectionError", async (t) => {
@@ -199,7 +229,11 @@ test("service account token server errors: 503 and timeouts are CredConnectionEr
   await assertFails(loadServiceAccountCredentials(path), CredConnectionError, /answered 500/);
   emu.reset();
   emu.failNext(10, { kind: "hang" });
-  await assertFails(loadServiceAccountCredentials(path, undefined, { timeoutMs: 150 }), CredConnectionError, /did not answer in time/);
+  await assertFails(
+    loadServiceAccountCredentials(path, undefined, { timeoutMs: 150 }),
+    CredConnectionError,
+    /did not answer in time/,
+  );
 });
 
 test("a saved user file works as GOOGLE_APPLICATION_CREDENTIALS for google-auth-library's GoogleAuth", async (t) => {
@@ -216,7 +250,11 @@ test("a saved user file works as GOOGLE_APPLICATION_CREDENTIALS for google-auth-
   });
   withEnv(t, { GOOGLE_APPLICATION_CREDENTIALS: path });
   const plain = await new GoogleAuth({ scopes: SCOPES }).getClient();
-  assert.equal(String((plain as UserRefreshClient).endpoints.oauth2TokenUrl), "https://oauth2.googleapis.com/token", "GoogleAuth ignores token_uri (FACTS)");
+  assert.equal(
+    String((plain as UserRefreshClient).endpoints.oauth2TokenUrl),
+    "https://oauth2.googleapis.com/token",
+    "GoogleAuth ignores token_uri (FACTS)",
+  );
   // google-auth-library ignores token_uri (it always uses Google's), so point it at the emulator the documented way.
   const auth = new GoogleAuth({ scopes: SCOPES, clientOptions: { endpoints: { oauth2TokenUrl: `${emu.url}/token` } } });
   const client = await auth.getClient();

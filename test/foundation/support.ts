@@ -33,7 +33,9 @@ let cachedKey: string | undefined;
 
 /** A PKCS#8 PEM RSA private key, generated once per process. */
 export function testPrivateKey(): string {
-  cachedKey ??= generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+  cachedKey ??= generateKeyPairSync("rsa", { modulusLength: 2048 })
+    .privateKey.export({ type: "pkcs8", format: "pem" })
+    .toString();
   return cachedKey;
 }
 
@@ -74,7 +76,8 @@ export function assertNoSecrets(text: string): void {
 /** Resolves when `child` first writes to stdout; rejects if it exits first (e.g. it crashed). */
 export function firstOutput(child: ChildProcess): Promise<void> {
   return new Promise((resolve, reject) => {
-    const onExit = (code: number | null, signal: string | null) => reject(new Error(`child exited before it was ready (code ${code}, signal ${signal})`));
+    const onExit = (code: number | null, signal: string | null) =>
+      reject(new Error(`child exited before it was ready (code ${code}, signal ${signal})`));
     child.once("exit", onExit);
     child.stdout?.once("data", () => {
       child.off("exit", onExit);

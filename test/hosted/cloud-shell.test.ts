@@ -25,7 +25,11 @@ function reset(): void {
 
 test("with a metadata server, Cloud Shell uses it and leaves the devshell port alone", async () => {
   reset();
-  const { result } = await tryHosted(SCOPES, true, { CLOUD_SHELL: "true", GCE_METADATA_HOST: emu.host, DEVSHELL_CLIENT_PORT: String(devshell.port) });
+  const { result } = await tryHosted(SCOPES, true, {
+    CLOUD_SHELL: "true",
+    GCE_METADATA_HOST: emu.host,
+    DEVSHELL_CLIENT_PORT: String(devshell.port),
+  });
   assert.equal(result?.name, "cloud-shell");
   assert.equal(result.projectId, "shell-meta-project");
   assert.ok(emu.checkAccessToken((await result.credentials.getAccessToken()).token ?? ""));
@@ -34,7 +38,11 @@ test("with a metadata server, Cloud Shell uses it and leaves the devshell port a
 
 test("when the metadata server fails, the devshell port gives the token and project", async () => {
   reset();
-  const { result, attempts } = await tryHosted(SCOPES, true, { CLOUD_SHELL: "true", GCE_METADATA_HOST: deadMetadata, DEVSHELL_CLIENT_PORT: String(devshell.port) });
+  const { result, attempts } = await tryHosted(SCOPES, true, {
+    CLOUD_SHELL: "true",
+    GCE_METADATA_HOST: deadMetadata,
+    DEVSHELL_CLIENT_PORT: String(devshell.port),
+  });
   assert.deepEqual(attempts, []);
   assert.equal(result?.name, "cloud-shell");
   assert.equal(result.projectId, "shell-project");
@@ -46,7 +54,10 @@ test("when the metadata server fails, the devshell port gives the token and proj
 
 test("the legacy port alone (no CLOUD_SHELL) goes straight to devshell; GOOGLE_CLOUD_PROJECT wins", async () => {
   reset();
-  const { result } = await tryHosted(SCOPES, true, { DEVSHELL_CLIENT_PORT: String(devshell.port), GOOGLE_CLOUD_PROJECT: "picked" });
+  const { result } = await tryHosted(SCOPES, true, {
+    DEVSHELL_CLIENT_PORT: String(devshell.port),
+    GOOGLE_CLOUD_PROJECT: "picked",
+  });
   assert.equal(result?.name, "cloud-shell");
   assert.equal(result.projectId, "picked");
   assert.equal(devshell.requests.length, 1);
@@ -64,9 +75,23 @@ test("devshell tokens are fetched again before they expire", async () => {
 });
 
 const FAILURES: { mode: typeof devshell.mode; kind: typeof CredCredentialsError; message: RegExp }[] = [
-  { mode: "no-token", kind: CredCredentialsError, message: /^Cloud Shell: the devshell port \d+ gave no access token; sign in with `gcloud auth login` in Cloud Shell\.$/ },
-  { mode: "malformed", kind: CredConnectionError, message: /^Cloud Shell: the devshell port \d+ sent an unreadable reply \(not JSON\)\.$/ },
-  { mode: "close-early", kind: CredConnectionError, message: /^Cloud Shell: the devshell port \d+ sent an unreadable reply \(the connection closed before a whole reply\)\.$/ },
+  {
+    mode: "no-token",
+    kind: CredCredentialsError,
+    message:
+      /^Cloud Shell: the devshell port \d+ gave no access token; sign in with `gcloud auth login` in Cloud Shell\.$/,
+  },
+  {
+    mode: "malformed",
+    kind: CredConnectionError,
+    message: /^Cloud Shell: the devshell port \d+ sent an unreadable reply \(not JSON\)\.$/,
+  },
+  {
+    mode: "close-early",
+    kind: CredConnectionError,
+    message:
+      /^Cloud Shell: the devshell port \d+ sent an unreadable reply \(the connection closed before a whole reply\)\.$/,
+  },
 ];
 
 for (const failure of FAILURES) {
@@ -96,7 +121,11 @@ test("a silent devshell port times out", async () => {
 
 test("when both sources fail, one error gives both reasons", async () => {
   const port = await deadPort();
-  const { attempts } = await tryHosted(SCOPES, true, { CLOUD_SHELL: "true", GCE_METADATA_HOST: deadMetadata, DEVSHELL_CLIENT_PORT: String(port) });
+  const { attempts } = await tryHosted(SCOPES, true, {
+    CLOUD_SHELL: "true",
+    GCE_METADATA_HOST: deadMetadata,
+    DEVSHELL_CLIENT_PORT: String(port),
+  });
   const error = attempts[0]?.error;
   assert.ok(error instanceof CredConnectionError, String(error));
   assert.equal(
@@ -107,8 +136,15 @@ test("when both sources fail, one error gives both reasons", async () => {
 
   reset();
   devshell.mode = "no-token";
-  const mixed = await tryHosted(SCOPES, true, { CLOUD_SHELL: "true", GCE_METADATA_HOST: deadMetadata, DEVSHELL_CLIENT_PORT: String(devshell.port) });
-  assert.ok(mixed.attempts[0]?.error instanceof CredCredentialsError, "a credentials problem on either side makes it a credentials error");
+  const mixed = await tryHosted(SCOPES, true, {
+    CLOUD_SHELL: "true",
+    GCE_METADATA_HOST: deadMetadata,
+    DEVSHELL_CLIENT_PORT: String(devshell.port),
+  });
+  assert.ok(
+    mixed.attempts[0]?.error instanceof CredCredentialsError,
+    "a credentials problem on either side makes it a credentials error",
+  );
   reset();
 });
 

@@ -21,8 +21,24 @@ const kaggle = await startFakeKaggle("kaggle-secrets");
 after(() => kaggle.close());
 const adcFile = await testCredentialsFile(emu, join(home, "adc"), { scopes: SCOPES, account: "bob@example.com" });
 
-const HOSTED_VARS = ["COLAB_RELEASE_TAG", "KAGGLE_KERNEL_RUN_TYPE", "KAGGLE_USER_SECRETS_TOKEN", "KAGGLE_URL_BASE", "KAGGLE_KERNEL_INTEGRATIONS", "CRED_AUTH_HOSTED"];
-const OTHER_VARS = ["GOOGLE_APPLICATION_CREDENTIALS", "GCE_METADATA_HOST", "GCE_METADATA_IP", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CRED_AUTH_DEBUG", "CI", "JPY_PARENT_PID"];
+const HOSTED_VARS = [
+  "COLAB_RELEASE_TAG",
+  "KAGGLE_KERNEL_RUN_TYPE",
+  "KAGGLE_USER_SECRETS_TOKEN",
+  "KAGGLE_URL_BASE",
+  "KAGGLE_KERNEL_INTEGRATIONS",
+  "CRED_AUTH_HOSTED",
+];
+const OTHER_VARS = [
+  "GOOGLE_APPLICATION_CREDENTIALS",
+  "GCE_METADATA_HOST",
+  "GCE_METADATA_IP",
+  "GOOGLE_CLOUD_PROJECT",
+  "GCLOUD_PROJECT",
+  "CRED_AUTH_DEBUG",
+  "CI",
+  "JPY_PARENT_PID",
+];
 
 beforeEach(() => {
   for (const name of [...HOSTED_VARS, ...OTHER_VARS]) delete process.env[name];
@@ -45,7 +61,9 @@ function inKaggle(): void {
 }
 
 /** Options for a copy-paste sign-in played by the emulator's simulated browser. */
-function signInAs(decision: "allow" | "deny"): credAuth.DefaultOptions & { browser: () => Promise<BrowserResult> | undefined } {
+function signInAs(
+  decision: "allow" | "deny",
+): credAuth.DefaultOptions & { browser: () => Promise<BrowserResult> | undefined } {
   let browser: Promise<BrowserResult> | undefined;
   const presenter: Presenter = {
     update(event) {
@@ -56,10 +74,18 @@ function signInAs(decision: "allow" | "deny"): credAuth.DefaultOptions & { brows
     },
     readCode: async () => (await browser!).code ?? "",
   };
-  return { useLocalWebserver: false, openBrowser: false, presenter, credentialsCache: credAuth.cache.NOOP, browser: () => browser };
+  return {
+    useLocalWebserver: false,
+    openBrowser: false,
+    presenter,
+    credentialsCache: credAuth.cache.NOOP,
+    browser: () => browser,
+  };
 }
 
-async function accountOf(credentials: { getAccessToken(): Promise<{ token?: string | null }> }): Promise<string | undefined> {
+async function accountOf(credentials: {
+  getAccessToken(): Promise<{ token?: string | null }>;
+}): Promise<string | undefined> {
   const { token } = await credentials.getAccessToken();
   return emu.checkAccessToken(token ?? "")?.account;
 }

@@ -15,19 +15,40 @@ const PLATFORM_ENVS: Record<string, NodeJS.ProcessEnv> = {
   colab: { COLAB_RELEASE_TAG: "release-colab_20250626-060053_RC00", COLAB_GPU: "" },
   "colab-enterprise": { VERTEX_PRODUCT: "COLAB_ENTERPRISE" },
   "vertex-workbench": { VERTEX_PRODUCT: "WORKBENCH_INSTANCE" },
-  kaggle: { KAGGLE_KERNEL_RUN_TYPE: "Interactive", KAGGLE_USER_SECRETS_TOKEN: "eyJ.secrets.jwt", KAGGLE_URL_BASE: "https://www.kaggle.com" },
+  kaggle: {
+    KAGGLE_KERNEL_RUN_TYPE: "Interactive",
+    KAGGLE_USER_SECRETS_TOKEN: "eyJ.secrets.jwt",
+    KAGGLE_URL_BASE: "https://www.kaggle.com",
+  },
   "cloud-workstations": { GOOGLE_CLOUD_WORKSTATIONS: "true" },
   "cloud-shell": { CLOUD_SHELL: "true" },
 };
 
-const plain: NodeJS.ProcessEnv = { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: "/home/user", USER: "user", LANG: "C.UTF-8", SHELL: "/bin/bash" };
+const plain: NodeJS.ProcessEnv = {
+  PATH: "/usr/local/bin:/usr/bin:/bin",
+  HOME: "/home/user",
+  USER: "user",
+  LANG: "C.UTF-8",
+  SHELL: "/bin/bash",
+};
 
 const NEGATIVE_ENVS: Record<string, NodeJS.ProcessEnv> = {
   "an empty environment": {},
   "a plain machine": plain,
-  "GitHub Actions CI": { ...plain, CI: "true", GITHUB_ACTIONS: "true", RUNNER_OS: "Linux", GITHUB_WORKSPACE: "/home/runner/work" },
+  "GitHub Actions CI": {
+    ...plain,
+    CI: "true",
+    GITHUB_ACTIONS: "true",
+    RUNNER_OS: "Linux",
+    GITHUB_WORKSPACE: "/home/runner/work",
+  },
   "GitLab CI": { ...plain, CI: "true", GITLAB_CI: "true" },
-  "a local Jupyter kernel": { ...plain, JPY_PARENT_PID: "4242", JPY_SESSION_NAME: "/home/user/nb.ipynb", JUPYTER_SERVER_ROOT: "/home/user" },
+  "a local Jupyter kernel": {
+    ...plain,
+    JPY_PARENT_PID: "4242",
+    JPY_SESSION_NAME: "/home/user/nb.ipynb",
+    JUPYTER_SERVER_ROOT: "/home/user",
+  },
   "a stray VERTEX_PRODUCT": { ...plain, VERTEX_PRODUCT: "VERTEX_AI_STUDIO" },
   "a lower-case VERTEX_PRODUCT": { ...plain, VERTEX_PRODUCT: "workbench_instance" },
   "an empty COLAB_RELEASE_TAG": { ...plain, COLAB_RELEASE_TAG: "" },
@@ -98,7 +119,10 @@ function fakeClient(token: string) {
   return { getAccessToken: async () => ({ token }) } as unknown as import("google-auth-library").AuthClient;
 }
 
-function environment(name: string, options: { detect?: boolean; fail?: unknown; projectId?: string | null } = {}): HostedEnvironment & { asked: string[][] } {
+function environment(
+  name: string,
+  options: { detect?: boolean; fail?: unknown; projectId?: string | null } = {},
+): HostedEnvironment & { asked: string[][] } {
   const asked: string[][] = [];
   return {
     name,
@@ -134,7 +158,11 @@ test("a registered environment is asked before the built-ins, newest first, and 
   removeOlder(); // removing twice is harmless
   const third = await tryHosted(SCOPES, true, { ...colabEnv, CRED_AUTH_DEBUG: "" });
   assert.equal(third.result, undefined);
-  assert.deepEqual(third.attempts.map((a) => a.name), ["colab"], "the built-in Colab was asked once the registered one was gone");
+  assert.deepEqual(
+    third.attempts.map((a) => a.name),
+    ["colab"],
+    "the built-in Colab was asked once the registered one was gone",
+  );
 });
 
 test("registering the same environment twice keeps one entry", async (t) => {
@@ -143,11 +171,20 @@ test("registering the same environment twice keeps one entry", async (t) => {
   const remove2 = registerHostedEnvironment(once);
   t.after(() => (remove1(), remove2()));
   const { attempts } = await tryHosted(SCOPES, true, plain);
-  assert.deepEqual(attempts.map((a) => a.name), ["once"]);
+  assert.deepEqual(
+    attempts.map((a) => a.name),
+    ["once"],
+  );
 });
 
 test("registerHostedEnvironment rejects what is not an environment", () => {
-  for (const bad of [undefined, {}, { name: "", detect: () => true, credentials: async () => null }, { name: "x", detect: true, credentials: async () => null }, { name: "x", detect: () => true }]) {
+  for (const bad of [
+    undefined,
+    {},
+    { name: "", detect: () => true, credentials: async () => null },
+    { name: "x", detect: true, credentials: async () => null },
+    { name: "x", detect: () => true },
+  ]) {
     assert.throws(() => registerHostedEnvironment(bad as unknown as HostedEnvironment), TypeError);
   }
 });
@@ -162,14 +199,25 @@ test("every failure is recorded under the environment's name as a one-line error
     },
     credentials: async () => ({ credentials: fakeClient("never"), projectId: null }),
   };
-  const noClient: HostedEnvironment = { name: "no-client", detect: () => true, credentials: async () => ({ credentials: {} as never, projectId: null }) };
+  const noClient: HostedEnvironment = {
+    name: "no-client",
+    detect: () => true,
+    credentials: async () => ({ credentials: {} as never, projectId: null }),
+  };
   const ours = new CredCredentialsError("mine: kept as is");
   const typed = environment("typed", { fail: ours });
   const good = environment("good", { projectId: "p" });
 
-  const { result, attempts } = await tryHosted(SCOPES, [multiLine, notAnError, badDetect, noClient, typed, good], plain);
+  const { result, attempts } = await tryHosted(
+    SCOPES,
+    [multiLine, notAnError, badDetect, noClient, typed, good],
+    plain,
+  );
   assert.equal(result?.name, "good");
-  assert.deepEqual(attempts.map((a) => a.name), ["multi", "string-thrower", "bad-detect", "no-client", "typed"]);
+  assert.deepEqual(
+    attempts.map((a) => a.name),
+    ["multi", "string-thrower", "bad-detect", "no-client", "typed"],
+  );
   for (const { name, error } of attempts) {
     assert.ok(error instanceof Error);
     assert.doesNotMatch(error.message, /\n/);

@@ -62,7 +62,11 @@ test("a BigQuery token from GetUserSecretRequest, sent with the documented heade
 test("KAGGLE_IAP_TOKEN is sent as Authorization, and GOOGLE_CLOUD_PROJECT gives the project id", async () => {
   const guarded = await startFakeKaggle(SECRETS_TOKEN, "iap-token");
   after(() => guarded.close());
-  const env = kaggleEnv({ KAGGLE_URL_BASE: `${guarded.urlBase}/`, KAGGLE_IAP_TOKEN: "iap-token", GOOGLE_CLOUD_PROJECT: "my-proj" });
+  const env = kaggleEnv({
+    KAGGLE_URL_BASE: `${guarded.urlBase}/`,
+    KAGGLE_IAP_TOKEN: "iap-token",
+    GOOGLE_CLOUD_PROJECT: "my-proj",
+  });
   const { result } = await tryHosted([STORAGE], true, env);
   assert.equal(result?.projectId, "my-proj");
   assert.equal(guarded.requests[0]?.authorization, "Bearer iap-token");
@@ -82,12 +86,22 @@ test("the target follows the scopes and the attached integrations", () => {
   assert.equal(id([CLOUD], "CLOUDAI"), 3);
   assert.equal(id([CLOUD], "AUTOML:GCS"), 2);
   assert.equal(id([CLOUD], "CLOUDAI:BIGQUERY"), 1);
-  assert.equal(id(["https://www.googleapis.com/auth/drive", BIGQUERY], "BIGQUERY"), 1, "other APIs' scopes do not constrain");
+  assert.equal(
+    id(["https://www.googleapis.com/auth/drive", BIGQUERY], "BIGQUERY"),
+    1,
+    "other APIs' scopes do not constrain",
+  );
 
-  assert.throws(() => chooseKaggleTarget([BIGQUERY], undefined), /^CredCredentialsError: Kaggle: no Google Cloud service is attached.*Add-ons > Google Cloud Services/);
+  assert.throws(
+    () => chooseKaggleTarget([BIGQUERY], undefined),
+    /^CredCredentialsError: Kaggle: no Google Cloud service is attached.*Add-ons > Google Cloud Services/,
+  );
   assert.throws(() => chooseKaggleTarget([BIGQUERY], "UNKNOWN"), /no Google Cloud service is attached/);
   assert.throws(() => chooseKaggleTarget([BIGQUERY, STORAGE], "BIGQUERY:GCS"), /one service at a time/);
-  assert.throws(() => chooseKaggleTarget([BIGQUERY], "GCS"), /^CredCredentialsError: Kaggle: the scopes need BigQuery, but this notebook has only Cloud Storage attached/);
+  assert.throws(
+    () => chooseKaggleTarget([BIGQUERY], "GCS"),
+    /^CredCredentialsError: Kaggle: the scopes need BigQuery, but this notebook has only Cloud Storage attached/,
+  );
 });
 
 test("a target Kaggle cannot serve is reported before any request", async () => {
@@ -116,7 +130,10 @@ test("tokens are fetched again before they expire; concurrent callers share one 
   kaggle.expiresInSeconds = 3600;
   const { result: lasting } = await tryHosted([BIGQUERY], true, kaggleEnv());
   const before = kaggle.requests.length;
-  assert.equal((await lasting!.credentials.getAccessToken()).token, (await lasting!.credentials.getAccessToken()).token);
+  assert.equal(
+    (await lasting!.credentials.getAccessToken()).token,
+    (await lasting!.credentials.getAccessToken()).token,
+  );
   assert.equal(kaggle.requests.length, before, "a token far from expiry is reused");
 
   const refreshed = await (lasting!.credentials as OAuth2Client).refreshAccessToken();
@@ -134,12 +151,33 @@ test("a refresh that fails later is a cred-auth error too", async () => {
 });
 
 const FAILURES: { mode: typeof kaggle.mode; kind: typeof CredCredentialsError; message: RegExp }[] = [
-  { mode: "unauthorized", kind: CredCredentialsError, message: /^Kaggle: the user-secrets service refused this notebook's user-secrets token \(HTTP 401\)/ },
+  {
+    mode: "unauthorized",
+    kind: CredCredentialsError,
+    message: /^Kaggle: the user-secrets service refused this notebook's user-secrets token \(HTTP 401\)/,
+  },
   { mode: "forbidden", kind: CredCredentialsError, message: /^Kaggle: .* \(HTTP 403\); restart the session/ },
-  { mode: "unsuccessful", kind: CredConnectionError, message: /^Kaggle: the user-secrets service could not give a BigQuery token \(it said: No integration of this kind is attached to the kernel\.\)/ },
-  { mode: "malformed", kind: CredConnectionError, message: /^Kaggle: the user-secrets service sent an unreadable reply \(not JSON\)\.$/ },
-  { mode: "no-secret", kind: CredConnectionError, message: /^Kaggle: the user-secrets service sent a reply without a token\.$/ },
-  { mode: "error", kind: CredConnectionError, message: /^Kaggle: the user-secrets service answered HTTP 502; try again later\.$/ },
+  {
+    mode: "unsuccessful",
+    kind: CredConnectionError,
+    message:
+      /^Kaggle: the user-secrets service could not give a BigQuery token \(it said: No integration of this kind is attached to the kernel\.\)/,
+  },
+  {
+    mode: "malformed",
+    kind: CredConnectionError,
+    message: /^Kaggle: the user-secrets service sent an unreadable reply \(not JSON\)\.$/,
+  },
+  {
+    mode: "no-secret",
+    kind: CredConnectionError,
+    message: /^Kaggle: the user-secrets service sent a reply without a token\.$/,
+  },
+  {
+    mode: "error",
+    kind: CredConnectionError,
+    message: /^Kaggle: the user-secrets service answered HTTP 502; try again later\.$/,
+  },
 ];
 
 for (const failure of FAILURES) {
@@ -175,7 +213,11 @@ test("a silent service times out; an absent one is unreachable", async () => {
     return true;
   });
   reset();
-  const { attempts } = await tryHosted([BIGQUERY], true, kaggleEnv({ KAGGLE_URL_BASE: `http://127.0.0.1:${await deadPort()}` }));
+  const { attempts } = await tryHosted(
+    [BIGQUERY],
+    true,
+    kaggleEnv({ KAGGLE_URL_BASE: `http://127.0.0.1:${await deadPort()}` }),
+  );
   assert.ok(attempts[0]?.error instanceof CredConnectionError);
   assert.equal(attempts[0]!.error.message, "Kaggle: could not reach the user-secrets service (ECONNREFUSED).");
 });

@@ -19,10 +19,26 @@ const SCOPES = ["https://www.googleapis.com/auth/cloud-platform", "https://www.g
 const IDENTITY = { projectId: "emu-project", email: "notebook-user@example.com" };
 
 const PLATFORMS: Record<string, { env: NodeJS.ProcessEnv; label: string; advice: RegExp }> = {
-  colab: { env: { COLAB_RELEASE_TAG: "release-colab_20250626" }, label: "Colab", advice: /from google\.colab import auth; auth\.authenticate_user\(\)/ },
-  "colab-enterprise": { env: { VERTEX_PRODUCT: "COLAB_ENTERPRISE" }, label: "Colab Enterprise", advice: /runtime template/ },
-  "vertex-workbench": { env: { VERTEX_PRODUCT: "WORKBENCH_INSTANCE" }, label: "Vertex AI Workbench", advice: /service account/ },
-  "cloud-workstations": { env: { GOOGLE_CLOUD_WORKSTATIONS: "true" }, label: "Cloud Workstations", advice: /workstation configuration/ },
+  colab: {
+    env: { COLAB_RELEASE_TAG: "release-colab_20250626" },
+    label: "Colab",
+    advice: /from google\.colab import auth; auth\.authenticate_user\(\)/,
+  },
+  "colab-enterprise": {
+    env: { VERTEX_PRODUCT: "COLAB_ENTERPRISE" },
+    label: "Colab Enterprise",
+    advice: /runtime template/,
+  },
+  "vertex-workbench": {
+    env: { VERTEX_PRODUCT: "WORKBENCH_INSTANCE" },
+    label: "Vertex AI Workbench",
+    advice: /service account/,
+  },
+  "cloud-workstations": {
+    env: { GOOGLE_CLOUD_WORKSTATIONS: "true" },
+    label: "Cloud Workstations",
+    advice: /workstation configuration/,
+  },
   "cloud-shell": { env: { CLOUD_SHELL: "true" }, label: "Cloud Shell", advice: /gcloud auth login/ },
 };
 
@@ -77,7 +93,11 @@ test("colab: once the user has authorized in the notebook, the same call succeed
 test("the project id comes from GOOGLE_CLOUD_PROJECT first, then the metadata server, else null", async () => {
   emu.setMetadata(IDENTITY);
   const colab = PLATFORMS.colab!.env;
-  const chosen = await tryHosted(SCOPES, true, { ...colab, GCE_METADATA_HOST: emu.host, GOOGLE_CLOUD_PROJECT: "users-choice" });
+  const chosen = await tryHosted(SCOPES, true, {
+    ...colab,
+    GCE_METADATA_HOST: emu.host,
+    GOOGLE_CLOUD_PROJECT: "users-choice",
+  });
   assert.equal(chosen.result?.projectId, "users-choice");
 
   fake.mode = "ok";
@@ -91,15 +111,25 @@ test("the project id comes from GOOGLE_CLOUD_PROJECT first, then the metadata se
 test("GCE_METADATA_IP wins over GCE_METADATA_HOST, and a scheme in the host is accepted", async () => {
   emu.setMetadata(IDENTITY);
   const dead = `127.0.0.1:${await deadPort()}`;
-  const viaIp = await tryHosted(SCOPES, true, { ...PLATFORMS["vertex-workbench"]!.env, GCE_METADATA_IP: emu.host, GCE_METADATA_HOST: dead });
+  const viaIp = await tryHosted(SCOPES, true, {
+    ...PLATFORMS["vertex-workbench"]!.env,
+    GCE_METADATA_IP: emu.host,
+    GCE_METADATA_HOST: dead,
+  });
   assert.equal(viaIp.result?.projectId, "emu-project");
-  const withScheme = await tryHosted(SCOPES, true, { ...PLATFORMS["vertex-workbench"]!.env, GCE_METADATA_HOST: `http://${emu.host}` });
+  const withScheme = await tryHosted(SCOPES, true, {
+    ...PLATFORMS["vertex-workbench"]!.env,
+    GCE_METADATA_HOST: `http://${emu.host}`,
+  });
   assert.equal(withScheme.result?.projectId, "emu-project");
 });
 
 test("tokens are fetched again before they expire, from the host of the environment given", async () => {
   const shortLived = await withEmulator({ metadata: IDENTITY, accessTokenLifetimeSec: 60 });
-  const { result } = await tryHosted(SCOPES, true, { ...PLATFORMS["cloud-workstations"]!.env, GCE_METADATA_HOST: shortLived.host });
+  const { result } = await tryHosted(SCOPES, true, {
+    ...PLATFORMS["cloud-workstations"]!.env,
+    GCE_METADATA_HOST: shortLived.host,
+  });
   assert.ok(result);
   const first = (await result.credentials.getAccessToken()).token!;
   // 60 s is inside google-auth-library's 5-minute eager-refresh window: the next call refreshes.
@@ -108,7 +138,10 @@ test("tokens are fetched again before they expire, from the host of the environm
   assert.ok(shortLived.checkAccessToken(second));
   assert.equal(shortLived.stats().metadataTokenRequests, 3, "the proving token, then one per call");
 
-  const { result: longLived } = await tryHosted(SCOPES, true, { ...PLATFORMS["cloud-workstations"]!.env, GCE_METADATA_HOST: emu.host });
+  const { result: longLived } = await tryHosted(SCOPES, true, {
+    ...PLATFORMS["cloud-workstations"]!.env,
+    GCE_METADATA_HOST: emu.host,
+  });
   const before = emu.stats().metadataTokenRequests;
   const a = (await longLived!.credentials.getAccessToken()).token;
   const b = (await longLived!.credentials.getAccessToken()).token;
@@ -124,18 +157,41 @@ test("tokens are fetched again before they expire, from the host of the environm
 });
 
 const FAILURES: { mode: typeof fake.mode; kind: typeof CredCredentialsError; message: RegExp }[] = [
-  { mode: "propagation", kind: CredCredentialsError, message: /^Colab: credential propagation was unsuccessful \(HTTP 500\); authorize first: .*authenticate_user/ },
+  {
+    mode: "propagation",
+    kind: CredCredentialsError,
+    message: /^Colab: credential propagation was unsuccessful \(HTTP 500\); authorize first: .*authenticate_user/,
+  },
   { mode: "forbidden", kind: CredCredentialsError, message: /^Colab: the metadata server answered HTTP 403;/ },
-  { mode: "error", kind: CredConnectionError, message: /^Colab: the metadata server answered HTTP 503; try again later\.$/ },
-  { mode: "no-flavor", kind: CredConnectionError, message: /^Colab: the server at 127\.0\.0\.1:\d+ is not a metadata server/ },
-  { mode: "malformed", kind: CredConnectionError, message: /^Colab: the metadata server sent an unreadable reply \(not JSON\)\.$/ },
-  { mode: "no-token", kind: CredConnectionError, message: /^Colab: the metadata server sent a token reply without an access_token\.$/ },
+  {
+    mode: "error",
+    kind: CredConnectionError,
+    message: /^Colab: the metadata server answered HTTP 503; try again later\.$/,
+  },
+  {
+    mode: "no-flavor",
+    kind: CredConnectionError,
+    message: /^Colab: the server at 127\.0\.0\.1:\d+ is not a metadata server/,
+  },
+  {
+    mode: "malformed",
+    kind: CredConnectionError,
+    message: /^Colab: the metadata server sent an unreadable reply \(not JSON\)\.$/,
+  },
+  {
+    mode: "no-token",
+    kind: CredConnectionError,
+    message: /^Colab: the metadata server sent a token reply without an access_token\.$/,
+  },
 ];
 
 for (const failure of FAILURES) {
   test(`colab: a metadata server answering "${failure.mode}" is a ${failure.kind.name} and default() may move on`, async () => {
     fake.mode = failure.mode;
-    const { result, attempts } = await tryHosted(SCOPES, true, { ...PLATFORMS.colab!.env, GCE_METADATA_HOST: fake.host });
+    const { result, attempts } = await tryHosted(SCOPES, true, {
+      ...PLATFORMS.colab!.env,
+      GCE_METADATA_HOST: fake.host,
+    });
     assert.equal(result, undefined);
     assert.equal(attempts[0]?.name, "colab");
     const error = attempts[0]!.error;
@@ -149,16 +205,22 @@ for (const failure of FAILURES) {
 test("a silent metadata server times out with a connection error", async () => {
   fake.mode = "slow";
   const quick = metadataEnvironment({ ...colabPlatform, timeoutMs: 300 });
-  await assert.rejects(quick.credentials(SCOPES, { ...PLATFORMS.colab!.env, GCE_METADATA_HOST: fake.host }), (error: Error) => {
-    assert.ok(error instanceof CredConnectionError, String(error));
-    assert.equal(error.message, "Colab: the metadata server did not answer within 300 ms; try again later.");
-    return true;
-  });
+  await assert.rejects(
+    quick.credentials(SCOPES, { ...PLATFORMS.colab!.env, GCE_METADATA_HOST: fake.host }),
+    (error: Error) => {
+      assert.ok(error instanceof CredConnectionError, String(error));
+      assert.equal(error.message, "Colab: the metadata server did not answer within 300 ms; try again later.");
+      return true;
+    },
+  );
   fake.mode = "ok";
 });
 
 test("no metadata server at all is a connection error naming the cause", async () => {
-  const { attempts } = await tryHosted(SCOPES, true, { ...PLATFORMS["colab-enterprise"]!.env, GCE_METADATA_HOST: `127.0.0.1:${await deadPort()}` });
+  const { attempts } = await tryHosted(SCOPES, true, {
+    ...PLATFORMS["colab-enterprise"]!.env,
+    GCE_METADATA_HOST: `127.0.0.1:${await deadPort()}`,
+  });
   const error = attempts[0]?.error;
   assert.ok(error instanceof CredConnectionError, String(error));
   assert.equal(error.message, "Colab Enterprise: could not reach the metadata server (ECONNREFUSED).");
@@ -167,7 +229,11 @@ test("no metadata server at all is a connection error naming the cause", async (
 test("METADATA_SERVER_DETECTION=none keeps the layer off the metadata server", async () => {
   emu.setMetadata(IDENTITY);
   const before = emu.stats().metadataTokenRequests;
-  const { attempts } = await tryHosted(SCOPES, true, { ...PLATFORMS.colab!.env, GCE_METADATA_HOST: emu.host, METADATA_SERVER_DETECTION: "none" });
+  const { attempts } = await tryHosted(SCOPES, true, {
+    ...PLATFORMS.colab!.env,
+    GCE_METADATA_HOST: emu.host,
+    METADATA_SERVER_DETECTION: "none",
+  });
   assert.ok(attempts[0]?.error instanceof CredCredentialsError);
   assert.match(attempts[0]!.error.message, /METADATA_SERVER_DETECTION=none/);
   assert.equal(emu.stats().metadataTokenRequests, before);

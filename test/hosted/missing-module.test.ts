@@ -28,6 +28,9 @@ test("without google-auth-library, a detected platform reports how to install it
   assert.equal(attempts[0]?.name, "vertex-workbench");
   const error = attempts[0]!.error;
   assert.ok(error instanceof CredCredentialsError, String(error));
-  assert.equal(error.message, "Vertex AI Workbench: the module google-auth-library could not be loaded; install it (npm install google-auth-library).");
+  assert.equal(
+    error.message,
+    "Vertex AI Workbench: the module google-auth-library could not be loaded; install it (npm install google-auth-library).",
+  );
   assert.equal((error.cause as { code?: string }).code, "ERR_MODULE_NOT_FOUND");
 });

@@ -64,12 +64,24 @@ class TokenBook {
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
     const ok = this.accepts(token);
     res.writeHead(ok ? 200 : 401, { "content-type": "application/json" });
-    res.end(JSON.stringify(ok ? { ok: true } : { error: { code: 401, message: "Request had invalid authentication credentials." } }));
+    res.end(
+      JSON.stringify(
+        ok ? { ok: true } : { error: { code: 401, message: "Request had invalid authentication credentials." } },
+      ),
+    );
     return true;
   }
 }
 
-export type MetadataMode = "ok" | "propagation" | "forbidden" | "error" | "no-flavor" | "malformed" | "no-token" | "slow";
+export type MetadataMode =
+  | "ok"
+  | "propagation"
+  | "forbidden"
+  | "error"
+  | "no-flavor"
+  | "malformed"
+  | "no-token"
+  | "slow";
 
 /**
  * A GCE-style metadata server (`Metadata-Flavor: Google` both ways) with the misbehaviours the
@@ -115,14 +127,28 @@ export async function startFakeMetadata(): Promise<FakeMetadata> {
       case "no-token":
         return json(JSON.stringify({ expires_in: 3599 }));
       default:
-        return json(JSON.stringify({ access_token: `fake-metadata-token-${state.tokenRequests}`, expires_in: 3599, token_type: "Bearer" }));
+        return json(
+          JSON.stringify({
+            access_token: `fake-metadata-token-${state.tokenRequests}`,
+            expires_in: 3599,
+            token_type: "Bearer",
+          }),
+        );
     }
   });
   const port = await listen(server);
   return Object.assign(state, { host: `127.0.0.1:${port}`, close: () => closeHttp(server) });
 }
 
-export type KaggleMode = "ok" | "unauthorized" | "forbidden" | "unsuccessful" | "malformed" | "no-secret" | "error" | "slow";
+export type KaggleMode =
+  | "ok"
+  | "unauthorized"
+  | "forbidden"
+  | "unsuccessful"
+  | "malformed"
+  | "no-secret"
+  | "error"
+  | "slow";
 
 export interface KaggleRequestSeen {
   method: string;
@@ -170,15 +196,18 @@ export async function startFakeKaggle(secretsToken: string, iapToken?: string): 
       authorization: req.headers.authorization,
       body,
     });
-    const json = (status: number, value: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
-    if (req.method !== "POST" || req.url !== "/requests/GetUserSecretRequest") return json(404, { wasSuccessful: false, errors: ["Not found"] });
+    const json = (status: number, value: unknown) =>
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+    if (req.method !== "POST" || req.url !== "/requests/GetUserSecretRequest")
+      return json(404, { wasSuccessful: false, errors: ["Not found"] });
     if (state.mode === "slow") return;
     const target = (body as { Target?: unknown } | null)?.Target;
     const headersOk =
       req.headers["content-type"] === "application/json" &&
       req.headers["x-kaggle-authorization"] === `Bearer ${secretsToken}` &&
       (iapToken === undefined || req.headers.authorization === `Bearer ${iapToken}`);
-    if (!headersOk || state.mode === "unauthorized") return json(401, { wasSuccessful: false, errors: ["Unauthorized"] });
+    if (!headersOk || state.mode === "unauthorized")
+      return json(401, { wasSuccessful: false, errors: ["Unauthorized"] });
     if (state.mode === "forbidden") return json(403, { wasSuccessful: false, errors: ["Forbidden"] });
     if (state.mode === "error") return json(502, { wasSuccessful: false });
     if (state.mode === "malformed") return res.writeHead(200, { "content-type": "application/json" }).end("<html>oops");
@@ -212,7 +241,12 @@ export interface FakeDevshell {
 export async function startFakeDevshell(email = "user@example.com", project = "shell-project"): Promise<FakeDevshell> {
   const book = new TokenBook();
   const sockets = new Set<Socket>();
-  const state = { mode: "ok" as DevshellMode, requests: [] as string[], expiresIn: 3600, accepts: (t: string) => book.accepts(t) };
+  const state = {
+    mode: "ok" as DevshellMode,
+    requests: [] as string[],
+    expiresIn: 3600,
+    accepts: (t: string) => book.accepts(t),
+  };
   const server = createTcpServer((socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
@@ -227,7 +261,7 @@ export async function startFakeDevshell(email = "user@example.com", project = "s
         case "slow":
           return;
         case "close-early":
-          return socket.end("120\n[\"user@exa");
+          return socket.end('120\n["user@exa');
         case "malformed":
           return send("{oops");
         case "no-token":

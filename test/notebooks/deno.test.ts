@@ -9,7 +9,18 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startEmulator } from "cred-auth/emulator";
-import { codeCells, findJupyterPython, htmlOf, linkPackageForNotebooks, type NotebookRun, type Output, root, runNotebook, statusOf, text } from "./support.ts";
+import {
+  codeCells,
+  findJupyterPython,
+  htmlOf,
+  linkPackageForNotebooks,
+  type NotebookRun,
+  type Output,
+  root,
+  runNotebook,
+  statusOf,
+  text,
+} from "./support.ts";
 
 const driver = fileURLToPath(new URL("./run_deno_notebook.py", import.meta.url));
 // Deno is not a dev dependency (the registry here serves its binary for Linux x64 only, which
@@ -19,7 +30,11 @@ const deno = [process.env.DENO_BIN, join(root, ".tmp", "deno", "node_modules", "
 );
 
 const python = findJupyterPython();
-const missing = !python ? "Jupyter (python3-nbclient, python3-jupyter-client) is not installed" : !deno ? "Deno is not installed (npm run setup:deno)" : undefined;
+const missing = !python
+  ? "Jupyter (python3-nbclient, python3-jupyter-client) is not installed"
+  : !deno
+    ? "Deno is not installed (npm run setup:deno)"
+    : undefined;
 const skip = missing && !process.env.CI ? missing : false;
 if (skip) console.warn(`\n!!! SKIPPING the Deno notebook test: ${skip}. It runs under CI. !!!\n`);
 
@@ -51,13 +66,25 @@ function installKernelSpec(home: string): string {
   });
   assert.equal(install.status, 0, `deno jupyter --install: ${install.stderr}`);
   const jupyterDir = join(home, ".local", "share", "jupyter");
-  assert.ok(existsSync(join(jupyterDir, "kernels", "deno", "kernel.json")), "the kernelspec was written under the temporary HOME");
+  assert.ok(
+    existsSync(join(jupyterDir, "kernels", "deno", "kernel.json")),
+    "the kernelspec was written under the temporary HOME",
+  );
   return jupyterDir;
 }
 
 /** Runs one notebook on the Deno kernel; each sign-in it shows is approved as carol. */
 function runOnDeno(name: string): Promise<NotebookRun> {
-  return runNotebook({ python: python!, driver, name, work, jupyterPath, emulatorHost: emulator.host, account: "carol@example.com", env: { DENO_NO_UPDATE_CHECK: "1" } });
+  return runNotebook({
+    python: python!,
+    driver,
+    name,
+    work,
+    jupyterPath,
+    emulatorHost: emulator.host,
+    account: "carol@example.com",
+    env: { DENO_NO_UPDATE_CHECK: "1" },
+  });
 }
 
 /**
@@ -70,12 +97,18 @@ const shownOf = (cell: { outputs?: Output[] }) =>
     .map((o) => text(o.data?.["text/plain"]).replace(/\x1b\[[0-9;]*m/g, ""))
     .join("");
 
-test("05-deno: default() signs in through Deno.jupyter.display on a real Deno kernel, then the API answers", { skip, timeout: 90_000 }, async () => {
+test("05-deno: default() signs in through Deno.jupyter.display on a real Deno kernel, then the API answers", {
+  skip,
+  timeout: 90_000,
+}, async () => {
   const run = await runOnDeno("05-deno.ipynb");
   assert.equal(run.ok, true, `the notebook ran to the end: ${run.error}`);
   const [setup, signIn, request] = codeCells(run);
   assert.ok(setup && signIn && request);
-  assert.ok(shownOf(setup).includes(`Using the emulator at http://${emulator.host}`), `the kernel got the test's emulator: ${shownOf(setup)}`);
+  assert.ok(
+    shownOf(setup).includes(`Using the emulator at http://${emulator.host}`),
+    `the kernel got the test's emulator: ${shownOf(setup)}`,
+  );
   assert.equal(run.signIns.length, 1, "one sign-in link was shown while the cell waited");
   assert.match(run.signIns[0]!.redirectUri, /^http:\/\/localhost:\d+\/$/, "loopback flow");
   assert.deepEqual(

@@ -7,7 +7,18 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startEmulator } from "cred-auth/emulator";
-import { codeCells, findJupyterPython, htmlOf, linkPackageForNotebooks, type NotebookRun, type Output, root, runNotebook as runOn, statusOf, text } from "./support.ts";
+import {
+  codeCells,
+  findJupyterPython,
+  htmlOf,
+  linkPackageForNotebooks,
+  type NotebookRun,
+  type Output,
+  root,
+  runNotebook as runOn,
+  statusOf,
+  text,
+} from "./support.ts";
 
 const driver = fileURLToPath(new URL("./run_notebook.py", import.meta.url));
 
@@ -39,16 +50,33 @@ function writeKernelSpec(jupyterDir: string): void {
   const specDir = join(jupyterDir, "kernels", "tslab");
   mkdirSync(specDir, { recursive: true });
   const tslab = realpathSync(join(root, "node_modules", "tslab", "bin", "tslab"));
-  const spec = { argv: [process.execPath, tslab, "kernel", "--config-path", "{connection_file}"], display_name: "TypeScript", language: "typescript" };
+  const spec = {
+    argv: [process.execPath, tslab, "kernel", "--config-path", "{connection_file}"],
+    display_name: "TypeScript",
+    language: "typescript",
+  };
   writeFileSync(join(specDir, "kernel.json"), JSON.stringify(spec));
 }
 
 /** Runs one notebook on tslab; each sign-in it shows is approved as `account` (pasting the code when asked). */
 function runNotebook(name: string, env: Record<string, string>, account = "bob@example.com"): Promise<NotebookRun> {
-  return runOn({ python: python!, driver, name, work, jupyterPath: join(work, "jupyter"), emulatorHost: emulator.host, account, env });
+  return runOn({
+    python: python!,
+    driver,
+    name,
+    work,
+    jupyterPath: join(work, "jupyter"),
+    emulatorHost: emulator.host,
+    account,
+    env,
+  });
 }
 
-const stdoutOf = (cell: { outputs?: Output[] }) => (cell.outputs ?? []).filter((o) => o.output_type === "stream" && o.name === "stdout").map((o) => text(o.text)).join("");
+const stdoutOf = (cell: { outputs?: Output[] }) =>
+  (cell.outputs ?? [])
+    .filter((o) => o.output_type === "stream" && o.name === "stdout")
+    .map((o) => text(o.text))
+    .join("");
 
 function assertRan(run: NotebookRun): void {
   assert.equal(run.ok, true, `the notebook ran to the end: ${run.error}`);
@@ -84,7 +112,9 @@ test("02-cache-choices: NOOP and REAUTH sign in, READ_WRITE reuses the file", { 
   assert.match(out, /NOOP left the cache file untouched: true/);
   assert.match(out, /REAUTH wrote the cache file: true/);
   assert.match(out, /READ_WRITE reused the cached credentials: true/);
-  const cards = codeCells(run).map(htmlOf).filter((html) => html.includes("cred-auth-sign-in"));
+  const cards = codeCells(run)
+    .map(htmlOf)
+    .filter((html) => html.includes("cred-auth-sign-in"));
   assert.equal(cards.length, 2);
   for (const card of cards) assert.deepEqual(statusOf(card), ["signed-in"]);
 });
@@ -97,12 +127,16 @@ test("03-load-files: saveUserCredentials, loadUserCredentials, loadServiceAccoun
   assert.match(out, /user credentials: 200 Hello from the cred-auth emulator!/);
   assert.match(out, /project: \S+/);
   assert.match(out, /service account: 200 Hello from the cred-auth emulator!/);
-  const saved = codeCells(run).map(htmlOf).find((html) => html.includes("Saved to"));
+  const saved = codeCells(run)
+    .map(htmlOf)
+    .find((html) => html.includes("Saved to"));
   assert.ok(saved, "the card says where the credentials were saved");
   assert.match(saved, /user-credentials\.json/);
 });
 
-test("04-two-cell-sign-in: the first cell shows the link and stops, completeSignIn(code) finishes in the same kernel", { skip }, async () => {
+test("04-two-cell-sign-in: the first cell shows the link and stops, completeSignIn(code) finishes in the same kernel", {
+  skip,
+}, async () => {
   const run = await runNotebook("04-two-cell-sign-in.ipynb", { CRED_AUTH_REMOTE: "1" });
   assertRan(run);
   assert.equal(run.signIns.length, 1);

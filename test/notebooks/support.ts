@@ -2,7 +2,16 @@
 // while the test answers the emulator's consent page like a browser.
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -109,10 +118,28 @@ export async function runNotebook(options: RunOptions): Promise<NotebookRun> {
   return run;
 }
 
-async function readEvents(stdout: NodeJS.ReadableStream, paste: (code: string) => void, run: NotebookRun, account: string): Promise<void> {
+async function readEvents(
+  stdout: NodeJS.ReadableStream,
+  paste: (code: string) => void,
+  run: NotebookRun,
+  account: string,
+): Promise<void> {
   for await (const line of createInterface({ input: stdout })) {
-    const event = JSON.parse(line) as { event: string; url?: string; cell?: number; status?: string; completeSignIn?: boolean; ok?: boolean; error?: string | null };
-    if (event.event === "card") run.cards.push({ status: event.status ?? "", cell: event.cell ?? -1, completeSignIn: event.completeSignIn === true });
+    const event = JSON.parse(line) as {
+      event: string;
+      url?: string;
+      cell?: number;
+      status?: string;
+      completeSignIn?: boolean;
+      ok?: boolean;
+      error?: string | null;
+    };
+    if (event.event === "card")
+      run.cards.push({
+        status: event.status ?? "",
+        cell: event.cell ?? -1,
+        completeSignIn: event.completeSignIn === true,
+      });
     if (event.event === "sign-in" && event.url) {
       const redirectUri = new URL(event.url).searchParams.get("redirect_uri") ?? "";
       run.signIns.push({ url: event.url, cell: event.cell ?? -1, redirectUri });
@@ -129,7 +156,9 @@ async function readEvents(stdout: NodeJS.ReadableStream, paste: (code: string) =
   }
 }
 
-export const text = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join("") : (value ?? ""));
+export const text = (value: string | string[] | undefined): string =>
+  Array.isArray(value) ? value.join("") : (value ?? "");
 export const codeCells = (run: NotebookRun) => run.cells.filter((cell) => cell.cell_type === "code");
-export const htmlOf = (cell: { outputs?: Output[] }) => (cell.outputs ?? []).map((o) => text(o.data?.["text/html"])).join("");
+export const htmlOf = (cell: { outputs?: Output[] }) =>
+  (cell.outputs ?? []).map((o) => text(o.data?.["text/html"])).join("");
 export const statusOf = (html: string) => [...html.matchAll(/data-cred-auth-status="([^"]+)"/g)].map((m) => m[1]);

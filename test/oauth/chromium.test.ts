@@ -25,7 +25,9 @@ test("docs/oauth.html: its Content-Security-Policy hashes match its script and s
   assert.doesNotMatch(html, /\b(src|href)=/);
 });
 
-test("Chromium signs in through the loopback receiver: consent, Allow, success page", { skip: !available }, async () => {
+test("Chromium signs in through the loopback receiver: consent, Allow, success page", {
+  skip: !available,
+}, async () => {
   const emulator = await withEmulator();
   const env = { CRED_AUTH_EMULATOR_HOST: emulator.host, BROWSER: "none" };
   await withBrowser(async (browser) => {
@@ -44,13 +46,21 @@ test("Chromium signs in through the loopback receiver: consent, Allow, success p
         landed.catch(() => {});
       },
     };
-    const result = await signIn({ scopes: ["openid", "email"], env, ports: await freePortRange(10), presenter, openBrowser: false });
+    const result = await signIn({
+      scopes: ["openid", "email"],
+      env,
+      ports: await freePortRange(10),
+      presenter,
+      openBrowser: false,
+    });
     assert.equal(result.account, "carol@example.com");
     assert.match(await landed!, /Signed in\. You may close this window\./);
   });
 });
 
-test("Chromium shows docs/oauth.html: the code with a Copy button and the warning, then clears the address", { skip: !available }, async () => {
+test("Chromium shows docs/oauth.html: the code with a Copy button and the warning, then clears the address", {
+  skip: !available,
+}, async () => {
   await withBrowser(async (browser) => {
     const page = await browser.newPage();
     const blocked: string[] = [];

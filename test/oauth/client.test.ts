@@ -20,31 +20,58 @@ function secretFile(name: string, content: string): string {
 
 test("options win over the environment and the file", () => {
   const env = { CRED_AUTH_CLIENT_ID: "env-id", CRED_AUTH_CLIENT_SECRET: "env-secret" };
-  assert.deepEqual(resolveClient({ clientId: "opt-id", clientSecret: "opt-secret" }, env, google), { clientId: "opt-id", clientSecret: "opt-secret", source: "options" });
+  assert.deepEqual(resolveClient({ clientId: "opt-id", clientSecret: "opt-secret" }, env, google), {
+    clientId: "opt-id",
+    clientSecret: "opt-secret",
+    source: "options",
+  });
 });
 
 test("CRED_AUTH_CLIENT_ID/SECRET come next", () => {
-  const env = { CRED_AUTH_CLIENT_ID: "env-id", CRED_AUTH_CLIENT_SECRET: "env-secret", CRED_AUTH_CLIENT_SECRET_FILE: "/nonexistent" };
+  const env = {
+    CRED_AUTH_CLIENT_ID: "env-id",
+    CRED_AUTH_CLIENT_SECRET: "env-secret",
+    CRED_AUTH_CLIENT_SECRET_FILE: "/nonexistent",
+  };
   assert.deepEqual(resolveClient({}, env, google), { clientId: "env-id", clientSecret: "env-secret", source: "env" });
 });
 
 test("a client-secret file of the installed or the web shape", () => {
-  const installed = secretFile("installed.json", JSON.stringify({ installed: { client_id: "i-id", client_secret: "i-secret", redirect_uris: ["http://localhost"] } }));
+  const installed = secretFile(
+    "installed.json",
+    JSON.stringify({
+      installed: { client_id: "i-id", client_secret: "i-secret", redirect_uris: ["http://localhost"] },
+    }),
+  );
   const web = secretFile("web.json", JSON.stringify({ web: { client_id: "w-id", client_secret: "w-secret" } }));
-  assert.deepEqual(resolveClient({}, { CRED_AUTH_CLIENT_SECRET_FILE: installed }, google), { clientId: "i-id", clientSecret: "i-secret", source: "file" });
-  assert.deepEqual(resolveClient({}, { CRED_AUTH_CLIENT_SECRET_FILE: web }, google), { clientId: "w-id", clientSecret: "w-secret", source: "file" });
+  assert.deepEqual(resolveClient({}, { CRED_AUTH_CLIENT_SECRET_FILE: installed }, google), {
+    clientId: "i-id",
+    clientSecret: "i-secret",
+    source: "file",
+  });
+  assert.deepEqual(resolveClient({}, { CRED_AUTH_CLIENT_SECRET_FILE: web }, google), {
+    clientId: "w-id",
+    clientSecret: "w-secret",
+    source: "file",
+  });
 });
 
 test("a broken client-secret file is an error naming the file, never its content", () => {
   const broken = secretFile("broken.json", '{"installed": {"client_id": "x", "client_secret": "TOPSECRET-1"');
-  const wrongShape = secretFile("shape.json", JSON.stringify({ other: { client_id: "x", client_secret: "TOPSECRET-2" } }));
+  const wrongShape = secretFile(
+    "shape.json",
+    JSON.stringify({ other: { client_id: "x", client_secret: "TOPSECRET-2" } }),
+  );
   for (const path of [broken, wrongShape, join(dir, "missing.json")]) {
-    assert.throws(() => resolveClient({}, { CRED_AUTH_CLIENT_SECRET_FILE: path }, google), (error: Error) => {
-      assert.ok(error instanceof CredCredentialsError);
-      assert.ok(error.message.includes(path), error.message);
-      assert.doesNotMatch(error.message, /TOPSECRET/);
-      return true;
-    });
+    assert.throws(
+      () => resolveClient({}, { CRED_AUTH_CLIENT_SECRET_FILE: path }, google),
+      (error: Error) => {
+        assert.ok(error instanceof CredCredentialsError);
+        assert.ok(error.message.includes(path), error.message);
+        assert.doesNotMatch(error.message, /TOPSECRET/);
+        return true;
+      },
+    );
   }
 });
 
@@ -57,25 +84,34 @@ test("the demo clients only with the emulator: desktop for loopback, web for cop
 });
 
 test("no client anywhere: two lines on how to create a Desktop client", () => {
-  assert.throws(() => resolveClient({}, {}, google), (error: Error) => {
-    assert.ok(error instanceof CredCredentialsError);
-    const lines = error.message.split("\n");
-    assert.equal(lines.length, 2);
-    assert.match(lines[0]!, /clientId and clientSecret/);
-    assert.match(lines[0]!, /CRED_AUTH_CLIENT_ID/);
-    assert.match(lines[1]!, /Desktop app/);
-    assert.match(lines[1]!, /docs\/oauth-client\.md/);
-    return true;
-  });
+  assert.throws(
+    () => resolveClient({}, {}, google),
+    (error: Error) => {
+      assert.ok(error instanceof CredCredentialsError);
+      const lines = error.message.split("\n");
+      assert.equal(lines.length, 2);
+      assert.match(lines[0]!, /clientId and clientSecret/);
+      assert.match(lines[0]!, /CRED_AUTH_CLIENT_ID/);
+      assert.match(lines[1]!, /Desktop app/);
+      assert.match(lines[1]!, /docs\/oauth-client\.md/);
+      return true;
+    },
+  );
 });
 
 test("half a client is refused without echoing the secret", () => {
-  assert.throws(() => resolveClient({ clientSecret: "TOPSECRET-3" }, {}, emulator), (error: Error) => {
-    assert.ok(error instanceof CredCredentialsError);
-    assert.doesNotMatch(error.message, /TOPSECRET/);
-    return true;
-  });
-  assert.throws(() => resolveClient({}, { CRED_AUTH_CLIENT_ID: "only-id" }, emulator), /CRED_AUTH_CLIENT_ID and CRED_AUTH_CLIENT_SECRET/);
+  assert.throws(
+    () => resolveClient({ clientSecret: "TOPSECRET-3" }, {}, emulator),
+    (error: Error) => {
+      assert.ok(error instanceof CredCredentialsError);
+      assert.doesNotMatch(error.message, /TOPSECRET/);
+      return true;
+    },
+  );
+  assert.throws(
+    () => resolveClient({}, { CRED_AUTH_CLIENT_ID: "only-id" }, emulator),
+    /CRED_AUTH_CLIENT_ID and CRED_AUTH_CLIENT_SECRET/,
+  );
 });
 
 test("copy-paste to an explicit redirectUri needs the caller's id and secret (FACTS 1)", () => {

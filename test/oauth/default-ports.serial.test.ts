@@ -29,15 +29,22 @@ test("all of 8080-8089 busy: CredConnectionError before any URL is shown or brow
   const release = await hold(8080, 8089);
   const events: SignInEvent[] = [];
   try {
-    await assert.rejects(signIn({ scopes: ["openid"], env, presenter: { update: (e) => void events.push(e) }, openBrowser: true }), (error: Error) => {
-      assert.ok(error instanceof CredConnectionError);
-      assert.match(error.message, /Could not find open port in 8080-8089/);
-      return true;
-    });
+    await assert.rejects(
+      signIn({ scopes: ["openid"], env, presenter: { update: (e) => void events.push(e) }, openBrowser: true }),
+      (error: Error) => {
+        assert.ok(error instanceof CredConnectionError);
+        assert.match(error.message, /Could not find open port in 8080-8089/);
+        return true;
+      },
+    );
   } finally {
     await release();
   }
-  assert.deepEqual(events.map((e) => e.type), ["failed"], "no url event: nothing was shown or opened");
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ["failed"],
+    "no url event: nothing was shown or opened",
+  );
 });
 
 test("the first free port of 8080-8089 is used, as http://localhost:PORT/", async () => {

@@ -40,7 +40,8 @@ function later<T>(fn: () => Promise<T>): { promise: Promise<T> } {
 }
 
 function assertNoSecret(error: Error, ...secrets: (string | undefined)[]): void {
-  for (const secret of secrets) if (secret) assert.ok(!error.message.includes(secret), `message leaks a secret: ${error.message}`);
+  for (const secret of secrets)
+    if (secret) assert.ok(!error.message.includes(secret), `message leaks a secret: ${error.message}`);
 }
 
 test("loopback: URL, waiting, browser comes back, tokens, signed-in; the browser sees the success page", async () => {
@@ -63,7 +64,11 @@ test("loopback: URL, waiting, browser comes back, tokens, signed-in; the browser
   assert.deepEqual((r.events[2] as { account?: string }).account, "bob@example.com");
   assert.ok(result.refreshToken && result.accessToken);
   assert.ok(result.expiryDate && result.expiryDate > Date.now());
-  assert.ok(SCOPES.every((s) => result.scopes.includes(s) || (s === "email" && result.scopes.some((g) => g.endsWith("userinfo.email")))));
+  assert.ok(
+    SCOPES.every(
+      (s) => result.scopes.includes(s) || (s === "email" && result.scopes.some((g) => g.endsWith("userinfo.email"))),
+    ),
+  );
   assert.equal(emulator.checkAccessToken(result.accessToken)?.account, "bob@example.com");
   assert.equal((emulator.stats().byGrant.authorization_code ?? 0) - before, 1);
   const page = await browser!.promise;
@@ -79,7 +84,13 @@ test("copy-paste: the user pastes the code shown by the code page; same PKCE ver
     (event) => (browser = later(() => approveSignIn(event.url))),
     async () => (await browser!.promise).code ?? "",
   );
-  const result = await signIn({ scopes: SCOPES, env, useLocalWebserver: false, presenter: r.presenter, openBrowser: false });
+  const result = await signIn({
+    scopes: SCOPES,
+    env,
+    useLocalWebserver: false,
+    presenter: r.presenter,
+    openBrowser: false,
+  });
   assert.deepEqual(r.types(), ["url", "code-needed", "signed-in"]);
   const url = r.events[0] as Extract<SignInEvent, { type: "url" }>;
   assert.equal(url.mode, "paste");
@@ -94,7 +105,13 @@ test("copy-paste: the whole redirect URL may be pasted instead of the code", asy
     (event) => (browser = later(() => approveSignIn(event.url, { followRedirect: false }))),
     async () => (await browser!.promise).url,
   );
-  const result = await signIn({ scopes: SCOPES, env, useLocalWebserver: false, presenter: r.presenter, openBrowser: false });
+  const result = await signIn({
+    scopes: SCOPES,
+    env,
+    useLocalWebserver: false,
+    presenter: r.presenter,
+    openBrowser: false,
+  });
   assert.ok(emulator.checkAccessToken(result.accessToken));
   assert.match((await browser!.promise).url, /[?&]state=/);
 });
@@ -103,11 +120,14 @@ test("Deny in the browser: CredCredentialsError in words, failed event, error pa
   const ports = await freePortRange(10);
   let browser: { promise: Promise<BrowserResult> } | undefined;
   const r = recorder((event) => (browser = later(() => approveSignIn(event.url, { decision: "deny" }))));
-  await assert.rejects(signIn({ scopes: SCOPES, env, ports, presenter: r.presenter, openBrowser: false }), (error: Error) => {
-    assert.ok(error instanceof CredCredentialsError);
-    assert.match(error.message, /Sign-in was denied in the browser/);
-    return true;
-  });
+  await assert.rejects(
+    signIn({ scopes: SCOPES, env, ports, presenter: r.presenter, openBrowser: false }),
+    (error: Error) => {
+      assert.ok(error instanceof CredCredentialsError);
+      assert.match(error.message, /Sign-in was denied in the browser/);
+      return true;
+    },
+  );
   assert.deepEqual(r.types(), ["url", "waiting", "failed"]);
   const page = await browser!.promise;
   assert.equal(page.status, 400);
@@ -152,16 +172,22 @@ test("the browser may come back over IPv6 ::1", async (t) => {
 test("nobody comes back: timeout as CredCredentialsError; abort as CredCancelledError", async () => {
   const ports = await freePortRange(10);
   const r = recorder();
-  await assert.rejects(signIn({ scopes: SCOPES, env, ports, presenter: r.presenter, openBrowser: false, timeoutMs: 100 }), (error: Error) => {
-    assert.ok(error instanceof CredCredentialsError);
-    assert.match(error.message, /Timed out waiting for the browser sign-in/);
-    return true;
-  });
+  await assert.rejects(
+    signIn({ scopes: SCOPES, env, ports, presenter: r.presenter, openBrowser: false, timeoutMs: 100 }),
+    (error: Error) => {
+      assert.ok(error instanceof CredCredentialsError);
+      assert.match(error.message, /Timed out waiting for the browser sign-in/);
+      return true;
+    },
+  );
   assert.deepEqual(r.types(), ["url", "waiting", "failed"]);
 
   const controller = new AbortController();
   const aborted = recorder(() => void setImmediate(() => controller.abort()));
-  await assert.rejects(signIn({ scopes: SCOPES, env, ports, presenter: aborted.presenter, openBrowser: false, signal: controller.signal }), CredCancelledError);
+  await assert.rejects(
+    signIn({ scopes: SCOPES, env, ports, presenter: aborted.presenter, openBrowser: false, signal: controller.signal }),
+    CredCancelledError,
+  );
   await assert.rejects(rawRequest(ports.first, "/"), /ECONNREFUSED/);
 
   const pasteController = new AbortController();
@@ -170,22 +196,42 @@ test("nobody comes back: timeout as CredCredentialsError; abort as CredCancelled
     (signal) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(new CredCancelledError("x")))),
   );
   await assert.rejects(
-    signIn({ scopes: SCOPES, env, useLocalWebserver: false, presenter: paste.presenter, openBrowser: false, signal: pasteController.signal }),
+    signIn({
+      scopes: SCOPES,
+      env,
+      useLocalWebserver: false,
+      presenter: paste.presenter,
+      openBrowser: false,
+      signal: pasteController.signal,
+    }),
     CredCancelledError,
   );
   const slow = recorder(undefined, () => new Promise(() => {}));
-  await assert.rejects(signIn({ scopes: SCOPES, env, useLocalWebserver: false, presenter: slow.presenter, openBrowser: false, timeoutMs: 50 }), /Timed out waiting for the authorization code/);
+  await assert.rejects(
+    signIn({
+      scopes: SCOPES,
+      env,
+      useLocalWebserver: false,
+      presenter: slow.presenter,
+      openBrowser: false,
+      timeoutMs: 50,
+    }),
+    /Timed out waiting for the authorization code/,
+  );
 });
 
 test("a presenter that cannot read a code leaves the sign-in pending; completePendingSignIn finishes it", async () => {
   const r = recorder();
   let pendingError: SignInPendingError | undefined;
-  await assert.rejects(signIn({ scopes: SCOPES, env, useLocalWebserver: false, presenter: r.presenter, openBrowser: false }), (error: Error) => {
-    assert.ok(error instanceof SignInPendingError);
-    assert.ok(error instanceof CredCredentialsError);
-    pendingError = error;
-    return true;
-  });
+  await assert.rejects(
+    signIn({ scopes: SCOPES, env, useLocalWebserver: false, presenter: r.presenter, openBrowser: false }),
+    (error: Error) => {
+      assert.ok(error instanceof SignInPendingError);
+      assert.ok(error instanceof CredCredentialsError);
+      pendingError = error;
+      return true;
+    },
+  );
   assert.deepEqual(r.types(), ["url", "code-needed"]);
   assert.equal(r.closed(), 0, "the presenter stays up while the code is awaited");
   assert.equal(getPendingSignIn(), pendingError!.pending);
@@ -194,7 +240,11 @@ test("a presenter that cannot read a code leaves the sign-in pending; completePe
   assert.equal(getPendingSignIn(), pendingError!.pending, "a rejected code leaves it waiting");
   const { result } = await completePendingSignIn(code!);
   assert.ok(emulator.checkAccessToken(result.accessToken));
-  assert.equal(Object.keys(pendingError!).includes("pending"), false, "kernels print enumerable fields: the sign-in stays out");
+  assert.equal(
+    Object.keys(pendingError!).includes("pending"),
+    false,
+    "kernels print enumerable fields: the sign-in stays out",
+  );
   assert.equal(getPendingSignIn(), undefined);
   await assert.rejects(completePendingSignIn(code!), /No sign-in is waiting/);
 });
@@ -232,13 +282,22 @@ test("a denied copy-paste sign-in pasted as URL reads as denied", async () => {
     const url = (r.events[0] as Extract<SignInEvent, { type: "url" }>).url;
     return (await approveSignIn(url, { decision: "deny", followRedirect: false })).url;
   });
-  await assert.rejects(signIn({ scopes: SCOPES, env, useLocalWebserver: false, presenter: r.presenter, openBrowser: false }), /denied/);
+  await assert.rejects(
+    signIn({ scopes: SCOPES, env, useLocalWebserver: false, presenter: r.presenter, openBrowser: false }),
+    /denied/,
+  );
   assert.equal(r.types().at(-1), "failed");
 });
 
 test("an unknown client is rejected by the sign-in page; cancel() frees the port", async () => {
   const ports = await freePortRange(10);
-  const pending = await startSignIn({ scopes: SCOPES, env, ports, clientId: "nobody.apps", clientSecret: "TOPSECRET-x" });
+  const pending = await startSignIn({
+    scopes: SCOPES,
+    env,
+    ports,
+    clientId: "nobody.apps",
+    clientSecret: "TOPSECRET-x",
+  });
   const page = await approveSignIn(pending.url);
   assert.equal(page.status, 400);
   assert.equal(page.code, undefined);

@@ -34,14 +34,21 @@ export interface RawResponse {
 }
 
 /** One HTTP request to `host:port` with a raw path (so malformed or odd targets can be sent). */
-export function rawRequest(port: number, path: string, options: { host?: string; method?: string } = {}): Promise<RawResponse> {
+export function rawRequest(
+  port: number,
+  path: string,
+  options: { host?: string; method?: string } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: options.host ?? "127.0.0.1", port, path, method: options.method ?? "GET", agent: false }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (body += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-    });
+    const req = request(
+      { host: options.host ?? "127.0.0.1", port, path, method: options.method ?? "GET", agent: false },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (body += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+      },
+    );
     req.on("error", reject);
     req.end();
   });

@@ -16,7 +16,9 @@ test("binds the first free port on loopback only, with redirect URI http://local
       assert.equal(receiver.redirectUri, `http://localhost:${ports.first + 1}/`);
       // Nothing listens on a non-loopback address of this machine for that port.
       const { networkInterfaces } = await import("node:os");
-      const external = Object.values(networkInterfaces()).flat().find((i) => i && !i.internal && i.family === "IPv4");
+      const external = Object.values(networkInterfaces())
+        .flat()
+        .find((i) => i && !i.internal && i.family === "IPv4");
       if (external) await assert.rejects(rawRequest(receiver.port, "/", { host: external.address }), /ECONNREFUSED/);
     } finally {
       receiver.close();
@@ -30,14 +32,17 @@ test("stray requests get 404 and the receiver keeps waiting; wrong state gets 40
   const ports = await freePortRange(2);
   const receiver = await startLoopbackReceiver({ state: STATE, ports });
   let settled = false;
-  void receiver.callback.then(() => (settled = true), () => (settled = true));
+  void receiver.callback.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
   try {
     assert.equal((await rawRequest(receiver.port, "/favicon.ico")).status, 404);
     assert.equal((await rawRequest(receiver.port, "/")).status, 404);
-    assert.equal((await rawRequest(receiver.port, "/wp-login.php?code=x&state=" + STATE)).status, 404);
+    assert.equal((await rawRequest(receiver.port, `/wp-login.php?code=x&state=${STATE}`)).status, 404);
     assert.equal((await rawRequest(receiver.port, `/?code=x&state=${STATE}`, { method: "HEAD" })).status, 404);
     assert.equal((await rawRequest(receiver.port, `/?code=x&state=${STATE}`, { method: "POST" })).status, 404);
-    assert.equal((await rawRequest(receiver.port, "/?" + "a".repeat(9000))).status, 404);
+    assert.equal((await rawRequest(receiver.port, `/?${"a".repeat(9000)}`)).status, 404);
     const wrong = await rawRequest(receiver.port, "/?code=STOLEN&state=wrong");
     assert.equal(wrong.status, 400);
     assert.match(wrong.body, /does not match/);

@@ -17,7 +17,13 @@ function streams() {
 test("the plain presenter prints the original's URL line, waiting, and who signed in", () => {
   const s = streams();
   const presenter = createPlainPresenter({ output: s.output, input: s.input });
-  presenter.update({ type: "url", url: "https://idp.example/auth?x=1", mode: "loopback", scopes: ["a"], browserOpened: false });
+  presenter.update({
+    type: "url",
+    url: "https://idp.example/auth?x=1",
+    mode: "loopback",
+    scopes: ["a"],
+    browserOpened: false,
+  });
   presenter.update({ type: "waiting" });
   presenter.update({ type: "signed-in", account: "u@example.org", savedTo: "/tmp/x.json" });
   const lines = s.written().trim().split("\n");
@@ -42,7 +48,9 @@ test("readCode reads one pasted line, after the prompt", async () => {
 
 test("readCode: closed input is a CredCredentialsError, abort a CredCancelledError", async () => {
   const closed = streams();
-  const reading = createPlainPresenter({ output: closed.output, input: closed.input }).readCode!(new AbortController().signal);
+  const reading = createPlainPresenter({ output: closed.output, input: closed.input }).readCode!(
+    new AbortController().signal,
+  );
   closed.input.end();
   await assert.rejects(reading, CredCredentialsError);
 
@@ -77,7 +85,9 @@ test("BROWSER names the command that gets the URL (with %s, or as last argument)
   const dir = mkdtempSync(join(tmpdir(), "cred-auth-browser-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const script = join(dir, "fake-browser.sh");
-  writeFileSync(script, `#!/bin/sh\nprintf '%s|' "$@" > "${dir}/opened.$$"\nmv "${dir}/opened.$$" "${dir}/opened"\n`, { mode: 0o755 });
+  writeFileSync(script, `#!/bin/sh\nprintf '%s|' "$@" > "${dir}/opened.$$"\nmv "${dir}/opened.$$" "${dir}/opened"\n`, {
+    mode: 0o755,
+  });
   const opened = join(dir, "opened");
   const waitForFile = async () => {
     for (let i = 0; i < 200 && !existsSync(opened); i++) await new Promise((resolve) => setTimeout(resolve, 25));

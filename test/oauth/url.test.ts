@@ -60,12 +60,15 @@ test("a pasted bare code, full redirect URL or query string gives the code", () 
 });
 
 test("a pasted URL of another sign-in, with an error, or without a code is refused", () => {
-  assert.throws(() => parsePastedCode("https://e.org/?code=SECRETCODE&state=other", "s1"), (e: Error) => {
-    assert.ok(e instanceof CredCredentialsError);
-    assert.match(e.message, /state/);
-    assert.doesNotMatch(e.message, /SECRETCODE/);
-    return true;
-  });
+  assert.throws(
+    () => parsePastedCode("https://e.org/?code=SECRETCODE&state=other", "s1"),
+    (e: Error) => {
+      assert.ok(e instanceof CredCredentialsError);
+      assert.match(e.message, /state/);
+      assert.doesNotMatch(e.message, /SECRETCODE/);
+      return true;
+    },
+  );
   assert.throws(() => parsePastedCode("https://e.org/?error=access_denied&state=s1", "s1"), /denied in the browser/);
   assert.throws(() => parsePastedCode("https://e.org/?state=s1", "s1"), /no authorization code/);
   assert.throws(() => parsePastedCode("   ", "s1"), /No authorization code/);
@@ -87,8 +90,15 @@ test("mode: loopback by default, paste when asked or when the redirect URI is no
   assert.equal(signInMode({ useLocalWebserver: false }), "paste");
   assert.equal(signInMode({ redirectUri: "https://org.example/oauth" }), "paste");
   assert.equal(signInMode({ redirectUri: "http://127.0.0.1:9004/cb" }), "loopback");
-  assert.throws(() => signInMode({ useLocalWebserver: true, redirectUri: "https://org.example/oauth" }), /not a loopback address/);
-  assert.deepEqual(loopbackTarget("http://[::1]:9004/cb"), { host: "::1", ports: { first: 9004, last: 9004 }, path: "/cb" });
+  assert.throws(
+    () => signInMode({ useLocalWebserver: true, redirectUri: "https://org.example/oauth" }),
+    /not a loopback address/,
+  );
+  assert.deepEqual(loopbackTarget("http://[::1]:9004/cb"), {
+    host: "::1",
+    ports: { first: 9004, last: 9004 },
+    path: "/cb",
+  });
   assert.equal(loopbackTarget("http://localhost/"), undefined);
 });
 

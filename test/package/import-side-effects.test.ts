@@ -11,7 +11,19 @@ import { after, test } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const repo = fileURLToPath(new URL("../..", import.meta.url));
-const HEAVY = ["google-auth-library", "gaxios", "gtoken", "conf", "atomically", "ink", "ink-text-input", "react", "tslab", "node-fetch", "open"];
+const HEAVY = [
+  "google-auth-library",
+  "gaxios",
+  "gtoken",
+  "conf",
+  "atomically",
+  "ink",
+  "ink-text-input",
+  "react",
+  "tslab",
+  "node-fetch",
+  "open",
+];
 
 const work = mkdtempSync(join(tmpdir(), "cred-auth-import-"));
 after(() => {
@@ -77,7 +89,14 @@ interface Report {
 /** Runs `script` with the probe; HOME and friends point at `home`. */
 function run(script: string, home: string, esm: boolean): Report {
   const args = ["--import", pathToFileURL(probe).href, ...(esm ? ["--input-type=module"] : []), "-e", script];
-  const env = { ...process.env, HOME: home, USERPROFILE: home, APPDATA: join(home, "AppData"), XDG_CONFIG_HOME: join(home, ".config"), XDG_CACHE_HOME: join(home, ".cache") };
+  const env = {
+    ...process.env,
+    HOME: home,
+    USERPROFILE: home,
+    APPDATA: join(home, "AppData"),
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+  };
   // cwd is the repo so the eval script resolves "cred-auth" by self-reference, as the package is seen from inside.
   const child = spawnSync(process.execPath, args, { env, cwd: repo, encoding: "utf8" });
   assert.equal(child.status, 0, child.stderr);
@@ -100,12 +119,24 @@ const readonlyHome = join(work, "readonly-home");
 mkdirSync(readonlyHome);
 chmodSync(readonlyHome, 0o555);
 
-for (const [label, script, esm] of [["import", ESM, true], ["require", CJS, false]] as const) {
-  for (const [homeLabel, home] of [["missing", missingHome], ["read-only", readonlyHome]] as const) {
+for (const [label, script, esm] of [
+  ["import", ESM, true],
+  ["require", CJS, false],
+] as const) {
+  for (const [homeLabel, home] of [
+    ["missing", missingHome],
+    ["read-only", readonlyHome],
+  ] as const) {
     test(`${label}("cred-auth") with a ${homeLabel} HOME: no I/O, no heavy module`, () => {
       const report = run(script, home, esm);
-      assert.ok(report.modules.some((url) => url.includes("/dist/index.")), "the probe saw the package load");
-      assert.ok(report.modules.some((url) => url.includes("/dist/cache/")), "the probe saw the package's own modules");
+      assert.ok(
+        report.modules.some((url) => url.includes("/dist/index.")),
+        "the probe saw the package load",
+      );
+      assert.ok(
+        report.modules.some((url) => url.includes("/dist/cache/")),
+        "the probe saw the package's own modules",
+      );
       assert.deepEqual(heavyLoaded(report), []);
       assert.deepEqual(report.io, []);
       assert.deepEqual(readdirSync(readonlyHome), []);
@@ -114,7 +145,14 @@ for (const [label, script, esm] of [["import", ESM, true], ["require", CJS, fals
 }
 
 test("the probe notices a heavy module and I/O (positive control)", () => {
-  const report = run(`await import("google-auth-library"); (await import("node:fs")).existsSync(process.env.HOME + "/.config"); ${settle}`, missingHome, true);
+  const report = run(
+    `await import("google-auth-library"); (await import("node:fs")).existsSync(process.env.HOME + "/.config"); ${settle}`,
+    missingHome,
+    true,
+  );
   assert.ok(heavyLoaded(report).some((url) => url.includes("google-auth-library")));
-  assert.ok(report.io.some((line) => line.startsWith("fs.existsSync") && line.includes("no-such-home")), JSON.stringify(report.io));
+  assert.ok(
+    report.io.some((line) => line.startsWith("fs.existsSync") && line.includes("no-such-home")),
+    JSON.stringify(report.io),
+  );
 });

@@ -26,10 +26,24 @@ before(() => {
 after(() => rmSync(project, { recursive: true, force: true }));
 
 function tsc(compiler: "typescript-5.0" | "typescript-current", file: string, flags: string[]): void {
-  const run = spawnSync(process.execPath, [join(modules, compiler, "bin", "tsc"), "--noEmit", "--strict", "--target", "es2022", "--types", "node", ...flags, file], {
-    cwd: project,
-    encoding: "utf8",
-  });
+  const run = spawnSync(
+    process.execPath,
+    [
+      join(modules, compiler, "bin", "tsc"),
+      "--noEmit",
+      "--strict",
+      "--target",
+      "es2022",
+      "--types",
+      "node",
+      ...flags,
+      file,
+    ],
+    {
+      cwd: project,
+      encoding: "utf8",
+    },
+  );
   assert.equal(run.status, 0, `${compiler} ${flags.join(" ")} ${file}:\n${run.stdout}${run.stderr}`);
 }
 
@@ -39,14 +53,44 @@ test("TypeScript 5.0, module commonjs + moduleResolution node10 (tslab), library
 });
 
 test("TypeScript 5.0 with lib dom and skipLibCheck, as notebooks usually run", () => {
-  tsc("typescript-5.0", "consumer.ts", ["--module", "commonjs", "--moduleResolution", "node10", "--lib", "es2023,dom", "--skipLibCheck", "--esModuleInterop"]);
+  tsc("typescript-5.0", "consumer.ts", [
+    "--module",
+    "commonjs",
+    "--moduleResolution",
+    "node10",
+    "--lib",
+    "es2023,dom",
+    "--skipLibCheck",
+    "--esModuleInterop",
+  ]);
 });
 
 test("current TypeScript, nodenext, from CommonJS (.ts) and ESM (.mts)", () => {
-  tsc("typescript-current", "consumer.ts", ["--module", "nodenext", "--moduleResolution", "nodenext", "--lib", "es2023,dom"]);
-  tsc("typescript-current", "consumer.mts", ["--module", "nodenext", "--moduleResolution", "nodenext", "--lib", "es2023,dom"]);
+  tsc("typescript-current", "consumer.ts", [
+    "--module",
+    "nodenext",
+    "--moduleResolution",
+    "nodenext",
+    "--lib",
+    "es2023,dom",
+  ]);
+  tsc("typescript-current", "consumer.mts", [
+    "--module",
+    "nodenext",
+    "--moduleResolution",
+    "nodenext",
+    "--lib",
+    "es2023,dom",
+  ]);
 });
 
 test("current TypeScript, bundler resolution", () => {
-  tsc("typescript-current", "consumer.ts", ["--module", "preserve", "--moduleResolution", "bundler", "--lib", "es2023,dom"]);
+  tsc("typescript-current", "consumer.ts", [
+    "--module",
+    "preserve",
+    "--moduleResolution",
+    "bundler",
+    "--lib",
+    "es2023,dom",
+  ]);
 });

@@ -20,10 +20,12 @@ const EMPTY = /is empty; sign in again or point to the right file\.$/;
 const NOT_UTF8 = /is not UTF-8 text; a credentials file is JSON\.$/;
 const NOT_JSON = /is not valid JSON( \(line \d+, column \d+\))?; it may be truncated or not a credentials file\.$/;
 const TOP = (kind: string) => new RegExp(`holds ${kind}, not a JSON object\\.$`);
-const TYPE = (what: string) => new RegExp(`has type ${what}; cred-auth accepts "authorized_user" or "service_account"\\.$`);
+const TYPE = (what: string) =>
+  new RegExp(`has type ${what}; cred-auth accepts "authorized_user" or "service_account"\\.$`);
 const MISSING = (field: string) => new RegExp(`is missing the required field "${field}"\\.$`);
 const WRONG = (kind: string, field: string) => new RegExp(`has ${kind} in "${field}" where a string belongs\\.$`);
-const TOKEN_URI = /has a "token_uri" that is not an https URL \(plain http is allowed only to 127\.0\.0\.1, ::1 or localhost\)\.$/;
+const TOKEN_URI =
+  /has a "token_uri" that is not an https URL \(plain http is allowed only to 127\.0\.0\.1, ::1 or localhost\)\.$/;
 const SCOPES = /has "scopes" that is not an array of scope strings\.$/;
 const KEY = /has a "private_key" that is not a valid PEM private key; download a new key for this service account\.$/;
 
@@ -101,16 +103,24 @@ interface BadCase {
 const MiB = 1024 * 1024;
 
 const MADE_AT_TEST_TIME: BadCase[] = [
-  { name: "2 MiB file", build: (path) => (writeFileSync(path, `{"pad": "${"x".repeat(2 * MiB)}"}`), path), problem: /is larger than 1 MiB, far more than any credentials file\.$/ },
+  {
+    name: "2 MiB file",
+    build: (path) => (writeFileSync(path, `{"pad": "${"x".repeat(2 * MiB)}"}`), path),
+    problem: /is larger than 1 MiB, far more than any credentials file\.$/,
+  },
   {
     name: "400,000-deep JSON array",
     build: (path) => (writeFileSync(path, "[".repeat(400_000) + "]".repeat(400_000)), path),
     problem: TOP("an array"),
   },
-  { name: "a directory", build: (path) => (mkdirSync(path), path), problem: /is a directory, not a credentials file\.$/ },
+  {
+    name: "a directory",
+    build: (path) => (mkdirSync(path), path),
+    problem: /is a directory, not a credentials file\.$/,
+  },
   {
     name: "a symbolic-link loop",
-    build: (path) => (symlinkSync(basename(path) + ".other", path), symlinkSync(basename(path), path + ".other"), path),
+    build: (path) => (symlinkSync(`${basename(path)}.other`, path), symlinkSync(basename(path), `${path}.other`), path),
     problem: /is a loop of symbolic links\.$/,
   },
   {
@@ -120,13 +130,21 @@ const MADE_AT_TEST_TIME: BadCase[] = [
     cache: "absent",
   },
   { name: "a FIFO", build: (path) => (execFileSync("mkfifo", [path]), path), problem: /is not a regular file\.$/ },
-  { name: "/dev/zero behind a link", build: (path) => (symlinkSync("/dev/zero", path), path), problem: /is not a regular file\.$/ },
+  {
+    name: "/dev/zero behind a link",
+    build: (path) => (symlinkSync("/dev/zero", path), path),
+    problem: /is not a regular file\.$/,
+  },
   {
     name: "a path under a regular file",
     build: (path) => (writeFileSync(join(dirname(path), "file"), "x"), join(dirname(path), "file", basename(path))),
     problem: /is under something that is not a directory; check the path\.$/,
   },
-  { name: "a name too long", build: (path) => join(dirname(path), "x".repeat(300) + ".json"), problem: /is a path that is too long\.$/ },
+  {
+    name: "a name too long",
+    build: (path) => join(dirname(path), `${"x".repeat(300)}.json`),
+    problem: /is a path that is too long\.$/,
+  },
 ];
 
 const UNREADABLE: BadCase = {
@@ -140,7 +158,11 @@ function allCases(): BadCase[] {
   const unexpected = committed.filter((name) => !(name in EXPECTED));
   assert.deepEqual(unexpected, [], "every fixture has an expected problem");
   assert.ok(committed.length >= 30, `at least 30 committed bad files (${committed.length})`);
-  const fixtures = committed.map((name) => ({ name, problem: EXPECTED[name]!, build: (path: string) => (copyFileSync(join(FIXTURES, name), path), path) }));
+  const fixtures = committed.map((name) => ({
+    name,
+    problem: EXPECTED[name]!,
+    build: (path: string) => (copyFileSync(join(FIXTURES, name), path), path),
+  }));
   const runAsRoot = process.getuid?.() === 0;
   return [...fixtures, ...MADE_AT_TEST_TIME, ...(runAsRoot ? [] : [UNREADABLE])];
 }
@@ -155,7 +177,10 @@ function buildAll(root: string, cases: BadCase[]): string[] {
 }
 
 function assertRefused(error: unknown, path: string, badCase: BadCase, via: string): true {
-  assert.ok(error instanceof CredCredentialsError, `${badCase.name} via ${via}: CredCredentialsError, got ${(error as Error)?.name}: ${(error as Error)?.message}`);
+  assert.ok(
+    error instanceof CredCredentialsError,
+    `${badCase.name} via ${via}: CredCredentialsError, got ${(error as Error)?.name}: ${(error as Error)?.message}`,
+  );
   const prefix = `Credentials file ${JSON.stringify(path)} `;
   assert.ok(error.message.startsWith(prefix), `${badCase.name} via ${via}: names the file: ${error.message}`);
   assert.match(error.message, badCase.problem, `${badCase.name} via ${via}`);
@@ -170,20 +195,30 @@ process.env.CRED_AUTH_HOSTED = "off";
 // A file without read permission is in allCases() when not root; as root (CI) it is covered by
 // test/foundation/files.test.ts, which reads it as "nobody" in a child process.
 
-test("readCredentialsFile, loadUserCredentials and loadServiceAccountCredentials refuse every bad file", { timeout: 60_000 }, async (t) => {
+test("readCredentialsFile, loadUserCredentials and loadServiceAccountCredentials refuse every bad file", {
+  timeout: 60_000,
+}, async (t) => {
   const cases = allCases();
   const paths = buildAll(tempDir(t, "cred-auth-bad-"), cases);
   await Promise.all(
     cases.map(async (badCase, index) => {
       const path = paths[index]!;
-      await assert.rejects(readCredentialsFile(path), (error) => assertRefused(error, path, badCase, "readCredentialsFile"));
-      await assert.rejects(loadUserCredentials(path), (error) => assertRefused(error, path, badCase, "loadUserCredentials"));
-      await assert.rejects(loadServiceAccountCredentials(path), (error) => assertRefused(error, path, badCase, "loadServiceAccountCredentials"));
+      await assert.rejects(readCredentialsFile(path), (error) =>
+        assertRefused(error, path, badCase, "readCredentialsFile"),
+      );
+      await assert.rejects(loadUserCredentials(path), (error) =>
+        assertRefused(error, path, badCase, "loadUserCredentials"),
+      );
+      await assert.rejects(loadServiceAccountCredentials(path), (error) =>
+        assertRefused(error, path, badCase, "loadServiceAccountCredentials"),
+      );
     }),
   );
 });
 
-test("the cache treats every bad file as absent, with exactly one CRED_AUTH_CACHE warning naming the problem", { timeout: 60_000 }, async (t) => {
+test("the cache treats every bad file as absent, with exactly one CRED_AUTH_CACHE warning naming the problem", {
+  timeout: 60_000,
+}, async (t) => {
   const home = tempDir(t, "cred-auth-bad-home-");
   const saved = process.env.HOME;
   process.env.HOME = home;
@@ -195,7 +230,10 @@ test("the cache treats every bad file as absent, with exactly one CRED_AUTH_CACH
   const paths = buildAll(configDir, cases);
   for (const [index, badCase] of cases.entries()) {
     const path = paths[index]!;
-    const credentialsCache = new cache.ReadWriteCredentialsCache({ dirname: relative(configDir, dirname(path)), filename: basename(path) });
+    const credentialsCache = new cache.ReadWriteCredentialsCache({
+      dirname: relative(configDir, dirname(path)),
+      filename: basename(path),
+    });
     assert.equal(credentialsCache.path, path);
     warnings.length = 0;
     assert.equal(await credentialsCache.load(), null, `${badCase.name}: no credentials`);
@@ -206,16 +244,24 @@ test("the cache treats every bad file as absent, with exactly one CRED_AUTH_CACH
     }
     assert.equal(warnings.length, 1, `${badCase.name}: one warning`);
     const message = warnings[0]!.message;
-    assert.ok(message.startsWith(`Ignoring the cached credentials: Credentials file ${JSON.stringify(path)} `), message);
+    assert.ok(
+      message.startsWith(`Ignoring the cached credentials: Credentials file ${JSON.stringify(path)} `),
+      message,
+    );
     assert.match(message.replace(/ The next sign-in replaces the file\.$/, ""), badCase.problem, badCase.name);
   }
 });
 
-test("cred-auth print-token exits 1 with one line naming the file and the problem, for every bad file", { timeout: 120_000 }, async (t) => {
+test("cred-auth print-token exits 1 with one line naming the file and the problem, for every bad file", {
+  timeout: 120_000,
+}, async (t) => {
   const home = tempDir(t, "cred-auth-bad-cli-");
   const cases = allCases();
   const paths = buildAll(join(home, "files"), cases);
-  const env = isolatedEnv(home, { CRED_AUTH_EMULATOR_HOST: process.env.CRED_AUTH_EMULATOR_HOST!, CRED_AUTH_TOKEN_CACHE: join(home, "tokens") });
+  const env = isolatedEnv(home, {
+    CRED_AUTH_EMULATOR_HOST: process.env.CRED_AUTH_EMULATOR_HOST!,
+    CRED_AUTH_TOKEN_CACHE: join(home, "tokens"),
+  });
   await mapLimit(cases, 4, async (badCase, index) => {
     const path = paths[index]!;
     const result = await runCli(["print-token", path], { env, killAfterMs: 30_000 });
@@ -242,8 +288,14 @@ test("a service account key at the cache path is another kind of credentials: ab
   assert.equal(await credentialsCache.load(), null);
   await new Promise((resolve) => setImmediate(resolve));
   assert.equal(warnings.length, 1);
-  assert.match(warnings[0]!.message, /holds "service_account" credentials, not "authorized_user"; load it with loadServiceAccountCredentials\(\)\./);
-  await assert.rejects(loadUserCredentials(credentialsCache.path), /holds "service_account" credentials, not "authorized_user"/);
+  assert.match(
+    warnings[0]!.message,
+    /holds "service_account" credentials, not "authorized_user"; load it with loadServiceAccountCredentials\(\)\./,
+  );
+  await assert.rejects(
+    loadUserCredentials(credentialsCache.path),
+    /holds "service_account" credentials, not "authorized_user"/,
+  );
 });
 
 /** What may be found at a token-cache entry's path instead of a token: print-token must refresh, not hang or fail. */
@@ -251,14 +303,25 @@ const BAD_TOKEN_ENTRIES: Array<[string, (path: string) => void]> = [
   ["a FIFO", (path) => execFileSync("mkfifo", [path])],
   ["/dev/zero behind a link", (path) => symlinkSync("/dev/zero", path)],
   ["a directory", (path) => mkdirSync(path)],
-  ["a 2 MiB file", (path) => writeFileSync(path, `{"access_token": "${"x".repeat(2 * MiB)}", "expiry_date": 9999999999999}`)],
-  ["a symbolic-link loop", (path) => (symlinkSync(basename(path) + ".other", path), symlinkSync(basename(path), path + ".other"))],
+  [
+    "a 2 MiB file",
+    (path) => writeFileSync(path, `{"access_token": "${"x".repeat(2 * MiB)}", "expiry_date": 9999999999999}`),
+  ],
+  [
+    "a symbolic-link loop",
+    (path) => (symlinkSync(`${basename(path)}.other`, path), symlinkSync(basename(path), `${path}.other`)),
+  ],
   ["garbage bytes", (path) => writeFileSync(path, Buffer.from([0xff, 0xfe, 0x00, 0x7b]))],
-  ["an access_token that is a number", (path) => writeFileSync(path, JSON.stringify({ access_token: 5, expiry_date: Date.now() + 3_600_000 }))],
+  [
+    "an access_token that is a number",
+    (path) => writeFileSync(path, JSON.stringify({ access_token: 5, expiry_date: Date.now() + 3_600_000 })),
+  ],
   ["no expiry", (path) => writeFileSync(path, JSON.stringify({ access_token: "cached-but-no-expiry" }))],
 ];
 
-test("print-token refreshes, never hangs or fails, whatever sits at its token-cache entry", { timeout: 120_000 }, async (t) => {
+test("print-token refreshes, never hangs or fails, whatever sits at its token-cache entry", {
+  timeout: 120_000,
+}, async (t) => {
   const { startEmulator } = await import("cred-auth/emulator");
   const { testCredentialsFile } = await import("../support/emulator.ts");
   const { tokenCacheKey } = await import("../../dist/token-cache/index.js");
@@ -269,7 +332,11 @@ test("print-token refreshes, never hangs or fails, whatever sits at its token-ca
   const path = await testCredentialsFile(emu, home, { scopes: ["https://www.googleapis.com/auth/cloud-platform"] });
   const file = await read(path);
   assert.equal(file.type, "authorized_user");
-  const key = tokenCacheKey(file as Parameters<typeof tokenCacheKey>[0], (file as { scopes?: string[] }).scopes ?? [], (file as { token_uri?: string }).token_uri);
+  const key = tokenCacheKey(
+    file as Parameters<typeof tokenCacheKey>[0],
+    (file as { scopes?: string[] }).scopes ?? [],
+    (file as { token_uri?: string }).token_uri,
+  );
   await mapLimit(BAD_TOKEN_ENTRIES, 4, async ([name, plant], index) => {
     const tokens = join(home, `tokens-${index}`);
     mkdirSync(tokens, { recursive: true, mode: 0o700 });
@@ -305,7 +372,9 @@ test("a FIFO or directory where a token-cache lock belongs only delays the refre
   assert.deepEqual(lines(result.stdout), [`fresh-${"f".repeat(64)}`, `fresh-${"d".repeat(64)}`]);
 });
 
-test("GOOGLE_APPLICATION_CREDENTIALS, --client-secret-file and CRED_AUTH_CLIENT_SECRET_FILE at a FIFO or /dev/zero fail fast", { timeout: 120_000 }, async (t) => {
+test("GOOGLE_APPLICATION_CREDENTIALS, --client-secret-file and CRED_AUTH_CLIENT_SECRET_FILE at a FIFO or /dev/zero fail fast", {
+  timeout: 120_000,
+}, async (t) => {
   // In children: a reader stuck on a FIFO can keep even process.exit() from ending a process.
   const home = tempDir(t, "cred-auth-bad-special-");
   const fifo = join(home, "fifo.json");
@@ -332,7 +401,10 @@ test("GOOGLE_APPLICATION_CREDENTIALS, --client-secret-file and CRED_AUTH_CLIENT_
       ["--client-secret-file", ["--client-secret-file", special], {}],
       ["CRED_AUTH_CLIENT_SECRET_FILE", [], { CRED_AUTH_CLIENT_SECRET_FILE: special }],
     ] as const) {
-      const result = await runCli(["login", join(home, "out.json"), "--no-browser", ...args], { env: isolatedEnv(home, extraEnv), killAfterMs: 30_000 });
+      const result = await runCli(["login", join(home, "out.json"), "--no-browser", ...args], {
+        env: isolatedEnv(home, extraEnv),
+        killAfterMs: 30_000,
+      });
       assert.equal(result.signal, null, `login with ${how}=${special} did not hang`);
       assert.equal(result.code, 1, `${how}: ${result.stderr}`);
       const errorLines = lines(result.stderr);

@@ -30,7 +30,14 @@ function targetOf(how: How, dir: string): string {
 }
 
 /** A saver child; `file` savers write `path` (default: their own file in `dir`), `cache` savers use HOME=`dir`. */
-function startSaver(how: How, dir: string, slot: number, start: number, repeat: "loop" | "once", path = targetOf(how, dir)) {
+function startSaver(
+  how: How,
+  dir: string,
+  slot: number,
+  start: number,
+  repeat: "loop" | "once",
+  path = targetOf(how, dir),
+) {
   const where = how === "file" ? path : dir;
   return spawn(process.execPath, [SAVER, how, where, String(slot), String(start), repeat], {
     env: isolatedEnv(dir, compileCacheEnv),
@@ -76,7 +83,9 @@ function assertOnlyLeftovers(path: string): number {
   return others.length;
 }
 
-test(`${KILLS} writers killed with SIGKILL mid-save never leave a torn or loose file`, { timeout: 180_000 }, async (t) => {
+test(`${KILLS} writers killed with SIGKILL mid-save never leave a torn or loose file`, {
+  timeout: 180_000,
+}, async (t) => {
   const root = tempDir(t, "cred-auth-crash-");
   compileCacheEnv = { NODE_COMPILE_CACHE: tempDir(t, "cred-auth-compile-cache-") };
   let midWrite = 0;
@@ -110,16 +119,24 @@ test(`${KILLS} writers killed with SIGKILL mid-save never leave a torn or loose 
   assert.ok(midWrite >= KILLS / 10, `enough kills landed mid-save (${midWrite} of ${KILLS})`);
 });
 
-test("20 processes saving different credentials at once leave one of them, whole, 0600", { timeout: 120_000 }, async (t) => {
+test("20 processes saving different credentials at once leave one of them, whole, 0600", {
+  timeout: 120_000,
+}, async (t) => {
   const home = tempDir(t, "cred-auth-concurrent-");
   const path = targetOf("cache", home);
   // Half save through writeUserCredentialsFile, half through the cache, all to the same file.
-  const children = Array.from({ length: 20 }, (_, slot) => startSaver(slot % 2 === 0 ? "file" : "cache", home, slot, 0, "once", path));
+  const children = Array.from({ length: 20 }, (_, slot) =>
+    startSaver(slot % 2 === 0 ? "file" : "cache", home, slot, 0, "once", path),
+  );
   const ready = children.map((child) => new Promise((resolve) => child.stdout.once("data", resolve)));
   const exits = children.map((child) => new Promise<number | null>((resolve) => child.once("exit", resolve)));
   await Promise.all(ready);
   for (const child of children) child.stdin.end("go\n");
-  assert.deepEqual(await Promise.all(exits), children.map(() => 0), "every save succeeded");
+  assert.deepEqual(
+    await Promise.all(exits),
+    children.map(() => 0),
+    "every save succeeded",
+  );
   const doc = readWhole(path, "after 20 concurrent saves");
   assert.ok(doc.n === 0 && doc.slot >= 0 && doc.slot < 20);
   assert.equal(readFileSync(path, "utf8"), documentText(doc.slot, 0));

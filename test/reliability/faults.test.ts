@@ -9,7 +9,13 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, test } from "node:test";
 import type { TestContext } from "node:test";
-import { CredConnectionError, cache, getUserCredentials, loadServiceAccountCredentials, loadUserCredentials } from "cred-auth";
+import {
+  CredConnectionError,
+  cache,
+  getUserCredentials,
+  loadServiceAccountCredentials,
+  loadUserCredentials,
+} from "cred-auth";
 import type { Presenter, SignInEvent } from "cred-auth";
 import { DEMO_CLIENT, startEmulator } from "cred-auth/emulator";
 import type { Emulator, Fault } from "cred-auth/emulator";
@@ -46,12 +52,37 @@ interface FaultCase {
 }
 
 const FAULTS: FaultCase[] = [
-  { name: "5xx on every attempt", fault: { kind: "status", status: 503 }, message: /the token server answered 503 \(temporarily_unavailable\); try again later\.$/, retried: true },
-  { name: "slow beyond the timeout", fault: { kind: "slow", delayMs: SLOW_MS }, message: /the token server did not answer in time; try again later\.$/, retried: true },
+  {
+    name: "5xx on every attempt",
+    fault: { kind: "status", status: 503 },
+    message: /the token server answered 503 \(temporarily_unavailable\); try again later\.$/,
+    retried: true,
+  },
+  {
+    name: "slow beyond the timeout",
+    fault: { kind: "slow", delayMs: SLOW_MS },
+    message: /the token server did not answer in time; try again later\.$/,
+    retried: true,
+  },
   { name: "connection refused", message: /could not reach the token server \(ECONNREFUSED\); check the network\.$/ },
-  { name: "garbage instead of JSON", fault: { kind: "garbage" }, message: /the token server sent an unreadable reply\.$/, retried: false },
-  { name: "truncated JSON", fault: { kind: "truncated" }, message: /the token server sent an unreadable reply\.$/, retried: false },
-  { name: "an HTML error page", fault: { kind: "html" }, message: /the token server answered HTTP 502; try again later\.$/, retried: true },
+  {
+    name: "garbage instead of JSON",
+    fault: { kind: "garbage" },
+    message: /the token server sent an unreadable reply\.$/,
+    retried: false,
+  },
+  {
+    name: "truncated JSON",
+    fault: { kind: "truncated" },
+    message: /the token server sent an unreadable reply\.$/,
+    retried: false,
+  },
+  {
+    name: "an HTML error page",
+    fault: { kind: "html" },
+    message: /the token server answered HTTP 502; try again later\.$/,
+    retried: true,
+  },
 ];
 
 /** An emulator for one test, closed after it (checking, for a fault, that the attempts were as expected). */
@@ -91,7 +122,10 @@ function caseDir(t: TestContext): string {
 }
 
 function assertConnectionError(error: unknown, fault: FaultCase, prefix: string): true {
-  assert.ok(error instanceof CredConnectionError, `expected CredConnectionError, got ${(error as Error)?.name}: ${(error as Error)?.message}`);
+  assert.ok(
+    error instanceof CredConnectionError,
+    `expected CredConnectionError, got ${(error as Error)?.name}: ${(error as Error)?.message}`,
+  );
   assert.ok(error.message.startsWith(prefix), `message starts with ${JSON.stringify(prefix)}: ${error.message}`);
   assert.match(error.message, fault.message);
   assert.ok(!error.message.includes("\n"), "one line");
@@ -113,7 +147,11 @@ const ENTRY_POINTS = {
     const before = snapshot(dir);
     if (fault.fault) emu.failNext(20, fault.fault);
     await assert.rejects(loadUserCredentials(path, { timeoutMs: TIMEOUT_MS }), (error) =>
-      assertConnectionError(error, fault, `Getting an access token with the user credentials in ${JSON.stringify(path)} failed: `),
+      assertConnectionError(
+        error,
+        fault,
+        `Getting an access token with the user credentials in ${JSON.stringify(path)} failed: `,
+      ),
     );
     assert.deepEqual(snapshot(dir), before);
   },
@@ -127,21 +165,28 @@ const ENTRY_POINTS = {
     const before = snapshot(dir);
     if (fault.fault) emu.failNext(20, fault.fault);
     await assert.rejects(loadServiceAccountCredentials(path, SCOPES, { timeoutMs: TIMEOUT_MS }), (error) =>
-      assertConnectionError(error, fault, `Getting an access token for service account ${key.client_email} with the key in ${JSON.stringify(path)} failed: `),
+      assertConnectionError(
+        error,
+        fault,
+        `Getting an access token for service account ${key.client_email} with the key in ${JSON.stringify(path)} failed: `,
+      ),
     );
     assert.deepEqual(snapshot(dir), before);
   },
 
   async getUserCredentials(t: TestContext, fault: FaultCase): Promise<void> {
     const emu = await emulatorFor(t, fault);
-    const credentialsCache = new cache.ReadWriteCredentialsCache({ dirname: `faults-${Math.random().toString(36).slice(2)}` });
+    const credentialsCache = new cache.ReadWriteCredentialsCache({
+      dirname: `faults-${Math.random().toString(36).slice(2)}`,
+    });
     t.after(() => rmSync(dirname(credentialsCache.path), { recursive: true, force: true }));
     await writeUserCredentialsFile(credentialsCache.path, userFile(emu, await tokenUrlFor(emu, fault)));
     const before = snapshot(dirname(credentialsCache.path));
     if (fault.fault) emu.failNext(20, fault.fault);
     const presenter = recordingPresenter();
-    await assert.rejects(getUserCredentials(SCOPES, { credentialsCache, presenter, openBrowser: false, timeoutMs: 5000 }), (error) =>
-      assertConnectionError(error, fault, "Refreshing the cached user credentials failed: "),
+    await assert.rejects(
+      getUserCredentials(SCOPES, { credentialsCache, presenter, openBrowser: false, timeoutMs: 5000 }),
+      (error) => assertConnectionError(error, fault, "Refreshing the cached user credentials failed: "),
     );
     assert.deepEqual(presenter.events, [], "no sign-in was started: the network is the problem, not the credentials");
     assert.deepEqual(snapshot(dirname(credentialsCache.path)), before, "the cache file is untouched");
@@ -156,22 +201,38 @@ const ENTRY_POINTS = {
     // An expired token in the token cache: print-token must take the refresh path.
     const tokens = join(dir, "tokens");
     const key = tokenCacheKey(file, SCOPES, file.token_uri);
-    assert.ok(writeCachedToken(key, { access_token: "expired-access-token", expiry_date: Date.now() - 1000, token_type: "Bearer", scopes: SCOPES }, { dir: tokens }));
+    assert.ok(
+      writeCachedToken(
+        key,
+        { access_token: "expired-access-token", expiry_date: Date.now() - 1000, token_type: "Bearer", scopes: SCOPES },
+        { dir: tokens },
+      ),
+    );
     const before = snapshot(dir);
     if (fault.fault) emu.failNext(20, fault.fault);
-    const env = isolatedEnv(dir, { CRED_AUTH_TOKEN_CACHE: tokens, CRED_AUTH_TEST_TOKEN_TIMEOUT_MS: String(TIMEOUT_MS) });
+    const env = isolatedEnv(dir, {
+      CRED_AUTH_TOKEN_CACHE: tokens,
+      CRED_AUTH_TEST_TOKEN_TIMEOUT_MS: String(TIMEOUT_MS),
+    });
     const result = await runCli(["print-token", path], { env, nodeArgs: ["--require", SHORT_TIMEOUT_PRELOAD] });
     assert.equal(result.code, 3, `exit 3 (connection error); stderr: ${result.stderr}`);
     assert.equal(result.stdout, "");
     const errorLines = lines(result.stderr);
     assert.equal(errorLines.length, 1, `one line on stderr: ${result.stderr}`);
-    assert.ok(errorLines[0]!.startsWith(`cred-auth: Getting an access token with the user credentials in ${JSON.stringify(path)} failed: `), errorLines[0]);
+    assert.ok(
+      errorLines[0]!.startsWith(
+        `cred-auth: Getting an access token with the user credentials in ${JSON.stringify(path)} failed: `,
+      ),
+      errorLines[0],
+    );
     assert.match(errorLines[0]!, fault.message);
     assert.deepEqual(snapshot(dir), before, "credentials file and token cache untouched, no lock left behind");
   },
 };
 
-describe("token server faults end in CredConnectionError / exit 3 and change nothing on disk", { concurrency: true }, () => {
+describe("token server faults end in CredConnectionError / exit 3 and change nothing on disk", {
+  concurrency: true,
+}, () => {
   for (const [entry, run] of Object.entries(ENTRY_POINTS)) {
     for (const fault of FAULTS) test(`${entry}: ${fault.name}`, (t) => run(t, fault));
   }
@@ -198,13 +259,20 @@ describe("one failed attempt is retried and the refresh succeeds", { concurrency
 
     test(`getUserCredentials and print-token after one ${fault.kind}`, async (t) => {
       const emu = await emulatorFor(t);
-      const credentialsCache = new cache.ReadWriteCredentialsCache({ dirname: `retry-${Math.random().toString(36).slice(2)}` });
+      const credentialsCache = new cache.ReadWriteCredentialsCache({
+        dirname: `retry-${Math.random().toString(36).slice(2)}`,
+      });
       t.after(() => rmSync(dirname(credentialsCache.path), { recursive: true, force: true }));
       const file = userFile(emu, `${emu.url}/token`);
       await writeUserCredentialsFile(credentialsCache.path, file);
       emu.failNext(1, fault);
       const presenter = recordingPresenter();
-      const credentials = await getUserCredentials(SCOPES, { credentialsCache, presenter, openBrowser: false, timeoutMs: 5000 });
+      const credentials = await getUserCredentials(SCOPES, {
+        credentialsCache,
+        presenter,
+        openBrowser: false,
+        timeoutMs: 5000,
+      });
       assert.ok(emu.checkAccessToken(credentials.credentials.access_token!));
       assert.deepEqual(presenter.events, []);
 

@@ -13,7 +13,16 @@ import { after, test } from "node:test";
 import type { TestContext } from "node:test";
 import { inspect } from "node:util";
 import * as credAuth from "cred-auth";
-import { CredAuthError, CredConnectionError, CredCredentialsError, cache, getUserCredentials, loadServiceAccountCredentials, loadUserCredentials, saveUserCredentials } from "cred-auth";
+import {
+  CredAuthError,
+  CredConnectionError,
+  CredCredentialsError,
+  cache,
+  getUserCredentials,
+  loadServiceAccountCredentials,
+  loadUserCredentials,
+  saveUserCredentials,
+} from "cred-auth";
 import type { Presenter, SignInEvent } from "cred-auth";
 import { approveSignIn, startEmulator } from "cred-auth/emulator";
 import type { Emulator } from "cred-auth/emulator";
@@ -30,7 +39,14 @@ const FAKE_CODE = "LEAKCHECK-auth-code-Pz3Nc8Lb";
 const KEY_MATERIAL = "LEAKCHECKprivatekeymaterialJx6Tq2Vb";
 
 /** Every secret a scenario used or was given; grows as scenarios run (tokens, codes, assertions). */
-const SECRETS = new Set<string>([CLIENT_SECRET, WRONG_SECRET, UNKNOWN_REFRESH_TOKEN, FAKE_CODE, KEY_MATERIAL, "PRIVATE KEY-----"]);
+const SECRETS = new Set<string>([
+  CLIENT_SECRET,
+  WRONG_SECRET,
+  UNKNOWN_REFRESH_TOKEN,
+  FAKE_CODE,
+  KEY_MATERIAL,
+  "PRIVATE KEY-----",
+]);
 function secret(value: string | null | undefined): string {
   if (value && value.length >= 8) SECRETS.add(value);
   return value ?? "";
@@ -66,7 +82,9 @@ function assertNoLeaks(from = 0): void {
 // ---------------------------------------------------------------- servers
 
 async function emulatorFor(t: TestContext): Promise<Emulator> {
-  const emu = await startEmulator({ clients: [{ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, type: "installed" }] });
+  const emu = await startEmulator({
+    clients: [{ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, type: "installed" }],
+  });
   t.after(() => emu.close());
   return emu;
 }
@@ -75,14 +93,28 @@ async function emulatorFor(t: TestContext): Promise<Emulator> {
  * A token server that puts the whole request back into its reply, the worst a server or a
  * proxy in between could do. The secrets it receives are added to SECRETS.
  */
-type EchoMode = "json400-description" | "json400-error" | "json-error-object" | "html500" | "text200" | "json200-bad-token";
-const ECHO_MODES: EchoMode[] = ["json400-description", "json400-error", "json-error-object", "html500", "text200", "json200-bad-token"];
+type EchoMode =
+  | "json400-description"
+  | "json400-error"
+  | "json-error-object"
+  | "html500"
+  | "text200"
+  | "json200-bad-token";
+const ECHO_MODES: EchoMode[] = [
+  "json400-description",
+  "json400-error",
+  "json-error-object",
+  "html500",
+  "text200",
+  "json200-bad-token",
+];
 
 const echoServer: Server = createServer((req, res) => {
   let body = "";
   req.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
   req.on("end", () => {
-    for (const [name, value] of new URLSearchParams(body)) if (name !== "grant_type" && name !== "client_id" && name !== "redirect_uri") secret(value);
+    for (const [name, value] of new URLSearchParams(body))
+      if (name !== "grant_type" && name !== "client_id" && name !== "redirect_uri") secret(value);
     const echo = `echo ${body} ${req.headers.authorization ?? ""}`;
     const mode = (req.url ?? "").split("/")[1] as EchoMode;
     const json = (status: number, data: unknown): void => {
@@ -91,8 +123,10 @@ const echoServer: Server = createServer((req, res) => {
     };
     if (mode === "json400-description") return json(400, { error: "invalid_grant", error_description: echo });
     if (mode === "json400-error") return json(400, { error: echo });
-    if (mode === "json-error-object") return json(400, { error: { code: 400, message: echo, status: "INVALID_ARGUMENT" } });
-    if (mode === "json200-bad-token") return json(200, { access_token: 12345, expires_in: 3600, token_type: "Bearer", echo });
+    if (mode === "json-error-object")
+      return json(400, { error: { code: 400, message: echo, status: "INVALID_ARGUMENT" } });
+    if (mode === "json200-bad-token")
+      return json(200, { access_token: 12345, expires_in: 3600, token_type: "Bearer", echo });
     res.writeHead(mode === "html500" ? 500 : 200, { "content-type": mode === "html500" ? "text/html" : "text/plain" });
     res.end(mode === "html500" ? `<html><body>${echo}</body></html>` : echo);
   });
@@ -106,10 +140,26 @@ function echoUrl(mode: EchoMode): string {
 
 // ---------------------------------------------------------------- files
 
-function userFile(dir: string, tokenUri: string, refreshToken: string, clientSecret = CLIENT_SECRET, name = "user.json"): string {
+function userFile(
+  dir: string,
+  tokenUri: string,
+  refreshToken: string,
+  clientSecret = CLIENT_SECRET,
+  name = "user.json",
+): string {
   const path = join(dir, name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path, JSON.stringify({ type: "authorized_user", client_id: CLIENT_ID, client_secret: secret(clientSecret), refresh_token: secret(refreshToken), token_uri: tokenUri, scopes: SCOPES }));
+  writeFileSync(
+    path,
+    JSON.stringify({
+      type: "authorized_user",
+      client_id: CLIENT_ID,
+      client_secret: secret(clientSecret),
+      refresh_token: secret(refreshToken),
+      token_uri: tokenUri,
+      scopes: SCOPES,
+    }),
+  );
   return path;
 }
 
@@ -137,7 +187,10 @@ function browserPresenter(decision: "allow" | "deny", code?: string): Presenter 
     update(event) {
       events.push(event);
       if (event.type === "url" && event.mode === "loopback") {
-        void approveSignIn(event.url, { decision }).then((result) => secret(result.code), () => {});
+        void approveSignIn(event.url, { decision }).then(
+          (result) => secret(result.code),
+          () => {},
+        );
       }
     },
     ...(code === undefined ? {} : { readCode: async () => code }),
@@ -148,7 +201,12 @@ function browserPresenter(decision: "allow" | "deny", code?: string): Presenter 
  * Runs `scenario` in this process with CRED_AUTH_DEBUG=1, capturing what it writes to stdout and
  * stderr, the warnings it emits and the error it ends with (which must be of `expected` class).
  */
-async function inProcess(t: TestContext, where: string, expected: typeof CredAuthError | ErrorConstructor, scenario: () => Promise<unknown>): Promise<Error> {
+async function inProcess(
+  t: TestContext,
+  where: string,
+  expected: typeof CredAuthError | ErrorConstructor,
+  scenario: () => Promise<unknown>,
+): Promise<Error> {
   const from = observed.length;
   const warnings = interceptWarnings(t, () => true);
   const written: string[] = [];
@@ -170,10 +228,14 @@ async function inProcess(t: TestContext, where: string, expected: typeof CredAut
     process.stderr.write = originals.err;
   }
   await new Promise((resolve) => setImmediate(resolve));
-  assert.ok(error instanceof expected, `${where}: expected ${expected.name}, got ${(error as Error)?.name}: ${(error as Error)?.message}`);
+  assert.ok(
+    error instanceof expected,
+    `${where}: expected ${expected.name}, got ${(error as Error)?.name}: ${(error as Error)?.message}`,
+  );
   observeError(where, error);
   observe(`${where}: stdout/stderr`, written.join(""));
-  for (const warning of warnings) observe(`${where}: warning`, `${String(warning)} ${(warning as { detail?: string }).detail ?? ""}`);
+  for (const warning of warnings)
+    observe(`${where}: warning`, `${String(warning)} ${(warning as { detail?: string }).detail ?? ""}`);
   assertNoLeaks(from);
   return error;
 }
@@ -186,7 +248,14 @@ process.env.CRED_AUTH_DEBUG = "1";
 process.env.CRED_AUTH_HOSTED = "off";
 process.env.CRED_AUTH_TOKEN_CACHE = "off";
 process.env.CRED_AUTH_LOOPBACK_PORTS = rangeEnv(await freePortRange(3));
-for (const name of ["CRED_AUTH_EMULATOR_HOST", "GOOGLE_APPLICATION_CREDENTIALS", "GCE_METADATA_HOST", "CRED_AUTH_CLIENT_ID", "CRED_AUTH_CLIENT_SECRET"]) delete process.env[name];
+for (const name of [
+  "CRED_AUTH_EMULATOR_HOST",
+  "GOOGLE_APPLICATION_CREDENTIALS",
+  "GCE_METADATA_HOST",
+  "CRED_AUTH_CLIENT_ID",
+  "CRED_AUTH_CLIENT_SECRET",
+])
+  delete process.env[name];
 after(() => {
   for (const name of Object.keys(process.env)) if (!(name in savedEnv)) delete process.env[name];
   Object.assign(process.env, savedEnv);
@@ -202,18 +271,31 @@ test("loaders: revoked, wrong secret, 503, unknown key, a garbage key file", asy
   const emu = await emulatorFor(t);
   const dir = tempDir(t);
   const tokenUri = `${emu.url}/token`;
-  await inProcess(t, "loadUserCredentials revoked", CredCredentialsError, () => loadUserCredentials(userFile(dir, tokenUri, revokedRefreshToken(emu))));
+  await inProcess(t, "loadUserCredentials revoked", CredCredentialsError, () =>
+    loadUserCredentials(userFile(dir, tokenUri, revokedRefreshToken(emu))),
+  );
   const live = secret(emu.issueRefreshToken({ clientId: CLIENT_ID, scopes: SCOPES }));
-  await inProcess(t, "loadUserCredentials wrong secret", CredCredentialsError, () => loadUserCredentials(userFile(dir, tokenUri, live, WRONG_SECRET)));
+  await inProcess(t, "loadUserCredentials wrong secret", CredCredentialsError, () =>
+    loadUserCredentials(userFile(dir, tokenUri, live, WRONG_SECRET)),
+  );
   emu.failNext(20, { kind: "status", status: 503 });
-  await inProcess(t, "loadUserCredentials 503", CredConnectionError, () => loadUserCredentials(userFile(dir, tokenUri, live)));
+  await inProcess(t, "loadUserCredentials 503", CredConnectionError, () =>
+    loadUserCredentials(userFile(dir, tokenUri, live)),
+  );
   emu.reset();
   const other = await startEmulator();
   t.after(() => other.close());
   const stranger = { ...other.createServiceAccountKey(), token_uri: tokenUri };
-  await inProcess(t, "loadServiceAccountCredentials unknown key", CredCredentialsError, () => loadServiceAccountCredentials(keyFile(dir, stranger)));
-  const garbage = { ...stranger, private_key: `-----BEGIN PRIVATE KEY-----\n${KEY_MATERIAL}\n-----END PRIVATE KEY-----\n` };
-  await inProcess(t, "loadServiceAccountCredentials garbage key", CredCredentialsError, () => loadServiceAccountCredentials(keyFile(dir, garbage, "garbage.json")));
+  await inProcess(t, "loadServiceAccountCredentials unknown key", CredCredentialsError, () =>
+    loadServiceAccountCredentials(keyFile(dir, stranger)),
+  );
+  const garbage = {
+    ...stranger,
+    private_key: `-----BEGIN PRIVATE KEY-----\n${KEY_MATERIAL}\n-----END PRIVATE KEY-----\n`,
+  };
+  await inProcess(t, "loadServiceAccountCredentials garbage key", CredCredentialsError, () =>
+    loadServiceAccountCredentials(keyFile(dir, garbage, "garbage.json")),
+  );
 });
 
 test("loaders against a token server that echoes every request into its replies", async (t) => {
@@ -221,9 +303,13 @@ test("loaders against a token server that echoes every request into its replies"
   const dir = tempDir(t);
   for (const mode of ECHO_MODES) {
     const url = echoUrl(mode);
-    await inProcess(t, `loadUserCredentials echo ${mode}`, CredAuthError, () => loadUserCredentials(userFile(dir, url, `LEAKCHECK-rt-${mode}-Zk31`)));
+    await inProcess(t, `loadUserCredentials echo ${mode}`, CredAuthError, () =>
+      loadUserCredentials(userFile(dir, url, `LEAKCHECK-rt-${mode}-Zk31`)),
+    );
     const key = { ...emu.createServiceAccountKey(), token_uri: url };
-    await inProcess(t, `loadServiceAccountCredentials echo ${mode}`, CredAuthError, () => loadServiceAccountCredentials(keyFile(dir, key)));
+    await inProcess(t, `loadServiceAccountCredentials echo ${mode}`, CredAuthError, () =>
+      loadServiceAccountCredentials(keyFile(dir, key)),
+    );
   }
 });
 
@@ -233,11 +319,26 @@ test("a refresh inside an API call (google-auth-library's own error, no cred-aut
   const emu = await emulatorFor(t);
   for (const mode of ["json400-description", "json-error-object", "html500"] as const) {
     const refreshToken = secret(`LEAKCHECK-api-rt-${mode}-Wd62`);
-    const user = await userRefreshClientFrom({ type: "authorized_user", client_id: CLIENT_ID, client_secret: CLIENT_SECRET, refresh_token: refreshToken, token_uri: echoUrl(mode) });
+    const user = await userRefreshClientFrom({
+      type: "authorized_user",
+      client_id: CLIENT_ID,
+      client_secret: CLIENT_SECRET,
+      refresh_token: refreshToken,
+      token_uri: echoUrl(mode),
+    });
     await inProcess(t, `user client getRequestHeaders echo ${mode}`, Error, () => user.getRequestHeaders());
     const key = emu.createServiceAccountKey();
     privateKeySecrets(key.private_key!);
-    const jwt = await serviceAccountClientFrom({ type: "service_account", project_id: "p", private_key: key.private_key!, client_email: key.client_email!, token_uri: echoUrl(mode) }, SCOPES);
+    const jwt = await serviceAccountClientFrom(
+      {
+        type: "service_account",
+        project_id: "p",
+        private_key: key.private_key!,
+        client_email: key.client_email!,
+        token_uri: echoUrl(mode),
+      },
+      SCOPES,
+    );
     await inProcess(t, `service account getRequestHeaders echo ${mode}`, Error, () => jwt.getRequestHeaders());
   }
 });
@@ -245,10 +346,22 @@ test("a refresh inside an API call (google-auth-library's own error, no cred-aut
 test("getUserCredentials: unusable caches, denied and failed sign-ins, a wrong pasted code", async (t) => {
   const emu = await emulatorFor(t);
   useEmulator(t, emu);
-  const options = { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, openBrowser: false, timeoutMs: 30_000, useLocalWebserver: true } as const;
+  const options = {
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    openBrowser: false,
+    timeoutMs: 30_000,
+    useLocalWebserver: true,
+  } as const;
   const credentialsCache = new cache.ReadWriteCredentialsCache({ dirname: "leaks" });
 
-  userFile(join(home, ".config", "leaks"), `${emu.url}/token`, revokedRefreshToken(emu), CLIENT_SECRET, "cred_credentials.json");
+  userFile(
+    join(home, ".config", "leaks"),
+    `${emu.url}/token`,
+    revokedRefreshToken(emu),
+    CLIENT_SECRET,
+    "cred_credentials.json",
+  );
   await inProcess(t, "getUserCredentials revoked cache, denied sign-in", CredCredentialsError, () =>
     getUserCredentials(SCOPES, { ...options, credentialsCache, presenter: browserPresenter("deny") }),
   );
@@ -256,26 +369,46 @@ test("getUserCredentials: unusable caches, denied and failed sign-ins, a wrong p
   const live = secret(emu.issueRefreshToken({ clientId: CLIENT_ID, scopes: SCOPES }));
   userFile(join(home, ".config", "leaks"), `${emu.url}/token`, live, CLIENT_SECRET, "cred_credentials.json");
   emu.failNext(20, { kind: "status", status: 503 });
-  await inProcess(t, "getUserCredentials cached refresh 503", CredConnectionError, () => getUserCredentials(SCOPES, { ...options, credentialsCache, presenter: browserPresenter("deny") }));
+  await inProcess(t, "getUserCredentials cached refresh 503", CredConnectionError, () =>
+    getUserCredentials(SCOPES, { ...options, credentialsCache, presenter: browserPresenter("deny") }),
+  );
   emu.reset();
 
   // Corrupt caches that hold secrets: the warning names the problem, never the content.
-  writeFileSync(credentialsCache.path, `{"type": "authorized_user", "client_id": "${CLIENT_ID}", "client_secret": "${CLIENT_SECRET}", "refresh_token": "${UNKNOWN_REFRESH_TOKEN}`);
+  writeFileSync(
+    credentialsCache.path,
+    `{"type": "authorized_user", "client_id": "${CLIENT_ID}", "client_secret": "${CLIENT_SECRET}", "refresh_token": "${UNKNOWN_REFRESH_TOKEN}`,
+  );
   await inProcess(t, "getUserCredentials truncated cache, denied sign-in", CredCredentialsError, () =>
     getUserCredentials(SCOPES, { ...options, credentialsCache, presenter: browserPresenter("deny") }),
   );
-  writeFileSync(credentialsCache.path, JSON.stringify({ type: "authorized_user", client_id: CLIENT_ID, client_secret: [CLIENT_SECRET], refresh_token: UNKNOWN_REFRESH_TOKEN }));
+  writeFileSync(
+    credentialsCache.path,
+    JSON.stringify({
+      type: "authorized_user",
+      client_id: CLIENT_ID,
+      client_secret: [CLIENT_SECRET],
+      refresh_token: UNKNOWN_REFRESH_TOKEN,
+    }),
+  );
   await inProcess(t, "getUserCredentials mistyped cache, denied sign-in", CredCredentialsError, () =>
     getUserCredentials(SCOPES, { ...options, credentialsCache, presenter: browserPresenter("deny") }),
   );
 
   // Allowed in the browser, but the code exchange fails: the code must not surface.
   emu.failNext(20, { kind: "status", status: 503 });
-  await inProcess(t, "getUserCredentials exchange 503", CredConnectionError, () => getUserCredentials(SCOPES, { ...options, credentialsCache: cache.NOOP, presenter: browserPresenter("allow") }));
+  await inProcess(t, "getUserCredentials exchange 503", CredConnectionError, () =>
+    getUserCredentials(SCOPES, { ...options, credentialsCache: cache.NOOP, presenter: browserPresenter("allow") }),
+  );
   emu.reset();
 
   await inProcess(t, "getUserCredentials wrong pasted code", CredCredentialsError, () =>
-    getUserCredentials(SCOPES, { ...options, useLocalWebserver: false, credentialsCache: cache.NOOP, presenter: browserPresenter("deny", FAKE_CODE) }),
+    getUserCredentials(SCOPES, {
+      ...options,
+      useLocalWebserver: false,
+      credentialsCache: cache.NOOP,
+      presenter: browserPresenter("deny", FAKE_CODE),
+    }),
   );
 });
 
@@ -286,7 +419,13 @@ test("saveUserCredentials: a sign-in whose destination cannot be written", async
   writeFileSync(join(dir, "file"), "x");
   const presenter = browserPresenter("allow");
   const error = await inProcess(t, "saveUserCredentials unwritable destination", CredCredentialsError, () =>
-    saveUserCredentials(SCOPES, join(dir, "file", "creds.json"), { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, openBrowser: false, useLocalWebserver: true, presenter }),
+    saveUserCredentials(SCOPES, join(dir, "file", "creds.json"), {
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      openBrowser: false,
+      useLocalWebserver: true,
+      presenter,
+    }),
   );
   assert.match(error.message, /^Could not write credentials to /, "the sign-in completed; the write failed");
   assert.equal(emu.stats().byGrant.authorization_code, 1);
@@ -296,21 +435,34 @@ test("default(): an unusable GOOGLE_APPLICATION_CREDENTIALS, then a denied sign-
   const emu = await emulatorFor(t);
   useEmulator(t, emu);
   const dir = tempDir(t);
-  const options = { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, openBrowser: false, useLocalWebserver: true, credentialsCache: cache.NOOP, timeoutMs: 30_000 } as const;
+  const options = {
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    openBrowser: false,
+    useLocalWebserver: true,
+    credentialsCache: cache.NOOP,
+    timeoutMs: 30_000,
+  } as const;
   const useFile = (path: string): void => {
     process.env.GOOGLE_APPLICATION_CREDENTIALS = path;
   };
   t.after(() => delete process.env.GOOGLE_APPLICATION_CREDENTIALS);
 
   useFile(userFile(dir, `${emu.url}/token`, revokedRefreshToken(emu)));
-  await inProcess(t, "default() revoked ADC file", CredCredentialsError, () => credAuth.default(SCOPES, { ...options, presenter: browserPresenter("deny") }));
+  await inProcess(t, "default() revoked ADC file", CredCredentialsError, () =>
+    credAuth.default(SCOPES, { ...options, presenter: browserPresenter("deny") }),
+  );
 
   useFile(keyFile(dir, { ...emu.createServiceAccountKey(), token_uri: echoUrl("json400-error") }));
-  await inProcess(t, "default() ADC key, echoing token server", CredCredentialsError, () => credAuth.default(SCOPES, { ...options, presenter: browserPresenter("deny") }));
+  await inProcess(t, "default() ADC key, echoing token server", CredCredentialsError, () =>
+    credAuth.default(SCOPES, { ...options, presenter: browserPresenter("deny") }),
+  );
 
   useFile(userFile(dir, `${emu.url}/token`, secret(emu.issueRefreshToken({ clientId: CLIENT_ID, scopes: SCOPES }))));
   emu.failNext(20, { kind: "status", status: 503 });
-  await inProcess(t, "default() token server 503", CredConnectionError, () => credAuth.default(SCOPES, { ...options, presenter: browserPresenter("deny") }));
+  await inProcess(t, "default() token server 503", CredConnectionError, () =>
+    credAuth.default(SCOPES, { ...options, presenter: browserPresenter("deny") }),
+  );
 });
 
 // ---------------------------------------------------------------- the command line
@@ -324,16 +476,34 @@ interface CliScenario {
 const URL_IN_OUTPUT = /(http:\/\/127\.0\.0\.1:\d+\/o\/oauth2\/v2\/auth\?\S+)/;
 
 /** `cred-auth login` in the loopback mode, playing the browser once the URL is printed. */
-function login(env: NodeJS.ProcessEnv, dir: string, decision: "allow" | "deny", extra: string[] = []): Promise<CliResult> {
+function login(
+  env: NodeJS.ProcessEnv,
+  dir: string,
+  decision: "allow" | "deny",
+  extra: string[] = [],
+): Promise<CliResult> {
   let browsed = false;
-  const args = ["login", join(dir, "out.json"), "--use_local_webserver", "--no-browser", "--ui", "plain", "--timeout", "60", ...extra];
+  const args = [
+    "login",
+    join(dir, "out.json"),
+    "--use_local_webserver",
+    "--no-browser",
+    "--ui",
+    "plain",
+    "--timeout",
+    "60",
+    ...extra,
+  ];
   return runCli(args, {
     env,
     onStderr: (stderr) => {
       const url = URL_IN_OUTPUT.exec(stderr)?.[1];
       if (!url || browsed) return;
       browsed = true;
-      void approveSignIn(url, { decision }).then((result) => secret(result.code), () => {});
+      void approveSignIn(url, { decision }).then(
+        (result) => secret(result.code),
+        () => {},
+      );
     },
   });
 }
@@ -346,22 +516,67 @@ async function cliScenarios(t: TestContext): Promise<CliScenario[]> {
   const printToken = (path: string) => (env: NodeJS.ProcessEnv) => runCli(["print-token", path], { env });
   const dir = tempDir(t);
   const scenarios: CliScenario[] = [
-    { name: "print-token revoked", exit: 1, run: printToken(userFile(join(dir, "revoked"), tokenUri, revokedRefreshToken(emu))) },
-    { name: "print-token 503", exit: 3, run: printToken(userFile(join(dir, "503"), `${failing.url}/token`, secret(failing.issueRefreshToken({ clientId: CLIENT_ID, scopes: SCOPES })))) },
-    { name: "print-token unknown service account key", exit: 1, run: printToken(keyFile(join(dir, "sa"), { ...(await startStranger(t)).createServiceAccountKey(), token_uri: tokenUri })) },
+    {
+      name: "print-token revoked",
+      exit: 1,
+      run: printToken(userFile(join(dir, "revoked"), tokenUri, revokedRefreshToken(emu))),
+    },
+    {
+      name: "print-token 503",
+      exit: 3,
+      run: printToken(
+        userFile(
+          join(dir, "503"),
+          `${failing.url}/token`,
+          secret(failing.issueRefreshToken({ clientId: CLIENT_ID, scopes: SCOPES })),
+        ),
+      ),
+    },
+    {
+      name: "print-token unknown service account key",
+      exit: 1,
+      run: printToken(
+        keyFile(join(dir, "sa"), { ...(await startStranger(t)).createServiceAccountKey(), token_uri: tokenUri }),
+      ),
+    },
     {
       name: "print-token truncated file with secrets",
       exit: 1,
       run: (env) => {
         const path = join(dir, "truncated.json");
-        writeFileSync(path, `{"type": "authorized_user", "client_id": "${CLIENT_ID}", "client_secret": "${CLIENT_SECRET}", "refresh_token": "${UNKNOWN_REFRESH_TOKEN}`);
+        writeFileSync(
+          path,
+          `{"type": "authorized_user", "client_id": "${CLIENT_ID}", "client_secret": "${CLIENT_SECRET}", "refresh_token": "${UNKNOWN_REFRESH_TOKEN}`,
+        );
         return runCli(["print-token", path], { env });
       },
     },
-    { name: "login denied", exit: 1, run: (env, d) => login(env, d, "deny", ["--client_id", CLIENT_ID, "--client_secret", CLIENT_SECRET]) },
-    { name: "login, exchange fails", exit: 3, run: (env, d) => login({ ...env, CRED_AUTH_EMULATOR_HOST: failing.host }, d, "allow", ["--client_id", CLIENT_ID, "--client_secret", CLIENT_SECRET]) },
-    { name: "login with a mistyped option carrying the secret", exit: 2, run: (env, d) => runCli(["login", join(d, "out.json"), `--client_secrt=${CLIENT_SECRET}`], { env }) },
-    { name: "login with a secret as a stray argument", exit: 2, run: (env, d) => runCli(["login", join(d, "out.json"), CLIENT_SECRET], { env }) },
+    {
+      name: "login denied",
+      exit: 1,
+      run: (env, d) => login(env, d, "deny", ["--client_id", CLIENT_ID, "--client_secret", CLIENT_SECRET]),
+    },
+    {
+      name: "login, exchange fails",
+      exit: 3,
+      run: (env, d) =>
+        login({ ...env, CRED_AUTH_EMULATOR_HOST: failing.host }, d, "allow", [
+          "--client_id",
+          CLIENT_ID,
+          "--client_secret",
+          CLIENT_SECRET,
+        ]),
+    },
+    {
+      name: "login with a mistyped option carrying the secret",
+      exit: 2,
+      run: (env, d) => runCli(["login", join(d, "out.json"), `--client_secrt=${CLIENT_SECRET}`], { env }),
+    },
+    {
+      name: "login with a secret as a stray argument",
+      exit: 2,
+      run: (env, d) => runCli(["login", join(d, "out.json"), CLIENT_SECRET], { env }),
+    },
     {
       name: "login with a client-secret file that is not one",
       exit: 1,
@@ -374,11 +589,22 @@ async function cliScenarios(t: TestContext): Promise<CliScenario[]> {
   ];
   for (const mode of ["json400-description", "json400-error", "json-error-object", "html500", "text200"] as const) {
     const url = echoUrl(mode);
-    scenarios.push({ name: `print-token echo ${mode}`, exit: mode === "html500" || mode === "text200" ? 3 : 1, run: printToken(userFile(join(dir, mode), url, `LEAKCHECK-cli-rt-${mode}-Yq84`)) });
-    scenarios.push({ name: `print-token key, echo ${mode}`, exit: mode === "html500" || mode === "text200" ? 3 : 1, run: printToken(keyFile(join(dir, `${mode}-sa`), { ...emu.createServiceAccountKey(), token_uri: url })) });
+    scenarios.push({
+      name: `print-token echo ${mode}`,
+      exit: mode === "html500" || mode === "text200" ? 3 : 1,
+      run: printToken(userFile(join(dir, mode), url, `LEAKCHECK-cli-rt-${mode}-Yq84`)),
+    });
+    scenarios.push({
+      name: `print-token key, echo ${mode}`,
+      exit: mode === "html500" || mode === "text200" ? 3 : 1,
+      run: printToken(keyFile(join(dir, `${mode}-sa`), { ...emu.createServiceAccountKey(), token_uri: url })),
+    });
   }
   // Service account keys carry the emulator's token_uri: they go there, not to Google.
-  return scenarios.map((scenario) => ({ ...scenario, run: (env, d) => scenario.run({ ...env, CRED_AUTH_EMULATOR_HOST: env.CRED_AUTH_EMULATOR_HOST ?? emu.host }, d) }));
+  return scenarios.map((scenario) => ({
+    ...scenario,
+    run: (env, d) => scenario.run({ ...env, CRED_AUTH_EMULATOR_HOST: env.CRED_AUTH_EMULATOR_HOST ?? emu.host }, d),
+  }));
 }
 
 async function startStranger(t: TestContext): Promise<Emulator> {
@@ -387,7 +613,9 @@ async function startStranger(t: TestContext): Promise<Emulator> {
   return other;
 }
 
-test("the CLI's stdout and stderr, with and without CRED_AUTH_DEBUG=1, never show a secret", { timeout: 180_000 }, async (t) => {
+test("the CLI's stdout and stderr, with and without CRED_AUTH_DEBUG=1, never show a secret", {
+  timeout: 180_000,
+}, async (t) => {
   const scenarios = await cliScenarios(t);
   const runs = scenarios.flatMap((scenario) => [
     { scenario, debug: false },

@@ -65,7 +65,8 @@ const get = (target: string, extra = ""): string => `GET ${target} HTTP/1.1\r\nH
 
 /** Hostile requests, by kind; `state` is the real one, used only to craft near misses. */
 function hostileKinds(rnd: () => number, state: string, injected: string[]): Array<[string, () => string | Buffer]> {
-  const word = (n: number): string => Array.from({ length: n }, () => "abcdefghijklmnopqrstuvwxyz0123456789-_.~"[Math.floor(rnd() * 40)]).join("");
+  const word = (n: number): string =>
+    Array.from({ length: n }, () => "abcdefghijklmnopqrstuvwxyz0123456789-_.~"[Math.floor(rnd() * 40)]).join("");
   const bytes = (n: number): Buffer => Buffer.from(Array.from({ length: n }, () => Math.floor(rnd() * 256)));
   const flip = (s: string): string => {
     const i = Math.floor(rnd() * s.length);
@@ -75,7 +76,13 @@ function hostileKinds(rnd: () => number, state: string, injected: string[]): Arr
     ["wrong path", () => get(`/${word(8)}?code=${word(20)}&state=${word(20)}`)],
     ["favicon", () => get("/favicon.ico")],
     ["wrong state", () => get(`/?code=${word(30)}&state=${word(43)}`)],
-    ["near-miss state", () => get(`/?code=${word(30)}&state=${[flip(state), state.slice(1), state + "x", state.toUpperCase(), ` ${state}`][Math.floor(rnd() * 5)]}`)],
+    [
+      "near-miss state",
+      () =>
+        get(
+          `/?code=${word(30)}&state=${[flip(state), state.slice(1), `${state}x`, state.toUpperCase(), ` ${state}`][Math.floor(rnd() * 5)]}`,
+        ),
+    ],
     ["missing state", () => get(`/?code=${word(30)}`)],
     ["empty state", () => get(`/?code=${word(30)}&state=`)],
     ["repeated state", () => get(`/?code=${word(30)}&state=${word(10)}&state=${word(10)}`)],
@@ -83,18 +90,51 @@ function hostileKinds(rnd: () => number, state: string, injected: string[]): Arr
     ["error with wrong state", () => get(`/?error=${word(12)}&state=${word(43)}`)],
     ["injected genuine code", () => get(injected[Math.floor(rnd() * injected.length)]!)],
     ["huge query", () => get(`/?code=${word(1000)}&state=${"s".repeat(8000 + Math.floor(rnd() * 60_000))}`)],
-    ["huge header", () => get(`/?code=x&state=${word(43)}`, `X-Fill: ${"h".repeat(17_000 + Math.floor(rnd() * 20_000))}\r\n`)],
-    ["many headers", () => get(`/?code=x&state=${word(43)}`, Array.from({ length: 2500 }, (_, i) => `X-${i}: ${word(4)}\r\n`).join(""))],
-    ["bad percent-encoding", () => get(`/?code=%${word(1)}z%&state=%E0%A4%A${["", "%", "%G0", "%00", "%FF%FE"][Math.floor(rnd() * 5)]}`)],
+    [
+      "huge header",
+      () => get(`/?code=x&state=${word(43)}`, `X-Fill: ${"h".repeat(17_000 + Math.floor(rnd() * 20_000))}\r\n`),
+    ],
+    [
+      "many headers",
+      () =>
+        get(`/?code=x&state=${word(43)}`, Array.from({ length: 2500 }, (_, i) => `X-${i}: ${word(4)}\r\n`).join("")),
+    ],
+    [
+      "bad percent-encoding",
+      () => get(`/?code=%${word(1)}z%&state=%E0%A4%A${["", "%", "%G0", "%00", "%FF%FE"][Math.floor(rnd() * 5)]}`),
+    ],
     ["NUL and control bytes", () => get(`/?code=a%00b&state=%00%0d%0a${word(5)}`)],
     ["HTTP/1.0", () => `GET /?code=${word(20)}&state=${word(43)} HTTP/1.0\r\n\r\n`],
     ["HTTP/0.9 and 9.9", () => [`GET /?code=x&state=y\r\n\r\n`, `GET / HTTP/9.9\r\n\r\n`][Math.floor(rnd() * 2)]!],
     ["absolute-form target", () => get(`http://evil.example/?code=${word(20)}&state=${word(43)}`)],
-    ["odd path forms", () => get([`//?code=x&state=y`, `/./?code=x&state=y`, `/%2F?code=x&state=y`, `*`, `/?code=x&state=y#frag`, `/..%2f..%2fetc/passwd`][Math.floor(rnd() * 6)]!)],
-    ["other methods", () => `${["POST", "PUT", "DELETE", "OPTIONS", "TRACE", "HEAD", "PATCH", "CONNECT"][Math.floor(rnd() * 8)]} /?code=${word(20)}&state=${word(43)} HTTP/1.1\r\nHost: localhost\r\nContent-Length: 13\r\n\r\ncode=x&state=`],
-    ["pipelined requests", () => get(`/?code=${word(10)}&state=${word(43)}`) + get("/") + get(`/?error=x&state=${word(43)}`)],
+    [
+      "odd path forms",
+      () =>
+        get(
+          [
+            `//?code=x&state=y`,
+            `/./?code=x&state=y`,
+            `/%2F?code=x&state=y`,
+            `*`,
+            `/?code=x&state=y#frag`,
+            `/..%2f..%2fetc/passwd`,
+          ][Math.floor(rnd() * 6)]!,
+        ),
+    ],
+    [
+      "other methods",
+      () =>
+        `${["POST", "PUT", "DELETE", "OPTIONS", "TRACE", "HEAD", "PATCH", "CONNECT"][Math.floor(rnd() * 8)]} /?code=${word(20)}&state=${word(43)} HTTP/1.1\r\nHost: localhost\r\nContent-Length: 13\r\n\r\ncode=x&state=`,
+    ],
+    [
+      "pipelined requests",
+      () => get(`/?code=${word(10)}&state=${word(43)}`) + get("/") + get(`/?error=x&state=${word(43)}`),
+    ],
     ["garbage bytes", () => bytes(1 + Math.floor(rnd() * 4096))],
-    ["garbage after a request line", () => Buffer.concat([Buffer.from("GET / HTTP/1.1\r\n"), bytes(1 + Math.floor(rnd() * 512))])],
+    [
+      "garbage after a request line",
+      () => Buffer.concat([Buffer.from("GET / HTTP/1.1\r\n"), bytes(1 + Math.floor(rnd() * 512))]),
+    ],
     ["TLS hello", () => Buffer.from("16030100a5010000a10303", "hex")],
     ["request line only, then close", () => `GET /?code=${word(20)}&state=${word(43)} HTTP/1.1\r\n`],
   ];
@@ -110,12 +150,21 @@ function slowloris(host: string, port: number): { socket: Socket; closed: Promis
   return { socket, closed };
 }
 
-test(`a waiting sign-in survives ${REQUESTS} hostile requests and held connections, then the genuine browser signs in`, { timeout: 240_000 }, async (t) => {
+test(`a waiting sign-in survives ${REQUESTS} hostile requests and held connections, then the genuine browser signs in`, {
+  timeout: 240_000,
+}, async (t) => {
   const seed = Number(process.env.CRED_AUTH_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
   t.diagnostic(`seed ${seed} (repeat with CRED_AUTH_FUZZ_SEED=${seed})`);
   const rnd = prng(seed);
   const ports = await freePortRange(3);
-  const pending = await startSignIn({ scopes: SCOPES, env, endpoints: resolveEndpoints(env), ports, useLocalWebserver: true, timeoutMs: 200_000 });
+  const pending = await startSignIn({
+    scopes: SCOPES,
+    env,
+    endpoints: resolveEndpoints(env),
+    ports,
+    useLocalWebserver: true,
+    timeoutMs: 200_000,
+  });
   t.after(() => pending.cancel());
   const state = new URL(pending.url).searchParams.get("state")!;
   const port = Number(new URL(pending.redirectUri).port);
@@ -154,25 +203,42 @@ test(`a waiting sign-in survives ${REQUESTS} hostile requests and held connectio
     }
   })();
 
-  await mapLimit(Array.from({ length: REQUESTS }, (_, i) => i), IN_FLIGHT, async (i) => {
-    const [kind, make] = kinds[i % kinds.length]!;
-    const answer = await exchange(hosts[i % hosts.length]!, port, make());
-    const outcome = answer.status === undefined ? "closed without an answer" : String(answer.status);
-    const byKind = statuses.get(kind) ?? new Map<string, number>();
-    byKind.set(outcome, (byKind.get(outcome) ?? 0) + 1);
-    statuses.set(kind, byKind);
-    assert.ok(answer.status === undefined || answer.status === 400 || answer.status === 404 || answer.status === 431, `${kind}: answered ${answer.status}: ${answer.body.slice(0, 300)}`);
-    assert.equal(settled, false, `${kind}: the sign-in must still be waiting`);
-  });
+  await mapLimit(
+    Array.from({ length: REQUESTS }, (_, i) => i),
+    IN_FLIGHT,
+    async (i) => {
+      const [kind, make] = kinds[i % kinds.length]!;
+      const answer = await exchange(hosts[i % hosts.length]!, port, make());
+      const outcome = answer.status === undefined ? "closed without an answer" : String(answer.status);
+      const byKind = statuses.get(kind) ?? new Map<string, number>();
+      byKind.set(outcome, (byKind.get(outcome) ?? 0) + 1);
+      statuses.set(kind, byKind);
+      assert.ok(
+        answer.status === undefined || answer.status === 400 || answer.status === 404 || answer.status === 431,
+        `${kind}: answered ${answer.status}: ${answer.body.slice(0, 300)}`,
+      );
+      assert.equal(settled, false, `${kind}: the sign-in must still be waiting`);
+    },
+  );
   flooding = false;
   await probeLoop;
 
-  const summary = [...statuses].map(([kind, outcomes]) => `${kind}: ${[...outcomes].map(([o, n]) => `${n}x ${o}`).join(", ")}`);
+  const summary = [...statuses].map(
+    ([kind, outcomes]) => `${kind}: ${[...outcomes].map(([o, n]) => `${n}x ${o}`).join(", ")}`,
+  );
   t.diagnostic(`outcomes by kind\n${summary.join("\n")}`);
   t.diagnostic(`${probes} probes answered during the flood`);
   assert.ok(probes >= 1, "at least one probe ran during the flood");
-  assert.equal(statuses.get("injected genuine code")?.get("400") !== undefined, true, "injected codes are refused with 400");
-  assert.equal(statuses.get("wrong state")?.get("400"), Math.ceil((REQUESTS - kinds.findIndex(([k]) => k === "wrong state")) / kinds.length), "every wrong state is refused with 400");
+  assert.equal(
+    statuses.get("injected genuine code")?.get("400") !== undefined,
+    true,
+    "injected codes are refused with 400",
+  );
+  assert.equal(
+    statuses.get("wrong state")?.get("400"),
+    Math.ceil((REQUESTS - kinds.findIndex(([k]) => k === "wrong state")) / kinds.length),
+    "every wrong state is refused with 400",
+  );
   assert.equal(settled, false);
   assert.equal(emu.stats().byGrant.authorization_code ?? 0, 0, "no code was exchanged during the flood");
 
@@ -181,27 +247,45 @@ test(`a waiting sign-in survives ${REQUESTS} hostile requests and held connectio
   const result = await completion;
   assert.equal(browser.status, 200);
   assert.match(browser.body, /Signed in\. You may close this window\./);
-  assert.equal(emu.checkAccessToken(result.accessToken)?.account, ACCOUNT, "the tokens are those of the genuine sign-in");
+  assert.equal(
+    emu.checkAccessToken(result.accessToken)?.account,
+    ACCOUNT,
+    "the tokens are those of the genuine sign-in",
+  );
   assert.equal(emu.stats().byGrant.authorization_code, 1, "exactly one code was exchanged: the genuine one");
 
   // Finishing closes the receiver, held connections included, and frees the port.
-  await Promise.race([Promise.all(held.map((h) => h.closed)), sleep(10_000, undefined, { ref: false }).then(() => assert.fail("held connections were not closed"))]);
+  await Promise.race([
+    Promise.all(held.map((h) => h.closed)),
+    sleep(10_000, undefined, { ref: false }).then(() => assert.fail("held connections were not closed")),
+  ]);
   const after = await exchange("127.0.0.1", port, get("/"), 2000);
   assert.equal(after.status, undefined, "nothing answers on the port any more");
 });
 
 test("the receiver is not reachable on this machine's non-loopback interface addresses", async (t) => {
   const ports = await freePortRange(2);
-  const pending = await startSignIn({ scopes: SCOPES, env, endpoints: resolveEndpoints(env), ports, useLocalWebserver: true, timeoutMs: 60_000 });
+  const pending = await startSignIn({
+    scopes: SCOPES,
+    env,
+    endpoints: resolveEndpoints(env),
+    ports,
+    useLocalWebserver: true,
+    timeoutMs: 60_000,
+  });
   t.after(() => pending.cancel());
   const port = Number(new URL(pending.redirectUri).port);
   assert.equal((await exchange("127.0.0.1", port, get("/favicon.ico"))).status, 404, "reachable on loopback");
 
   const external = Object.entries(networkInterfaces()).flatMap(([name, addresses]) =>
-    (addresses ?? []).filter((a) => !a.internal).map((a) => (a.family === "IPv6" && a.scopeid ? `${a.address}%${name}` : a.address)),
+    (addresses ?? [])
+      .filter((a) => !a.internal)
+      .map((a) => (a.family === "IPv6" && a.scopeid ? `${a.address}%${name}` : a.address)),
   );
   if (external.length === 0) {
-    t.diagnostic("this machine has no non-loopback interface address: reachability from another interface cannot be checked here");
+    t.diagnostic(
+      "this machine has no non-loopback interface address: reachability from another interface cannot be checked here",
+    );
     t.skip("no non-loopback interface address");
     return;
   }

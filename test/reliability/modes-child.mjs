@@ -10,7 +10,13 @@ import { getTokenWithCache, tokenCacheDir } from "../../dist/token-cache/index.j
 
 const home = process.env.HOME;
 const scopes = ["https://www.googleapis.com/auth/cloud-platform"];
-const file = { type: "authorized_user", client_id: DEMO_CLIENT.clientId, client_secret: DEMO_CLIENT.clientSecret, refresh_token: "modes-refresh-token", scopes };
+const file = {
+  type: "authorized_user",
+  client_id: DEMO_CLIENT.clientId,
+  client_secret: DEMO_CLIENT.clientSecret,
+  refresh_token: "modes-refresh-token",
+  scopes,
+};
 
 await writeUserCredentialsFile(join(home, "new", "a", "b", "creds.json"), file);
 await writeUserCredentialsFile(join(home, "existing", "loose.json"), file);
@@ -26,4 +32,4 @@ await getTokenWithCache(key, async () => {
   lockMode = statSync(join(tokenCacheDir(), `${key}.lock`)).mode & 0o777;
   return { access_token: "modes-access-token", expiry_date: Date.now() + 3_600_000, token_type: "Bearer" };
 });
-process.stdout.write(JSON.stringify({ lockMode }) + "\n");
+process.stdout.write(`${JSON.stringify({ lockMode })}\n`);

@@ -16,7 +16,12 @@ const emu = await withEmulator();
 const env: NodeJS.ProcessEnv = { CRED_AUTH_EMULATOR_HOST: emu.host };
 
 async function pasteSignIn() {
-  const pending = await startSignIn({ scopes: SCOPES, env, endpoints: resolveEndpoints(env), useLocalWebserver: false });
+  const pending = await startSignIn({
+    scopes: SCOPES,
+    env,
+    endpoints: resolveEndpoints(env),
+    useLocalWebserver: false,
+  });
   assert.equal(pending.mode, "paste");
   return pending;
 }
@@ -35,10 +40,18 @@ test("a code from another sign-in is refused (PKCE), a pasted address of another
     assert.ok(!error.message.includes(attackerPage.code!), "the code is not quoted");
     return true;
   });
-  assert.equal((emu.stats().byGrant.authorization_code ?? 0) - exchangesBefore, 1, "the server refused it: the verifier does not match");
+  assert.equal(
+    (emu.stats().byGrant.authorization_code ?? 0) - exchangesBefore,
+    1,
+    "the server refused it: the verifier does not match",
+  );
 
   await assert.rejects(victim.exchangeCode(attackerRedirect.url), /belongs to another sign-in \(state mismatch\)/);
-  assert.equal((emu.stats().byGrant.authorization_code ?? 0) - exchangesBefore, 1, "a foreign state is refused before any request");
+  assert.equal(
+    (emu.stats().byGrant.authorization_code ?? 0) - exchangesBefore,
+    1,
+    "a foreign state is refused before any request",
+  );
 
   const own = await approveSignIn(victim.url, { account: "bob@example.com" });
   const result = await victim.exchangeCode(own.code!);

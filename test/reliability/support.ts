@@ -44,7 +44,9 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
 export function runNode(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   const argv = [...(options.nodeArgs ?? []), ...args];
   const [command, commandArgs] =
-    options.umask === undefined ? [process.execPath, argv] : ["/bin/sh", ["-c", `umask ${options.umask} && exec "$0" "$@"`, process.execPath, ...argv]];
+    options.umask === undefined
+      ? [process.execPath, argv]
+      : ["/bin/sh", ["-c", `umask ${options.umask} && exec "$0" "$@"`, process.execPath, ...argv]];
   return new Promise((resolve, reject) => {
     const child = spawn(command, commandArgs, { env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
@@ -67,7 +69,13 @@ export function runNode(args: readonly string[], options: CliOptions = {}): Prom
 export function isolatedEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of Object.keys(env)) {
-    if (name.startsWith("CRED_AUTH_") || name.startsWith("GOOGLE_") || name === "GCE_METADATA_HOST" || name === "NODE_OPTIONS") delete env[name];
+    if (
+      name.startsWith("CRED_AUTH_") ||
+      name.startsWith("GOOGLE_") ||
+      name === "GCE_METADATA_HOST" ||
+      name === "NODE_OPTIONS"
+    )
+      delete env[name];
   }
   return {
     ...env,
@@ -92,7 +100,8 @@ export function snapshot(dir: string): Record<string, string> {
       out[key] = `dir ${(stats.mode & 0o777).toString(8)}`;
       for (const name of readdirSync(path).sort()) walk(join(path, name));
     } else {
-      out[key] = `file ${(stats.mode & 0o777).toString(8)} ${stats.isFile() ? readFileSync(path).toString("base64") : "special"}`;
+      out[key] =
+        `file ${(stats.mode & 0o777).toString(8)} ${stats.isFile() ? readFileSync(path).toString("base64") : "special"}`;
     }
   };
   walk(dir);
@@ -100,7 +109,11 @@ export function snapshot(dir: string): Record<string, string> {
 }
 
 /** Runs `work` over `items` with at most `limit` at a time, in order of start. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const lane = async (): Promise<void> => {

@@ -17,7 +17,11 @@ function host(overrides: Partial<HostFacts> = {}): HostFacts {
 const desktop = { DISPLAY: ":0" };
 
 test("tslab kernel: globalThis.__tslab__ wins over everything else", () => {
-  const info = detectRuntime({ ...desktop, JPY_PARENT_PID: "12" }, { __tslab__: { require() {} } }, host({ stdinIsTTY: false }));
+  const info = detectRuntime(
+    { ...desktop, JPY_PARENT_PID: "12" },
+    { __tslab__: { require() {} } },
+    host({ stdinIsTTY: false }),
+  );
   assert.equal(info.kind, "tslab");
   assert.equal(info.interactive, true);
   assert.equal(info.canOpenBrowser, true);
@@ -25,7 +29,10 @@ test("tslab kernel: globalThis.__tslab__ wins over everything else", () => {
 });
 
 test("Deno's kernel: Deno.jupyter", () => {
-  assert.equal(detectRuntime({ JPY_PARENT_PID: "3" }, { Deno: { jupyter: { display() {} } } }, host()).kind, "deno-jupyter");
+  assert.equal(
+    detectRuntime({ JPY_PARENT_PID: "3" }, { Deno: { jupyter: { display() {} } } }, host()).kind,
+    "deno-jupyter",
+  );
 });
 
 test("Deno without a kernel is not a notebook", () => {
@@ -135,7 +142,13 @@ test("CRED_AUTH_REMOTE overrides the detection both ways; other values are ignor
 });
 
 test("hosted and cloud workspaces are remote", () => {
-  for (const env of [{ COLAB_RELEASE_TAG: "r1" }, { VERTEX_PRODUCT: "WORKBENCH_INSTANCE" }, { CLOUD_SHELL: "true" }, { JUPYTERHUB_USER: "ann" }, { CODESPACES: "true" }]) {
+  for (const env of [
+    { COLAB_RELEASE_TAG: "r1" },
+    { VERTEX_PRODUCT: "WORKBENCH_INSTANCE" },
+    { CLOUD_SHELL: "true" },
+    { JUPYTERHUB_USER: "ann" },
+    { CODESPACES: "true" },
+  ]) {
     assert.equal(detectRuntime({ ...desktop, ...env }, {}, host()).remote, true, JSON.stringify(env));
   }
 });
@@ -145,7 +158,14 @@ test("a notebook server on another host is remote; on loopback or this host it i
   const remote = (url: string) => detectRuntime({ ...desktop, JUPYTER_SERVER_URL: url }, kernel, host()).remote;
   assert.equal(remote("http://notebooks.example.com:8888/"), true);
   assert.equal(remote("http://10.1.2.3:8888/"), true);
-  for (const url of ["http://localhost:8888/", "http://127.0.0.1:8888/", "http://[::1]:8888/", "http://devbox:8888/", "http://0.0.0.0:8888/", "not a url"]) {
+  for (const url of [
+    "http://localhost:8888/",
+    "http://127.0.0.1:8888/",
+    "http://[::1]:8888/",
+    "http://devbox:8888/",
+    "http://0.0.0.0:8888/",
+    "not a url",
+  ]) {
     assert.equal(remote(url), false, url);
   }
 });

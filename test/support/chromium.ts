@@ -6,7 +6,15 @@ import { chromium, type Browser } from "playwright-core";
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 /** Flags for a closed network: without the background-networking ones Chromium keeps dialling out. */
-const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 /** Whether Chromium is here; says loudly what is skipped when not, and throws under CI. */
 export function chromiumAvailable(what: string): boolean {

@@ -26,7 +26,11 @@ export interface TestCredentialsOptions {
  * Writes an ADC `authorized_user` file whose refresh token the emulator accepts (mode 0600, atomic)
  * and returns its path.
  */
-export async function testCredentialsFile(emulator: Emulator, dir: string, options: TestCredentialsOptions): Promise<string> {
+export async function testCredentialsFile(
+  emulator: Emulator,
+  dir: string,
+  options: TestCredentialsOptions,
+): Promise<string> {
   const client = options.client ?? DEMO_CLIENT;
   const refreshToken = emulator.issueRefreshToken({
     clientId: client.clientId,

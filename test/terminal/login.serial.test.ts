@@ -67,11 +67,29 @@ function startLogin(env: Record<string, string>): Login {
     TERM: "xterm-256color",
     ...env,
   };
-  const assignments = Object.entries(variables).map(([k, v]) => `${k}=${shellQuote(v)}`).join(" ");
+  const assignments = Object.entries(variables)
+    .map(([k, v]) => `${k}=${shellQuote(v)}`)
+    .join(" ");
   const exitFile = join(work, `${name}.exit`);
   // The shell records the exit code: tmux's #{pane_dead_status} is sometimes empty.
   const command = `env -i ${assignments} ${shellQuote(process.execPath)} ${shellQuote(cli)} login ${shellQuote(destination)}; echo $? > ${shellQuote(exitFile)}`;
-  tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", name, command, ";", "set-option", "-t", name, "remain-on-exit", "on");
+  tmux(
+    "new-session",
+    "-d",
+    "-x",
+    "200",
+    "-y",
+    "50",
+    "-s",
+    name,
+    command,
+    ";",
+    "set-option",
+    "-t",
+    name,
+    "remain-on-exit",
+    "on",
+  );
   return {
     name,
     destination,
@@ -96,7 +114,10 @@ async function until<T>(read: () => T | undefined, what: string, screen?: () => 
 
 /** The sign-in URL: a whole line of the screen. */
 function urlOn(screen: string): string | undefined {
-  return screen.split("\n").find((line) => /^http:\/\/127\.0\.0\.1:\d+\/o\/oauth2\/v2\/auth\?\S+$/.test(line.trim()))?.trim();
+  return screen
+    .split("\n")
+    .find((line) => /^http:\/\/127\.0\.0\.1:\d+\/o\/oauth2\/v2\/auth\?\S+$/.test(line.trim()))
+    ?.trim();
 }
 
 function portIsClosed(port: number): Promise<boolean> {
@@ -107,16 +128,25 @@ function portIsClosed(port: number): Promise<boolean> {
   });
 }
 
-test("loopback: the URL is read off the screen whole, the browser comes back, the file is saved", { skip }, async () => {
+test("loopback: the URL is read off the screen whole, the browser comes back, the file is saved", {
+  skip,
+}, async () => {
   const login = startLogin({ CRED_AUTH_REMOTE: "0" });
   const url = await until(() => urlOn(login.screen()), "the URL on its own line", login.screen);
   assert.ok(url.length > 200, "the URL is wider than the terminal, yet one unbroken string");
   const redirect = new URL(new URL(url).searchParams.get("redirect_uri") ?? "");
   assert.equal(redirect.hostname, "localhost");
-  assert.ok(Number(redirect.port) >= login.ports.first && Number(redirect.port) <= login.ports.last, "a port of the configured range");
+  assert.ok(
+    Number(redirect.port) >= login.ports.first && Number(redirect.port) <= login.ports.last,
+    "a port of the configured range",
+  );
   assert.match(login.screen(), /cred-auth · Sign in to Google Cloud/);
   assert.match(login.screen(), /See, edit, configure and delete your Google Cloud data/);
-  await until(() => (/Waiting for the sign-in in the browser/.test(login.screen()) ? true : undefined), "the spinner", login.screen);
+  await until(
+    () => (/Waiting for the sign-in in the browser/.test(login.screen()) ? true : undefined),
+    "the spinner",
+    login.screen,
+  );
 
   const page = await approveSignIn(url, { account: "carol@example.com" });
   assert.equal(page.status, 200);
@@ -140,7 +170,11 @@ test("copy-paste: the code typed into the masked input is never shown, the file 
   const page = await approveSignIn(url, { account: "bob@example.com" });
   assert.ok(page.code, "the code page shows the code");
   tmux("send-keys", "-t", login.name, "-l", page.code);
-  await until(() => (login.screen().includes(`Code: ${"*".repeat(page.code!.length)}`) ? true : undefined), "the masked code", login.screen);
+  await until(
+    () => (login.screen().includes(`Code: ${"*".repeat(page.code!.length)}`) ? true : undefined),
+    "the masked code",
+    login.screen,
+  );
   assert.ok(!login.screen().includes(page.code), "the code itself is not on screen");
   tmux("send-keys", "-t", login.name, "Enter");
 

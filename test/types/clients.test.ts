@@ -12,10 +12,14 @@ const root = fileURLToPath(new URL("../../", import.meta.url));
 
 test("credentials type-check as authClient of BigQuery, Storage and googleapis (strict tsc)", () => {
   const tsc = require.resolve("typescript/bin/tsc");
-  const run = spawnSync(process.execPath, [tsc, "-p", "test/types/fixtures/tsconfig.json", "--strict", "--pretty", "false"], {
-    cwd: root,
-    encoding: "utf8",
-  });
+  const run = spawnSync(
+    process.execPath,
+    [tsc, "-p", "test/types/fixtures/tsconfig.json", "--strict", "--pretty", "false"],
+    {
+      cwd: root,
+      encoding: "utf8",
+    },
+  );
   assert.equal(run.stdout + run.stderr, "", "tsc reported errors");
   assert.equal(run.status, 0);
 });

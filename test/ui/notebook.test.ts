@@ -18,7 +18,8 @@ function fakeTslab() {
   };
 }
 
-const URL_WITH_AMP = "http://127.0.0.1:9/o/oauth2/v2/auth?client_id=a&redirect_uri=http%3A%2F%2Flocalhost%3A8080%2F&state=x";
+const URL_WITH_AMP =
+  "http://127.0.0.1:9/o/oauth2/v2/auth?client_id=a&redirect_uri=http%3A%2F%2Flocalhost%3A8080%2F&state=x";
 const SCOPES = ["https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/bigquery"];
 
 function status(html: string): string {
@@ -34,7 +35,11 @@ test("loopback: one display, updated in place: link, scopes in words, waiting, s
   assert.equal(tslab.displays.length, 0, "nothing shown before the first event");
   presenter.update({ type: "url", url: URL_WITH_AMP, mode: "loopback", scopes: SCOPES, browserOpened: false });
   presenter.update({ type: "waiting" });
-  presenter.update({ type: "signed-in", account: "ann@example.com", savedTo: "/home/ann/.config/cred/cred_credentials.json" });
+  presenter.update({
+    type: "signed-in",
+    account: "ann@example.com",
+    savedTo: "/home/ann/.config/cred/cred_credentials.json",
+  });
   assert.equal(tslab.displays.length, 1, "a single display, overwritten");
   const [first, waiting, done] = tslab.displays[0]!;
   assert.ok(first && waiting && done);
@@ -89,7 +94,10 @@ test("failed: the error in words, escaped", () => {
   const tslab = fakeTslab();
   const presenter = createNotebookPresenter(tslab);
   presenter.update({ type: "url", url: URL_WITH_AMP, mode: "loopback", scopes: SCOPES, browserOpened: true });
-  presenter.update({ type: "failed", error: new CredCredentialsError("Access was denied <script>alert(1)</script>; run again.") });
+  presenter.update({
+    type: "failed",
+    error: new CredCredentialsError("Access was denied <script>alert(1)</script>; run again."),
+  });
   const html = tslab.displays[0]!.at(-1)!;
   assert.equal(status(html), "failed");
   assert.match(html, /Access was denied &#60;script&#62;alert\(1\)&#60;\/script&#62;; run again\./);
@@ -109,7 +117,11 @@ test("everything from outside is escaped: account, path, URL, scopes", () => {
   assert.match(html, /&#60;i&#62;ann&#60;\/i&#62;@example.com/);
   assert.match(html, /\/tmp\/a&#38;b&#60;c&#62;.json/);
   assert.match(html, /&#60;b&#62;&#34;scope&#34;&#60;\/b&#62;/);
-  const waiting = renderSignInHtml({ ...INITIAL_STATE, phase: "waiting", url: 'http://x/"><img src=x onerror=alert(1)>' });
+  const waiting = renderSignInHtml({
+    ...INITIAL_STATE,
+    phase: "waiting",
+    url: 'http://x/"><img src=x onerror=alert(1)>',
+  });
   assert.doesNotMatch(waiting, /<img/);
   assert.match(waiting, /href="http:\/\/x\/&#34;&#62;&#60;img/);
 });
@@ -121,7 +133,10 @@ test("a URL that is not http(s) never becomes a link", () => {
 });
 
 test("escapeHtml escapes the five characters", () => {
-  assert.equal(escapeHtml(`<a href="x" title='y'>&</a>`), "&#60;a href=&#34;x&#34; title=&#39;y&#39;&#62;&#38;&#60;/a&#62;");
+  assert.equal(
+    escapeHtml(`<a href="x" title='y'>&</a>`),
+    "&#60;a href=&#34;x&#34; title=&#39;y&#39;&#62;&#38;&#60;/a&#62;",
+  );
 });
 
 test("a display that throws does not break the sign-in", () => {
@@ -141,7 +156,10 @@ test("kernelTslab: reaches tslab through the kernel's own require; a clear error
   const module = kernelTslab({ __tslab__: { require: (id: string) => (asked.push(id), own) } });
   assert.equal(module, own);
   assert.deepEqual(asked, ["tslab"]);
-  assert.throws(() => kernelTslab({}), (error: Error) => error instanceof CredCredentialsError && /tslab kernel/.test(error.message));
+  assert.throws(
+    () => kernelTslab({}),
+    (error: Error) => error instanceof CredCredentialsError && /tslab kernel/.test(error.message),
+  );
 });
 
 /** A stand-in for Deno.jupyter and the kernel's prompt(). */
@@ -149,7 +167,12 @@ function fakeDeno(answers: Array<string | null>) {
   const calls: Array<{ bundle: Record<string, string>; options: { display_id: string; update?: boolean } }> = [];
   const prompts: string[] = [];
   const globals = {
-    Deno: { jupyter: { display: async (bundle: Record<string, string>, options: { raw: true; display_id: string; update?: boolean }) => void calls.push({ bundle, options }) } },
+    Deno: {
+      jupyter: {
+        display: async (bundle: Record<string, string>, options: { raw: true; display_id: string; update?: boolean }) =>
+          void calls.push({ bundle, options }),
+      },
+    },
     prompt: (message: string) => (prompts.push(message), answers.shift() ?? null),
     crypto: globalThis.crypto,
   };
@@ -165,7 +188,10 @@ test("Deno: one display id, the first call creates it and the next ones update i
   assert.equal(deno.calls.length, 3);
   const ids = new Set(deno.calls.map((c) => c.options.display_id));
   assert.equal(ids.size, 1);
-  assert.deepEqual(deno.calls.map((c) => c.options.update), [false, true, true]);
+  assert.deepEqual(
+    deno.calls.map((c) => c.options.update),
+    [false, true, true],
+  );
   assert.match(deno.calls[2]!.bundle["text/html"]!, /Signed in as ann@example.com/);
   assert.equal(deno.calls[2]!.bundle["text/plain"], "Signed in as ann@example.com");
 });

@@ -14,7 +14,8 @@ function runtime(kind: RuntimeInfo["kind"]): RuntimeInfo {
 async function withGlobals<T>(globals: Record<string, unknown>, body: () => Promise<T>): Promise<T> {
   const target = globalThis as Record<string, unknown>;
   const before = Object.keys(globals).map((key) => [key, Object.getOwnPropertyDescriptor(target, key)] as const);
-  for (const [key, value] of Object.entries(globals)) Object.defineProperty(target, key, { value, configurable: true, writable: true });
+  for (const [key, value] of Object.entries(globals))
+    Object.defineProperty(target, key, { value, configurable: true, writable: true });
   try {
     return await body();
   } finally {
@@ -29,7 +30,9 @@ async function withGlobals<T>(globals: Record<string, unknown>, body: () => Prom
 async function stderrOf(body: () => Promise<void> | void): Promise<string> {
   const original = process.stderr.write;
   let written = "";
-  process.stderr.write = ((chunk: string | Uint8Array) => ((written += String(chunk)), true)) as typeof process.stderr.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => (
+    (written += String(chunk)), true
+  )) as typeof process.stderr.write;
   try {
     await body();
   } finally {
@@ -45,7 +48,10 @@ test("a Presenter object is used as given", async () => {
 
 test("auto in tslab: the kernel's notebook display", async () => {
   const shown: string[] = [];
-  const kernel = { require: (id: string) => (id === "tslab" ? { newDisplay: () => ({ html: (h: string) => void shown.push(h) }) } : undefined) };
+  const kernel = {
+    require: (id: string) =>
+      id === "tslab" ? { newDisplay: () => ({ html: (h: string) => void shown.push(h) }) } : undefined,
+  };
   await withGlobals({ __tslab__: kernel }, async () => {
     const presenter = await selectPresenter("auto", { mode: "paste", runtime: runtime("tslab") });
     assert.equal(presenter.readCode, undefined);
@@ -68,7 +74,15 @@ test("auto under Deno's kernel: Deno.jupyter.display", async () => {
 test("auto in a pipe or another kernel: plain lines on stderr", async () => {
   for (const kind of ["pipe", "jupyter"] as const) {
     const presenter = await selectPresenter("auto", { mode: "loopback", runtime: runtime(kind) });
-    const written = await stderrOf(() => presenter.update({ type: "url", url: "http://127.0.0.1:9/auth", mode: "loopback", scopes: [], browserOpened: false }));
+    const written = await stderrOf(() =>
+      presenter.update({
+        type: "url",
+        url: "http://127.0.0.1:9/auth",
+        mode: "loopback",
+        scopes: [],
+        browserOpened: false,
+      }),
+    );
     assert.match(written, /http:\/\/127\.0\.0\.1:9\/auth/, kind);
     assert.equal(typeof presenter.readCode, "function");
   }
@@ -89,7 +103,10 @@ test("plain is plain even in a notebook", async () => {
 });
 
 test("notebook outside a notebook kernel: a clear error", async () => {
-  await assert.rejects(selectPresenter("notebook", { mode: "loopback", runtime: runtime("terminal") }), (error: Error) => error instanceof CredCredentialsError && /tslab or Deno/.test(error.message));
+  await assert.rejects(
+    selectPresenter("notebook", { mode: "loopback", runtime: runtime("terminal") }),
+    (error: Error) => error instanceof CredCredentialsError && /tslab or Deno/.test(error.message),
+  );
 });
 
 test("importing cred-auth loads neither ink nor React", () => {
@@ -98,7 +115,10 @@ test("importing cred-auth loads neither ink nor React", () => {
   assert.equal(run.status, 0, run.stderr);
   assert.deepEqual(JSON.parse(run.stdout), []);
   const esm = `await import("cred-auth"); const { createRequire } = await import("node:module"); const r = createRequire(process.cwd() + "/"); process.stdout.write(JSON.stringify(Object.keys(r.cache).filter((f) => /node_modules[\\\\/](react|ink)[\\\\/]/.test(f))));`;
-  const runEsm = spawnSync(process.execPath, ["--input-type=module", "-e", esm], { cwd: new URL("../..", import.meta.url), encoding: "utf8" });
+  const runEsm = spawnSync(process.execPath, ["--input-type=module", "-e", esm], {
+    cwd: new URL("../..", import.meta.url),
+    encoding: "utf8",
+  });
   assert.equal(runEsm.status, 0, runEsm.stderr);
   assert.deepEqual(JSON.parse(runEsm.stdout), []);
 });

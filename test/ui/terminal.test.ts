@@ -8,7 +8,11 @@ after(() => cleanup());
 
 const LONG_URL =
   "http://127.0.0.1:9/o/oauth2/v2/auth?response_type=code&client_id=cred-auth-demo.apps.emulator.invalid&redirect_uri=http%3A%2F%2Flocalhost%3A8080%2F&scope=https%3A%2F%2Fwww.googleapis.com%2Fauth%2Fcloud-platform&state=abcdefghijklmnopqrstuvwxyz0123456789&code_challenge=0123456789abcdefghijklmnopqrstuvwxyzABCDEFG&code_challenge_method=S256&access_type=offline&prompt=consent";
-const SCOPES = ["https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/userinfo.email", "https://example.com/custom"];
+const SCOPES = [
+  "https://www.googleapis.com/auth/cloud-platform",
+  "https://www.googleapis.com/auth/userinfo.email",
+  "https://example.com/custom",
+];
 const CTRL_C = "\u0003";
 const ENTER = "\r";
 
@@ -51,7 +55,10 @@ test("loopback: header, scopes in words, the whole URL on one line, then a spinn
   presenter.update({ type: "waiting" });
   await until(() => output().includes(LONG_URL), "the URL is written");
   const lines = output().split("\n");
-  assert.ok(lines.includes(LONG_URL), "the URL stands alone on a line, unwrapped, although it is wider than the terminal");
+  assert.ok(
+    lines.includes(LONG_URL),
+    "the URL stands alone on a line, unwrapped, although it is wider than the terminal",
+  );
   assert.ok(LONG_URL.length > 100);
   assert.match(output(), /cred-auth · Sign in to Google Cloud/);
   assert.match(output(), /See, edit, configure and delete your Google Cloud data/);
@@ -77,7 +84,13 @@ test("the URL is written once, even when the state changes afterwards", async ()
 
 test("signed in: the account and where the credentials were saved", async () => {
   const { presenter, last } = await start();
-  presenter.update({ type: "url", url: "http://127.0.0.1:9/auth", mode: "loopback", scopes: SCOPES, browserOpened: false });
+  presenter.update({
+    type: "url",
+    url: "http://127.0.0.1:9/auth",
+    mode: "loopback",
+    scopes: SCOPES,
+    browserOpened: false,
+  });
   presenter.update({ type: "waiting" });
   presenter.update({ type: "signed-in", account: "ann@example.com", savedTo: "/tmp/creds/user.json" });
   await until(() => /Saved to \/tmp\/creds\/user.json/.test(last()), "saved to");
@@ -96,7 +109,10 @@ test("signed in without an account or a file", async () => {
 test("failed: the error in words, and the final state stays", async () => {
   const { presenter, last } = await start();
   presenter.update({ type: "waiting" });
-  presenter.update({ type: "failed", error: new Error("Access was denied in the browser; run again and allow access.\nstack noise") });
+  presenter.update({
+    type: "failed",
+    error: new Error("Access was denied in the browser; run again and allow access.\nstack noise"),
+  });
   presenter.update({ type: "waiting" });
   await until(() => /Access was denied/.test(last()), "the error");
   assert.match(last(), /✖ Access was denied in the browser; run again and allow access\./);
@@ -138,7 +154,13 @@ test("paste: an empty Enter does not submit", async () => {
 
 test("Ctrl+C while waiting aborts the flow with CredCancelledError and says so", async () => {
   const { presenter, ink, abort, last } = await start();
-  presenter.update({ type: "url", url: "http://127.0.0.1:9/auth", mode: "loopback", scopes: SCOPES, browserOpened: false });
+  presenter.update({
+    type: "url",
+    url: "http://127.0.0.1:9/auth",
+    mode: "loopback",
+    scopes: SCOPES,
+    browserOpened: false,
+  });
   presenter.update({ type: "waiting" });
   await until(() => /Waiting/.test(last()), "waiting");
   ink.stdin.write(CTRL_C);

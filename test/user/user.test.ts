@@ -12,7 +12,8 @@ const { emulator, home } = await isolatedWorld();
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
 const BIGQUERY = "https://www.googleapis.com/auth/bigquery";
 const cachePath = join(home, ".config", "cred", "cred_credentials.json");
-const cachedFile = () => JSON.parse(readFileSync(cachePath, "utf8")) as { refresh_token: string; scopes: string[]; client_id: string };
+const cachedFile = () =>
+  JSON.parse(readFileSync(cachePath, "utf8")) as { refresh_token: string; scopes: string[]; client_id: string };
 const grants = (kind: string) => emulator.stats().byGrant[kind] ?? 0;
 
 test("first call signs in through the loopback flow and saves to the cache (0600)", async () => {
@@ -66,7 +67,10 @@ test("token server down while proving the cache: CredConnectionError, no sign-in
   const b = browserPresenter();
   emulator.failNext(20, { status: 503 });
   try {
-    await assert.rejects(getUserCredentials([CLOUD], { presenter: b.presenter, useLocalWebserver: true }), CredConnectionError);
+    await assert.rejects(
+      getUserCredentials([CLOUD], { presenter: b.presenter, useLocalWebserver: true }),
+      CredConnectionError,
+    );
   } finally {
     emulator.reset();
   }
@@ -89,12 +93,20 @@ test("another client id than the cached one signs in again, as that client", asy
 test("NOOP never writes; REAUTH never reads but writes", async () => {
   const before = readFileSync(cachePath, "utf8");
   const noop = browserPresenter();
-  await getUserCredentials([CLOUD], { presenter: noop.presenter, useLocalWebserver: true, credentialsCache: cache.NOOP });
+  await getUserCredentials([CLOUD], {
+    presenter: noop.presenter,
+    useLocalWebserver: true,
+    credentialsCache: cache.NOOP,
+  });
   assert.deepEqual(noop.types(), ["url", "waiting", "signed-in"], "NOOP reads nothing, so it signs in");
   assert.equal(readFileSync(cachePath, "utf8"), before, "NOOP wrote nothing");
 
   const reauth = browserPresenter({ account: "alice@example.com" });
-  await getUserCredentials([CLOUD], { presenter: reauth.presenter, useLocalWebserver: true, credentialsCache: cache.REAUTH });
+  await getUserCredentials([CLOUD], {
+    presenter: reauth.presenter,
+    useLocalWebserver: true,
+    credentialsCache: cache.REAUTH,
+  });
   assert.deepEqual(reauth.types(), ["url", "waiting", "signed-in"], "REAUTH ignores the valid cached credentials");
   assert.notEqual(readFileSync(cachePath, "utf8"), before, "REAUTH wrote the new ones");
 });
@@ -111,17 +123,23 @@ test("copy-paste in a face that cannot read: SignInPendingError, then { code } c
   const events: string[] = [];
   const presenter = { update: (e: { type: string }) => void events.push(e.type) };
   let pending: SignInPendingError | undefined;
-  await assert.rejects(getUserCredentials([CLOUD], { presenter, useLocalWebserver: false, credentialsCache: custom }), (error: Error) => {
-    assert.ok(error instanceof SignInPendingError);
-    pending = error;
-    return true;
-  });
+  await assert.rejects(
+    getUserCredentials([CLOUD], { presenter, useLocalWebserver: false, credentialsCache: custom }),
+    (error: Error) => {
+      assert.ok(error instanceof SignInPendingError);
+      pending = error;
+      return true;
+    },
+  );
   const { code } = await approveSignIn(pending!.pending.url);
   const credentials = await getUserCredentials([CLOUD], { presenter, code: code!, credentialsCache: custom });
   assert.deepEqual(events, ["url", "code-needed", "signed-in"]);
   assert.ok((await credentials.getAccessToken()).token);
   assert.ok(existsSync(join(home, ".config", "paste", "c.json")));
-  await assert.rejects(getUserCredentials([CLOUD], { presenter, code: code!, credentialsCache: custom }), /No sign-in is waiting/);
+  await assert.rejects(
+    getUserCredentials([CLOUD], { presenter, code: code!, credentialsCache: custom }),
+    /No sign-in is waiting/,
+  );
 });
 
 test("completeSignIn(code) saves where the call that started the sign-in meant: the file, not the cache", async () => {
@@ -160,7 +178,10 @@ test("saveUserCredentials always signs in, never touches the cache, writes a 060
   // The file is plain ADC: google-auth-library's own GoogleAuth refreshes it.
   const { GoogleAuth } = await import("google-auth-library");
   const token = await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: path }, async () => {
-    const auth = new GoogleAuth({ scopes: [CLOUD], clientOptions: { endpoints: { oauth2TokenUrl: `${emulator.url}/token` } } });
+    const auth = new GoogleAuth({
+      scopes: [CLOUD],
+      clientOptions: { endpoints: { oauth2TokenUrl: `${emulator.url}/token` } },
+    });
     return (await (await auth.getClient()).getAccessToken()).token;
   });
   assert.equal(emulator.checkAccessToken(token!)?.account, "bob@example.com");
@@ -168,11 +189,18 @@ test("saveUserCredentials always signs in, never touches the cache, writes a 060
 
 test("no OAuth client and no emulator: the two-line explanation, no secret", async () => {
   await withEnv({ CRED_AUTH_EMULATOR_HOST: undefined }, async () => {
-    await assert.rejects(getUserCredentials([CLOUD], { credentialsCache: cache.NOOP, useLocalWebserver: true, presenter: { update() {} } }), (error: Error) => {
-      assert.ok(error instanceof CredCredentialsError);
-      assert.match(error.message, /Desktop app/);
-      assert.match(error.message, /docs\/oauth-client\.md/);
-      return true;
-    });
+    await assert.rejects(
+      getUserCredentials([CLOUD], {
+        credentialsCache: cache.NOOP,
+        useLocalWebserver: true,
+        presenter: { update() {} },
+      }),
+      (error: Error) => {
+        assert.ok(error instanceof CredCredentialsError);
+        assert.match(error.message, /Desktop app/);
+        assert.match(error.message, /docs\/oauth-client\.md/);
+        return true;
+      },
+    );
   });
 });

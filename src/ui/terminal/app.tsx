@@ -27,7 +27,8 @@ export function permanentText(state: ViewState, color: boolean): string {
   if (scopes.length > 0) lines.push("It asks to:", ...scopes.map((words) => `  • ${words}`));
   lines.push("");
   if (state.mode === "paste") lines.push("Open this link in a browser, sign in, then paste the code the page shows:");
-  else if (state.browserOpened) lines.push("A browser window was opened to sign in. If it did not appear, open this link:");
+  else if (state.browserOpened)
+    lines.push("A browser window was opened to sign in. If it did not appear, open this link:");
   else lines.push("Open this link in a browser to sign in:");
   lines.push(state.url ?? "", "");
   return `${lines.join("\n")}\n`;

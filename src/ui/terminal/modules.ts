@@ -14,9 +14,11 @@ let loading: Promise<TerminalModules> | undefined;
 
 /** Loads ink, React and ink-text-input once. */
 export function loadTerminalModules(): Promise<TerminalModules> {
-  return (loading ??= Promise.all([import("ink"), import("react"), import("ink-text-input")]).then(([ink, react, textInput]) => ({
-    ink,
-    react: (react as ReactModule & { default?: ReactModule }).default ?? react,
-    TextInput: textInput.default,
-  })));
+  return (loading ??= Promise.all([import("ink"), import("react"), import("ink-text-input")]).then(
+    ([ink, react, textInput]) => ({
+      ink,
+      react: (react as ReactModule & { default?: ReactModule }).default ?? react,
+      TextInput: textInput.default,
+    }),
+  ));
 }
