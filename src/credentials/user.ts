@@ -58,7 +58,7 @@ export async function getUserCredentials(
     await cache.save(credentials);
     return "path" in cache && typeof cache.path === "string" ? cache.path : undefined;
   });
-  return credentials!;
+  return credentials as UserRefreshClient;
 }
 
 /**
@@ -130,7 +130,7 @@ async function runSignIn(
   options: SaveUserCredentialsOptions,
   env: NodeJS.ProcessEnv,
   endpoints: Endpoints,
-  complete: (result: SignInResult) => Promise<string | void>,
+  complete: (result: SignInResult) => Promise<string | undefined>,
 ): Promise<SignInResult> {
   const flow = flowFor(options, env, endpoints);
   const choice = {

@@ -178,7 +178,7 @@ export interface SignInOptions extends StartSignInOptions {
    * Runs once the tokens arrived, before "signed-in" is reported (the caller saves here);
    * returns the path saved to, if any. Its errors fail the sign-in.
    */
-  complete?: (result: SignInResult) => Promise<string | void>;
+  complete?: (result: SignInResult) => Promise<string | undefined>;
 }
 
 /**

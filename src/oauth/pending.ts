@@ -5,7 +5,7 @@ import type { SignInResult } from "./exchange.js";
 import type { PendingSignIn } from "./flow.js";
 
 /** Runs once the code is exchanged: saves where the call that started the sign-in meant to. */
-export type CompleteSignIn = (result: SignInResult) => Promise<string | void>;
+export type CompleteSignIn = (result: SignInResult) => Promise<string | undefined>;
 
 let waiting: PendingSignIn | undefined;
 let completion: CompleteSignIn | undefined;
