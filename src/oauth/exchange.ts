@@ -1,9 +1,9 @@
 import type { Credentials } from "google-auth-library";
 import { CredCredentialsError } from "../errors.js";
-import { toCredError } from "../credentials/token-errors.js";
+import { toCredError } from "../google/token-errors.js";
 import { loadGoogleAuth } from "../util/lazy.js";
-import { guardTokenRequests } from "../util/token-requests.js";
-import { galEndpoints, type Endpoints } from "./endpoints.js";
+import { guardTokenRequests } from "../google/token-requests.js";
+import { galEndpoints, type Endpoints } from "../google/endpoints.js";
 
 /** What a completed sign-in yields. */
 export interface SignInResult {

@@ -9,7 +9,7 @@ import { basename, dirname, join, relative } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { CredCredentialsError, cache, loadServiceAccountCredentials, loadUserCredentials } from "cred-auth";
-import { readCredentialsFile } from "../../dist/credentials/files.js";
+import { readCredentialsFile } from "../../dist/google/files.js";
 import { CACHE_WARNING_CODE } from "../../dist/cache/disk.js";
 import { tempDir } from "../foundation/support.ts";
 import { closedPort, interceptWarnings, isolatedEnv, lines, mapLimit, runCli, runNode } from "./support.ts";
@@ -364,7 +364,7 @@ test("print-token refreshes, never hangs or fails, whatever sits at its token-ca
   const { startEmulator } = await import("cred-auth/emulator");
   const { testCredentialsFile } = await import("../support/emulator.ts");
   const { tokenCacheKey } = await import("../../dist/token-cache/index.js");
-  const { readCredentialsFile: read } = await import("../../dist/credentials/files.js");
+  const { readCredentialsFile: read } = await import("../../dist/google/files.js");
   const emu = await startEmulator();
   t.after(() => emu.close());
   const home = tempDir(t, "cred-auth-bad-tokens-");

@@ -10,7 +10,7 @@ import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { approveSignIn } from "cred-auth/emulator";
 import { startSignIn } from "../../dist/oauth/flow.js";
-import { resolveEndpoints } from "../../dist/oauth/endpoints.js";
+import { resolveEndpoints } from "../../dist/google/endpoints.js";
 import { withEmulator } from "../support/emulator.ts";
 import { freePortRange, hasIpv6Loopback } from "../oauth/helpers.ts";
 import { mapLimit } from "./support.ts";
