@@ -3,7 +3,7 @@ import { accessSync, constants, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { saveUserCredentials } from "../credentials/user.js";
 import { CredAuthError, CredCancelledError, CredCredentialsError } from "../errors.js";
-import { parseClientSecretJson, readClientSecretText } from "../oauth/client.js";
+import { readClientSecretFile } from "../oauth/client.js";
 import type { SaveUserCredentialsOptions } from "../options.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { UsageError, parseScopes, parseSeconds, type ParsedArgs } from "./args.js";
@@ -58,31 +58,12 @@ function clientOptions(o: ParsedArgs["options"]): Pick<SaveUserCredentialsOption
   if (typeof o.clientSecretFile === "string") {
     if (clientId !== undefined || clientSecret !== undefined)
       throw new UsageError("give either --client-secret-file or --client_id with --client_secret, not both");
-    return readClientSecretFile(o.clientSecretFile);
+    return readClientSecretFile(o.clientSecretFile, "given by --client-secret-file");
   }
   if (clientId === undefined && clientSecret === undefined) return {};
   if (!clientId || !clientSecret)
     throw new UsageError("--client_id and --client_secret go together: give both (or --client-secret-file)");
   return { clientId, clientSecret };
-}
-
-function readClientSecretFile(path: string): { clientId: string; clientSecret: string } {
-  let text: string;
-  try {
-    text = readClientSecretText(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new CredCredentialsError(`Cannot read the client-secret file ${JSON.stringify(path)} (${code}).`, {
-      cause: error,
-    });
-  }
-  const client = parseClientSecretJson(text);
-  if (!client) {
-    throw new CredCredentialsError(
-      `The client-secret file ${JSON.stringify(path)} is not a Google client-secret JSON file (expected {"installed": {...}} or {"web": {...}} with client_id and client_secret).`,
-    );
-  }
-  return client;
 }
 
 /** Fails before any sign-in when the destination cannot be written: nobody wants to sign in twice. */

@@ -10,7 +10,7 @@ import {
   writeCachedToken,
   type TokenCacheLocation,
 } from "../token-cache/index.js";
-import { getCredentialInfo, refreshTokenOf } from "../google/info.js";
+import { clientSecretsOf, getCredentialInfo, refreshTokenOf } from "../google/info.js";
 
 const attached = new WeakSet<object>();
 
@@ -60,7 +60,7 @@ export function attachTokenCache(client: UserRefreshClient, location: TokenCache
 function keyOf(client: UserRefreshClient): string | undefined {
   const info = getCredentialInfo(client);
   const refreshToken = refreshTokenOf(client);
-  const clientId = client._clientId ?? info?.clientId;
+  const clientId = clientSecretsOf(client)?.clientId ?? info?.clientId;
   if (info?.path === undefined || !refreshToken || !clientId) return undefined;
   const tokenUrl = info.tokenUrl ?? String(client.endpoints.oauth2TokenUrl);
   return tokenCacheKey(

@@ -9,7 +9,11 @@ import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../opti
 import { ENV } from "../shared/constants.js";
 import { debug } from "../util/debug.js";
 import { attachTokenCache } from "./cached-token.js";
-import { writeUserCredentialsFile, type AuthorizedUserFile } from "../google/files.js";
+import {
+  type AuthorizedUserFile,
+  authorizedUserFile as buildAuthorizedUserFile,
+  writeUserCredentialsFile,
+} from "../google/files.js";
 import { getCredentialInfo } from "../google/info.js";
 import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
 
@@ -167,16 +171,16 @@ async function completeWithCode<T>(
 
 /** The `authorized_user` file for a sign-in's tokens (the ADC format). */
 function authorizedUserFile(result: SignInResult, endpoints: Endpoints): AuthorizedUserFile {
-  return {
-    type: "authorized_user",
-    client_id: result.clientId,
-    client_secret: result.clientSecret,
-    refresh_token: result.refreshToken,
-    token_uri: endpoints.tokenUrl,
-    scopes: result.scopes,
-    ...(result.idToken ? { id_token: result.idToken } : {}),
-    ...(result.account ? { account: result.account } : {}),
-  };
+  const { clientId, clientSecret, refreshToken, scopes, idToken, account } = result;
+  return buildAuthorizedUserFile({
+    clientId,
+    clientSecret,
+    refreshToken,
+    tokenUrl: endpoints.tokenUrl,
+    scopes,
+    idToken,
+    account,
+  });
 }
 
 /** A self-refreshing client holding the sign-in's tokens (no extra token request needed). */

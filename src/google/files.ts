@@ -326,6 +326,36 @@ function acceptedTypes(): string {
   return ACCEPTED_TYPES.map((t) => JSON.stringify(t)).join(" or ");
 }
 
+/** What an `authorized_user` file is made of: a sign-in's tokens, or a client we built. */
+export interface AuthorizedUserFields {
+  clientId: string;
+  clientSecret: string;
+  refreshToken: string;
+  tokenUrl?: string;
+  scopes?: readonly string[];
+  idToken?: string;
+  quotaProjectId?: string;
+  universeDomain?: string;
+  account?: string;
+}
+
+/** The `authorized_user` file of `fields`: the one place it is put together (parsed above, written below). */
+export function authorizedUserFile(fields: AuthorizedUserFields): AuthorizedUserFile {
+  const file: AuthorizedUserFile = {
+    type: "authorized_user",
+    client_id: fields.clientId,
+    client_secret: fields.clientSecret,
+    refresh_token: fields.refreshToken,
+    ...(fields.tokenUrl !== undefined ? { token_uri: fields.tokenUrl } : {}),
+    scopes: [...(fields.scopes ?? [])],
+  };
+  if (fields.idToken) file.id_token = fields.idToken;
+  if (fields.quotaProjectId) file.quota_project_id = fields.quotaProjectId;
+  if (fields.universeDomain) file.universe_domain = fields.universeDomain;
+  if (fields.account) file.account = fields.account;
+  return file;
+}
+
 /**
  * The ADC-format JSON of user credentials: `type, client_id, client_secret, refresh_token,
  * token_uri, scopes`, then `id_token, quota_project_id, universe_domain, account` when known.

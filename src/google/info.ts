@@ -24,9 +24,30 @@ export function getCredentialInfo(credentials: object): CredentialInfo | undefin
 }
 
 /**
- * The refresh token `client` holds: in its credentials, or only given to its constructor
- * (`UserRefreshClient` keeps that one privately until its first refresh).
+ * The client credentials and refresh token a client was built with. google-auth-library keeps
+ * them in private fields; we keep our own record when we build a client (google/load-user.ts),
+ * apart from {@link CredentialInfo} so that no secret sits in the record that describes it.
+ */
+export interface ClientSecrets {
+  clientId: string;
+  clientSecret: string;
+  refreshToken: string;
+}
+
+const secrets = new WeakMap<object, ClientSecrets>();
+
+export function recordClientSecrets(client: object, record: ClientSecrets): void {
+  secrets.set(client, record);
+}
+
+export function clientSecretsOf(client: object): ClientSecrets | undefined {
+  return secrets.get(client);
+}
+
+/**
+ * The refresh token `client` holds: in its credentials (a newer one after a refresh), or the
+ * one we built it with (`UserRefreshClient` keeps that one privately until its first refresh).
  */
 export function refreshTokenOf(client: OAuth2Client): string | undefined {
-  return client.credentials.refresh_token ?? (client as { _refreshToken?: string | null })._refreshToken ?? undefined;
+  return client.credentials.refresh_token ?? secrets.get(client)?.refreshToken ?? undefined;
 }

@@ -3,8 +3,8 @@ import { CredConnectionError, CredCredentialsError } from "../errors.js";
 import { resolveEndpoints } from "./endpoints.js";
 import { DEFAULT_TOKEN_TIMEOUT_MS, chooseTokenUrl, guardTokenRequests } from "./token-requests.js";
 import { loadGoogleAuth } from "../util/lazy.js";
-import { readAuthorizedUserFile, type AuthorizedUserFile } from "./files.js";
-import { getCredentialInfo, refreshTokenOf, setCredentialInfo } from "./info.js";
+import { authorizedUserFile, readAuthorizedUserFile, type AuthorizedUserFile } from "./files.js";
+import { clientSecretsOf, getCredentialInfo, recordClientSecrets, refreshTokenOf, setCredentialInfo } from "./info.js";
 import { toCredError } from "./token-errors.js";
 
 /** Options of {@link loadUserCredentials}. */
@@ -67,6 +67,11 @@ export async function userRefreshClientFrom(
     ...(file.universe_domain ? { universeDomain: file.universe_domain } : {}),
   });
   if (file.id_token) client.credentials.id_token = file.id_token;
+  recordClientSecrets(client, {
+    clientId: file.client_id,
+    clientSecret: file.client_secret,
+    refreshToken: file.refresh_token,
+  });
   guardTokenRequests(client, { tokenUrl, timeoutMs: options.timeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS });
   setCredentialInfo(client, {
     scopes: file.scopes ?? [],
@@ -88,8 +93,8 @@ export async function userRefreshClientFrom(
 export function authorizedUserFileFrom(client: OAuth2Client): AuthorizedUserFile {
   const info = getCredentialInfo(client);
   const refreshToken = refreshTokenOf(client);
-  const clientId = client._clientId ?? info?.clientId;
-  const clientSecret = client._clientSecret;
+  const clientId = clientSecretsOf(client)?.clientId ?? info?.clientId;
+  const clientSecret = clientSecretsOf(client)?.clientSecret;
   if (!refreshToken)
     throw new CredCredentialsError(
       "These credentials hold no refresh token, so they cannot be saved; sign in again with offline access.",
@@ -98,19 +103,17 @@ export function authorizedUserFileFrom(client: OAuth2Client): AuthorizedUserFile
     throw new CredCredentialsError(
       "These credentials have no OAuth client id and secret, so they cannot be saved as an authorized_user file.",
     );
-  const file: AuthorizedUserFile = {
-    type: "authorized_user",
-    client_id: clientId,
-    client_secret: clientSecret,
-    refresh_token: refreshToken,
-    token_uri: info?.tokenUrl ?? String(client.endpoints.oauth2TokenUrl),
-    scopes: [...(info?.scopes ?? [])],
-  };
-  if (client.credentials.id_token) file.id_token = client.credentials.id_token;
-  if (client.quotaProjectId) file.quota_project_id = client.quotaProjectId;
-  if (client.universeDomain) file.universe_domain = client.universeDomain;
-  if (info?.account) file.account = info.account;
-  return file;
+  return authorizedUserFile({
+    clientId,
+    clientSecret,
+    refreshToken,
+    tokenUrl: info?.tokenUrl ?? String(client.endpoints.oauth2TokenUrl),
+    scopes: info?.scopes ?? [],
+    ...(client.credentials.id_token ? { idToken: client.credentials.id_token } : {}),
+    ...(client.quotaProjectId ? { quotaProjectId: client.quotaProjectId } : {}),
+    ...(client.universeDomain ? { universeDomain: client.universeDomain } : {}),
+    ...(info?.account ? { account: info.account } : {}),
+  });
 }
 
 /** Obtains an access token once, mapping failures to cred-auth errors. */

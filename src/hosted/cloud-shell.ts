@@ -1,3 +1,4 @@
+import { HOSTED_PLATFORM_VARIABLES } from "../shared/hosted-platforms.js";
 import { CredConnectionError, CredCredentialsError } from "../errors.js";
 import { platformClient } from "./clients.js";
 import { askDevshell, DEVSHELL_TIMEOUT_MS, devshellPort } from "./devshell.js";
@@ -9,7 +10,7 @@ import type { HostedCredentials, HostedEnvironment } from "./types.js";
 export const cloudShellPlatform: MetadataPlatform = {
   name: "cloud-shell",
   label: "Cloud Shell",
-  detect: (env) => env.CLOUD_SHELL === "true" || devshellPort(env) !== undefined,
+  detect: (env) => env[HOSTED_PLATFORM_VARIABLES["cloud-shell"]] === "true" || devshellPort(env) !== undefined,
   whenNoToken: "sign in with `gcloud auth login` in Cloud Shell.",
 };
 

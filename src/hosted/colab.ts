@@ -1,3 +1,4 @@
+import { HOSTED_PLATFORM_VARIABLES } from "../shared/hosted-platforms.js";
 import { metadataEnvironment, type MetadataPlatform } from "./metadata.js";
 
 /**
@@ -8,7 +9,7 @@ import { metadataEnvironment, type MetadataPlatform } from "./metadata.js";
 export const colabPlatform: MetadataPlatform = {
   name: "colab",
   label: "Colab",
-  detect: (env) => Boolean(env.COLAB_RELEASE_TAG),
+  detect: (env) => Boolean(env[HOSTED_PLATFORM_VARIABLES.colab]),
   whenNoToken:
     "authorize first: in a Python cell run `from google.colab import auth; auth.authenticate_user()`, or give Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS, e.g. a key kept in Colab secrets).",
 };

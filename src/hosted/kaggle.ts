@@ -1,3 +1,4 @@
+import { HOSTED_PLATFORM_VARIABLES } from "../shared/hosted-platforms.js";
 import type { Credentials } from "google-auth-library";
 import { CredConnectionError, CredCredentialsError } from "../errors.js";
 import { platformClient } from "./clients.js";
@@ -35,7 +36,7 @@ const SCOPE_PREFIX = "https://www.googleapis.com/auth/";
 export function kaggleEnvironment(timeoutMs = KAGGLE_TIMEOUT_MS): HostedEnvironment {
   return {
     name: "kaggle",
-    detect: (env) => Boolean(env.KAGGLE_KERNEL_RUN_TYPE) && Boolean(env.KAGGLE_USER_SECRETS_TOKEN),
+    detect: (env) => Boolean(env[HOSTED_PLATFORM_VARIABLES.kaggle]) && Boolean(env.KAGGLE_USER_SECRETS_TOKEN),
     credentials: (scopes, env) => kaggleCredentials(scopes, env, timeoutMs),
   };
 }

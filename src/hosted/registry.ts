@@ -1,5 +1,6 @@
 import { CredAuthError, CredCredentialsError } from "../errors.js";
 import { ENV } from "../shared/constants.js";
+import type { HostedPlatformName } from "../shared/hosted-platforms.js";
 import { debug } from "../util/debug.js";
 import { cloudShell } from "./cloud-shell.js";
 import { cloudWorkstations } from "./cloud-workstations.js";
@@ -15,15 +16,21 @@ export interface HostedAttempt {
   error: Error;
 }
 
-/** The hosted environments tried before ADC, in order. */
-export const builtInEnvironments: readonly HostedEnvironment[] = [
+/**
+ * One environment per platform of the shared table (shared/hosted-platforms.ts), which also tells
+ * runtime/detect.ts that the browser is elsewhere there: the compiler keeps the two in step.
+ */
+export const builtInEnvironmentsByName: Readonly<Record<HostedPlatformName, HostedEnvironment>> = {
   colab,
-  colabEnterprise,
-  vertexWorkbench,
+  "colab-enterprise": colabEnterprise,
+  "vertex-workbench": vertexWorkbench,
   kaggle,
-  cloudWorkstations,
-  cloudShell,
-];
+  "cloud-workstations": cloudWorkstations,
+  "cloud-shell": cloudShell,
+};
+
+/** The hosted environments tried before ADC, in order. */
+export const builtInEnvironments: readonly HostedEnvironment[] = Object.values(builtInEnvironmentsByName);
 
 /** Environments added by {@link registerHostedEnvironment}, newest first. */
 const registered: HostedEnvironment[] = [];

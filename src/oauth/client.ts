@@ -83,26 +83,35 @@ export function readClientSecretText(path: string): string {
   return readFileLimitedSync(path, MAX_CLIENT_SECRET_FILE_BYTES).toString("utf8");
 }
 
-/** Reads a client-secret JSON file as downloaded from the Google Cloud console. */
+/** The client named by `CRED_AUTH_CLIENT_SECRET_FILE`, when it names one. */
 export function fromSecretFile(path: string | undefined): ResolvedClient | undefined {
   if (!path?.trim()) return undefined;
+  return { ...readClientSecretFile(path, `named by ${ENV.clientSecretFile}`), source: "file" };
+}
+
+/**
+ * Reads a client-secret JSON file as downloaded from the Google Cloud console (the one reader,
+ * for `CRED_AUTH_CLIENT_SECRET_FILE` and the CLI's `--client-secret-file`). `namedBy` says
+ * where the path came from, for the error. Errors name the file, never its content.
+ */
+export function readClientSecretFile(path: string, namedBy: string): { clientId: string; clientSecret: string } {
   let text: string;
   try {
     text = readClientSecretText(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
     throw new CredCredentialsError(
-      `Cannot read the OAuth client-secret file ${path} (${code}) named by ${ENV.clientSecretFile}.`,
+      `Cannot read the OAuth client-secret file ${JSON.stringify(path)} (${code}) ${namedBy}.`,
       { cause: error },
     );
   }
   const client = parseClientSecretJson(text);
   if (!client) {
     throw new CredCredentialsError(
-      `The OAuth client-secret file ${path} is not a Google client-secret JSON file (expected {"installed": {...}} or {"web": {...}} with client_id and client_secret).`,
+      `The OAuth client-secret file ${JSON.stringify(path)} is not a Google client-secret JSON file (expected {"installed": {...}} or {"web": {...}} with client_id and client_secret).`,
     );
   }
-  return { ...client, source: "file" };
+  return client;
 }
 
 /** `{installed|web: {client_id, client_secret}}` → the pair, or undefined when the shape is wrong. */

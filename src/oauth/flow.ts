@@ -15,6 +15,7 @@ import type { OAuthSignInOptions } from "./options.js";
 import { parsePastedCode, pasteRedirectUri } from "./paste.js";
 import { type PendingSignIn, SignInPendingError, setPendingSignIn } from "./pending.js";
 import { buildAuthorizationUrl, createPkce, createState } from "./pkce.js";
+import { MESSAGES } from "../messages.js";
 
 export type { SignInResult } from "./exchange.js";
 // Defined beside the pending sign-in, so the package and default() need not load this module.
@@ -50,7 +51,7 @@ export interface StartSignInOptions extends SharedSignInOptions {
  * CredConnectionError, before any URL exists), creates `state` and PKCE, builds the URL.
  */
 export async function startSignIn(options: StartSignInOptions): Promise<PendingSignIn> {
-  if (options.signal?.aborted) throw new CredCancelledError("The sign-in was cancelled.");
+  if (options.signal?.aborted) throw new CredCancelledError(MESSAGES.signInCancelled);
   const env = options.env ?? process.env;
   const endpoints = options.endpoints ?? resolveEndpoints(env);
   const mode = signInMode(options);
@@ -104,7 +105,7 @@ export async function startSignIn(options: StartSignInOptions): Promise<PendingS
   let ended: "done" | "cancelled" | undefined;
   const ensureOpen = (): void => {
     if (ended === "done") throw new CredCredentialsError("This sign-in is already complete; start a new one.");
-    if (ended === "cancelled") throw new CredCancelledError("The sign-in was cancelled.");
+    if (ended === "cancelled") throw new CredCancelledError(MESSAGES.signInCancelled);
   };
 
   return {
@@ -220,7 +221,7 @@ async function readCodeWithin(
         ),
       timeoutMs,
     );
-    onAbort = () => reject(new CredCancelledError("The sign-in was cancelled."));
+    onAbort = () => reject(new CredCancelledError(MESSAGES.signInCancelled));
     if (signal?.aborted) onAbort();
     signal?.addEventListener("abort", onAbort, { once: true });
   });

@@ -4,6 +4,7 @@ import { CredCancelledError, CredConnectionError, CredCredentialsError } from ".
 import { ENV, LOOPBACK_PORTS } from "../shared/constants.js";
 import { authorizationError, describeAuthorizationError } from "./errors.js";
 import { PAGE_HEADERS, page } from "./pages.js";
+import { MESSAGES } from "../messages.js";
 
 /** Default time the user has to finish the sign-in in the browser. */
 export const DEFAULT_TIMEOUT_MS = 300_000;
@@ -134,7 +135,7 @@ export async function startLoopbackReceiver(options: LoopbackOptions): Promise<L
     );
   }, timeoutMs);
   timer.unref();
-  const onAbort = (): void => fail(new CredCancelledError("The sign-in was cancelled."));
+  const onAbort = (): void => fail(new CredCancelledError(MESSAGES.signInCancelled));
   options.signal?.addEventListener("abort", onAbort, { once: true });
   function cleanup(): void {
     clearTimeout(timer);
@@ -146,7 +147,7 @@ export async function startLoopbackReceiver(options: LoopbackOptions): Promise<L
     port: bound.port,
     redirectUri: `http://${urlHost}:${bound.port}${path}`,
     callback,
-    close: () => fail(new CredCancelledError("The sign-in was cancelled.")),
+    close: () => fail(new CredCancelledError(MESSAGES.signInCancelled)),
   };
 }
 
@@ -286,5 +287,5 @@ export function portRangeFromEnv(env: NodeJS.ProcessEnv): PortRange {
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new CredCancelledError("The sign-in was cancelled.");
+  if (signal?.aborted) throw new CredCancelledError(MESSAGES.signInCancelled);
 }

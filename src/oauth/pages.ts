@@ -1,5 +1,6 @@
 // The small pages the loopback receiver answers the browser with. No external resources:
 // the page is shown by a URL that carried an authorization code.
+import { escapeHtml } from "../util/html.js";
 
 const STYLE =
   "body{font:16px/1.5 system-ui,sans-serif;max-width:36em;margin:4em auto;padding:0 1em;color:#202124}h1{font-size:1.4em}";
@@ -11,10 +12,6 @@ export function page(title: string, text: string): string {
     `<title>${escapeHtml(title)}</title><style>${STYLE}</style></head>` +
     `<body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>`
   );
-}
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** Response headers for every page: no caching, no referrer, nothing loaded from elsewhere. */

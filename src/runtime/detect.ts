@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { ENV } from "../shared/constants.js";
+import { REMOTE_WORKSPACE_VARIABLES } from "../shared/hosted-platforms.js";
 
 /** Where the code runs. */
 export type RuntimeKind =
@@ -62,18 +63,6 @@ const CI_VARIABLES = [
 ] as const;
 const SSH_VARIABLES = ["SSH_CONNECTION", "SSH_CLIENT", "SSH_TTY"] as const;
 const DISPLAY_VARIABLES = ["DISPLAY", "WAYLAND_DISPLAY", "MIR_SOCKET"] as const;
-/** Hosted or cloud workspaces whose browser is always elsewhere. */
-const REMOTE_WORKSPACE_VARIABLES = [
-  "COLAB_RELEASE_TAG",
-  "VERTEX_PRODUCT",
-  "KAGGLE_KERNEL_RUN_TYPE",
-  "CLOUD_SHELL",
-  "GOOGLE_CLOUD_WORKSTATIONS",
-  "CODESPACES",
-  "GITPOD_WORKSPACE_ID",
-  "JUPYTERHUB_API_URL",
-  "JUPYTERHUB_USER",
-] as const;
 const CONTAINER_MARKERS = ["/.dockerenv", "/run/.containerenv"] as const;
 
 /** The facts of the current process (reads files only when `inContainer()` is called). */

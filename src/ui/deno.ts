@@ -7,6 +7,7 @@ import { CredCancelledError, CredCredentialsError } from "../errors.js";
 import { renderSignInHtml } from "./notebook.js";
 import type { Presenter, SignInEvent } from "../oauth/events.js";
 import { INITIAL_STATE, reduce, type ViewState } from "./view-state.js";
+import { MESSAGES } from "../messages.js";
 
 /** The part of `Deno.jupyter` this face uses. */
 export interface DenoJupyter {
@@ -43,7 +44,7 @@ export function createDenoPresenter(globals: object = globalThis): Presenter {
   };
   if (typeof prompt === "function") {
     presenter.readCode = async (signal: AbortSignal) => {
-      if (signal.aborted) throw new CredCancelledError("The sign-in was cancelled.");
+      if (signal.aborted) throw new CredCancelledError(MESSAGES.signInCancelled);
       const code = prompt("Paste the authorization code:")?.trim();
       if (!code) throw new CredCancelledError("No code was entered; the sign-in was cancelled. Nothing was saved.");
       state = { ...state, phase: "checking" };

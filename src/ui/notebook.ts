@@ -8,6 +8,7 @@ import { CredCredentialsError } from "../errors.js";
 import type { Presenter, SignInEvent } from "../oauth/events.js";
 import { INITIAL_STATE, reduce, type ViewState } from "./view-state.js";
 import { describeScopes, PRODUCT_NAME } from "./words.js";
+import { escapeHtml } from "../util/html.js";
 
 /** The part of tslab's `Display` this face uses. */
 export interface NotebookDisplay {
@@ -142,9 +143,4 @@ function secondCellHelp(): string {
     `${CODE_WARNING} Copy it, then run in a new cell:<pre style="margin:6px 0">${escapeHtml(COMPLETE_SIGN_IN_CALL)}</pre>` +
     "or run this cell again with the option <code>{ code: &quot;…&quot; }</code>. No kernel restart is needed."
   );
-}
-
-/** Escapes text for HTML content and double-quoted attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline";
 import { CredCancelledError, CredCredentialsError } from "../errors.js";
 import type { Presenter, SignInEvent } from "../oauth/events.js";
+import { MESSAGES } from "../messages.js";
 
 /** Where the plain presenter writes and reads. */
 export interface PlainPresenterOptions {
@@ -60,14 +61,14 @@ function readLine(
   prompt: string,
   signal: AbortSignal,
 ): Promise<string> {
-  if (signal.aborted) return Promise.reject(new CredCancelledError("The sign-in was cancelled."));
+  if (signal.aborted) return Promise.reject(new CredCancelledError(MESSAGES.signInCancelled));
   return new Promise((resolve, reject) => {
     const rl = createInterface({ input, output, terminal: Boolean((input as { isTTY?: boolean }).isTTY) });
     let answered = false;
     const onAbort = (): void => {
       answered = true;
       rl.close();
-      reject(new CredCancelledError("The sign-in was cancelled."));
+      reject(new CredCancelledError(MESSAGES.signInCancelled));
     };
     signal.addEventListener("abort", onAbort, { once: true });
     rl.once("close", () => {

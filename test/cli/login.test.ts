@@ -140,7 +140,7 @@ test("--client-secret-file: the client comes from a Google client-secret JSON fi
   assert.equal(bad.code, 1);
   assert.match(
     bad.stderr,
-    /^cred-auth: The client-secret file ".*client_secret\.json" is not a Google client-secret JSON file/,
+    /^cred-auth: The OAuth client-secret file ".*client_secret\.json" is not a Google client-secret JSON file/,
   );
   assert.ok(!existsSync(`${destination}.2`));
 });

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CredCredentialsError, registerHostedEnvironment } from "cred-auth";
 import type { HostedEnvironment } from "cred-auth";
-import { builtInEnvironments, tryHosted } from "../../dist/hosted/registry.js";
+import { builtInEnvironments, builtInEnvironmentsByName, tryHosted } from "../../dist/hosted/registry.js";
+import { detectRuntime } from "../../dist/runtime/index.js";
 import { isolateHome, stderrOf } from "./support.ts";
 
 isolateHome();
@@ -72,6 +73,23 @@ test("the built-ins are the six documented platforms, Colab first", () => {
     ["colab", "colab-enterprise", "vertex-workbench", "kaggle", "cloud-workstations", "cloud-shell"],
   );
 });
+
+test("each built-in is filed under its own name in the shared platform table", () => {
+  for (const [name, environment] of Object.entries(builtInEnvironmentsByName)) assert.equal(environment.name, name);
+  assert.deepEqual(Object.keys(PLATFORM_ENVS).sort(), Object.keys(builtInEnvironmentsByName).sort());
+});
+
+for (const [name, env] of Object.entries(PLATFORM_ENVS)) {
+  test(`${name} is a remote workspace for the runtime detection: the browser is elsewhere`, () => {
+    const facts = { platform: "linux" as const, stdinIsTTY: true, stdoutIsTTY: true, stderrIsTTY: true };
+    const runtime = detectRuntime(
+      { ...env, DISPLAY: ":0" },
+      {},
+      { ...facts, hostname: "box", inContainer: () => false },
+    );
+    assert.equal(runtime.remote, true, runtime.reasons.join("; "));
+  });
+}
 
 for (const [name, env] of Object.entries(PLATFORM_ENVS)) {
   test(`${name} is detected from its environment variables alone, and nothing else is`, () => {

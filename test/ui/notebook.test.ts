@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CredCancelledError, CredCredentialsError } from "cred-auth";
-import { createNotebookPresenter, escapeHtml, kernelTslab, renderSignInHtml } from "../../dist/ui/notebook.js";
+import { createNotebookPresenter, kernelTslab, renderSignInHtml } from "../../dist/ui/notebook.js";
+import { escapeHtml } from "../../dist/util/html.js";
 import { createDenoPresenter } from "../../dist/ui/deno.js";
 import { INITIAL_STATE } from "../../dist/ui/view-state.js";
 

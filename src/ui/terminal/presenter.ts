@@ -3,6 +3,7 @@ import { CredCancelledError } from "../../errors.js";
 import type { Presenter, SignInEvent } from "../../oauth/events.js";
 import { loadTerminalModules } from "./modules.js";
 import { createStore, isFinal, reduce } from "../view-state.js";
+import { MESSAGES } from "../../messages.js";
 
 /** Something that shows a React element and can take it away (ink's `render`). */
 export type Mount = (element: ReactElement) => { unmount(): void };
@@ -107,7 +108,7 @@ function codeQueue() {
       return new Promise<string>((resolve, reject) => {
         const onAbort = () => {
           waiter = undefined;
-          reject(new CredCancelledError("The sign-in was cancelled."));
+          reject(new CredCancelledError(MESSAGES.signInCancelled));
         };
         if (signal.aborted) return onAbort();
         signal.addEventListener("abort", onAbort, { once: true });
