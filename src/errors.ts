@@ -47,6 +47,26 @@ export const ERROR_CODES = {
   SERVER_ERROR: "ERR_SERVER_ERROR",
   /** A server could not be reached. */
   UNREACHABLE: "ERR_UNREACHABLE",
+  /** An option, argument or environment variable has a value that cannot be used. */
+  INVALID_OPTION: "ERR_INVALID_OPTION",
+  /** The command line was used wrongly (unknown option, missing argument): `cred-auth` exits with 2. */
+  USAGE: "ERR_USAGE",
+  /** A pasted or entered authorization code is empty, too long or not a code. */
+  INVALID_CODE: "ERR_INVALID_CODE",
+  /** No copy-paste sign-in is waiting for a code in this process. */
+  NO_PENDING_SIGN_IN: "ERR_NO_PENDING_SIGN_IN",
+  /** The sign-in was already completed, or is used in a way its flow does not allow. */
+  SIGN_IN_ENDED: "ERR_SIGN_IN_ENDED",
+  /** The chosen presenter cannot run here (the notebook face outside a tslab or Deno kernel). */
+  PRESENTER_UNAVAILABLE: "ERR_PRESENTER_UNAVAILABLE",
+  /** A hosted platform was detected but gives no credentials (not authorized yet, nothing attached, disabled). */
+  HOSTED_UNAVAILABLE: "ERR_HOSTED_UNAVAILABLE",
+  /** A module needed on this platform is not installed. */
+  MODULE_MISSING: "ERR_MODULE_MISSING",
+  /** Credentials could not be written where asked (the path is a directory, not writable, ...). */
+  FILE_UNWRITABLE: "ERR_FILE_UNWRITABLE",
+  /** These credentials cannot be saved: no refresh token, or no client id and secret. */
+  NOT_SAVABLE: "ERR_NOT_SAVABLE",
 } as const;
 
 /** One of {@link ERROR_CODES}' values. */

@@ -1,6 +1,7 @@
 // A small exact argument parser: the options each command declares, `--name value`,
 // `--name=value`, `--` to end options, and one-line usage errors that never echo a value
 // (a mistyped `--client_secrt=SECRET` must not print the secret).
+import { CredAuthError, ERROR_CODES } from "../errors.js";
 
 /** One option of a command. Flags set `value`; options with a `metavar` take an argument. */
 export interface OptionSpec {
@@ -36,12 +37,12 @@ export interface ParsedArgs {
 }
 
 /** A mistake on the command line (exit code 2). `command` names the help to point to. */
-export class UsageError extends Error {
+export class UsageError extends CredAuthError {
   override name = "UsageError";
   /** The command whose help the message points to. */
   command: string | undefined;
   constructor(message: string, command?: string) {
-    super(message);
+    super(message, { code: ERROR_CODES.USAGE });
     this.command = command;
   }
 }

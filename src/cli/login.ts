@@ -2,7 +2,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { saveUserCredentials } from "../credentials/user.js";
-import { CredAuthError, CredCancelledError, CredCredentialsError } from "../errors.js";
+import { CredAuthError, CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { readClientSecretFile } from "../oauth/client.js";
 import type { SaveUserCredentialsOptions } from "../options.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
@@ -78,13 +78,14 @@ function checkDestination(typed: string, destination: string): void {
   if (!isDirectory(parent))
     throw new CredCredentialsError(
       `Cannot save credentials to ${JSON.stringify(destination)}: ${JSON.stringify(parent)} is not a directory.`,
+      { code: ERROR_CODES.FILE_UNWRITABLE },
     );
   try {
     accessSync(parent, constants.W_OK);
   } catch (error) {
     throw new CredCredentialsError(
       `Cannot save credentials to ${JSON.stringify(destination)}: the directory ${JSON.stringify(parent)} is not writable.`,
-      { cause: error },
+      { cause: error, code: ERROR_CODES.FILE_UNWRITABLE },
     );
   }
 }

@@ -3,7 +3,7 @@ import type { Credentials } from "google-auth-library";
 import type { CredentialsFile } from "../google/files.js";
 import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
 import { loadServiceAccountCredentials } from "../credentials/service-account.js";
-import { CredCredentialsError } from "../errors.js";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { CachedAccessToken } from "../token-cache/index.js";
 
 /** A new access token for `file` (read from `path`), as the token cache stores it. */
@@ -26,7 +26,9 @@ export async function obtainToken(
 function cachedFrom(credentials: Credentials, scopes: readonly string[], path: string): CachedAccessToken {
   const { access_token, expiry_date } = credentials;
   if (!access_token)
-    throw new CredCredentialsError(`The token server returned no access token for ${JSON.stringify(path)}.`);
+    throw new CredCredentialsError(`The token server returned no access token for ${JSON.stringify(path)}.`, {
+      code: ERROR_CODES.SERVER_ERROR,
+    });
   // Without a known expiry the token is printed but never served from the cache.
   return {
     access_token,

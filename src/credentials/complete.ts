@@ -1,5 +1,5 @@
 import type { UserRefreshClient } from "google-auth-library";
-import { CredCredentialsError } from "../errors.js";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { getPendingSignIn } from "../oauth/pending.js";
 import type { UserCredentialsOptions } from "../options.js";
 import { getUserCredentials } from "./user.js";
@@ -28,6 +28,7 @@ export async function completeSignIn(
   if (!pending) {
     throw new CredCredentialsError(
       "No sign-in is waiting for a code in this process; run the cell that signs in first, then paste the code it asks for.",
+      { code: ERROR_CODES.NO_PENDING_SIGN_IN },
     );
   }
   return getUserCredentials(pending.scopes, { ...options, code });

@@ -1,5 +1,5 @@
 import type { AuthClient } from "google-auth-library";
-import { CredCancelledError, CredConnectionError, CredCredentialsError } from "../errors.js";
+import { CredCancelledError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { tryHosted } from "../hosted/registry.js";
 import { SignInPendingError } from "../oauth/pending.js";
 import type { DefaultOptions } from "../options.js";
@@ -62,6 +62,9 @@ export async function defaultCredentials(
       throw error;
     reasons.push(`user sign-in: ${(error as Error).message ?? String(error)}`);
     const lines = reasons.map((reason) => `- ${reason.replace(/\n/g, "\n  ")}`);
-    throw new CredCredentialsError(["Could not get any valid credentials.", ...lines].join("\n"), { cause: error });
+    throw new CredCredentialsError(["Could not get any valid credentials.", ...lines].join("\n"), {
+      cause: error,
+      code: ERROR_CODES.NO_CREDENTIALS,
+    });
   }
 }

@@ -1,4 +1,4 @@
-import { CredCredentialsError } from "../errors.js";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { EMULATOR_PATHS, ENV, GOOGLE_ENDPOINTS } from "../shared/constants.js";
 
 /** The OAuth 2.0 endpoints a flow talks to. Every network endpoint is chosen here. */
@@ -72,11 +72,13 @@ export function emulatorBaseUrl(hostPort: string): string {
   } catch {
     throw new CredCredentialsError(
       `${ENV.emulatorHost}="${hostPort}" is not a host:port; use for example 127.0.0.1:9099.`,
+      { code: ERROR_CODES.INVALID_OPTION },
     );
   }
   if (!LOOPBACK_HOSTS.has(url.hostname) || url.pathname !== "/" || !url.port) {
     throw new CredCredentialsError(
       `${ENV.emulatorHost} must be a loopback host:port such as 127.0.0.1:9099, not "${hostPort}"; the emulator never runs elsewhere.`,
+      { code: ERROR_CODES.INVALID_OPTION },
     );
   }
   return `http://${url.host}`;

@@ -388,6 +388,7 @@ export async function writeUserCredentialsFile(path: string, data: AuthorizedUse
   } catch (error) {
     throw new CredCredentialsError(`Could not write credentials to ${quote(path)}: ${writeProblem(error)}.`, {
       cause: error,
+      code: ERROR_CODES.FILE_UNWRITABLE,
     });
   }
 }

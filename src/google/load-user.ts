@@ -1,5 +1,5 @@
 import type { OAuth2Client, UserRefreshClient } from "google-auth-library";
-import { CredConnectionError, CredCredentialsError } from "../errors.js";
+import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { resolveEndpoints } from "./endpoints.js";
 import { DEFAULT_TOKEN_TIMEOUT_MS, chooseTokenUrl, guardTokenRequests } from "./token-requests.js";
 import { loadGoogleAuth } from "../util/lazy.js";
@@ -98,10 +98,12 @@ export function authorizedUserFileFrom(client: OAuth2Client): AuthorizedUserFile
   if (!refreshToken)
     throw new CredCredentialsError(
       "These credentials hold no refresh token, so they cannot be saved; sign in again with offline access.",
+      { code: ERROR_CODES.NOT_SAVABLE },
     );
   if (!clientId || !clientSecret)
     throw new CredCredentialsError(
       "These credentials have no OAuth client id and secret, so they cannot be saved as an authorized_user file.",
+      { code: ERROR_CODES.NOT_SAVABLE },
     );
   return authorizedUserFile({
     clientId,
@@ -121,7 +123,9 @@ export async function proveCredentials(client: OAuth2Client, what: string): Prom
   try {
     const { token } = await client.getAccessToken();
     if (!token)
-      throw new CredConnectionError(`${what} failed: the token server's reply held no access token; try again later.`);
+      throw new CredConnectionError(`${what} failed: the token server's reply held no access token; try again later.`, {
+        code: ERROR_CODES.SERVER_ERROR,
+      });
   } catch (error) {
     throw toCredError(error, what);
   }

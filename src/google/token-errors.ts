@@ -1,4 +1,10 @@
-import { CredAuthError, CredConnectionError, CredCredentialsError } from "../errors.js";
+import {
+  CredAuthError,
+  CredConnectionError,
+  CredCredentialsError,
+  type CredErrorCode,
+  ERROR_CODES,
+} from "../errors.js";
 
 const CREDENTIAL_ERRORS: Record<string, string> = {
   invalid_grant: "the refresh token is expired or revoked; sign in again",
@@ -7,6 +13,16 @@ const CREDENTIAL_ERRORS: Record<string, string> = {
   invalid_scope: "a requested scope was rejected",
   access_denied: "access was denied",
   invalid_request: "the token request was rejected as malformed",
+};
+
+/** The stable code of each OAuth error a token server answers with. */
+const OAUTH_ERROR_CODES: Record<string, CredErrorCode> = {
+  invalid_grant: ERROR_CODES.INVALID_GRANT,
+  invalid_client: ERROR_CODES.INVALID_CLIENT,
+  unauthorized_client: ERROR_CODES.INVALID_CLIENT,
+  invalid_scope: ERROR_CODES.INVALID_SCOPE,
+  access_denied: ERROR_CODES.ACCESS_DENIED,
+  invalid_rapt: ERROR_CODES.REAUTH_REQUIRED,
 };
 
 const NETWORK_CODES = new Set([
@@ -44,32 +60,47 @@ export function toCredError(error: unknown, what: string): CredAuthError {
   const oauthCode = oauthErrorCode(e.response?.data);
   if (oauthCode) {
     const reason = CREDENTIAL_ERRORS[oauthCode] ?? "the provider rejected the credentials";
+    const answered = { error: oauthCode, ...(status !== undefined ? { status } : {}) };
     if (status !== undefined && status >= 500)
       return new CredConnectionError(
         `${what} failed: the token server answered ${status} (${oauthCode}); try again later.`,
-        { cause: error },
+        { cause: error, code: ERROR_CODES.SERVER_ERROR, ...answered },
       );
-    return new CredCredentialsError(`${what} failed: ${oauthCode}: ${reason}.`, { cause: error });
+    return new CredCredentialsError(`${what} failed: ${oauthCode}: ${reason}.`, {
+      cause: error,
+      code: OAUTH_ERROR_CODES[oauthCode] ?? ERROR_CODES.CREDENTIALS,
+      ...answered,
+    });
   }
   if (status !== undefined) {
     if (status >= 500 || status === 408 || status === 429) {
       return new CredConnectionError(`${what} failed: the token server answered HTTP ${status}; try again later.`, {
         cause: error,
+        code: status === 408 ? ERROR_CODES.TIMEOUT : ERROR_CODES.SERVER_ERROR,
+        status,
       });
     }
-    return new CredCredentialsError(`${what} failed: the token server answered HTTP ${status}.`, { cause: error });
+    return new CredCredentialsError(`${what} failed: the token server answered HTTP ${status}.`, {
+      cause: error,
+      status,
+    });
   }
   const code = networkCode(error);
   if (code)
     return new CredConnectionError(`${what} failed: could not reach the token server (${code}); check the network.`, {
       cause: error,
+      code: code === "ETIMEDOUT" || code === "UND_ERR_CONNECT_TIMEOUT" ? ERROR_CODES.TIMEOUT : ERROR_CODES.UNREACHABLE,
     });
   if (isTimeout(error))
     return new CredConnectionError(`${what} failed: the token server did not answer in time; try again later.`, {
       cause: error,
+      code: ERROR_CODES.TIMEOUT,
     });
   if (e.name === "SyntaxError" || (e.response && e.response.data === undefined)) {
-    return new CredConnectionError(`${what} failed: the token server sent an unreadable reply.`, { cause: error });
+    return new CredConnectionError(`${what} failed: the token server sent an unreadable reply.`, {
+      cause: error,
+      code: ERROR_CODES.SERVER_ERROR,
+    });
   }
   return new CredCredentialsError(`${what} failed: ${describe(error)}.`, { cause: error });
 }

@@ -1,5 +1,5 @@
 import { HOSTED_PLATFORM_VARIABLES } from "../shared/hosted-platforms.js";
-import { CredConnectionError, CredCredentialsError } from "../errors.js";
+import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { platformClient } from "./clients.js";
 import { askDevshell, DEVSHELL_TIMEOUT_MS, devshellPort } from "./devshell.js";
 import { projectIdFromEnv, tokenCredentials } from "./http.js";
@@ -40,8 +40,8 @@ export function cloudShellEnvironment(
           const message = `${platform.label}: neither the metadata server nor the devshell port gave a token: ${reason(metadataError)} / ${reason(devshellError)}`;
           const cause = new AggregateError([metadataError, devshellError]);
           throw bothUnreachable
-            ? new CredConnectionError(message, { cause })
-            : new CredCredentialsError(message, { cause });
+            ? new CredConnectionError(message, { cause, code: ERROR_CODES.UNREACHABLE })
+            : new CredCredentialsError(message, { cause, code: ERROR_CODES.HOSTED_UNAVAILABLE });
         }
       }
     },

@@ -1,5 +1,5 @@
 import { connect } from "node:net";
-import { CredConnectionError, CredCredentialsError } from "../errors.js";
+import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 
 /** How long the legacy devshell port may take to answer. */
 export const DEVSHELL_TIMEOUT_MS = 3000;
@@ -46,13 +46,21 @@ export function askDevshell(port: number, timeoutMs = DEVSHELL_TIMEOUT_MS): Prom
       else resolve(reply as DevshellReply);
     };
     const timer = setTimeout(
-      () => finish(new CredConnectionError(`${LABEL}: ${where} did not answer within ${timeoutMs} ms.`)),
+      () =>
+        finish(
+          new CredConnectionError(`${LABEL}: ${where} did not answer within ${timeoutMs} ms.`, {
+            code: ERROR_CODES.TIMEOUT,
+          }),
+        ),
       timeoutMs,
     );
     socket.on("connect", () => socket.write(REQUEST));
     socket.on("error", (error: NodeJS.ErrnoException) =>
       finish(
-        new CredConnectionError(`${LABEL}: could not reach ${where} (${error.code ?? error.name}).`, { cause: error }),
+        new CredConnectionError(`${LABEL}: could not reach ${where} (${error.code ?? error.name}).`, {
+          cause: error,
+          code: ERROR_CODES.UNREACHABLE,
+        }),
       ),
     );
     socket.on("data", (chunk: Buffer) => {
@@ -96,6 +104,7 @@ function readReply(where: string, json: string): DevshellReply {
   if (typeof accessToken !== "string" || accessToken === "") {
     throw new CredCredentialsError(
       `${LABEL}: ${where} gave no access token; sign in with \`gcloud auth login\` in Cloud Shell.`,
+      { code: ERROR_CODES.HOSTED_UNAVAILABLE },
     );
   }
   return {
@@ -107,5 +116,8 @@ function readReply(where: string, json: string): DevshellReply {
 }
 
 function unreadable(where: string, why: string, cause?: unknown): CredConnectionError {
-  return new CredConnectionError(`${LABEL}: ${where} sent an unreadable reply (${why}).`, { cause });
+  return new CredConnectionError(`${LABEL}: ${where} sent an unreadable reply (${why}).`, {
+    cause,
+    code: ERROR_CODES.SERVER_ERROR,
+  });
 }

@@ -1,5 +1,5 @@
 import type { Credentials } from "google-auth-library";
-import { type CredAuthError, CredConnectionError, CredCredentialsError } from "../errors.js";
+import { type CredAuthError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 
 const importNodeFetch = () => import("node-fetch");
@@ -44,10 +44,13 @@ export async function platformFetch(platform: string, what: string, request: Pla
     if (signal.aborted) {
       throw new CredConnectionError(
         `${platform}: ${what} did not answer within ${seconds(request.timeoutMs)}; try again later.`,
-        { cause: error },
+        { cause: error, code: ERROR_CODES.TIMEOUT },
       );
     }
-    throw new CredConnectionError(`${platform}: could not reach ${what} (${networkCode(error)}).`, { cause: error });
+    throw new CredConnectionError(`${platform}: could not reach ${what} (${networkCode(error)}).`, {
+      cause: error,
+      code: ERROR_CODES.UNREACHABLE,
+    });
   }
 }
 
@@ -56,16 +59,25 @@ export function parseJson(platform: string, what: string, text: string): unknown
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new CredConnectionError(`${platform}: ${what} sent an unreadable reply (not JSON).`, { cause: error });
+    throw new CredConnectionError(`${platform}: ${what} sent an unreadable reply (not JSON).`, {
+      cause: error,
+      code: ERROR_CODES.SERVER_ERROR,
+    });
   }
 }
 
 /** The error for an HTTP status the platform should not have answered. */
 export function statusError(platform: string, what: string, status: number, advice: string): CredAuthError {
   if (status >= 500 || status === 408 || status === 429) {
-    return new CredConnectionError(`${platform}: ${what} answered HTTP ${status}; try again later.`);
+    return new CredConnectionError(`${platform}: ${what} answered HTTP ${status}; try again later.`, {
+      code: ERROR_CODES.SERVER_ERROR,
+      status,
+    });
   }
-  return new CredCredentialsError(`${platform}: ${what} answered HTTP ${status}; ${advice}`);
+  return new CredCredentialsError(`${platform}: ${what} answered HTTP ${status}; ${advice}`, {
+    code: ERROR_CODES.HOSTED_UNAVAILABLE,
+    status,
+  });
 }
 
 /** GAL token fields from a lifetime in seconds (none given: GAL refreshes on a 401 instead). */
@@ -88,7 +100,7 @@ async function loadModule<T>(platform: string, name: string, load: () => Promise
   } catch (error) {
     throw new CredCredentialsError(
       `${platform}: the module ${name} could not be loaded; install it (npm install ${name}).`,
-      { cause: error },
+      { cause: error, code: ERROR_CODES.MODULE_MISSING },
     );
   }
 }

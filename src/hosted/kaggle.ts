@@ -1,6 +1,6 @@
 import { HOSTED_PLATFORM_VARIABLES } from "../shared/hosted-platforms.js";
 import type { Credentials } from "google-auth-library";
-import { CredConnectionError, CredCredentialsError } from "../errors.js";
+import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { platformClient } from "./clients.js";
 import { parseJson, platformFetch, projectIdFromEnv, statusError, tokenCredentials } from "./http.js";
 import type { HostedCredentials, HostedEnvironment } from "./types.js";
@@ -64,7 +64,9 @@ export function chooseKaggleTarget(scopes: readonly string[], integrations: stri
     (integrations ?? "").split(":").some((name) => t.integrations.includes(name.trim().toUpperCase())),
   );
   if (attached.length === 0) {
-    throw new CredCredentialsError(`${LABEL}: no Google Cloud service is attached to this notebook; ${ATTACH}.`);
+    throw new CredCredentialsError(`${LABEL}: no Google Cloud service is attached to this notebook; ${ATTACH}.`, {
+      code: ERROR_CODES.HOSTED_UNAVAILABLE,
+    });
   }
   let wanted: readonly KaggleTarget[] = KAGGLE_TARGETS;
   for (const scope of scopes) {
@@ -74,6 +76,7 @@ export function chooseKaggleTarget(scopes: readonly string[], integrations: stri
   if (wanted.length === 0) {
     throw new CredCredentialsError(
       `${LABEL}: Kaggle gives a token for one service at a time, but these scopes need several (${scopes.join(" ")}); ask for one service's scopes per call.`,
+      { code: ERROR_CODES.INVALID_SCOPE },
     );
   }
   const chosen = wanted.find((t) => attached.includes(t));
@@ -82,6 +85,7 @@ export function chooseKaggleTarget(scopes: readonly string[], integrations: stri
     const have = attached.map((t) => t.label).join(", ");
     throw new CredCredentialsError(
       `${LABEL}: the scopes need ${need}, but this notebook has only ${have} attached; ${ATTACH}.`,
+      { code: ERROR_CODES.INVALID_SCOPE },
     );
   }
   return chosen;
@@ -112,6 +116,7 @@ async function fetchKaggleToken(target: KaggleTarget, env: NodeJS.ProcessEnv, ti
   if (reply.status === 401 || reply.status === 403) {
     throw new CredCredentialsError(
       `${LABEL}: ${WHAT} refused this notebook's user-secrets token (HTTP ${reply.status}); restart the session, and check that ${target.label} is still attached.`,
+      { code: ERROR_CODES.HOSTED_UNAVAILABLE, status: reply.status },
     );
   }
   if (reply.status !== 200)
@@ -120,11 +125,14 @@ async function fetchKaggleToken(target: KaggleTarget, env: NodeJS.ProcessEnv, ti
   if (body?.wasSuccessful !== true) {
     throw new CredConnectionError(
       `${LABEL}: ${WHAT} could not give a ${target.label} token${backendReason(body)}; ${ATTACH} again, or try later.`,
+      { code: ERROR_CODES.SERVER_ERROR },
     );
   }
   const secret = body.result?.secret;
   if (typeof secret !== "string" || secret === "") {
-    throw new CredConnectionError(`${LABEL}: ${WHAT} sent a reply without a token.`);
+    throw new CredConnectionError(`${LABEL}: ${WHAT} sent a reply without a token.`, {
+      code: ERROR_CODES.SERVER_ERROR,
+    });
   }
   return tokenCredentials(secret, body.result?.expiresInSeconds);
 }

@@ -1,5 +1,5 @@
 import type { Credentials } from "google-auth-library";
-import { CredConnectionError, CredCredentialsError } from "../errors.js";
+import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { metadataClient } from "./clients.js";
 import { parseJson, platformFetch, projectIdFromEnv, statusError, tokenCredentials } from "./http.js";
 import type { HostedCredentials, HostedEnvironment } from "./types.js";
@@ -44,6 +44,7 @@ export async function metadataCredentials(
   if (env.METADATA_SERVER_DETECTION?.trim().toLowerCase() === "none") {
     throw new CredCredentialsError(
       `${platform.label}: the metadata server is disabled by METADATA_SERVER_DETECTION=none; unset it to use ${platform.label}'s credentials.`,
+      { code: ERROR_CODES.HOSTED_UNAVAILABLE },
     );
   }
   const base = metadataBaseUrl(env);
@@ -73,11 +74,13 @@ async function fetchMetadataToken(
   if (reply.status !== 200 && /credential propagation was unsuccessful/i.test(reply.text)) {
     throw new CredCredentialsError(
       `${platform.label}: credential propagation was unsuccessful (HTTP ${reply.status}); ${platform.whenNoToken}`,
+      { code: ERROR_CODES.HOSTED_UNAVAILABLE, status: reply.status },
     );
   }
   if (reply.status === 404) {
     throw new CredCredentialsError(
       `${platform.label}: the metadata server has no token to give yet (HTTP 404); ${platform.whenNoToken}`,
+      { code: ERROR_CODES.HOSTED_UNAVAILABLE, status: 404 },
     );
   }
   if (reply.status !== 200) {
@@ -90,7 +93,9 @@ async function fetchMetadataToken(
   }
   const body = parseJson(platform.label, WHAT, reply.text) as { access_token?: unknown; expires_in?: unknown } | null;
   if (typeof body?.access_token !== "string" || body.access_token === "") {
-    throw new CredConnectionError(`${platform.label}: ${WHAT} sent a token reply without an access_token.`);
+    throw new CredConnectionError(`${platform.label}: ${WHAT} sent a token reply without an access_token.`, {
+      code: ERROR_CODES.SERVER_ERROR,
+    });
   }
   return tokenCredentials(body.access_token, body.expires_in);
 }
@@ -112,6 +117,7 @@ async function metadataGet(label: string, url: string, timeoutMs: number) {
   if (reply.header("Metadata-Flavor") !== "Google") {
     throw new CredConnectionError(
       `${label}: the server at ${new URL(url).host} is not a metadata server (no "Metadata-Flavor: Google" header in its reply).`,
+      { code: ERROR_CODES.SERVER_ERROR },
     );
   }
   return reply;

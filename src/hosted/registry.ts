@@ -1,4 +1,4 @@
-import { CredAuthError, CredCredentialsError } from "../errors.js";
+import { CredAuthError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { ENV } from "../shared/constants.js";
 import type { HostedPlatformName } from "../shared/hosted-platforms.js";
 import { debug } from "../util/debug.js";
@@ -91,7 +91,9 @@ export async function tryHosted(
       if (!environment.detect(env)) continue;
       const given = await environment.credentials(scopes, env);
       if (!given || typeof given.credentials?.getAccessToken !== "function") {
-        throw new CredCredentialsError(`${environment.name}: credentials() gave no google-auth-library client.`);
+        throw new CredCredentialsError(`${environment.name}: credentials() gave no google-auth-library client.`, {
+          code: ERROR_CODES.HOSTED_UNAVAILABLE,
+        });
       }
       debug(
         env,
@@ -115,5 +117,8 @@ function asNamedError(name: string, thrown: unknown): Error {
   if (thrown instanceof CredAuthError) return thrown;
   const kind = thrown instanceof Error ? thrown.name : typeof thrown;
   const firstLine = thrown instanceof Error ? thrown.message.split("\n")[0].trim().slice(0, 200) : "";
-  return new CredCredentialsError(`${name}: ${kind}${firstLine ? `: ${firstLine}` : ""}`, { cause: thrown });
+  return new CredCredentialsError(`${name}: ${kind}${firstLine ? `: ${firstLine}` : ""}`, {
+    cause: thrown,
+    code: ERROR_CODES.HOSTED_UNAVAILABLE,
+  });
 }

@@ -1,4 +1,4 @@
-import { CredCredentialsError } from "../errors.js";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { DEMO_CLIENT, DEMO_WEB_CLIENT, ENV } from "../shared/constants.js";
 import { readFileLimitedSync } from "../util/atomic-write.js";
 import type { Endpoints } from "../google/endpoints.js";
@@ -46,12 +46,14 @@ export function resolveClient(options: ClientOptions, env: NodeJS.ProcessEnv, en
   throw new CredCredentialsError(
     `No OAuth client configured: pass clientId and clientSecret, or set ${ENV.clientId} and ${ENV.clientSecret}, or ${ENV.clientSecretFile} to a client-secret JSON file.\n` +
       `Create a "Desktop app" OAuth client in the Google Cloud console (APIs & Services > Credentials); see ${CLIENT_DOC}.`,
+    { code: ERROR_CODES.NO_OAUTH_CLIENT },
   );
 }
 
 function incompleteClient(): CredCredentialsError {
   return new CredCredentialsError(
     "Unable to get valid credentials: please provide a valid client_id and/or client_secret.",
+    { code: ERROR_CODES.NO_OAUTH_CLIENT },
   );
 }
 
@@ -67,6 +69,7 @@ function fromPair(
   if (!clientId || !clientSecret) {
     throw new CredCredentialsError(
       `Give both parts of the OAuth client: ${what} (only one is set); see ${CLIENT_DOC}.`,
+      { code: ERROR_CODES.NO_OAUTH_CLIENT },
     );
   }
   return { clientId, clientSecret, source };
@@ -102,13 +105,14 @@ export function readClientSecretFile(path: string, namedBy: string): { clientId:
     const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
     throw new CredCredentialsError(
       `Cannot read the OAuth client-secret file ${JSON.stringify(path)} (${code}) ${namedBy}.`,
-      { cause: error },
+      { cause: error, code: ERROR_CODES.FILE_INVALID },
     );
   }
   const client = parseClientSecretJson(text);
   if (!client) {
     throw new CredCredentialsError(
       `The OAuth client-secret file ${JSON.stringify(path)} is not a Google client-secret JSON file (expected {"installed": {...}} or {"web": {...}} with client_id and client_secret).`,
+      { code: ERROR_CODES.FILE_INVALID },
     );
   }
   return client;

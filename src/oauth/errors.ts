@@ -1,4 +1,4 @@
-import { CredCredentialsError } from "../errors.js";
+import { CredCredentialsError, type CredErrorCode, ERROR_CODES } from "../errors.js";
 
 /** Words for the OAuth `error=` codes a browser can come back with (RFC 6749 4.1.2.1). */
 const AUTHORIZATION_ERRORS: Record<string, string> = {
@@ -11,6 +11,16 @@ const AUTHORIZATION_ERRORS: Record<string, string> = {
   temporarily_unavailable: "The sign-in page is temporarily unavailable",
   unsupported_response_type: "The sign-in page does not support this flow",
   invalid_client: "The sign-in page rejected the OAuth client id",
+};
+
+/** The stable code of each `error=` a browser can come back with. */
+const AUTHORIZATION_ERROR_CODES: Record<string, CredErrorCode> = {
+  access_denied: ERROR_CODES.ACCESS_DENIED,
+  invalid_scope: ERROR_CODES.INVALID_SCOPE,
+  unauthorized_client: ERROR_CODES.INVALID_CLIENT,
+  invalid_client: ERROR_CODES.INVALID_CLIENT,
+  server_error: ERROR_CODES.SERVER_ERROR,
+  temporarily_unavailable: ERROR_CODES.SERVER_ERROR,
 };
 
 /** Only a plain OAuth error code is ever quoted: the value comes from a URL anyone can craft. */
@@ -28,5 +38,8 @@ export function describeAuthorizationError(value: string): string {
 export function authorizationError(value: string): CredCredentialsError {
   const code = safeErrorCode(value);
   const hint = code === "access_denied" ? "; run again and choose Allow to sign in" : "; run again";
-  return new CredCredentialsError(`${describeAuthorizationError(value)} (${code})${hint}.`);
+  return new CredCredentialsError(`${describeAuthorizationError(value)} (${code})${hint}.`, {
+    code: AUTHORIZATION_ERROR_CODES[code] ?? ERROR_CODES.CREDENTIALS,
+    error: code,
+  });
 }

@@ -1,5 +1,5 @@
 import type { Credentials } from "google-auth-library";
-import { CredCredentialsError } from "../errors.js";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { toCredError } from "../google/token-errors.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 import { guardTokenRequests } from "../google/token-requests.js";
@@ -61,9 +61,13 @@ export async function exchangeCode(params: ExchangeParams): Promise<SignInResult
   if (!tokens.refresh_token) {
     throw new CredCredentialsError(
       "The sign-in returned no refresh token; run again (the account may need to remove this app's access first).",
+      { code: ERROR_CODES.SERVER_ERROR },
     );
   }
-  if (!tokens.access_token) throw new CredCredentialsError("The sign-in returned no access token; run again.");
+  if (!tokens.access_token)
+    throw new CredCredentialsError("The sign-in returned no access token; run again.", {
+      code: ERROR_CODES.SERVER_ERROR,
+    });
   const granted = tokens.scope?.split(/\s+/).filter(Boolean);
   const idToken = tokens.id_token ?? undefined;
   return {

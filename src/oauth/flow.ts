@@ -3,7 +3,7 @@
  * {@link startSignIn} prepares (port, client, PKCE, URL) and {@link signIn} drives a
  * presenter through it. No screen here: everything the user sees goes through a Presenter.
  */
-import { CredCancelledError, CredCredentialsError } from "../errors.js";
+import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { Presenter } from "./events.js";
 import { browserExpected, openBrowser as launchBrowser } from "./browser.js";
 import { resolveClient } from "./client.js";
@@ -104,7 +104,10 @@ export async function startSignIn(options: StartSignInOptions): Promise<PendingS
 
   let ended: "done" | "cancelled" | undefined;
   const ensureOpen = (): void => {
-    if (ended === "done") throw new CredCredentialsError("This sign-in is already complete; start a new one.");
+    if (ended === "done")
+      throw new CredCredentialsError("This sign-in is already complete; start a new one.", {
+        code: ERROR_CODES.SIGN_IN_ENDED,
+      });
     if (ended === "cancelled") throw new CredCancelledError(MESSAGES.signInCancelled);
   };
 
@@ -118,6 +121,7 @@ export async function startSignIn(options: StartSignInOptions): Promise<PendingS
       if (!receiver)
         throw new CredCredentialsError(
           "This is a copy-paste sign-in: no browser comes back to this program; complete it with the code.",
+          { code: ERROR_CODES.SIGN_IN_ENDED },
         );
       const callback = await receiver.callback;
       try {
@@ -217,6 +221,7 @@ async function readCodeWithin(
         reject(
           new CredCredentialsError(
             `Timed out waiting for the authorization code after ${Math.round(timeoutMs / 1000)} s; run again.`,
+            { code: ERROR_CODES.TIMEOUT },
           ),
         ),
       timeoutMs,

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { CredCancelledError, CredConnectionError, CredCredentialsError } from "../errors.js";
+import { CredCancelledError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { ENV, LOOPBACK_PORTS } from "../shared/constants.js";
 import { authorizationError, describeAuthorizationError } from "./errors.js";
 import { PAGE_HEADERS, page } from "./pages.js";
@@ -131,6 +131,7 @@ export async function startLoopbackReceiver(options: LoopbackOptions): Promise<L
     fail(
       new CredCredentialsError(
         `Timed out waiting for the browser sign-in after ${Math.round(timeoutMs / 1000)} s; run again.`,
+        { code: ERROR_CODES.TIMEOUT },
       ),
     );
   }, timeoutMs);
@@ -208,6 +209,7 @@ async function bindFirstFree(
   }
   throw new CredConnectionError(
     `Could not find open port in ${ports.first}-${ports.last} on localhost for the sign-in redirect; free one of these ports or set ${ENV.loopbackPorts} (e.g. 20000-20009), then run again.`,
+    { code: ERROR_CODES.PORTS_BUSY },
   );
 }
 
@@ -259,7 +261,7 @@ function listen(server: Server, port: number, address: string): Promise<"ok" | "
         reject(
           new CredConnectionError(
             `Could not listen on ${address}:${port} for the sign-in redirect (${error.code ?? "error"}).`,
-            { cause: error },
+            { cause: error, code: ERROR_CODES.CONNECTION },
           ),
         );
     };
@@ -281,7 +283,10 @@ export function portRangeFromEnv(env: NodeJS.ProcessEnv): PortRange {
   const first = Number(match?.[1]);
   const last = Number(match?.[2] ?? match?.[1]);
   if (!match || first < 1 || last > 65535 || first > last) {
-    throw new CredCredentialsError(`${ENV.loopbackPorts}="${value}" is not a port range; use for example 20000-20009.`);
+    throw new CredCredentialsError(
+      `${ENV.loopbackPorts}="${value}" is not a port range; use for example 20000-20009.`,
+      { code: ERROR_CODES.INVALID_OPTION },
+    );
   }
   return { first, last };
 }

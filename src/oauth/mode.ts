@@ -1,4 +1,4 @@
-import { CredCredentialsError } from "../errors.js";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { LoopbackHost, PortRange } from "./loopback.js";
 
 /** Options that choose the flow. */
@@ -37,6 +37,7 @@ export function signInMode(options: ModeOptions): "loopback" | "paste" {
     if (options.useLocalWebserver === true || options.authLocalWebserver === true) {
       throw new CredCredentialsError(
         `redirectUri "${options.redirectUri}" is not a loopback address (http://localhost:PORT/), so the browser cannot come back to this program; use useLocalWebserver: false for a page that shows the code.`,
+        { code: ERROR_CODES.INVALID_OPTION },
       );
     }
     return "paste";

@@ -1,4 +1,4 @@
-import { CredCredentialsError } from "../errors.js";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { ENV } from "../shared/constants.js";
 import { authorizationError } from "./errors.js";
 import { codePageUrl, type Endpoints } from "../google/endpoints.js";
@@ -18,10 +18,13 @@ export function pasteRedirectUri(
   if (!uri) {
     throw new CredCredentialsError(
       `The copy-paste sign-in needs a page that shows the code: host docs/oauth.html (see docs/oauth-client.md) and pass its address as redirectUri or ${ENV.redirectUri}, or use the loopback flow (useLocalWebserver: true).`,
+      { code: ERROR_CODES.INVALID_OPTION },
     );
   }
   if (!/^https?:\/\//i.test(uri))
-    throw new CredCredentialsError(`The redirect URI must be an http(s) address, not "${uri}".`);
+    throw new CredCredentialsError(`The redirect URI must be an http(s) address, not "${uri}".`, {
+      code: ERROR_CODES.INVALID_OPTION,
+    });
   return uri;
 }
 
@@ -34,14 +37,18 @@ export function parsePastedCode(pasted: string, state: string): string {
   if (!text)
     throw new CredCredentialsError(
       "No authorization code was entered; run again and paste the code shown after sign-in.",
+      { code: ERROR_CODES.INVALID_CODE },
     );
   if (text.length > MAX_PASTE_LENGTH)
-    throw new CredCredentialsError("The pasted text is too long to be an authorization code; paste only the code.");
+    throw new CredCredentialsError("The pasted text is too long to be an authorization code; paste only the code.", {
+      code: ERROR_CODES.INVALID_CODE,
+    });
   const query = queryOf(text);
   if (!query) {
     if (/\s/.test(text))
       throw new CredCredentialsError(
         "The pasted text is not an authorization code (it has spaces); paste only the code.",
+        { code: ERROR_CODES.INVALID_CODE },
       );
     return text;
   }
@@ -49,6 +56,7 @@ export function parsePastedCode(pasted: string, state: string): string {
   if (returnedState !== null && returnedState !== state) {
     throw new CredCredentialsError(
       "The pasted address belongs to another sign-in (state mismatch); paste the one from the newest sign-in.",
+      { code: ERROR_CODES.STATE_MISMATCH },
     );
   }
   const error = query.get("error");
@@ -57,6 +65,7 @@ export function parsePastedCode(pasted: string, state: string): string {
   if (!code)
     throw new CredCredentialsError(
       "The pasted address carries no authorization code; paste the code shown after sign-in.",
+      { code: ERROR_CODES.INVALID_CODE },
     );
   return code;
 }
@@ -67,7 +76,9 @@ function queryOf(text: string): URLSearchParams | undefined {
     try {
       return new URL(text).searchParams;
     } catch {
-      throw new CredCredentialsError("The pasted address is not a valid URL; paste the code or the whole address.");
+      throw new CredCredentialsError("The pasted address is not a valid URL; paste the code or the whole address.", {
+        code: ERROR_CODES.INVALID_CODE,
+      });
     }
   }
   if (/(^|[?&])(code|error)=/.test(text)) return new URLSearchParams(text.replace(/^\?/, ""));

@@ -69,6 +69,7 @@ export async function completePendingSignIn(codeOrUrl: string): Promise<{ result
   if (!pending) {
     throw new CredCredentialsError(
       "No sign-in is waiting for a code in this process; call again without a code to start one.",
+      { code: ERROR_CODES.NO_PENDING_SIGN_IN },
     );
   }
   const result = await pending.exchangeCode(codeOrUrl);

@@ -3,7 +3,7 @@
  * `Deno.jupyter.display`, updated in place, and the kernel's `prompt()` (a Jupyter input
  * request) for a pasted code.
  */
-import { CredCancelledError, CredCredentialsError } from "../errors.js";
+import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { renderSignInHtml } from "./notebook.js";
 import type { Presenter, SignInEvent } from "../oauth/events.js";
 import { INITIAL_STATE, reduce, type ViewState } from "./view-state.js";
@@ -27,6 +27,7 @@ export function createDenoPresenter(globals: object = globalThis): Presenter {
   if (!jupyter)
     throw new CredCredentialsError(
       'The Deno notebook presenter needs Deno\'s Jupyter kernel (Deno.jupyter); use presenter: "plain" elsewhere.',
+      { code: ERROR_CODES.PRESENTER_UNAVAILABLE },
     );
   const displayId = `cred-auth-sign-in-${crypto?.randomUUID() ?? Date.now().toString(36)}`;
   let state: ViewState = INITIAL_STATE;

@@ -4,7 +4,7 @@
  * copy of tslab is "Not ready"). A tslab cell has no stdin: the copy-paste flow completes in a
  * second cell with `completeSignIn(code)`.
  */
-import { CredCredentialsError } from "../errors.js";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { Presenter, SignInEvent } from "../oauth/events.js";
 import { INITIAL_STATE, reduce, type ViewState } from "./view-state.js";
 import { describeScopes, PRODUCT_NAME } from "./words.js";
@@ -26,6 +26,7 @@ export function kernelTslab(globals: object = globalThis): TslabDisplayModule {
   if (typeof kernel?.require !== "function") {
     throw new CredCredentialsError(
       'The notebook presenter needs a tslab kernel; use presenter: "plain" or "terminal" elsewhere.',
+      { code: ERROR_CODES.PRESENTER_UNAVAILABLE },
     );
   }
   return kernel.require("tslab") as TslabDisplayModule;

@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import { CredCancelledError, CredCredentialsError } from "../errors.js";
+import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { Presenter, SignInEvent } from "../oauth/events.js";
 import { MESSAGES } from "../messages.js";
 
@@ -82,6 +82,7 @@ function readLine(
         reject(
           new CredCredentialsError(
             "No authorization code was entered (the input was closed); run again and paste the code.",
+            { code: ERROR_CODES.INVALID_CODE },
           ),
         );
     });

@@ -1,4 +1,4 @@
-import { CredCredentialsError } from "../errors.js";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { detectRuntime, type RuntimeInfo } from "../runtime/index.js";
 import { createDenoPresenter } from "./deno.js";
 import { createNotebookPresenter } from "./notebook.js";
@@ -64,5 +64,6 @@ async function notebookPresenter(runtime: RuntimeInfo): Promise<Presenter> {
   if (runtime.kind === "deno-jupyter") return createDenoPresenter();
   throw new CredCredentialsError(
     'presenter: "notebook" needs a tslab or Deno Jupyter kernel; use "auto", "terminal" or "plain" here.',
+    { code: ERROR_CODES.PRESENTER_UNAVAILABLE },
   );
 }

@@ -29,6 +29,13 @@ test("every message docs/troubleshooting.md quotes is produced by src/", () => {
   assert.deepEqual(stale, [], `messages no longer in src/:\n${stale.join("\n")}`);
 });
 
+test("every code of ERROR_CODES is documented in docs/troubleshooting.md's table, and no other", async () => {
+  const { ERROR_CODES } = await import("cred-auth");
+  const page = readFileSync(join(root, "docs", "troubleshooting.md"), "utf8");
+  const documented = [...page.matchAll(/^\| `(ERR_[A-Z_]+)` \|/gm)].map((m) => m[1]);
+  assert.deepEqual([...documented].sort(), Object.values(ERROR_CODES).sort());
+});
+
 test("the message extraction sees headings and table cells", () => {
   assert.deepEqual(quotedMessages("### `A b.`\ntext\n| `c d`, `e` | fix |\n| plain | x |\n"), ["A b.", "c d", "e"]);
 });
