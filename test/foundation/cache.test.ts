@@ -5,7 +5,7 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import type { TestContext } from "node:test";
-import { cache, CredCredentialsError } from "cred-auth";
+import { cache, CredCredentialsError, ERROR_CODES } from "cred-auth";
 import { DEMO_CLIENT } from "cred-auth/emulator";
 import { UserRefreshClient } from "google-auth-library";
 import { getCredentialInfo } from "../../dist/google/info.js";
@@ -180,7 +180,8 @@ test("saving credentials without a refresh token is a clear error, nothing writt
   const client = new UserRefreshClient({ clientId: "c", clientSecret: "s" });
   await assert.rejects(
     cache.READ_WRITE.save(client),
-    (e: Error) => e instanceof CredCredentialsError && /no refresh token/.test(e.message),
+    (e: Error) =>
+      e instanceof CredCredentialsError && e.code === ERROR_CODES.NOT_SAVABLE && /no refresh token/.test(e.message),
   );
   assert.deepEqual(readdirSync(home), []);
 });

@@ -5,8 +5,10 @@ import { inspect } from "node:util";
 import { afterEach, test } from "node:test";
 import type { TestContext } from "node:test";
 import {
+  type CredAuthError,
   CredConnectionError,
   CredCredentialsError,
+  ERROR_CODES,
   loadServiceAccountCredentials,
   loadUserCredentials,
 } from "cred-auth";
@@ -58,11 +60,13 @@ function keyFile(t: TestContext, key: Record<string, string>): string {
 async function assertFails(
   promise: Promise<unknown>,
   type: typeof CredCredentialsError | typeof CredConnectionError,
+  code: string | undefined,
   pattern: RegExp,
   secrets: unknown[] = [],
 ): Promise<void> {
   await assert.rejects(promise, (error: Error) => {
     assert.ok(error instanceof type, `expected ${type.name}, got ${error.name}: ${error.message}`);
+    if (code !== undefined) assert.equal((error as CredAuthError).code, code, error.message);
     assert.match(error.message, pattern);
     assertNoSecrets(error.message);
     for (const secret of secrets) assert.ok(!error.message.includes(String(secret)), "message leaks a secret");
@@ -108,6 +112,8 @@ test("a revoked refresh token: CredCredentialsError invalid_grant", async (t) =>
   emu.revokeRefreshToken(String(json.refresh_token));
   await assert.rejects(loadUserCredentials(path), (error: Error) => {
     assert.ok(error.cause, "the original error is kept as cause");
+    assert.equal((error as CredAuthError).error, "invalid_grant", "the OAuth error, to branch on");
+    assert.equal((error as CredAuthError).status, 400, "the HTTP status");
     const deep = inspect(error, { depth: 20 });
     assert.ok(
       !deep.includes(String(json.refresh_token)) && !deep.includes(String(json.client_secret)),
@@ -118,6 +124,7 @@ test("a revoked refresh token: CredCredentialsError invalid_grant", async (t) =>
   await assertFails(
     loadUserCredentials(path),
     CredCredentialsError,
+    ERROR_CODES.INVALID_GRANT,
     /invalid_grant: the refresh token is expired or revoked; sign in again/,
     [json.refresh_token],
   );
@@ -125,20 +132,27 @@ test("a revoked refresh token: CredCredentialsError invalid_grant", async (t) =>
 
 test("a wrong client secret: CredCredentialsError invalid_client", async (t) => {
   const { path } = await userFile(t, { client_secret: "wrong-secret-value" });
-  await assertFails(loadUserCredentials(path), CredCredentialsError, /invalid_client/, ["wrong-secret-value"]);
+  await assertFails(loadUserCredentials(path), CredCredentialsError, ERROR_CODES.INVALID_CLIENT, /invalid_client/, [
+    "wrong-secret-value",
+  ]);
 });
 
 test("a token server failing with 503 (after gaxios' retries): CredConnectionError", async (t) => {
   const { path } = await userFile(t);
   emu.failNext(10, { kind: "status", status: 503 });
-  await assertFails(loadUserCredentials(path), CredConnectionError, /answered 503.*try again later/);
+  await assertFails(
+    loadUserCredentials(path),
+    CredConnectionError,
+    ERROR_CODES.SERVER_ERROR,
+    /answered 503.*try again later/,
+  );
   assert.ok(emu.stats().tokenRequests >= 2, "gaxios retried");
 });
 
 test("a token server answering Google's HTML 502 page: CredConnectionError", async (t) => {
   const { path } = await userFile(t);
   emu.failNext(10, { kind: "html" });
-  await assertFails(loadUserCredentials(path), CredConnectionError, /HTTP 502/);
+  await assertFails(loadUserCredentials(path), CredConnectionError, ERROR_CODES.SERVER_ERROR, /HTTP 502/);
 });
 
 test("a token server that refuses connections: CredConnectionError ECONNREFUSED", async (t) => {
@@ -146,6 +160,7 @@ test("a token server that refuses connections: CredConnectionError ECONNREFUSED"
   await assertFails(
     loadUserCredentials(path),
     CredConnectionError,
+    ERROR_CODES.UNREACHABLE,
     /could not reach the token server \(ECONNREFUSED\)/,
   );
 });
@@ -153,13 +168,23 @@ test("a token server that refuses connections: CredConnectionError ECONNREFUSED"
 test("a token server that resets the connection: CredConnectionError", async (t) => {
   const { path } = await userFile(t);
   emu.failNext(10, { kind: "reset" });
-  await assertFails(loadUserCredentials(path), CredConnectionError, /could not reach the token server \(ECONNRESET\)/);
+  await assertFails(
+    loadUserCredentials(path),
+    CredConnectionError,
+    ERROR_CODES.UNREACHABLE,
+    /could not reach the token server \(ECONNRESET\)/,
+  );
 });
 
 test("a token server that never answers: CredConnectionError after the timeout", async (t) => {
   const { path } = await userFile(t);
   emu.failNext(10, { kind: "hang" });
-  await assertFails(loadUserCredentials(path, { timeoutMs: 150 }), CredConnectionError, /did not answer in time/);
+  await assertFails(
+    loadUserCredentials(path, { timeoutMs: 150 }),
+    CredConnectionError,
+    ERROR_CODES.TIMEOUT,
+    /did not answer in time/,
+  );
 });
 
 test("a slow token server within the timeout still works", async (t) => {
@@ -173,7 +198,7 @@ test("a token server sending garbage or a truncated reply: CredConnectionError",
   for (const kind of ["garbage", "truncated"] as const) {
     const { path } = await userFile(t);
     emu.failNext(10, { kind });
-    await assertFails(loadUserCredentials(path), CredConnectionError, /token server/);
+    await assertFails(loadUserCredentials(path), CredConnectionError, ERROR_CODES.SERVER_ERROR, /token server/);
     emu.reset();
   }
 });
@@ -182,7 +207,7 @@ test("a malformed file fails before any request", async (t) => {
   const path = join(tempDir(t), "creds.json");
   writeFileSync(path, "{}");
   const before = emu.stats().tokenRequests;
-  await assertFails(loadUserCredentials(path), CredCredentialsError, /has no "type" field/);
+  await assertFails(loadUserCredentials(path), CredCredentialsError, ERROR_CODES.FILE_INVALID, /has no "type" field/);
   assert.equal(emu.stats().tokenRequests, before);
 });
 
@@ -219,6 +244,7 @@ test("a key the token server does not know: CredCredentialsError, the key never 
   await assertFails(
     loadServiceAccountCredentials(keyFile(t, key)),
     CredCredentialsError,
+    undefined,
     /invalid_grant|invalid_client|unauthorized_client/,
   );
 });
@@ -226,12 +252,13 @@ test("a key the token server does not know: CredCredentialsError, the key never 
 test("service account token server errors: 503 and timeouts are CredConnectionError", async (t) => {
   const path = keyFile(t, emu.createServiceAccountKey());
   emu.failNext(10, { kind: "status", status: 500 });
-  await assertFails(loadServiceAccountCredentials(path), CredConnectionError, /answered 500/);
+  await assertFails(loadServiceAccountCredentials(path), CredConnectionError, ERROR_CODES.SERVER_ERROR, /answered 500/);
   emu.reset();
   emu.failNext(10, { kind: "hang" });
   await assertFails(
     loadServiceAccountCredentials(path, undefined, { timeoutMs: 150 }),
     CredConnectionError,
+    ERROR_CODES.TIMEOUT,
     /did not answer in time/,
   );
 });

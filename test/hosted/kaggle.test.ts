@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { OAuth2Client } from "google-auth-library";
-import { CredConnectionError, CredCredentialsError } from "cred-auth";
+import { type CredAuthError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "cred-auth";
 import { chooseKaggleTarget, kaggleEnvironment } from "../../dist/hosted/kaggle.js";
 import { tryHosted } from "../../dist/hosted/registry.js";
 import { deadPort, isolateHome, startFakeKaggle } from "./support.ts";
@@ -150,32 +150,42 @@ test("a refresh that fails later is a cred-auth error too", async () => {
   reset();
 });
 
-const FAILURES: { mode: typeof kaggle.mode; kind: typeof CredCredentialsError; message: RegExp }[] = [
+const FAILURES: { mode: typeof kaggle.mode; kind: typeof CredCredentialsError; code: string; message: RegExp }[] = [
   {
     mode: "unauthorized",
     kind: CredCredentialsError,
+    code: ERROR_CODES.HOSTED_UNAVAILABLE,
     message: /^Kaggle: the user-secrets service refused this notebook's user-secrets token \(HTTP 401\)/,
   },
-  { mode: "forbidden", kind: CredCredentialsError, message: /^Kaggle: .* \(HTTP 403\); restart the session/ },
+  {
+    mode: "forbidden",
+    kind: CredCredentialsError,
+    code: ERROR_CODES.HOSTED_UNAVAILABLE,
+    message: /^Kaggle: .* \(HTTP 403\); restart the session/,
+  },
   {
     mode: "unsuccessful",
     kind: CredConnectionError,
+    code: ERROR_CODES.SERVER_ERROR,
     message:
       /^Kaggle: the user-secrets service could not give a BigQuery token \(it said: No integration of this kind is attached to the kernel\.\)/,
   },
   {
     mode: "malformed",
     kind: CredConnectionError,
+    code: ERROR_CODES.SERVER_ERROR,
     message: /^Kaggle: the user-secrets service sent an unreadable reply \(not JSON\)\.$/,
   },
   {
     mode: "no-secret",
     kind: CredConnectionError,
+    code: ERROR_CODES.SERVER_ERROR,
     message: /^Kaggle: the user-secrets service sent a reply without a token\.$/,
   },
   {
     mode: "error",
     kind: CredConnectionError,
+    code: ERROR_CODES.SERVER_ERROR,
     message: /^Kaggle: the user-secrets service answered HTTP 502; try again later\.$/,
   },
 ];
@@ -189,6 +199,7 @@ for (const failure of FAILURES) {
     assert.equal(attempts[0]?.name, "kaggle");
     const error = attempts[0]!.error;
     assert.ok(error instanceof failure.kind, `${error.name}: ${error.message}`);
+    assert.equal((error as CredAuthError).code, failure.code);
     assert.match(error.message, failure.message);
     assert.doesNotMatch(error.message, /\n/);
     assert.doesNotMatch(error.message, new RegExp(SECRETS_TOKEN));

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { Compute } from "google-auth-library";
-import { CredConnectionError, CredCredentialsError } from "cred-auth";
+import { type CredAuthError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "cred-auth";
 import { colabPlatform } from "../../dist/hosted/colab.js";
 import { metadataEnvironment } from "../../dist/hosted/metadata.js";
 import { tryHosted } from "../../dist/hosted/registry.js";
@@ -156,31 +156,41 @@ test("tokens are fetched again before they expire, from the host of the environm
   });
 });
 
-const FAILURES: { mode: typeof fake.mode; kind: typeof CredCredentialsError; message: RegExp }[] = [
+const FAILURES: { mode: typeof fake.mode; kind: typeof CredCredentialsError; code: string; message: RegExp }[] = [
   {
     mode: "propagation",
     kind: CredCredentialsError,
+    code: ERROR_CODES.HOSTED_UNAVAILABLE,
     message: /^Colab: credential propagation was unsuccessful \(HTTP 500\); authorize first: .*authenticate_user/,
   },
-  { mode: "forbidden", kind: CredCredentialsError, message: /^Colab: the metadata server answered HTTP 403;/ },
+  {
+    mode: "forbidden",
+    kind: CredCredentialsError,
+    code: ERROR_CODES.HOSTED_UNAVAILABLE,
+    message: /^Colab: the metadata server answered HTTP 403;/,
+  },
   {
     mode: "error",
     kind: CredConnectionError,
+    code: ERROR_CODES.SERVER_ERROR,
     message: /^Colab: the metadata server answered HTTP 503; try again later\.$/,
   },
   {
     mode: "no-flavor",
     kind: CredConnectionError,
+    code: ERROR_CODES.SERVER_ERROR,
     message: /^Colab: the server at 127\.0\.0\.1:\d+ is not a metadata server/,
   },
   {
     mode: "malformed",
     kind: CredConnectionError,
+    code: ERROR_CODES.SERVER_ERROR,
     message: /^Colab: the metadata server sent an unreadable reply \(not JSON\)\.$/,
   },
   {
     mode: "no-token",
     kind: CredConnectionError,
+    code: ERROR_CODES.SERVER_ERROR,
     message: /^Colab: the metadata server sent a token reply without an access_token\.$/,
   },
 ];
@@ -196,6 +206,7 @@ for (const failure of FAILURES) {
     assert.equal(attempts[0]?.name, "colab");
     const error = attempts[0]!.error;
     assert.ok(error instanceof failure.kind, `${error.name}: ${error.message}`);
+    assert.equal((error as CredAuthError).code, failure.code);
     assert.match(error.message, failure.message);
     assert.doesNotMatch(error.message, /\n/);
     fake.mode = "ok";

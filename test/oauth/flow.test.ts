@@ -1,7 +1,7 @@
 // The whole sign-in against the emulator: real HTTP, real loopback ports, a simulated browser.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CredCancelledError, CredCredentialsError } from "cred-auth";
+import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "cred-auth";
 import type { Presenter, SignInEvent } from "cred-auth";
 import { approveSignIn } from "cred-auth/emulator";
 import type { BrowserResult, Emulator } from "cred-auth/emulator";
@@ -269,7 +269,8 @@ test("a code used twice is refused without quoting it", async () => {
   const again = await startSignIn({ scopes: SCOPES, env, useLocalWebserver: false });
   await assert.rejects(again.exchangeCode(code!), (error: Error) => {
     assert.ok(error instanceof CredCredentialsError);
-    assert.match(error.message, /invalid_grant/);
+    assert.equal(error.code, ERROR_CODES.INVALID_GRANT);
+    assert.equal(error.error, "invalid_grant");
     assertNoSecret(error, code, first.refreshToken, first.accessToken);
     return true;
   });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { test } from "node:test";
-import { CredCredentialsError } from "cred-auth";
+import { CredCredentialsError, ERROR_CODES } from "cred-auth";
 import { buildAuthorizationUrl, createPkce, createState } from "../../dist/oauth/pkce.js";
 import { parsePastedCode, pasteRedirectUri } from "../../dist/oauth/paste.js";
 import { loopbackTarget, signInMode } from "../../dist/oauth/mode.js";
@@ -69,9 +69,12 @@ test("a pasted URL of another sign-in, with an error, or without a code is refus
       return true;
     },
   );
-  assert.throws(() => parsePastedCode("https://e.org/?error=access_denied&state=s1", "s1"), /denied in the browser/);
-  assert.throws(() => parsePastedCode("https://e.org/?state=s1", "s1"), /no authorization code/);
-  assert.throws(() => parsePastedCode("   ", "s1"), /No authorization code/);
+  assert.throws(() => parsePastedCode("https://e.org/?error=access_denied&state=s1", "s1"), {
+    code: ERROR_CODES.ACCESS_DENIED,
+    error: "access_denied",
+  });
+  assert.throws(() => parsePastedCode("https://e.org/?state=s1", "s1"), { code: ERROR_CODES.INVALID_CODE });
+  assert.throws(() => parsePastedCode("   ", "s1"), { code: ERROR_CODES.INVALID_CODE });
   assert.throws(() => parsePastedCode("two words", "s1"), CredCredentialsError);
 });
 

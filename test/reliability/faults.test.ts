@@ -12,6 +12,7 @@ import type { TestContext } from "node:test";
 import {
   CredConnectionError,
   cache,
+  ERROR_CODES,
   getUserCredentials,
   loadServiceAccountCredentials,
   loadUserCredentials,
@@ -46,6 +47,8 @@ interface FaultCase {
   name: string;
   /** Queues the fault on the emulator; absent: the token server's port is closed. */
   fault?: Fault;
+  /** The stable code a program branches on. */
+  code: string;
   message: RegExp;
   /** google-auth-library retries 5xx replies and timeouts, not a 200 it cannot read. */
   retried?: boolean;
@@ -54,31 +57,40 @@ interface FaultCase {
 const FAULTS: FaultCase[] = [
   {
     name: "5xx on every attempt",
+    code: ERROR_CODES.SERVER_ERROR,
     fault: { kind: "status", status: 503 },
     message: /the token server answered 503 \(temporarily_unavailable\); try again later\.$/,
     retried: true,
   },
   {
     name: "slow beyond the timeout",
+    code: ERROR_CODES.TIMEOUT,
     fault: { kind: "slow", delayMs: SLOW_MS },
     message: /the token server did not answer in time; try again later\.$/,
     retried: true,
   },
-  { name: "connection refused", message: /could not reach the token server \(ECONNREFUSED\); check the network\.$/ },
+  {
+    name: "connection refused",
+    code: ERROR_CODES.UNREACHABLE,
+    message: /could not reach the token server \(ECONNREFUSED\); check the network\.$/,
+  },
   {
     name: "garbage instead of JSON",
+    code: ERROR_CODES.SERVER_ERROR,
     fault: { kind: "garbage" },
     message: /the token server sent an unreadable reply\.$/,
     retried: false,
   },
   {
     name: "truncated JSON",
+    code: ERROR_CODES.SERVER_ERROR,
     fault: { kind: "truncated" },
     message: /the token server sent an unreadable reply\.$/,
     retried: false,
   },
   {
     name: "an HTML error page",
+    code: ERROR_CODES.SERVER_ERROR,
     fault: { kind: "html" },
     message: /the token server answered HTTP 502; try again later\.$/,
     retried: true,
@@ -128,6 +140,7 @@ function assertConnectionError(error: unknown, fault: FaultCase, prefix: string)
   );
   assert.ok(error.message.startsWith(prefix), `message starts with ${JSON.stringify(prefix)}: ${error.message}`);
   assert.match(error.message, fault.message);
+  assert.equal(error.code, fault.code);
   assert.ok(!error.message.includes("\n"), "one line");
   return true;
 }

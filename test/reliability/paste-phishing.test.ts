@@ -5,7 +5,7 @@
 // victim's own code still works afterwards.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CredCredentialsError } from "cred-auth";
+import { CredCredentialsError, ERROR_CODES } from "cred-auth";
 import { approveSignIn } from "cred-auth/emulator";
 import { startSignIn } from "../../dist/oauth/flow.js";
 import { resolveEndpoints } from "../../dist/google/endpoints.js";
@@ -36,7 +36,7 @@ test("a code from another sign-in is refused (PKCE), a pasted address of another
   const exchangesBefore = emu.stats().byGrant.authorization_code ?? 0;
   await assert.rejects(victim.exchangeCode(attackerPage.code!), (error: Error) => {
     assert.ok(error instanceof CredCredentialsError, `${error.name}: ${error.message}`);
-    assert.match(error.message, /invalid_grant/);
+    assert.equal(error.code, ERROR_CODES.INVALID_GRANT);
     assert.ok(!error.message.includes(attackerPage.code!), "the code is not quoted");
     return true;
   });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { test } from "node:test";
-import { CredCredentialsError } from "cred-auth";
+import { CredCredentialsError, ERROR_CODES } from "cred-auth";
 import type { Presenter } from "cred-auth";
 import type { RuntimeInfo } from "../../dist/runtime/index.js";
 import { selectPresenter } from "../../dist/ui/select.js";
@@ -106,7 +106,7 @@ test("plain is plain even in a notebook", async () => {
 test("notebook outside a notebook kernel: a clear error", async () => {
   await assert.rejects(
     selectPresenter("notebook", { mode: "loopback", runtime: runtime("terminal") }),
-    (error: Error) => error instanceof CredCredentialsError && /tslab or Deno/.test(error.message),
+    (error: Error) => error instanceof CredCredentialsError && error.code === ERROR_CODES.PRESENTER_UNAVAILABLE,
   );
 });
 
