@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import fetch from "node-fetch";
 import { withEmulator } from "../support/emulator.ts";
-import { freePortRange, rangeEnv } from "../oauth/helpers.ts";
+import { freePortRange, rangeEnv } from "../oauth/support.ts";
 import {
   CLI,
   CLOUD_PLATFORM,
@@ -22,7 +22,7 @@ import {
   waitForStderr,
   type CliResult,
   type Sandbox,
-} from "./helpers.ts";
+} from "./support.ts";
 import { chromiumAvailable, withBrowser } from "../support/chromium.ts";
 
 const available = chromiumAvailable("the CLI end-to-end browser tests");

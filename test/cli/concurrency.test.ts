@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { withEmulator } from "../support/emulator.ts";
-import { collect, runCli, sandbox, startCli, userFile } from "./helpers.ts";
+import { collect, runCli, sandbox, startCli, userFile } from "./support.ts";
 
 const emu = await withEmulator();
 

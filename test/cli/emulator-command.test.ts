@@ -1,7 +1,7 @@
 // `cred-auth emulator` through the CLI: it serves, prints the environment to use, and stops on Ctrl+C.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { collect, sandbox, startCli } from "./helpers.ts";
+import { collect, sandbox, startCli } from "./support.ts";
 
 test("cred-auth emulator --port 0: prints CRED_AUTH_EMULATOR_HOST, serves, exits 0 on SIGINT", {
   skip: process.platform === "win32",

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { test } from "node:test";
 import { withEmulator } from "../support/emulator.ts";
-import { EMULATOR_NOTICE, runCli, sandbox, userFile } from "./helpers.ts";
+import { EMULATOR_NOTICE, runCli, sandbox, userFile } from "./support.ts";
 
 const ENDPOINTS = new URL("../../dist/google/endpoints.js", import.meta.url).pathname;
 

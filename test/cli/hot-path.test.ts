@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { withEmulator } from "../support/emulator.ts";
-import { runCli, sandbox, serviceAccountFile, userFile, type Sandbox } from "./helpers.ts";
+import { runCli, sandbox, serviceAccountFile, userFile, type Sandbox } from "./support.ts";
 
 const DIST = fileURLToPath(new URL("../../dist/", import.meta.url));
 const HEAVY = [

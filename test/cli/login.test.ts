@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { spawnSync, type ChildProcess } from "node:child_process";
 import { approveSignIn, DEMO_CLIENT } from "cred-auth/emulator";
 import { withEmulator } from "../support/emulator.ts";
-import { freePortRange, rangeEnv } from "../oauth/helpers.ts";
+import { freePortRange, rangeEnv } from "../oauth/support.ts";
 import {
   CLI,
   CLOUD_PLATFORM,
@@ -19,7 +19,7 @@ import {
   waitForStderr,
   type CliResult,
   type Sandbox,
-} from "./helpers.ts";
+} from "./support.ts";
 
 const emu = await withEmulator();
 const outputs: string[] = [];

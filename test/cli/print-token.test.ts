@@ -17,7 +17,7 @@ import {
   userFile,
   withoutNotice,
   type CliResult,
-} from "./helpers.ts";
+} from "./support.ts";
 import { closedPort } from "../support/net.ts";
 
 const emu = await withEmulator();

@@ -7,7 +7,7 @@ import { test } from "node:test";
 import type { SignInEvent } from "cred-auth";
 import { signIn } from "../../dist/oauth/flow.js";
 import { withEmulator } from "../support/emulator.ts";
-import { freePortRange } from "./helpers.ts";
+import { freePortRange } from "./support.ts";
 import { chromiumAvailable, withBrowser } from "../support/chromium.ts";
 
 const available = chromiumAvailable("the Chromium sign-in tests");

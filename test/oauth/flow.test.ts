@@ -8,7 +8,7 @@ import type { BrowserResult, Emulator } from "cred-auth/emulator";
 import { SignInPendingError, signIn, startSignIn } from "../../dist/oauth/flow.js";
 import { completePendingSignIn, getPendingSignIn } from "../../dist/oauth/pending.js";
 import { withEmulator } from "../support/emulator.ts";
-import { freePortRange, hasIpv6Loopback, rawRequest } from "./helpers.ts";
+import { freePortRange, hasIpv6Loopback, rawRequest } from "./support.ts";
 
 const SCOPES = ["https://www.googleapis.com/auth/cloud-platform", "openid", "email"];
 const emulator: Emulator = await withEmulator();

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CredCancelledError, CredConnectionError, CredCredentialsError } from "cred-auth";
 import { portRangeFromEnv, startLoopbackReceiver } from "../../dist/oauth/loopback.js";
-import { freePortRange, hasIpv6Loopback, occupy, rawRequest } from "./helpers.ts";
+import { freePortRange, hasIpv6Loopback, occupy, rawRequest } from "./support.ts";
 
 const STATE = "state-abc";
 

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { CredCredentialsError, cache, loadServiceAccountCredentials, loadUserCredentials } from "cred-auth";
 import { readCredentialsFile } from "../../dist/google/files.js";
 import { CACHE_WARNING_CODE } from "../../dist/cache/disk.js";
-import { tempDir } from "../foundation/support.ts";
+import { tempDir } from "../support/files.ts";
 import { closedPort, interceptWarnings, isolatedEnv, lines, mapLimit, runCli, runNode } from "./support.ts";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/bad/", import.meta.url));
@@ -229,7 +229,7 @@ process.env.CRED_AUTH_EMULATOR_HOST = `127.0.0.1:${await closedPort()}`;
 process.env.CRED_AUTH_HOSTED = "off";
 
 // A file without read permission is in allCases() when not root; as root (CI) it is covered by
-// test/foundation/files.test.ts, which reads it as "nobody" in a child process.
+// test/google/files.test.ts, which reads it as "nobody" in a child process.
 
 test("readCredentialsFile, loadUserCredentials and loadServiceAccountCredentials refuse every bad file", {
   timeout: 60_000,
@@ -316,7 +316,7 @@ test("a service account key at the cache path is another kind of credentials: ab
   const saved = process.env.HOME;
   process.env.HOME = home;
   t.after(() => (process.env.HOME = saved));
-  const { keyFileFields } = await import("../foundation/support.ts");
+  const { keyFileFields } = await import("../support/files.ts");
   const credentialsCache = new cache.ReadWriteCredentialsCache({ dirname: "sa" });
   mkdirSync(dirname(credentialsCache.path), { recursive: true });
   writeFileSync(credentialsCache.path, JSON.stringify(keyFileFields()));

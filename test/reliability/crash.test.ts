@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { writeUserCredentialsFile } from "../../dist/google/files.js";
-import { tempDir } from "../foundation/support.ts";
+import { tempDir } from "../support/files.ts";
 import { credentialsDocument, documentText, identifyDocument } from "./documents.mjs";
 import { isolatedEnv } from "./support.ts";
 

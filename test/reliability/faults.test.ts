@@ -22,7 +22,7 @@ import { DEMO_CLIENT, startEmulator } from "cred-auth/emulator";
 import type { Emulator, Fault } from "cred-auth/emulator";
 import { writeUserCredentialsFile } from "../../dist/google/files.js";
 import { tokenCacheKey, writeCachedToken } from "../../dist/token-cache/index.js";
-import { freePortRange, rangeEnv } from "../oauth/helpers.ts";
+import { freePortRange, rangeEnv } from "../oauth/support.ts";
 import { SCOPES, SHORT_TIMEOUT_PRELOAD, closedPort, isolatedEnv, lines, runCli, snapshot } from "./support.ts";
 
 /** Per-attempt token timeout everywhere in this file (gaxios makes 3 attempts). */

@@ -26,8 +26,8 @@ import {
 import type { Presenter, SignInEvent } from "cred-auth";
 import { approveSignIn, startEmulator } from "cred-auth/emulator";
 import type { Emulator } from "cred-auth/emulator";
-import { tempDir } from "../foundation/support.ts";
-import { freePortRange, rangeEnv } from "../oauth/helpers.ts";
+import { tempDir } from "../support/files.ts";
+import { freePortRange, rangeEnv } from "../oauth/support.ts";
 import { SCOPES, interceptWarnings, isolatedEnv, mapLimit, runCli } from "./support.ts";
 import type { CliResult } from "./support.ts";
 

@@ -12,7 +12,7 @@ import { approveSignIn } from "cred-auth/emulator";
 import { startSignIn } from "../../dist/oauth/flow.js";
 import { resolveEndpoints } from "../../dist/google/endpoints.js";
 import { withEmulator } from "../support/emulator.ts";
-import { freePortRange, hasIpv6Loopback } from "../oauth/helpers.ts";
+import { freePortRange, hasIpv6Loopback } from "../oauth/support.ts";
 import { mapLimit } from "./support.ts";
 
 const REQUESTS = 5000;

@@ -9,8 +9,8 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { approveSignIn } from "cred-auth/emulator";
 import { withEmulator } from "../support/emulator.ts";
-import { tempDir } from "../foundation/support.ts";
-import { freePortRange, rangeEnv } from "../oauth/helpers.ts";
+import { tempDir } from "../support/files.ts";
+import { freePortRange, rangeEnv } from "../oauth/support.ts";
 import { isolatedEnv, runCli } from "./support.ts";
 
 const CHILD = fileURLToPath(new URL("./modes-child.mjs", import.meta.url));

@@ -16,7 +16,7 @@ import { GoogleAuth, JWT, UserRefreshClient } from "google-auth-library";
 import { getCredentialInfo } from "../../dist/google/info.js";
 import { writeUserCredentialsFile } from "../../dist/google/files.js";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
-import { assertNoSecrets, tempDir } from "./support.ts";
+import { assertNoSecrets, tempDir } from "../support/files.ts";
 import { closedPort } from "../support/net.ts";
 
 const SCOPES = ["https://www.googleapis.com/auth/cloud-platform"];

@@ -11,7 +11,7 @@ import { UserRefreshClient } from "google-auth-library";
 import { getCredentialInfo } from "../../dist/google/info.js";
 import { userRefreshClientFrom } from "../../dist/google/load-user.js";
 import { withEmulator } from "../support/emulator.ts";
-import { firstOutput, isolateHome, keyFileFields, userFileFields } from "./support.ts";
+import { firstOutput, isolateHome, keyFileFields, userFileFields } from "../support/files.ts";
 
 const SCOPES = ["https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/bigquery"];
 const emu = await withEmulator();

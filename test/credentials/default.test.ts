@@ -7,7 +7,7 @@ import * as credAuth from "cred-auth";
 import { CredCredentialsError, cache } from "cred-auth";
 import type { HostedEnvironment } from "cred-auth";
 import { testCredentialsFile } from "../support/emulator.ts";
-import { browserPresenter, isolatedWorld, withEnv } from "../user/support.ts";
+import { browserPresenter, isolatedWorld, withEnv } from "../credentials/support.ts";
 
 const { emulator, home } = await isolatedWorld();
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";

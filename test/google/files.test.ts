@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { CredCredentialsError } from "cred-auth";
 import * as files from "../../dist/google/files.js";
-import { assertNoSecrets, keyFileFields, tempDir, userFileFields } from "./support.ts";
+import { assertNoSecrets, keyFileFields, tempDir, userFileFields } from "../support/files.ts";
 
 const {
   readCredentialsFile,

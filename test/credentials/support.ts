@@ -8,7 +8,7 @@ import type { Presenter, SignInEvent } from "cred-auth";
 import { approveSignIn } from "cred-auth/emulator";
 import type { ApproveOptions, BrowserResult, Emulator } from "cred-auth/emulator";
 import { withEmulator } from "../support/emulator.ts";
-import { freePortRange, rangeEnv } from "../oauth/helpers.ts";
+import { freePortRange, rangeEnv } from "../oauth/support.ts";
 
 const ISOLATED = [
   "GOOGLE_APPLICATION_CREDENTIALS",

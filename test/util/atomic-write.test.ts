@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readFileLimited, writeFileAtomic } from "../../dist/util/atomic-write.js";
-import { firstOutput, tempDir } from "./support.ts";
+import { firstOutput, tempDir } from "../support/files.ts";
 
 const atomicWriteUrl = new URL("../../dist/util/atomic-write.js", import.meta.url).href;
 
