@@ -3,7 +3,7 @@ import { READ_WRITE } from "../cache/index.js";
 import { CredConnectionError } from "../errors.js";
 import { codePageUrl, resolveEndpoints, type Endpoints } from "../google/endpoints.js";
 import type { SignInResult } from "../oauth/flow.js";
-import { signInMode } from "../oauth/mode.js";
+import { decideSignIn } from "../oauth/decide.js";
 import { completePendingSignIn } from "../oauth/pending.js";
 import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../options.js";
 import { ENV } from "../shared/constants.js";
@@ -109,26 +109,6 @@ export function coversScopes(granted: readonly string[], requested: readonly str
   return requested.every((s) => have.has(SCOPE_ALIASES[s] ?? s));
 }
 
-/**
- * The flow for this call: the caller's choice, else the runtime's (the copy-paste flow on a
- * remote machine, when a page that shows the code is configured; the loopback flow otherwise).
- */
-function flowFor(
-  options: UserCredentialsOptions,
-  env: NodeJS.ProcessEnv,
-  endpoints: Endpoints,
-): { useLocalWebserver?: boolean; openBrowser: boolean } {
-  const { chooseFlow, detectRuntime } = signInRuntime();
-  const runtime = detectRuntime(env);
-  const openBrowser = options.openBrowser ?? runtime.canOpenBrowser;
-  const explicit = options.useLocalWebserver ?? options.authLocalWebserver;
-  if (explicit !== undefined || options.redirectUri) return { openBrowser };
-  return {
-    openBrowser,
-    useLocalWebserver: chooseFlow(runtime, options).useLocalWebserver || !codePageUrl(endpoints, env),
-  };
-}
-
 async function runSignIn(
   scopes: readonly string[],
   options: SaveUserCredentialsOptions,
@@ -136,13 +116,10 @@ async function runSignIn(
   endpoints: Endpoints,
   complete: (result: SignInResult) => Promise<string | undefined>,
 ): Promise<SignInResult> {
-  const flow = flowFor(options, env, endpoints);
-  const choice = {
-    ...options,
-    ...(flow.useLocalWebserver !== undefined ? { useLocalWebserver: flow.useLocalWebserver } : {}),
-  };
-  const presenter = await presenters().selectPresenter(options.presenter, { mode: signInMode(choice) });
-  return signInFlow().signIn({ ...choice, scopes, env, endpoints, presenter, openBrowser: flow.openBrowser, complete });
+  const runtime = signInRuntime().detectRuntime(env);
+  const { mode, openBrowser } = decideSignIn(options, { runtime, codePageAvailable: !!codePageUrl(endpoints, env) });
+  const presenter = await presenters().selectPresenter(options.presenter, { mode });
+  return signInFlow().signIn({ ...options, scopes, env, endpoints, presenter, mode, openBrowser, complete });
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { Presenter } from "./events.js";
-import { browserExpected, openBrowser as launchBrowser } from "./browser.js";
+import { openBrowser as launchBrowser } from "./browser.js";
 import { resolveClient } from "./client.js";
 import { resolveEndpoints, type Endpoints } from "../google/endpoints.js";
 import { exchangeCode, type SignInResult } from "./exchange.js";
@@ -44,6 +44,8 @@ export interface StartSignInOptions extends SharedSignInOptions {
   endpoints?: Endpoints;
   /** Loopback ports to try (tests); default `CRED_AUTH_LOOPBACK_PORTS` or 8080-8089. */
   ports?: PortRange;
+  /** The flow, when already decided ({@link decideSignIn}); else from the options. */
+  mode?: "loopback" | "paste";
 }
 
 /**
@@ -54,7 +56,7 @@ export async function startSignIn(options: StartSignInOptions): Promise<PendingS
   if (options.signal?.aborted) throw new CredCancelledError(MESSAGES.signInCancelled);
   const env = options.env ?? process.env;
   const endpoints = options.endpoints ?? resolveEndpoints(env);
-  const mode = signInMode(options);
+  const mode = options.mode ?? signInMode(options);
   const client = resolveClient(
     { clientId: options.clientId, clientSecret: options.clientSecret, mode, redirectUri: options.redirectUri },
     env,
@@ -152,8 +154,8 @@ export async function startSignIn(options: StartSignInOptions): Promise<PendingS
 /** What {@link signIn} needs beyond {@link StartSignInOptions}. */
 export interface SignInOptions extends StartSignInOptions {
   presenter: Presenter;
-  /** Launch a browser? Default: when one can be expected here ({@link browserExpected}). */
-  openBrowser?: boolean;
+  /** Whether to launch a browser: decided by the caller ({@link decideSignIn}). */
+  openBrowser: boolean;
   /**
    * Runs once the tokens arrived, before "signed-in" is reported (the caller saves here);
    * returns the path saved to, if any. Its errors fail the sign-in.
@@ -173,7 +175,7 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
   let keepPresenter = false;
   try {
     pending = await startSignIn(options);
-    const browserOpened = (options.openBrowser ?? browserExpected(env)) ? await launchBrowser(pending.url, env) : false;
+    const browserOpened = options.openBrowser ? await launchBrowser(pending.url, env) : false;
     presenter.update({ type: "url", url: pending.url, mode: pending.mode, scopes: pending.scopes, browserOpened });
     let result: SignInResult;
     if (pending.mode === "loopback") {

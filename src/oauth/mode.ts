@@ -23,7 +23,12 @@ export function useLocalWebserver(options: ModeOptions): boolean {
       code: "CRED_AUTH_DEP_AUTH_LOCAL_WEBSERVER",
     });
   }
-  return options.useLocalWebserver ?? options.authLocalWebserver ?? true;
+  return explicitLocalWebserver(options) ?? true;
+}
+
+/** The caller's own choice of flow (`useLocalWebserver`, or its deprecated alias), if any. */
+export function explicitLocalWebserver(options: ModeOptions): boolean | undefined {
+  return options.useLocalWebserver ?? options.authLocalWebserver;
 }
 
 /**
