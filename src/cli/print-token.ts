@@ -27,7 +27,11 @@ export async function printToken(args: ParsedArgs): Promise<number> {
       );
     scopes = file.scopes ?? [];
   }
-  const key = tokenCacheKey(file, scopes, chooseTokenUrl(file.token_uri, resolveEndpoints()));
+  const key = tokenCacheKey(
+    file,
+    scopes,
+    chooseTokenUrl(file.token_uri, resolveEndpoints(process.env, { announce: false })),
+  );
   const refresh = (): Promise<CachedAccessToken> =>
     (require("./refresh.js") as typeof import("./refresh.js")).obtainToken(file, path, scopes);
   const token = await getTokenWithCache(key, refresh, { fresh: args.options.fresh === true });
@@ -38,13 +42,11 @@ export async function printToken(args: ParsedArgs): Promise<number> {
 export function formatToken(token: CachedAccessToken, format: Format): string {
   if (format === "header") return `Authorization: Bearer ${token.access_token}\n`;
   if (format === "json") {
-    return (
-      `${JSON.stringify({
-        access_token: token.access_token,
-        expiry: new Date(token.expiry_date).toISOString(),
-        token_type: "Bearer",
-      })}\n`
-    );
+    return `${JSON.stringify({
+      access_token: token.access_token,
+      expiry: new Date(token.expiry_date).toISOString(),
+      token_type: "Bearer",
+    })}\n`;
   }
   return `${token.access_token}\n`;
 }

@@ -128,6 +128,17 @@ test("usage errors: one line naming the problem and the help to read, exit 2", a
     [["login", "out.json", "--clientId", "x"], /unknown option --clientId \(did you mean --client_id\?\)/],
     [["emulator", "--bogus"], /--bogus.*\(see cred-auth emulator --help\)$/],
     [["emulator", "--port", "http"], /--port must be a number/],
+    [["config"], /missing ACTION: set, get, unset, list, path \(see cred-auth config --help\)$/],
+    [["config", "frob"], /unknown action frob/],
+    [["config", "set", "colour", "blue"], /unknown setting colour; the settings are client-secret-file, /],
+    [["config", "set", "ui"], /config set takes KEY VALUE pairs/],
+    [["config", "set", "ui", "fancy"], /ui needs auto\|plain\|terminal/],
+    [["config", "set", "loopback-ports", "9-1"], /loopback-ports needs FIRST-LAST/],
+    [["config", "set", "client-secret", "GOCSPX-x"], /client-id and client-secret go together/],
+    [["config", "get", "client-secret"], /client-secret is never printed/],
+    [["config", "list", "extra"], /too many arguments/],
+    [["config", "--global"], /unknown option --global/],
+    [["login", "out.json", "--remember"], /--remember keeps the --client-secret-file FILE/],
   ];
   for (const [args, pattern] of cases) {
     const r = await runCli(args, env);
@@ -146,6 +157,14 @@ test("usage errors never echo a value: a mistyped option or stray argument may b
     [secret],
     [`--${secret}`],
     ["print-token", "a.json", `--scope=${secret}`],
+    ["emulator", "--port", secret],
+    ["emulator", `--port=${secret}`],
+    ["emulator", secret],
+    ["config", "set", "client-id", secret],
+    ["config", "set", "ui", secret],
+    ["config", "set", "remote", secret],
+    ["config", "get", secret],
+    ["config", secret],
   ]) {
     const r = await runCli(args, env);
     assert.equal(r.code, 2);
