@@ -58,6 +58,7 @@ test("each command's --help lists its arguments and every documented flag", asyn
       "--nouse_local_webserver, --no-use-local-webserver",
       "--timeout",
       "--no-browser",
+      "--remember",
     ],
     "print-token": [
       "CREDENTIALS_PATH",
@@ -68,6 +69,19 @@ test("each command's --help lists its arguments and every documented flag", asyn
       "Authorization: Bearer $(cred-auth print-token creds.json)",
     ],
     emulator: ["--port", "--metadata-project", "--metadata-email"],
+    config: [
+      "set KEY VALUE",
+      "get KEY",
+      "unset KEY",
+      "list",
+      "path",
+      "client-secret-file PATH",
+      "client-id ID",
+      "scopes S1,S2",
+      "ui auto|plain|terminal",
+      "loopback-ports FIRST-LAST",
+      "remote true|false",
+    ],
   };
   for (const [command, words] of Object.entries(expected)) {
     for (const args of [
@@ -81,6 +95,16 @@ test("each command's --help lists its arguments and every documented flag", asyn
       for (const word of words) assert.ok(r.stdout.includes(word), `${args.join(" ")} help lacks ${word}`);
     }
   }
+});
+
+test("login --help says when each flow is chosen and calls neither the default; the program's help lists config", async () => {
+  const { env } = sandbox();
+  const help = (await runCli(["login", "--help"], env)).stdout;
+  assert.doesNotMatch(help, /\(the default\)/);
+  assert.match(help, /--use_local_webserver[\s\S]*chosen unless this machine looks remote/);
+  assert.match(help, /--nouse_local_webserver[\s\S]*chosen on a machine that looks remote/);
+  assert.match(help, /cred-auth config set client-secret-file PATH/);
+  assert.match((await runCli(["--help"], env)).stdout, /^ {2}config +Keep settings/m);
 });
 
 test("--help wins over other mistakes on the same line", async () => {
