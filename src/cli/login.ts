@@ -13,12 +13,12 @@ const UI_CHOICES = ["auto", "plain", "terminal"] as const;
 
 /** Signs in and saves the credentials to `args.positionals[0]`. Nothing is written on failure. */
 export async function login(args: ParsedArgs): Promise<number> {
-  const destination = resolve(args.positionals[0]!);
+  const destination = resolve(args.positionals[0]);
   const options = signInOptions(args);
   const remember = args.options.remember === true;
   if (remember && typeof args.options.clientSecretFile !== "string")
     throw new UsageError("--remember keeps the --client-secret-file FILE given with it; give one");
-  checkDestination(args.positionals[0]!, destination);
+  checkDestination(args.positionals[0], destination);
   const scopes = typeof args.options.scopes === "string" ? parseScopes(args.options.scopes) : defaultScopes();
 
   const cancel = new AbortController();

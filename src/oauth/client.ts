@@ -2,7 +2,7 @@ import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { Settings } from "../settings/keys.js";
 import { DEMO_CLIENT, DEMO_WEB_CLIENT, ENV } from "../shared/constants.js";
 import { readFileLimitedSync } from "../util/atomic-write.js";
-import type { Endpoints } from "./endpoints.js";
+import type { Endpoints } from "../google/endpoints.js";
 
 /** Where an OAuth client id and secret came from. */
 export type ClientSource = "options" | "env" | "file" | "settings" | "demo";
