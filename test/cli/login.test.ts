@@ -361,6 +361,47 @@ test("no client anywhere (at Google): the CLI names its flags and the config com
   assert.doesNotMatch(line!, /clientId|clientSecret/);
 });
 
+const hasTmux = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
+const noTmux = hasTmux || process.env.CI ? false : "tmux is not installed";
+if (noTmux) console.warn(`\n!!! SKIPPING the remember prompt test: ${noTmux}. It runs under CI. !!!\n`);
+
+test("in an interactive terminal, login asks whether to remember the client-secret file; y keeps it", {
+  skip: noTmux,
+}, async (t) => {
+  const box = await loginBox();
+  const { file } = await ownClient(box);
+  const socket = `cred-auth-remember-${process.pid}`;
+  const tmux = (...args: string[]): string => spawnSync("tmux", ["-L", socket, ...args], { encoding: "utf8" }).stdout;
+  t.after(() => tmux("kill-server"));
+  const quote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
+  // A clean environment (no CI variable: under CI nobody could answer, so nothing is asked).
+  const { CI: _ci, ...env } = box.env;
+  const exported = Object.entries(env)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `${name}=${quote(String(value))}`)
+    .join(" ");
+  const destination = join(box.dir, "asked.json");
+  const command = `env -i ${exported} ${quote(process.execPath)} ${quote(CLI)} login ${quote(destination)} --use_local_webserver --ui plain --client-secret-file ${quote(file)}; echo "exit=$?"; sleep 30`;
+  tmux("new-session", "-d", "-x", "250", "-y", "50", "-s", "remember", command);
+  const screen = (): string => tmux("capture-pane", "-p", "-J", "-t", "remember");
+  const waitFor = async (pattern: RegExp): Promise<RegExpMatchArray> => {
+    for (let i = 0; i < 600; i++) {
+      const match = screen().match(pattern);
+      if (match) return match;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`timed out waiting for ${pattern} on the screen:\n${screen()}`);
+  };
+  const [, url] = await waitFor(/authorize this application: (\S+)/);
+  await approveSignIn(url!, {});
+  await waitFor(/Remember .*client_secret\.json as your OAuth client.*\[y\/N\]/);
+  tmux("send-keys", "-t", "remember", "y", "Enter");
+  await waitFor(/exit=0/);
+  assert.match(screen(), /set client-secret-file in /);
+  assert.equal((await runCli(["config", "get", "client-secret-file"], box.env)).stdout, `${file}\n`);
+  outputs.push(screen());
+});
+
 test("no login output holds the client secret or a refresh token", () => {
   assert.ok(outputs.length >= 10 && secrets.length >= 4);
   for (const output of outputs) assert.deepEqual(secretsIn(output, secrets), []);
