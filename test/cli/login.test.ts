@@ -361,6 +361,23 @@ test("no client anywhere (at Google): the CLI names its flags and the config com
   assert.doesNotMatch(line!, /clientId|clientSecret/);
 });
 
+test("the ui setting chooses the face when --ui is not given; --ui wins over it", async () => {
+  const box = await loginBox();
+  assert.equal((await runCli(["config", "set", "ui", "terminal"], box.env)).code, 0);
+  const destination = join(box.dir, "ui.json");
+  const terminal = startCli(["login", destination, "--use_local_webserver"], box.env);
+  const terminalDone = collect(terminal);
+  await waitForStderr(terminal, /Sign in to Google Cloud/);
+  terminal.kill("SIGKILL");
+  assert.doesNotMatch((await terminalDone).stderr, /authorize this application:/);
+
+  const plain = startCli(["login", destination, "--use_local_webserver", "--ui", "plain"], box.env);
+  const plainDone = collect(plain);
+  await waitForStderr(plain, /authorize this application: /);
+  plain.kill("SIGKILL");
+  assert.doesNotMatch((await plainDone).stderr, /Sign in to Google Cloud/);
+});
+
 const hasTmux = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
 const noTmux = hasTmux || process.env.CI ? false : "tmux is not installed";
 if (noTmux) console.warn(`\n!!! SKIPPING the remember prompt test: ${noTmux}. It runs under CI. !!!\n`);
