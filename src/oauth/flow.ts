@@ -322,8 +322,13 @@ async function firstOf(pending: PendingSignIn, presenter: Presenter, signal: Abo
   signal.addEventListener("abort", stopPastes, { once: true });
   const pasted = readPastes(pending, presenter, pastes.signal, "waiting");
   pasted.catch(() => {}); // the loser's outcome is of no interest
+  // A paste that wins closes the receiver, which rejects the wait: that is no failure.
+  const browser = pending.waitForBrowser().catch((error: unknown) => {
+    if (pending.ended === "done") return pasted;
+    throw error;
+  });
   try {
-    return await Promise.race([pending.waitForBrowser(), pasted]);
+    return await Promise.race([browser, pasted]);
   } finally {
     signal.removeEventListener("abort", stopPastes);
     pastes.abort();
