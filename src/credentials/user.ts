@@ -3,6 +3,7 @@ import { READ_WRITE } from "../cache/index.js";
 import { CredConnectionError } from "../errors.js";
 import { codePageUrl, resolveEndpoints, type Endpoints } from "../google/endpoints.js";
 import type { SignInResult } from "../oauth/flow.js";
+import { resolveClient } from "../oauth/client.js";
 import { signInMode } from "../oauth/mode.js";
 import { completePendingSignIn } from "../oauth/pending.js";
 import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../options.js";
@@ -221,6 +222,8 @@ async function runSignIn(
     ...(flow.useLocalWebserver !== undefined ? { useLocalWebserver: flow.useLocalWebserver } : {}),
   };
   const mode = signInMode(choice);
+  // A missing or broken client fails before the flow is announced: that line would only confuse.
+  resolveClient({ ...choice, mode }, env, endpoints);
   if (flow.line) process.stderr.write(`cred-auth: ${flow.line}\n`);
   debug(
     env,
