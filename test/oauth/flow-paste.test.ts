@@ -216,3 +216,21 @@ test("cancelSignIn() (the interrupt hook) ends a waiting sign-in: CredCancelledE
   await assert.rejects(rawRequest(portOf(await f.url), "/"), /ECONNREFUSED/);
   assert.equal(cancelSignIn(), false, "nothing left to cancel");
 });
+
+test("copy-paste: a code that is not accepted is said so and asked for again; the next one works", async () => {
+  const f = face([
+    async () => "4/0AWrongCode_first",
+    async () => (await approveSignIn(await f.url, { account: "carol@example.com" })).code ?? "",
+  ]);
+  const result = await signIn({
+    scopes: SCOPES,
+    env,
+    useLocalWebserver: false,
+    presenter: f.presenter,
+    openBrowser: false,
+  });
+  assert.equal(result.account, "carol@example.com");
+  assert.deepEqual(f.types(), ["url", "code-needed", "code-needed", "signed-in"]);
+  const asked = f.events[2] as Extract<SignInEvent, { type: "code-needed" }>;
+  assert.match(asked.rejected?.message ?? "", /not accepted \(invalid_grant\): it is wrong, already used or expired/);
+});
