@@ -23,12 +23,7 @@ export function useLocalWebserver(options: ModeOptions): boolean {
       code: "CRED_AUTH_DEP_AUTH_LOCAL_WEBSERVER",
     });
   }
-  return explicitLocalWebserver(options) ?? true;
-}
-
-/** The caller's own choice of flow (`useLocalWebserver`, or its deprecated alias), if any. */
-export function explicitLocalWebserver(options: ModeOptions): boolean | undefined {
-  return options.useLocalWebserver ?? options.authLocalWebserver;
+  return options.useLocalWebserver ?? options.authLocalWebserver ?? true;
 }
 
 /**

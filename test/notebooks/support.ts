@@ -75,6 +75,11 @@ export interface RunOptions {
   /** Who approves each sign-in. */
   account?: string;
   env?: Record<string, string>;
+  /**
+   * The browser is on another machine: the loopback redirect is not followed, and its address
+   * is pasted where the notebook asks for the code.
+   */
+  remoteBrowser?: boolean;
 }
 
 const UNFINISHED = "the driver ended without a result";
@@ -106,7 +111,7 @@ export async function runNotebook(options: RunOptions): Promise<NotebookRun> {
   const closed = new Promise((resolve) => child.once("close", resolve));
   const run: NotebookRun = { home, signIns: [], cards: [], ok: false, error: UNFINISHED, cells: [] };
   try {
-    await readEvents(child.stdout!, (code) => child.stdin!.write(`${code}\n`), run, account);
+    await readEvents(child.stdout!, (code) => child.stdin!.write(`${code}\n`), run, account, options.remoteBrowser);
   } finally {
     child.stdin!.end();
     // A failed approval leaves the cell waiting for the browser: Ctrl+C makes nbclient shut
@@ -123,6 +128,7 @@ async function readEvents(
   paste: (code: string) => void,
   run: NotebookRun,
   account: string,
+  remoteBrowser = false,
 ): Promise<void> {
   for await (const line of createInterface({ input: stdout })) {
     const event = JSON.parse(line) as {
@@ -143,8 +149,9 @@ async function readEvents(
     if (event.event === "sign-in" && event.url) {
       const redirectUri = new URL(event.url).searchParams.get("redirect_uri") ?? "";
       run.signIns.push({ url: event.url, cell: event.cell ?? -1, redirectUri });
-      const page = await approveSignIn(event.url, { account });
-      if (redirectUri.endsWith("/oauth/code")) {
+      const page = await approveSignIn(event.url, { account, followRedirect: !remoteBrowser });
+      if (remoteBrowser) paste(page.url);
+      else if (redirectUri.endsWith("/oauth/code")) {
         assert.ok(page.code, "the code page shows a code");
         paste(page.code);
       }
