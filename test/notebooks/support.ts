@@ -11,11 +11,14 @@ import {
   realpathSync,
   rmSync,
   symlinkSync,
+  writeFileSync,
 } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { approveSignIn } from "cred-auth/emulator";
+import { after, before } from "node:test";
+import { approveSignIn, startEmulator } from "cred-auth/emulator";
 
 export const root = fileURLToPath(new URL("../..", import.meta.url));
 export const notebooksDir = join(root, "notebooks");
@@ -39,6 +42,50 @@ export function linkPackageForNotebooks(): void {
   mkdirSync(join(notebooksDir, "node_modules"), { recursive: true });
   if (lstatSync(link, { throwIfNoEntry: false })) rmSync(link, { recursive: true, force: true });
   symlinkSync("../..", link, "dir");
+}
+
+/**
+ * What `tslab install --prefix` writes, with this Node (22) running tslab's entry: the
+ * `#!/usr/bin/env node` of tslab's bin could pick an older node from PATH.
+ */
+export function writeTslabKernelSpec(jupyterDir: string): void {
+  const specDir = join(jupyterDir, "kernels", "tslab");
+  mkdirSync(specDir, { recursive: true });
+  const tslab = realpathSync(join(root, "node_modules", "tslab", "bin", "tslab"));
+  const spec = {
+    argv: [process.execPath, tslab, "kernel", "--config-path", "{connection_file}"],
+    display_name: "TypeScript",
+    language: "typescript",
+  };
+  writeFileSync(join(specDir, "kernel.json"), JSON.stringify(spec));
+}
+
+/** What the tslab tests share: a temporary folder with the kernel spec, and a running emulator. */
+export interface TslabFixture {
+  work: string;
+  jupyterPath: string;
+  emulator: Awaited<ReturnType<typeof startEmulator>>;
+}
+
+/**
+ * Registers the file's before/after hooks that set up a {@link TslabFixture} (none when
+ * skipped); its fields are set once `before` ran.
+ */
+export function tslabFixture(prefix: string, skip: string | false): TslabFixture {
+  const fixture = {} as TslabFixture;
+  before(async () => {
+    if (skip) return;
+    fixture.work = mkdtempSync(join(tmpdir(), prefix));
+    fixture.jupyterPath = join(fixture.work, "jupyter");
+    writeTslabKernelSpec(fixture.jupyterPath);
+    linkPackageForNotebooks();
+    fixture.emulator = await startEmulator();
+  });
+  after(async () => {
+    await fixture.emulator?.close();
+    if (fixture.work) rmSync(fixture.work, { recursive: true, force: true });
+  });
+  return fixture;
 }
 
 export interface Output {

@@ -113,8 +113,14 @@ function codeQueue() {
         if (signal.aborted) return onAbort();
         signal.addEventListener("abort", onAbort, { once: true });
         waiter = {
-          resolve: (code) => (signal.removeEventListener("abort", onAbort), resolve(code)),
-          reject: (error) => (signal.removeEventListener("abort", onAbort), reject(error)),
+          resolve: (code) => {
+            signal.removeEventListener("abort", onAbort);
+            resolve(code);
+          },
+          reject: (error) => {
+            signal.removeEventListener("abort", onAbort);
+            reject(error);
+          },
         };
       });
     },

@@ -1,0 +1,156 @@
+// Kernel › Interrupt while a sign-in waits, on a real tslab kernel: jupyter_client's
+// interrupt_kernel() (a SIGINT, Jupyter's default interrupt_mode) must cancel the sign-in.
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { connect } from "node:net";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { approveSignIn } from "cred-auth/emulator";
+import { findJupyterPython, notebooksDir, tslabFixture } from "./support.ts";
+
+const driver = fileURLToPath(new URL("./run_cells.py", import.meta.url));
+const python = findJupyterPython();
+const skip = python || process.env.CI ? false : "Jupyter (python3-nbclient, python3-jupyter-client) is not installed";
+if (skip) console.warn(`\n!!! SKIPPING the kernel interrupt test: ${skip}. It runs under CI. !!!\n`);
+
+const fixture = tslabFixture("cred-auth-interrupt-", skip);
+
+interface Executed {
+  stdout: string;
+  stderr: string;
+  plain: string[];
+  error: string | null;
+}
+
+interface DriverEvent extends Partial<Executed> {
+  event: string;
+  url?: string;
+  status?: string;
+}
+
+/** A tslab kernel run cell by cell through run_cells.py. */
+class Kernel {
+  readonly home = mkdtempSync(join(fixture.work, "home-"));
+  private readonly child: ChildProcess;
+  private readonly events: AsyncIterator<string>;
+
+  constructor() {
+    const first = 20000 + Math.floor(Math.random() * 4000) * 10;
+    this.child = spawn(python!, [driver, "tslab"], {
+      cwd: notebooksDir,
+      stdio: ["pipe", "pipe", "inherit"],
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: this.home,
+        XDG_CONFIG_HOME: join(this.home, ".config"),
+        JUPYTER_PATH: fixture.jupyterPath,
+        JUPYTER_RUNTIME_DIR: join(this.home, "jupyter-runtime"),
+        CRED_AUTH_EMULATOR_HOST: fixture.emulator.host,
+        CRED_AUTH_LOOPBACK_PORTS: `${first}-${first + 9}`,
+        CRED_AUTH_REMOTE: "0",
+        CRED_AUTH_TOKEN_CACHE: "off",
+        METADATA_SERVER_DETECTION: "none",
+        BROWSER: "none",
+      },
+    });
+    mkdirSync(join(this.home, ".config"), { recursive: true });
+    this.events = createInterface({ input: this.child.stdout! })[Symbol.asyncIterator]();
+  }
+
+  /** Runs `code`; `onEvent` sees each event while it runs. */
+  async run(
+    code: string,
+    options: { interruptOn?: string; onEvent?: (event: DriverEvent) => Promise<void> | void } = {},
+  ): Promise<Executed & { events: DriverEvent[] }> {
+    this.child.stdin!.write(`${JSON.stringify({ code, interrupt_on: options.interruptOn ?? null })}\n`);
+    const events: DriverEvent[] = [];
+    for (;;) {
+      const next = await this.events.next();
+      assert.ok(!next.done, "the driver ended early");
+      const event = JSON.parse(next.value) as DriverEvent;
+      if (event.event === "executed") return { ...(event as Executed), events };
+      events.push(event);
+      await options.onEvent?.(event);
+    }
+  }
+
+  async close(): Promise<void> {
+    const closed = new Promise((resolve) => this.child.once("close", resolve));
+    this.child.stdin!.end("\n");
+    await closed;
+  }
+}
+
+/** Whether something accepts connections on `port` (IPv4 or IPv6 loopback). */
+async function listening(port: number): Promise<boolean> {
+  for (const host of ["127.0.0.1", "::1"]) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host, port });
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
+    if (open) return true;
+  }
+  return false;
+}
+
+/**
+ * The SIGINT listeners, counted after an await: while a cell's synchronous part runs, Node's
+ * `vm` (tslab passes `breakOnSigint`) detaches them all and puts them back afterwards.
+ */
+const COUNT_SIGINT =
+  'await new Promise((resolve) => setTimeout(resolve, 0)); console.log(process.listenerCount("SIGINT"));';
+
+const SIGN_IN = 'const [credentials] = await credAuth.default(["https://www.googleapis.com/auth/cloud-platform"]);';
+
+test("Kernel › Interrupt while the sign-in waits: the card says cancelled, the port closes, nothing is written; the next run signs in", {
+  skip,
+}, async () => {
+  const kernel = new Kernel();
+  try {
+    const imported = await kernel.run('import * as credAuth from "cred-auth";');
+    assert.equal(imported.error, null, imported.stderr);
+    assert.equal((await kernel.run(COUNT_SIGINT)).stdout.trim(), "1", "tslab's own");
+
+    const interrupted = await kernel.run(SIGN_IN, { interruptOn: "waiting" });
+    const link = interrupted.events.find((event) => event.event === "sign-in")?.url;
+    assert.ok(link, "the card showed the link");
+    assert.ok(interrupted.events.some((event) => event.event === "interrupted"));
+    const port = Number(new URL(new URL(link).searchParams.get("redirect_uri")!).port);
+    const statuses = interrupted.events.filter((event) => event.event === "card").map((event) => event.status);
+    assert.equal(statuses.at(-1), "failed", `the card's last state before the cell ended: ${statuses.join(", ")}`);
+    assert.match(interrupted.plain.at(-1) ?? "", /cancelled \(kernel interrupt\)\. Nothing was saved\./);
+    // Checked right after the kernel reported the cell finished: the cancel was not left for later.
+    assert.equal(await listening(port), false, `the loopback port ${port} is closed`);
+    assert.equal(existsSync(join(kernel.home, ".config", "cred", "cred_credentials.json")), false, "nothing saved");
+    await assert.rejects(approveSignIn(link, { account: "bob@example.com" }), "the old link leads nowhere");
+    assert.equal((await kernel.run(COUNT_SIGINT)).stdout.trim(), "1", "the interrupt hook is gone with its sign-in");
+
+    let approval: unknown;
+    const again = await kernel.run(
+      `${SIGN_IN}\nconsole.log("signed in:", credentials.credentials.refresh_token !== undefined);`,
+      {
+        onEvent: async (event) => {
+          if (event.event === "sign-in" && event.url)
+            approval = await approveSignIn(event.url, { account: "bob@example.com" }).catch((error: Error) => error);
+        },
+      },
+    );
+    assert.ok(!(approval instanceof Error), `the browser came back: ${approval} ${JSON.stringify(again)}`);
+    assert.equal(again.error, null, again.stderr);
+    assert.match(again.stdout, /signed in: true/);
+    const cards = again.events.filter((event) => event.event === "card").map((event) => event.status);
+    assert.equal(cards.at(-1), "signed-in");
+    assert.equal(again.events.filter((event) => event.event === "sign-in").length, 1, "one sign-in, one listener");
+    assert.ok(existsSync(join(kernel.home, ".config", "cred", "cred_credentials.json")), "saved this time");
+    assert.equal((await kernel.run(COUNT_SIGINT)).stdout.trim(), "1");
+  } finally {
+    await kernel.close();
+  }
+});
