@@ -37,7 +37,7 @@ class Kernel {
   private readonly child: ChildProcess;
   private readonly events: AsyncIterator<string>;
 
-  constructor() {
+  constructor(env: Record<string, string> = {}) {
     const first = 20000 + Math.floor(Math.random() * 4000) * 10;
     this.child = spawn(python!, [driver, "tslab"], {
       cwd: notebooksDir,
@@ -54,6 +54,7 @@ class Kernel {
         CRED_AUTH_TOKEN_CACHE: "off",
         METADATA_SERVER_DETECTION: "none",
         BROWSER: "none",
+        ...env,
       },
     });
     mkdirSync(join(this.home, ".config"), { recursive: true });
@@ -74,6 +75,19 @@ class Kernel {
       if (event.event === "executed") return { ...(event as Executed), events };
       events.push(event);
       await options.onEvent?.(event);
+    }
+  }
+
+  /** Presses Kernel › Interrupt between cells; resolves once a card says "failed". */
+  async interrupt(): Promise<Executed & { events: DriverEvent[] }> {
+    this.child.stdin!.write(`${JSON.stringify({ interrupt: true })}\n`);
+    const events: DriverEvent[] = [];
+    for (;;) {
+      const next = await this.events.next();
+      assert.ok(!next.done, "the driver ended early");
+      const event = JSON.parse(next.value) as DriverEvent;
+      if (event.event === "executed") return { ...(event as Executed), events };
+      events.push(event);
     }
   }
 
@@ -150,6 +164,42 @@ test("Kernel › Interrupt while the sign-in waits: the card says cancelled, the
     assert.equal(again.events.filter((event) => event.event === "sign-in").length, 1, "one sign-in, one listener");
     assert.ok(existsSync(join(kernel.home, ".config", "cred", "cred_credentials.json")), "saved this time");
     assert.equal((await kernel.run(COUNT_SIGINT)).stdout.trim(), "1");
+  } finally {
+    await kernel.close();
+  }
+});
+
+test("Kernel › Interrupt while a two-cell sign-in waits for its code: the first cell's card says cancelled, the code is no longer taken", {
+  skip,
+}, async () => {
+  const kernel = new Kernel({ CRED_AUTH_REMOTE: "1" });
+  try {
+    await kernel.run('import * as credAuth from "cred-auth";');
+    let link: string | undefined;
+    const first = await kernel.run(SIGN_IN, {
+      onEvent: (event) => {
+        link ??= event.url;
+      },
+    });
+    assert.match(first.stderr, /SignInPendingError/, "the first cell stopped, waiting for the code");
+    // tslab aborts the requests that arrive within 200 ms of a failed cell (it drops "Run All"
+    // queues that way); a person runs the next cell much later.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.ok(link && new URL(link).searchParams.get("redirect_uri")?.endsWith("/oauth/code"), "copy-paste flow");
+    assert.equal((await kernel.run(COUNT_SIGINT)).stdout.trim(), "2", "the waiting card listens beside tslab");
+
+    const interrupted = await kernel.interrupt();
+    assert.equal(interrupted.error, null, "the first cell's card turned to failed");
+    assert.match(interrupted.plain.at(-1) ?? "", /cancelled \(kernel interrupt\)\. Nothing was saved\./);
+
+    const page = await approveSignIn(link, { account: "bob@example.com" });
+    assert.ok(page.code, "the code page still shows a code");
+    const late = await kernel.run(
+      `try { await credAuth.completeSignIn(${JSON.stringify(page.code)}); console.log("taken"); } catch (error) { console.log("refused:", (error as Error).message); }`,
+    );
+    assert.match(late.stdout, /refused: No sign-in is waiting/, late.stdout + late.stderr);
+    assert.equal(existsSync(join(kernel.home, ".config", "cred", "cred_credentials.json")), false, "nothing saved");
+    assert.equal((await kernel.run(COUNT_SIGINT)).stdout.trim(), "1", "no listener left over");
   } finally {
     await kernel.close();
   }

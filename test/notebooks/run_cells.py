@@ -3,7 +3,9 @@ press Kernel > Interrupt (`KernelManager.interrupt_kernel()`) while a cell runs.
 
 Usage: python3 run_cells.py KERNEL_NAME   (the kernel starts in the current directory)
 
-Reads one JSON request per line on stdin: {"code": "...", "interrupt_on": "waiting" | null}.
+Reads one JSON request per line on stdin: {"code": "...", "interrupt_on": "waiting" | null}, or
+{"interrupt": true} to interrupt an idle kernel (a sign-in left waiting for a paste after its
+cell ended): then every message is read, whatever cell it belongs to, until a card shows "failed".
 While the cell runs, prints one JSON line per event on stdout:
   {"event": "sign-in", "url": ...}        a sign-in link appeared in a display (once per link)
   {"event": "card", "status": ...}        a sign-in card showed this status
@@ -73,6 +75,29 @@ def run_cell(manager, client, code, interrupt_on, seen):
     say(result)
 
 
+def interrupt_idle(manager, client):
+    """Interrupts between cells; reports the cards shown until one says "failed"."""
+    manager.interrupt_kernel()
+    say({"event": "interrupted"})
+    result = {"event": "executed", "stdout": "", "stderr": "", "plain": [], "error": None}
+    deadline = time.monotonic() + CELL_TIMEOUT_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            msg = client.get_iopub_msg(timeout=1)
+        except queue.Empty:
+            continue
+        data = msg["content"].get("data", {}) if msg["msg_type"].endswith("display_data") else {}
+        if "text/plain" in data:
+            result["plain"].append(data["text/plain"])
+        for status in CARD_STATUS.findall(data.get("text/html", "")):
+            say({"event": "card", "status": status})
+            if status == "failed":
+                say(result)
+                return
+    result["error"] = "no card said failed"
+    say(result)
+
+
 def main(kernel_name):
     manager = KernelManager(kernel_name=kernel_name)
     manager.start_kernel()
@@ -85,6 +110,9 @@ def main(kernel_name):
             if not line.strip():
                 break
             request = json.loads(line)
+            if request.get("interrupt"):
+                interrupt_idle(manager, client)
+                continue
             run_cell(manager, client, request["code"], request.get("interrupt_on"), seen)
     finally:
         client.stop_channels()
