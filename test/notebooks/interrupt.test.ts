@@ -67,6 +67,13 @@ class Kernel {
     options: { interruptOn?: string; onEvent?: (event: DriverEvent) => Promise<void> | void } = {},
   ): Promise<Executed & { events: DriverEvent[] }> {
     this.child.stdin!.write(`${JSON.stringify({ code, interrupt_on: options.interruptOn ?? null })}\n`);
+    return this.collect(options.onEvent);
+  }
+
+  /** The driver's events up to the result of the current request. */
+  private async collect(
+    onEvent?: (event: DriverEvent) => Promise<void> | void,
+  ): Promise<Executed & { events: DriverEvent[] }> {
     const events: DriverEvent[] = [];
     for (;;) {
       const next = await this.events.next();
@@ -74,21 +81,14 @@ class Kernel {
       const event = JSON.parse(next.value) as DriverEvent;
       if (event.event === "executed") return { ...(event as Executed), events };
       events.push(event);
-      await options.onEvent?.(event);
+      await onEvent?.(event);
     }
   }
 
   /** Presses Kernel › Interrupt between cells; resolves once a card says "failed". */
   async interrupt(): Promise<Executed & { events: DriverEvent[] }> {
     this.child.stdin!.write(`${JSON.stringify({ interrupt: true })}\n`);
-    const events: DriverEvent[] = [];
-    for (;;) {
-      const next = await this.events.next();
-      assert.ok(!next.done, "the driver ended early");
-      const event = JSON.parse(next.value) as DriverEvent;
-      if (event.event === "executed") return { ...(event as Executed), events };
-      events.push(event);
-    }
+    return this.collect();
   }
 
   async close(): Promise<void> {

@@ -35,16 +35,21 @@ def say(event):
     sys.stdout.flush()
 
 
+def messages(client):
+    """The kernel's output messages as they come, for CELL_TIMEOUT_SECONDS at most."""
+    deadline = time.monotonic() + CELL_TIMEOUT_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            yield client.get_iopub_msg(timeout=1)
+        except queue.Empty:
+            continue
+
+
 def run_cell(manager, client, code, interrupt_on, seen):
     msg_id = client.execute(code)
     result = {"event": "executed", "stdout": "", "stderr": "", "plain": [], "error": None}
     interrupted = False
-    deadline = time.monotonic() + CELL_TIMEOUT_SECONDS
-    while time.monotonic() < deadline:
-        try:
-            msg = client.get_iopub_msg(timeout=1)
-        except queue.Empty:
-            continue
+    for msg in messages(client):
         if msg["parent_header"].get("msg_id") != msg_id:
             continue
         kind, content = msg["msg_type"], msg["content"]
@@ -80,12 +85,7 @@ def interrupt_idle(manager, client):
     manager.interrupt_kernel()
     say({"event": "interrupted"})
     result = {"event": "executed", "stdout": "", "stderr": "", "plain": [], "error": None}
-    deadline = time.monotonic() + CELL_TIMEOUT_SECONDS
-    while time.monotonic() < deadline:
-        try:
-            msg = client.get_iopub_msg(timeout=1)
-        except queue.Empty:
-            continue
+    for msg in messages(client):
         data = msg["content"].get("data", {}) if msg["msg_type"].endswith("display_data") else {}
         if "text/plain" in data:
             result["plain"].append(data["text/plain"])
