@@ -1,8 +1,9 @@
 import type { UserRefreshClient } from "google-auth-library";
 import { READ_WRITE } from "../cache/index.js";
 import { CredConnectionError } from "../errors.js";
-import { codePageUrl, resolveEndpoints, type Endpoints } from "../oauth/endpoints.js";
+import { codePageUrl, resolveEndpoints, type Endpoints } from "../google/endpoints.js";
 import type { SignInResult } from "../oauth/flow.js";
+import { resolveClient } from "../oauth/client.js";
 import { signInMode } from "../oauth/mode.js";
 import { completePendingSignIn } from "../oauth/pending.js";
 import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../options.js";
@@ -11,9 +12,9 @@ import { debug } from "../util/debug.js";
 import { colab } from "../hosted/colab.js";
 import { hostedDisabledByEnv } from "../hosted/registry.js";
 import { attachTokenCache, cacheSignInToken } from "./cached-token.js";
-import { writeUserCredentialsFile, type AuthorizedUserFile } from "./files.js";
-import { getCredentialInfo } from "./info.js";
-import { proveCredentials, userRefreshClientFrom } from "./load-user.js";
+import { writeUserCredentialsFile, type AuthorizedUserFile } from "../google/files.js";
+import { getCredentialInfo } from "../google/info.js";
+import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
 
 /** The scopes that name the account, asked for by default with the caller's (as gcloud does). */
 export const ACCOUNT_SCOPES: readonly string[] = ["openid", "https://www.googleapis.com/auth/userinfo.email"];
@@ -75,14 +76,17 @@ export async function getUserCredentials(
     if (path) shareSignInToken(credentials, result, endpoints);
     return path;
   });
-  return credentials!;
+  return credentials as UserRefreshClient;
 }
 
 /**
  * Colab's credentials inside Colab (the original 1.9 asks Colab first), else undefined.
  * `CRED_AUTH_HOSTED=off` turns it off with the rest of the hosted layer.
  */
-async function colabCredentials(scopes: readonly string[], env: NodeJS.ProcessEnv): Promise<UserRefreshClient | undefined> {
+async function colabCredentials(
+  scopes: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<UserRefreshClient | undefined> {
   if (!colab.detect(env) || hostedDisabledByEnv(env)) return undefined;
   try {
     const { credentials } = await colab.credentials(scopes, env);
@@ -210,7 +214,7 @@ async function runSignIn(
   options: SaveUserCredentialsOptions,
   env: NodeJS.ProcessEnv,
   endpoints: Endpoints,
-  complete: (result: SignInResult) => Promise<string | void>,
+  complete: (result: SignInResult) => Promise<string | undefined>,
 ): Promise<SignInResult> {
   const flow = flowFor(options, env, endpoints);
   const choice = {
@@ -218,8 +222,13 @@ async function runSignIn(
     ...(flow.useLocalWebserver !== undefined ? { useLocalWebserver: flow.useLocalWebserver } : {}),
   };
   const mode = signInMode(choice);
+  // A missing or broken client fails before the flow is announced: that line would only confuse.
+  resolveClient({ ...choice, mode }, env, endpoints);
   if (flow.line) process.stderr.write(`cred-auth: ${flow.line}\n`);
-  debug(env, `flow: ${mode}${flow.pasteBack && mode === "loopback" ? " (the browser's address may be pasted back)" : ""}, browser ${flow.openBrowser ? "launched" : "not launched"}`);
+  debug(
+    env,
+    `flow: ${mode}${flow.pasteBack && mode === "loopback" ? " (the browser's address may be pasted back)" : ""}, browser ${flow.openBrowser ? "launched" : "not launched"}`,
+  );
   const presenter = await presenters().selectPresenter(options.presenter, { mode });
   debug(env, `presenter: ${presenterName(options.presenter)}`);
   return signInFlow().signIn({

@@ -4,25 +4,39 @@
  * presenter through it. No screen here: everything the user sees goes through a Presenter.
  */
 import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
-import type { UserCredentialsOptions } from "../options.js";
-import type { Presenter } from "../ui/presenter.js";
+import type { Presenter } from "./events.js";
 import { browserExpected, openBrowser as launchBrowser } from "./browser.js";
 import { resolveClient } from "./client.js";
-import { resolveEndpoints, type Endpoints } from "./endpoints.js";
+import { resolveEndpoints, type Endpoints } from "../google/endpoints.js";
 import { exchangeCode, type SignInResult } from "./exchange.js";
-import { DEFAULT_TIMEOUT_MS, startLoopbackReceiver, type LoopbackCallback, type LoopbackReceiver, type PortRange } from "./loopback.js";
+import {
+  DEFAULT_TIMEOUT_MS,
+  startLoopbackReceiver,
+  type LoopbackCallback,
+  type LoopbackReceiver,
+  type PortRange,
+} from "./loopback.js";
 import { loopbackTarget, signInMode } from "./mode.js";
+import type { OAuthSignInOptions } from "./options.js";
 import { parsePastedCode, pasteRedirectUri } from "./paste.js";
-import { SignInPendingError, beginSignIn, endSignIn, getPendingSignIn, setPendingSignIn } from "./pending.js";
+import {
+  type PendingSignIn,
+  SignInPendingError,
+  beginSignIn,
+  endSignIn,
+  getPendingSignIn,
+  setPendingSignIn,
+} from "./pending.js";
 import { buildAuthorizationUrl, createPkce, createState } from "./pkce.js";
 
 export type { SignInResult } from "./exchange.js";
 // Defined beside the pending sign-in, so the package and default() need not load this module.
 export { SignInPendingError, cancelSignIn } from "./pending.js";
+export type { PendingSignIn } from "./pending.js";
 
-/** The sign-in options shared with the public functions (see {@link UserCredentialsOptions}). */
+/** The sign-in options shared with the public functions (see {@link OAuthSignInOptions}). */
 type SharedSignInOptions = Pick<
-  UserCredentialsOptions,
+  OAuthSignInOptions,
   | "clientId"
   | "clientSecret"
   | "useLocalWebserver"
@@ -42,37 +56,6 @@ export interface StartSignInOptions extends SharedSignInOptions {
   endpoints?: Endpoints;
   /** Loopback ports to try (tests); default `CRED_AUTH_LOOPBACK_PORTS` or 8080-8089. */
   ports?: PortRange;
-}
-
-/** A prepared sign-in: the URL to visit and the ways to complete it. */
-export interface PendingSignIn {
-  /** The authorization URL the user must open. */
-  readonly url: string;
-  /** `loopback`: the browser comes back by itself (or its address is pasted); `paste`: the user pastes the code. */
-  readonly mode: "loopback" | "paste";
-  /** Where the provider sends the browser back: the loopback receiver or the code page. */
-  readonly redirectUri: string;
-  /** The scopes requested. */
-  readonly scopes: readonly string[];
-  /** `done` once the tokens arrived, `cancelled` once abandoned; undefined while open. */
-  readonly ended: "done" | "cancelled" | undefined;
-  /**
-   * Loopback only: waits for the browser's redirect, exchanges the code, answers the
-   * browser's page. Rejects on `error=`, timeout ({@link CredCredentialsError}) and abort
-   * ({@link CredCancelledError}).
-   */
-  waitForBrowser(): Promise<SignInResult>;
-  /**
-   * Completes the sign-in with a pasted code or redirect URL (works in both modes: in the
-   * loopback mode it serves a browser that could not reach this machine, whose address bar
-   * shows `http://localhost:PORT/?state=…&code=…`). A refused code can be followed by another;
-   * a successful one ends the sign-in.
-   */
-  exchangeCode(codeOrUrl: string): Promise<SignInResult>;
-  /** Whether pasted text carries this sign-in's `state` (a redirect address of this very sign-in). */
-  owns(pasted: string): boolean;
-  /** Abandons the sign-in and closes its loopback server. Idempotent. */
-  cancel(reason?: string): void;
 }
 
 /**
@@ -199,7 +182,9 @@ export async function startSignIn(options: StartSignInOptions): Promise<PendingS
 function stateOf(pasted: string): string | undefined {
   const text = pasted.trim();
   try {
-    const query = /^https?:\/\//i.test(text) ? new URL(text).searchParams : new URLSearchParams(text.replace(/^\?/, ""));
+    const query = /^https?:\/\//i.test(text)
+      ? new URL(text).searchParams
+      : new URLSearchParams(text.replace(/^\?/, ""));
     return query.get("state") ?? undefined;
   } catch {
     return undefined;
@@ -238,7 +223,7 @@ export interface SignInOptions extends StartSignInOptions {
    * Runs once the tokens arrived, before "signed-in" is reported (the caller saves here);
    * returns the path saved to, if any. Its errors fail the sign-in.
    */
-  complete?: (result: SignInResult) => Promise<string | void>;
+  complete?: (result: SignInResult) => Promise<string | undefined>;
 }
 
 /** How many pasted codes or addresses a face may offer before the sign-in fails. */
@@ -322,8 +307,13 @@ async function firstOf(pending: PendingSignIn, presenter: Presenter, signal: Abo
   signal.addEventListener("abort", stopPastes, { once: true });
   const pasted = readPastes(pending, presenter, pastes.signal, "waiting");
   pasted.catch(() => {}); // the loser's outcome is of no interest
+  // A paste that wins closes the receiver, which rejects the wait: that is no failure.
+  const browser = pending.waitForBrowser().catch((error: unknown) => {
+    if (pending.ended === "done") return pasted;
+    throw error;
+  });
   try {
-    return await Promise.race([pending.waitForBrowser(), pasted]);
+    return await Promise.race([browser, pasted]);
   } finally {
     signal.removeEventListener("abort", stopPastes);
     pastes.abort();
@@ -340,7 +330,8 @@ async function readPastes(
   signal: AbortSignal,
   asking: "waiting" | "code-needed",
 ): Promise<SignInResult> {
-  const readCode = presenter.readCode!.bind(presenter);
+  if (!presenter.readCode) throw new CredCredentialsError("This display cannot read a pasted code.");
+  const readCode = presenter.readCode.bind(presenter);
   for (let attempt = 1; ; attempt++) {
     const text = await readCode(signal);
     if (signal.aborted) throw signal.reason ?? new CredCancelledError("The sign-in was cancelled.");
@@ -371,11 +362,7 @@ function isRefusedPaste(error: unknown, pending: PendingSignIn): boolean {
  * `completeSignIn(address)` while the receiver keeps listening. A browser that does come back
  * completes it here, and the face is told.
  */
-function leavePending(
-  pending: PendingSignIn,
-  presenter: Presenter,
-  complete: SignInOptions["complete"],
-): void {
+function leavePending(pending: PendingSignIn, presenter: Presenter, complete: SignInOptions["complete"]): void {
   setPendingSignIn(pending, complete, presenter);
   pending.waitForBrowser().then(
     async (result) => {
@@ -413,7 +400,8 @@ async function within<T>(work: Promise<T>, timeoutMs: number, signal: AbortSigna
         ),
       timeoutMs,
     );
-    onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new CredCancelledError("The sign-in was cancelled."));
+    onAbort = () =>
+      reject(signal.reason instanceof Error ? signal.reason : new CredCancelledError("The sign-in was cancelled."));
     if (signal.aborted) onAbort();
     signal.addEventListener("abort", onAbort, { once: true });
   });

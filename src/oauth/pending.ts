@@ -2,13 +2,43 @@
 // (re-running a notebook's first cell, a second `login`), and a kernel interrupt can cancel it
 // through cancelSignIn(). A sign-in whose call has ended while it waits for a pasted code or
 // address (a notebook's first cell) stays here until the second cell brings it.
-import type { Presenter } from "../ui/presenter.js";
 import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
+import type { Presenter } from "./events.js";
 import type { SignInResult } from "./exchange.js";
-import type { PendingSignIn } from "./flow.js";
 
 /** Runs once the code is exchanged: saves where the call that started the sign-in meant to. */
-export type CompleteSignIn = (result: SignInResult) => Promise<string | void>;
+export type CompleteSignIn = (result: SignInResult) => Promise<string | undefined>;
+
+/** A prepared sign-in: the URL to visit and the ways to complete it. */
+export interface PendingSignIn {
+  /** The authorization URL the user must open. */
+  readonly url: string;
+  /** `loopback`: the browser comes back by itself (or its address is pasted); `paste`: the user pastes the code. */
+  readonly mode: "loopback" | "paste";
+  /** Where the provider sends the browser back: the loopback receiver or the code page. */
+  readonly redirectUri: string;
+  /** The scopes requested. */
+  readonly scopes: readonly string[];
+  /** `done` once the tokens arrived, `cancelled` once abandoned; undefined while open. */
+  readonly ended: "done" | "cancelled" | undefined;
+  /**
+   * Loopback only: waits for the browser's redirect, exchanges the code, answers the
+   * browser's page. Rejects on `error=`, timeout ({@link CredCredentialsError}) and abort
+   * (`CredCancelledError`).
+   */
+  waitForBrowser(): Promise<SignInResult>;
+  /**
+   * Completes the sign-in with a pasted code or redirect URL (works in both modes: in the
+   * loopback mode it serves a browser that could not reach this machine, whose address bar
+   * shows `http://localhost:PORT/?state=…&code=…`). A refused code can be followed by another;
+   * a successful one ends the sign-in.
+   */
+  exchangeCode(codeOrUrl: string): Promise<SignInResult>;
+  /** Whether pasted text carries this sign-in's `state` (a redirect address of this very sign-in). */
+  owns(pasted: string): boolean;
+  /** Abandons the sign-in and closes its loopback server. Idempotent. */
+  cancel(reason?: string): void;
+}
 
 /** What this module keeps of the sign-in in progress. */
 interface Current {
@@ -50,7 +80,7 @@ export function endSignIn(pending: PendingSignIn): void {
  */
 export function setPendingSignIn(pending: PendingSignIn, complete?: CompleteSignIn, presenter?: Presenter): void {
   if (current?.pending !== pending) beginSignIn(pending);
-  current!.waiting = { complete, presenter };
+  if (current) current.waiting = { complete, presenter };
 }
 
 /** The sign-in waiting for a pasted code or address, if any. */

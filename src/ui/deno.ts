@@ -4,8 +4,8 @@
  * request) for a pasted code.
  */
 import { CredCancelledError, CredCredentialsError } from "../errors.js";
+import type { Presenter, SignInEvent } from "../oauth/events.js";
 import { renderSignInHtml, renderSignInText } from "./notebook.js";
-import type { Presenter, SignInEvent } from "./presenter.js";
 import { INITIAL_STATE, reduce, type ViewState } from "./view-state.js";
 
 /** The part of `Deno.jupyter` this face uses. */

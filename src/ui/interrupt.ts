@@ -12,7 +12,7 @@
  */
 import { CredCancelledError } from "../errors.js";
 import { cancelSignIn } from "../oauth/pending.js";
-import type { Presenter, SignInEvent } from "./presenter.js";
+import type { Presenter, SignInEvent } from "../oauth/events.js";
 
 /** The words on the card after an interrupt. */
 export const INTERRUPTED_MESSAGE = "The sign-in was cancelled (kernel interrupt). Nothing was saved.";

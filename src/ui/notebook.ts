@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { CredCredentialsError } from "../errors.js";
-import type { Presenter, SignInEvent } from "./presenter.js";
+import type { Presenter, SignInEvent } from "../oauth/events.js";
 import { INITIAL_STATE, isFinal, reduce, type ViewState } from "./view-state.js";
 import { describeScopes, PRODUCT_NAME } from "./words.js";
 

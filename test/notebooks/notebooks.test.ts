@@ -4,20 +4,17 @@ import assert from "node:assert/strict";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import {
   codeCells,
   findJupyterPython,
   htmlOf,
   type NotebookRun,
-  type Output,
-  runNotebook as runOn,
+  stdoutOf,
+  tslabRunner,
   statusOf,
   text,
   tslabFixture,
 } from "./support.ts";
-
-const driver = fileURLToPath(new URL("./run_notebook.py", import.meta.url));
 
 const python = findJupyterPython();
 const skip = python || process.env.CI ? false : "Jupyter (python3-nbclient, python3-jupyter-client) is not installed";
@@ -25,25 +22,7 @@ if (skip) console.warn(`\n!!! SKIPPING the notebook tests: ${skip}. They run und
 
 const fixture = tslabFixture("cred-auth-notebooks-", skip);
 
-/** Runs one notebook on tslab; each sign-in it shows is approved as `account` (pasting the code when asked). */
-function runNotebook(name: string, env: Record<string, string>, account = "bob@example.com"): Promise<NotebookRun> {
-  return runOn({
-    python: python!,
-    driver,
-    name,
-    work: fixture.work,
-    jupyterPath: fixture.jupyterPath,
-    emulatorHost: fixture.emulator.host,
-    account,
-    env,
-  });
-}
-
-const stdoutOf = (cell: { outputs?: Output[] }) =>
-  (cell.outputs ?? [])
-    .filter((o) => o.output_type === "stream" && o.name === "stdout")
-    .map((o) => text(o.text))
-    .join("");
+const runNotebook = tslabRunner(fixture, python);
 
 function assertRan(run: NotebookRun): void {
   assert.equal(run.ok, true, `the notebook ran to the end: ${run.error}`);

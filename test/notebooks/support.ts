@@ -122,6 +122,11 @@ export interface RunOptions {
   /** Who approves each sign-in. */
   account?: string;
   env?: Record<string, string>;
+  /**
+   * The browser is on another machine: the loopback redirect is not followed, and its address
+   * is pasted where the notebook asks for the code.
+   */
+  remoteBrowser?: boolean;
 }
 
 const UNFINISHED = "the driver ended without a result";
@@ -153,7 +158,7 @@ export async function runNotebook(options: RunOptions): Promise<NotebookRun> {
   const closed = new Promise((resolve) => child.once("close", resolve));
   const run: NotebookRun = { home, signIns: [], cards: [], ok: false, error: UNFINISHED, cells: [] };
   try {
-    await readEvents(child.stdout!, (code) => child.stdin!.write(`${code}\n`), run, account);
+    await readEvents(child.stdout!, (code) => child.stdin!.write(`${code}\n`), run, account, options.remoteBrowser);
   } finally {
     child.stdin!.end();
     // A failed approval leaves the cell waiting for the browser: Ctrl+C makes nbclient shut
@@ -170,6 +175,7 @@ async function readEvents(
   paste: (code: string) => void,
   run: NotebookRun,
   account: string,
+  remoteBrowser = false,
 ): Promise<void> {
   for await (const line of createInterface({ input: stdout })) {
     const event = JSON.parse(line) as {
@@ -190,8 +196,9 @@ async function readEvents(
     if (event.event === "sign-in" && event.url) {
       const redirectUri = new URL(event.url).searchParams.get("redirect_uri") ?? "";
       run.signIns.push({ url: event.url, cell: event.cell ?? -1, redirectUri });
-      const page = await approveSignIn(event.url, { account });
-      if (redirectUri.endsWith("/oauth/code")) {
+      const page = await approveSignIn(event.url, { account, followRedirect: !remoteBrowser });
+      if (remoteBrowser) paste(page.url);
+      else if (redirectUri.endsWith("/oauth/code")) {
         assert.ok(page.code, "the code page shows a code");
         paste(page.code);
       }
@@ -209,3 +216,34 @@ export const codeCells = (run: NotebookRun) => run.cells.filter((cell) => cell.c
 export const htmlOf = (cell: { outputs?: Output[] }) =>
   (cell.outputs ?? []).map((o) => text(o.data?.["text/html"])).join("");
 export const statusOf = (html: string) => [...html.matchAll(/data-cred-auth-status="([^"]+)"/g)].map((m) => m[1]);
+
+/** What a cell printed on stdout. */
+export const stdoutOf = (cell: { outputs?: Output[] }) =>
+  (cell.outputs ?? [])
+    .filter((o) => o.output_type === "stream" && o.name === "stdout")
+    .map((o) => text(o.text))
+    .join("");
+
+/**
+ * Runs notebooks on tslab with run_notebook.py in `fixture`; each sign-in a notebook shows is
+ * approved as `account` (pasting the code, or with `remoteBrowser` the browser's final address).
+ */
+export function tslabRunner(
+  fixture: TslabFixture,
+  python: string | undefined,
+  options: { remoteBrowser?: boolean } = {},
+) {
+  const driver = fileURLToPath(new URL("./run_notebook.py", import.meta.url));
+  return (name: string, env: Record<string, string>, account = "bob@example.com"): Promise<NotebookRun> =>
+    runNotebook({
+      ...options,
+      python: python!,
+      driver,
+      name,
+      work: fixture.work,
+      jupyterPath: fixture.jupyterPath,
+      emulatorHost: fixture.emulator.host,
+      account,
+      env,
+    });
+}

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { renderSignInHtml } from "../../dist/ui/notebook.js";
-import type { SignInEvent } from "../../dist/ui/presenter.js";
+import type { SignInEvent } from "../../dist/oauth/events.js";
 import { INITIAL_STATE, reduce, type ViewState } from "../../dist/ui/view-state.js";
 import { CredCancelledError, CredCredentialsError } from "cred-auth";
 import { chromium } from "playwright-core";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CredCancelledError } from "cred-auth";
 import { cancelledByInterrupt, INTERRUPTED_MESSAGE, onKernelInterrupt } from "../../dist/ui/interrupt.js";
-import type { Presenter, SignInEvent } from "../../dist/ui/presenter.js";
+import type { Presenter, SignInEvent } from "../../dist/oauth/events.js";
 
 /** A presenter that records its events, and a kernel whose interrupt the test presses. */
 function setup(readCode = false) {

@@ -1,6 +1,6 @@
 import type { ReactElement } from "react";
 import { CredCancelledError } from "../../errors.js";
-import type { Presenter, SignInEvent } from "../presenter.js";
+import type { Presenter, SignInEvent } from "../../oauth/events.js";
 import { loadTerminalModules } from "./modules.js";
 import { createStore, isFinal, reduce } from "../view-state.js";
 
