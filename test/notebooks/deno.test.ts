@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startEmulator } from "cred-auth/emulator";
+import { CellKernel, listening } from "./cells.ts";
 import {
   codeCells,
   findJupyterPython,
@@ -130,4 +131,37 @@ test("05-deno: default() signs in through Deno.jupyter.display on a real Deno ke
   assert.equal(shownOf(request), "200 Hello from the cred-auth emulator!", "plain text: no quotes, no ANSI colours");
   const cache = join(run.home, ".config", "cred", "cred_credentials.json");
   assert.equal(statSync(cache).mode & 0o777, 0o600, "the credentials were cached, private");
+});
+
+test("Kernel › Interrupt on Deno's kernel while the sign-in waits: the card says cancelled, the port closes, the kernel lives on", {
+  skip,
+  timeout: 90_000,
+}, async () => {
+  const kernel = new CellKernel({
+    python: python!,
+    kernel: "deno",
+    work,
+    jupyterPath,
+    emulatorHost: emulator.host,
+    env: { DENO_NO_UPDATE_CHECK: "1" },
+  });
+  try {
+    await kernel.run('import * as credAuth from "cred-auth";');
+    const interrupted = await kernel.run(
+      'await credAuth.default(["https://www.googleapis.com/auth/cloud-platform"], { useLocalWebserver: true });',
+      { interruptOn: "waiting" },
+    );
+    const link = interrupted.events.find((event) => event.event === "sign-in")?.url;
+    assert.ok(link, "the card showed the link");
+    const statuses = interrupted.events.filter((event) => event.event === "card").map((event) => event.status);
+    assert.equal(statuses.at(-1), "failed", statuses.join(", "));
+    assert.match(interrupted.plain.at(-1) ?? "", /cancelled \(kernel interrupt\)\. Nothing was saved\./);
+    const port = Number(new URL(new URL(link).searchParams.get("redirect_uri")!).port);
+    assert.equal(await listening(port), false, `the loopback port ${port} is closed`);
+    const alive = await kernel.run('await Deno.jupyter.display({ "text/plain": "alive" }, { raw: true });');
+    assert.deepEqual(alive.plain, ["alive"], "Deno's kernel did not die of the SIGINT");
+    assert.equal(existsSync(join(kernel.home, ".config", "cred", "cred_credentials.json")), false, "nothing saved");
+  } finally {
+    await kernel.close();
+  }
 });

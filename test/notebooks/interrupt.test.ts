@@ -1,118 +1,29 @@
 // Kernel › Interrupt while a sign-in waits, on a real tslab kernel: jupyter_client's
 // interrupt_kernel() (a SIGINT, Jupyter's default interrupt_mode) must cancel the sign-in.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
-import { connect } from "node:net";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { approveSignIn } from "cred-auth/emulator";
-import { findJupyterPython, notebooksDir, tslabFixture } from "./support.ts";
+import { CellKernel, listening } from "./cells.ts";
+import { findJupyterPython, tslabFixture } from "./support.ts";
 
-const driver = fileURLToPath(new URL("./run_cells.py", import.meta.url));
 const python = findJupyterPython();
 const skip = python || process.env.CI ? false : "Jupyter (python3-nbclient, python3-jupyter-client) is not installed";
 if (skip) console.warn(`\n!!! SKIPPING the kernel interrupt test: ${skip}. It runs under CI. !!!\n`);
 
 const fixture = tslabFixture("cred-auth-interrupt-", skip);
 
-interface Executed {
-  stdout: string;
-  stderr: string;
-  plain: string[];
-  error: string | null;
-}
-
-interface DriverEvent extends Partial<Executed> {
-  event: string;
-  url?: string;
-  status?: string;
-}
-
-/** A tslab kernel run cell by cell through run_cells.py. */
-class Kernel {
-  readonly home = mkdtempSync(join(fixture.work, "home-"));
-  private readonly child: ChildProcess;
-  private readonly events: AsyncIterator<string>;
-
-  constructor(env: Record<string, string> = {}) {
-    const first = 20000 + Math.floor(Math.random() * 4000) * 10;
-    this.child = spawn(python!, [driver, "tslab"], {
-      cwd: notebooksDir,
-      stdio: ["pipe", "pipe", "inherit"],
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: this.home,
-        XDG_CONFIG_HOME: join(this.home, ".config"),
-        JUPYTER_PATH: fixture.jupyterPath,
-        JUPYTER_RUNTIME_DIR: join(this.home, "jupyter-runtime"),
-        CRED_AUTH_EMULATOR_HOST: fixture.emulator.host,
-        CRED_AUTH_LOOPBACK_PORTS: `${first}-${first + 9}`,
-        CRED_AUTH_REMOTE: "0",
-        CRED_AUTH_TOKEN_CACHE: "off",
-        METADATA_SERVER_DETECTION: "none",
-        BROWSER: "none",
-        ...env,
-      },
-    });
-    mkdirSync(join(this.home, ".config"), { recursive: true });
-    this.events = createInterface({ input: this.child.stdout! })[Symbol.asyncIterator]();
-  }
-
-  /** Runs `code`; `onEvent` sees each event while it runs. */
-  async run(
-    code: string,
-    options: { interruptOn?: string; onEvent?: (event: DriverEvent) => Promise<void> | void } = {},
-  ): Promise<Executed & { events: DriverEvent[] }> {
-    this.child.stdin!.write(`${JSON.stringify({ code, interrupt_on: options.interruptOn ?? null })}\n`);
-    return this.collect(options.onEvent);
-  }
-
-  /** The driver's events up to the result of the current request. */
-  private async collect(
-    onEvent?: (event: DriverEvent) => Promise<void> | void,
-  ): Promise<Executed & { events: DriverEvent[] }> {
-    const events: DriverEvent[] = [];
-    for (;;) {
-      const next = await this.events.next();
-      assert.ok(!next.done, "the driver ended early");
-      const event = JSON.parse(next.value) as DriverEvent;
-      if (event.event === "executed") return { ...(event as Executed), events };
-      events.push(event);
-      await onEvent?.(event);
-    }
-  }
-
-  /** Presses Kernel › Interrupt between cells; resolves once a card says "failed". */
-  async interrupt(): Promise<Executed & { events: DriverEvent[] }> {
-    this.child.stdin!.write(`${JSON.stringify({ interrupt: true })}\n`);
-    return this.collect();
-  }
-
-  async close(): Promise<void> {
-    const closed = new Promise((resolve) => this.child.once("close", resolve));
-    this.child.stdin!.end("\n");
-    await closed;
-  }
-}
-
-/** Whether something accepts connections on `port` (IPv4 or IPv6 loopback). */
-async function listening(port: number): Promise<boolean> {
-  for (const host of ["127.0.0.1", "::1"]) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host, port });
-      socket.once("connect", () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once("error", () => resolve(false));
-    });
-    if (open) return true;
-  }
-  return false;
-}
+/** A tslab kernel in the fixture, with the loopback flow unless `env` says otherwise. */
+const tslabKernel = (env: Record<string, string> = {}) =>
+  new CellKernel({
+    python: python!,
+    kernel: "tslab",
+    work: fixture.work,
+    jupyterPath: fixture.jupyterPath,
+    emulatorHost: fixture.emulator.host,
+    env: { CRED_AUTH_REMOTE: "0", ...env },
+  });
 
 /**
  * The SIGINT listeners, counted after an await: while a cell's synchronous part runs, Node's
@@ -126,7 +37,7 @@ const SIGN_IN = 'const [credentials] = await credAuth.default(["https://www.goog
 test("Kernel › Interrupt while the sign-in waits: the card says cancelled, the port closes, nothing is written; the next run signs in", {
   skip,
 }, async () => {
-  const kernel = new Kernel();
+  const kernel = tslabKernel();
   try {
     const imported = await kernel.run('import * as credAuth from "cred-auth";');
     assert.equal(imported.error, null, imported.stderr);
@@ -172,7 +83,7 @@ test("Kernel › Interrupt while the sign-in waits: the card says cancelled, the
 test("Kernel › Interrupt while a two-cell sign-in waits for its code: the first cell's card says cancelled, the code is no longer taken", {
   skip,
 }, async () => {
-  const kernel = new Kernel({ CRED_AUTH_REMOTE: "1" });
+  const kernel = tslabKernel({ CRED_AUTH_REMOTE: "1" });
   try {
     await kernel.run('import * as credAuth from "cred-auth";');
     let link: string | undefined;
