@@ -7,7 +7,7 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { notebooksDir } from "./support.ts";
+import { kernelEnv, notebooksDir } from "./support.ts";
 
 const driver = fileURLToPath(new URL("./run_cells.py", import.meta.url));
 
@@ -44,23 +44,10 @@ export class CellKernel {
 
   constructor({ python, kernel, work, jupyterPath, emulatorHost, env = {} }: CellKernelOptions) {
     this.home = mkdtempSync(join(work, "home-"));
-    const first = 20000 + Math.floor(Math.random() * 4000) * 10;
     this.child = spawn(python, [driver, kernel], {
       cwd: notebooksDir,
       stdio: ["pipe", "pipe", "inherit"],
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: this.home,
-        XDG_CONFIG_HOME: join(this.home, ".config"),
-        JUPYTER_PATH: jupyterPath,
-        JUPYTER_RUNTIME_DIR: join(this.home, "jupyter-runtime"),
-        CRED_AUTH_EMULATOR_HOST: emulatorHost,
-        CRED_AUTH_LOOPBACK_PORTS: `${first}-${first + 9}`,
-        CRED_AUTH_TOKEN_CACHE: "off",
-        METADATA_SERVER_DETECTION: "none",
-        BROWSER: "none",
-        ...env,
-      },
+      env: kernelEnv(this.home, jupyterPath, emulatorHost, env),
     });
     mkdirSync(join(this.home, ".config"), { recursive: true });
     this.events = createInterface({ input: this.child.stdout! })[Symbol.asyncIterator]();

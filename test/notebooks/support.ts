@@ -88,6 +88,29 @@ export function tslabFixture(prefix: string, skip: string | false): TslabFixture
   return fixture;
 }
 
+/**
+ * The environment of a kernel under test: its own HOME, the test's Jupyter path and emulator,
+ * ten random loopback ports (never the default 8080-8089 that serial tests hold), no token
+ * cache, no metadata server, no browser; `env` on top.
+ */
+export function kernelEnv(home: string, jupyterPath: string, emulatorHost: string, env: Record<string, string> = {}) {
+  const first = 20000 + Math.floor(Math.random() * 4000) * 10;
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+    JUPYTER_PATH: jupyterPath,
+    JUPYTER_RUNTIME_DIR: join(home, "jupyter-runtime"),
+    CRED_AUTH_EMULATOR_HOST: emulatorHost,
+    CRED_AUTH_LOOPBACK_PORTS: `${first}-${first + 9}`,
+    CRED_AUTH_TOKEN_CACHE: "off",
+    METADATA_SERVER_DETECTION: "none",
+    BROWSER: "none",
+    ...env,
+  };
+}
+
 export interface Output {
   output_type: string;
   name?: string;
@@ -136,24 +159,10 @@ export async function runNotebook(options: RunOptions): Promise<NotebookRun> {
   const { python, driver, name, work, jupyterPath, emulatorHost, account = "bob@example.com", env = {} } = options;
   const home = mkdtempSync(join(work, "home-"));
   const output = join(work, `executed-${name}`);
-  const first = 20000 + Math.floor(Math.random() * 4000) * 10;
   const child = spawn(python, [driver, join(notebooksDir, name), output], {
     cwd: notebooksDir,
     stdio: ["pipe", "pipe", "inherit"],
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, ".config"),
-      XDG_CACHE_HOME: join(home, ".cache"),
-      JUPYTER_PATH: jupyterPath,
-      JUPYTER_RUNTIME_DIR: join(home, "jupyter-runtime"),
-      CRED_AUTH_EMULATOR_HOST: emulatorHost,
-      CRED_AUTH_LOOPBACK_PORTS: `${first}-${first + 9}`,
-      CRED_AUTH_TOKEN_CACHE: "off",
-      METADATA_SERVER_DETECTION: "none",
-      BROWSER: "none",
-      ...env,
-    },
+    env: kernelEnv(home, jupyterPath, emulatorHost, env),
   });
   const closed = new Promise((resolve) => child.once("close", resolve));
   const run: NotebookRun = { home, signIns: [], cards: [], ok: false, error: UNFINISHED, cells: [] };
