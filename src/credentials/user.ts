@@ -161,8 +161,8 @@ export function coversScopes(granted: readonly string[], requested: readonly str
 interface FlowDecision {
   useLocalWebserver?: boolean;
   openBrowser: boolean;
-  /** Loopback on a remote machine: the browser's final address is pasted back. */
-  pasteBack: boolean;
+  /** Loopback on a remote machine: the browser's final address is pasted back; undefined: no verdict. */
+  pasteBack?: boolean;
   /** The one line naming the flow, why, and the option or flag that changes it; none for the caller's choice. */
   line?: string;
 }
@@ -181,7 +181,7 @@ function flowFor(options: UserCredentialsOptions, env: NodeJS.ProcessEnv, endpoi
   const explicit = options.useLocalWebserver ?? options.authLocalWebserver;
   if (explicit !== undefined || options.redirectUri) {
     debug(env, "flow: the caller's choice (useLocalWebserver / redirectUri)");
-    return { openBrowser, pasteBack: false };
+    return { openBrowser };
   }
   const where = runtime.reasons.find((r) => r.startsWith("remote:") || r.startsWith("local:"));
   const why = where ? where.replace(/^(remote|local): /, "") : undefined;

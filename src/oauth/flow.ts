@@ -217,6 +217,7 @@ export interface SignInOptions extends StartSignInOptions {
    * arrive and the user pastes the browser's final address instead. A presenter that cannot
    * read (a notebook cell) then ends the call with {@link SignInPendingError} while the receiver
    * keeps listening: whichever comes first, the redirect or `completeSignIn(address)`, wins.
+   * `false`: the browser is here, no paste is offered. Default: offered by a face that can read.
    */
   pasteBack?: boolean;
   /**
@@ -256,14 +257,15 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
     presenter.update({ type: "url", url: pending.url, mode: pending.mode, scopes: pending.scopes, browserOpened });
     let result: SignInResult;
     if (pending.mode === "loopback") {
-      const paste = presenter.readCode !== undefined || options.pasteBack === true;
+      // Offered where the browser is known to be elsewhere, or (no verdict) wherever the face can read.
+      const paste = options.pasteBack ?? presenter.readCode !== undefined;
       presenter.update({ type: "waiting", paste });
       if (!presenter.readCode && options.pasteBack) {
         leavePending(pending, presenter, options.complete);
         keepPresenter = true;
         throw new SignInPendingError(pending);
       }
-      result = await firstOf(pending, presenter, stop.signal);
+      result = paste ? await firstOf(pending, presenter, stop.signal) : await pending.waitForBrowser();
     } else {
       presenter.update({ type: "code-needed" });
       if (!presenter.readCode) {

@@ -100,7 +100,8 @@ function readLine(
       // A piped stdin that stays open would otherwise keep the process alive after the answer.
       if (input === process.stdin) {
         process.stdin.pause();
-        (process.stdin as { unref?: () => void }).unref?.();
+        // Not a terminal's: a later prompt (login's "Remember …?") must still keep the process up.
+        if (!process.stdin.isTTY) (process.stdin as { unref?: () => void }).unref?.();
       }
       if (!answered)
         reject(

@@ -325,7 +325,7 @@ test("options and environment win over the settings; the settings' scopes and po
     },
   );
   assert.equal(r2.code, 0, r2.stderr);
-  assert.deepEqual(savedFile(flags).scopes, [CLOUD_PLATFORM]);
+  assert.deepEqual(savedFile(flags).scopes, [CLOUD_PLATFORM, ...ACCOUNT_SCOPES]);
 });
 
 test("--remember with a home that cannot be written: the credentials are saved, a warning says the client was not kept", async () => {
