@@ -2,81 +2,16 @@
 // SignInPendingError, the browser "on another machine" cannot reach the kernel's loopback
 // receiver, and its final address pasted into completeSignIn(address) signs in.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { startEmulator } from "cred-auth/emulator";
-import {
-  codeCells,
-  findJupyterPython,
-  linkPackageForNotebooks,
-  type NotebookRun,
-  type Output,
-  root,
-  runNotebook as runOn,
-  text,
-} from "./support.ts";
-
-const driver = fileURLToPath(new URL("./run_notebook.py", import.meta.url));
+import { test } from "node:test";
+import { codeCells, findJupyterPython, stdoutOf, tslabRunner, text, tslabFixture } from "./support.ts";
 
 const python = findJupyterPython();
 const skip = python || process.env.CI ? false : "Jupyter (python3-nbclient, python3-jupyter-client) is not installed";
 if (skip) console.warn(`\n!!! SKIPPING the notebook tests: ${skip}. They run under CI. !!!\n`);
 
-let work: string;
-let emulator: Awaited<ReturnType<typeof startEmulator>>;
+const fixture = tslabFixture("cred-auth-notebooks-", skip);
 
-before(async () => {
-  if (skip) return;
-  work = mkdtempSync(join(tmpdir(), "cred-auth-notebooks-"));
-  writeKernelSpec(join(work, "jupyter"));
-  linkPackageForNotebooks();
-  emulator = await startEmulator();
-});
-
-after(async () => {
-  await emulator?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
-/**
- * What `tslab install --prefix` writes, with this Node (22) running tslab's entry: the
- * `#!/usr/bin/env node` of tslab's bin could pick an older node from PATH.
- */
-function writeKernelSpec(jupyterDir: string): void {
-  const specDir = join(jupyterDir, "kernels", "tslab");
-  mkdirSync(specDir, { recursive: true });
-  const tslab = realpathSync(join(root, "node_modules", "tslab", "bin", "tslab"));
-  const spec = {
-    argv: [process.execPath, tslab, "kernel", "--config-path", "{connection_file}"],
-    display_name: "TypeScript",
-    language: "typescript",
-  };
-  writeFileSync(join(specDir, "kernel.json"), JSON.stringify(spec));
-}
-
-/** Runs one notebook on tslab; each sign-in is approved as `account` by a browser on another machine. */
-function runNotebook(name: string, env: Record<string, string>, account = "bob@example.com"): Promise<NotebookRun> {
-  return runOn({
-    remoteBrowser: true,
-    python: python!,
-    driver,
-    name,
-    work,
-    jupyterPath: join(work, "jupyter"),
-    emulatorHost: emulator.host,
-    account,
-    env,
-  });
-}
-
-const stdoutOf = (cell: { outputs?: Output[] }) =>
-  (cell.outputs ?? [])
-    .filter((o) => o.output_type === "stream" && o.name === "stdout")
-    .map((o) => text(o.text))
-    .join("");
+const runNotebook = tslabRunner(fixture, python, { remoteBrowser: true });
 
 test("06-remote-desktop-client: the browser's final address pasted into completeSignIn signs in on tslab", {
   skip,

@@ -54,7 +54,7 @@ export function createSignInApp({ ink, TextInput }: TerminalModules): (props: Si
 
   function CodeInput({
     onCode,
-    label = "Code: ",
+    label = "Code:",
     placeholder = "paste the code, then Enter",
   }: {
     onCode(code: string): void;
@@ -75,8 +75,11 @@ export function createSignInApp({ ink, TextInput }: TerminalModules): (props: Si
     return (
       <Box flexDirection="column">
         <Text dimColor>The code works like a password: do not share it.</Text>
+        {/* A margin, not a trailing space: ink trims that when a long paste wraps ("Code:****"). */}
         <Box>
-          <Text bold>{label}</Text>
+          <Box flexShrink={0} marginRight={1}>
+            <Text bold>{label}</Text>
+          </Box>
           <TextInput value={value} onChange={change} mask="*" placeholder={placeholder} />
         </Box>
       </Box>
@@ -89,7 +92,7 @@ export function createSignInApp({ ink, TextInput }: TerminalModules): (props: Si
       <Box flexDirection="column" marginTop={1}>
         <Text>{PASTE_BACK_LINE}</Text>
         {state.rejected ? <Text color="yellow">Not accepted: {state.rejected}</Text> : null}
-        <CodeInput onCode={onCode} label="Address: " placeholder="paste the address, then Enter" />
+        <CodeInput onCode={onCode} label="Address:" placeholder="paste the address, then Enter" />
       </Box>
     );
   }
@@ -122,7 +125,9 @@ export function createSignInApp({ ink, TextInput }: TerminalModules): (props: Si
           </Box>
         );
       case "failed":
-        return <Text color="red">✖ {state.error}</Text>;
+        // The error is thrown to the caller, which reports it (the CLI prints one line): shown
+        // here too, it would appear twice. The spinner goes; the words come once, from there.
+        return null;
     }
   }
 
