@@ -7,7 +7,7 @@ const LAYERS = [
   { name: "cache, hosted, ui", path: "^src/(cache|hosted|ui)/" },
   { name: "oauth", path: "^src/oauth/" },
   { name: "google (client plumbing, file formats)", path: "^src/google/" },
-  { name: "token-cache", path: "^src/token-cache/" },
+  { name: "access-token-cache", path: "^src/access-token-cache/" },
   { name: "runtime, util, settings", path: "^src/(runtime|util|settings)/" },
   { name: "shared, errors, messages", path: "^src/(shared/|errors\\.ts|messages\\.ts|version\\.ts)" },
 ];

@@ -56,7 +56,7 @@ const outFile = flags.out ?? join(ROOT, "bench", "results.json");
 const hyperfine = findHyperfine(flags["no-hyperfine"]);
 
 const { startEmulator, DEMO_CLIENT, EMULATOR_PATHS } = await import("cred-auth/emulator");
-const tokenCache = await import("../dist/token-cache/index.js");
+const tokenCache = await import("../dist/access-token-cache/index.js");
 
 const work = mkdtempSync(join(tmpdir(), "cred-auth-bench-"));
 const emu = await startEmulator({ port: 0 });

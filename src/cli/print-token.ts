@@ -4,7 +4,7 @@
 import { readCredentialsFileSync } from "../google/files.js";
 import { resolveEndpoints } from "../google/endpoints.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
-import { type CachedAccessToken, getTokenWithCache, tokenCacheKey } from "../token-cache/index.js";
+import { type CachedAccessToken, getTokenWithCache, tokenCacheKey } from "../access-token-cache/index.js";
 import { chooseTokenUrl } from "../google/token-requests.js";
 import { UsageError, parseScopes, type ParsedArgs } from "./args.js";
 import { writeOut } from "./output.js";

@@ -4,7 +4,7 @@ import type { CredentialsFile } from "../google/files.js";
 import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
 import { loadServiceAccountCredentials } from "../credentials/service-account.js";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import type { CachedAccessToken } from "../token-cache/index.js";
+import type { CachedAccessToken } from "../access-token-cache/index.js";
 
 /** A new access token for `file` (read from `path`), as the token cache stores it. */
 export async function obtainToken(

@@ -11,7 +11,7 @@ import { ENV } from "../shared/constants.js";
 import { debug } from "../util/debug.js";
 import { colab } from "../hosted/colab.js";
 import { hostedDisabledByEnv } from "../hosted/registry.js";
-import { attachTokenCache, cacheSignInToken } from "./cached-token.js";
+import { attachTokenCache, cacheSignInToken } from "./share-access-tokens.js";
 import {
   type AuthorizedUserFile,
   authorizedUserFile as buildAuthorizedUserFile,

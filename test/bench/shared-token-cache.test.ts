@@ -9,10 +9,10 @@ import { join } from "node:path";
 import type { Emulator } from "cred-auth/emulator";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
 import { ROOT, runNode } from "./support.ts";
-import { attachTokenCache } from "../../dist/credentials/cached-token.js";
+import { attachTokenCache } from "../../dist/credentials/share-access-tokens.js";
 import { userRefreshClientFrom } from "../../dist/google/load-user.js";
 import { readAuthorizedUserFile } from "../../dist/google/files.js";
-import { tokenCacheKey, writeCachedToken, readCachedToken } from "../../dist/token-cache/index.js";
+import { tokenCacheKey, writeCachedToken, readCachedToken } from "../../dist/access-token-cache/index.js";
 
 const CLI = join(ROOT, "dist", "cli.js");
 const SCOPE = "https://www.googleapis.com/auth/cloud-platform";

@@ -30,11 +30,11 @@ const ALLOWED = new Set([
   "cli/commands.js",
   "cli/output.js",
   "cli/print-token.js",
-  "token-cache/index.js",
-  "token-cache/store.js",
-  "token-cache/get.js",
-  "token-cache/lock.js",
-  "token-cache/sha256.js",
+  "access-token-cache/index.js",
+  "access-token-cache/store.js",
+  "access-token-cache/get.js",
+  "access-token-cache/lock.js",
+  "access-token-cache/sha256.js",
   "google/files.js",
   "util/atomic-write.js",
   "google/token-requests.js",
@@ -119,7 +119,7 @@ test("print-token with a cached token loads no package and only the allowed modu
         assert.ok(!cached.modules.some((m) => m.includes(`${heavy}`) && m.includes("node_modules")), heavy);
       const extra = distFilesIn(cached.modules).filter((f) => !ALLOWED.has(f));
       assert.deepEqual(extra, [], `the cached path loaded more of cred-auth than it needs: ${extra.join(", ")}`);
-      assert.ok(distFilesIn(cached.modules).includes("token-cache/store.js"));
+      assert.ok(distFilesIn(cached.modules).includes("access-token-cache/store.js"));
     }
   }
 });

@@ -1,6 +1,6 @@
 // SHA-256 (FIPS 180-4) of a UTF-8 string, as lowercase hex. Why not node:crypto: loading it costs
 // several milliseconds at process start, a large share of print-token's cached path; hashing a
-// few hundred bytes here takes microseconds. Checked against node:crypto in test/token-cache/token-cache.test.ts.
+// few hundred bytes here takes microseconds. Checked against node:crypto in test/access-token-cache/access-token-cache.test.ts.
 
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,

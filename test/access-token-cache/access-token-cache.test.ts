@@ -25,9 +25,9 @@ import {
   tokenCacheDir,
   tokenCacheKey,
   writeCachedToken,
-} from "../../dist/token-cache/index.js";
-import type { CachedAccessToken } from "../../dist/token-cache/index.js";
-import { sha256Hex } from "../../dist/token-cache/sha256.js";
+} from "../../dist/access-token-cache/index.js";
+import type { CachedAccessToken } from "../../dist/access-token-cache/index.js";
+import { sha256Hex } from "../../dist/access-token-cache/sha256.js";
 
 const HOUR = 3_600_000;
 const user = {

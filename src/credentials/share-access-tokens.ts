@@ -9,7 +9,7 @@ import {
   tokenCacheKey,
   writeCachedToken,
   type TokenCacheLocation,
-} from "../token-cache/index.js";
+} from "../access-token-cache/index.js";
 import { clientSecretsOf, getCredentialInfo, refreshTokenOf } from "../google/info.js";
 
 const attached = new WeakSet<object>();
