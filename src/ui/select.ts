@@ -1,11 +1,13 @@
 import { CredCredentialsError } from "../errors.js";
-import type { PresenterChoice } from "../options.js";
 import { detectRuntime, type RuntimeInfo } from "../runtime/index.js";
 import { createDenoPresenter } from "./deno.js";
 import { createNotebookPresenter } from "./notebook.js";
 import { createPlainPresenter } from "./plain.js";
-import type { Presenter } from "./presenter.js";
+import type { Presenter } from "../oauth/events.js";
 import { createTerminalPresenter } from "./terminal/index.js";
+
+/** How a sign-in is shown: chosen from where the code runs (`auto`), or forced. */
+export type PresenterChoice = "auto" | "plain" | "terminal" | "notebook" | Presenter;
 
 /** What the chosen presenter needs to know about the sign-in and its surroundings. */
 export interface PresenterContext {
@@ -31,7 +33,7 @@ export async function selectPresenter(
 ): Promise<Presenter> {
   if (typeof choice === "object" && choice !== null) return choice;
   const runtime = context.runtime ?? detectRuntime();
-  switch (choice ?? "auto") {
+  switch (choice ?? uiSetting() ?? "auto") {
     case "plain":
       return createPlainPresenter();
     case "terminal":
@@ -63,4 +65,9 @@ async function notebookPresenter(runtime: RuntimeInfo): Promise<Presenter> {
   throw new CredCredentialsError(
     'presenter: "notebook" needs a tslab or Deno Jupyter kernel; use "auto", "terminal" or "plain" here.',
   );
+}
+
+/** The `ui` setting (cred-auth config), read only when the call names no presenter. */
+function uiSetting(): PresenterChoice | undefined {
+  return (require("../settings/read.js") as typeof import("../settings/read.js")).readSetting("ui");
 }

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { withEmulator } from "../support/emulator.ts";
 import { EMULATOR_NOTICE, runCli, sandbox, userFile } from "./helpers.ts";
 
-const ENDPOINTS = new URL("../../dist/oauth/endpoints.js", import.meta.url).pathname;
+const ENDPOINTS = new URL("../../dist/google/endpoints.js", import.meta.url).pathname;
 
 function resolveTwice(env: NodeJS.ProcessEnv): string {
   const script = `const { resolveEndpoints } = require(${JSON.stringify(ENDPOINTS)}); resolveEndpoints(); resolveEndpoints();`;
@@ -34,4 +34,20 @@ test("print-token against the emulator prints the notice on stderr, the token al
   assert.match(r.notice ?? "", EMULATOR_NOTICE);
   assert.ok(r.notice!.includes(emu.url));
   assert.match(r.stdout, /^\S+\n$/);
+});
+
+test("the notice is not printed when the file's own token_uri is used instead of the emulator's", async () => {
+  const emu = await withEmulator();
+  // CRED_AUTH_EMULATOR_HOST names another (closed) port; the file's token_uri is the running emulator's.
+  const box = sandbox(undefined, { CRED_AUTH_EMULATOR_HOST: "127.0.0.1:9" });
+  const { path } = await userFile(emu, box);
+  for (const args of [
+    ["print-token", path],
+    ["print-token", path, "--fresh"],
+  ]) {
+    const r = await runCli(args, box.env);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.notice, undefined, "the notice claimed the emulator was used");
+    assert.equal(r.stderr, "");
+  }
 });

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { stripVTControlCharacters } from "node:util";
 import { startEmulator } from "cred-auth/emulator";
 import {
   codeCells,
@@ -44,6 +45,11 @@ let emulator: Awaited<ReturnType<typeof startEmulator>>;
 
 before(async () => {
   if (skip) return;
+  // Under CI nothing skips: say what is missing and how to install it, not a TypeError further on.
+  if (missing)
+    assert.fail(
+      `${missing}; under CI this test must run, so install it first (.ci/run does; DENO_BIN may name a deno binary)`,
+    );
   work = mkdtempSync(join(tmpdir(), "cred-auth-deno-notebook-"));
   jupyterPath = installKernelSpec(join(work, "install-home"));
   linkPackageForNotebooks();
@@ -94,7 +100,7 @@ function runOnDeno(name: string): Promise<NotebookRun> {
 const shownOf = (cell: { outputs?: Output[] }) =>
   (cell.outputs ?? [])
     .filter((o) => o.output_type === "display_data" && !o.data?.["text/html"])
-    .map((o) => text(o.data?.["text/plain"]).replace(/\x1b\[[0-9;]*m/g, ""))
+    .map((o) => stripVTControlCharacters(text(o.data?.["text/plain"])))
     .join("");
 
 test("05-deno: default() signs in through Deno.jupyter.display on a real Deno kernel, then the API answers", {
