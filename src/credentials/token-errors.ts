@@ -251,10 +251,12 @@ export function collectSecrets(config: unknown, found: Set<string>): void {
   const credential = authorization?.replace(/^\s*\S+\s+/, "");
   if (credential && credential.length >= MIN_SECRET_LENGTH) {
     found.add(credential);
-    const decoded = /^basic\s/i.test(authorization!) ? Buffer.from(credential, "base64").toString("utf8") : "";
+    const decoded = /^basic\s/i.test(authorization ?? "") ? Buffer.from(credential, "base64").toString("utf8") : "";
     const password = decoded.slice(decoded.indexOf(":") + 1);
-    if (decoded.includes(":") && password.length >= MIN_SECRET_LENGTH) found.add(formDecoded(password));
-    if (decoded.includes(":") && password.length >= MIN_SECRET_LENGTH) found.add(password);
+    if (decoded.includes(":") && password.length >= MIN_SECRET_LENGTH) {
+      found.add(password);
+      found.add(formDecoded(password));
+    }
   }
 }
 
