@@ -93,8 +93,8 @@ function reasonFor(oauthCode: string, grantType: string | undefined): string {
   return CREDENTIAL_ERRORS[oauthCode] ?? "the provider rejected the credentials";
 }
 
-/** The `grant_type` of the failed request (kept through redaction: it is no secret). */
-function grantTypeOf(error: unknown): string | undefined {
+/** The `grant_type` of a failed request's kept request (kept through redaction: it is no secret). */
+export function grantTypeOf(error: unknown): string | undefined {
   for (const link of chainOf(error)) {
     for (const config of [link.config, link.response?.config]) {
       if (!config || typeof config !== "object") continue;
@@ -181,7 +181,11 @@ interface ChainLink {
  * in `secrets` and every credential found in the kept request is replaced in the messages,
  * stacks and replies of the cause chain, then the requests are blanked out.
  */
-export function redactTokenRequestError(error: unknown, secrets: Iterable<string> = []): void {
+export function redactTokenRequestError(
+  error: unknown,
+  secrets: Iterable<string> = [],
+  grantType: string | undefined = grantTypeOf(error),
+): void {
   const links = chainOf(error);
   const found = new Set([...secrets].filter((s) => typeof s === "string" && s.length >= MIN_SECRET_LENGTH));
   for (const link of links) {
@@ -195,8 +199,8 @@ export function redactTokenRequestError(error: unknown, secrets: Iterable<string
       replaceText(link, "stack", ordered);
       if (link.response && "data" in link.response) link.response.data = scrubDeep(link.response.data, ordered, 0);
     }
-    redactConfig(link.config);
-    redactConfig(link.response?.config);
+    redactConfig(link.config, grantType);
+    redactConfig(link.response?.config, grantType);
   }
 }
 
@@ -216,7 +220,7 @@ export function secretForms(secret: string): string[] {
 
 /** `%2F` as `%2f`: percent-encoding is case-insensitive, and some servers write lower case. */
 function lowerHex(text: string): string {
-  return text.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
+  return text.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
 }
 
 /** The error, its causes and gaxios' `error` twins, each once. */
@@ -323,17 +327,16 @@ function scrubDeep(value: unknown, secrets: readonly string[], depth: number): u
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, scrubDeep(item, secrets, depth + 1)]));
 }
 
-function redactConfig(config: unknown): void {
+function redactConfig(config: unknown, grantType: string | undefined): void {
   if (!config || typeof config !== "object") return;
   const c = config as { data?: unknown; body?: unknown; headers?: unknown };
-  if (c.data !== undefined) c.data = redactedBody(c.data);
-  if (c.body !== undefined) c.body = redactedBody(c.body);
+  if (c.data !== undefined) c.data = redactedBody(grantType);
+  if (c.body !== undefined) c.body = redactedBody(grantType);
   if (c.headers instanceof Headers) c.headers.delete("authorization");
 }
 
 /** Only the request's `grant_type` survives: it says what was rejected, and it is no secret. */
-function redactedBody(body: unknown): string {
-  const grant = fieldsOf(body).find(([name]) => name === "grant_type")?.[1];
+function redactedBody(grant: string | undefined): string {
   return grant && /^[\w:.-]{1,100}$/.test(grant) ? `grant_type=${encodeURIComponent(grant)}&${REDACTED}` : REDACTED;
 }
 
