@@ -7,9 +7,9 @@ import {
   CredentialsFileError,
   readAuthorizedUserFile,
   writeUserCredentialsFile,
-} from "../credentials/files.js";
-import { getCredentialInfo, setCredentialInfo } from "../credentials/info.js";
-import { authorizedUserFileFrom, userRefreshClientFrom } from "../credentials/load-user.js";
+} from "../google/files.js";
+import { getCredentialInfo, setCredentialInfo } from "../google/info.js";
+import { authorizedUserFileFrom, userRefreshClientFrom } from "../google/load-user.js";
 import { CredentialsCache } from "./base.js";
 
 /** Default directory name of the disk caches, under the configuration directory. */

@@ -201,7 +201,10 @@ const jobsByEmulator = new WeakMap<EmulatorState, Map<string, QueryJob>>();
 
 function jobsOf(state: EmulatorState): Map<string, QueryJob> {
   let jobs = jobsByEmulator.get(state);
-  if (!jobs) jobsByEmulator.set(state, (jobs = new Map()));
+  if (!jobs) {
+    jobs = new Map();
+    jobsByEmulator.set(state, jobs);
+  }
   return jobs;
 }
 

@@ -10,7 +10,7 @@ export interface EmulatorCommandOptions {
   quiet: boolean;
 }
 
-function valueOf(args: string[], i: number, flag: string): string {
+function flagValue(args: string[], i: number, flag: string): string {
   const value = args[i + 1];
   if (value === undefined || value.startsWith("--")) throw new Error(`${flag} needs a value.`);
   return value;
@@ -27,7 +27,7 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
       args[i].startsWith("--") && args[i].includes("=") ? args[i].split(/=(.*)/s, 2) : [args[i], undefined];
     const take = (): string => {
       if (inline !== undefined) return inline;
-      const value = valueOf(args, i, flag);
+      const value = flagValue(args, i, flag);
       i += 1;
       return value;
     };

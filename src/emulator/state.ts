@@ -2,7 +2,14 @@
 import { createHash, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from "node:crypto";
 import { CLOUD_PLATFORM_SCOPE, DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";
 import { signHs256 } from "./jwt.js";
-import type { AccessTokenInfo, EmulatorClient, EmulatorOptions, EmulatorStats, Fault, MetadataIdentity } from "./types.js";
+import type {
+  AccessTokenInfo,
+  EmulatorClient,
+  EmulatorOptions,
+  EmulatorStats,
+  Fault,
+  MetadataIdentity,
+} from "./types.js";
 
 export const DEFAULT_ACCOUNTS = ["alice@example.com", "bob@example.com", "carol@example.com"];
 export const GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token";

@@ -1,8 +1,9 @@
+import type { Credentials } from "google-auth-library";
 import { CredCredentialsError } from "../errors.js";
-import { toCredError } from "../credentials/token-errors.js";
+import { toCredError } from "../google/token-errors.js";
 import { loadGoogleAuth } from "../util/lazy.js";
-import { guardTokenRequests } from "../util/token-requests.js";
-import { galEndpoints, type Endpoints } from "./endpoints.js";
+import { guardTokenRequests } from "../google/token-requests.js";
+import { galEndpoints, type Endpoints } from "../google/endpoints.js";
 
 /** What a completed sign-in yields. */
 export interface SignInResult {
@@ -47,7 +48,7 @@ export async function exchangeCode(params: ExchangeParams): Promise<SignInResult
   });
   // Bounds each attempt in time and keeps an emulator on loopback away from HTTPS_PROXY.
   guardTokenRequests(client, { tokenUrl: params.endpoints.tokenUrl, timeoutMs: EXCHANGE_TIMEOUT_MS });
-  let tokens;
+  let tokens: Credentials;
   try {
     ({ tokens } = await client.getToken({
       code: params.code,

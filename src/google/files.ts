@@ -6,7 +6,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { isLoopbackHostname } from "../oauth/endpoints.js";
+import { isLoopbackHostname } from "./endpoints.js";
 import { GOOGLE_ENDPOINTS } from "../shared/constants.js";
 import { UnsafeLinkError, readFileLimited, readFileLimitedSync, writeFileAtomic } from "../util/atomic-write.js";
 
