@@ -82,7 +82,9 @@ function codeCarryingState(text: string, state: string): string {
   const code = text.slice(0, tilde);
   if (!sameState(text.slice(tilde + 1), state)) throw stateMismatch("sign-in code");
   if (!code)
-    throw new CredCredentialsError("The pasted sign-in code carries no authorization code; paste the whole code shown.");
+    throw new CredCredentialsError(
+      "The pasted sign-in code carries no authorization code; paste the whole code shown.",
+    );
   return code;
 }
 

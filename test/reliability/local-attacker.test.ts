@@ -22,7 +22,7 @@ import type { TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
 import { cache, getUserCredentials } from "cred-auth";
 import { DEMO_CLIENT } from "cred-auth/emulator";
-import { writeUserCredentialsFile } from "../../dist/credentials/files.js";
+import { writeUserCredentialsFile } from "../../dist/google/files.js";
 import { readFileLimitedSync } from "../../dist/util/atomic-write.js";
 import { tokenCacheKey } from "../../dist/token-cache/index.js";
 import { tempDir } from "../foundation/support.ts";
@@ -301,7 +301,7 @@ const KILL_AT_RENAME = `
 test("the next save removes the temp files (whole refresh tokens) of the user's killed saves", async (t) => {
   const dir = tempDir(t);
   const path = join(dir, "creds.json");
-  const files = fileURLToPath(new URL("../../dist/credentials/files.js", import.meta.url));
+  const files = fileURLToPath(new URL("../../dist/google/files.js", import.meta.url));
   const saver = `
     ${KILL_AT_RENAME}
     require(process.argv[2]).writeUserCredentialsFile(process.argv[1], {
