@@ -200,7 +200,7 @@ const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
 /** Whether a request's Host names a loopback address and the port the receiver listens on. */
 function isLoopbackHost(hostHeader: string | undefined, port: number): boolean {
   const match = /^(\[[^\]]*\]|[^:]+):(\d{1,5})$/.exec(hostHeader?.trim().toLowerCase() ?? "");
-  return match !== null && LOOPBACK_NAMES.has(match[1]!) && Number(match[2]) === port;
+  return match !== null && LOOPBACK_NAMES.has(match[1] ?? "") && Number(match[2]) === port;
 }
 
 function sameSecret(a: string, b: string): boolean {
