@@ -199,8 +199,9 @@ const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /** Whether a request's Host names a loopback address and the port the receiver listens on. */
 function isLoopbackHost(hostHeader: string | undefined, port: number): boolean {
-  const match = /^(\[[^\]]*\]|[^:]+):(\d{1,5})$/.exec(hostHeader?.trim().toLowerCase() ?? "");
-  return match !== null && LOOPBACK_NAMES.has(match[1] ?? "") && Number(match[2]) === port;
+  const match = /^(\[[^\]]*\]|[^:]+)(?::(\d{1,5}))?$/.exec(hostHeader?.trim().toLowerCase() ?? "");
+  // Without a port, Host means port 80.
+  return match !== null && LOOPBACK_NAMES.has(match[1] ?? "") && Number(match[2] ?? 80) === port;
 }
 
 function sameSecret(a: string, b: string): boolean {
