@@ -89,10 +89,11 @@ function codeCarryingState(text: string, state: string): string {
 }
 
 function stateMismatch(what: "address" | "sign-in code"): CredCredentialsError {
-  return new CredCredentialsError(
-    `The pasted ${what} belongs to another sign-in (state mismatch); paste the one from the newest sign-in.`,
-    { code: ERROR_CODES.STATE_MISMATCH },
-  );
+  const message =
+    what === "address"
+      ? "The pasted address belongs to another sign-in (state mismatch); paste the one from the newest sign-in."
+      : "The pasted sign-in code belongs to another sign-in (state mismatch); paste the one from the newest sign-in.";
+  return new CredCredentialsError(message, { code: ERROR_CODES.STATE_MISMATCH });
 }
 
 function sameState(a: string, b: string): boolean {
