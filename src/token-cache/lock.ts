@@ -19,10 +19,10 @@ interface LockOwner {
 }
 
 /**
- * Tries once to take the lock at `path` (breaking a stale one first). Never waits. `dir` is the
- * opened, checked cache directory `path` is in (store.ts openCacheDir): it exists.
+ * Tries once to take the lock at `path` (breaking a stale one first). Never waits. `path` is in
+ * the opened, checked cache directory (store.ts openCacheDir): it exists.
  */
-export function tryLock(_dir: string, path: string, staleMs: number): LockAttempt {
+export function tryLock(path: string, staleMs: number): LockAttempt {
   for (let attempt = 0; attempt < 2; attempt++) {
     const content = JSON.stringify({ pid: process.pid, host: hostname(), time: Date.now(), nonce: uniqueSuffix() });
     try {
