@@ -1,5 +1,6 @@
 import { type Stats, closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { isProcessAlive } from "./alive.js";
 
 // Loaded on first use: print-token's cached path only reads with readFileLimitedSync, and loading
 // these two costs milliseconds of its start-up (bench/README.md, target 2).
@@ -101,6 +102,11 @@ function tempId(): string {
   return `${(process.pid % 0x1000000).toString(16).padStart(6, "0")}${randomBytes(3).toString("hex")}`;
 }
 
+/** The writer of a temp file (its pid as the name keeps it, modulo 2^24) runs. */
+function writerAlive(pid: number): boolean {
+  return pid === process.pid % 0x1000000 || isProcessAlive(pid);
+}
+
 /** A temp file this old is stale whoever wrote it (a writer on another host, an older version). */
 const STALE_TEMP_MS = 60 * 60 * 1000;
 
@@ -123,21 +129,11 @@ async function removeStaleTemps(dir: string, name: string): Promise<void> {
     try {
       const stats = await fsp().lstat(path);
       const ours = stats.isFile() && (typeof process.getuid !== "function" || stats.uid === process.getuid());
-      const stale = Date.now() - stats.mtimeMs > STALE_TEMP_MS || !isAlive(Number.parseInt(id.slice(0, 6), 16));
+      const stale = Date.now() - stats.mtimeMs > STALE_TEMP_MS || !writerAlive(Number.parseInt(id.slice(0, 6), 16));
       if (ours && stale) await fsp().unlink(path);
     } catch {
       // gone meanwhile, or not ours to remove
     }
-  }
-}
-
-function isAlive(pid: number): boolean {
-  if (pid === process.pid % 0x1000000) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
