@@ -32,7 +32,6 @@ export async function writeFileAtomic(
   const target = await resolveLink(path);
   const dir = dirname(target);
   await fsp().mkdir(dir, { recursive: true, mode: 0o700 });
-  await removeStaleTemps(dir, basename(target));
   const temp = join(dir, `.${basename(target)}.${tempId()}.tmp`);
   try {
     const file = await fsp().open(temp, "wx", mode);
@@ -52,6 +51,8 @@ export async function writeFileAtomic(
     throw error;
   }
   await syncDirectory(dir);
+  // Once the new file is in place: the save itself never waits for the sweep.
+  await removeStaleTemps(dir, basename(target));
 }
 
 /** A symbolic link owned by another user on the way to a file being saved. `code` is `EUNSAFELINK`. */
