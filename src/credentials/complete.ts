@@ -2,7 +2,7 @@ import type { UserRefreshClient } from "google-auth-library";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { getPendingSignIn } from "../oauth/pending.js";
 import type { UserCredentialsOptions } from "../options.js";
-import { getUserCredentials } from "./user.js";
+import { completeUserSignIn } from "./user.js";
 
 /**
  * Completes the sign-in waiting in this process: the second cell of a notebook whose first
@@ -34,5 +34,5 @@ export async function completeSignIn(
       { code: ERROR_CODES.NO_PENDING_SIGN_IN },
     );
   }
-  return getUserCredentials(pending.scopes, { ...options, code });
+  return completeUserSignIn(code, options);
 }

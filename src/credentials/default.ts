@@ -6,6 +6,7 @@ import type { DefaultOptions } from "../options.js";
 import { ENV } from "../shared/constants.js";
 import { debug } from "../util/debug.js";
 import { findApplicationDefaultCredentials } from "./adc.js";
+import { sharedResolution } from "./single-flight.js";
 import { getUserCredentials } from "./user.js";
 
 /**
@@ -28,6 +29,14 @@ import { getUserCredentials } from "./user.js";
 export async function defaultCredentials(
   scopes: readonly string[],
   options: DefaultOptions = {},
+): Promise<[AuthClient, string | null]> {
+  const [credentials, projectId] = await sharedResolution(scopes, options, resolveDefault);
+  return [credentials, projectId];
+}
+
+async function resolveDefault(
+  scopes: readonly string[],
+  options: DefaultOptions,
 ): Promise<[AuthClient, string | null]> {
   const env = process.env;
   const reasons: string[] = [];

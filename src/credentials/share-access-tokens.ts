@@ -1,5 +1,5 @@
 // Access tokens that outlive a process for the library too: the CLI's token cache
-// (src/token-cache) shared with getUserCredentials() and default(). The credentials file
+// (src/access-token-cache) shared with getUserCredentials() and default(). The credentials file
 // itself never holds an access token; the token cache never holds a refresh token.
 import type { Credentials, UserRefreshClient } from "google-auth-library";
 import {
