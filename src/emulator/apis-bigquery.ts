@@ -4,8 +4,7 @@
  * `SELECT 17 AS answer, SESSION_USER() AS user`. Queries run at once, so every job is DONE.
  */
 import { randomBytes } from "node:crypto";
-// Types only: apis.ts imports this file to list its routes.
-import type { ApiRoute } from "./apis.js";
+import { type ApiRoute, sendApiError } from "./api-route.js";
 import type { RequestContext } from "./context.js";
 import { parseJson, readBody, sendJson } from "./http.js";
 import type { EmulatorState } from "./state.js";
@@ -183,11 +182,6 @@ function expression(cursor: Cursor, sessionUser: string): QueryColumn {
 
 // ---------------------------------------------------------------- jobs
 
-/** BigQuery's JSON error shape (the same as apis.ts's sendApiError, which this file cannot import). */
-function sendApiError(ctx: RequestContext, code: number, status: string, message: string, reason: string): void {
-  sendJson(ctx.res, code, { error: { code, message, errors: [{ message, domain: "global", reason }], status } });
-}
-
 interface QueryJob {
   projectId: string;
   jobId: string;
@@ -200,8 +194,10 @@ interface QueryJob {
 const jobsByEmulator = new WeakMap<EmulatorState, Map<string, QueryJob>>();
 
 function jobsOf(state: EmulatorState): Map<string, QueryJob> {
-  let jobs = jobsByEmulator.get(state);
-  if (!jobs) jobsByEmulator.set(state, (jobs = new Map()));
+  const known = jobsByEmulator.get(state);
+  if (known) return known;
+  const jobs = new Map<string, QueryJob>();
+  jobsByEmulator.set(state, jobs);
   return jobs;
 }
 

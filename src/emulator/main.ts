@@ -1,4 +1,4 @@
-/** `cred-auth emulator [--port N] [--metadata-project ID --metadata-email E]`: runs until SIGINT/SIGTERM. */
+/** `cred-auth emulator [--port N] [--metadata-project ID --metadata-email E] [--no-code-page]`: runs until SIGINT/SIGTERM. */
 import { startEmulator } from "./server.js";
 import type { MetadataIdentity } from "./types.js";
 
@@ -8,9 +8,14 @@ export interface EmulatorCommandOptions {
   port: number;
   metadata: MetadataIdentity | null;
   quiet: boolean;
+  /** false (`--no-code-page`): serve as Google serves a Desktop client, no web client or code page. */
+  codePage: boolean;
 }
 
-function valueOf(args: string[], i: number, flag: string): string {
+const USAGE =
+  "Usage: cred-auth emulator [--port N] [--metadata-project ID --metadata-email EMAIL] [--no-code-page] [--quiet]";
+
+function flagValue(args: string[], i: number, flag: string): string {
   const value = args[i + 1];
   if (value === undefined || value.startsWith("--")) throw new Error(`${flag} needs a value.`);
   return value;
@@ -22,12 +27,13 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
   let project: string | undefined;
   let email: string | undefined;
   let quiet = false;
+  let codePage = true;
   for (let i = 0; i < args.length; i++) {
     const [flag, inline] =
       args[i].startsWith("--") && args[i].includes("=") ? args[i].split(/=(.*)/s, 2) : [args[i], undefined];
     const take = (): string => {
       if (inline !== undefined) return inline;
-      const value = valueOf(args, i, flag);
+      const value = flagValue(args, i, flag);
       i += 1;
       return value;
     };
@@ -49,16 +55,17 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
       case "--quiet":
         quiet = true;
         break;
+      case "--no-code-page":
+        codePage = false;
+        break;
       default:
-        throw new Error(
-          `Unknown option "${flag}". Usage: cred-auth emulator [--port N] [--metadata-project ID --metadata-email EMAIL] [--quiet]`,
-        );
+        throw new Error(`Unknown option "${flag}". ${USAGE}`);
     }
   }
   if ((project === undefined) !== (email === undefined)) {
     throw new Error("Give both --metadata-project and --metadata-email (or neither).");
   }
-  return { port, metadata: project && email ? { projectId: project, email } : null, quiet };
+  return { port, metadata: project && email ? { projectId: project, email } : null, quiet, codePage };
 }
 
 /**
@@ -70,6 +77,7 @@ export async function runEmulatorCommand(args: string[]): Promise<void> {
   const emulator = await startEmulator({
     port: options.port,
     metadata: options.metadata,
+    codePage: options.codePage,
     ...(options.quiet ? {} : { log: (line: string) => process.stderr.write(`emulator: ${line}\n`) }),
   });
   process.stdout.write(`cred-auth emulator listening on ${emulator.url}\n`);
