@@ -1,4 +1,4 @@
-import { CredAuthError, CredConnectionError, CredCredentialsError } from "../errors.js";
+import { CredAuthError, CredConnectionError, CredCredentialsError, type CredErrorCode, ERROR_CODES } from "../errors.js";
 
 const CREDENTIAL_ERRORS: Record<string, string> = {
   invalid_grant: "the refresh token is expired or revoked; sign in again",
@@ -8,6 +8,72 @@ const CREDENTIAL_ERRORS: Record<string, string> = {
   access_denied: "access was denied",
   invalid_request: "the token request was rejected as malformed",
 };
+
+/** OAuth errors Google sends for a temporary failure, inside a 400 too (google-auth-python's _client.py). */
+const RETRYABLE_ERRORS = new Set(["internal_failure", "server_error", "temporarily_unavailable", "rate_limit_exceeded"]);
+
+/** What the caller was doing: a code exchange's errors mean other things than a refresh's. */
+export type TokenStage = "exchange" | "refresh";
+
+interface GoogleReply {
+  error: string;
+  description: string;
+  subtype: string;
+}
+
+/**
+ * The accurate message and code for one of Google's replies, by its `error`, its fixed
+ * `error_description` texts and `error_subtype`. Undefined: the generic mapping applies.
+ */
+function specificFailure(reply: GoogleReply, stage: TokenStage | undefined): [string, CredErrorCode] | undefined {
+  const { error, description } = reply;
+  if (reply.subtype === "invalid_rapt" || description.includes("invalid_rapt")) {
+    return [
+      "your organisation requires you to sign in again (reauthentication, invalid_rapt); sign in again: run `cred-auth login`, or call getUserCredentials() again, and complete Google's sign-in in the browser",
+      ERROR_CODES.REAUTH_REQUIRED,
+    ];
+  }
+  if (error === "redirect_uri_mismatch") {
+    return [
+      "the redirect URI differs from the one the sign-in started with (redirect_uri_mismatch); start the sign-in again from the same application",
+      ERROR_CODES.INVALID_CLIENT,
+    ];
+  }
+  if (description === "Malformed auth code.") {
+    return [
+      "Google says the sign-in code is malformed; copy the whole code again, exactly as shown, or sign in again",
+      ERROR_CODES.INVALID_GRANT,
+    ];
+  }
+  if (
+    description === "Invalid code verifier." ||
+    description === "Missing code verifier." ||
+    description === "code_verifier or verifier is not needed."
+  ) {
+    return [
+      "the code belongs to another sign-in (its PKCE verifier does not match); paste the code of this sign-in, or sign in again",
+      ERROR_CODES.INVALID_GRANT,
+    ];
+  }
+  if (stage === "exchange" && error === "invalid_grant") {
+    return [
+      "the sign-in code was already used or has expired (codes work once, for 10 minutes); sign in again",
+      ERROR_CODES.INVALID_GRANT,
+    ];
+  }
+  if (error === "invalid_grant") {
+    return ["the refresh token is expired or revoked; sign in again", ERROR_CODES.INVALID_GRANT];
+  }
+  return undefined;
+}
+
+function googleReply(data: unknown): GoogleReply | undefined {
+  const error = oauthErrorCode(data);
+  if (!error) return undefined;
+  const d = data as { error_description?: unknown; error_subtype?: unknown };
+  const text = (v: unknown) => (typeof v === "string" ? v.slice(0, 200) : "");
+  return { error, description: text(d.error_description), subtype: text(d.error_subtype) };
+}
 
 const NETWORK_CODES = new Set([
   "ECONNREFUSED",
@@ -36,12 +102,28 @@ interface ErrorLike {
  * error. `what` says what we were doing, e.g. `Refreshing credentials from /path/file.json`.
  * Only the provider's error code and status are quoted: never a token, secret or body.
  */
-export function toCredError(error: unknown, what: string): CredAuthError {
+export function toCredError(error: unknown, what: string, stage?: TokenStage): CredAuthError {
   if (error instanceof CredAuthError) return error;
   redactTokenRequestError(error);
   const e = (error ?? {}) as ErrorLike;
   const status = e.response?.status ?? (typeof e.status === "number" ? e.status : undefined);
-  const oauthCode = oauthErrorCode(e.response?.data);
+  const reply = googleReply(e.response?.data);
+  const oauthCode = reply?.error;
+  if (reply && RETRYABLE_ERRORS.has(reply.error)) {
+    return new CredConnectionError(
+      `${what} failed: Google answered a temporary error (${reply.error}); try again in a minute.`,
+      { cause: error, code: ERROR_CODES.SERVER_ERROR, error: reply.error, ...(status !== undefined ? { status } : {}) },
+    );
+  }
+  const specific = reply && specificFailure(reply, stage);
+  if (specific) {
+    return new CredCredentialsError(`${what} failed: ${specific[0]}.`, {
+      cause: error,
+      code: specific[1],
+      error: reply.error,
+      ...(status !== undefined ? { status } : {}),
+    });
+  }
   if (oauthCode) {
     const reason = CREDENTIAL_ERRORS[oauthCode] ?? "the provider rejected the credentials";
     if (status !== undefined && status >= 500)

@@ -1,8 +1,10 @@
-import { CredCredentialsError } from "../errors.js";
+import { setTimeout as delay } from "node:timers/promises";
+import { CredConnectionError, CredCredentialsError, type CredAuthError } from "../errors.js";
 import { toCredError } from "../credentials/token-errors.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 import { guardTokenRequests } from "../util/token-requests.js";
 import { galEndpoints, type Endpoints } from "./endpoints.js";
+import { missingScopes, scopesNotGrantedError } from "./scopes.js";
 
 /** What a completed sign-in yields. */
 export interface SignInResult {
@@ -36,6 +38,22 @@ export interface ExchangeParams {
 }
 
 const EXCHANGE_TIMEOUT_MS = 30_000;
+/** Attempts at the token endpoint when Google answers a temporary error (google-auth-python retries 3 times). */
+const EXCHANGE_ATTEMPTS = 3;
+const RETRY_BASE_MS = 500;
+
+/**
+ * A code copied from the address bar is percent-encoded (`4%2F0A...`); Google calls that
+ * "Malformed auth code.". Google's codes hold no `%`, so decoding one that does is safe.
+ */
+export function decodePastedCode(code: string): string {
+  if (!/%[0-9A-Fa-f]{2}/.test(code)) return code;
+  try {
+    return decodeURIComponent(code);
+  } catch {
+    return code;
+  }
+}
 
 /** Trades the authorization code (with its PKCE verifier) for tokens at the token endpoint. */
 export async function exchangeCode(params: ExchangeParams): Promise<SignInResult> {
@@ -47,15 +65,22 @@ export async function exchangeCode(params: ExchangeParams): Promise<SignInResult
   });
   // Bounds each attempt in time and keeps an emulator on loopback away from HTTPS_PROXY.
   guardTokenRequests(client, { tokenUrl: params.endpoints.tokenUrl, timeoutMs: EXCHANGE_TIMEOUT_MS });
+  const request = {
+    code: decodePastedCode(params.code),
+    codeVerifier: params.codeVerifier,
+    redirect_uri: params.redirectUri,
+  };
   let tokens;
-  try {
-    ({ tokens } = await client.getToken({
-      code: params.code,
-      codeVerifier: params.codeVerifier,
-      redirect_uri: params.redirectUri,
-    }));
-  } catch (error) {
-    throw toCredError(error, "Exchanging the authorization code");
+  for (let attempt = 1; ; attempt++) {
+    try {
+      ({ tokens } = await client.getToken(request));
+      break;
+    } catch (error) {
+      const failure = toCredError(error, "Exchanging the authorization code", "exchange");
+      // A temporary error (retryable even inside a 400) is retried, never answered with a new sign-in.
+      if (!isTemporary(failure) || attempt >= EXCHANGE_ATTEMPTS) throw failure;
+      await delay(RETRY_BASE_MS * 2 ** (attempt - 1) * (0.5 + Math.random()));
+    }
   }
   if (!tokens.refresh_token) {
     throw new CredCredentialsError(
@@ -64,6 +89,9 @@ export async function exchangeCode(params: ExchangeParams): Promise<SignInResult
   }
   if (!tokens.access_token) throw new CredCredentialsError("The sign-in returned no access token; run again.");
   const granted = tokens.scope?.split(/\s+/).filter(Boolean);
+  // Granular consent: the user may untick scopes. Saving such credentials would only fail later with 403.
+  const missing = granted ? missingScopes(granted, params.requestedScopes) : [];
+  if (missing.length > 0) throw scopesNotGrantedError(missing);
   const idToken = tokens.id_token ?? undefined;
   return {
     refreshToken: tokens.refresh_token,
@@ -90,4 +118,9 @@ export function emailOf(idToken: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Google's temporary failures: 5xx, 429, and internal_failure / server_error / temporarily_unavailable in any status. */
+function isTemporary(error: CredAuthError): boolean {
+  return error instanceof CredConnectionError && error.status !== undefined;
 }
