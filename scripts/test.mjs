@@ -1,4 +1,4 @@
-// `npm test` after the build: type-check the tests, then run them with node's test runner.
+// `npm test` after the build: lint, check the layers, type-check the tests, then run them with node's test runner.
 // Files named *.serial.test.ts hold fixed resources (the default loopback ports 8080-8089,
 // a real terminal) and run one at a time after the rest.
 import { spawnSync } from "node:child_process";
@@ -12,6 +12,29 @@ const pick = (pattern) =>
   globSync(pattern)
     .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
     .sort();
+
+// Lint and format first (zero warnings: any diagnostic fails), then the type check.
+const lint = spawnSync(
+  process.execPath,
+  [require.resolve("@biomejs/biome/bin/biome"), "check", "--error-on-warnings", "--no-errors-on-unmatched", "."],
+  { stdio: "inherit" },
+);
+if (lint.status !== 0) process.exit(lint.status ?? 1);
+
+// The layers (.dependency-cruiser.cjs): imports run down, no circles. Known violations
+// (.dependency-cruiser-known-violations.json) are listed there until fixed; a new one fails.
+const layers = spawnSync(
+  process.execPath,
+  [
+    "node_modules/dependency-cruiser/bin/dependency-cruiser.mjs",
+    "src",
+    "--config",
+    ".dependency-cruiser.cjs",
+    "--ignore-known",
+  ],
+  { stdio: "inherit" },
+);
+if (layers.status !== 0) process.exit(layers.status ?? 1);
 
 const typecheck = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "test/tsconfig.json"], {
   stdio: "inherit",

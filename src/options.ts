@@ -1,37 +1,17 @@
 import type { CredentialsCache } from "./cache/base.js";
 import type { HostedEnvironment } from "./hosted/types.js";
-import type { Presenter } from "./ui/presenter.js";
+import type { OAuthSignInOptions } from "./oauth/options.js";
+import type { PresenterChoice } from "./ui/select.js";
 
-/** How a sign-in is shown: chosen from where the code runs (`auto`), or forced. */
-export type PresenterChoice = "auto" | "plain" | "terminal" | "notebook" | Presenter;
+export type { OAuthSignInOptions } from "./oauth/options.js";
+export type { PresenterChoice } from "./ui/select.js";
 
 /** Options of {@link getUserCredentials} (SPEC 4.1, in camelCase). */
-export interface UserCredentialsOptions {
-  /** OAuth client id. Tool authors must pass their own (see docs/oauth-client.md). */
-  clientId?: string;
-  /** OAuth client secret, together with `clientId`. */
-  clientSecret?: string;
+export interface UserCredentialsOptions extends OAuthSignInOptions {
   /** Where user credentials are cached. Default: {@link cache.READ_WRITE}. */
   credentialsCache?: CredentialsCache;
-  /**
-   * `true` (default): a loopback server on localhost:8080-8089 receives the browser's redirect.
-   * `false`: the user pastes the code shown after sign-in.
-   */
-  useLocalWebserver?: boolean;
-  /** @deprecated Use `useLocalWebserver`; same meaning, warns once. */
-  authLocalWebserver?: boolean;
-  /** Where the provider sends the browser back (an organization's endpoint, a remote device). */
-  redirectUri?: string;
-  /** Pre-selects the account on the sign-in page. */
-  loginHint?: string;
-  /** Gives up on a sign-in after this many milliseconds (default 300000). */
-  timeoutMs?: number;
-  /** Cancels a sign-in in progress. */
-  signal?: AbortSignal;
   /** How the sign-in is shown. Default `auto`. */
   presenter?: PresenterChoice;
-  /** Whether to launch a browser. Default: when one can be expected on this machine. */
-  openBrowser?: boolean;
   /** Completes a pending copy-paste sign-in with this code (the notebook's second cell). */
   code?: string;
 }

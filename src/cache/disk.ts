@@ -1,9 +1,14 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { UserRefreshClient } from "google-auth-library";
-import { CredentialsFileError, readAuthorizedUserFile, writeUserCredentialsFile } from "../credentials/files.js";
-import { getCredentialInfo, setCredentialInfo } from "../credentials/info.js";
-import { authorizedUserFileFrom, userRefreshClientFrom } from "../credentials/load-user.js";
+import {
+  type AuthorizedUserFile,
+  CredentialsFileError,
+  readAuthorizedUserFile,
+  writeUserCredentialsFile,
+} from "../google/files.js";
+import { getCredentialInfo, setCredentialInfo } from "../google/info.js";
+import { authorizedUserFileFrom, userRefreshClientFrom } from "../google/load-user.js";
 import { CredentialsCache } from "./base.js";
 
 /** Default directory name of the disk caches, under the configuration directory. */
@@ -83,7 +88,7 @@ export class ReadWriteCredentialsCache extends FileCredentialsCache {
    */
   override async load(): Promise<UserRefreshClient | null> {
     const path = this.path;
-    let file;
+    let file: AuthorizedUserFile;
     try {
       file = await readAuthorizedUserFile(path);
     } catch (error) {

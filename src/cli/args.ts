@@ -53,7 +53,7 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
   const parsed: ParsedArgs = { positionals: [], options: {}, help: false };
   let optionsEnded = false;
   for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]!;
+    const word = argv[i] as string;
     if (optionsEnded || word === "-" || !word.startsWith("-")) {
       parsed.positionals.push(word);
       continue;
@@ -77,7 +77,7 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
     }
     let value: string | undefined;
     if (eq !== -1) value = word.slice(eq + 1);
-    else if (i + 1 < argv.length && !argv[i + 1]!.startsWith("--")) value = argv[++i];
+    else if (i + 1 < argv.length && !(argv[i + 1] as string).startsWith("--")) value = argv[++i];
     if (value === undefined)
       throw new UsageError(`option ${name} needs a value (${name} ${option.metavar})`, spec.name);
     parsed.options[option.key] = value;
@@ -85,7 +85,7 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
   if (parsed.help) return parsed;
   const wanted = spec.positionals.length;
   if (parsed.positionals.length < wanted) {
-    throw new UsageError(`missing ${spec.positionals[parsed.positionals.length]!.name}`, spec.name);
+    throw new UsageError(`missing ${spec.positionals[parsed.positionals.length]?.name}`, spec.name);
   }
   if (parsed.positionals.length > wanted) {
     // The word itself is not echoed: it may be a secret typed in the wrong place.

@@ -192,6 +192,6 @@ export function commandHelp(spec: CommandSpec): string {
 function optionLabel(option: OptionSpec): string {
   const [first, ...rest] = option.names;
   const alias = rest.find((n) => n.includes("-", 2) && n !== first);
-  const names = alias && first!.includes("_") ? `${first}, ${alias}` : first!;
+  const names = alias && first?.includes("_") ? `${first}, ${alias}` : String(first);
   return option.metavar ? `${names} ${option.metavar}` : names;
 }

@@ -13,10 +13,10 @@ const UI_CHOICES = ["auto", "plain", "terminal"] as const;
 
 /** Signs in and saves the credentials to `args.positionals[0]`. Nothing is written on failure. */
 export async function login(args: ParsedArgs): Promise<number> {
-  const destination = resolve(args.positionals[0]!);
+  const destination = resolve(args.positionals[0]);
   const scopes = typeof args.options.scopes === "string" ? parseScopes(args.options.scopes) : [CLOUD_PLATFORM_SCOPE];
   const options = signInOptions(args);
-  checkDestination(args.positionals[0]!, destination);
+  checkDestination(args.positionals[0], destination);
 
   const cancel = new AbortController();
   const onSigint = (): void => {

@@ -1,11 +1,11 @@
 // `cred-auth print-token CREDENTIALS_PATH`: the hot path of shell scripts. With a cached token
 // it loads only this module, the token cache and the credentials-file reader; refreshing
 // (google-auth-library) lives in ./refresh.ts and is loaded only when a token is needed.
-import { readCredentialsFileSync } from "../credentials/files.js";
-import { resolveEndpoints } from "../oauth/endpoints.js";
+import { readCredentialsFileSync } from "../google/files.js";
+import { resolveEndpoints } from "../google/endpoints.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { type CachedAccessToken, getTokenWithCache, tokenCacheKey } from "../token-cache/index.js";
-import { chooseTokenUrl } from "../util/token-requests.js";
+import { chooseTokenUrl } from "../google/token-requests.js";
 import { UsageError, parseScopes, type ParsedArgs } from "./args.js";
 import { writeOut } from "./output.js";
 
@@ -14,7 +14,7 @@ type Format = "text" | "json" | "header";
 /** Prints an access token for the credentials file in `args.positionals[0]`. */
 export async function printToken(args: ParsedArgs): Promise<number> {
   const format = outputFormat(args.options.format, args.options.header === true);
-  const path = args.positionals[0]!;
+  const path = args.positionals[0];
   const requested = typeof args.options.scopes === "string" ? parseScopes(args.options.scopes) : undefined;
   const file = readCredentialsFileSync(path);
   let scopes: string[];
@@ -38,13 +38,11 @@ export async function printToken(args: ParsedArgs): Promise<number> {
 export function formatToken(token: CachedAccessToken, format: Format): string {
   if (format === "header") return `Authorization: Bearer ${token.access_token}\n`;
   if (format === "json") {
-    return (
-      `${JSON.stringify({
-        access_token: token.access_token,
-        expiry: new Date(token.expiry_date).toISOString(),
-        token_type: "Bearer",
-      })}\n`
-    );
+    return `${JSON.stringify({
+      access_token: token.access_token,
+      expiry: new Date(token.expiry_date).toISOString(),
+      token_type: "Bearer",
+    })}\n`;
   }
   return `${token.access_token}\n`;
 }

@@ -1,7 +1,7 @@
 // Getting a new access token for print-token: the only CLI module that loads google-auth-library.
 import type { Credentials } from "google-auth-library";
-import type { CredentialsFile } from "../credentials/files.js";
-import { proveCredentials, userRefreshClientFrom } from "../credentials/load-user.js";
+import type { CredentialsFile } from "../google/files.js";
+import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
 import { loadServiceAccountCredentials } from "../credentials/service-account.js";
 import { CredCredentialsError } from "../errors.js";
 import type { CachedAccessToken } from "../token-cache/index.js";

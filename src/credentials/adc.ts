@@ -8,14 +8,14 @@ import type { AuthClient } from "google-auth-library";
 import { CredConnectionError } from "../errors.js";
 import { metadataBaseUrl } from "../hosted/metadata.js";
 import { platformFetch } from "../hosted/http.js";
-import { galEndpoints, resolveEndpoints } from "../oauth/endpoints.js";
+import { galEndpoints, resolveEndpoints } from "../google/endpoints.js";
 import { ENV } from "../shared/constants.js";
 import { readFileLimited } from "../util/atomic-write.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 import { tokenCacheDir } from "../token-cache/index.js";
 import { attachTokenCache } from "./cached-token.js";
-import { MAX_CREDENTIALS_FILE_BYTES, readCredentialsFile } from "./files.js";
-import { proveCredentials, userRefreshClientFrom } from "./load-user.js";
+import { MAX_CREDENTIALS_FILE_BYTES, readCredentialsFile } from "../google/files.js";
+import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
 import { serviceAccountClientFrom } from "./service-account.js";
 
 /** Credentials found through ADC and proven by a token. */

@@ -10,7 +10,7 @@ import {
   writeCachedToken,
   type TokenCacheLocation,
 } from "../token-cache/index.js";
-import { getCredentialInfo, refreshTokenOf } from "./info.js";
+import { getCredentialInfo, refreshTokenOf } from "../google/info.js";
 
 const attached = new WeakSet<object>();
 

@@ -1,12 +1,12 @@
 import type { JWT } from "google-auth-library";
-import { resolveEndpoints } from "../oauth/endpoints.js";
+import { resolveEndpoints } from "../google/endpoints.js";
 import { CLOUD_PLATFORM_SCOPE, GOOGLE_ENDPOINTS } from "../shared/constants.js";
 import { loadGoogleAuth } from "../util/lazy.js";
-import { DEFAULT_TOKEN_TIMEOUT_MS, chooseTokenUrl, guardTokenRequests } from "../util/token-requests.js";
-import { readServiceAccountKeyFile, type ServiceAccountKeyFile } from "./files.js";
-import { setCredentialInfo } from "./info.js";
-import type { LoadCredentialsOptions } from "./load-user.js";
-import { proveCredentials } from "./load-user.js";
+import { DEFAULT_TOKEN_TIMEOUT_MS, chooseTokenUrl, guardTokenRequests } from "../google/token-requests.js";
+import { readServiceAccountKeyFile, type ServiceAccountKeyFile } from "../google/files.js";
+import { setCredentialInfo } from "../google/info.js";
+import type { LoadCredentialsOptions } from "../google/load-user.js";
+import { proveCredentials } from "../google/load-user.js";
 
 /** Service account credentials: a google-auth-library `JWT` whose `projectId` is the key's `project_id`. */
 export type ServiceAccountCredentials = JWT & {

@@ -1,17 +1,18 @@
 import type { UserRefreshClient } from "google-auth-library";
 import { READ_WRITE } from "../cache/index.js";
 import { CredConnectionError } from "../errors.js";
-import { codePageUrl, resolveEndpoints, type Endpoints } from "../oauth/endpoints.js";
+import { codePageUrl, resolveEndpoints, type Endpoints } from "../google/endpoints.js";
 import type { SignInResult } from "../oauth/flow.js";
 import { signInMode } from "../oauth/mode.js";
+import { assertValidScopes } from "../oauth/scopes.js";
 import { completePendingSignIn } from "../oauth/pending.js";
 import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../options.js";
 import { ENV } from "../shared/constants.js";
 import { debug } from "../util/debug.js";
 import { attachTokenCache } from "./cached-token.js";
-import { writeUserCredentialsFile, type AuthorizedUserFile } from "./files.js";
-import { getCredentialInfo } from "./info.js";
-import { proveCredentials, userRefreshClientFrom } from "./load-user.js";
+import { writeUserCredentialsFile, type AuthorizedUserFile } from "../google/files.js";
+import { getCredentialInfo } from "../google/info.js";
+import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
 
 /**
  * User credentials from the cache, or through a sign-in (SPEC 3 rule 2).
@@ -31,6 +32,7 @@ export async function getUserCredentials(
   scopes: readonly string[],
   options: UserCredentialsOptions = {},
 ): Promise<UserRefreshClient> {
+  assertValidScopes(scopes); // Google's error page for a bad scope never comes back: say so before any sign-in
   const env = process.env;
   const endpoints = resolveEndpoints(env);
   const cache = options.credentialsCache ?? READ_WRITE;
@@ -58,7 +60,7 @@ export async function getUserCredentials(
     await cache.save(credentials);
     return "path" in cache && typeof cache.path === "string" ? cache.path : undefined;
   });
-  return credentials!;
+  return credentials as UserRefreshClient;
 }
 
 /**
@@ -72,6 +74,7 @@ export async function saveUserCredentials(
   path: string,
   options: SaveUserCredentialsOptions = {},
 ): Promise<void> {
+  assertValidScopes(scopes); // Google's error page for a bad scope never comes back: say so before any sign-in
   const env = process.env;
   const endpoints = resolveEndpoints(env);
   const write = async (result: SignInResult): Promise<string> => {
@@ -130,7 +133,7 @@ async function runSignIn(
   options: SaveUserCredentialsOptions,
   env: NodeJS.ProcessEnv,
   endpoints: Endpoints,
-  complete: (result: SignInResult) => Promise<string | void>,
+  complete: (result: SignInResult) => Promise<string | undefined>,
 ): Promise<SignInResult> {
   const flow = flowFor(options, env, endpoints);
   const choice = {

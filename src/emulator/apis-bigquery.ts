@@ -194,10 +194,11 @@ interface QueryJob {
 const jobsByEmulator = new WeakMap<EmulatorState, Map<string, QueryJob>>();
 
 function jobsOf(state: EmulatorState): Map<string, QueryJob> {
-  const known = jobsByEmulator.get(state);
-  if (known) return known;
-  const jobs = new Map<string, QueryJob>();
-  jobsByEmulator.set(state, jobs);
+  let jobs = jobsByEmulator.get(state);
+  if (!jobs) {
+    jobs = new Map();
+    jobsByEmulator.set(state, jobs);
+  }
   return jobs;
 }
 

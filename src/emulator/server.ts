@@ -66,7 +66,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const state = new EmulatorState(options);
   const closing = new AbortController();
   const log = options.log;
-  // eslint-disable-next-line prefer-const
   let emulator: Emulator;
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {

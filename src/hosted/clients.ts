@@ -85,7 +85,8 @@ function clientClasses(gal: GoogleAuthLibrary): ClientClasses {
     }
   }
 
-  return (classes = { MetadataClient, PlatformClient });
+  classes = { MetadataClient, PlatformClient };
+  return classes;
 }
 
 /** Concurrent callers share one pending token request. */

@@ -43,7 +43,7 @@ export function askDevshell(port: number, timeoutMs = DEVSHELL_TIMEOUT_MS): Prom
       clearTimeout(timer);
       socket.destroy();
       if (error) reject(error);
-      else resolve(reply!);
+      else resolve(reply as DevshellReply);
     };
     const timer = setTimeout(
       () => finish(new CredConnectionError(`${LABEL}: ${where} did not answer within ${timeoutMs} ms.`)),

@@ -107,6 +107,6 @@ export async function tryHosted(
 function asNamedError(name: string, thrown: unknown): Error {
   if (thrown instanceof CredAuthError) return thrown;
   const kind = thrown instanceof Error ? thrown.name : typeof thrown;
-  const firstLine = thrown instanceof Error ? thrown.message.split("\n")[0]!.trim().slice(0, 200) : "";
+  const firstLine = thrown instanceof Error ? thrown.message.split("\n")[0].trim().slice(0, 200) : "";
   return new CredCredentialsError(`${name}: ${kind}${firstLine ? `: ${firstLine}` : ""}`, { cause: thrown });
 }

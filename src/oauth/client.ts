@@ -1,7 +1,7 @@
 import { CredCredentialsError } from "../errors.js";
 import { DEMO_CLIENT, DEMO_WEB_CLIENT, ENV } from "../shared/constants.js";
 import { readFileLimitedSync } from "../util/atomic-write.js";
-import type { Endpoints } from "./endpoints.js";
+import type { Endpoints } from "../google/endpoints.js";
 
 /** Where an OAuth client id and secret came from. */
 export type ClientSource = "options" | "env" | "file" | "demo";

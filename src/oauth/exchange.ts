@@ -1,9 +1,10 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { CredConnectionError, CredCredentialsError, type CredAuthError } from "../errors.js";
-import { toCredError } from "../credentials/token-errors.js";
+import type { Credentials, GetTokenOptions } from "google-auth-library";
+import { type CredAuthError, CredConnectionError, CredCredentialsError } from "../errors.js";
+import { galEndpoints, type Endpoints } from "../google/endpoints.js";
+import { toCredError } from "../google/token-errors.js";
+import { guardTokenRequests } from "../google/token-requests.js";
 import { loadGoogleAuth } from "../util/lazy.js";
-import { guardTokenRequests } from "../util/token-requests.js";
-import { galEndpoints, type Endpoints } from "./endpoints.js";
 import { missingScopes, scopesNotGrantedError } from "./scopes.js";
 
 /** What a completed sign-in yields. */
@@ -55,6 +56,21 @@ export function decodePastedCode(code: string): string {
   }
 }
 
+type TokenClient = { getToken(request: GetTokenOptions): Promise<{ tokens: Credentials }> };
+
+/** The exchange itself; a temporary error (retryable even inside a 400) is retried, never answered with a new sign-in. */
+async function requestTokens(client: TokenClient, request: GetTokenOptions): Promise<Credentials> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await client.getToken(request)).tokens;
+    } catch (error) {
+      const failure = toCredError(error, "Exchanging the authorization code", "exchange");
+      if (!isTemporary(failure) || attempt >= EXCHANGE_ATTEMPTS) throw failure;
+      await delay(RETRY_BASE_MS * 2 ** (attempt - 1) * (0.5 + Math.random()));
+    }
+  }
+}
+
 /** Trades the authorization code (with its PKCE verifier) for tokens at the token endpoint. */
 export async function exchangeCode(params: ExchangeParams): Promise<SignInResult> {
   const { OAuth2Client } = await loadGoogleAuth();
@@ -65,23 +81,11 @@ export async function exchangeCode(params: ExchangeParams): Promise<SignInResult
   });
   // Bounds each attempt in time and keeps an emulator on loopback away from HTTPS_PROXY.
   guardTokenRequests(client, { tokenUrl: params.endpoints.tokenUrl, timeoutMs: EXCHANGE_TIMEOUT_MS });
-  const request = {
+  const tokens = await requestTokens(client, {
     code: decodePastedCode(params.code),
     codeVerifier: params.codeVerifier,
     redirect_uri: params.redirectUri,
-  };
-  let tokens;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      ({ tokens } = await client.getToken(request));
-      break;
-    } catch (error) {
-      const failure = toCredError(error, "Exchanging the authorization code", "exchange");
-      // A temporary error (retryable even inside a 400) is retried, never answered with a new sign-in.
-      if (!isTemporary(failure) || attempt >= EXCHANGE_ATTEMPTS) throw failure;
-      await delay(RETRY_BASE_MS * 2 ** (attempt - 1) * (0.5 + Math.random()));
-    }
-  }
+  });
   if (!tokens.refresh_token) {
     throw new CredCredentialsError(
       "The sign-in returned no refresh token; run again (the account may need to remove this app's access first).",

@@ -4,25 +4,26 @@
  * presenter through it. No screen here: everything the user sees goes through a Presenter.
  */
 import { CredCancelledError, CredCredentialsError } from "../errors.js";
-import type { UserCredentialsOptions } from "../options.js";
-import type { Presenter } from "../ui/presenter.js";
+import type { Presenter } from "./events.js";
 import { browserExpected, openBrowser as launchBrowser } from "./browser.js";
 import { resolveClient } from "./client.js";
-import { resolveEndpoints, type Endpoints } from "./endpoints.js";
+import { resolveEndpoints, type Endpoints } from "../google/endpoints.js";
 import { exchangeCode, type SignInResult } from "./exchange.js";
 import { DEFAULT_TIMEOUT_MS, startLoopbackReceiver, type LoopbackReceiver, type PortRange } from "./loopback.js";
 import { loopbackTarget, signInMode } from "./mode.js";
+import type { OAuthSignInOptions } from "./options.js";
 import { parsePastedCode, pasteRedirectUri } from "./paste.js";
-import { SignInPendingError, setPendingSignIn } from "./pending.js";
+import { type PendingSignIn, SignInPendingError, setPendingSignIn } from "./pending.js";
 import { buildAuthorizationUrl, createPkce, createState } from "./pkce.js";
 
 export type { SignInResult } from "./exchange.js";
 // Defined beside the pending sign-in, so the package and default() need not load this module.
 export { SignInPendingError } from "./pending.js";
+export type { PendingSignIn } from "./pending.js";
 
-/** The sign-in options shared with the public functions (see {@link UserCredentialsOptions}). */
+/** The sign-in options shared with the public functions (see {@link OAuthSignInOptions}). */
 type SharedSignInOptions = Pick<
-  UserCredentialsOptions,
+  OAuthSignInOptions,
   | "clientId"
   | "clientSecret"
   | "useLocalWebserver"
@@ -42,32 +43,6 @@ export interface StartSignInOptions extends SharedSignInOptions {
   endpoints?: Endpoints;
   /** Loopback ports to try (tests); default `CRED_AUTH_LOOPBACK_PORTS` or 8080-8089. */
   ports?: PortRange;
-}
-
-/** A prepared sign-in: the URL to visit and the ways to complete it. */
-export interface PendingSignIn {
-  /** The authorization URL the user must open. */
-  readonly url: string;
-  /** `loopback`: the browser comes back by itself; `paste`: the user pastes the code. */
-  readonly mode: "loopback" | "paste";
-  /** Where the provider sends the browser back: the loopback receiver or the code page. */
-  readonly redirectUri: string;
-  /** The scopes requested. */
-  readonly scopes: readonly string[];
-  /**
-   * Loopback only: waits for the browser's redirect, exchanges the code, answers the
-   * browser's page. Rejects on `error=`, timeout ({@link CredCredentialsError}) and abort
-   * ({@link CredCancelledError}).
-   */
-  waitForBrowser(): Promise<SignInResult>;
-  /**
-   * Completes the sign-in with a pasted code or redirect URL (works in both modes: in the
-   * loopback mode it serves a browser that could not reach this machine). A failed exchange
-   * can be retried with another code; a successful one ends the sign-in.
-   */
-  exchangeCode(codeOrUrl: string): Promise<SignInResult>;
-  /** Abandons the sign-in and closes its loopback server. Idempotent. */
-  cancel(): void;
 }
 
 /**
@@ -178,7 +153,7 @@ export interface SignInOptions extends StartSignInOptions {
    * Runs once the tokens arrived, before "signed-in" is reported (the caller saves here);
    * returns the path saved to, if any. Its errors fail the sign-in.
    */
-  complete?: (result: SignInResult) => Promise<string | void>;
+  complete?: (result: SignInResult) => Promise<string | undefined>;
 }
 
 /**

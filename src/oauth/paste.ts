@@ -1,7 +1,7 @@
 import { CredCredentialsError } from "../errors.js";
 import { ENV } from "../shared/constants.js";
 import { authorizationError } from "./errors.js";
-import { codePageUrl, type Endpoints } from "./endpoints.js";
+import { codePageUrl, type Endpoints } from "../google/endpoints.js";
 
 const MAX_PASTE_LENGTH = 4096;
 

@@ -2,10 +2,35 @@
 // started it, the second cell brings the code). One at a time: a new one replaces the old.
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { SignInResult } from "./exchange.js";
-import type { PendingSignIn } from "./flow.js";
 
 /** Runs once the code is exchanged: saves where the call that started the sign-in meant to. */
-export type CompleteSignIn = (result: SignInResult) => Promise<string | void>;
+export type CompleteSignIn = (result: SignInResult) => Promise<string | undefined>;
+
+/** A prepared sign-in: the URL to visit and the ways to complete it. */
+export interface PendingSignIn {
+  /** The authorization URL the user must open. */
+  readonly url: string;
+  /** `loopback`: the browser comes back by itself; `paste`: the user pastes the code. */
+  readonly mode: "loopback" | "paste";
+  /** Where the provider sends the browser back: the loopback receiver or the code page. */
+  readonly redirectUri: string;
+  /** The scopes requested. */
+  readonly scopes: readonly string[];
+  /**
+   * Loopback only: waits for the browser's redirect, exchanges the code, answers the
+   * browser's page. Rejects on `error=`, timeout ({@link CredCredentialsError}) and abort
+   * (`CredCancelledError`).
+   */
+  waitForBrowser(): Promise<SignInResult>;
+  /**
+   * Completes the sign-in with a pasted code or redirect URL (works in both modes: in the
+   * loopback mode it serves a browser that could not reach this machine). A failed exchange
+   * can be retried with another code; a successful one ends the sign-in.
+   */
+  exchangeCode(codeOrUrl: string): Promise<SignInResult>;
+  /** Abandons the sign-in and closes its loopback server. Idempotent. */
+  cancel(): void;
+}
 
 let waiting: PendingSignIn | undefined;
 let completion: CompleteSignIn | undefined;

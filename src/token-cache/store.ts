@@ -1,6 +1,16 @@
 // Access tokens on disk, one small JSON file per credentials+scopes key. Kept light: it sits on
 // print-token's hot path, so it loads only node builtins.
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import {
+  type Stats,
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { ENV } from "../shared/constants.js";
@@ -168,7 +178,7 @@ export function resolveDir(location: TokenCacheLocation): string | false {
  */
 function isPrivateOrAbsent(dir: string): boolean {
   if (process.platform === "win32" || typeof process.getuid !== "function") return true;
-  let stats;
+  let stats: Stats;
   try {
     stats = statSync(dir);
   } catch {

@@ -5,7 +5,7 @@
  */
 import { CredCancelledError, CredCredentialsError } from "../errors.js";
 import { renderSignInHtml } from "./notebook.js";
-import type { Presenter, SignInEvent } from "./presenter.js";
+import type { Presenter, SignInEvent } from "../oauth/events.js";
 import { INITIAL_STATE, reduce, type ViewState } from "./view-state.js";
 
 /** The part of `Deno.jupyter` this face uses. */

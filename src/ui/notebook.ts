@@ -5,7 +5,7 @@
  * second cell with `completeSignIn(code)`.
  */
 import { CredCredentialsError } from "../errors.js";
-import type { Presenter, SignInEvent } from "./presenter.js";
+import type { Presenter, SignInEvent } from "../oauth/events.js";
 import { INITIAL_STATE, reduce, type ViewState } from "./view-state.js";
 import { describeScopes, PRODUCT_NAME } from "./words.js";
 

@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline";
 import { CredCancelledError, CredCredentialsError } from "../errors.js";
-import type { Presenter, SignInEvent } from "./presenter.js";
+import type { Presenter, SignInEvent } from "../oauth/events.js";
 
 /** Where the plain presenter writes and reads. */
 export interface PlainPresenterOptions {

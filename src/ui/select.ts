@@ -1,11 +1,13 @@
 import { CredCredentialsError } from "../errors.js";
-import type { PresenterChoice } from "../options.js";
 import { detectRuntime, type RuntimeInfo } from "../runtime/index.js";
 import { createDenoPresenter } from "./deno.js";
 import { createNotebookPresenter } from "./notebook.js";
 import { createPlainPresenter } from "./plain.js";
-import type { Presenter } from "./presenter.js";
+import type { Presenter } from "../oauth/events.js";
 import { createTerminalPresenter } from "./terminal/index.js";
+
+/** How a sign-in is shown: chosen from where the code runs (`auto`), or forced. */
+export type PresenterChoice = "auto" | "plain" | "terminal" | "notebook" | Presenter;
 
 /** What the chosen presenter needs to know about the sign-in and its surroundings. */
 export interface PresenterContext {

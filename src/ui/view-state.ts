@@ -1,4 +1,4 @@
-import type { SignInEvent } from "./presenter.js";
+import type { SignInEvent } from "../oauth/events.js";
 import { describeError } from "./words.js";
 
 /** What a sign-in face shows now (the terminal and notebook faces share it). */

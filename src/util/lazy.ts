@@ -8,5 +8,6 @@ export function loadGoogleAuth(): Promise<GoogleAuthLibrary> {
   // require(), not import(): google-auth-library is CommonJS, and import() would put it through
   // the ESM loader's CommonJS translator, a few milliseconds more on every fresh process that
   // needs it (bench/README.md, targets 3 and 4). Same module instance either way.
-  return (googleAuth ??= new Promise((resolve) => resolve(require("google-auth-library") as GoogleAuthLibrary)));
+  googleAuth ??= new Promise((resolve) => resolve(require("google-auth-library") as GoogleAuthLibrary));
+  return googleAuth;
 }

@@ -10,8 +10,8 @@ import type { Emulator } from "cred-auth/emulator";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
 import { ROOT, runNode } from "./support.ts";
 import { attachTokenCache } from "../../dist/credentials/cached-token.js";
-import { userRefreshClientFrom } from "../../dist/credentials/load-user.js";
-import { readAuthorizedUserFile } from "../../dist/credentials/files.js";
+import { userRefreshClientFrom } from "../../dist/google/load-user.js";
+import { readAuthorizedUserFile } from "../../dist/google/files.js";
 import { tokenCacheKey, writeCachedToken, readCachedToken } from "../../dist/token-cache/index.js";
 
 const CLI = join(ROOT, "dist", "cli.js");

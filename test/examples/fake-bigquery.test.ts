@@ -12,6 +12,7 @@ async function call(
   path: string,
   token: string | undefined,
   body?: unknown,
+  // biome-ignore lint/suspicious/noExplicitAny: a JSON reply whose fields the assertions read freely
 ): Promise<{ status: number; json: any; headers: Headers }> {
   const response = await fetch(`${project}${path}`, {
     method: body === undefined ? "GET" : "POST",

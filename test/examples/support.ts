@@ -132,7 +132,9 @@ function waitForStderr(child: ReturnType<typeof spawn>): (pattern: RegExp) => Pr
   let seen = "";
   let exited = false;
   const waiters = new Set<() => void>();
-  const wake = (): void => waiters.forEach((w) => w());
+  const wake = (): void => {
+    for (const w of waiters) w();
+  };
   child.stderr?.on("data", (chunk: Buffer | string) => {
     seen += String(chunk);
     wake();

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { CredCredentialsError } from "cred-auth";
-import * as files from "../../dist/credentials/files.js";
+import * as files from "../../dist/google/files.js";
 import { assertNoSecrets, keyFileFields, tempDir, userFileFields } from "./support.ts";
 
 const {
@@ -135,7 +135,7 @@ test("an unreadable file (permission denied)", async (t) => {
   chmodSync(path, 0o000);
   if (process.getuid?.() !== 0) return assertRejects(path, /permission denied/);
   // root reads anything: read as "nobody" in a child process instead.
-  const script = `import("${new URL("../../dist/credentials/files.js", import.meta.url).href}").then((f) => f.readCredentialsFile(${JSON.stringify(path)})).then(() => console.log("READ"), (e) => console.log(e.name + ": " + e.message))`;
+  const script = `import("${new URL("../../dist/google/files.js", import.meta.url).href}").then((f) => f.readCredentialsFile(${JSON.stringify(path)})).then(() => console.log("READ"), (e) => console.log(e.name + ": " + e.message))`;
   const child = spawnSync(process.execPath, ["-e", script], { uid: 65534, gid: 65534, encoding: "utf8" });
   assert.equal(child.status, 0, child.stderr);
   assert.match(

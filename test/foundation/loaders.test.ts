@@ -11,8 +11,8 @@ import {
   loadUserCredentials,
 } from "cred-auth";
 import { GoogleAuth, JWT, UserRefreshClient } from "google-auth-library";
-import { getCredentialInfo } from "../../dist/credentials/info.js";
-import { writeUserCredentialsFile } from "../../dist/credentials/files.js";
+import { getCredentialInfo } from "../../dist/google/info.js";
+import { writeUserCredentialsFile } from "../../dist/google/files.js";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
 import { assertNoSecrets, tempDir } from "./support.ts";
 import { closedPort } from "../support/net.ts";

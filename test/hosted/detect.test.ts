@@ -142,7 +142,10 @@ test("a registered environment is asked before the built-ins, newest first, and 
   const newer = environment("newer", { detect: false });
   const removeOlder = registerHostedEnvironment(older);
   const removeNewer = registerHostedEnvironment(newer);
-  t.after(() => (removeOlder(), removeNewer()));
+  t.after(() => {
+    removeOlder();
+    removeNewer();
+  });
 
   const first = await tryHosted(SCOPES, true, colabEnv);
   assert.equal(first.result?.name, "older");
@@ -169,7 +172,10 @@ test("registering the same environment twice keeps one entry", async (t) => {
   const once = environment("once", { fail: new Error("nope") });
   const remove1 = registerHostedEnvironment(once);
   const remove2 = registerHostedEnvironment(once);
-  t.after(() => (remove1(), remove2()));
+  t.after(() => {
+    remove1();
+    remove2();
+  });
   const { attempts } = await tryHosted(SCOPES, true, plain);
   assert.deepEqual(
     attempts.map((a) => a.name),

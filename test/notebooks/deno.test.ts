@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { stripVTControlCharacters } from "node:util";
 import { startEmulator } from "cred-auth/emulator";
 import {
   codeCells,
@@ -94,7 +95,7 @@ function runOnDeno(name: string): Promise<NotebookRun> {
 const shownOf = (cell: { outputs?: Output[] }) =>
   (cell.outputs ?? [])
     .filter((o) => o.output_type === "display_data" && !o.data?.["text/html"])
-    .map((o) => text(o.data?.["text/plain"]).replace(/\x1b\[[0-9;]*m/g, ""))
+    .map((o) => stripVTControlCharacters(text(o.data?.["text/plain"])))
     .join("");
 
 test("05-deno: default() signs in through Deno.jupyter.display on a real Deno kernel, then the API answers", {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { CredCredentialsError } from "cred-auth";
 import { resolveClient } from "../../dist/oauth/client.js";
-import { resolveEndpoints } from "../../dist/oauth/endpoints.js";
+import { resolveEndpoints } from "../../dist/google/endpoints.js";
 
 const google = resolveEndpoints({});
 const emulator = resolveEndpoints({ CRED_AUTH_EMULATOR_HOST: "127.0.0.1:9" });

@@ -329,6 +329,9 @@ test("the code exchange with a loopback emulator ignores HTTP(S)_PROXY", async (
     const result = await pending.exchangeCode(code!);
     assert.ok(emulator.checkAccessToken(result.accessToken));
   } finally {
-    names.forEach((n, i) => (saved[i] === undefined ? delete process.env[n] : (process.env[n] = saved[i])));
+    names.forEach((n, i) => {
+      if (saved[i] === undefined) delete process.env[n];
+      else process.env[n] = saved[i];
+    });
   }
 });

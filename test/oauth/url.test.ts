@@ -5,7 +5,7 @@ import { CredCredentialsError } from "cred-auth";
 import { buildAuthorizationUrl, createPkce, createState } from "../../dist/oauth/pkce.js";
 import { parsePastedCode, pasteRedirectUri } from "../../dist/oauth/paste.js";
 import { loopbackTarget, signInMode } from "../../dist/oauth/mode.js";
-import { resolveEndpoints } from "../../dist/oauth/endpoints.js";
+import { resolveEndpoints } from "../../dist/google/endpoints.js";
 import { emailOf } from "../../dist/oauth/exchange.js";
 
 test("state is fresh and carries at least 128 bits", () => {

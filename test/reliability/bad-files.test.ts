@@ -9,7 +9,7 @@ import { basename, dirname, join, relative } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { CredCredentialsError, cache, loadServiceAccountCredentials, loadUserCredentials } from "cred-auth";
-import { readCredentialsFile } from "../../dist/credentials/files.js";
+import { readCredentialsFile } from "../../dist/google/files.js";
 import { CACHE_WARNING_CODE } from "../../dist/cache/disk.js";
 import { tempDir } from "../foundation/support.ts";
 import { closedPort, interceptWarnings, isolatedEnv, lines, mapLimit, runCli, runNode } from "./support.ts";
@@ -105,39 +105,68 @@ const MiB = 1024 * 1024;
 const MADE_AT_TEST_TIME: BadCase[] = [
   {
     name: "2 MiB file",
-    build: (path) => (writeFileSync(path, `{"pad": "${"x".repeat(2 * MiB)}"}`), path),
+    build: (path) => {
+      writeFileSync(path, `{"pad": "${"x".repeat(2 * MiB)}"}`);
+      return path;
+    },
     problem: /is larger than 1 MiB, far more than any credentials file\.$/,
   },
   {
     name: "400,000-deep JSON array",
-    build: (path) => (writeFileSync(path, "[".repeat(400_000) + "]".repeat(400_000)), path),
+    build: (path) => {
+      writeFileSync(path, "[".repeat(400_000) + "]".repeat(400_000));
+      return path;
+    },
     problem: TOP("an array"),
   },
   {
     name: "a directory",
-    build: (path) => (mkdirSync(path), path),
+    build: (path) => {
+      mkdirSync(path);
+      return path;
+    },
     problem: /is a directory, not a credentials file\.$/,
   },
   {
     name: "a symbolic-link loop",
-    build: (path) => (symlinkSync(`${basename(path)}.other`, path), symlinkSync(basename(path), `${path}.other`), path),
+    build: (path) => {
+      symlinkSync(`${basename(path)}.other`, path);
+      symlinkSync(basename(path), `${path}.other`);
+      return path;
+    },
     problem: /is a loop of symbolic links\.$/,
   },
   {
     name: "a dangling symbolic link",
-    build: (path) => (symlinkSync("nowhere.json", path), path),
+    build: (path) => {
+      symlinkSync("nowhere.json", path);
+      return path;
+    },
     problem: /does not exist; check the path or sign in to create it\.$/,
     cache: "absent",
   },
-  { name: "a FIFO", build: (path) => (execFileSync("mkfifo", [path]), path), problem: /is not a regular file\.$/ },
+  {
+    name: "a FIFO",
+    build: (path) => {
+      execFileSync("mkfifo", [path]);
+      return path;
+    },
+    problem: /is not a regular file\.$/,
+  },
   {
     name: "/dev/zero behind a link",
-    build: (path) => (symlinkSync("/dev/zero", path), path),
+    build: (path) => {
+      symlinkSync("/dev/zero", path);
+      return path;
+    },
     problem: /is not a regular file\.$/,
   },
   {
     name: "a path under a regular file",
-    build: (path) => (writeFileSync(join(dirname(path), "file"), "x"), join(dirname(path), "file", basename(path))),
+    build: (path) => {
+      writeFileSync(join(dirname(path), "file"), "x");
+      return join(dirname(path), "file", basename(path));
+    },
     problem: /is under something that is not a directory; check the path\.$/,
   },
   {
@@ -149,7 +178,11 @@ const MADE_AT_TEST_TIME: BadCase[] = [
 
 const UNREADABLE: BadCase = {
   name: "a file without read permission",
-  build: (path) => (copyFileSync(join(FIXTURES, "no-type.json"), path), chmodSync(path, 0o000), path),
+  build: (path) => {
+    copyFileSync(join(FIXTURES, "no-type.json"), path);
+    chmodSync(path, 0o000);
+    return path;
+  },
   problem: /cannot be read \(permission denied\); check the file's owner and mode\.$/,
 };
 
@@ -161,7 +194,10 @@ function allCases(): BadCase[] {
   const fixtures = committed.map((name) => ({
     name,
     problem: EXPECTED[name]!,
-    build: (path: string) => (copyFileSync(join(FIXTURES, name), path), path),
+    build: (path: string) => {
+      copyFileSync(join(FIXTURES, name), path);
+      return path;
+    },
   }));
   const runAsRoot = process.getuid?.() === 0;
   return [...fixtures, ...MADE_AT_TEST_TIME, ...(runAsRoot ? [] : [UNREADABLE])];
@@ -309,7 +345,10 @@ const BAD_TOKEN_ENTRIES: Array<[string, (path: string) => void]> = [
   ],
   [
     "a symbolic-link loop",
-    (path) => (symlinkSync(`${basename(path)}.other`, path), symlinkSync(basename(path), `${path}.other`)),
+    (path) => {
+      symlinkSync(`${basename(path)}.other`, path);
+      symlinkSync(basename(path), `${path}.other`);
+    },
   ],
   ["garbage bytes", (path) => writeFileSync(path, Buffer.from([0xff, 0xfe, 0x00, 0x7b]))],
   [
@@ -325,7 +364,7 @@ test("print-token refreshes, never hangs or fails, whatever sits at its token-ca
   const { startEmulator } = await import("cred-auth/emulator");
   const { testCredentialsFile } = await import("../support/emulator.ts");
   const { tokenCacheKey } = await import("../../dist/token-cache/index.js");
-  const { readCredentialsFile: read } = await import("../../dist/credentials/files.js");
+  const { readCredentialsFile: read } = await import("../../dist/google/files.js");
   const emu = await startEmulator();
   t.after(() => emu.close());
   const home = tempDir(t, "cred-auth-bad-tokens-");

@@ -1,4 +1,4 @@
-import type { AuthorizedUserFile } from "../../dist/credentials/files.js";
+import type { AuthorizedUserFile } from "../../dist/google/files.js";
 
 export declare function credentialsDocument(slot: number, n: number): AuthorizedUserFile;
 export declare function documentText(slot: number, n: number): string;

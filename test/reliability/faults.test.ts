@@ -19,7 +19,7 @@ import {
 import type { Presenter, SignInEvent } from "cred-auth";
 import { DEMO_CLIENT, startEmulator } from "cred-auth/emulator";
 import type { Emulator, Fault } from "cred-auth/emulator";
-import { writeUserCredentialsFile } from "../../dist/credentials/files.js";
+import { writeUserCredentialsFile } from "../../dist/google/files.js";
 import { tokenCacheKey, writeCachedToken } from "../../dist/token-cache/index.js";
 import { freePortRange, rangeEnv } from "../oauth/helpers.ts";
 import { SCOPES, SHORT_TIMEOUT_PRELOAD, closedPort, isolatedEnv, lines, runCli, snapshot } from "./support.ts";
@@ -31,7 +31,7 @@ const SLOW_MS = 15_000;
 
 // getUserCredentials has no timeout option: shorten the default for this process (test seam,
 // the same one the CLI children get through SHORT_TIMEOUT_PRELOAD).
-createRequire(import.meta.url)("../../dist/util/token-requests.js").DEFAULT_TOKEN_TIMEOUT_MS = TIMEOUT_MS;
+createRequire(import.meta.url)("../../dist/google/token-requests.js").DEFAULT_TOKEN_TIMEOUT_MS = TIMEOUT_MS;
 
 const home = mkdtempSync(join(tmpdir(), "cred-auth-faults-"));
 after(() => rmSync(home, { recursive: true, force: true }));

@@ -314,7 +314,7 @@ test("loaders against a token server that echoes every request into its replies"
 });
 
 test("a refresh inside an API call (google-auth-library's own error, no cred-auth mapping) against an echoing server", async (t) => {
-  const { userRefreshClientFrom } = await import("../../dist/credentials/load-user.js");
+  const { userRefreshClientFrom } = await import("../../dist/google/load-user.js");
   const { serviceAccountClientFrom } = await import("../../dist/credentials/service-account.js");
   const emu = await emulatorFor(t);
   for (const mode of ["json400-description", "json-error-object", "html500"] as const) {
@@ -443,22 +443,22 @@ test("default(): an unusable GOOGLE_APPLICATION_CREDENTIALS, then a denied sign-
     credentialsCache: cache.NOOP,
     timeoutMs: 30_000,
   } as const;
-  const useFile = (path: string): void => {
+  const pointAdcAt = (path: string): void => {
     process.env.GOOGLE_APPLICATION_CREDENTIALS = path;
   };
   t.after(() => delete process.env.GOOGLE_APPLICATION_CREDENTIALS);
 
-  useFile(userFile(dir, `${emu.url}/token`, revokedRefreshToken(emu)));
+  pointAdcAt(userFile(dir, `${emu.url}/token`, revokedRefreshToken(emu)));
   await inProcess(t, "default() revoked ADC file", CredCredentialsError, () =>
     credAuth.default(SCOPES, { ...options, presenter: browserPresenter("deny") }),
   );
 
-  useFile(keyFile(dir, { ...emu.createServiceAccountKey(), token_uri: echoUrl("json400-error") }));
+  pointAdcAt(keyFile(dir, { ...emu.createServiceAccountKey(), token_uri: echoUrl("json400-error") }));
   await inProcess(t, "default() ADC key, echoing token server", CredCredentialsError, () =>
     credAuth.default(SCOPES, { ...options, presenter: browserPresenter("deny") }),
   );
 
-  useFile(userFile(dir, `${emu.url}/token`, secret(emu.issueRefreshToken({ clientId: CLIENT_ID, scopes: SCOPES }))));
+  pointAdcAt(userFile(dir, `${emu.url}/token`, secret(emu.issueRefreshToken({ clientId: CLIENT_ID, scopes: SCOPES }))));
   emu.failNext(20, { kind: "status", status: 503 });
   await inProcess(t, "default() token server 503", CredConnectionError, () =>
     credAuth.default(SCOPES, { ...options, presenter: browserPresenter("deny") }),

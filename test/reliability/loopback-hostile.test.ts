@@ -10,7 +10,7 @@ import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { approveSignIn } from "cred-auth/emulator";
 import { startSignIn } from "../../dist/oauth/flow.js";
-import { resolveEndpoints } from "../../dist/oauth/endpoints.js";
+import { resolveEndpoints } from "../../dist/google/endpoints.js";
 import { withEmulator } from "../support/emulator.ts";
 import { freePortRange, hasIpv6Loopback } from "../oauth/helpers.ts";
 import { mapLimit } from "./support.ts";
@@ -146,7 +146,12 @@ function slowloris(host: string, port: number): { socket: Socket; closed: Promis
   socket.on("error", () => {});
   socket.on("connect", () => socket.write("GET /?code=slow&state=slow HTTP/1.1\r\nHost: localhost\r\nX-Slow: "));
   const drip = setInterval(() => socket.writable && socket.write("a"), 1000);
-  const closed = new Promise<void>((resolve) => socket.on("close", () => (clearInterval(drip), resolve())));
+  const closed = new Promise<void>((resolve) =>
+    socket.on("close", () => {
+      clearInterval(drip);
+      resolve();
+    }),
+  );
   return { socket, closed };
 }
 
@@ -293,8 +298,14 @@ test("the receiver is not reachable on this machine's non-loopback interface add
   for (const host of external) {
     const outcome = await new Promise<string>((resolve) => {
       const socket = connect({ host, port });
-      socket.setTimeout(5000, () => (socket.destroy(), resolve("timeout")));
-      socket.on("connect", () => (socket.destroy(), resolve("connected")));
+      socket.setTimeout(5000, () => {
+        socket.destroy();
+        resolve("timeout");
+      });
+      socket.on("connect", () => {
+        socket.destroy();
+        resolve("connected");
+      });
       socket.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"));
     });
     assert.notEqual(outcome, "connected", `the receiver must not accept connections on ${host}:${port}`);

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { CredCredentialsError } from "cred-auth";
 import { approveSignIn } from "cred-auth/emulator";
 import { startSignIn } from "../../dist/oauth/flow.js";
-import { resolveEndpoints } from "../../dist/oauth/endpoints.js";
+import { resolveEndpoints } from "../../dist/google/endpoints.js";
 import { withEmulator } from "../support/emulator.ts";
 
 const SCOPES = ["https://www.googleapis.com/auth/cloud-platform", "openid", "email"];

@@ -25,12 +25,12 @@ for (let n = start; ; n++) {
 
 async function saver(kind, target) {
   if (kind === "file") {
-    const { writeUserCredentialsFile } = await import("../../dist/credentials/files.js");
+    const { writeUserCredentialsFile } = await import("../../dist/google/files.js");
     return (n) => writeUserCredentialsFile(target, credentialsDocument(slot, n));
   }
   process.env.HOME = target;
   const { ReadWriteCredentialsCache } = await import("../../dist/cache/disk.js");
-  const { userRefreshClientFrom } = await import("../../dist/credentials/load-user.js");
+  const { userRefreshClientFrom } = await import("../../dist/google/load-user.js");
   await userRefreshClientFrom(credentialsDocument(slot, start)); // loads google-auth-library before "ready"
   const cache = new ReadWriteCredentialsCache();
   return async (n) => cache.save(await userRefreshClientFrom(credentialsDocument(slot, n)));

@@ -122,7 +122,10 @@ test("SSH: remote, no browser", () => {
 
 test("container: remote, no browser; the marker check runs only when needed", () => {
   let checks = 0;
-  const inContainer = () => (checks++, true);
+  const inContainer = () => {
+    checks++;
+    return true;
+  };
   const info = detectRuntime(desktop, {}, host({ inContainer }));
   assert.equal(info.remote, true);
   assert.equal(info.canOpenBrowser, false);

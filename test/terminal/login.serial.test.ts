@@ -123,7 +123,10 @@ function urlOn(screen: string): string | undefined {
 function portIsClosed(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: "127.0.0.1", port });
-    socket.once("connect", () => (socket.destroy(), resolve(false)));
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(false);
+    });
     socket.once("error", () => resolve(true));
   });
 }

@@ -153,7 +153,14 @@ test("a display that throws does not break the sign-in", () => {
 test("kernelTslab: reaches tslab through the kernel's own require; a clear error elsewhere", () => {
   const own = fakeTslab();
   const asked: string[] = [];
-  const module = kernelTslab({ __tslab__: { require: (id: string) => (asked.push(id), own) } });
+  const module = kernelTslab({
+    __tslab__: {
+      require: (id: string) => {
+        asked.push(id);
+        return own;
+      },
+    },
+  });
   assert.equal(module, own);
   assert.deepEqual(asked, ["tslab"]);
   assert.throws(
@@ -173,7 +180,10 @@ function fakeDeno(answers: Array<string | null>) {
           void calls.push({ bundle, options }),
       },
     },
-    prompt: (message: string) => (prompts.push(message), answers.shift() ?? null),
+    prompt: (message: string) => {
+      prompts.push(message);
+      return answers.shift() ?? null;
+    },
     crypto: globalThis.crypto,
   };
   return { globals, calls, prompts };

@@ -30,9 +30,10 @@ async function withGlobals<T>(globals: Record<string, unknown>, body: () => Prom
 async function stderrOf(body: () => Promise<void> | void): Promise<string> {
   const original = process.stderr.write;
   let written = "";
-  process.stderr.write = ((chunk: string | Uint8Array) => (
-    (written += String(chunk)), true
-  )) as typeof process.stderr.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    written += String(chunk);
+    return true;
+  }) as typeof process.stderr.write;
   try {
     await body();
   } finally {

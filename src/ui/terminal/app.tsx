@@ -105,7 +105,7 @@ export function createSignInApp({ ink, TextInput }: TerminalModules): (props: Si
 
     useEffect(() => {
       if (!state.url || printedUrl === state.url) return;
-      write(permanentText(state, stdout.isTTY === true && !process.env.NO_COLOR));
+      write(permanentText(state, (stdout as { isTTY?: boolean }).isTTY === true && !process.env.NO_COLOR));
       setPrintedUrl(state.url);
     }, [state.url, printedUrl]);
 

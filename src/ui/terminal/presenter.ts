@@ -1,6 +1,6 @@
 import type { ReactElement } from "react";
 import { CredCancelledError } from "../../errors.js";
-import type { Presenter, SignInEvent } from "../presenter.js";
+import type { Presenter, SignInEvent } from "../../oauth/events.js";
 import { loadTerminalModules } from "./modules.js";
 import { createStore, isFinal, reduce } from "../view-state.js";
 
@@ -112,8 +112,14 @@ function codeQueue() {
         if (signal.aborted) return onAbort();
         signal.addEventListener("abort", onAbort, { once: true });
         waiter = {
-          resolve: (code) => (signal.removeEventListener("abort", onAbort), resolve(code)),
-          reject: (error) => (signal.removeEventListener("abort", onAbort), reject(error)),
+          resolve: (code) => {
+            signal.removeEventListener("abort", onAbort);
+            resolve(code);
+          },
+          reject: (error) => {
+            signal.removeEventListener("abort", onAbort);
+            reject(error);
+          },
         };
       });
     },

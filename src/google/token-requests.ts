@@ -2,7 +2,7 @@
 // client hard-codes Google's token URL and no client bounds a token request in time, so
 // both are enforced here with a request interceptor on the client's own transporter.
 import type { AuthClient } from "google-auth-library";
-import { isLoopbackHostname, type Endpoints } from "../oauth/endpoints.js";
+import { isLoopbackHostname, type Endpoints } from "./endpoints.js";
 import { GOOGLE_ENDPOINTS } from "../shared/constants.js";
 
 /** How long one token request attempt may take before it counts as a timeout. */
@@ -88,7 +88,7 @@ function usableAccessToken(data: object): boolean {
 function redactingSentSecrets(options: PreparedOptions, inner: PreparedOptions["errorRedactor"]): ErrorRedactor {
   // Loaded on use: print-token's cached path loads this module but makes no request.
   const { collectSecrets, redactTokenRequestError } =
-    require("../credentials/token-errors.js") as typeof import("../credentials/token-errors.js");
+    require("./token-errors.js") as typeof import("./token-errors.js");
   const sent = new Set<string>();
   collectSecrets(options, sent);
   return ((data) => {

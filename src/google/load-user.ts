@@ -1,7 +1,7 @@
 import type { OAuth2Client, UserRefreshClient } from "google-auth-library";
 import { CredConnectionError, CredCredentialsError } from "../errors.js";
-import { resolveEndpoints } from "../oauth/endpoints.js";
-import { DEFAULT_TOKEN_TIMEOUT_MS, chooseTokenUrl, guardTokenRequests } from "../util/token-requests.js";
+import { resolveEndpoints } from "./endpoints.js";
+import { DEFAULT_TOKEN_TIMEOUT_MS, chooseTokenUrl, guardTokenRequests } from "./token-requests.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 import { readAuthorizedUserFile, type AuthorizedUserFile } from "./files.js";
 import { getCredentialInfo, refreshTokenOf, setCredentialInfo } from "./info.js";

@@ -1,4 +1,10 @@
-import { CredAuthError, CredConnectionError, CredCredentialsError, type CredErrorCode, ERROR_CODES } from "../errors.js";
+import {
+  CredAuthError,
+  CredConnectionError,
+  CredCredentialsError,
+  type CredErrorCode,
+  ERROR_CODES,
+} from "../errors.js";
 
 const CREDENTIAL_ERRORS: Record<string, string> = {
   invalid_grant: "the refresh token is expired or revoked; sign in again",
@@ -10,7 +16,12 @@ const CREDENTIAL_ERRORS: Record<string, string> = {
 };
 
 /** OAuth errors Google sends for a temporary failure, inside a 400 too (google-auth-python's _client.py). */
-const RETRYABLE_ERRORS = new Set(["internal_failure", "server_error", "temporarily_unavailable", "rate_limit_exceeded"]);
+const RETRYABLE_ERRORS = new Set([
+  "internal_failure",
+  "server_error",
+  "temporarily_unavailable",
+  "rate_limit_exceeded",
+]);
 
 /** What the caller was doing: a code exchange's errors mean other things than a refresh's. */
 export type TokenStage = "exchange" | "refresh";
@@ -273,7 +284,7 @@ export function collectSecrets(config: unknown, found: Set<string>): void {
   const credential = authorization?.replace(/^\s*\S+\s+/, "");
   if (credential && credential.length >= MIN_SECRET_LENGTH) {
     found.add(credential);
-    const decoded = /^basic\s/i.test(authorization!) ? Buffer.from(credential, "base64").toString("utf8") : "";
+    const decoded = /^basic\s/i.test(authorization ?? "") ? Buffer.from(credential, "base64").toString("utf8") : "";
     const password = decoded.slice(decoded.indexOf(":") + 1);
     if (decoded.includes(":") && password.length >= MIN_SECRET_LENGTH) found.add(password);
   }

@@ -4,7 +4,7 @@
  * print-token fast path loads this module.
  */
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { isLoopbackHostname } from "../oauth/endpoints.js";
+import { isLoopbackHostname } from "./endpoints.js";
 import { GOOGLE_ENDPOINTS } from "../shared/constants.js";
 import { readFileLimited, readFileLimitedSync, writeFileAtomic } from "../util/atomic-write.js";
 

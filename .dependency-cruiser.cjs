@@ -1,0 +1,72 @@
+// The layers of src/ (docs/architecture.md), checked by `npm test` (scripts/test.mjs):
+// an import runs from a layer to a lower one or within its own room, never up, and never in a
+// circle (type-only imports included). Top to bottom:
+const LAYERS = [
+  { name: "entry", path: "^src/(index\\.ts|cli\\.ts|cli/)" },
+  { name: "credentials", path: "^src/(credentials/|options\\.ts)" },
+  { name: "cache, hosted, ui", path: "^src/(cache|hosted|ui)/" },
+  { name: "oauth", path: "^src/oauth/" },
+  { name: "google (client plumbing, file formats)", path: "^src/google/" },
+  { name: "token-cache", path: "^src/token-cache/" },
+  { name: "runtime, util", path: "^src/(runtime|util)/" },
+  { name: "shared, errors, messages", path: "^src/(shared/|errors\\.ts|messages\\.ts|version\\.ts)" },
+];
+
+const climbing = LAYERS.slice(1).map((layer, i) => ({
+  name: `no-climbing-from-${layer.name.split(" ")[0].replace(/,$/, "")}`,
+  comment: `${layer.name} is below ${LAYERS.slice(0, i + 1)
+    .map((l) => l.name)
+    .join(", ")}: it must not import them.`,
+  severity: "error",
+  from: { path: layer.path },
+  to: { path: LAYERS.slice(0, i + 1).map((l) => l.path) },
+}));
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      comment: "No import circles, type-only ones included.",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "oauth-knows-no-screen",
+      comment: "oauth/ declares its events (oauth/events.ts); ui/ implements them, never the other way.",
+      severity: "error",
+      from: { path: "^src/oauth/" },
+      to: { path: "^src/ui/" },
+    },
+    {
+      name: "credentials-not-cli",
+      comment: "The library never imports its command line.",
+      severity: "error",
+      from: { path: "^src/credentials/" },
+      to: { path: "^src/(cli\\.ts|cli/)" },
+    },
+    {
+      name: "emulator-stands-alone",
+      comment: "The emulator is an independent party in tests: of the library it imports only shared/constants.ts.",
+      severity: "error",
+      from: { path: "^src/emulator/" },
+      to: { path: "^src/", pathNot: ["^src/emulator/", "^src/shared/constants\\.ts$"] },
+    },
+    {
+      name: "library-not-emulator",
+      comment: "The library does not import the emulator (the CLI's emulator command loads it on use).",
+      severity: "error",
+      from: { path: "^src/", pathNot: ["^src/emulator/", "^src/cli/emulator\\.ts$"] },
+      to: { path: "^src/emulator/" },
+    },
+    ...climbing,
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "^(dist|node_modules)/" },
+    // Type-only imports count: a circle of types is still a circle.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+  },
+};
