@@ -1,13 +1,20 @@
 // The emulator is as strict as Google (issue 18): granular consent, scope spelling, invalid_scope,
 // dying refresh tokens, Google's error texts, retryable errors inside a 400, metadata faults,
 // the CODE~STATE code page, a Desktop-only emulator, a credentials file from the admin API.
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { promisify } from "node:util";
+import { join } from "node:path";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
+import { loadUserCredentials } from "cred-auth";
 import { approveSignIn, DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "cred-auth/emulator";
 import { withEmulator } from "../support/emulator.ts";
 import { authUrl, pkcePair, postForm, startReceiver, tokenRequest } from "./helpers.ts";
 
+const execFileAsync = promisify(execFile);
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
 const BIGQUERY = "https://www.googleapis.com/auth/bigquery";
 const EMAIL = "https://www.googleapis.com/auth/userinfo.email";
@@ -207,12 +214,14 @@ test("codePage: false serves as Google serves a Desktop client: no code page, no
   const desktop = await withEmulator({ codePage: false });
   const page = await fetch(`${desktop.url}${EMULATOR_PATHS.codePage}?code=4/x`);
   assert.equal(page.status, 404);
+  await page.body?.cancel();
   const web = await approveSignIn(
     authUrl(desktop, { client_id: DEMO_WEB_CLIENT.clientId, redirect_uri: `${desktop.url}${EMULATOR_PATHS.codePage}` }),
   );
   assert.equal(web.error, "invalid_client");
   const loopback = await fetch(authUrl(desktop, { redirect_uri: receiver.redirectUri }));
   assert.equal(loopback.status, 200);
+  await loopback.body?.cancel();
   const admin = (await (await fetch(`${desktop.url}/__emulator`)).json()) as { codePage: boolean };
   assert.equal(admin.codePage, false);
 });
@@ -235,4 +244,28 @@ test("POST /__emulator/refresh-token answers a complete authorized_user credenti
     body: JSON.stringify({ scopes: ["bigquery"] }),
   });
   assert.equal(bad.status, 400);
+});
+
+test("docs/emulator.md's shell lines mint a credentials file cred-auth loads", async (t) => {
+  const docs = readFileSync(new URL("../../docs/emulator.md", import.meta.url), "utf8");
+  const block = /```sh\n(npx cred-auth emulator --port 9099 --quiet &[\s\S]*?)```/.exec(docs)?.[1];
+  assert.ok(block, "the CI section's shell block");
+  const mint = block
+    .split("\n")
+    .filter((line) => !line.startsWith("npx ") && !line.startsWith("#"))
+    .join("\n")
+    .replaceAll("9099", String(new URL(emu.url).port));
+  const dir = mkdtempSync(join(tmpdir(), "cred-auth-docs-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // Not spawnSync: the emulator answering curl runs in this process.
+  const run = await execFileAsync("bash", ["-euc", `${mint}\nprintf %s "$GOOGLE_APPLICATION_CREDENTIALS"`], {
+    cwd: dir,
+    encoding: "utf8",
+    timeout: 30_000,
+  });
+  const path = run.stdout.trim();
+  assert.equal(path, join(dir, "credentials.json"));
+  const credentials = await loadUserCredentials(path);
+  const { token } = await credentials.getAccessToken();
+  assert.equal(emu.checkAccessToken(token!)?.scopes[0], CLOUD);
 });
