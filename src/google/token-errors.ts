@@ -122,13 +122,13 @@ export function toCredError(error: unknown, what: string, stage?: TokenStage): C
   const oauthCode = reply?.error;
   if (reply && RETRYABLE_ERRORS.has(reply.error)) {
     return new CredConnectionError(
-      `${what} failed: Google answered a temporary error (${reply.error}); try again in a minute.`,
+      `${what} failed: the token server answered a temporary error (${status !== undefined ? `HTTP ${status}, ` : ""}${reply.error}); try again in a minute.`,
       { cause: error, code: ERROR_CODES.SERVER_ERROR, error: reply.error, ...(status !== undefined ? { status } : {}) },
     );
   }
   const specific = reply && specificFailure(reply, stage);
   if (specific) {
-    return new CredCredentialsError(`${what} failed: ${specific[0]}.`, {
+    return new CredCredentialsError(`${what} failed: ${reply.error}: ${specific[0]}.`, {
       cause: error,
       code: specific[1],
       error: reply.error,
