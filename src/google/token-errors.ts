@@ -120,10 +120,16 @@ export function toCredError(error: unknown, what: string, stage?: TokenStage): C
   const status = e.response?.status ?? (typeof e.status === "number" ? e.status : undefined);
   const reply = googleReply(e.response?.data);
   const oauthCode = reply?.error;
-  if (reply && RETRYABLE_ERRORS.has(reply.error)) {
+  // Google's temporary errors come inside a 400 too (5xx are handled below, with every other 5xx).
+  if (reply && RETRYABLE_ERRORS.has(reply.error) && (status === undefined || status < 500)) {
     return new CredConnectionError(
-      `${what} failed: the token server answered a temporary error (${status !== undefined ? `HTTP ${status}, ` : ""}${reply.error}); try again in a minute.`,
-      { cause: error, code: ERROR_CODES.SERVER_ERROR, error: reply.error, ...(status !== undefined ? { status } : {}) },
+      `${what} failed: the token server answered ${status ?? "an error"} (${reply.error}); try again later.`,
+      {
+        cause: error,
+        code: ERROR_CODES.SERVER_ERROR,
+        error: reply.error,
+        ...(status !== undefined ? { status } : {}),
+      },
     );
   }
   const specific = reply && specificFailure(reply, stage);
@@ -140,7 +146,7 @@ export function toCredError(error: unknown, what: string, stage?: TokenStage): C
     if (status !== undefined && status >= 500)
       return new CredConnectionError(
         `${what} failed: the token server answered ${status} (${oauthCode}); try again later.`,
-        { cause: error },
+        { cause: error, status, error: oauthCode },
       );
     return new CredCredentialsError(`${what} failed: ${oauthCode}: ${reason}.`, { cause: error });
   }
@@ -148,6 +154,7 @@ export function toCredError(error: unknown, what: string, stage?: TokenStage): C
     if (status >= 500 || status === 408 || status === 429) {
       return new CredConnectionError(`${what} failed: the token server answered HTTP ${status}; try again later.`, {
         cause: error,
+        status,
       });
     }
     return new CredCredentialsError(`${what} failed: the token server answered HTTP ${status}.`, { cause: error });

@@ -103,7 +103,7 @@ test("temporary errors inside a 400 are retried; past the retries, CredConnectio
   emulator.failNext(3, { status: 400, error: "temporarily_unavailable" });
   await assert.rejects(
     exchange(second.code, second.verifier),
-    rejectsWith("ERR_SERVER_ERROR", /temporary error \(HTTP 400, temporarily_unavailable\)/, CredConnectionError),
+    rejectsWith("ERR_SERVER_ERROR", /answered 400 \(temporarily_unavailable\); try again later/, CredConnectionError),
   );
 });
 
