@@ -95,7 +95,11 @@ export async function exchangeCode(params: ExchangeParams): Promise<SignInResult
   const granted = tokens.scope?.split(/\s+/).filter(Boolean);
   // Granular consent: the user may untick scopes. Saving such credentials would only fail later with 403.
   const missing = granted ? missingScopes(granted, params.requestedScopes) : [];
-  if (missing.length > 0) throw scopesNotGrantedError(missing);
+  if (missing.length > 0) {
+    // The unused refresh token would count towards Google's per-client cap: give it back.
+    await client.revokeToken(tokens.refresh_token).catch(() => undefined);
+    throw scopesNotGrantedError(missing);
+  }
   const idToken = tokens.id_token ?? undefined;
   return {
     refreshToken: tokens.refresh_token,

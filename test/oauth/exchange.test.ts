@@ -87,10 +87,12 @@ test("each of Google's exchange errors gets its own message and code, never the 
 
 test("fewer scopes granted than asked: ERR_INVALID_SCOPE naming them, saying to tick them", async () => {
   const { code, verifier } = await codeFor([CLOUD, BIGQUERY, "email"], { untick: [BIGQUERY] });
+  const { revocations } = emulator.stats();
   await assert.rejects(
     exchange(code, verifier, [CLOUD, BIGQUERY, "email"]),
     rejectsWith("ERR_INVALID_SCOPE", new RegExp(`did not grant ${BIGQUERY.replace(/[./]/g, "\\$&")}: .*tick`)),
   );
+  assert.equal(emulator.stats().revocations - revocations, 1, "the unused refresh token is given back");
 });
 
 test("temporary errors inside a 400 are retried; past the retries, CredConnectionError", async () => {
