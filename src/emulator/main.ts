@@ -42,7 +42,8 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
         const text = take();
         const n = Number(text);
         if (!/^\d+$/.test(text) || n > 65535)
-          throw new Error(`--port must be a number from 0 to 65535, not "${text}".`);
+          // The value is not echoed: a secret pasted in the wrong place must not be printed.
+          throw new Error("--port must be a number from 0 to 65535.");
         port = n;
         break;
       }
@@ -59,7 +60,9 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
         codePage = false;
         break;
       default:
-        throw new Error(`Unknown option "${flag}". ${USAGE}`);
+        throw new Error(
+          `Unknown option ${/^-{0,2}[A-Za-z][A-Za-z_-]{0,24}$/.test(flag) ? `"${flag}"` : "(unrecognised)"}. ${USAGE}`,
+        );
     }
   }
   if ((project === undefined) !== (email === undefined)) {

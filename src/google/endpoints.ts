@@ -18,12 +18,17 @@ const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 /**
  * Google's endpoints, or the emulator's when `CRED_AUTH_EMULATOR_HOST` is set.
  * Only loopback emulator hosts are accepted, so a stray variable cannot send tokens away.
+ * `announce: false` leaves the notice to the caller: a credentials file's own `token_uri` may be
+ * used instead of the emulator's ({@link announceEmulator} once the choice is made).
  */
-export function resolveEndpoints(env: NodeJS.ProcessEnv = process.env): Endpoints {
+export function resolveEndpoints(
+  env: NodeJS.ProcessEnv = process.env,
+  { announce = true }: { announce?: boolean } = {},
+): Endpoints {
   const host = env[ENV.emulatorHost]?.trim();
   if (!host) return { ...GOOGLE_ENDPOINTS, emulator: false };
   const base = emulatorBaseUrl(host);
-  announceEmulator(base);
+  if (announce) announceEmulator(base);
   return {
     authUrl: base + EMULATOR_PATHS.auth,
     tokenUrl: base + EMULATOR_PATHS.token,
@@ -40,7 +45,7 @@ let announced: string | undefined;
  * One line on stderr, once per process and emulator: credentials (even real ones) now go to a
  * local port instead of Google, and whoever set the variable by mistake should see it.
  */
-function announceEmulator(base: string): void {
+export function announceEmulator(base: string): void {
   if (announced === base) return;
   announced = base;
   process.stderr.write(

@@ -33,7 +33,7 @@ export async function selectPresenter(
 ): Promise<Presenter> {
   if (typeof choice === "object" && choice !== null) return choice;
   const runtime = context.runtime ?? detectRuntime();
-  switch (choice ?? "auto") {
+  switch (choice ?? uiSetting() ?? "auto") {
     case "plain":
       return createPlainPresenter();
     case "terminal":
@@ -65,4 +65,9 @@ async function notebookPresenter(runtime: RuntimeInfo): Promise<Presenter> {
   throw new CredCredentialsError(
     'presenter: "notebook" needs a tslab or Deno Jupyter kernel; use "auto", "terminal" or "plain" here.',
   );
+}
+
+/** The `ui` setting (cred-auth config), read only when the call names no presenter. */
+function uiSetting(): PresenterChoice | undefined {
+  return (require("../settings/read.js") as typeof import("../settings/read.js")).readSetting("ui");
 }

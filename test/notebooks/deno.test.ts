@@ -45,6 +45,11 @@ let emulator: Awaited<ReturnType<typeof startEmulator>>;
 
 before(async () => {
   if (skip) return;
+  // Under CI nothing skips: say what is missing and how to install it, not a TypeError further on.
+  if (missing)
+    assert.fail(
+      `${missing}; under CI this test must run, so install it first (.ci/run does; DENO_BIN may name a deno binary)`,
+    );
   work = mkdtempSync(join(tmpdir(), "cred-auth-deno-notebook-"));
   jupyterPath = installKernelSpec(join(work, "install-home"));
   linkPackageForNotebooks();
