@@ -296,7 +296,8 @@ test("options and environment win over the settings; the settings' scopes and po
     await approveSignIn(url, {});
   });
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(savedFile(destination).scopes, ["openid", "email"]);
+  // The scopes Google granted, in its spelling and order (the strict emulator, issue 18).
+  assert.deepEqual(savedFile(destination).scopes, ["https://www.googleapis.com/auth/userinfo.email", "openid"]);
 
   // The demo client through the options, the environment's ports: both beat the settings.
   const other = await freePortRange(3);
