@@ -1,5 +1,5 @@
 // `cred-auth login DESTINATION`: a sign-in saved as an Application Default Credentials file.
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { saveUserCredentials } from "../credentials/user.js";
 import { CredAuthError, CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
@@ -182,11 +182,22 @@ function exists(path: string): boolean {
 
 /** Where the file is and how to use it (the presenter has already said who signed in). */
 function savedMessage(destination: string): string {
+  const account = savedAccount(destination);
   return [
-    `To use the credentials saved to ${destination} as Application Default Credentials:`,
+    `${account ? `Signed in as ${account}. ` : ""}To use the credentials saved to ${destination} as Application Default Credentials:`,
     `  ${exportLine(destination)}`,
     "",
   ].join("\n");
+}
+
+/** The account recorded in the file just saved (from the sign-in's id_token), if any. */
+function savedAccount(path: string): string | undefined {
+  try {
+    const { account } = JSON.parse(readFileSync(path, "utf8")) as { account?: unknown };
+    return typeof account === "string" && account ? account : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function exportLine(path: string): string {

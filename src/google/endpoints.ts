@@ -34,9 +34,14 @@ export function resolveEndpoints(
     tokenUrl: base + EMULATOR_PATHS.token,
     revokeUrl: base + EMULATOR_PATHS.revoke,
     tokenInfoUrl: base + EMULATOR_PATHS.tokenInfo,
-    codePageUrl: base + EMULATOR_PATHS.codePage,
+    // An emulator run as Google serves a Desktop client has no code page to offer.
+    ...(isOff(env[ENV.emulatorCodePage]) ? {} : { codePageUrl: base + EMULATOR_PATHS.codePage }),
     emulator: true,
   };
+}
+
+function isOff(value: string | undefined): boolean {
+  return ["off", "0", "false", "no"].includes(value?.trim().toLowerCase() ?? "");
 }
 
 let announced: string | undefined;

@@ -21,6 +21,9 @@ import {
   type Sandbox,
 } from "./helpers.ts";
 
+/** Asked for with every sign-in by default, so the account can be named. */
+const ACCOUNT_SCOPES = ["openid", "https://www.googleapis.com/auth/userinfo.email"];
+
 const emu = await withEmulator();
 const outputs: string[] = [];
 const secrets: string[] = [DEMO_CLIENT.clientSecret];
@@ -75,7 +78,7 @@ test("loopback login: Allow saves an ADC authorized_user file (0600) and says ho
   assert.equal(saved.client_secret, DEMO_CLIENT.clientSecret);
   assert.equal(typeof saved.refresh_token, "string");
   assert.equal(saved.token_uri, `${emu.url}/token`);
-  assert.deepEqual(saved.scopes, [CLOUD_PLATFORM]);
+  assert.deepEqual(saved.scopes, [CLOUD_PLATFORM, ...ACCOUNT_SCOPES], "the account scopes come along by default");
   assert.equal(saved.access_token, undefined, "no access token in the ADC file");
   if (process.platform !== "win32") assert.equal(statSync(destination).mode & 0o777, 0o600);
 
@@ -101,12 +104,12 @@ test("--scopes are requested and recorded; kebab-case flags work the same", asyn
       DEMO_CLIENT.clientSecret,
     ],
     async (url) => {
-      assert.equal(new URL(url).searchParams.get("scope"), scopes.join(" "));
+      assert.equal(new URL(url).searchParams.get("scope"), [...scopes, ...ACCOUNT_SCOPES].join(" "));
       await approveSignIn(url, {});
     },
   );
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(savedFile(destination).scopes, scopes);
+  assert.deepEqual(savedFile(destination).scopes, [...scopes, ...ACCOUNT_SCOPES]);
 });
 
 test("--client-secret-file: the client comes from a Google client-secret JSON file", async () => {
@@ -323,7 +326,7 @@ test("options and environment win over the settings; the settings' scopes and po
     },
   );
   assert.equal(r2.code, 0, r2.stderr);
-  assert.deepEqual(savedFile(flags).scopes, [CLOUD_PLATFORM]);
+  assert.deepEqual(savedFile(flags).scopes, [CLOUD_PLATFORM, ...ACCOUNT_SCOPES]);
 });
 
 test("--remember with a home that cannot be written: the credentials are saved, a warning says the client was not kept", async () => {
