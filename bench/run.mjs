@@ -3,7 +3,7 @@
 // ratio against a baseline measured in the same run; counts where correctness is the point.
 // Usage: node bench/run.mjs [--smoke] [--runs N] [--warmup N] [--out FILE] [--no-hyperfine]
 // (`npm run bench` builds first). See bench/README.md.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, release, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -101,9 +101,10 @@ async function main() {
   );
 
   const entries = [];
-  const timed = async ({ id, name, target, command, baseline, checks = [] }) => {
+  const timed = async ({ id, name, target, command, baseline, checks = [], few }) => {
     process.stderr.write(`bench: ${id} ${name}\n`);
-    const [measured, base] = await timeCommands([command, baseline], { runs, warmup, hyperfine });
+    const counts = few ? { runs: Math.min(runs, few), warmup: Math.min(warmup, 1) } : { runs, warmup };
+    const [measured, base] = await timeCommands([command, baseline], { ...counts, hyperfine });
     const entry = ratioEntry({
       id,
       name,
@@ -145,7 +146,7 @@ async function main() {
   await timed({
     id: "2",
     name: "print-token, cached token vs node -e 0",
-    target: 1.6,
+    target: 1.2,
     command: printCached,
     baseline: node("-e", "0"),
     checks: [check("heavy modules loaded on the cached path", "none", printLoads.join(", ") || "none")],
@@ -188,7 +189,7 @@ async function main() {
   await timed({
     id: "4",
     name: "default(), warm caches vs new UserRefreshClient(file)",
-    target: 1.3,
+    target: 1.0,
     command: defaultScript,
     baseline: node(fixture("gal-construct.mjs"), cached.path),
     checks: [
@@ -208,6 +209,45 @@ async function main() {
     checks: [...(await concurrentCalls(node)), ...(await concurrentProcesses(node, userFile))],
   });
 
+  // 5c. N concurrent default() in one process: one resolution, one token request, for any N.
+  const adc = userFile("adc/creds.json");
+  const concurrentDefault = (n) =>
+    withEnv(node(fixture("default-concurrent.mjs"), String(n)), {
+      GOOGLE_APPLICATION_CREDENTIALS: adc.path,
+      CRED_AUTH_TOKEN_CACHE: "off",
+    });
+  const perProcess = [];
+  for (const n of [1, 1000]) {
+    before = requests();
+    const { calls, distinctTokens, distinctCredentials } = JSON.parse(
+      (await expectOk(concurrentDefault(n), `${n} concurrent default()`)).stdout,
+    );
+    perProcess.push(
+      check(`token requests of ${calls} concurrent default() + getAccessToken()`, 1, requests() - before),
+      check(
+        `distinct credentials / tokens of those ${calls} calls`,
+        "1 / 1",
+        `${distinctCredentials} / ${distinctTokens}`,
+      ),
+    );
+  }
+  before = requests();
+  await timed({
+    id: "5c",
+    name: "1000 concurrent default() + token vs 1 (one process, no token cache)",
+    target: 1.2,
+    command: concurrentDefault(1000),
+    baseline: concurrentDefault(1),
+    checks: perProcess,
+  }).then((entry) =>
+    entry.checks.push(
+      check(`token requests in ${2 * executions} timed runs (one each)`, 2 * executions, requests() - before),
+    ),
+  );
+
+  // 7, 8. Side by side with the Python original's library and with gcloud (when installed).
+  await peers({ timed, printUser, printCached, node, requests, env });
+
   // 6. Peak memory of print-token's cached path.
   process.stderr.write("bench: 6 peak memory\n");
   const rss = await maxRss([printCached, node("-e", "0")], runs);
@@ -216,7 +256,7 @@ async function main() {
     name: "print-token cached, max RSS vs node -e 0",
     kind: "memory",
     unit: "KiB",
-    target: 1.3,
+    target: 1.1,
     samples: rss.samples[0],
     baselineSamples: rss.samples[1],
     checks: [],
@@ -312,6 +352,72 @@ async function main() {
       check("token cache holds it, valid, afterwards", true, cacheValid),
     ];
   }
+}
+
+/**
+ * 7: Python google-auth (Debian's python3-google-auth) refreshing the same authorized_user file
+ * and printing the token; 8: gcloud printing an application-default token. Both only over
+ * loopback (the file's token_uri, CLOUDSDK_AUTH_TOKEN_HOST). A missing peer is a line, not a row.
+ */
+async function peers({ timed, printUser, printCached, node, requests, env }) {
+  const python = "/usr/bin/python3";
+  const probe = await run([python, "-c", "import google.oauth2.credentials"], { env }).catch(() => ({ code: 1 }));
+  if (probe.code !== 0) {
+    process.stderr.write("bench: 7 skipped: no Python google-auth (apt-get install python3-google-auth)\n");
+  } else {
+    const pyRefresh = { argv: [python, fixture("py-refresh.py"), printUser.path], env };
+    const before = requests();
+    await timed({
+      id: "7",
+      name: "print-token --fresh vs Python google-auth refresh + print",
+      target: null,
+      command: node(CLI, "print-token", "--fresh", printUser.path),
+      baseline: pyRefresh,
+    }).then((entry) =>
+      entry.checks.push(check("token requests (one per run on both sides)", 2 * (warmup + runs), requests() - before)),
+    );
+    await timed({
+      id: "7b",
+      name: "print-token, cached token vs Python google-auth refresh + print",
+      target: null,
+      command: printCached,
+      baseline: pyRefresh,
+    });
+  }
+  const gcloud = "/usr/bin/gcloud";
+  if (!existsSync(gcloud)) {
+    process.stderr.write(`bench: 8 skipped: no ${gcloud}\n`);
+    return;
+  }
+  if (flags.smoke) {
+    process.stderr.write("bench: 8 skipped in smoke mode (gcloud takes seconds a run)\n");
+    return;
+  }
+  // gcloud reads its ADC file from $CLOUDSDK_CONFIG and posts to CLOUDSDK_AUTH_TOKEN_HOST (the
+  // token URL itself). It takes seconds per run: fewer runs.
+  const config = join(work, "gcloud");
+  mkdirSync(config, { recursive: true, mode: 0o700 });
+  writeFileSync(join(config, "application_default_credentials.json"), readFileSync(printUser.path), { mode: 0o600 });
+  const gcloudEnv = {
+    ...env,
+    CLOUDSDK_CONFIG: config,
+    CLOUDSDK_AUTH_TOKEN_HOST: printUser.file.token_uri,
+    CLOUDSDK_CORE_DISABLE_PROMPTS: "1",
+    CLOUDSDK_COMPONENT_MANAGER_DISABLE_UPDATE_CHECK: "1",
+    CLOUDSDK_CORE_DISABLE_USAGE_REPORTING: "1",
+  };
+  const before = requests();
+  const gcloudRuns = Math.min(runs, 5) + Math.min(warmup, 1);
+  await timed({
+    id: "8",
+    name: "print-token, cached token vs gcloud auth application-default print-access-token",
+    target: null,
+    few: 5,
+    command: printCached,
+    baseline: { argv: [gcloud, "auth", "application-default", "print-access-token"], env: gcloudEnv },
+  }).then((entry) =>
+    entry.checks.push(check(`token requests in ${gcloudRuns} gcloud runs (one each)`, gcloudRuns, requests() - before)),
+  );
 }
 
 /**

@@ -1,10 +1,15 @@
 // Builds dist/: tsc (CommonJS + .d.ts), then an ESM face over the same CommonJS module
-// (one module instance, so `instanceof CredCredentialsError` holds for ESM and CJS callers).
+// (one module instance, so `instanceof CredCredentialsError` holds for ESM and CJS callers),
+// then the command line's hot path bundled into dist/cli.js (see bundleCli below).
 import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
+const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
+
 const tsc = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.json"], {
   stdio: "inherit",
 });
@@ -23,5 +28,43 @@ writeFileSync(
 );
 // index.d.ts only re-exports named bindings and declares its own default, so the same text is a valid ESM declaration.
 copyFileSync("dist/index.d.ts", "dist/index.d.mts");
+await bundleCli();
 chmodSync("dist/cli.js", 0o755);
 if (tsc.status !== 0) console.error("build: type errors ignored (CRED_AUTH_BUILD_LENIENT=1)");
+
+/**
+ * The command line bundled into dist/cli-bundle.js (which the bin, dist/cli.js, loads): its dispatcher, print-token, the token cache, the
+ * credentials-file reader and, behind lazy `require()`s, login and the rest of the library, in
+ * one file (packages stay `require`s of node_modules). Finding and reading ~19 files was a fifth
+ * of print-token's start-up (bench/README.md, target 2); one file costs one. Everything is in it
+ * so that one copy of each module exists in the process (one set of error classes for
+ * `instanceof`, one "using the emulator" notice). Only the emulator stays files (it imports
+ * nothing of the library but shared/constants). test/cli/hot-path.test.ts checks what loads.
+ */
+async function bundleCli() {
+  const esbuild = require("esbuild");
+  const emulatorStaysFiles = {
+    name: "emulator-stays-files",
+    setup(build) {
+      build.onResolve({ filter: /^\.\.?\// }, (args) => {
+        const target = relative(DIST, resolve(dirname(args.importer), args.path))
+          .split("\\")
+          .join("/");
+        if (target.startsWith("..")) throw new Error(`build: ${args.importer} imports ${args.path}, outside dist/`);
+        return target.startsWith("emulator/") ? { path: `./${target}`, external: true } : undefined;
+      });
+    },
+  };
+  await esbuild.build({
+    entryPoints: [join(DIST, "cli", "start.js")],
+    outfile: join(DIST, "cli-bundle.js"),
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node22",
+    packages: "external",
+    plugins: [emulatorStaysFiles],
+    logLevel: "warning",
+    legalComments: "none",
+  });
+}

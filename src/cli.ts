@@ -1,17 +1,32 @@
 #!/usr/bin/env node
-// The cred-auth command line (`bin`). Kept tiny at load: print-token's cached path loads only
-// the dispatcher, the token cache and the credentials-file reader (see src/cli/main.ts).
-import { main } from "./cli/main.js";
+// The cred-auth command line (`bin`): turns on Node's compile cache, then runs the command line,
+// bundled into one file by `npm run build` (scripts/build.mjs; src/cli/start.ts is its entry).
+// Both halve what print-token's cached path costs beyond starting node (bench/README.md).
+import { enableCompileCache } from "node:module";
+import { statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
 
-main(process.argv.slice(2)).then(
-  (code) => exit(code),
-  () => exit(1),
-);
+useCompileCache(process.env);
+require("./cli-bundle.js");
 
-/** Exits once stdout has drained: a pending pipe write must not be cut off. */
-function exit(code: number): void {
-  process.exitCode = code;
-  // Keep-alive sockets or timers of a refresh would otherwise hold the process open.
-  if (process.stdout.writableLength === 0) process.exit(code);
-  else process.stdout.once("drain", () => process.exit(code));
+/**
+ * V8's compiled code for the bundle, kept between runs in `cred-auth/compile-cache` beside the
+ * token cache (`$XDG_CACHE_HOME`, `%LOCALAPPDATA%` on Windows, else `~/.cache`): a directory of
+ * the user's own, not a shared temp directory. It holds code only (the package's own source
+ * compiled), never a token. NODE_DISABLE_COMPILE_CACHE=1 turns it off; a directory that cannot
+ * be written (a read-only home) only means no cache.
+ */
+function useCompileCache(env: NodeJS.ProcessEnv): void {
+  try {
+    const base =
+      env.XDG_CACHE_HOME?.trim() ||
+      (process.platform === "win32" ? env.LOCALAPPDATA : undefined) ||
+      join(env.HOME || homedir(), ".cache");
+    // Only under a cache directory that exists: Node creates the rest, and never a home's tree.
+    if (statSync(base, { throwIfNoEntry: false })?.isDirectory())
+      enableCompileCache(join(base, "cred-auth", "compile-cache"));
+  } catch {
+    // No cache: the command runs as well, only a few milliseconds slower.
+  }
 }

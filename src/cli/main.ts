@@ -3,7 +3,7 @@
 import { VERSION } from "../version.js";
 import { UsageError, parseCommandArgs, safeName, type CommandSpec } from "./args.js";
 import { COMMANDS, commandHelp, programHelp } from "./commands.js";
-import { EXIT, exitCodeFor, reportError, writeOut } from "./output.js";
+import { EXIT, exitCodeFor, noteStdoutStream, reportError, writeOut } from "./output.js";
 
 /** Runs the command line `argv` (without `node` and the script) and returns the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
@@ -42,6 +42,7 @@ async function runCommand(spec: CommandSpec, argv: readonly string[]): Promise<n
   if (spec.name === "emulator") {
     // The emulator parses its own flags; its help is ours.
     if (argv.includes("-h") || argv.includes("--help")) return writeOut(commandHelp(spec));
+    noteStdoutStream();
     return (require("./emulator.js") as typeof import("./emulator.js")).runEmulator(argv);
   }
   if (spec.name === "config") {
@@ -53,6 +54,7 @@ async function runCommand(spec: CommandSpec, argv: readonly string[]): Promise<n
   if (args.help) return writeOut(commandHelp(spec));
   if (spec.name === "print-token")
     return (require("./print-token.js") as typeof import("./print-token.js")).printToken(args);
+  noteStdoutStream();
   return (require("./login.js") as typeof import("./login.js")).login(args);
 }
 

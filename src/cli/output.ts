@@ -1,5 +1,6 @@
 // What the command line prints, and its exit codes. Errors are one line on stderr, from our own
 // error classes only (their messages never hold a secret); stacks only with CRED_AUTH_DEBUG=1.
+import { writeSync } from "node:fs";
 import { CredAuthError, CredCancelledError, CredConnectionError } from "../errors.js";
 import { debugEnabled } from "../util/debug.js";
 import { UsageError } from "./args.js";
@@ -34,8 +35,41 @@ export function errorLine(error: unknown): string {
   return `unexpected ${name}; run again with CRED_AUTH_DEBUG=1 to see details`;
 }
 
-/** Writes `text` to stdout; returns exit code 0. */
+/**
+ * Writes `text` to stdout; returns exit code 0. A synchronous write to fd 1: creating
+ * `process.stdout` for a pipe costs a few milliseconds of print-token's ~30 (bench/README.md).
+ * A reader that stops early (`| head -c1`) closes the pipe: EPIPE ends the process quietly with
+ * the exit code so far. Only a non-blocking stdout that is full (EAGAIN) falls back to the stream.
+ */
 export function writeOut(text: string): number {
+  if (stdoutStream) return writeToStream(text);
+  const bytes = Buffer.from(text);
+  let written = 0;
+  try {
+    while (written < bytes.length) written += writeSync(1, bytes, written);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EPIPE") process.exit(typeof process.exitCode === "number" ? process.exitCode : EXIT.ok);
+    if (code !== "EAGAIN") throw error;
+    return writeToStream(bytes.subarray(written));
+  }
+  return EXIT.ok;
+}
+
+let stdoutStream = false;
+
+/** Notes that a command writes to `process.stdout` itself, so the exit waits for it to drain. */
+export function noteStdoutStream(): void {
+  stdoutStream = true;
+}
+
+/** Whether `process.stdout` holds output not yet written (only after a fallback to the stream). */
+export function stdoutPending(): boolean {
+  return stdoutStream && process.stdout.writableLength > 0;
+}
+
+function writeToStream(text: string | Uint8Array): number {
+  stdoutStream = true;
   guardStdout();
   process.stdout.write(text);
   return EXIT.ok;
@@ -47,6 +81,7 @@ let guarded = false;
 export function guardStdout(): void {
   if (guarded) return;
   guarded = true;
+  stdoutStream = true;
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(typeof process.exitCode === "number" ? process.exitCode : EXIT.ok);
     process.exit(EXIT.credentials);

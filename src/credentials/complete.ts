@@ -2,7 +2,7 @@ import type { UserRefreshClient } from "google-auth-library";
 import { CredCredentialsError } from "../errors.js";
 import { getPendingSignIn } from "../oauth/pending.js";
 import type { UserCredentialsOptions } from "../options.js";
-import { getUserCredentials } from "./user.js";
+import { completeUserSignIn } from "./user.js";
 
 /**
  * Completes the sign-in waiting in this process: the second cell of a notebook whose first
@@ -33,5 +33,5 @@ export async function completeSignIn(
       "No sign-in is waiting for a code in this process; run the cell that signs in first, then paste the code it asks for.",
     );
   }
-  return getUserCredentials(pending.scopes, { ...options, code });
+  return completeUserSignIn(code, options);
 }

@@ -7,6 +7,7 @@ import type { DefaultOptions } from "../options.js";
 import { ENV } from "../shared/constants.js";
 import { debug } from "../util/debug.js";
 import { findApplicationDefaultCredentials } from "./adc.js";
+import { sharedResolution } from "./single-flight.js";
 import { getUserCredentials } from "./user.js";
 
 /**
@@ -31,6 +32,14 @@ export async function defaultCredentials(
   options: DefaultOptions = {},
 ): Promise<[AuthClient, string | null]> {
   assertValidScopes(scopes); // before any hosted lookup or sign-in
+  const [credentials, projectId] = await sharedResolution(scopes, options, resolveDefault);
+  return [credentials, projectId];
+}
+
+async function resolveDefault(
+  scopes: readonly string[],
+  options: DefaultOptions,
+): Promise<[AuthClient, string | null]> {
   const env = process.env;
   const reasons: string[] = [];
 

@@ -1,5 +1,5 @@
-import type { UserRefreshClient } from "google-auth-library";
-import { READ_WRITE } from "../cache/index.js";
+import type { Compute, UserRefreshClient } from "google-auth-library";
+import { CACHE_WARNING_CODE, type CredentialsCache, READ_WRITE } from "../cache/index.js";
 import { CredConnectionError } from "../errors.js";
 import { codePageUrl, resolveEndpoints, type Endpoints } from "../google/endpoints.js";
 import type { SignInResult } from "../oauth/flow.js";
@@ -10,10 +10,11 @@ import { completePendingSignIn } from "../oauth/pending.js";
 import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../options.js";
 import { ENV } from "../shared/constants.js";
 import { debug } from "../util/debug.js";
+import { loadGoogleAuth } from "../util/lazy.js";
 import { colab } from "../hosted/colab.js";
 import { hostedDisabledByEnv } from "../hosted/registry.js";
 import { attachTokenCache, cacheSignInToken } from "./cached-token.js";
-import { writeUserCredentialsFile, type AuthorizedUserFile } from "../google/files.js";
+import { checkWritableDestination, writeUserCredentialsFile, type AuthorizedUserFile } from "../google/files.js";
 import { getCredentialInfo } from "../google/info.js";
 import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
 
@@ -33,7 +34,8 @@ export const ACCOUNT_SCOPES: readonly string[] = ["openid", "https://www.googlea
  * was revoked (`invalid_grant`) lead to a new sign-in. The new credentials are saved through
  * the cache ({@link cache.READ_WRITE} by default).
  *
- * @returns google-auth-library `UserRefreshClient` that refreshes itself.
+ * @returns google-auth-library `UserRefreshClient` that refreshes itself; inside Colab, Colab's
+ * `Compute` client (both are `OAuth2Client`s that every Google client library accepts).
  * @throws CredCredentialsError when the sign-in fails, is denied or times out, or no OAuth
  * client is configured.
  * @throws CredConnectionError when the token server cannot be reached, or no loopback port is free.
@@ -42,14 +44,12 @@ export const ACCOUNT_SCOPES: readonly string[] = ["openid", "https://www.googlea
 export async function getUserCredentials(
   scopes: readonly string[],
   options: UserCredentialsOptions = {},
-): Promise<UserRefreshClient> {
+): Promise<UserRefreshClient | Compute> {
   assertValidScopes(scopes); // Google's error page for a bad scope never comes back: say so before any sign-in
   const env = process.env;
   const endpoints = resolveEndpoints(env);
   const cache = options.credentialsCache ?? READ_WRITE;
-  if (options.code !== undefined) {
-    return completeWithCode(options, env, (result) => credentialsFrom(result, endpoints, env));
-  }
+  if (options.code !== undefined) return completeUserSignIn(options.code, options);
   const fromColab = await colabCredentials(scopes, env);
   if (fromColab) return fromColab;
 
@@ -73,28 +73,32 @@ export async function getUserCredentials(
   let credentials: UserRefreshClient | undefined;
   await runSignIn(scopes, options, env, endpoints, async (result) => {
     credentials = await credentialsFrom(result, endpoints, env);
-    await cache.save(credentials);
-    const path = "path" in cache && typeof cache.path === "string" ? cache.path : undefined;
+    const path = await saveOrWarn(cache, credentials);
     if (path) shareSignInToken(credentials, result, endpoints);
     return path;
   });
   return credentials as UserRefreshClient;
 }
 
+/** Completes the sign-in waiting in this process with a pasted code or address (see `completeSignIn`). */
+export function completeUserSignIn(code: string, options: UserCredentialsOptions = {}): Promise<UserRefreshClient> {
+  const env = process.env;
+  const endpoints = resolveEndpoints(env);
+  return completeWithCode({ ...options, code }, env, (result) => credentialsFrom(result, endpoints, env));
+}
+
 /**
  * Colab's credentials inside Colab (the original 1.9 asks Colab first), else undefined.
  * `CRED_AUTH_HOSTED=off` turns it off with the rest of the hosted layer.
  */
-async function colabCredentials(
-  scopes: readonly string[],
-  env: NodeJS.ProcessEnv,
-): Promise<UserRefreshClient | undefined> {
+async function colabCredentials(scopes: readonly string[], env: NodeJS.ProcessEnv): Promise<Compute | undefined> {
   if (!colab.detect(env) || hostedDisabledByEnv(env)) return undefined;
   try {
     const { credentials } = await colab.credentials(scopes, env);
+    const { Compute } = await loadGoogleAuth();
+    if (!(credentials instanceof Compute)) throw new TypeError("Colab's credentials are not a metadata-server client");
     debug(env, "hosted: inside Colab, using Colab's credentials");
-    // Not a UserRefreshClient, but an AuthClient that refreshes itself just as well (1.9's behaviour).
-    return credentials as unknown as UserRefreshClient;
+    return credentials;
   } catch (error) {
     debug(env, `hosted: inside Colab, but its credentials are unavailable (${(error as Error).message}); signing in`);
     return undefined;
@@ -135,7 +139,27 @@ export async function saveUserCredentials(
     await completeWithCode(options, env, async () => undefined);
     return;
   }
+  checkWritableDestination(path); // before the sign-in: nobody wants to approve twice
   await runSignIn(scopes, options, env, endpoints, write);
+}
+
+/**
+ * Saves approved credentials through the cache; a cache that cannot be written (read-only HOME,
+ * a file where its directory should be) loses nothing: a `CRED_AUTH_CACHE` warning, and the
+ * credentials are returned all the same, as the original does. The path saved to, if any.
+ */
+async function saveOrWarn(cache: CredentialsCache, credentials: UserRefreshClient): Promise<string | undefined> {
+  try {
+    await cache.save(credentials);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : "it could not be written.";
+    process.emitWarning(`The credentials cache was not written, so the next run signs in again: ${reason}`, {
+      type: "CredAuthWarning",
+      code: CACHE_WARNING_CODE,
+    });
+    return undefined;
+  }
+  return "path" in cache && typeof cache.path === "string" ? cache.path : undefined;
 }
 
 /** Whether cached credentials were granted every requested scope (and the requested client). */

@@ -1,8 +1,9 @@
 // A cross-process lock: a file created with O_EXCL holding the owner's pid, host and time.
 // Locks left by a dead process, or older than `staleMs`, are broken.
-import { linkSync, openSync, renameSync, statSync, unlinkSync, writeSync, closeSync } from "node:fs";
+import { closeSync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
-import { ensureDir, readSmallFile, uniqueSuffix } from "./store.js";
+import { isProcessAlive } from "../util/alive.js";
+import { readSmallFile, uniqueSuffix } from "./store.js";
 
 /** A held lock; `release()` removes it if it is still ours. */
 export interface HeldLock {
@@ -18,13 +19,11 @@ interface LockOwner {
   time: number;
 }
 
-/** Tries once to take the lock at `path` (breaking a stale one first). Never waits. */
-export function tryLock(dir: string, path: string, staleMs: number): LockAttempt {
-  try {
-    ensureDir(dir);
-  } catch {
-    return { state: "unavailable" };
-  }
+/**
+ * Tries once to take the lock at `path` (breaking a stale one first). Never waits. `path` is in
+ * the opened, checked cache directory (store.ts openCacheDir): it exists.
+ */
+export function tryLock(path: string, staleMs: number): LockAttempt {
   for (let attempt = 0; attempt < 2; attempt++) {
     const content = JSON.stringify({ pid: process.pid, host: hostname(), time: Date.now(), nonce: uniqueSuffix() });
     try {
@@ -55,7 +54,7 @@ function breakIfStale(path: string, staleMs: number): boolean {
   let mtimeMs: number;
   try {
     content = readSmallFile(path);
-    mtimeMs = statSync(path).mtimeMs;
+    mtimeMs = lstatSync(path).mtimeMs;
   } catch (error) {
     // Released between our open and our read: free now.
     return (error as NodeJS.ErrnoException).code === "ENOENT";
@@ -90,7 +89,7 @@ function isStale(owner: LockOwner | undefined, mtimeMs: number, staleMs: number)
   // An unreadable owner is a lock being written right now, or junk: judge it by its age.
   if (!owner) return now - mtimeMs > staleMs;
   if (now - owner.time > staleMs) return true;
-  return owner.host === hostname() && !isAlive(owner.pid);
+  return owner.host === hostname() && !isProcessAlive(owner.pid);
 }
 
 function parseOwner(content: string): LockOwner | undefined {
@@ -106,14 +105,4 @@ function parseOwner(content: string): LockOwner | undefined {
       return { pid, host, time };
   } catch {}
   return undefined;
-}
-
-function isAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

@@ -82,6 +82,14 @@ test("npm run bench -- --smoke completes, reports all six targets and the exact 
   assert.equal(checkNamed(counts, /distinct tokens printed/).actual, 1);
   assert.equal(checkNamed(counts, /valid at the emulator/).actual, true);
   assert.equal(checkNamed(counts, /token cache holds it/).actual, true);
+  // One resolution per process: N concurrent default() make one token request, N = 1 and 1000.
+  const perProcess = byId.get("5c");
+  assert.ok(perProcess, "row 5c missing from results.json");
+  assert.equal(checkNamed(perProcess, /token requests of 1 concurrent default/).actual, 1);
+  assert.equal(checkNamed(perProcess, /token requests of 1000 concurrent default/).actual, 1);
+  assert.equal(checkNamed(perProcess, /distinct credentials \/ tokens of those 1000 calls/).actual, "1 / 1");
+  // The Python original's library, side by side (CI installs python3-google-auth).
+  if (process.env.CI === "true") assert.ok(byId.get("7"), "row 7 (Python google-auth) missing under CI");
 
   assert.equal(report.correct, true, `a correctness check failed:\n${result.stdout}`);
   assert.equal(result.code, 0, `bench/run.mjs --smoke exited ${result.code}: ${result.stderr}`);
