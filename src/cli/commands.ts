@@ -134,6 +134,11 @@ export const EMULATOR: CommandSpec = {
       metavar: "EMAIL",
       help: "the metadata server's account e-mail",
     },
+    {
+      key: "noCodePage",
+      names: ["--no-code-page"],
+      help: "serve as Google serves a Desktop client: no web client, the code page answers 404",
+    },
     { key: "quiet", names: ["--quiet"], help: "do not log requests" },
   ],
   epilog: "It prints `export CRED_AUTH_EMULATOR_HOST=...`: set that and every cred-auth command talks to the emulator.",

@@ -2,6 +2,7 @@ import type { AuthClient } from "google-auth-library";
 import { CredCancelledError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { tryHosted } from "../hosted/registry.js";
 import { SignInPendingError } from "../oauth/pending.js";
+import { assertValidScopes } from "../oauth/scopes.js";
 import type { DefaultOptions } from "../options.js";
 import { ENV } from "../shared/constants.js";
 import { debug } from "../util/debug.js";
@@ -30,6 +31,7 @@ export async function defaultCredentials(
   scopes: readonly string[],
   options: DefaultOptions = {},
 ): Promise<[AuthClient, string | null]> {
+  assertValidScopes(scopes); // before any hosted lookup or sign-in
   const [credentials, projectId] = await sharedResolution(scopes, options, resolveDefault);
   return [credentials, projectId];
 }

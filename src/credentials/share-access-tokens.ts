@@ -2,8 +2,11 @@
 // (src/access-token-cache) shared with getUserCredentials() and default(). The credentials file
 // itself never holds an access token; the token cache never holds a refresh token.
 import type { Credentials, UserRefreshClient } from "google-auth-library";
+import { CredCredentialsError } from "../errors.js";
+import { toCredError } from "../google/token-errors.js";
 import {
   MIN_VALIDITY_MS,
+  deleteCachedToken,
   hasValidity,
   readCachedToken,
   tokenCacheKey,
@@ -53,7 +56,35 @@ export function attachTokenCache(client: UserRefreshClient, location: TokenCache
     expiry_date: cached.expiry_date,
     token_type: "Bearer",
   });
+  refreshOnRejection(client, key, location);
   return true;
+}
+
+/** The one method of google-auth-library's OAuth2Client this module wraps (protected in its types). */
+interface Refreshing {
+  refreshToken(refreshToken?: string | null): Promise<unknown>;
+}
+
+/**
+ * A cached access token may outlive its refresh token (revoked, expired, past Google's cap):
+ * then an API answers 401 although the token has time left. google-auth-library refreshes on a
+ * 401 only with `forceRefreshOnFailure`; when that refresh fails, the cache entry goes (so the
+ * next getUserCredentials() or default() proves the credentials and signs in again) and the
+ * failure is a CredCredentialsError that says to sign in again, not a raw 401.
+ */
+function refreshOnRejection(client: UserRefreshClient, key: string, location: TokenCacheLocation): void {
+  client.forceRefreshOnFailure = true;
+  const target = client as unknown as Refreshing;
+  const refresh = target.refreshToken.bind(client);
+  target.refreshToken = async (refreshToken) => {
+    try {
+      return await refresh(refreshToken);
+    } catch (error) {
+      const failure = toCredError(error, "Refreshing the user credentials");
+      if (failure instanceof CredCredentialsError) deleteCachedToken(key, location);
+      throw failure;
+    }
+  };
 }
 
 /**

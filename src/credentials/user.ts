@@ -5,6 +5,7 @@ import { codePageUrl, resolveEndpoints, type Endpoints } from "../google/endpoin
 import type { SignInResult } from "../oauth/flow.js";
 import { resolveClient } from "../oauth/client.js";
 import { signInMode } from "../oauth/mode.js";
+import { assertValidScopes } from "../oauth/scopes.js";
 import { completePendingSignIn } from "../oauth/pending.js";
 import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../options.js";
 import { ENV } from "../shared/constants.js";
@@ -49,6 +50,7 @@ export async function getUserCredentials(
   scopes: readonly string[],
   options: UserCredentialsOptions = {},
 ): Promise<UserRefreshClient | Compute> {
+  assertValidScopes(scopes); // Google's error page for a bad scope never comes back: say so before any sign-in
   const env = process.env;
   const endpoints = resolveEndpoints(env);
   const cache = options.credentialsCache ?? READ_WRITE;
@@ -129,6 +131,7 @@ export async function saveUserCredentials(
   path: string,
   options: SaveUserCredentialsOptions = {},
 ): Promise<void> {
+  assertValidScopes(scopes); // Google's error page for a bad scope never comes back: say so before any sign-in
   const env = process.env;
   const endpoints = resolveEndpoints(env);
   const write = async (result: SignInResult): Promise<string> => {

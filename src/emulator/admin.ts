@@ -2,9 +2,10 @@
  * The admin API under EMULATOR_PATHS.admin, for tests that run the emulator in another process.
  * JSON in, JSON out. Refused to browsers of other origins and to other Host names (DNS rebinding).
  */
-import { EMULATOR_PATHS } from "../shared/constants.js";
+import { DEMO_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";
 import type { RequestContext } from "./context.js";
 import { HttpError, parseJson, readBody, sendJson } from "./http.js";
+import type { EmulatorState } from "./state.js";
 import type { Emulator, Fault, MetadataIdentity } from "./types.js";
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -50,7 +51,7 @@ function trustedRequest(ctx: RequestContext): boolean {
   return hostOk && originOk;
 }
 
-type AdminAction = (emulator: Emulator, body: unknown) => unknown;
+type AdminAction = (emulator: Emulator, body: unknown, state: EmulatorState) => unknown;
 
 const POST_ACTIONS: Record<string, AdminAction> = {
   "/fail": (emulator, body) => {
@@ -62,6 +63,8 @@ const POST_ACTIONS: Record<string, AdminAction> = {
     if (input.kind !== undefined) fault.kind = input.kind as Fault["kind"];
     if (input.status !== undefined) fault.status = input.status as number;
     if (input.delayMs !== undefined) fault.delayMs = input.delayMs as number;
+    if (input.error !== undefined) fault.error = input.error as string;
+    if (input.target !== undefined) fault.target = input.target as Fault["target"];
     emulator.failNext(count, fault);
     return { ok: true, count };
   },
@@ -86,21 +89,28 @@ const POST_ACTIONS: Record<string, AdminAction> = {
     emulator.revokeRefreshToken(token);
     return { ok: true };
   },
+  "/reauth": (emulator, body) => {
+    const account = isObject(body) ? optionalString(body, "account") : undefined;
+    emulator.requireReauth(account);
+    return { ok: true };
+  },
   "/metadata": (emulator, body) => {
     emulator.setMetadata(parseIdentity(body));
     return { ok: true };
   },
-  "/refresh-token": (emulator, body) => {
+  // The reply is a complete `authorized_user` credentials file: `curl ... > credentials.json` works.
+  "/refresh-token": (emulator, body, state) => {
     if (!isObject(body)) throw new HttpError(400, 'Send {"scopes": [...], "clientId"?: string, "account"?: string}.');
-    const clientId = optionalString(body, "clientId");
+    const clientId = optionalString(body, "clientId") ?? DEMO_CLIENT.clientId;
     const account = optionalString(body, "account");
     const scopes = stringList(body.scopes, "scopes");
+    const refreshToken = emulator.issueRefreshToken({ scopes, clientId, ...(account ? { account } : {}) });
     return {
-      refresh_token: emulator.issueRefreshToken({
-        scopes,
-        ...(clientId ? { clientId } : {}),
-        ...(account ? { account } : {}),
-      }),
+      type: "authorized_user",
+      client_id: clientId,
+      client_secret: state.clients.get(clientId)?.clientSecret,
+      refresh_token: refreshToken,
+      token_uri: state.tokenUrl,
     };
   },
   "/service-account-key": (emulator, body) => {
@@ -138,6 +148,10 @@ export async function handleAdmin(ctx: RequestContext, emulator: Emulator): Prom
       clients: [...state.clients.values()].map((c) => ({ clientId: c.clientId, type: c.type })),
       metadata: state.metadata,
       accessTokenLifetimeSec: state.lifetimeSec,
+      refreshTokenLifetimeSec: state.refreshLifetimeMs === null ? null : state.refreshLifetimeMs / 1000,
+      refreshTokensPerClient: state.refreshTokensPerClient,
+      granularConsent: state.granularConsent,
+      codePage: state.codePageEnabled,
     });
     return;
   }
@@ -152,7 +166,7 @@ export async function handleAdmin(ctx: RequestContext, emulator: Emulator): Prom
   }
   const body = parseJson(await readBody(req));
   try {
-    sendJson(res, 200, action(emulator, body));
+    sendJson(res, 200, action(emulator, body, state));
   } catch (error) {
     if (error instanceof HttpError) throw error;
     // RangeError and friends from the Emulator methods are caller mistakes.

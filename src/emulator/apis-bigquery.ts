@@ -4,8 +4,7 @@
  * `SELECT 17 AS answer, SESSION_USER() AS user`. Queries run at once, so every job is DONE.
  */
 import { randomBytes } from "node:crypto";
-// Types only: apis.ts imports this file to list its routes.
-import type { ApiRoute } from "./apis.js";
+import { type ApiRoute, sendApiError } from "./api-route.js";
 import type { RequestContext } from "./context.js";
 import { parseJson, readBody, sendJson } from "./http.js";
 import type { EmulatorState } from "./state.js";
@@ -182,11 +181,6 @@ function expression(cursor: Cursor, sessionUser: string): QueryColumn {
 }
 
 // ---------------------------------------------------------------- jobs
-
-/** BigQuery's JSON error shape (the same as apis.ts's sendApiError, which this file cannot import). */
-function sendApiError(ctx: RequestContext, code: number, status: string, message: string, reason: string): void {
-  sendJson(ctx.res, code, { error: { code, message, errors: [{ message, domain: "global", reason }], status } });
-}
 
 interface QueryJob {
   projectId: string;

@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { BIGQUERY_ROUTES } from "./apis-bigquery.js";
 import type { RequestContext } from "./context.js";
+import { type ApiRoute, sendApiError } from "./api-route.js";
 import { bearerToken, sendJson } from "./http.js";
 import type { AccessTokenInfo } from "./types.js";
 
@@ -17,33 +18,6 @@ const STORAGE_SCOPES = [
   "https://www.googleapis.com/auth/devstorage.read_write",
   "https://www.googleapis.com/auth/devstorage.full_control",
 ];
-
-export interface ApiRoute {
-  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-  /** Matched against the path (not the query); groups are passed to `handle`. */
-  path: RegExp;
-  /** The token must carry one of these scopes; empty: any valid token. */
-  scopes: readonly string[];
-  handle(ctx: RequestContext, caller: AccessTokenInfo, match: RegExpExecArray): void | Promise<void>;
-}
-
-/** Google's JSON error shape, as returned by its REST APIs. */
-export function sendApiError(
-  ctx: RequestContext,
-  code: number,
-  status: string,
-  message: string,
-  reason = "error",
-): void {
-  const headers: Record<string, string> = {};
-  if (code === 401) headers["WWW-Authenticate"] = 'Bearer realm="https://accounts.google.com/"';
-  sendJson(
-    ctx.res,
-    code,
-    { error: { code, message, errors: [{ message, domain: "global", reason }], status } },
-    headers,
-  );
-}
 
 // ---------------------------------------------------------------- storage
 

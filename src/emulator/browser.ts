@@ -12,6 +12,8 @@ export interface BrowserResult {
   body: string;
   /** The authorization code, from the redirect URL or the code page. */
   code?: string;
+  /** What the code page shows to be pasted (`CODE~STATE`, or CODE when there is no state). */
+  shown?: string;
   /** The `error` the sign-in ended with (e.g. access_denied), or the error shown by the emulator's page. */
   error?: string;
 }
@@ -23,7 +25,18 @@ export interface ApproveOptions {
   decision?: "allow" | "deny";
   /** Follow the redirect to the app (loopback receiver or code page). Default true. */
   followRedirect?: boolean;
+  /**
+   * Scopes to untick on the consent page (granular consent), as asked or in Google's spelling
+   * (`email` or `https://www.googleapis.com/auth/userinfo.email`). Throws if one has no checkbox.
+   */
+  untick?: string[];
 }
+
+/** The short names Google spells out: lets `untick` name a scope either way. */
+const SPELLED_OUT: Record<string, string> = {
+  email: "https://www.googleapis.com/auth/userinfo.email",
+  profile: "https://www.googleapis.com/auth/userinfo.profile",
+};
 
 const MAX_REDIRECTS = 5;
 
@@ -49,6 +62,8 @@ interface ConsentForm {
   hidden: [string, string][];
   accounts: string[];
   selected?: string;
+  /** Granular consent checkboxes: [scope, ticked]. */
+  scopes: [string, boolean][];
 }
 
 function parseConsentForm(html: string, pageUrl: string): ConsentForm | undefined {
@@ -58,6 +73,7 @@ function parseConsentForm(html: string, pageUrl: string): ConsentForm | undefine
   const hidden: [string, string][] = [];
   const accounts: string[] = [];
   let selected: string | undefined;
+  const scopes: [string, boolean][] = [];
   for (const input of html.matchAll(/<input\b([^>]*)>/gi)) {
     const attrs = attributes(input[1]);
     if (attrs.type === "hidden" && attrs.name) hidden.push([attrs.name, attrs.value ?? ""]);
@@ -65,8 +81,9 @@ function parseConsentForm(html: string, pageUrl: string): ConsentForm | undefine
       accounts.push(attrs.value ?? "");
       if ("checked" in attrs) selected = attrs.value;
     }
+    if (attrs.type === "checkbox" && attrs.name === "scope") scopes.push([attrs.value ?? "", "checked" in attrs]);
   }
-  return { action, hidden, accounts, ...(selected !== undefined ? { selected } : {}) };
+  return { action, hidden, accounts, scopes, ...(selected !== undefined ? { selected } : {}) };
 }
 
 function errorShownOn(html: string): string | undefined {
@@ -112,6 +129,7 @@ export async function approveSignIn(authUrl: string, opts: ApproveOptions = {}):
   const submit = new URLSearchParams(form.hidden);
   submit.set("account", account);
   submit.set("decision", opts.decision ?? "allow");
+  for (const scope of tickedScopes(form, opts.untick ?? [])) submit.append("scope", scope);
   const answer = await fetch(form.action, {
     method: "POST",
     redirect: "manual",
@@ -127,6 +145,18 @@ export async function approveSignIn(authUrl: string, opts: ApproveOptions = {}):
   return follow(new URL(location, form.action).toString(), answer.status, opts);
 }
 
+function tickedScopes(form: ConsentForm, untick: string[]): string[] {
+  const offered = form.scopes.map(([scope]) => scope);
+  const names = untick.map((scope) => SPELLED_OUT[scope] ?? scope);
+  const missing = names.filter((scope) => !offered.includes(scope));
+  if (missing.length > 0) {
+    throw new Error(
+      `approveSignIn: no checkbox for ${missing.join(", ")}; the page offers ${offered.join(", ") || "none"}.`,
+    );
+  }
+  return form.scopes.filter(([scope, ticked]) => ticked && !names.includes(scope)).map(([scope]) => scope);
+}
+
 async function follow(target: string, redirectStatus: number, opts: ApproveOptions): Promise<BrowserResult> {
   const fromRedirect = resultFromUrl(target);
   if (opts.followRedirect === false) return { status: redirectStatus, url: target, body: "", ...fromRedirect };
@@ -139,9 +169,18 @@ async function follow(target: string, redirectStatus: number, opts: ApproveOptio
       url = new URL(location, url).toString();
       continue;
     }
-    const code = fromRedirect.code ?? codeShownOn(body);
+    const shown = codeShownOn(body);
+    // The code page shows CODE~STATE; Google's codes never hold a tilde.
+    const code = fromRedirect.code ?? shown?.split("~")[0];
     const error = fromRedirect.error ?? (code ? undefined : errorShownOn(body));
-    return { status: response.status, url, body, ...(code ? { code } : {}), ...(error ? { error } : {}) };
+    return {
+      status: response.status,
+      url,
+      body,
+      ...(code ? { code } : {}),
+      ...(shown ? { shown } : {}),
+      ...(error ? { error } : {}),
+    };
   }
   throw new Error("approveSignIn: too many redirects.");
 }

@@ -1,4 +1,4 @@
-/** Fault injection on the token endpoint: how a broken or overloaded server looks from the client. */
+/** Fault injection on the token endpoint and metadata server: how a broken or overloaded server looks from the client. */
 import type { Socket } from "node:net";
 import type { RequestContext } from "./context.js";
 import { wait } from "./context.js";
@@ -34,21 +34,31 @@ export function normalizeFault(input: Fault = {}): Fault {
     throw new RangeError("Fault status must be an HTTP status code.");
   const delayMs = input.delayMs ?? 1000;
   if (!Number.isFinite(delayMs) || delayMs < 0) throw new RangeError("Fault delayMs must be a non-negative number.");
-  return { kind, status, delayMs };
+  const error = input.error ?? errorCodeFor(status);
+  if (typeof error !== "string" || !/^[a-z_]{1,64}$/.test(error))
+    throw new RangeError("Fault error must be an OAuth error code such as internal_failure.");
+  const target = input.target ?? "token";
+  if (target !== "token" && target !== "metadata") throw new RangeError('Fault target must be "token" or "metadata".');
+  return { kind, status, delayMs, error, target };
 }
 
 /**
  * Answers the request according to `fault`. Returns true when the request should then be
  * handled normally (a "slow" fault), false when the fault was the answer.
  */
-export async function applyFault(ctx: RequestContext, fault: Fault): Promise<boolean> {
+export async function applyFault(
+  ctx: RequestContext,
+  fault: Fault,
+  headers: Record<string, string> = {},
+): Promise<boolean> {
   const { res } = ctx;
-  const { kind, status = 503, delayMs = 1000 } = normalizeFault(fault);
+  const { kind, status = 503, delayMs = 1000, error } = normalizeFault(fault);
   switch (kind) {
     case "slow":
       return wait(delayMs, ctx.closing);
     case "status":
-      sendJson(res, status, { error: errorCodeFor(status), error_description: "Injected by the cred-auth emulator" });
+      // google-auth-python's tests send internal_failure, server_error, temporarily_unavailable in a 400 too.
+      sendJson(res, status, { error, error_description: "Injected by the cred-auth emulator" }, headers);
       return false;
     case "garbage": {
       const bytes = Buffer.concat([Buffer.from([0xff, 0xfe, 0x00, 0x9c]), Buffer.from("\u0000not json at all <<>>")]);

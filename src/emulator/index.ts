@@ -11,7 +11,7 @@ export type { ApproveOptions, BrowserResult } from "./browser.js";
 export { parseEmulatorArgs, runEmulatorCommand, DEFAULT_EMULATOR_PORT } from "./main.js";
 export type { EmulatorCommandOptions } from "./main.js";
 export { API_ROUTES } from "./apis.js";
-export type { ApiRoute } from "./apis.js";
+export type { ApiRoute } from "./api-route.js";
 export type {
   AccessTokenInfo,
   Emulator,

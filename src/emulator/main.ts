@@ -1,4 +1,4 @@
-/** `cred-auth emulator [--port N] [--metadata-project ID --metadata-email E]`: runs until SIGINT/SIGTERM. */
+/** `cred-auth emulator [--port N] [--metadata-project ID --metadata-email E] [--no-code-page]`: runs until SIGINT/SIGTERM. */
 import { startEmulator } from "./server.js";
 import type { MetadataIdentity } from "./types.js";
 
@@ -8,7 +8,12 @@ export interface EmulatorCommandOptions {
   port: number;
   metadata: MetadataIdentity | null;
   quiet: boolean;
+  /** false (`--no-code-page`): serve as Google serves a Desktop client, no web client or code page. */
+  codePage: boolean;
 }
+
+const USAGE =
+  "Usage: cred-auth emulator [--port N] [--metadata-project ID --metadata-email EMAIL] [--no-code-page] [--quiet]";
 
 function flagValue(args: string[], i: number, flag: string): string {
   const value = args[i + 1];
@@ -22,6 +27,7 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
   let project: string | undefined;
   let email: string | undefined;
   let quiet = false;
+  let codePage = true;
   for (let i = 0; i < args.length; i++) {
     const [flag, inline] =
       args[i].startsWith("--") && args[i].includes("=") ? args[i].split(/=(.*)/s, 2) : [args[i], undefined];
@@ -50,16 +56,19 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
       case "--quiet":
         quiet = true;
         break;
+      case "--no-code-page":
+        codePage = false;
+        break;
       default:
         throw new Error(
-          `Unknown option ${/^-{0,2}[A-Za-z][A-Za-z_-]{0,24}$/.test(flag) ? `"${flag}"` : "(unrecognised)"}. Usage: cred-auth emulator [--port N] [--metadata-project ID --metadata-email EMAIL] [--quiet]`,
+          `Unknown option ${/^-{0,2}[A-Za-z][A-Za-z_-]{0,24}$/.test(flag) ? `"${flag}"` : "(unrecognised)"}. ${USAGE}`,
         );
     }
   }
   if ((project === undefined) !== (email === undefined)) {
     throw new Error("Give both --metadata-project and --metadata-email (or neither).");
   }
-  return { port, metadata: project && email ? { projectId: project, email } : null, quiet };
+  return { port, metadata: project && email ? { projectId: project, email } : null, quiet, codePage };
 }
 
 /**
@@ -71,6 +80,7 @@ export async function runEmulatorCommand(args: string[]): Promise<void> {
   const emulator = await startEmulator({
     port: options.port,
     metadata: options.metadata,
+    codePage: options.codePage,
     ...(options.quiet ? {} : { log: (line: string) => process.stderr.write(`emulator: ${line}\n`) }),
   });
   process.stdout.write(`cred-auth emulator listening on ${emulator.url}\n`);

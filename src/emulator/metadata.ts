@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { EMULATOR_PATHS } from "../shared/constants.js";
 import type { RequestContext } from "./context.js";
+import { applyFault } from "./faults.js";
 import { sendJson, sendText } from "./http.js";
 import type { MetadataIdentity } from "./types.js";
 
@@ -69,7 +70,7 @@ function handleServiceAccount(ctx: RequestContext, identity: MetadataIdentity, r
       return sendMetadataText(
         ctx,
         200,
-        state.idToken({ account: identity.email, scopes: [], clientId: identity.email }, audience),
+        state.idToken({ account: identity.email, scopes: [], clientId: identity.email }, audience, true),
       );
     }
     default:
@@ -77,9 +78,22 @@ function handleServiceAccount(ctx: RequestContext, identity: MetadataIdentity, r
   }
 }
 
+/** Token and id-token requests: where a queued metadata fault (429, 5xx, ...) answers. */
+function isCredentialPath(path: string): boolean {
+  return /\/instance\/service-accounts\/[^/]+\/(token|identity)\/?$/.test(path);
+}
+
 /** Handles every path under /computeMetadata/v1 (the caller has matched the prefix). */
-export function handleMetadata(ctx: RequestContext): void {
+export async function handleMetadata(ctx: RequestContext): Promise<void> {
   if (!checkFlavor(ctx)) return;
+  if (isCredentialPath(ctx.url.pathname)) {
+    const fault = ctx.state.takeMetadataFault();
+    if (fault && !(await applyFault(ctx, fault, FLAVOR))) return;
+  }
+  answerMetadata(ctx);
+}
+
+function answerMetadata(ctx: RequestContext): void {
   if (ctx.req.method !== "GET" && ctx.req.method !== "HEAD") {
     sendText(ctx.res, 405, "Method Not Allowed\n", { ...FLAVOR, Allow: "GET" });
     return;

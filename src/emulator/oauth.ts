@@ -7,12 +7,17 @@ import { applyFault } from "./faults.js";
 import { basicCredentials, bearerToken, parseParams, readBody, redirect, sendHtml, sendJson } from "./http.js";
 import { decodeJwt, verifyHs256, verifyRs256 } from "./jwt.js";
 import { codeErrorPage, codePage, consentPage, errorPage } from "./pages.js";
+import { EMAIL_SCOPE, invalidScopeDescription, isSignInScope, OPENID } from "./scopes.js";
 import { GOOGLE_TOKEN_URL, type EmulatorState, type Grant } from "./state.js";
 import type { EmulatorClient } from "./types.js";
 
 const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const PKCE_VALUE = /^[A-Za-z0-9._~-]{43,128}$/;
+/** Google's authorization codes: `4/` then URL-safe characters. A percent-encoded one (`4%2F0A...`) is malformed. */
+const AUTH_CODE = /^4\/[A-Za-z0-9._-]+$/;
+/** Google's refresh tokens: `1//` then URL-safe characters. */
+const REFRESH_TOKEN = /^1\/\/[A-Za-z0-9._-]+$/;
 
 // ---------------------------------------------------------------- authorization
 
@@ -32,8 +37,9 @@ function redirectUriProblem(state: EmulatorState, client: EmulatorClient, redire
   return undefined;
 }
 
+/** Granted scopes are in Google's spelling, where `openid` comes with `email` and `profile`. */
 function wantsIdToken(scopes: string[]): boolean {
-  return scopes.some((s) => s === "openid" || s === "email" || s === "https://www.googleapis.com/auth/userinfo.email");
+  return scopes.includes(OPENID);
 }
 
 export function handleAuthGet(ctx: RequestContext): void {
@@ -67,7 +73,14 @@ export function handleAuthGet(ctx: RequestContext): void {
     redirect(res, withParams(redirectUri, { error: "interaction_required", state: appState }));
     return;
   }
-  const scopes = (q.get("scope") ?? "").split(/\s+/).filter(Boolean);
+  const asked = (q.get("scope") ?? "").split(/\s+/).filter(Boolean);
+  const invalid = state.scopes.invalid(asked);
+  if (invalid.length > 0) {
+    // Google shows this page and never redirects back: the app waits until it gives up.
+    sendHtml(res, 400, errorPage("invalid_scope", invalidScopeDescription(invalid)));
+    return;
+  }
+  const scopes = state.scopes.granted(asked);
   const challenge = q.get("code_challenge") ?? undefined;
   const method = q.get("code_challenge_method") ?? "plain";
   const loginHint = q.get("login_hint") ?? undefined;
@@ -90,6 +103,7 @@ export function handleAuthGet(ctx: RequestContext): void {
       requestId,
       clientName: state.clientName(clientId),
       scopes,
+      optional: state.granularConsent ? scopes.filter((s) => !isSignInScope(s)) : [],
       accounts,
       selected: loginHint && accounts.includes(loginHint) ? loginHint : accounts[0],
     }),
@@ -130,7 +144,8 @@ function withParams(base: string, params: Record<string, string | undefined>): s
 
 export async function handleAuthPost(ctx: RequestContext): Promise<void> {
   const { state, req, res } = ctx;
-  const form = parseParams(await readBody(req), "application/x-www-form-urlencoded");
+  const body = await readBody(req);
+  const form = parseParams(body, "application/x-www-form-urlencoded");
   const request = state.takePending(form.get("request_id") ?? "");
   if (!request) {
     sendHtml(
@@ -158,8 +173,15 @@ export async function handleAuthPost(ctx: RequestContext): Promise<void> {
     sendHtml(res, 400, errorPage("invalid_request", "Choose one of the listed accounts."));
     return;
   }
-  const code = state.issueCode(request, account);
-  redirect(res, withParams(request.redirectUri, { state: request.state, code, scope: request.scopes.join(" ") }));
+  const granted = grantedScopes(state, request.scopes, new URLSearchParams(body).getAll("scope"));
+  const code = state.issueCode({ ...request, scopes: granted }, account);
+  redirect(res, withParams(request.redirectUri, { state: request.state, code, scope: granted.join(" ") }));
+}
+
+/** Granular consent: sign-in scopes always, the others only when their box stayed ticked. */
+function grantedScopes(state: EmulatorState, asked: string[], ticked: string[]): string[] {
+  if (!state.granularConsent) return asked;
+  return asked.filter((scope) => isSignInScope(scope) || ticked.includes(scope));
 }
 
 // ---------------------------------------------------------------- token endpoint
@@ -168,17 +190,31 @@ interface OAuthError {
   status: number;
   error: string;
   description: string;
+  /** Extra reply fields, e.g. reauth's `error_subtype` and `error_uri`. */
+  extra?: Record<string, string>;
 }
 
 const badRequest = (error: string, description: string): OAuthError => ({ status: 400, error, description });
 const INVALID_GRANT = badRequest("invalid_grant", "Bad Request");
+// Google's own texts for a failed exchange or refresh (see docs/emulator.md for the sources).
+const MALFORMED_CODE = badRequest("invalid_grant", "Malformed auth code.");
+const INVALID_VERIFIER = badRequest("invalid_grant", "Invalid code verifier.");
+const MISSING_VERIFIER = badRequest("invalid_grant", "Missing code verifier.");
+const VERIFIER_NOT_NEEDED = badRequest("invalid_request", "code_verifier or verifier is not needed.");
+const REDIRECT_MISMATCH = badRequest("redirect_uri_mismatch", "Bad Request");
+const EXPIRED_OR_REVOKED = badRequest("invalid_grant", "Token has been expired or revoked.");
+/** google-auth-library-python's reauth.py and user reports (cline#4080) show this reply. */
+const REAUTH_REQUIRED: OAuthError = {
+  ...badRequest("invalid_grant", "reauth related error (invalid_rapt)"),
+  extra: { error_uri: "https://support.google.com/a/answer/9368756", error_subtype: "invalid_rapt" },
+};
 
 function isOAuthError(value: unknown): value is OAuthError {
   return typeof value === "object" && value !== null && "error" in value && "status" in value;
 }
 
 function sendOAuthError(res: RequestContext["res"], e: OAuthError): void {
-  sendJson(res, e.status, { error: e.error, error_description: e.description });
+  sendJson(res, e.status, { error: e.error, error_description: e.description, ...e.extra });
 }
 
 function safeEqual(a: string, b: string): boolean {
@@ -205,8 +241,8 @@ function authenticateClient(ctx: RequestContext, params: Map<string, string>): E
   return client;
 }
 
-function pkceMatches(stored: string, verifier: string | undefined): boolean {
-  if (verifier === undefined || !PKCE_VALUE.test(verifier)) return false;
+function pkceMatches(stored: string, verifier: string): boolean {
+  if (!PKCE_VALUE.test(verifier)) return false;
   const colon = stored.indexOf(":");
   const method = stored.slice(0, colon);
   const challenge = stored.slice(colon + 1);
@@ -235,12 +271,21 @@ function exchangeCode(ctx: RequestContext, params: Map<string, string>): Record<
   if (isOAuthError(client)) return client;
   const code = params.get("code");
   if (!code) return badRequest("invalid_request", "Missing required parameter: code");
+  if (!AUTH_CODE.test(code)) return MALFORMED_CODE;
   const record = ctx.state.takeCode(code);
   if (!record || record.grant.clientId !== client.clientId) return INVALID_GRANT;
-  if (params.get("redirect_uri") !== record.redirectUri) return INVALID_GRANT;
-  if (record.codeChallenge && !pkceMatches(record.codeChallenge, params.get("code_verifier"))) return INVALID_GRANT;
+  if (params.get("redirect_uri") !== record.redirectUri) return REDIRECT_MISMATCH;
+  const pkceProblem = verifierProblem(record.codeChallenge, params.get("code_verifier"));
+  if (pkceProblem) return pkceProblem;
   const refreshToken = record.withRefreshToken ? ctx.state.issueRefreshToken(record.grant) : undefined;
   return userTokenResponse(ctx.state, record.grant, refreshToken, record.withRefreshToken);
+}
+
+/** PKCE both ways: a code issued with a challenge needs its verifier, one issued without takes none. */
+function verifierProblem(challenge: string | undefined, verifier: string | undefined): OAuthError | undefined {
+  if (!challenge) return verifier === undefined ? undefined : VERIFIER_NOT_NEEDED;
+  if (verifier === undefined || verifier === "") return MISSING_VERIFIER;
+  return pkceMatches(challenge, verifier) ? undefined : INVALID_VERIFIER;
 }
 
 function refreshAccessToken(ctx: RequestContext, params: Map<string, string>): Record<string, unknown> | OAuthError {
@@ -248,10 +293,11 @@ function refreshAccessToken(ctx: RequestContext, params: Map<string, string>): R
   if (isOAuthError(client)) return client;
   const refreshToken = params.get("refresh_token");
   if (!refreshToken) return badRequest("invalid_request", "Missing required parameter: refresh_token");
-  const grant = ctx.state.refreshTokens.get(refreshToken);
-  if (!grant) return INVALID_GRANT;
+  const grant = ctx.state.refreshRecord(refreshToken);
+  if (!grant) return REFRESH_TOKEN.test(refreshToken) ? EXPIRED_OR_REVOKED : INVALID_GRANT;
   if (grant.clientId !== client.clientId) return badRequest("unauthorized_client", "Unauthorized");
-  const asked = (params.get("scope") ?? "").split(/\s+/).filter(Boolean);
+  if (ctx.state.needsReauth(grant)) return REAUTH_REQUIRED;
+  const asked = ctx.state.scopes.granted((params.get("scope") ?? "").split(/\s+/).filter(Boolean));
   if (asked.some((s) => !grant.scopes.includes(s))) {
     return badRequest("invalid_scope", "Some requested scopes were invalid. The refresh token does not cover them.");
   }
@@ -286,7 +332,8 @@ function jwtBearer(ctx: RequestContext, params: Map<string, string>): Record<str
   }
   const account = typeof claims.sub === "string" && claims.sub ? claims.sub : key.email;
   if (typeof claims.target_audience === "string" && claims.target_audience) {
-    return { id_token: state.idToken({ account, scopes: [], clientId: key.clientId }, claims.target_audience) };
+    const grant = { account, scopes: [], clientId: key.clientId };
+    return { id_token: state.idToken(grant, claims.target_audience, true) };
   }
   const scopes = typeof claims.scope === "string" ? claims.scope.split(/\s+/).filter(Boolean) : [];
   if (scopes.length === 0) return badRequest("invalid_scope", "Invalid OAuth scope or ID token audience provided.");
@@ -397,20 +444,28 @@ export async function handleTokenInfo(ctx: RequestContext): Promise<void> {
     scope: record.scopes.join(" "),
     exp: String(Math.floor(record.expiresAt / 1000)),
     expires_in: String(Math.max(0, Math.floor((record.expiresAt - now) / 1000))),
-    email: record.account,
-    email_verified: "true",
+    ...(record.scopes.includes(EMAIL_SCOPE) ? { email: record.account, email_verified: "true" } : {}),
     access_type: record.offline ? "offline" : "online",
   });
 }
 
 // ---------------------------------------------------------------- code page
 
+/**
+ * The copy-paste page: one sign-in code, `CODE~STATE` (or CODE when the redirect carried no
+ * state), so the application can check the state of what is pasted. 404 with `codePage: false`.
+ */
 export function handleCodePage(ctx: RequestContext): void {
+  if (!ctx.state.codePageEnabled) {
+    sendJson(ctx.res, 404, { error: { code: 404, message: "Not found", status: "NOT_FOUND" } });
+    return;
+  }
   const q = ctx.url.searchParams;
   const code = q.get("code");
   const error = q.get("error");
+  const appState = q.get("state");
   if (error) sendHtml(ctx.res, 200, codeErrorPage(error, q.get("error_description") ?? undefined));
-  else if (code) sendHtml(ctx.res, 200, codePage(code));
+  else if (code) sendHtml(ctx.res, 200, codePage(appState ? `${code}~${appState}` : code));
   else
     sendHtml(
       ctx.res,

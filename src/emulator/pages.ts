@@ -39,7 +39,10 @@ export interface ConsentView {
   action: string;
   requestId: string;
   clientName: string;
+  /** Every scope asked, in Google's spelling. */
   scopes: string[];
+  /** Those the user may untick (granular consent): a checkbox each, ticked to start. */
+  optional: string[];
   accounts: string[];
   selected: string;
 }
@@ -52,7 +55,13 @@ export function consentPage(view: ConsentView): string {
       return `<label class="account" for="${id}"><input type="radio" id="${id}" name="account" value="${e(account)}"${checked}> <span>${e(account)}</span></label>`;
     })
     .join("\n");
-  const scopes = view.scopes.map((scope) => `<li>${e(scope)}</li>`).join("\n");
+  const scopes = view.scopes
+    .map((scope, i) =>
+      view.optional.includes(scope)
+        ? `<li><label><input type="checkbox" id="scope-${i}" name="scope" value="${e(scope)}" checked> ${e(scope)}</label></li>`
+        : `<li>${e(scope)}</li>`,
+    )
+    .join("\n");
   return page(
     CONSENT_TITLE,
     `<h1>Sign in</h1>
@@ -77,9 +86,10 @@ ${scopes}
 
 /** Google's "Error 400: invalid_request" style page, shown when an authorization request cannot go back to the app. */
 export function errorPage(error: string, description: string): string {
+  const title = error === "invalid_scope" ? "Authorization Error" : "Access blocked: this request is invalid";
   return page(
     `Error - cred-auth emulator`,
-    `<h1>Access blocked: this request is invalid</h1>
+    `<h1>${title}</h1>
 <p class="error"><strong>Error 400: <span id="error">${e(error)}</span></strong></p>
 <p id="error-description">${e(description)}</p>`,
   );
@@ -92,12 +102,13 @@ if(navigator.clipboard){navigator.clipboard.writeText(code).then(done,function()
 else{var r=document.createRange();r.selectNodeContents(document.getElementById("code"));var s=getSelection();s.removeAllRanges();s.addRange(r);status.textContent="Press Ctrl+C to copy.";}
 });`;
 
-export function codePage(code: string): string {
+/** `shown` is what the application asks to be pasted: `CODE~STATE`, or CODE without a state. */
+export function codePage(shown: string): string {
   return page(
     "Authorization code - cred-auth emulator",
     `<h1>Sign in complete</h1>
 <p>Copy this code and paste it into the application that asked for it:</p>
-<code id="code">${e(code)}</code>
+<code id="code">${e(shown)}</code>
 <div class="actions"><span id="copy-status" class="muted" aria-live="polite"></span><button type="button" id="copy" class="primary">Copy</button></div>
 <p class="warning" id="warning"><strong>This code is like a password: do not share it with anyone.</strong> Paste it only into the application you are signing in to.</p>`,
     COPY_SCRIPT,

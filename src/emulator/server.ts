@@ -125,8 +125,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       if (!Number.isInteger(count) || count < 0)
         throw new RangeError("failNext(count): count must be a non-negative integer.");
       const normalized = normalizeFault(fault);
-      const room = Math.max(0, MAX_FAULTS - state.faults.length);
-      for (let i = 0; i < Math.min(count, room); i++) state.faults.push({ ...normalized });
+      const queue = normalized.target === "metadata" ? state.metadataFaults : state.faults;
+      const room = Math.max(0, MAX_FAULTS - queue.length);
+      for (let i = 0; i < Math.min(count, room); i++) queue.push({ ...normalized });
     },
     setTokenDelay(ms: number) {
       if (!(ms >= 0) || !Number.isFinite(ms))
@@ -135,6 +136,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     },
     revokeRefreshToken: (refreshToken: string) => void state.revokeRefreshToken(refreshToken),
     revokeAll: () => state.revokeAll(),
+    requireReauth: (account?: string) => state.requireReauth(account),
     setMetadata(identity: MetadataIdentity | null) {
       state.metadata = identity ? { ...identity } : null;
     },
@@ -143,9 +145,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       if (!state.clients.has(clientId)) throw new RangeError(`issueRefreshToken: unknown client "${clientId}".`);
       if (!Array.isArray(opts.scopes) || opts.scopes.length === 0)
         throw new RangeError("issueRefreshToken: give at least one scope.");
+      const invalid = state.scopes.invalid(opts.scopes);
+      if (invalid.length > 0)
+        throw new RangeError(`issueRefreshToken: Google would refuse the scopes ${invalid.join(", ")}.`);
       return state.issueRefreshToken({
         clientId,
-        scopes: [...opts.scopes],
+        scopes: state.scopes.granted(opts.scopes),
         account: opts.account ?? state.accounts[0],
       });
     },

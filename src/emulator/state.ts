@@ -2,6 +2,7 @@
 import { createHash, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from "node:crypto";
 import { CLOUD_PLATFORM_SCOPE, DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";
 import { signHs256 } from "./jwt.js";
+import { EMAIL_SCOPE, ScopeRegistry } from "./scopes.js";
 import type {
   AccessTokenInfo,
   EmulatorClient,
@@ -15,6 +16,10 @@ export const DEFAULT_ACCOUNTS = ["alice@example.com", "bob@example.com", "carol@
 export const GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token";
 const CODE_LIFETIME_MS = 10 * 60 * 1000;
 const PENDING_LIFETIME_MS = 30 * 60 * 1000;
+/** Refresh tokens of an app in "Testing" status expire after 7 days (Google: "Testing" publishing status). */
+export const TESTING_REFRESH_TOKEN_LIFETIME_SEC = 7 * 24 * 3600;
+/** Google's limit of refresh tokens per OAuth client and account; past it the oldest stops working. */
+export const REFRESH_TOKENS_PER_CLIENT = 50;
 /** Expired entries are swept once a map grows past this, so a long-running emulator stays small. */
 const SWEEP_THRESHOLD = 10_000;
 /** Beyond this even live entries go, oldest first: a request flood must not exhaust memory. */
@@ -46,6 +51,14 @@ export interface AuthorizationCode {
   /** Whether the exchange hands out a refresh token. */
   withRefreshToken: boolean;
   expiresAt: number;
+}
+
+/** A live refresh token. */
+export interface RefreshRecord extends Grant {
+  /** Epoch ms; Infinity for an app "In production". */
+  expiresAt: number;
+  /** Issue order, to tell tokens minted before a reauthentication demand from later ones. */
+  serial: number;
 }
 
 interface AccessRecord extends Grant {
@@ -90,13 +103,23 @@ export class EmulatorState {
   metadata: MetadataIdentity | null;
   stats: EmulatorStats = emptyStats();
   faults: Fault[] = [];
+  metadataFaults: Fault[] = [];
+  readonly scopes: ScopeRegistry;
+  readonly granularConsent: boolean;
+  readonly codePageEnabled: boolean;
+  /** null: refresh tokens live until revoked. */
+  readonly refreshLifetimeMs: number | null;
+  readonly refreshTokensPerClient: number;
+  /** Per account ("*": every account), the last refresh-token serial that needs reauthentication. */
+  private readonly reauth = new Map<string, number>();
+  private refreshSerial = 0;
   tokenDelayMs = 0;
   /** Signs id tokens; per emulator instance. */
   readonly idTokenSecret = randomBytes(32);
   readonly idTokenKeyId = randomBytes(8).toString("hex");
   readonly pending = new Map<string, PendingAuthorization>();
   readonly codes = new Map<string, AuthorizationCode>();
-  readonly refreshTokens = new Map<string, Grant>();
+  readonly refreshTokens = new Map<string, RefreshRecord>();
   readonly accessTokens = new Map<string, AccessRecord>();
   readonly serviceAccounts = new Map<string, ServiceAccountKey[]>();
   /** client id + account pairs that already received a refresh token (Google only repeats it on prompt=consent). */
@@ -109,13 +132,29 @@ export class EmulatorState {
     if (!(lifetime > 0)) throw new RangeError("accessTokenLifetimeSec must be a positive number of seconds.");
     this.lifetimeSec = lifetime;
     this.metadata = options.metadata ?? null;
+    this.scopes = new ScopeRegistry(options.extraScopes);
+    this.granularConsent = options.granularConsent ?? true;
+    this.codePageEnabled = options.codePage ?? true;
+    const refreshLifetime =
+      options.refreshTokenLifetimeSec === undefined
+        ? TESTING_REFRESH_TOKEN_LIFETIME_SEC
+        : options.refreshTokenLifetimeSec;
+    if (refreshLifetime !== null && !(refreshLifetime > 0))
+      throw new RangeError("refreshTokenLifetimeSec must be a positive number of seconds, or null.");
+    this.refreshLifetimeMs = refreshLifetime === null ? null : refreshLifetime * 1000;
+    const perClient = options.refreshTokensPerClient ?? REFRESH_TOKENS_PER_CLIENT;
+    if (!Number.isInteger(perClient) || perClient < 1)
+      throw new RangeError("refreshTokensPerClient must be a positive integer.");
+    this.refreshTokensPerClient = perClient;
     this.clients.set(DEMO_CLIENT.clientId, { ...DEMO_CLIENT, type: "installed", name: "cred-auth demo (emulator)" });
-    // The web client's redirect URI needs the port, known only once listening: see demoWebRedirectUri().
-    this.clients.set(DEMO_WEB_CLIENT.clientId, {
-      ...DEMO_WEB_CLIENT,
-      type: "web",
-      name: "cred-auth demo web (emulator)",
-    });
+    // The web client's redirect URI needs the port, known only once listening: see redirectUrisOf().
+    if (this.codePageEnabled) {
+      this.clients.set(DEMO_WEB_CLIENT.clientId, {
+        ...DEMO_WEB_CLIENT,
+        type: "web",
+        name: "cred-auth demo web (emulator)",
+      });
+    }
     for (const client of options.clients ?? []) this.clients.set(client.clientId, { ...client });
   }
 
@@ -178,9 +217,47 @@ export class EmulatorState {
 
   issueRefreshToken(grant: Grant): string {
     const refreshToken = token("1//emu.");
-    this.refreshTokens.set(refreshToken, { ...grant, scopes: [...grant.scopes] });
+    const expiresAt = this.refreshLifetimeMs === null ? Number.POSITIVE_INFINITY : Date.now() + this.refreshLifetimeMs;
+    this.refreshSerial += 1;
+    this.refreshTokens.set(refreshToken, {
+      ...grant,
+      scopes: [...grant.scopes],
+      expiresAt,
+      serial: this.refreshSerial,
+    });
     this.offlineGrants.add(`${grant.clientId}\n${grant.account}`);
+    this.enforceRefreshTokenLimit(grant);
     return refreshToken;
+  }
+
+  /** Past the per-client, per-account limit, the oldest refresh token silently stops working. */
+  private enforceRefreshTokenLimit(grant: Grant): void {
+    const mine = [...this.refreshTokens].filter(
+      ([, r]) => r.clientId === grant.clientId && r.account === grant.account,
+    );
+    for (const [oldest] of mine.slice(0, Math.max(0, mine.length - this.refreshTokensPerClient))) {
+      this.revokeRefreshToken(oldest);
+    }
+  }
+
+  /** A live refresh token's record; an expired one is dropped. */
+  refreshRecord(refreshToken: string): RefreshRecord | undefined {
+    const record = this.refreshTokens.get(refreshToken);
+    if (record && record.expiresAt <= Date.now()) {
+      this.revokeRefreshToken(refreshToken);
+      return undefined;
+    }
+    return record;
+  }
+
+  /** Refresh tokens of `account` (default: all) minted so far need a new sign-in (invalid_rapt). */
+  requireReauth(account?: string): void {
+    this.reauth.set(account ?? "*", this.refreshSerial);
+  }
+
+  needsReauth(record: RefreshRecord): boolean {
+    const limit = Math.max(this.reauth.get("*") ?? 0, this.reauth.get(record.account) ?? 0);
+    return record.serial <= limit;
   }
 
   issueAccessToken(grant: Grant, opts: { refreshToken?: string; offline?: boolean } = {}): IssuedAccessToken {
@@ -243,7 +320,8 @@ export class EmulatorState {
     return `1${(digest.readBigUInt64BE(0) % 10n ** 20n).toString().padStart(20, "0")}`;
   }
 
-  idToken(grant: Grant, audience = grant.clientId): string {
+  /** The `email` claim is there only when the e-mail scope was granted (or for a service account). */
+  idToken(grant: Grant, audience = grant.clientId, withEmail = grant.scopes.includes(EMAIL_SCOPE)): string {
     const now = Math.floor(Date.now() / 1000);
     return signHs256(
       {
@@ -251,8 +329,7 @@ export class EmulatorState {
         azp: grant.clientId,
         aud: audience,
         sub: this.subjectOf(grant.account),
-        email: grant.account,
-        email_verified: true,
+        ...(withEmail ? { email: grant.account, email_verified: true } : {}),
         iat: now,
         exp: now + 3600,
       },
@@ -307,6 +384,10 @@ export class EmulatorState {
     return this.faults.shift();
   }
 
+  takeMetadataFault(): Fault | undefined {
+    return this.metadataFaults.shift();
+  }
+
   snapshotStats(): EmulatorStats {
     return { ...this.stats, byGrant: { ...this.stats.byGrant } };
   }
@@ -314,6 +395,7 @@ export class EmulatorState {
   resetCounters(): void {
     this.stats = emptyStats();
     this.faults = [];
+    this.metadataFaults = [];
     this.tokenDelayMs = 0;
   }
 }

@@ -31,18 +31,47 @@ export interface EmulatorOptions {
   clients?: EmulatorClient[];
   /** GCE metadata identity; null or absent: the metadata token, e-mail and project paths answer 404. */
   metadata?: MetadataIdentity | null;
+  /**
+   * Scopes Google would know beyond the emulator's built-in list (cloud-platform, bigquery,
+   * devstorage.*, drive, ...): any other scope gets Google's `invalid_scope` error page.
+   */
+  extraScopes?: string[];
+  /**
+   * Granular consent (default true, as Google shows it): one checkbox per scope, which the user
+   * may untick; false: every scope asked is granted.
+   */
+  granularConsent?: boolean;
+  /**
+   * Lifetime of refresh tokens (default 604800: 7 days, an app whose publishing status is
+   * "Testing"); null: they live until revoked (an app "In production").
+   */
+  refreshTokenLifetimeSec?: number | null;
+  /** Refresh tokens per client and account (default 50, as Google); past it the oldest stops working. */
+  refreshTokensPerClient?: number;
+  /**
+   * Serve the copy-paste code page and its web client (default true). false: only a Desktop
+   * client exists, the code page answers 404, only loopback redirects work.
+   */
+  codePage?: boolean;
   /** Receives one line per request (method, path, status; never a query string or secret). */
   log?: (line: string) => void;
 }
 
 export type FaultKind = "status" | "garbage" | "truncated" | "html" | "hang" | "reset" | "slow";
 
-/** How the token endpoint misbehaves for a request. */
+/** How the token endpoint (or the metadata server) misbehaves for a request. */
 export interface Fault {
   /** Default "status". */
   kind?: FaultKind;
   /** HTTP status for "status" faults (default 503). */
   status?: number;
+  /**
+   * The OAuth `error` of a "status" fault (default: by status, e.g. 503 temporarily_unavailable).
+   * Google also sends `internal_failure`, `server_error` or `temporarily_unavailable` inside a 400.
+   */
+  error?: string;
+  /** Which server misbehaves (default "token"); "metadata": the metadata server's token and identity paths. */
+  target?: "token" | "metadata";
   /** Delay for "slow" faults (default 1000 ms); the request then succeeds normally. */
   delayMs?: number;
 }
@@ -78,7 +107,7 @@ export interface Emulator {
   readonly host: string;
   /** A snapshot of the counters. */
   stats(): EmulatorStats;
-  /** Makes the next `count` token-endpoint requests fail with `fault` (default: 503). */
+  /** Makes the next `count` token-endpoint (or metadata token) requests fail with `fault` (default: 503). */
   failNext(count: number, fault?: Fault): void;
   /** Delays every token response by `ms` (0 = off). */
   setTokenDelay(ms: number): void;
@@ -86,6 +115,11 @@ export interface Emulator {
   revokeRefreshToken(refreshToken: string): void;
   /** Revokes every refresh and access token. */
   revokeAll(): void;
+  /**
+   * The organisation's reauthentication policy kicks in: refreshing a token of `account` (default:
+   * every account) answers `invalid_grant` with `error_subtype: invalid_rapt` until it signs in again.
+   */
+  requireReauth(account?: string): void;
   setMetadata(identity: MetadataIdentity | null): void;
   /** Mints a refresh token directly (no browser), e.g. to write test credential files. */
   issueRefreshToken(opts: { clientId?: string; scopes: string[]; account?: string }): string;

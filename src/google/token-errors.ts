@@ -15,7 +15,15 @@ const CREDENTIAL_ERRORS: Record<string, string> = {
   invalid_request: "the token request was rejected as malformed",
 };
 
-/** The stable code of each OAuth error a token server answers with. */
+/** OAuth errors Google sends for a temporary failure, inside a 400 too (google-auth-python's _client.py). */
+const RETRYABLE_ERRORS = new Set([
+  "internal_failure",
+  "server_error",
+  "temporarily_unavailable",
+  "rate_limit_exceeded",
+]);
+
+/** The stable code of each other OAuth error a token server answers with. */
 const OAUTH_ERROR_CODES: Record<string, CredErrorCode> = {
   invalid_grant: ERROR_CODES.INVALID_GRANT,
   invalid_client: ERROR_CODES.INVALID_CLIENT,
@@ -24,6 +32,69 @@ const OAUTH_ERROR_CODES: Record<string, CredErrorCode> = {
   access_denied: ERROR_CODES.ACCESS_DENIED,
   invalid_rapt: ERROR_CODES.REAUTH_REQUIRED,
 };
+
+/** What the caller was doing: a code exchange's errors mean other things than a refresh's. */
+export type TokenStage = "exchange" | "refresh";
+
+interface GoogleReply {
+  error: string;
+  description: string;
+  subtype: string;
+}
+
+/**
+ * The accurate message and code for one of Google's replies, by its `error`, its fixed
+ * `error_description` texts and `error_subtype`. Undefined: the generic mapping applies.
+ */
+function specificFailure(reply: GoogleReply, stage: TokenStage | undefined): [string, CredErrorCode] | undefined {
+  const { error, description } = reply;
+  if (reply.subtype === "invalid_rapt" || description.includes("invalid_rapt")) {
+    return [
+      "your organisation requires you to sign in again (reauthentication, invalid_rapt); sign in again: run `cred-auth login`, or call getUserCredentials() again, and complete Google's sign-in in the browser",
+      ERROR_CODES.REAUTH_REQUIRED,
+    ];
+  }
+  if (error === "redirect_uri_mismatch") {
+    return [
+      "the redirect URI differs from the one the sign-in started with (redirect_uri_mismatch); start the sign-in again from the same application",
+      ERROR_CODES.INVALID_CLIENT,
+    ];
+  }
+  if (description === "Malformed auth code.") {
+    return [
+      "Google says the sign-in code is malformed; copy the whole code again, exactly as shown, or sign in again",
+      ERROR_CODES.INVALID_GRANT,
+    ];
+  }
+  if (
+    description === "Invalid code verifier." ||
+    description === "Missing code verifier." ||
+    description === "code_verifier or verifier is not needed."
+  ) {
+    return [
+      "the code belongs to another sign-in (its PKCE verifier does not match); paste the code of this sign-in, or sign in again",
+      ERROR_CODES.INVALID_GRANT,
+    ];
+  }
+  if (stage === "exchange" && error === "invalid_grant") {
+    return [
+      "the sign-in code was already used or has expired (codes work once, for 10 minutes); sign in again",
+      ERROR_CODES.INVALID_GRANT,
+    ];
+  }
+  if (error === "invalid_grant") {
+    return ["the refresh token is expired or revoked; sign in again", ERROR_CODES.INVALID_GRANT];
+  }
+  return undefined;
+}
+
+function googleReply(data: unknown): GoogleReply | undefined {
+  const error = oauthErrorCode(data);
+  if (!error) return undefined;
+  const d = data as { error_description?: unknown; error_subtype?: unknown };
+  const text = (v: unknown) => (typeof v === "string" ? v.slice(0, 200) : "");
+  return { error, description: text(d.error_description), subtype: text(d.error_subtype) };
+}
 
 const NETWORK_CODES = new Set([
   "ECONNREFUSED",
@@ -52,19 +123,41 @@ interface ErrorLike {
  * error. `what` says what we were doing, e.g. `Refreshing credentials from /path/file.json`.
  * Only the provider's error code and status are quoted: never a token, secret or body.
  */
-export function toCredError(error: unknown, what: string): CredAuthError {
+export function toCredError(error: unknown, what: string, stage?: TokenStage): CredAuthError {
   if (error instanceof CredAuthError) return error;
   redactTokenRequestError(error);
   const e = (error ?? {}) as ErrorLike;
   const status = e.response?.status ?? (typeof e.status === "number" ? e.status : undefined);
-  const oauthCode = oauthErrorCode(e.response?.data);
+  const reply = googleReply(e.response?.data);
+  const oauthCode = reply?.error;
+  // Google's temporary errors come inside a 400 too (5xx are handled below, with every other 5xx).
+  if (reply && RETRYABLE_ERRORS.has(reply.error) && (status === undefined || status < 500)) {
+    return new CredConnectionError(
+      `${what} failed: the token server answered ${status ?? "an error"} (${reply.error}); try again later.`,
+      {
+        cause: error,
+        code: ERROR_CODES.SERVER_ERROR,
+        error: reply.error,
+        ...(status !== undefined ? { status } : {}),
+      },
+    );
+  }
+  const specific = reply && specificFailure(reply, stage);
+  if (specific) {
+    return new CredCredentialsError(`${what} failed: ${reply.error}: ${specific[0]}.`, {
+      cause: error,
+      code: specific[1],
+      error: reply.error,
+      ...(status !== undefined ? { status } : {}),
+    });
+  }
   if (oauthCode) {
     const reason = reasonFor(oauthCode, grantTypeOf(error));
     const answered = { error: oauthCode, ...(status !== undefined ? { status } : {}) };
     if (status !== undefined && status >= 500)
       return new CredConnectionError(
         `${what} failed: the token server answered ${status} (${oauthCode}); try again later.`,
-        { cause: error, code: ERROR_CODES.SERVER_ERROR, ...answered },
+        { cause: error, code: ERROR_CODES.SERVER_ERROR, status, error: oauthCode },
       );
     return new CredCredentialsError(`${what} failed: ${oauthCode}: ${reason}.`, {
       cause: error,

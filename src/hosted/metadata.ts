@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import type { Credentials } from "google-auth-library";
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { metadataClient } from "./clients.js";
@@ -8,6 +9,9 @@ import type { HostedCredentials, HostedEnvironment } from "./types.js";
 export const METADATA_TIMEOUT_MS = 3000;
 
 const DEFAULT_METADATA_HOST = "169.254.169.254";
+/** Token requests answered 429 or 5xx are tried this often in all (gcp-metadata retries 3 times too). */
+export const METADATA_TOKEN_ATTEMPTS = 3;
+const RETRY_BASE_MS = 200;
 const WHAT = "the metadata server";
 
 /** A hosted platform whose runtime serves its user's token on the GCE metadata server. */
@@ -70,7 +74,11 @@ async function fetchMetadataToken(
   timeoutMs: number,
 ): Promise<Credentials> {
   const query = scopes.length > 0 ? `?${new URLSearchParams({ scopes: scopes.join(",") })}` : "";
-  const reply = await metadataGet(platform.label, `${base}/instance/service-accounts/default/token${query}`, timeoutMs);
+  const reply = await metadataGetRetrying(
+    platform.label,
+    `${base}/instance/service-accounts/default/token${query}`,
+    timeoutMs,
+  );
   if (reply.status !== 200 && /credential propagation was unsuccessful/i.test(reply.text)) {
     throw new CredCredentialsError(
       `${platform.label}: credential propagation was unsuccessful (HTTP ${reply.status}); ${platform.whenNoToken}`,
@@ -108,6 +116,16 @@ async function fetchMetadataProjectId(label: string, base: string, timeoutMs: nu
     return reply.status === 200 && /^[a-z0-9.:-]{1,100}$/i.test(projectId) ? projectId : null;
   } catch {
     return null;
+  }
+}
+
+/** A busy or failing metadata server (429, 5xx) is asked again with backoff; Colab's propagation error is final. */
+async function metadataGetRetrying(label: string, url: string, timeoutMs: number) {
+  for (let attempt = 1; ; attempt++) {
+    const reply = await metadataGet(label, url, timeoutMs);
+    const temporary = reply.status === 429 || reply.status >= 500;
+    if (!temporary || attempt >= METADATA_TOKEN_ATTEMPTS || /credential propagation/i.test(reply.text)) return reply;
+    await delay(RETRY_BASE_MS * 2 ** (attempt - 1) * (0.5 + Math.random()));
   }
 }
 

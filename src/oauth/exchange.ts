@@ -1,9 +1,11 @@
-import type { Credentials } from "google-auth-library";
-import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { toCredError } from "../google/token-errors.js";
-import { loadGoogleAuth } from "../util/lazy.js";
-import { guardTokenRequests } from "../google/token-requests.js";
+import { setTimeout as delay } from "node:timers/promises";
+import type { Credentials, GetTokenOptions } from "google-auth-library";
+import { type CredAuthError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { galEndpoints, type Endpoints } from "../google/endpoints.js";
+import { toCredError } from "../google/token-errors.js";
+import { guardTokenRequests } from "../google/token-requests.js";
+import { loadGoogleAuth } from "../util/lazy.js";
+import { missingScopes, scopesNotGrantedError } from "./scopes.js";
 
 /** What a completed sign-in yields. */
 export interface SignInResult {
@@ -37,6 +39,37 @@ export interface ExchangeParams {
 }
 
 const EXCHANGE_TIMEOUT_MS = 30_000;
+/** Attempts at the token endpoint when Google answers a temporary error (google-auth-python retries 3 times). */
+const EXCHANGE_ATTEMPTS = 3;
+const RETRY_BASE_MS = 500;
+
+/**
+ * A code copied from the address bar is percent-encoded (`4%2F0A...`); Google calls that
+ * "Malformed auth code.". Google's codes hold no `%`, so decoding one that does is safe.
+ */
+export function decodePastedCode(code: string): string {
+  if (!/%[0-9A-Fa-f]{2}/.test(code)) return code;
+  try {
+    return decodeURIComponent(code);
+  } catch {
+    return code;
+  }
+}
+
+type TokenClient = { getToken(request: GetTokenOptions): Promise<{ tokens: Credentials }> };
+
+/** The exchange itself; a temporary error (retryable even inside a 400) is retried, never answered with a new sign-in. */
+async function requestTokens(client: TokenClient, request: GetTokenOptions): Promise<Credentials> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await client.getToken(request)).tokens;
+    } catch (error) {
+      const failure = toCredError(error, "Exchanging the authorization code", "exchange");
+      if (!isTemporary(failure) || attempt >= EXCHANGE_ATTEMPTS) throw failure;
+      await delay(RETRY_BASE_MS * 2 ** (attempt - 1) * (0.5 + Math.random()));
+    }
+  }
+}
 
 /** Trades the authorization code (with its PKCE verifier) for tokens at the token endpoint. */
 export async function exchangeCode(params: ExchangeParams): Promise<SignInResult> {
@@ -48,16 +81,11 @@ export async function exchangeCode(params: ExchangeParams): Promise<SignInResult
   });
   // Bounds each attempt in time and keeps an emulator on loopback away from HTTPS_PROXY.
   guardTokenRequests(client, { tokenUrl: params.endpoints.tokenUrl, timeoutMs: EXCHANGE_TIMEOUT_MS });
-  let tokens: Credentials;
-  try {
-    ({ tokens } = await client.getToken({
-      code: params.code,
-      codeVerifier: params.codeVerifier,
-      redirect_uri: params.redirectUri,
-    }));
-  } catch (error) {
-    throw toCredError(error, "Exchanging the authorization code");
-  }
+  const tokens = await requestTokens(client, {
+    code: decodePastedCode(params.code),
+    codeVerifier: params.codeVerifier,
+    redirect_uri: params.redirectUri,
+  });
   if (!tokens.refresh_token) {
     throw new CredCredentialsError(
       "The sign-in returned no refresh token; run again (the account may need to remove this app's access first).",
@@ -69,6 +97,13 @@ export async function exchangeCode(params: ExchangeParams): Promise<SignInResult
       code: ERROR_CODES.SERVER_ERROR,
     });
   const granted = tokens.scope?.split(/\s+/).filter(Boolean);
+  // Granular consent: the user may untick scopes. Saving such credentials would only fail later with 403.
+  const missing = granted ? missingScopes(granted, params.requestedScopes) : [];
+  if (missing.length > 0) {
+    // The unused refresh token would count towards Google's per-client cap: give it back.
+    await client.revokeToken(tokens.refresh_token).catch(() => undefined);
+    throw scopesNotGrantedError(missing);
+  }
   const idToken = tokens.id_token ?? undefined;
   return {
     refreshToken: tokens.refresh_token,
@@ -95,4 +130,9 @@ export function emailOf(idToken: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Google's temporary failures: 5xx, 429, and internal_failure / server_error / temporarily_unavailable in any status. */
+function isTemporary(error: CredAuthError): boolean {
+  return error instanceof CredConnectionError && error.status !== undefined;
 }

@@ -186,11 +186,13 @@ test("robustness: oversized bodies, bad JSON, raw garbage and odd paths never cr
   assert.match(raw, /^[45]\d\d$/);
   const net = await import("node:net");
   const status = await new Promise<string>((resolve) => {
-    const socket = net.connect(Number(new URL(emu.url).port), "127.0.0.1", () =>
+    const socket: import("node:net").Socket = net.connect(Number(new URL(emu.url).port), "127.0.0.1", () =>
       socket.write("NOT HTTP AT ALL\r\n\r\n"),
     );
     let data = "";
-    socket.on("data", (d) => (data += d.toString()));
+    socket.on("data", (d: Buffer) => {
+      data += d.toString();
+    });
     socket.on("close", () => resolve(data));
     socket.on("error", () => resolve(data));
   });

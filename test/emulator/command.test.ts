@@ -6,7 +6,8 @@ import { once } from "node:events";
 import { parseEmulatorArgs } from "cred-auth/emulator";
 
 test("parseEmulatorArgs: defaults, --port, --flag=value, metadata pair, errors", () => {
-  assert.deepEqual(parseEmulatorArgs([]), { port: 9099, metadata: null, quiet: false });
+  assert.deepEqual(parseEmulatorArgs([]), { port: 9099, metadata: null, quiet: false, codePage: true });
+  assert.equal(parseEmulatorArgs(["--no-code-page"]).codePage, false);
   assert.equal(parseEmulatorArgs(["--port", "0"]).port, 0);
   assert.equal(parseEmulatorArgs(["--port=1234"]).port, 1234);
   assert.deepEqual(

@@ -29,7 +29,7 @@ before(() => {
 after(() => rmSync(home, { recursive: true, force: true }));
 
 test("UserRefreshClient refreshes against the emulator's token endpoint", async () => {
-  const refreshToken = emu.issueRefreshToken({ scopes: [CLOUD], account: "alice@example.com" });
+  const refreshToken = emu.issueRefreshToken({ scopes: [CLOUD, "email"], account: "alice@example.com" });
   const client = new UserRefreshClient({
     clientId: DEMO_CLIENT.clientId,
     clientSecret: DEMO_CLIENT.clientSecret,
@@ -45,7 +45,8 @@ test("UserRefreshClient refreshes against the emulator's token endpoint", async 
   assert.equal(emu.checkAccessToken(token)?.account, "alice@example.com");
   const info = await client.getTokenInfo(token);
   assert.equal(info.email, "alice@example.com");
-  assert.deepEqual(info.scopes, [CLOUD]);
+  // Google's spelling and order: the e-mail scope spelled out, openid added.
+  assert.deepEqual(info.scopes, ["https://www.googleapis.com/auth/userinfo.email", "openid", CLOUD]);
   const res = await client.request<{ items: { name: string }[] }>({ url: `${emu.url}/storage/v1/b/demo-bucket/o` });
   assert.deepEqual(
     res.data.items.map((i) => i.name),

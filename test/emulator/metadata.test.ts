@@ -67,9 +67,16 @@ test("token: JSON access token checkable like any other, default and requested s
   assert.deepEqual(emu.checkAccessToken(scoped.access_token)?.scopes, ["a", "b"]);
   assert.equal(emu.stats().metadataTokenRequests, before + 2);
   const tokeninfo = (await (await fetch(`${emu.url}/tokeninfo?access_token=${body.access_token}`)).json()) as {
-    email: string;
+    email?: string;
   };
-  assert.equal(tokeninfo.email, identity.email);
+  assert.equal(tokeninfo.email, undefined, "no e-mail scope, no email field (as Google)");
+  const withEmail = (await (
+    await md("instance/service-accounts/default/token?scopes=https://www.googleapis.com/auth/userinfo.email")
+  ).json()) as { access_token: string };
+  const info2 = (await (await fetch(`${emu.url}/tokeninfo?access_token=${withEmail.access_token}`)).json()) as {
+    email?: string;
+  };
+  assert.equal(info2.email, identity.email);
 });
 
 test("identity: an id token for an audience", async () => {

@@ -7,6 +7,7 @@ import { withEmulator } from "../support/emulator.ts";
 import { authUrl, pkcePair, postForm, startReceiver, tokenRequest } from "./helpers.ts";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
+const EMAIL = "https://www.googleapis.com/auth/userinfo.email";
 const emu = await withEmulator({
   clients: [{ clientId: "web-2", clientSecret: "s2", type: "web", redirectUris: ["https://app.example/cb"] }],
 });
@@ -45,7 +46,12 @@ test("consent page names the client, lists the scopes, offers every account and 
   assert.equal(res.status, 200);
   assert.match(html, /<title>Sign in - cred-auth emulator<\/title>/);
   assert.match(html, /cred-auth demo \(emulator\)/);
-  assert.match(html, /<li>https:\/\/www\.googleapis\.com\/auth\/cloud-platform<\/li>/);
+  // Granular consent: the API scope has a ticked checkbox, the sign-in scope none.
+  assert.match(
+    html,
+    /<input type="checkbox" id="scope-1" name="scope" value="https:\/\/www\.googleapis\.com\/auth\/cloud-platform" checked>/,
+  );
+  assert.match(html, /<li>openid<\/li>/);
   for (const account of ["alice@example.com", "bob@example.com", "carol@example.com"])
     assert.ok(html.includes(account), account);
   assert.match(html, /value="bob@example\.com" checked/);
@@ -64,13 +70,14 @@ test("code flow with PKCE: Allow redirects to the loopback app with code, state 
   const landed = receiver.received.at(-1)!;
   assert.equal(landed.searchParams.get("state"), "state-123");
   assert.equal(landed.searchParams.get("code"), result.code);
-  assert.equal(landed.searchParams.get("scope"), `openid email ${CLOUD}`);
+  // Google's spelling and order, never the asked one.
+  assert.equal(landed.searchParams.get("scope"), `${EMAIL} openid ${CLOUD}`);
 
   const reply = await exchange(result.code!, verifier);
   assert.equal(reply.status, 200, JSON.stringify(reply.json));
   assert.equal(reply.json.token_type, "Bearer");
   assert.equal(reply.json.expires_in, 3600);
-  assert.equal(reply.json.scope, `openid email ${CLOUD}`);
+  assert.equal(reply.json.scope, `${EMAIL} openid ${CLOUD}`);
   assert.equal(typeof reply.json.refresh_token, "string");
   const idToken = String(reply.json.id_token);
   const claims = JSON.parse(Buffer.from(idToken.split(".")[1], "base64url").toString());
@@ -81,7 +88,7 @@ test("code flow with PKCE: Allow redirects to the loopback app with code, state 
 
   const info = emu.checkAccessToken(String(reply.json.access_token));
   assert.equal(info?.account, "carol@example.com");
-  assert.deepEqual(info?.scopes, ["openid", "email", CLOUD]);
+  assert.deepEqual(info?.scopes, [EMAIL, "openid", CLOUD]);
   assert.equal(info?.clientId, DEMO_CLIENT.clientId);
   const after = emu.stats();
   assert.equal(after.authorizations, before.authorizations + 1);
@@ -108,25 +115,25 @@ test("followRedirect: false returns the redirect target without visiting it", as
   assert.equal(receiver.received.length, count);
 });
 
-test("PKCE: a wrong or missing verifier is invalid_grant", async () => {
+test("PKCE: a wrong or missing verifier is invalid_grant with Google's texts", async () => {
   const wrong = await signIn();
   const reply = await exchange(wrong.result.code!, pkcePair().verifier);
   assert.equal(reply.status, 400);
-  assert.deepEqual(reply.json, { error: "invalid_grant", error_description: "Bad Request" });
+  assert.deepEqual(reply.json, { error: "invalid_grant", error_description: "Invalid code verifier." });
   const missing = await signIn();
   const noVerifier = await tokenRequest(emu, {
     grant_type: "authorization_code",
     code: missing.result.code!,
     redirect_uri: receiver.redirectUri,
   });
-  assert.equal(noVerifier.json.error, "invalid_grant");
+  assert.deepEqual(noVerifier.json, { error: "invalid_grant", error_description: "Missing code verifier." });
 });
 
 test("redirect_uri must equal the authorization request's", async () => {
   const { result, verifier } = await signIn();
   const reply = await exchange(result.code!, verifier, receiver.redirectUri.replace("127.0.0.1", "localhost"));
   assert.equal(reply.status, 400);
-  assert.equal(reply.json.error, "invalid_grant");
+  assert.deepEqual(reply.json, { error: "redirect_uri_mismatch", error_description: "Bad Request" });
 });
 
 test("a code is single use", async () => {
@@ -197,7 +204,7 @@ test("refresh: new access token, no refresh token, same scopes; narrower scope a
   const refreshed = await tokenRequest(emu, { grant_type: "refresh_token", refresh_token: refreshToken });
   assert.equal(refreshed.status, 200);
   assert.equal(refreshed.json.refresh_token, undefined);
-  assert.equal(refreshed.json.scope, `email ${CLOUD}`);
+  assert.equal(refreshed.json.scope, `${EMAIL} openid ${CLOUD}`);
   assert.equal(typeof refreshed.json.id_token, "string");
   assert.notEqual(refreshed.json.access_token, first.json.access_token);
   assert.ok(emu.checkAccessToken(String(refreshed.json.access_token)));
@@ -246,7 +253,7 @@ test("revoke a refresh token: it and its access tokens stop working; unknown tok
     refresh_token: String(tokens.json.refresh_token),
   });
   assert.equal(refresh.status, 400);
-  assert.deepEqual(refresh.json, { error: "invalid_grant", error_description: "Bad Request" });
+  assert.deepEqual(refresh.json, { error: "invalid_grant", error_description: "Token has been expired or revoked." });
   const again = await fetch(`${emu.url}/revoke?token=${encodeURIComponent(String(tokens.json.refresh_token))}`, {
     method: "POST",
   });
@@ -287,7 +294,7 @@ test("revokeRefreshToken and revokeAll from the API", async () => {
 });
 
 test("tokeninfo: access token by query, form body and bearer header; id token; invalid values", async () => {
-  const refreshToken = emu.issueRefreshToken({ scopes: ["openid", CLOUD], account: "bob@example.com" });
+  const refreshToken = emu.issueRefreshToken({ scopes: ["email", CLOUD], account: "bob@example.com" });
   const tokens = await tokenRequest(emu, { grant_type: "refresh_token", refresh_token: refreshToken });
   const accessToken = String(tokens.json.access_token);
   const byQuery = await fetch(`${emu.url}/tokeninfo?access_token=${encodeURIComponent(accessToken)}`);
@@ -295,7 +302,7 @@ test("tokeninfo: access token by query, form body and bearer header; id token; i
   assert.equal(byQuery.status, 200);
   assert.equal(info.email, "bob@example.com");
   assert.equal(info.azp, DEMO_CLIENT.clientId);
-  assert.equal(info.scope, `openid ${CLOUD}`);
+  assert.equal(info.scope, `${EMAIL} openid ${CLOUD}`);
   assert.equal(info.access_type, "offline");
   assert.ok(Number(info.expires_in) > 3000 && Number(info.expires_in) <= 3600);
   assert.ok(Number(info.exp) > Date.now() / 1000);

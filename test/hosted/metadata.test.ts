@@ -249,3 +249,19 @@ test("METADATA_SERVER_DETECTION=none keeps the layer off the metadata server", a
   assert.match(attempts[0]!.error.message, /METADATA_SERVER_DETECTION=none/);
   assert.equal(emu.stats().metadataTokenRequests, before);
 });
+
+test("a metadata server answering 429 or 5xx is asked again with backoff; past the retries, CredConnectionError", async () => {
+  emu.setMetadata(IDENTITY);
+  const env = { ...PLATFORMS.colab!.env, GCE_METADATA_HOST: emu.host };
+  emu.failNext(1, { target: "metadata", status: 429 });
+  emu.failNext(1, { target: "metadata", status: 503 });
+  const { result, attempts } = await tryHosted(SCOPES, true, env);
+  assert.deepEqual(attempts, []);
+  assert.ok(result, "two temporary failures, then a token");
+  emu.failNext(3, { target: "metadata", status: 500 });
+  const failed = await tryHosted(SCOPES, true, env);
+  const error = failed.attempts[0]?.error;
+  assert.ok(error instanceof CredConnectionError, String(error));
+  assert.match(error.message, /HTTP 500; try again later/);
+  emu.reset();
+});

@@ -1,0 +1,103 @@
+/**
+ * Scopes as Google accepts and grants them. A short-form scope (`bigquery`) gets Google's
+ * `invalid_scope` error page, which never redirects back: the user would wait out the whole
+ * sign-in timeout. So scopes are checked before any sign-in, and a grant is checked after it.
+ */
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+
+const AUTH = "https://www.googleapis.com/auth/";
+
+/** OpenID Connect's short names, the only short scopes Google accepts. */
+const SIGN_IN_SCOPES: Record<string, string> = {
+  openid: "openid",
+  email: `${AUTH}userinfo.email`,
+  profile: `${AUTH}userinfo.profile`,
+};
+
+/** Short names people write for Google's scopes, spelled out as Google wants them. */
+const KNOWN_SHORT_NAMES = new Set([
+  "cloud-platform",
+  "cloud-platform.read-only",
+  "bigquery",
+  "bigquery.readonly",
+  "bigquery.insertdata",
+  "devstorage.read_only",
+  "devstorage.read_write",
+  "devstorage.full_control",
+  "drive",
+  "drive.readonly",
+  "drive.file",
+  "spreadsheets",
+  "spreadsheets.readonly",
+  "gmail.readonly",
+  "calendar",
+  "calendar.readonly",
+  "compute",
+  "compute.readonly",
+  "sqlservice.admin",
+  "pubsub",
+  "datastore",
+  "userinfo.email",
+  "userinfo.profile",
+]);
+
+/** Whether Google could accept `scope`: an absolute https URL, or `openid`, `email`, `profile`. */
+export function isWellFormedScope(scope: string): boolean {
+  if (Object.hasOwn(SIGN_IN_SCOPES, scope)) return true;
+  try {
+    const url = new URL(scope);
+    return url.protocol === "https:" && url.href === scope && !/\s/.test(scope);
+  } catch {
+    return false;
+  }
+}
+
+function suggestion(scope: string): string {
+  const name = scope.replace(/^\/+|\/+$/g, "");
+  return KNOWN_SHORT_NAMES.has(name) ? ` (did you mean ${AUTH}${name}?)` : "";
+}
+
+/**
+ * Rejects scopes Google would refuse before any sign-in starts, naming each and suggesting
+ * the full URL for known short names.
+ *
+ * @throws CredCredentialsError with code ERR_INVALID_SCOPE.
+ */
+export function assertValidScopes(scopes: readonly string[]): void {
+  const bad = scopes.filter((scope) => !isWellFormedScope(scope));
+  if (bad.length === 0) return;
+  const named = bad.map((scope) => `"${scope.slice(0, 200)}"${suggestion(scope)}`).join(", ");
+  throw new CredCredentialsError(
+    `Google would refuse the scope${bad.length > 1 ? "s" : ""} ${named}: give each scope as its full https://www.googleapis.com/auth/... URL, or openid, email, profile.`,
+    { code: ERROR_CODES.INVALID_SCOPE },
+  );
+}
+
+/** Google's spelling of a scope: `email` and `profile` come back as their userinfo URLs. */
+export function canonicalScope(scope: string): string {
+  return SIGN_IN_SCOPES[scope] ?? scope;
+}
+
+/** The requested scopes that `granted` lacks (both spellings of `email`/`profile` count). */
+export function missingScopes(granted: readonly string[], requested: readonly string[]): string[] {
+  const have = new Set(granted.map(canonicalScope));
+  return requested.filter((scope) => !have.has(canonicalScope(scope)));
+}
+
+/**
+ * The error for a consent where the user unticked scopes (Google's granular consent): the
+ * credentials would fail later with 403, so nothing is saved and no new sign-in is started.
+ */
+export function scopesNotGrantedError(missing: readonly string[]): CredCredentialsError {
+  return new CredCredentialsError(
+    `The sign-in did not grant ${missing.join(", ")}: sign in again and tick ${missing.length > 1 ? "every box" : "its box"} on Google's consent page (or ask for fewer scopes). Nothing was saved.`,
+    { code: ERROR_CODES.INVALID_SCOPE, error: "invalid_scope" },
+  );
+}
+
+/**
+ * For every face while it waits for the browser: Google answers a bad scope, client or redirect
+ * with an error page and never comes back, so the wait would last the whole timeout.
+ */
+export const GOOGLE_ERROR_PAGE_HINT =
+  "If the browser shows an error from Google instead of coming back (such as Error 400: invalid_scope or redirect_uri_mismatch), this sign-in cannot finish: stop it, fix what Google's page names, and sign in again.";
