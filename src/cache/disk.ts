@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { type Stats, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { UserRefreshClient } from "google-auth-library";
 import {
   type AuthorizedUserFile,
@@ -78,8 +79,9 @@ export class FileCredentialsCache extends CredentialsCache {
 /**
  * Reads cached credentials from disk and writes them there (the default, {@link READ_WRITE}).
  * A missing file is "no credentials"; an unusable one (corrupt, truncated, empty, another
- * type, unreadable) too, with one warning (`process.emitWarning`, code `CRED_AUTH_CACHE`),
- * and the next save replaces it.
+ * type, unreadable, another user's, writable by group or others) too, with one warning
+ * (`process.emitWarning`, code `CRED_AUTH_CACHE`), and the next save replaces it. A cache
+ * directory that others may write is warned about as well.
  */
 export class ReadWriteCredentialsCache extends FileCredentialsCache {
   /**
@@ -88,9 +90,10 @@ export class ReadWriteCredentialsCache extends FileCredentialsCache {
    */
   override async load(): Promise<UserRefreshClient | null> {
     const path = this.path;
+    warnIfSharedDirectory(path);
     let file: AuthorizedUserFile;
     try {
-      file = await readAuthorizedUserFile(path);
+      file = await readAuthorizedUserFile(path, { privateOnly: true });
     } catch (error) {
       if (!(error instanceof CredentialsFileError && error.problem === "missing")) warnUnusable(error);
       return null;
@@ -104,6 +107,28 @@ export class ReadWriteCredentialsCache extends FileCredentialsCache {
  * signs in again and refreshes the cached file ({@link REAUTH}).
  */
 export class WriteOnlyCredentialsCache extends FileCredentialsCache {}
+
+/** Someone who may write the directory may replace the cache file between two runs. */
+function warnIfSharedDirectory(path: string): void {
+  if (process.platform === "win32" || typeof process.getuid !== "function") return;
+  let stats: Stats;
+  try {
+    stats = statSync(dirname(path));
+  } catch {
+    return;
+  }
+  const writable =
+    stats.uid !== process.getuid()
+      ? `belongs to another user (uid ${stats.uid})`
+      : (stats.mode & 0o022) !== 0
+        ? `may be written by others (mode ${(stats.mode & 0o777).toString(8)})`
+        : undefined;
+  if (!writable) return;
+  process.emitWarning(
+    `The credentials cache directory ${JSON.stringify(dirname(path))} ${writable}: others could plant credentials there. Run chmod 700 on it (it must be yours).`,
+    { type: "CredAuthWarning", code: CACHE_WARNING_CODE },
+  );
+}
 
 function warnUnusable(error: unknown): void {
   const reason = error instanceof Error ? error.message : "it could not be read.";

@@ -4,10 +4,11 @@
 import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { AuthClient } from "google-auth-library";
-import { CredConnectionError } from "../errors.js";
+import type { AuthClient, Credentials } from "google-auth-library";
+import { CredAuthError, CredConnectionError } from "../errors.js";
+import { metadataClient } from "../hosted/clients.js";
 import { metadataBaseUrl } from "../hosted/metadata.js";
-import { platformFetch } from "../hosted/http.js";
+import { parseJson, platformFetch, tokenCredentials } from "../hosted/http.js";
 import { galEndpoints, resolveEndpoints } from "../google/endpoints.js";
 import { ENV } from "../shared/constants.js";
 import { readFileLimited } from "../util/atomic-write.js";
@@ -178,17 +179,55 @@ async function fromMetadataServer(
   } catch (error) {
     return { reason: `no metadata server answered at ${new URL(base).host} (${(error as Error).message})` };
   }
+  // google-auth-library's own Compute client follows redirects (to anywhere) and reports their
+  // failures as an "unexpected RangeError": a Compute client that asks through platformFetch instead.
+  const host = new URL(base).host;
+  const credentials = await metadataClient("ADC", scopes, () => metadataToken(base, host, scopes));
   try {
-    const { Compute } = await loadGoogleAuth();
-    const credentials = new Compute({ scopes: [...scopes] });
-    await proveCredentials(credentials, "Getting an access token from the metadata server");
-    return {
-      found: { credentials, projectId: projectId || null, source: `the metadata server at ${new URL(base).host}` },
-    };
+    await credentials.getAccessToken();
   } catch (error) {
-    return { reason: (error as Error).message };
+    if (error instanceof CredAuthError) throw error;
+    throw new CredConnectionError(`ADC: the metadata server at ${host} gave no access token; try again later.`, {
+      cause: error,
+    });
   }
+  return { found: { credentials, projectId: projectId || null, source: `the metadata server at ${host}` } };
 }
+
+/**
+ * A token from the metadata server, asked without following redirects: a metadata server never
+ * redirects, and whatever answers with one is not to be trusted with where the token comes from.
+ */
+async function metadataToken(base: string, host: string, scopes: readonly string[]): Promise<Credentials> {
+  const query = scopes.length > 0 ? `?${new URLSearchParams({ scopes: scopes.join(",") })}` : "";
+  const reply = await platformFetch("ADC", "the metadata server", {
+    url: `${base}/instance/service-accounts/default/token${query}`,
+    headers: { "Metadata-Flavor": "Google" },
+    timeoutMs: METADATA_TOKEN_TIMEOUT_MS,
+  });
+  if (reply.status >= 300 && reply.status < 400)
+    throw new CredConnectionError(
+      `ADC: the metadata server at ${host} answered its token request with a redirect (HTTP ${reply.status}), which is never followed; check GCE_METADATA_HOST.`,
+    );
+  if (reply.header("Metadata-Flavor") !== "Google")
+    throw new CredConnectionError(
+      `ADC: the server at ${host} is not a metadata server (no "Metadata-Flavor: Google").`,
+    );
+  if (reply.status !== 200)
+    throw new CredConnectionError(
+      `ADC: the metadata server at ${host} answered its token request with HTTP ${reply.status}.`,
+    );
+  const body = parseJson("ADC", "the metadata server", reply.text) as {
+    access_token?: unknown;
+    expires_in?: unknown;
+  } | null;
+  if (typeof body?.access_token !== "string" || body.access_token === "")
+    throw new CredConnectionError(`ADC: the metadata server at ${host} sent a token reply without an access_token.`);
+  return tokenCredentials(body.access_token, body.expires_in);
+}
+
+/** One token request to the metadata server; google-auth-library allows it 3 s as well. */
+const METADATA_TOKEN_TIMEOUT_MS = 3000;
 
 /** google-auth-library's own cheap "is this a Google VM or serverless runtime" check (no network). */
 async function onGoogleCloud(): Promise<boolean> {

@@ -1,5 +1,5 @@
 import type { UserRefreshClient } from "google-auth-library";
-import { READ_WRITE } from "../cache/index.js";
+import { CACHE_WARNING_CODE, type CredentialsCache, READ_WRITE } from "../cache/index.js";
 import { CredConnectionError } from "../errors.js";
 import { codePageUrl, resolveEndpoints, type Endpoints } from "../google/endpoints.js";
 import type { SignInResult } from "../oauth/flow.js";
@@ -9,7 +9,7 @@ import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../opti
 import { ENV } from "../shared/constants.js";
 import { debug } from "../util/debug.js";
 import { attachTokenCache } from "./cached-token.js";
-import { writeUserCredentialsFile, type AuthorizedUserFile } from "../google/files.js";
+import { checkWritableDestination, writeUserCredentialsFile, type AuthorizedUserFile } from "../google/files.js";
 import { getCredentialInfo } from "../google/info.js";
 import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
 
@@ -55,8 +55,7 @@ export async function getUserCredentials(
   let credentials: UserRefreshClient | undefined;
   await runSignIn(scopes, options, env, endpoints, async (result) => {
     credentials = await credentialsFrom(result, endpoints, env);
-    await cache.save(credentials);
-    return "path" in cache && typeof cache.path === "string" ? cache.path : undefined;
+    return saveOrWarn(cache, credentials);
   });
   return credentials as UserRefreshClient;
 }
@@ -82,7 +81,27 @@ export async function saveUserCredentials(
     await completeWithCode(options, env, async () => undefined);
     return;
   }
+  checkWritableDestination(path); // before the sign-in: nobody wants to approve twice
   await runSignIn(scopes, options, env, endpoints, write);
+}
+
+/**
+ * Saves approved credentials through the cache; a cache that cannot be written (read-only HOME,
+ * a file where its directory should be) loses nothing: a `CRED_AUTH_CACHE` warning, and the
+ * credentials are returned all the same, as the original does. The path saved to, if any.
+ */
+async function saveOrWarn(cache: CredentialsCache, credentials: UserRefreshClient): Promise<string | undefined> {
+  try {
+    await cache.save(credentials);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : "it could not be written.";
+    process.emitWarning(`The credentials cache was not written, so the next run signs in again: ${reason}`, {
+      type: "CredAuthWarning",
+      code: CACHE_WARNING_CODE,
+    });
+    return undefined;
+  }
+  return "path" in cache && typeof cache.path === "string" ? cache.path : undefined;
 }
 
 /** Whether cached credentials were granted every requested scope (and the requested client). */

@@ -3,10 +3,12 @@
  * write user credentials in the ADC format. Kept free of heavy imports: the CLI's
  * print-token fast path loads this module.
  */
+import { accessSync, constants, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { isLoopbackHostname } from "./endpoints.js";
 import { GOOGLE_ENDPOINTS } from "../shared/constants.js";
-import { readFileLimited, readFileLimitedSync, writeFileAtomic } from "../util/atomic-write.js";
+import { UnsafeLinkError, readFileLimited, readFileLimitedSync, writeFileAtomic } from "../util/atomic-write.js";
 
 /** An `authorized_user` file: user credentials, as written by gcloud, pydata-google-auth and cred-auth. */
 export interface AuthorizedUserFile {
@@ -67,15 +69,44 @@ const USER_OPTIONAL = ["token_uri", "id_token", "quota_project_id", "universe_do
 const KEY_REQUIRED = ["project_id", "private_key", "client_email"] as const;
 const KEY_OPTIONAL = ["private_key_id", "client_id", "token_uri", "universe_domain", "quota_project_id"] as const;
 
+/** Options of {@link readCredentialsFile}. */
+export interface ReadCredentialsOptions {
+  /**
+   * Refuse a file that is not the current user's, or that group or others may write (a file
+   * planted by someone else decides whose account the program acts as). Not checked on Windows.
+   */
+  privateOnly?: boolean;
+}
+
 /** Reads and validates a credentials file. Throws {@link CredentialsFileError} naming the problem. */
-export async function readCredentialsFile(path: string): Promise<CredentialsFile> {
+export async function readCredentialsFile(
+  path: string,
+  options: ReadCredentialsOptions = {},
+): Promise<CredentialsFile> {
   let bytes: Buffer;
   try {
-    bytes = await readFileLimited(path, MAX_CREDENTIALS_FILE_BYTES);
+    bytes = await readFileLimited(
+      path,
+      MAX_CREDENTIALS_FILE_BYTES,
+      options.privateOnly ? { check: (stats) => checkPrivate(stats, path) } : {},
+    );
   } catch (error) {
+    if (error instanceof CredentialsFileError) throw error;
     throw readError(path, error);
   }
   return parseCredentialsBytes(bytes, path);
+}
+
+/** Throws unless the opened file is the current user's and not writable by group or others. */
+function checkPrivate(stats: { uid: number; mode: number }, path: string): void {
+  if (process.platform === "win32" || typeof process.getuid !== "function") return;
+  const problem =
+    stats.uid !== process.getuid()
+      ? `belongs to another user (uid ${stats.uid}), who decides whose credentials it holds`
+      : (stats.mode & 0o022) !== 0
+        ? `may be written by others (mode ${(stats.mode & 0o777).toString(8).padStart(3, "0")})`
+        : undefined;
+  if (problem) throw invalid(path, `${problem}; it is not used`);
 }
 
 /** {@link readCredentialsFile}, synchronously. */
@@ -90,8 +121,11 @@ export function readCredentialsFileSync(path: string): CredentialsFile {
 }
 
 /** Reads a credentials file that must hold user credentials. */
-export async function readAuthorizedUserFile(path: string): Promise<AuthorizedUserFile> {
-  return expectType(await readCredentialsFile(path), "authorized_user", path);
+export async function readAuthorizedUserFile(
+  path: string,
+  options: ReadCredentialsOptions = {},
+): Promise<AuthorizedUserFile> {
+  return expectType(await readCredentialsFile(path, options), "authorized_user", path);
 }
 
 /** Reads a credentials file that must hold a service account key. */
@@ -356,9 +390,45 @@ export async function writeUserCredentialsFile(path: string, data: AuthorizedUse
   try {
     await writeFileAtomic(path, text, { mode: 0o600 });
   } catch (error) {
+    const unsafe = error instanceof UnsafeLinkError;
     throw new CredCredentialsError(`Could not write credentials to ${quote(path)}: ${writeProblem(error)}.`, {
       cause: error,
+      ...(unsafe ? { code: ERROR_CODES.FILE_INVALID } : {}),
     });
+  }
+}
+
+/**
+ * Fails before a sign-in when credentials could not be saved at `path`: a directory there, a
+ * file where a directory should be, or a directory this user cannot write. Nobody wants to
+ * approve a sign-in twice.
+ */
+export function checkWritableDestination(path: string): void {
+  const kind = (p: string): "dir" | "other" | "none" => {
+    try {
+      return statSync(p).isDirectory() ? "dir" : "other";
+    } catch {
+      return "none";
+    }
+  };
+  const destination = resolve(path);
+  if (kind(destination) === "dir")
+    throw new CredCredentialsError(`Cannot save credentials to ${quote(path)}: it is a directory; give a file path.`, {
+      code: ERROR_CODES.FILE_INVALID,
+    });
+  let parent = dirname(destination);
+  while (kind(parent) === "none" && dirname(parent) !== parent) parent = dirname(parent);
+  if (kind(parent) !== "dir")
+    throw new CredCredentialsError(`Cannot save credentials to ${quote(path)}: ${quote(parent)} is not a directory.`, {
+      code: ERROR_CODES.FILE_INVALID,
+    });
+  try {
+    accessSync(parent, constants.W_OK);
+  } catch (error) {
+    throw new CredCredentialsError(
+      `Cannot save credentials to ${quote(path)}: the directory ${quote(parent)} is not writable.`,
+      { cause: error, code: ERROR_CODES.FILE_INVALID },
+    );
   }
 }
 
@@ -374,6 +444,8 @@ function writeProblem(error: unknown): string {
       return `permission denied (${code}); check that the directory is writable`;
     case "EISDIR":
       return "it is a directory; give a file path";
+    case "EUNSAFELINK":
+      return `it is a symbolic link owned by another user (uid ${(error as UnsafeLinkError).owner}), which could point at any of your files; remove the link or choose another path`;
     case "ENOSPC":
     case "EDQUOT":
       return `the disk is full (${code})`;

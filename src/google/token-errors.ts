@@ -43,7 +43,7 @@ export function toCredError(error: unknown, what: string): CredAuthError {
   const status = e.response?.status ?? (typeof e.status === "number" ? e.status : undefined);
   const oauthCode = oauthErrorCode(e.response?.data);
   if (oauthCode) {
-    const reason = CREDENTIAL_ERRORS[oauthCode] ?? "the provider rejected the credentials";
+    const reason = reasonFor(oauthCode, grantTypeOf(error));
     if (status !== undefined && status >= 500)
       return new CredConnectionError(
         `${what} failed: the token server answered ${status} (${oauthCode}); try again later.`,
@@ -72,6 +72,40 @@ export function toCredError(error: unknown, what: string): CredAuthError {
     return new CredConnectionError(`${what} failed: the token server sent an unreadable reply.`, { cause: error });
   }
   return new CredCredentialsError(`${what} failed: ${describe(error)}.`, { cause: error });
+}
+
+/**
+ * What a rejection means depends on what was asked for: `invalid_grant` names an expired or
+ * revoked refresh token only for a refresh; for a code exchange it is the code, for a service
+ * account the key or its signed assertion.
+ */
+const INVALID_GRANT_BY_GRANT: Record<string, string> = {
+  refresh_token: "the refresh token is expired or revoked; sign in again",
+  authorization_code:
+    "the authorization code was not accepted (expired, already used, or from another sign-in); sign in again",
+  "urn:ietf:params:oauth:grant-type:jwt-bearer":
+    "the service account key was not accepted (deleted or disabled key, wrong client_email, or a wrong clock); check the key",
+};
+
+function reasonFor(oauthCode: string, grantType: string | undefined): string {
+  if (oauthCode === "invalid_grant")
+    return (grantType && INVALID_GRANT_BY_GRANT[grantType]) ?? "the token server did not accept the grant";
+  return CREDENTIAL_ERRORS[oauthCode] ?? "the provider rejected the credentials";
+}
+
+/** The `grant_type` of a failed request's kept request (kept through redaction: it is no secret). */
+export function grantTypeOf(error: unknown): string | undefined {
+  for (const link of chainOf(error)) {
+    for (const config of [link.config, link.response?.config]) {
+      if (!config || typeof config !== "object") continue;
+      const c = config as { data?: unknown; body?: unknown };
+      for (const body of [c.data, c.body]) {
+        const grant = fieldsOf(body).find(([name]) => name === "grant_type")?.[1];
+        if (grant) return grant;
+      }
+    }
+  }
+  return undefined;
 }
 
 function oauthErrorCode(data: unknown): string | undefined {
@@ -147,23 +181,46 @@ interface ChainLink {
  * in `secrets` and every credential found in the kept request is replaced in the messages,
  * stacks and replies of the cause chain, then the requests are blanked out.
  */
-export function redactTokenRequestError(error: unknown, secrets: Iterable<string> = []): void {
+export function redactTokenRequestError(
+  error: unknown,
+  secrets: Iterable<string> = [],
+  grantType: string | undefined = grantTypeOf(error),
+): void {
   const links = chainOf(error);
   const found = new Set([...secrets].filter((s) => typeof s === "string" && s.length >= MIN_SECRET_LENGTH));
   for (const link of links) {
     collectSecrets(link.config, found);
     collectSecrets(link.response?.config, found);
   }
-  const ordered = [...found].sort((a, b) => b.length - a.length);
+  const ordered = [...new Set([...found].flatMap(secretForms))].sort((a, b) => b.length - a.length);
   for (const link of links) {
     if (ordered.length > 0) {
       replaceText(link, "message", ordered);
       replaceText(link, "stack", ordered);
       if (link.response && "data" in link.response) link.response.data = scrubDeep(link.response.data, ordered, 0);
     }
-    redactConfig(link.config);
-    redactConfig(link.response?.config);
+    redactConfig(link.config, grantType);
+    redactConfig(link.response?.config, grantType);
   }
+}
+
+/**
+ * The forms a secret the library sent can take on its way back in a reply: raw, percent-encoded
+ * (`encodeURIComponent`, form encoding with `+`, in either hex case), JSON-escaped (`\\/`,
+ * `\\n`) and as the password of a Basic `Authorization` header is added by {@link collectSecrets}.
+ * Google's secrets hold `/`, `+` and `=` (`1//0g…`, `4/0A…`, `GOCSPX-…`), so each form differs.
+ */
+export function secretForms(secret: string): string[] {
+  const percent = encodeURIComponent(secret);
+  const form = new URLSearchParams([["", secret]]).toString().slice(1);
+  const json = JSON.stringify(secret).slice(1, -1);
+  const forms = [secret, percent, form, json, json.replaceAll("/", "\\/"), encodeURIComponent(percent)];
+  return [...new Set([...forms, ...forms.map(lowerHex)])].filter((form) => form.length >= MIN_SECRET_LENGTH);
+}
+
+/** `%2F` as `%2f`: percent-encoding is case-insensitive, and some servers write lower case. */
+function lowerHex(text: string): string {
+  return text.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
 }
 
 /** The error, its causes and gaxios' `error` twins, each once. */
@@ -184,8 +241,15 @@ export function collectSecrets(config: unknown, found: Set<string>): void {
   if (!config || typeof config !== "object") return;
   const c = config as { data?: unknown; body?: unknown; headers?: unknown };
   for (const body of [c.data, c.body]) {
-    for (const [name, value] of fieldsOf(body))
-      if (SECRET_FIELDS.has(name) && value.length >= MIN_SECRET_LENGTH) found.add(value);
+    const fields = fieldsOf(body);
+    const clientId = fields.find(([name]) => name === "client_id")?.[1];
+    for (const [name, value] of fields) {
+      if (!SECRET_FIELDS.has(name) || value.length < MIN_SECRET_LENGTH) continue;
+      found.add(value);
+      // A proxy may move a client secret into a Basic header (RFC 6749 2.3.1) and echo that.
+      if (name === "client_secret" && clientId !== undefined)
+        for (const basic of basicForms(clientId, value)) found.add(basic);
+    }
   }
   const authorization = c.headers instanceof Headers ? c.headers.get("authorization") : undefined;
   const credential = authorization?.replace(/^\s*\S+\s+/, "");
@@ -193,7 +257,27 @@ export function collectSecrets(config: unknown, found: Set<string>): void {
     found.add(credential);
     const decoded = /^basic\s/i.test(authorization ?? "") ? Buffer.from(credential, "base64").toString("utf8") : "";
     const password = decoded.slice(decoded.indexOf(":") + 1);
-    if (decoded.includes(":") && password.length >= MIN_SECRET_LENGTH) found.add(password);
+    if (decoded.includes(":") && password.length >= MIN_SECRET_LENGTH) {
+      found.add(password);
+      found.add(formDecoded(password));
+    }
+  }
+}
+
+/** The Basic credentials of a client, raw and form-encoded first (RFC 6749 2.3.1), base64-encoded. */
+function basicForms(clientId: string, secret: string): string[] {
+  const encode = (text: string) => new URLSearchParams([["", text]]).toString().slice(1);
+  return [`${clientId}:${secret}`, `${encode(clientId)}:${encode(secret)}`].map((pair) =>
+    Buffer.from(pair, "utf8").toString("base64"),
+  );
+}
+
+/** A Basic password as RFC 6749 2.3.1 sends it (form-encoded), decoded; unchanged when it is not. */
+function formDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text.replaceAll("+", " "));
+  } catch {
+    return text;
   }
 }
 
@@ -243,12 +327,17 @@ function scrubDeep(value: unknown, secrets: readonly string[], depth: number): u
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, scrubDeep(item, secrets, depth + 1)]));
 }
 
-function redactConfig(config: unknown): void {
+function redactConfig(config: unknown, grantType: string | undefined): void {
   if (!config || typeof config !== "object") return;
   const c = config as { data?: unknown; body?: unknown; headers?: unknown };
-  if (c.data !== undefined) c.data = REDACTED;
-  if (c.body !== undefined) c.body = REDACTED;
+  if (c.data !== undefined) c.data = redactedBody(grantType);
+  if (c.body !== undefined) c.body = redactedBody(grantType);
   if (c.headers instanceof Headers) c.headers.delete("authorization");
+}
+
+/** Only the request's `grant_type` survives: it says what was rejected, and it is no secret. */
+function redactedBody(grant: string | undefined): string {
+  return grant && /^[\w:.-]{1,100}$/.test(grant) ? `grant_type=${encodeURIComponent(grant)}&${REDACTED}` : REDACTED;
 }
 
 /** The error's class name only: messages from below may quote request bodies. */

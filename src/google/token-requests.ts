@@ -87,13 +87,15 @@ function usableAccessToken(data: object): boolean {
  */
 function redactingSentSecrets(options: PreparedOptions, inner: PreparedOptions["errorRedactor"]): ErrorRedactor {
   // Loaded on use: print-token's cached path loads this module but makes no request.
-  const { collectSecrets, redactTokenRequestError } =
+  const { collectSecrets, grantTypeOf, redactTokenRequestError } =
     require("./token-errors.js") as typeof import("./token-errors.js");
   const sent = new Set<string>();
   collectSecrets(options, sent);
+  // Read before gaxios' own redactor rewrites the body: it says what a rejection was about.
+  const grantType = grantTypeOf({ config: options });
   return ((data) => {
     const redacted = typeof inner === "function" ? inner(data) : data;
-    redactTokenRequestError(data, sent);
+    redactTokenRequestError(data, sent, grantType);
     return redacted;
   }) as ErrorRedactor;
 }

@@ -61,7 +61,8 @@ const FINISH_TIMEOUT_MS = 60_000;
  * Binds the first free port of the range on the loopback interface only, and waits for the
  * browser's redirect. Stray requests (favicon, other paths, scanners) get a 404 and the
  * receiver keeps waiting; a callback with a wrong or missing `state` gets a 400 and does not
- * consume the flow. Every outcome closes the servers.
+ * consume the flow. A request whose `Host` is not a loopback name with the receiver's port (a
+ * DNS-rebinding page) gets a 421 and is not looked at. Every outcome closes the servers.
  */
 export async function startLoopbackReceiver(options: LoopbackOptions): Promise<LoopbackReceiver> {
   throwIfAborted(options.signal);
@@ -90,7 +91,17 @@ export async function startLoopbackReceiver(options: LoopbackOptions): Promise<L
     settle.reject(error);
   };
 
+  let listeningPort = 0;
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    if (!isLoopbackHost(req.headers.host, listeningPort)) {
+      // A page of another site whose name was rebound to 127.0.0.1 (DNS rebinding) says its own name.
+      return answer(
+        res,
+        421,
+        "Wrong address",
+        "This address only answers requests for the loopback address it listens on.",
+      );
+    }
     const verdict = judge(req, path, options.state, done);
     if (verdict.kind === "stray") return answer(res, 404, "Not found", "Nothing here.");
     if (verdict.kind === "stale") {
@@ -126,6 +137,7 @@ export async function startLoopbackReceiver(options: LoopbackOptions): Promise<L
 
   const bound = await bindFirstFree(ports, host, handler);
   servers = bound.servers;
+  listeningPort = bound.port;
   const timer = setTimeout(() => {
     fail(
       new CredCredentialsError(
@@ -181,6 +193,15 @@ function judge(req: IncomingMessage, path: string, state: string, done: boolean)
   const code = query.get("code") ?? "";
   if (!code) return { kind: "stale", message: "The redirect carried no authorization code." };
   return { kind: "code", code };
+}
+
+const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** Whether a request's Host names a loopback address and the port the receiver listens on. */
+function isLoopbackHost(hostHeader: string | undefined, port: number): boolean {
+  const match = /^(\[[^\]]*\]|[^:]+)(?::(\d{1,5}))?$/.exec(hostHeader?.trim().toLowerCase() ?? "");
+  // Without a port, Host means port 80.
+  return match !== null && LOOPBACK_NAMES.has(match[1] ?? "") && Number(match[2] ?? 80) === port;
 }
 
 function sameSecret(a: string, b: string): boolean {

@@ -1,4 +1,5 @@
-import { CredCredentialsError } from "../errors.js";
+import { timingSafeEqual } from "node:crypto";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { ENV } from "../shared/constants.js";
 import { authorizationError } from "./errors.js";
 import { codePageUrl, type Endpoints } from "../google/endpoints.js";
@@ -26,8 +27,19 @@ export function pasteRedirectUri(
 }
 
 /**
- * The authorization code in what the user pasted: the bare code, the whole redirect URL, or
- * its query string. A URL's `state`, when present, must be this sign-in's.
+ * The authorization code in what the user pasted, checked against this sign-in's `state`:
+ *
+ * - `CODE~STATE`, the sign-in code the code page shows (docs/oauth.html, the emulator's page):
+ *   the state after the last `~` must be this sign-in's (Google's codes and our states never
+ *   hold a `~`);
+ * - the whole redirect URL, or its query string: it must carry this sign-in's `state`;
+ * - a bare `CODE`, still accepted: pages that show only the code (an older hosted oauth.html)
+ *   keep working, and a code of someone else's sign-in fails at the exchange anyway, because the
+ *   code is redeemed with this sign-in's PKCE verifier: a code issued for another challenge does
+ *   not match it, and one issued without a challenge is refused when a verifier comes with it
+ *   (RFC 9700's PKCE-downgrade rule, which Google and the emulator apply).
+ *
+ * A state that does not match, or a URL without one, is refused before any request is made.
  */
 export function parsePastedCode(pasted: string, state: string): string {
   const text = pasted.trim();
@@ -43,14 +55,16 @@ export function parsePastedCode(pasted: string, state: string): string {
       throw new CredCredentialsError(
         "The pasted text is not an authorization code (it has spaces); paste only the code.",
       );
-    return text;
+    return codeCarryingState(text, state);
   }
   const returnedState = query.get("state");
-  if (returnedState !== null && returnedState !== state) {
+  if (returnedState === null) {
     throw new CredCredentialsError(
-      "The pasted address belongs to another sign-in (state mismatch); paste the one from the newest sign-in.",
+      "The pasted address carries no state, so it cannot be matched to this sign-in; paste the sign-in code shown on the page.",
+      { code: ERROR_CODES.STATE_MISMATCH },
     );
   }
+  if (!sameState(returnedState, state)) throw stateMismatch("address");
   const error = query.get("error");
   if (error !== null) throw authorizationError(error);
   const code = query.get("code");
@@ -59,6 +73,33 @@ export function parsePastedCode(pasted: string, state: string): string {
       "The pasted address carries no authorization code; paste the code shown after sign-in.",
     );
   return code;
+}
+
+/** The code of a pasted `CODE~STATE` whose state is this sign-in's, or a bare code as it is. */
+function codeCarryingState(text: string, state: string): string {
+  const tilde = text.lastIndexOf("~");
+  if (tilde < 0) return text;
+  const code = text.slice(0, tilde);
+  if (!sameState(text.slice(tilde + 1), state)) throw stateMismatch("sign-in code");
+  if (!code)
+    throw new CredCredentialsError(
+      "The pasted sign-in code carries no authorization code; paste the whole code shown.",
+    );
+  return code;
+}
+
+function stateMismatch(what: "address" | "sign-in code"): CredCredentialsError {
+  const message =
+    what === "address"
+      ? "The pasted address belongs to another sign-in (state mismatch); paste the one from the newest sign-in."
+      : "The pasted sign-in code belongs to another sign-in (state mismatch); paste the one from the newest sign-in.";
+  return new CredCredentialsError(message, { code: ERROR_CODES.STATE_MISMATCH });
+}
+
+function sameState(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /** The query of a pasted URL or query string; undefined for a bare code. */

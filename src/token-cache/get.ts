@@ -1,12 +1,15 @@
+import { closeSync } from "node:fs";
 import { join } from "node:path";
 import { tryLock } from "./lock.js";
 import {
   type CachedAccessToken,
   type TokenCacheLocation,
   hasValidity,
+  openCacheDir,
   readCachedToken,
+  readEntry,
   resolveDir,
-  writeCachedToken,
+  writeEntry,
 } from "./store.js";
 
 /** Options of {@link getTokenWithCache}. */
@@ -44,7 +47,7 @@ export function getTokenWithCache(
 ): Promise<CachedAccessToken> {
   const dir = resolveDir(options);
   const minValidityMs = options.minValidityMs ?? MIN_VALIDITY_MS;
-  const seen = readCachedToken(key, { dir });
+  const seen = dir === false ? undefined : readCachedToken(key, { dir });
   if (seen && !options.fresh && hasValidity(seen, minValidityMs)) return Promise.resolve(seen);
   if (!dir) return refresh();
   const flightKey = `${dir}\0${key}\0${options.fresh ? "fresh" : ""}`;
@@ -57,7 +60,24 @@ export function getTokenWithCache(
   return flight;
 }
 
+/** Refreshes with the cache directory held open and checked (see openCacheDir); without the cache when it is not private. */
 async function refreshOnce(
+  dir: string,
+  key: string,
+  refresh: () => Promise<CachedAccessToken>,
+  options: GetTokenWithCacheOptions & { minValidityMs: number },
+  seenToken: string | undefined,
+): Promise<CachedAccessToken> {
+  const opened = openCacheDir(dir, true);
+  if (!opened) return refresh();
+  try {
+    return await refreshLocked(opened.base, key, refresh, options, seenToken);
+  } finally {
+    if (opened.fd !== undefined) closeSync(opened.fd);
+  }
+}
+
+async function refreshLocked(
   dir: string,
   key: string,
   refresh: () => Promise<CachedAccessToken>,
@@ -78,7 +98,7 @@ async function refreshOnce(
     if (attempt.state === "unavailable") break;
     if (attempt.state === "held") {
       try {
-        const cached = readCachedToken(key, { dir });
+        const cached = readEntry(dir, key);
         if (usable(cached)) return cached;
         return await refreshAndStore(dir, key, refresh);
       } finally {
@@ -87,7 +107,7 @@ async function refreshOnce(
     }
     if (Date.now() >= deadline) break;
     await sleep(delayMs);
-    const cached = readCachedToken(key, { dir });
+    const cached = readEntry(dir, key);
     if (usable(cached)) return cached;
   }
   return refreshAndStore(dir, key, refresh);
@@ -99,7 +119,7 @@ async function refreshAndStore(
   refresh: () => Promise<CachedAccessToken>,
 ): Promise<CachedAccessToken> {
   const token = await refresh();
-  writeCachedToken(key, token, { dir });
+  writeEntry(dir, key, token);
   return token;
 }
 

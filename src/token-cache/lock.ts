@@ -1,8 +1,8 @@
 // A cross-process lock: a file created with O_EXCL holding the owner's pid, host and time.
 // Locks left by a dead process, or older than `staleMs`, are broken.
-import { linkSync, openSync, renameSync, statSync, unlinkSync, writeSync, closeSync } from "node:fs";
+import { closeSync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
-import { ensureDir, readSmallFile, uniqueSuffix } from "./store.js";
+import { readSmallFile, uniqueSuffix } from "./store.js";
 
 /** A held lock; `release()` removes it if it is still ours. */
 export interface HeldLock {
@@ -18,13 +18,11 @@ interface LockOwner {
   time: number;
 }
 
-/** Tries once to take the lock at `path` (breaking a stale one first). Never waits. */
-export function tryLock(dir: string, path: string, staleMs: number): LockAttempt {
-  try {
-    ensureDir(dir);
-  } catch {
-    return { state: "unavailable" };
-  }
+/**
+ * Tries once to take the lock at `path` (breaking a stale one first). Never waits. `dir` is the
+ * opened, checked cache directory `path` is in (store.ts openCacheDir): it exists.
+ */
+export function tryLock(_dir: string, path: string, staleMs: number): LockAttempt {
   for (let attempt = 0; attempt < 2; attempt++) {
     const content = JSON.stringify({ pid: process.pid, host: hostname(), time: Date.now(), nonce: uniqueSuffix() });
     try {
@@ -55,7 +53,7 @@ function breakIfStale(path: string, staleMs: number): boolean {
   let mtimeMs: number;
   try {
     content = readSmallFile(path);
-    mtimeMs = statSync(path).mtimeMs;
+    mtimeMs = lstatSync(path).mtimeMs;
   } catch (error) {
     // Released between our open and our read: free now.
     return (error as NodeJS.ErrnoException).code === "ENOENT";

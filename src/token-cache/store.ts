@@ -3,11 +3,12 @@
 import {
   type Stats,
   closeSync,
+  constants,
+  fstatSync,
   fsyncSync,
   mkdirSync,
   openSync,
   renameSync,
-  statSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
@@ -38,7 +39,7 @@ export type TokenCacheIdentity =
       type: "service_account";
       client_email: string;
       private_key_id?: string;
-      private_key?: string;
+      private_key: string;
       token_uri?: string;
     };
 
@@ -73,25 +74,28 @@ export function tokenCacheDir(
  * `tokenUrl` is the token endpoint actually used (default: the file's `token_uri`), so tokens
  * of an emulator never serve Google. For `authorized_user` files pass the granted scopes
  * (a refresh cannot change them); for service accounts the requested ones.
+ *
+ * Every key derives from secret material (the refresh token; the private key), never from public
+ * values alone: a forged key file carrying a victim's `client_email` and `private_key_id` with a
+ * private key of its own must not find the victim's tokens.
  */
 export function tokenCacheKey(file: TokenCacheIdentity, scopes: readonly string[], tokenUrl?: string): string {
   const identity =
     file.type === "authorized_user"
       ? [file.type, file.client_id, file.refresh_token]
-      : [
-          file.type,
-          file.client_email,
-          file.private_key_id || `${sha256Hex(file.private_key ?? "")}+${file.client_email}`,
-        ];
+      : [file.type, file.client_email, file.private_key_id ?? "", sha256Hex(file.private_key)];
   const sortedScopes = [...new Set(scopes)].sort();
-  return sha256Hex(JSON.stringify(["cred-auth-token-v1", ...identity, tokenUrl ?? file.token_uri ?? "", sortedScopes]));
+  return sha256Hex(JSON.stringify(["cred-auth-token-v2", ...identity, tokenUrl ?? file.token_uri ?? "", sortedScopes]));
 }
 
 /** The cached token for `key`, or undefined when there is none or its file is unreadable or corrupt. */
 export function readCachedToken(key: string, location: TokenCacheLocation = {}): CachedAccessToken | undefined {
-  const dir = resolveDir(location);
-  if (!dir) return undefined;
-  const path = tokenPath(dir, key);
+  return withCacheDir(location, false, (base) => readEntry(base, key));
+}
+
+/** @internal The entry for `key` in an opened cache directory (see {@link withCacheDir}). */
+export function readEntry(base: string, key: string): CachedAccessToken | undefined {
+  const path = tokenPath(base, key);
   let text: string;
   try {
     text = readSmallFile(path);
@@ -105,11 +109,22 @@ export function readCachedToken(key: string, location: TokenCacheLocation = {}):
 const MAX_ENTRY_BYTES = 64 * 1024;
 
 /**
- * @internal A token-cache file's text. Throws for anything but a small regular file: a FIFO or
- * device planted at an entry's path must not block print-token (readFileSync would wait forever).
+ * @internal A token-cache file's text. Throws for anything but a small regular file of ours that
+ * nobody else may write, judged on the opened descriptor: not a symbolic link (`O_NOFOLLOW`), not
+ * a FIFO or device (which must not block print-token), not a file another user planted.
  */
 export function readSmallFile(path: string): string {
-  return readFileLimitedSync(path, MAX_ENTRY_BYTES).toString("utf8");
+  return readFileLimitedSync(path, MAX_ENTRY_BYTES, { noFollow: true, check: refuseForeign }).toString("utf8");
+}
+
+function refuseForeign(stats: Stats): void {
+  if (!ownedPrivately(stats)) throw Object.assign(new Error("not a private file of this user"), { code: "EPERM" });
+}
+
+/** Ours (the current uid) and not writable by group or others. Windows has neither: true there. */
+function ownedPrivately(stats: Stats): boolean {
+  if (process.platform === "win32" || typeof process.getuid !== "function") return true;
+  return stats.uid === process.getuid() && (stats.mode & 0o022) === 0;
 }
 
 /**
@@ -119,18 +134,20 @@ export function readSmallFile(path: string): string {
  * optimisation).
  */
 export function writeCachedToken(key: string, token: CachedAccessToken, location: TokenCacheLocation = {}): boolean {
-  const dir = resolveDir(location);
-  if (!dir) return false;
+  return withCacheDir(location, true, (base) => writeEntry(base, key, token)) ?? false;
+}
+
+/** @internal Stores `token` under `key` in an opened cache directory (see {@link withCacheDir}). */
+export function writeEntry(base: string, key: string, token: CachedAccessToken): boolean {
   const entry: CachedAccessToken = {
     access_token: token.access_token,
     expiry_date: token.expiry_date,
     token_type: token.token_type || "Bearer",
     ...(token.scopes ? { scopes: [...token.scopes] } : {}),
   };
-  const target = tokenPath(dir, key);
+  const target = tokenPath(base, key);
   const temp = `${target}.${uniqueSuffix()}.tmp`;
   try {
-    ensureDir(dir);
     const fd = openSync(temp, "wx", 0o600);
     try {
       writeSync(fd, `${JSON.stringify(entry)}\n`);
@@ -150,12 +167,65 @@ export function writeCachedToken(key: string, token: CachedAccessToken, location
 
 /** Removes the cached token for `key` (for example after the provider rejected it). */
 export function deleteCachedToken(key: string, location: TokenCacheLocation = {}): void {
-  const dir = resolveDir(location);
-  if (!dir) return;
-  try {
-    unlinkSync(tokenPath(dir, key));
-  } catch {}
+  withCacheDir(location, false, (base) => {
+    try {
+      unlinkSync(tokenPath(base, key));
+    } catch {}
+  });
 }
+
+/**
+ * Runs `use` with the cache directory opened and checked: a directory (not a link to one), ours,
+ * not writable by group or others, judged by `fstat` of the opened descriptor. `use` gets the
+ * path to reach entries by: on Linux the descriptor's `/proc/self/fd/N`, so a directory swapped
+ * for a link after the check is never used; elsewhere the directory's path. Returns undefined when
+ * the cache is off, absent (and `create` is false) or not private.
+ */
+export function withCacheDir<T>(
+  location: TokenCacheLocation,
+  create: boolean,
+  use: (base: string) => T,
+): T | undefined {
+  const dir = location.dir === undefined ? tokenCacheDir() : location.dir;
+  if (dir === false) return undefined;
+  const opened = openCacheDir(dir, create);
+  if (!opened) return undefined;
+  try {
+    return use(opened.base);
+  } finally {
+    if (opened.fd !== undefined) closeSync(opened.fd);
+  }
+}
+
+/** @internal The checked cache directory: its descriptor (none on Windows) and the path to reach entries by. */
+export function openCacheDir(dir: string, create: boolean): { fd?: number; base: string } | undefined {
+  if (process.platform === "win32" || typeof process.getuid !== "function") {
+    if (create) {
+      try {
+        ensureDir(dir);
+      } catch {
+        return undefined;
+      }
+    }
+    return { base: dir };
+  }
+  let fd: number;
+  try {
+    if (create) ensureDir(dir);
+    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  const stats = fstatSync(fd);
+  if (!stats.isDirectory() || !ownedPrivately(stats)) {
+    closeSync(fd);
+    return undefined;
+  }
+  return { fd, base: PROC_FD ? `/proc/self/fd/${fd}` : dir };
+}
+
+/** Linux reaches a directory through its descriptor at /proc/self/fd/N (what openat does). */
+const PROC_FD = process.platform === "linux";
 
 /** True when `token` still has more than `minValidityMs` milliseconds to live. */
 export function hasValidity(
@@ -166,25 +236,9 @@ export function hasValidity(
   return token.expiry_date - now > minValidityMs;
 }
 
-/** The directory to use: the given or default one, or `false` when off or not private. @internal */
+/** The directory to use: the given or default one, or `false` when the cache is off. @internal */
 export function resolveDir(location: TokenCacheLocation): string | false {
-  const dir = location.dir === undefined ? tokenCacheDir() : location.dir;
-  return dir !== false && isPrivateOrAbsent(dir) ? dir : false;
-}
-
-/**
- * A directory of another user, or one that group or others may write to, could hand us planted
- * tokens: it is not used. An absent one is fine (it is created with mode 0700).
- */
-function isPrivateOrAbsent(dir: string): boolean {
-  if (process.platform === "win32" || typeof process.getuid !== "function") return true;
-  let stats: Stats;
-  try {
-    stats = statSync(dir);
-  } catch {
-    return true;
-  }
-  return stats.isDirectory() && stats.uid === process.getuid() && (stats.mode & 0o022) === 0;
+  return location.dir === undefined ? tokenCacheDir() : location.dir;
 }
 
 /** @internal */

@@ -1,5 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { type Stats, closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 
 // Loaded on first use: print-token's cached path only reads with readFileLimitedSync, and loading
 // these two costs milliseconds of its start-up (bench/README.md, target 2).
@@ -17,7 +17,10 @@ export interface AtomicWriteOptions {
  * Writes `data` to `path` so that readers only ever see the old file or the whole new one:
  * a temporary file in the same directory is written, flushed to disk and renamed over `path`.
  * Missing parent directories are created with mode 0700 (existing ones are left alone).
- * When `path` is a symbolic link, the file it points to is replaced and the link kept.
+ * When `path` is a symbolic link of the current user (or root), the file it points to is replaced
+ * and the link kept; a link of anyone else is refused ({@link UnsafeLinkError}), the rule of
+ * Linux's `fs.protected_symlinks`: in a shared directory, another user's link could point at any
+ * of our files. Temp files that killed saves of this user left next to `path` are removed.
  */
 export async function writeFileAtomic(
   path: string,
@@ -28,7 +31,8 @@ export async function writeFileAtomic(
   const target = await resolveLink(path);
   const dir = dirname(target);
   await fsp().mkdir(dir, { recursive: true, mode: 0o700 });
-  const temp = join(dir, `.${basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
+  await removeStaleTemps(dir, basename(target));
+  const temp = join(dir, `.${basename(target)}.${tempId()}.tmp`);
   try {
     const file = await fsp().open(temp, "wx", mode);
     try {
@@ -49,12 +53,91 @@ export async function writeFileAtomic(
   await syncDirectory(dir);
 }
 
-/** The file a symbolic link points to, or `path` itself (also when nothing exists there yet). */
+/** A symbolic link owned by another user on the way to a file being saved. `code` is `EUNSAFELINK`. */
+export class UnsafeLinkError extends Error {
+  override name = "UnsafeLinkError";
+  readonly code = "EUNSAFELINK";
+  constructor(
+    readonly path: string,
+    readonly owner: number,
+  ) {
+    super(`${path} is a symbolic link owned by another user (uid ${owner})`);
+  }
+}
+
+const MAX_LINKS = 40;
+
+/**
+ * The file a symbolic link points to, or `path` itself (also when nothing exists there yet).
+ * Every link followed must belong to us or to root.
+ */
 async function resolveLink(path: string): Promise<string> {
+  let current = path;
+  for (let hops = 0; hops < MAX_LINKS; hops++) {
+    let stats: Stats;
+    try {
+      stats = await fsp().lstat(current);
+    } catch {
+      break; // nothing there (yet): written as is
+    }
+    if (!stats.isSymbolicLink()) break;
+    if (!trustedOwner(stats.uid)) throw new UnsafeLinkError(current, stats.uid);
+    current = resolve(dirname(current), await fsp().readlink(current));
+  }
   try {
-    return await fsp().realpath(path);
+    return await fsp().realpath(current);
   } catch {
-    return path;
+    return current;
+  }
+}
+
+function trustedOwner(uid: number): boolean {
+  if (process.platform === "win32" || typeof process.getuid !== "function") return true;
+  return uid === process.getuid() || uid === 0;
+}
+
+/** The 12 hex digits of a temp file's name: the writer's pid (6), then 6 random ones. */
+function tempId(): string {
+  return `${(process.pid % 0x1000000).toString(16).padStart(6, "0")}${randomBytes(3).toString("hex")}`;
+}
+
+/** A temp file this old is stale whoever wrote it (a writer on another host, an older version). */
+const STALE_TEMP_MS = 60 * 60 * 1000;
+
+/**
+ * Removes the temp files of saves of `name` that were killed: ours (same uid), regular, and
+ * either written by a process that is gone or older than an hour. They hold whole credentials.
+ */
+async function removeStaleTemps(dir: string, name: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await fsp().readdir(dir);
+  } catch {
+    return;
+  }
+  const prefix = `.${name}.`;
+  for (const entry of names) {
+    const id = entry.startsWith(prefix) && entry.endsWith(".tmp") ? entry.slice(prefix.length, -4) : "";
+    if (!/^[0-9a-f]{12}$/.test(id)) continue;
+    const path = join(dir, entry);
+    try {
+      const stats = await fsp().lstat(path);
+      const ours = stats.isFile() && (typeof process.getuid !== "function" || stats.uid === process.getuid());
+      const stale = Date.now() - stats.mtimeMs > STALE_TEMP_MS || !isAlive(Number.parseInt(id.slice(0, 6), 16));
+      if (ours && stale) await fsp().unlink(path);
+    } catch {
+      // gone meanwhile, or not ours to remove
+    }
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (pid === process.pid % 0x1000000) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
@@ -114,19 +197,31 @@ export class NotAFileError extends Error {
   }
 }
 
+/** Options of {@link readFileLimited}. */
+export interface ReadLimitedOptions {
+  /** Refuse a symbolic link at `path` itself (`O_NOFOLLOW`): it fails with `ELOOP`. */
+  noFollow?: boolean;
+  /** Called with the stats of the opened descriptor (a regular file); throw to refuse it. */
+  check?: (stats: Stats) => void;
+}
+
 /**
- * Reads a whole regular file of at most `maxBytes` bytes. Throws {@link NotAFileError} for
- * directories and special files (without opening them: a FIFO would block),
- * {@link FileTooLargeError} beyond the limit, and the system error otherwise.
+ * Reads a whole regular file of at most `maxBytes` bytes. The file is opened with `O_NONBLOCK`
+ * (a FIFO swapped in after any earlier check cannot block the open) and judged by `fstat` of
+ * that descriptor, never by the path again. Throws {@link NotAFileError} for directories and
+ * special files, {@link FileTooLargeError} beyond the limit, and the system error otherwise.
  */
-export async function readFileLimited(path: string, maxBytes: number): Promise<Buffer> {
-  checkRegular(path, await fsp().stat(path));
-  const file = await fsp().open(path, "r");
+export async function readFileLimited(
+  path: string,
+  maxBytes: number,
+  options: ReadLimitedOptions = {},
+): Promise<Buffer> {
+  const file = await fsp().open(path, readFlags(options));
   try {
-    const { size } = await file.stat();
-    if (size > maxBytes) throw new FileTooLargeError(path, maxBytes);
+    const stats = await file.stat();
+    checkOpened(path, stats, maxBytes, options);
     // The size can change between stat and read: read one byte past the limit to notice.
-    const buffer = Buffer.alloc(Math.min(size, maxBytes) + 1);
+    const buffer = Buffer.alloc(Math.min(stats.size, maxBytes) + 1);
     let length = 0;
     while (length < buffer.length) {
       const { bytesRead } = await file.read(buffer, length, buffer.length - length, length);
@@ -141,13 +236,12 @@ export async function readFileLimited(path: string, maxBytes: number): Promise<B
 }
 
 /** {@link readFileLimited}, synchronously (for the CLI's fast path). */
-export function readFileLimitedSync(path: string, maxBytes: number): Buffer {
-  checkRegular(path, statSync(path));
-  const fd = openSync(path, "r");
+export function readFileLimitedSync(path: string, maxBytes: number, options: ReadLimitedOptions = {}): Buffer {
+  const fd = openSync(path, readFlags(options));
   try {
-    const { size } = fstatSync(fd);
-    if (size > maxBytes) throw new FileTooLargeError(path, maxBytes);
-    const buffer = Buffer.alloc(Math.min(size, maxBytes) + 1);
+    const stats = fstatSync(fd);
+    checkOpened(path, stats, maxBytes, options);
+    const buffer = Buffer.alloc(Math.min(stats.size, maxBytes) + 1);
     let length = 0;
     while (length < buffer.length) {
       const bytesRead = readSync(fd, buffer, length, buffer.length - length, length);
@@ -159,6 +253,19 @@ export function readFileLimitedSync(path: string, maxBytes: number): Buffer {
   } finally {
     closeSync(fd);
   }
+}
+
+/** Read-only, non-blocking (Windows has neither O_NONBLOCK nor O_NOFOLLOW: plain there). */
+function readFlags(options: ReadLimitedOptions): number {
+  const nonBlock = constants.O_NONBLOCK ?? 0;
+  const noFollow = options.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0;
+  return constants.O_RDONLY | nonBlock | noFollow;
+}
+
+function checkOpened(path: string, stats: Stats, maxBytes: number, options: ReadLimitedOptions): void {
+  checkRegular(path, stats);
+  if (stats.size > maxBytes) throw new FileTooLargeError(path, maxBytes);
+  options.check?.(stats);
 }
 
 function checkRegular(path: string, stats: { isFile(): boolean; isDirectory(): boolean }): void {

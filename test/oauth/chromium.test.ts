@@ -68,7 +68,7 @@ test("Chromium shows docs/oauth.html: the code with a Copy button and the warnin
       if (/Content Security Policy|Refused/i.test(message.text())) blocked.push(message.text());
     });
     await page.goto(`${pathToFileURL(OAUTH_HTML).href}?state=s&code=4%2F0Ab-code_xyz&scope=openid`);
-    assert.equal(await page.locator("#code").inputValue(), "4/0Ab-code_xyz");
+    assert.equal(await page.locator("#code").inputValue(), "4/0Ab-code_xyz~s", "one sign-in code: CODE~STATE");
     assert.equal(await page.getByRole("button", { name: "Copy" }).isVisible(), true);
     assert.match(await page.locator(".warning").innerText(), /credential, like a password/);
     assert.equal(new URL(page.url()).search, "");

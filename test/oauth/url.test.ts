@@ -56,7 +56,10 @@ test("a pasted bare code, full redirect URL or query string gives the code", () 
   assert.equal(parsePastedCode("  4/0Abc-def_ghi \n", "s1"), "4/0Abc-def_ghi");
   assert.equal(parsePastedCode("https://example.org/oauth.html?code=4%2F0Abc&state=s1&scope=x", "s1"), "4/0Abc");
   assert.equal(parsePastedCode("http://localhost:8080/?state=s1&code=xyz", "s1"), "xyz");
-  assert.equal(parsePastedCode("?code=xyz&scope=a", "s1"), "xyz");
+  assert.equal(parsePastedCode("?code=xyz&scope=a&state=s1", "s1"), "xyz");
+  assert.equal(parsePastedCode("4/0Abc-def_ghi~s1", "s1"), "4/0Abc-def_ghi");
+  assert.throws(() => parsePastedCode("?code=xyz&scope=a", "s1"), /carries no state/);
+  assert.throws(() => parsePastedCode("4/0Abc~other", "s1"), /state mismatch/);
 });
 
 test("a pasted URL of another sign-in, with an error, or without a code is refused", () => {

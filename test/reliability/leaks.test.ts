@@ -1,9 +1,11 @@
-// Leak check: failure scenarios run with known, distinctive secrets (client secret, refresh
-// tokens, access tokens, authorization codes, JWT assertions, private keys), including a token
-// server that echoes every request back in its error replies. Every error (message, cause
-// chain, and a deep inspection of the error object), every warning, every line the library
-// writes and every byte of CLI output (with and without CRED_AUTH_DEBUG=1) is scanned: no
-// secret may appear. What is guaranteed is written down in docs/security.md.
+// Leak check: failure scenarios run with known, Google-shaped secrets (client secrets `GOCSPX-…`
+// holding `/+=`, refresh tokens `1//0g…`, access tokens `ya29.…`, codes `4/0A…`, JWT assertions,
+// private keys), including a token server that echoes every request back in its error replies,
+// as sent (percent- and form-encoded), JSON-escaped (`\/`) and as a Basic header. Every error
+// (message, cause chain, `console.error`'s rendering and a deep inspection of the error object),
+// every warning, every line the library writes and every byte of CLI output (with and without
+// CRED_AUTH_DEBUG=1) is scanned for every encoded form of every secret. What is guaranteed is
+// written down in docs/security.md.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,7 +13,7 @@ import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import type { TestContext } from "node:test";
-import { inspect } from "node:util";
+import { format, inspect } from "node:util";
 import * as credAuth from "cred-auth";
 import {
   CredAuthError,
@@ -32,10 +34,11 @@ import { SCOPES, interceptWarnings, isolatedEnv, mapLimit, runCli } from "./supp
 import type { CliResult } from "./support.ts";
 
 const CLIENT_ID = "leakcheck-client.apps.emulator.invalid";
-const CLIENT_SECRET = "LEAKCHECK-client-secret-q8Zr4vX1";
-const WRONG_SECRET = "LEAKCHECK-wrong-secret-Hh27Kd0p";
-const UNKNOWN_REFRESH_TOKEN = "LEAKCHECK-refresh-token-Ut5Wm9Qa";
-const FAKE_CODE = "LEAKCHECK-auth-code-Pz3Nc8Lb";
+// Shaped like Google's: `/`, `+` and `=` make every encoded form differ from the raw value.
+const CLIENT_SECRET = "GOCSPX-Lk/q8Zr+4vX1=LeakCheck";
+const WRONG_SECRET = "GOCSPX-Wr/ong+Hh27Kd0p=Leak";
+const UNKNOWN_REFRESH_TOKEN = "1//0gLeakCheck-Ut5Wm9Qa/Rt+x==";
+const FAKE_CODE = "4/0ALeakCheck-Pz3Nc8Lb/q+w=";
 const KEY_MATERIAL = "LEAKCHECKprivatekeymaterialJx6Tq2Vb";
 
 /** Every secret a scenario used or was given; grows as scenarios run (tokens, codes, assertions). */
@@ -68,10 +71,28 @@ function observeError(where: string, error: unknown): void {
     observe(`${where}: error${".cause".repeat(depth)} message/stack`, `${String(e)}\n${(e as Error).stack ?? ""}`);
   }
   observe(`${where}: util.inspect(error)`, inspect(error, { depth: 12 }));
+  observe(`${where}: console.error(error)`, format(error));
+}
+
+/** The forms a secret takes when a server or proxy echoes what it was sent. */
+function encodedForms(value: string): string[] {
+  const percent = encodeURIComponent(value);
+  const form = new URLSearchParams([["", value]]).toString().slice(1);
+  const json = JSON.stringify(value).slice(1, -1);
+  const forms = [
+    value,
+    percent,
+    form,
+    json.replaceAll("/", "\\/"),
+    Buffer.from(`${CLIENT_ID}:${value}`).toString("base64"),
+  ];
+  return [...forms, ...forms.map((f) => f.replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase()))];
 }
 
 function leaksIn(text: string): string[] {
-  return [...SECRETS].filter((s) => text.includes(s)).map((s) => `${s.slice(0, 14)}...`);
+  return [...SECRETS]
+    .filter((s) => encodedForms(s).some((form) => text.includes(form)))
+    .map((s) => `${s.slice(0, 14)}...`);
 }
 
 function assertNoLeaks(from = 0): void {
@@ -99,7 +120,9 @@ type EchoMode =
   | "json-error-object"
   | "html500"
   | "text200"
-  | "json200-bad-token";
+  | "json200-bad-token"
+  | "json400-escaped-slashes"
+  | "basic400";
 const ECHO_MODES: EchoMode[] = [
   "json400-description",
   "json400-error",
@@ -107,6 +130,8 @@ const ECHO_MODES: EchoMode[] = [
   "html500",
   "text200",
   "json200-bad-token",
+  "json400-escaped-slashes",
+  "basic400",
 ];
 
 const echoServer: Server = createServer((req, res) => {
@@ -125,6 +150,18 @@ const echoServer: Server = createServer((req, res) => {
     if (mode === "json400-error") return json(400, { error: echo });
     if (mode === "json-error-object")
       return json(400, { error: { code: 400, message: echo, status: "INVALID_ARGUMENT" } });
+    // PHP's json_encode escapes `/`; the form is decoded first, as a server that parsed it would.
+    if (mode === "json400-escaped-slashes") {
+      const fields = Object.fromEntries(new URLSearchParams(body));
+      res.writeHead(400, { "content-type": "application/json" });
+      return res.end(JSON.stringify({ error: "invalid_request", received: fields }).replaceAll("/", "\\/"));
+    }
+    // A proxy that turned the client's body credentials into a Basic header and echoes that.
+    if (mode === "basic400") {
+      const fields = new URLSearchParams(body);
+      const basic = Buffer.from(`${fields.get("client_id")}:${fields.get("client_secret")}`).toString("base64");
+      return json(400, { error: "invalid_client", error_description: `Authorization: Basic ${basic}` });
+    }
     if (mode === "json200-bad-token")
       return json(200, { access_token: 12345, expires_in: 3600, token_type: "Bearer", echo });
     res.writeHead(mode === "html500" ? 500 : 200, { "content-type": mode === "html500" ? "text/html" : "text/plain" });
@@ -304,7 +341,7 @@ test("loaders against a token server that echoes every request into its replies"
   for (const mode of ECHO_MODES) {
     const url = echoUrl(mode);
     await inProcess(t, `loadUserCredentials echo ${mode}`, CredAuthError, () =>
-      loadUserCredentials(userFile(dir, url, `LEAKCHECK-rt-${mode}-Zk31`)),
+      loadUserCredentials(userFile(dir, url, `1//0gLEAKCHECK-rt/${mode}+Zk31=`)),
     );
     const key = { ...emu.createServiceAccountKey(), token_uri: url };
     await inProcess(t, `loadServiceAccountCredentials echo ${mode}`, CredAuthError, () =>
@@ -318,7 +355,7 @@ test("a refresh inside an API call (google-auth-library's own error, no cred-aut
   const { serviceAccountClientFrom } = await import("../../dist/credentials/service-account.js");
   const emu = await emulatorFor(t);
   for (const mode of ["json400-description", "json-error-object", "html500"] as const) {
-    const refreshToken = secret(`LEAKCHECK-api-rt-${mode}-Wd62`);
+    const refreshToken = secret(`1//0gLEAKCHECK-api-rt/${mode}+Wd62=`);
     const user = await userRefreshClientFrom({
       type: "authorized_user",
       client_id: CLIENT_ID,
@@ -427,8 +464,8 @@ test("saveUserCredentials: a sign-in whose destination cannot be written", async
       presenter,
     }),
   );
-  assert.match(error.message, /^Could not write credentials to /, "the sign-in completed; the write failed");
-  assert.equal(emu.stats().byGrant.authorization_code, 1);
+  assert.match(error.message, /^Cannot save credentials to /, "refused before the sign-in");
+  assert.equal(emu.stats().byGrant.authorization_code ?? 0, 0);
 });
 
 test("default(): an unusable GOOGLE_APPLICATION_CREDENTIALS, then a denied sign-in; a failing token server", async (t) => {
@@ -587,12 +624,20 @@ async function cliScenarios(t: TestContext): Promise<CliScenario[]> {
       },
     },
   ];
-  for (const mode of ["json400-description", "json400-error", "json-error-object", "html500", "text200"] as const) {
+  for (const mode of [
+    "json400-description",
+    "json400-error",
+    "json-error-object",
+    "html500",
+    "text200",
+    "json400-escaped-slashes",
+    "basic400",
+  ] as const) {
     const url = echoUrl(mode);
     scenarios.push({
       name: `print-token echo ${mode}`,
       exit: mode === "html500" || mode === "text200" ? 3 : 1,
-      run: printToken(userFile(join(dir, mode), url, `LEAKCHECK-cli-rt-${mode}-Yq84`)),
+      run: printToken(userFile(join(dir, mode), url, `1//0gLEAKCHECK-cli-rt/${mode}+Yq84=`)),
     });
     scenarios.push({
       name: `print-token key, echo ${mode}`,
