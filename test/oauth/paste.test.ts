@@ -41,6 +41,9 @@ test("a pasted address must carry this sign-in's state and a code", () => {
   assert.equal(parsePastedCode(`?state=${STATE}&code=abc`, STATE), "abc");
   assert.equal(parsePastedCode(`state=${STATE}&code=abc`, STATE), "abc");
   assert.equal(parsePastedCode(`scope=x&code=abc&state=${STATE}`, STATE), "abc");
+  assert.equal(parsePastedCode(`code=abc&state=${STATE}`, STATE), "abc");
+  assert.equal(parsePastedCode(`code=a?b&state=${STATE}`, STATE), "a?b");
+  assert.equal(parsePastedCode(`code=abc&state=${STATE}&next=https://org.example/`, STATE), "abc");
   refused(`${base}?code=abc`, /carries no state, so it cannot be matched/, "ERR_STATE_MISMATCH");
   refused(
     `${base}?code=abc&state=${STATE}0`,
