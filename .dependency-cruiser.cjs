@@ -8,7 +8,7 @@ const LAYERS = [
   { name: "oauth", path: "^src/oauth/" },
   { name: "google (client plumbing, file formats)", path: "^src/google/" },
   { name: "token-cache", path: "^src/token-cache/" },
-  { name: "runtime, util", path: "^src/(runtime|util)/" },
+  { name: "runtime, util, settings", path: "^src/(runtime|util|settings)/" },
   { name: "shared, errors, messages", path: "^src/(shared/|errors\\.ts|messages\\.ts|version\\.ts)" },
 ];
 

@@ -12,7 +12,7 @@
 export { defaultCredentials as default, defaultCredentials } from "./credentials/default.js";
 export { getUserCredentials, saveUserCredentials } from "./credentials/user.js";
 export { completeSignIn } from "./credentials/complete.js";
-export { SignInPendingError } from "./oauth/pending.js";
+export { SignInPendingError, cancelSignIn } from "./oauth/pending.js";
 export type { PendingSignIn, SignInResult } from "./oauth/flow.js";
 export { loadUserCredentials } from "./google/load-user.js";
 export { loadServiceAccountCredentials } from "./credentials/service-account.js";

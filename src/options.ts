@@ -12,8 +12,14 @@ export interface UserCredentialsOptions extends OAuthSignInOptions {
   credentialsCache?: CredentialsCache;
   /** How the sign-in is shown. Default `auto`. */
   presenter?: PresenterChoice;
-  /** Completes a pending copy-paste sign-in with this code (the notebook's second cell). */
+  /** Completes a pending sign-in with this code or redirect address (the notebook's second cell). */
   code?: string;
+  /**
+   * Also ask for `openid` and `https://www.googleapis.com/auth/userinfo.email` (default `true`,
+   * as gcloud does), so the account is named on screen and recorded in the saved file.
+   * `false` asks for the given scopes only.
+   */
+  includeAccountScopes?: boolean;
 }
 
 /** Options of {@link default}. */

@@ -25,6 +25,8 @@ export interface CommandSpec {
   options: readonly OptionSpec[];
   /** Extra help text after the option list. */
   epilog?: string;
+  /** The help's usage line, when the positionals do not make it. */
+  usage?: string;
 }
 
 /** The result of {@link parseCommandArgs}. */

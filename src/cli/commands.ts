@@ -11,7 +11,7 @@ export const LOGIN: CommandSpec = {
     { name: "DESTINATION", help: "where to save the credentials JSON file (written atomically, mode 0600)" },
   ],
   options: [
-    scopesOption(`comma-separated OAuth scopes (default: ${CLOUD_PLATFORM})`),
+    scopesOption(`comma-separated OAuth scopes (default: the scopes setting, else ${CLOUD_PLATFORM})`),
     {
       key: "clientId",
       names: ["--client_id", "--client-id"],
@@ -31,9 +31,14 @@ export const LOGIN: CommandSpec = {
       help: "a client-secret JSON file downloaded from the Google Cloud console (instead of --client_id/--client_secret)",
     },
     {
+      key: "remember",
+      names: ["--remember"],
+      help: "keep --client-secret-file in the settings for next time (cred-auth config set client-secret-file)",
+    },
+    {
       key: "useLocalWebserver",
       names: ["--use_local_webserver", "--use-local-webserver"],
-      help: "receive the sign-in on a local web server, localhost:8080-8089 (the default)",
+      help: "receive the sign-in on a local web server, localhost:8080-8089 (chosen unless this machine looks remote from the browser)",
     },
     {
       key: "useLocalWebserver",
@@ -44,7 +49,7 @@ export const LOGIN: CommandSpec = {
         "--no-use_local_webserver",
       ],
       value: false,
-      help: "paste the code shown after sign-in instead (for machines the browser cannot reach)",
+      help: "paste the code shown after sign-in instead (chosen on a machine that looks remote: SSH, a container)",
     },
     {
       key: "redirectUri",
@@ -67,13 +72,15 @@ export const LOGIN: CommandSpec = {
       key: "ui",
       names: ["--ui"],
       metavar: "auto|plain|terminal",
-      help: "how the sign-in is shown (default auto: terminal UI on a TTY, plain lines otherwise)",
+      help: "how the sign-in is shown (default: the ui setting, else auto: terminal UI on a TTY, plain lines otherwise)",
     },
   ],
   epilog: [
     "The saved file is an authorized_user JSON file: use it as Application Default Credentials with",
     "  export GOOGLE_APPLICATION_CREDENTIALS=DESTINATION",
     "and print access tokens from it with `cred-auth print-token DESTINATION`.",
+    "Without a client option the client comes from CRED_AUTH_CLIENT_ID + CRED_AUTH_CLIENT_SECRET or",
+    "CRED_AUTH_CLIENT_SECRET_FILE, else the settings (cred-auth config set client-secret-file PATH).",
   ].join("\n"),
 };
 
@@ -97,7 +104,7 @@ export const PRINT_TOKEN: CommandSpec = {
     { key: "header", names: ["--header"], help: "print an HTTP header line: Authorization: Bearer TOKEN" },
   ],
   epilog: [
-    "A token with more than 5 minutes left is reused from the token cache (see docs/cli.md), so",
+    "A token with more than 5 minutes left is reused from the token cache (see docs/cli.md in the package), so",
     "scripts may call print-token as often as they like:",
     '  curl -H "Authorization: Bearer $(cred-auth print-token creds.json)" \\',
     '    "https://storage.googleapis.com/storage/v1/b/BUCKET/o/OBJECT?alt=media"',
@@ -132,7 +139,30 @@ export const EMULATOR: CommandSpec = {
   epilog: "It prints `export CRED_AUTH_EMULATOR_HOST=...`: set that and every cred-auth command talks to the emulator.",
 };
 
-export const COMMANDS: readonly CommandSpec[] = [LOGIN, PRINT_TOKEN, EMULATOR];
+export const CONFIG: CommandSpec = {
+  name: "config",
+  summary: "Keep settings (your OAuth client, scopes, ui, ports, remote) once instead of in every shell.",
+  positionals: [
+    { name: "set KEY VALUE [KEY VALUE]", help: "store settings (client-id and client-secret go together)" },
+    { name: "get KEY", help: "print one setting (exit 1 when it is not set; client-secret is never printed)" },
+    { name: "unset KEY...", help: "remove settings" },
+    { name: "list", help: "print every setting kept, KEY = VALUE (secrets hidden)" },
+    { name: "path", help: "print where the settings file is" },
+  ],
+  usage: "Usage: cred-auth config set|get|unset|list|path [KEY [VALUE]]",
+  options: [],
+  // A getter: the table of keys loads only for this help, not on print-token's path.
+  get epilog() {
+    const { SETTINGS } = require("../settings/keys.js") as typeof import("../settings/keys.js");
+    return [
+      "Keys:",
+      ...SETTINGS.map((s) => `  ${`${s.key} ${s.metavar}`.padEnd(31)}  ${s.help}`),
+      "Options and environment variables win over settings. See docs/cli.md in the package.",
+    ].join("\n");
+  },
+};
+
+export const COMMANDS: readonly CommandSpec[] = [LOGIN, PRINT_TOKEN, CONFIG, EMULATOR];
 
 const EXIT_CODES = [
   "Exit codes: 0 success, 1 credentials error, 2 usage error, 3 connection error, 130 cancelled.",
@@ -154,7 +184,7 @@ export function programHelp(): string {
     "  --version      print the version",
     "",
     EXIT_CODES,
-    "Environment: CRED_AUTH_EMULATOR_HOST, CRED_AUTH_TOKEN_CACHE, CRED_AUTH_DEBUG, ... (see docs/cli.md).",
+    "Environment: CRED_AUTH_EMULATOR_HOST, CRED_AUTH_TOKEN_CACHE, CRED_AUTH_DEBUG, ... (see docs/cli.md in the package).",
     "",
   ].join("\n");
 }
@@ -167,13 +197,15 @@ export function commandHelp(spec: CommandSpec): string {
     ["-h, --help", "show this help"],
   ];
   const width = Math.min(34, Math.max(...rows.map(([label]) => label.length)));
-  const usage = [
-    `Usage: cred-auth ${spec.name}`,
-    ...spec.positionals.map((p) => p.name),
-    spec.options.length > 0 ? "[OPTIONS]" : "",
-  ]
-    .filter(Boolean)
-    .join(" ");
+  const usage =
+    spec.usage ??
+    [
+      `Usage: cred-auth ${spec.name}`,
+      ...spec.positionals.map((p) => p.name),
+      spec.options.length > 0 ? "[OPTIONS]" : "",
+    ]
+      .filter(Boolean)
+      .join(" ");
   return [
     usage,
     "",

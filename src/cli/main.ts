@@ -44,6 +44,11 @@ async function runCommand(spec: CommandSpec, argv: readonly string[]): Promise<n
     if (argv.includes("-h") || argv.includes("--help")) return writeOut(commandHelp(spec));
     return (require("./emulator.js") as typeof import("./emulator.js")).runEmulator(argv);
   }
+  if (spec.name === "config") {
+    // config's words depend on its action (set KEY VALUE..., get KEY, list); it parses them itself.
+    if (argv.includes("-h") || argv.includes("--help")) return writeOut(commandHelp(spec));
+    return (require("./config.js") as typeof import("./config.js")).config(argv);
+  }
   const args = parseCommandArgs(spec, argv);
   if (args.help) return writeOut(commandHelp(spec));
   if (spec.name === "print-token")

@@ -27,7 +27,11 @@ export async function printToken(args: ParsedArgs): Promise<number> {
       );
     scopes = file.scopes ?? [];
   }
-  const key = tokenCacheKey(file, scopes, chooseTokenUrl(file.token_uri, resolveEndpoints()));
+  const key = tokenCacheKey(
+    file,
+    scopes,
+    chooseTokenUrl(file.token_uri, resolveEndpoints(process.env, { announce: false })),
+  );
   const refresh = (): Promise<CachedAccessToken> =>
     (require("./refresh.js") as typeof import("./refresh.js")).obtainToken(file, path, scopes);
   const token = await getTokenWithCache(key, refresh, { fresh: args.options.fresh === true });

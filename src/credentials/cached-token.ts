@@ -56,6 +56,34 @@ export function attachTokenCache(client: UserRefreshClient, location: TokenCache
   return true;
 }
 
+/**
+ * Writes a sign-in's own access token to the token cache under the key of the file its
+ * credentials were saved as (the key `print-token` and {@link attachTokenCache} compute for that
+ * file), so the next process needs no token request. Never throws; nothing without an expiry.
+ */
+export function cacheSignInToken(
+  file: { client_id: string; refresh_token: string; token_uri?: string; scopes?: readonly string[] },
+  token: { accessToken: string; expiryDate?: number },
+  location: TokenCacheLocation = {},
+): boolean {
+  if (location.dir === false || typeof token.expiryDate !== "number") return false;
+  const scopes = [...(file.scopes ?? [])];
+  try {
+    const key = tokenCacheKey(
+      { type: "authorized_user", client_id: file.client_id, refresh_token: file.refresh_token },
+      scopes,
+      file.token_uri,
+    );
+    return writeCachedToken(
+      key,
+      { access_token: token.accessToken, expiry_date: token.expiryDate, token_type: "Bearer", scopes },
+      location,
+    );
+  } catch {
+    return false;
+  }
+}
+
 /** The token-cache key of a file-loaded user client, or undefined when it has none. */
 function keyOf(client: UserRefreshClient): string | undefined {
   const info = getCredentialInfo(client);

@@ -5,17 +5,20 @@ import type { UserCredentialsOptions } from "../options.js";
 import { getUserCredentials } from "./user.js";
 
 /**
- * Completes the copy-paste sign-in waiting in this process with the code its page showed:
- * the second cell of a notebook whose first cell showed the sign-in link and stopped with
- * `SignInPendingError` (a tslab cell cannot read input). No kernel restart is needed.
+ * Completes the sign-in waiting in this process: the second cell of a notebook whose first
+ * cell showed the sign-in link and stopped with `SignInPendingError` (a tslab cell cannot read
+ * input). No kernel restart is needed. It takes the code a code page showed (copy-paste flow),
+ * or, in the loopback flow on a remote machine, the whole address of the error page the
+ * browser ended on (`http://localhost:PORT/?state=…&code=…`): its `state` is checked, and an
+ * address from a sign-in that a newer one replaced is refused with words that say so.
  *
  * ```ts
- * const credentials = await credAuth.completeSignIn("4/0Ab...");
+ * const credentials = await credAuth.completeSignIn("http://localhost:8080/?state=...&code=4/0Ab...");
  * ```
  *
  * The credentials are saved like {@link getUserCredentials} saves them: pass the first call's
- * `credentialsCache` (default {@link cache.READ_WRITE}). A rejected code leaves the sign-in
- * waiting, so the right one can still be pasted.
+ * `credentialsCache` (default {@link cache.READ_WRITE}). A refused code (wrong, already used or
+ * expired) leaves the sign-in waiting, so the right one can still be pasted.
  *
  * @param code The code, or the whole address of the page that showed it.
  * @throws CredCredentialsError when no sign-in is waiting or the code is refused.

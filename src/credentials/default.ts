@@ -33,12 +33,16 @@ export async function defaultCredentials(
   const reasons: string[] = [];
 
   const hosted = await tryHosted(scopes, options.hosted ?? true, env);
-  if (hosted.result) return [hosted.result.credentials, hosted.result.projectId];
+  if (hosted.result) {
+    debug(env, `hosted: using ${hosted.result.name}'s credentials`);
+    return [hosted.result.credentials, hosted.result.projectId];
+  }
   for (const attempt of hosted.attempts) reasons.push(`hosted ${attempt.name}: ${attempt.error.message}`);
+  if (hosted.attempts.length === 0) debug(env, "hosted: no hosted notebook environment here (or CRED_AUTH_HOSTED=off)");
 
   const adc = await findApplicationDefaultCredentials(scopes, env);
   if (adc.found) {
-    debug(env, `using Application Default Credentials from ${adc.found.source}`);
+    debug(env, `ADC: using Application Default Credentials from ${adc.found.source}`);
     return [adc.found.credentials, adc.found.projectId];
   }
   for (const reason of adc.reasons) debug(env, `ADC: ${reason}`);

@@ -55,7 +55,7 @@ export async function serviceAccountClientFrom(
 ): Promise<ServiceAccountCredentials> {
   const { JWT } = await loadGoogleAuth();
   const granted = scopes && scopes.length > 0 ? [...scopes] : [CLOUD_PLATFORM_SCOPE];
-  const tokenUrl = chooseTokenUrl(key.token_uri, resolveEndpoints(options.env));
+  const tokenUrl = chooseTokenUrl(key.token_uri, resolveEndpoints(options.env, { announce: false }));
   const client = new JWT({
     email: key.client_email,
     key: key.private_key,

@@ -3,18 +3,29 @@ import { CACHE_WARNING_CODE, type CredentialsCache, READ_WRITE } from "../cache/
 import { CredConnectionError } from "../errors.js";
 import { codePageUrl, resolveEndpoints, type Endpoints } from "../google/endpoints.js";
 import type { SignInResult } from "../oauth/flow.js";
+import { resolveClient } from "../oauth/client.js";
 import { signInMode } from "../oauth/mode.js";
 import { completePendingSignIn } from "../oauth/pending.js";
 import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../options.js";
 import { ENV } from "../shared/constants.js";
 import { debug } from "../util/debug.js";
-import { attachTokenCache } from "./cached-token.js";
+import { colab } from "../hosted/colab.js";
+import { hostedDisabledByEnv } from "../hosted/registry.js";
+import { attachTokenCache, cacheSignInToken } from "./cached-token.js";
 import { checkWritableDestination, writeUserCredentialsFile, type AuthorizedUserFile } from "../google/files.js";
 import { getCredentialInfo } from "../google/info.js";
 import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
 
+/** The scopes that name the account, asked for by default with the caller's (as gcloud does). */
+export const ACCOUNT_SCOPES: readonly string[] = ["openid", "https://www.googleapis.com/auth/userinfo.email"];
+
 /**
  * User credentials from the cache, or through a sign-in (SPEC 3 rule 2).
+ *
+ * Inside Colab it returns Colab's own credentials for the notebook's user, as the original
+ * 1.9 does (authorize first with `auth.authenticate_user()` in a Python cell); they refresh
+ * themselves like user credentials, though they are not a `UserRefreshClient` underneath.
+ * Outside Colab:
  *
  * Cached credentials are used when they cover the requested scopes (and belong to the
  * requested client) and still refresh; cached ones that lack a scope or whose refresh token
@@ -37,27 +48,64 @@ export async function getUserCredentials(
   if (options.code !== undefined) {
     return completeWithCode(options, env, (result) => credentialsFrom(result, endpoints, env));
   }
+  const fromColab = await colabCredentials(scopes, env);
+  if (fromColab) return fromColab;
 
   const cached = await cache.load();
   if (cached && usableFor(cached, scopes, options.clientId ?? env[ENV.clientId])) {
     attachTokenCache(cached); // a still-valid access token of an earlier process: no token request
     try {
       await proveCredentials(cached, "Refreshing the cached user credentials");
+      debug(env, "cache: the cached credentials cover the scopes and work");
       return cached;
     } catch (error) {
       if (error instanceof CredConnectionError) throw error; // the network is down: a sign-in would not help
       debug(env, `cached credentials no longer refresh, signing in again: ${(error as Error).message}`);
     }
   } else if (cached) {
-    debug(env, "cached credentials lack a requested scope or belong to another client, signing in again");
+    debug(env, "cache: the cached credentials lack a requested scope or belong to another client, signing in again");
+  } else {
+    debug(env, "cache: no cached credentials, signing in");
   }
 
   let credentials: UserRefreshClient | undefined;
   await runSignIn(scopes, options, env, endpoints, async (result) => {
     credentials = await credentialsFrom(result, endpoints, env);
-    return saveOrWarn(cache, credentials);
+    const path = await saveOrWarn(cache, credentials);
+    if (path) shareSignInToken(credentials, result, endpoints);
+    return path;
   });
   return credentials as UserRefreshClient;
+}
+
+/**
+ * Colab's credentials inside Colab (the original 1.9 asks Colab first), else undefined.
+ * `CRED_AUTH_HOSTED=off` turns it off with the rest of the hosted layer.
+ */
+async function colabCredentials(
+  scopes: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<UserRefreshClient | undefined> {
+  if (!colab.detect(env) || hostedDisabledByEnv(env)) return undefined;
+  try {
+    const { credentials } = await colab.credentials(scopes, env);
+    debug(env, "hosted: inside Colab, using Colab's credentials");
+    // Not a UserRefreshClient, but an AuthClient that refreshes itself just as well (1.9's behaviour).
+    return credentials as unknown as UserRefreshClient;
+  } catch (error) {
+    debug(env, `hosted: inside Colab, but its credentials are unavailable (${(error as Error).message}); signing in`);
+    return undefined;
+  }
+}
+
+/**
+ * The sign-in's own access token goes into the token cache under the saved file's key, and the
+ * client keeps the cache fed: a restarted kernel, or `print-token` after `login`, then needs no
+ * token request.
+ */
+function shareSignInToken(credentials: UserRefreshClient, result: SignInResult, endpoints: Endpoints): void {
+  cacheSignInToken(authorizedUserFile(result, endpoints), result);
+  attachTokenCache(credentials);
 }
 
 /**
@@ -74,7 +122,9 @@ export async function saveUserCredentials(
   const env = process.env;
   const endpoints = resolveEndpoints(env);
   const write = async (result: SignInResult): Promise<string> => {
-    await writeUserCredentialsFile(path, authorizedUserFile(result, endpoints));
+    const file = authorizedUserFile(result, endpoints);
+    await writeUserCredentialsFile(path, file);
+    cacheSignInToken(file, result); // `print-token` right after needs no token request
     return path;
   };
   if (options.code !== undefined) {
@@ -117,6 +167,8 @@ const SCOPE_ALIASES: Record<string, string> = {
   email: "https://www.googleapis.com/auth/userinfo.email",
   profile: "https://www.googleapis.com/auth/userinfo.profile",
 };
+// The cache-covers-scopes check needs no exception for ACCOUNT_SCOPES: it compares what was
+// granted with the caller's scopes only, never with the extras this module adds.
 
 /** Whether `granted` includes every scope of `requested`. */
 export function coversScopes(granted: readonly string[], requested: readonly string[]): boolean {
@@ -124,23 +176,55 @@ export function coversScopes(granted: readonly string[], requested: readonly str
   return requested.every((s) => have.has(SCOPE_ALIASES[s] ?? s));
 }
 
+/** The flow for this call, with the line that says so when it was chosen automatically. */
+interface FlowDecision {
+  useLocalWebserver?: boolean;
+  openBrowser: boolean;
+  /** Loopback on a remote machine: the browser's final address is pasted back; undefined: no verdict. */
+  pasteBack?: boolean;
+  /** The one line naming the flow, why, and the option or flag that changes it; none for the caller's choice. */
+  line?: string;
+}
+
 /**
- * The flow for this call: the caller's choice, else the runtime's (the copy-paste flow on a
- * remote machine, when a page that shows the code is configured; the loopback flow otherwise).
+ * The flow for this call: the caller's choice, else the runtime's: the copy-paste flow on a
+ * remote machine when a page that shows the code is configured; on a remote machine without
+ * one the loopback flow, completed by pasting the browser's final address back; the loopback
+ * flow otherwise.
  */
-function flowFor(
-  options: UserCredentialsOptions,
-  env: NodeJS.ProcessEnv,
-  endpoints: Endpoints,
-): { useLocalWebserver?: boolean; openBrowser: boolean } {
+function flowFor(options: UserCredentialsOptions, env: NodeJS.ProcessEnv, endpoints: Endpoints): FlowDecision {
   const { chooseFlow, detectRuntime } = signInRuntime();
   const runtime = detectRuntime(env);
+  for (const reason of runtime.reasons) debug(env, `runtime: ${reason}`);
   const openBrowser = options.openBrowser ?? runtime.canOpenBrowser;
   const explicit = options.useLocalWebserver ?? options.authLocalWebserver;
-  if (explicit !== undefined || options.redirectUri) return { openBrowser };
+  if (explicit !== undefined || options.redirectUri) {
+    debug(env, "flow: the caller's choice (useLocalWebserver / redirectUri)");
+    return { openBrowser };
+  }
+  const where = runtime.reasons.find((r) => r.startsWith("remote:") || r.startsWith("local:"));
+  const why = where ? where.replace(/^(remote|local): /, "") : undefined;
+  if (!runtime.remote) {
+    return {
+      openBrowser,
+      useLocalWebserver: chooseFlow(runtime, options).useLocalWebserver,
+      pasteBack: false,
+      line: `loopback sign-in: the browser can reach this machine${why ? ` (${why})` : ""}; useLocalWebserver: false (--no-use-local-webserver) pastes a code instead.`,
+    };
+  }
+  if (codePageUrl(endpoints, env)) {
+    return {
+      openBrowser,
+      useLocalWebserver: false,
+      pasteBack: false,
+      line: `copy-paste sign-in: this machine looks remote (${why ?? "detected"}) and a code page is configured; useLocalWebserver: true (--use-local-webserver) uses the loopback flow instead.`,
+    };
+  }
   return {
     openBrowser,
-    useLocalWebserver: chooseFlow(runtime, options).useLocalWebserver || !codePageUrl(endpoints, env),
+    useLocalWebserver: true,
+    pasteBack: true,
+    line: `loopback sign-in with the address pasted back: this machine looks remote (${why ?? "detected"}) and no code page is configured; ${ENV.redirectUri} or redirectUri (--redirect-uri) names a code page instead.`,
   };
 }
 
@@ -156,8 +240,38 @@ async function runSignIn(
     ...options,
     ...(flow.useLocalWebserver !== undefined ? { useLocalWebserver: flow.useLocalWebserver } : {}),
   };
-  const presenter = await presenters().selectPresenter(options.presenter, { mode: signInMode(choice) });
-  return signInFlow().signIn({ ...choice, scopes, env, endpoints, presenter, openBrowser: flow.openBrowser, complete });
+  const mode = signInMode(choice);
+  // A missing or broken client fails before the flow is announced: that line would only confuse.
+  resolveClient({ ...choice, mode }, env, endpoints);
+  if (flow.line) process.stderr.write(`cred-auth: ${flow.line}\n`);
+  debug(
+    env,
+    `flow: ${mode}${flow.pasteBack && mode === "loopback" ? " (the browser's address may be pasted back)" : ""}, browser ${flow.openBrowser ? "launched" : "not launched"}`,
+  );
+  const presenter = await presenters().selectPresenter(options.presenter, { mode });
+  debug(env, `presenter: ${presenterName(options.presenter)}`);
+  return signInFlow().signIn({
+    ...choice,
+    scopes: withAccountScopes(scopes, options.includeAccountScopes ?? true),
+    env,
+    endpoints,
+    presenter,
+    openBrowser: flow.openBrowser,
+    pasteBack: flow.pasteBack,
+    complete,
+  });
+}
+
+/** The caller's scopes plus {@link ACCOUNT_SCOPES} (unless already there), so the account can be named. */
+export function withAccountScopes(scopes: readonly string[], include: boolean): string[] {
+  if (!include) return [...scopes];
+  const missing = ACCOUNT_SCOPES.filter((extra) => !coversScopes(scopes, [extra]));
+  return [...scopes, ...missing];
+}
+
+function presenterName(choice: UserCredentialsOptions["presenter"]): string {
+  if (typeof choice === "object" && choice !== null) return "the caller's own";
+  return choice && choice !== "auto" ? `${choice} (the caller's choice)` : "auto (chosen for where the code runs)";
 }
 
 /**

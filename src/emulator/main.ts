@@ -36,7 +36,8 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
         const text = take();
         const n = Number(text);
         if (!/^\d+$/.test(text) || n > 65535)
-          throw new Error(`--port must be a number from 0 to 65535, not "${text}".`);
+          // The value is not echoed: a secret pasted in the wrong place must not be printed.
+          throw new Error("--port must be a number from 0 to 65535.");
         port = n;
         break;
       }
@@ -51,7 +52,7 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
         break;
       default:
         throw new Error(
-          `Unknown option "${flag}". Usage: cred-auth emulator [--port N] [--metadata-project ID --metadata-email EMAIL] [--quiet]`,
+          `Unknown option ${/^-{0,2}[A-Za-z][A-Za-z_-]{0,24}$/.test(flag) ? `"${flag}"` : "(unrecognised)"}. Usage: cred-auth emulator [--port N] [--metadata-project ID --metadata-email EMAIL] [--quiet]`,
         );
     }
   }

@@ -18,20 +18,30 @@ const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 /**
  * Google's endpoints, or the emulator's when `CRED_AUTH_EMULATOR_HOST` is set.
  * Only loopback emulator hosts are accepted, so a stray variable cannot send tokens away.
+ * `announce: false` leaves the notice to the caller: a credentials file's own `token_uri` may be
+ * used instead of the emulator's ({@link announceEmulator} once the choice is made).
  */
-export function resolveEndpoints(env: NodeJS.ProcessEnv = process.env): Endpoints {
+export function resolveEndpoints(
+  env: NodeJS.ProcessEnv = process.env,
+  { announce = true }: { announce?: boolean } = {},
+): Endpoints {
   const host = env[ENV.emulatorHost]?.trim();
   if (!host) return { ...GOOGLE_ENDPOINTS, emulator: false };
   const base = emulatorBaseUrl(host);
-  announceEmulator(base);
+  if (announce) announceEmulator(base);
   return {
     authUrl: base + EMULATOR_PATHS.auth,
     tokenUrl: base + EMULATOR_PATHS.token,
     revokeUrl: base + EMULATOR_PATHS.revoke,
     tokenInfoUrl: base + EMULATOR_PATHS.tokenInfo,
-    codePageUrl: base + EMULATOR_PATHS.codePage,
+    // An emulator run as Google serves a Desktop client has no code page to offer.
+    ...(isOff(env[ENV.emulatorCodePage]) ? {} : { codePageUrl: base + EMULATOR_PATHS.codePage }),
     emulator: true,
   };
+}
+
+function isOff(value: string | undefined): boolean {
+  return ["off", "0", "false", "no"].includes(value?.trim().toLowerCase() ?? "");
 }
 
 let announced: string | undefined;
@@ -40,7 +50,7 @@ let announced: string | undefined;
  * One line on stderr, once per process and emulator: credentials (even real ones) now go to a
  * local port instead of Google, and whoever set the variable by mistake should see it.
  */
-function announceEmulator(base: string): void {
+export function announceEmulator(base: string): void {
   if (announced === base) return;
   announced = base;
   process.stderr.write(

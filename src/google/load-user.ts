@@ -51,7 +51,7 @@ export async function userRefreshClientFrom(
   options: UserRefreshClientOptions = {},
 ): Promise<UserRefreshClient> {
   const { UserRefreshClient } = await loadGoogleAuth();
-  const endpoints = resolveEndpoints(options.env);
+  const endpoints = resolveEndpoints(options.env, { announce: false });
   const tokenUrl = chooseTokenUrl(file.token_uri, endpoints);
   const client = new UserRefreshClient({
     clientId: file.client_id,

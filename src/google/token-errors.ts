@@ -206,9 +206,9 @@ export function redactTokenRequestError(
 
 /**
  * The forms a secret the library sent can take on its way back in a reply: raw, percent-encoded
- * (`encodeURIComponent`, form encoding with `+`, in either hex case), JSON-escaped (`\\/`,
- * `\\n`) and as the password of a Basic `Authorization` header is added by {@link collectSecrets}.
- * Google's secrets hold `/`, `+` and `=` (`1//0g…`, `4/0A…`, `GOCSPX-…`), so each form differs.
+ * (`encodeURIComponent`, form encoding with `+`, either hex case, once or twice) and JSON-escaped
+ * (`\\/`, `\\n`). Basic `Authorization` forms are added by {@link collectSecrets}. Google's
+ * secrets hold `/`, `+` and `=` (`1//0g…`, `4/0A…`, `GOCSPX-…`), so each form differs.
  */
 export function secretForms(secret: string): string[] {
   const percent = encodeURIComponent(secret);

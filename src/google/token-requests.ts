@@ -2,7 +2,7 @@
 // client hard-codes Google's token URL and no client bounds a token request in time, so
 // both are enforced here with a request interceptor on the client's own transporter.
 import type { AuthClient } from "google-auth-library";
-import { isLoopbackHostname, type Endpoints } from "./endpoints.js";
+import { announceEmulator, isLoopbackHostname, type Endpoints } from "./endpoints.js";
 import { GOOGLE_ENDPOINTS } from "../shared/constants.js";
 
 /** How long one token request attempt may take before it counts as a timeout. */
@@ -20,9 +20,12 @@ type ErrorRedactor = NonNullable<PreparedOptions["errorRedactor"]>;
  * it does for every other Google endpoint.
  */
 export function chooseTokenUrl(fileTokenUri: string | undefined, endpoints: Endpoints): string {
-  if (fileTokenUri === undefined || (endpoints.emulator && sameUrl(fileTokenUri, GOOGLE_ENDPOINTS.tokenUrl)))
-    return endpoints.tokenUrl;
-  return fileTokenUri;
+  const useEndpoints =
+    fileTokenUri === undefined || (endpoints.emulator && sameUrl(fileTokenUri, GOOGLE_ENDPOINTS.tokenUrl));
+  const tokenUrl = useEndpoints ? endpoints.tokenUrl : fileTokenUri;
+  // The emulator notice is said only when the emulator is the one asked (not another file's token_uri).
+  if (endpoints.emulator && sameUrl(tokenUrl, endpoints.tokenUrl)) announceEmulator(new URL(endpoints.tokenUrl).origin);
+  return tokenUrl;
 }
 
 /** Options of {@link guardTokenRequests}. */

@@ -1,10 +1,11 @@
-import { CredCredentialsError } from "../errors.js";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+import type { Settings } from "../settings/keys.js";
 import { DEMO_CLIENT, DEMO_WEB_CLIENT, ENV } from "../shared/constants.js";
 import { readFileLimitedSync } from "../util/atomic-write.js";
 import type { Endpoints } from "../google/endpoints.js";
 
 /** Where an OAuth client id and secret came from. */
-export type ClientSource = "options" | "env" | "file" | "demo";
+export type ClientSource = "options" | "env" | "file" | "settings" | "demo";
 
 /** The OAuth client a sign-in runs as. */
 export interface ResolvedClient {
@@ -26,10 +27,14 @@ export interface ClientOptions {
 /** Doc page that explains how to create a client; named in error messages. */
 export const CLIENT_DOC = "docs/oauth-client.md";
 
+/** The command that configures a client once; named by the errors of a missing client. */
+export const CONFIG_CLIENT_COMMAND = "cred-auth config set client-secret-file PATH";
+
 /**
  * The OAuth client: the call's options, else `CRED_AUTH_CLIENT_ID`/`CRED_AUTH_CLIENT_SECRET`,
- * else a Google client-secret JSON file named by `CRED_AUTH_CLIENT_SECRET_FILE`, else the
- * emulator-only demo client. No client of another project is ever borrowed.
+ * else a Google client-secret JSON file named by `CRED_AUTH_CLIENT_SECRET_FILE`, else the user's
+ * settings (`cred-auth config`), else the emulator-only demo client. No client of another project
+ * is ever borrowed.
  */
 export function resolveClient(options: ClientOptions, env: NodeJS.ProcessEnv, endpoints: Endpoints): ResolvedClient {
   // FACTS 1: the copy-paste flow towards an explicit redirect URI needs a complete client of the caller's.
@@ -39,13 +44,34 @@ export function resolveClient(options: ClientOptions, env: NodeJS.ProcessEnv, en
   const client =
     fromPair(options.clientId, options.clientSecret, "options", "the clientId and clientSecret options") ??
     fromPair(env[ENV.clientId], env[ENV.clientSecret], "env", `${ENV.clientId} and ${ENV.clientSecret}`) ??
-    fromSecretFile(env[ENV.clientSecretFile]);
+    fromSecretFile(env[ENV.clientSecretFile]) ??
+    fromSettings(env);
   if (client) return client;
   if (pasteToOwnPage) throw incompleteClient();
   if (endpoints.emulator) return { ...(options.mode === "paste" ? DEMO_WEB_CLIENT : DEMO_CLIENT), source: "demo" };
   throw new CredCredentialsError(
-    `No OAuth client configured: pass clientId and clientSecret, or set ${ENV.clientId} and ${ENV.clientSecret}, or ${ENV.clientSecretFile} to a client-secret JSON file.\n` +
-      `Create a "Desktop app" OAuth client in the Google Cloud console (APIs & Services > Credentials); see ${CLIENT_DOC}.`,
+    `No OAuth client configured: run \`${CONFIG_CLIENT_COMMAND}\` once with its client-secret JSON file, or pass clientId and clientSecret, or set ${ENV.clientId} and ${ENV.clientSecret}, or ${ENV.clientSecretFile}.\n${CREATE_CLIENT}`,
+    { code: ERROR_CODES.NO_OAUTH_CLIENT },
+  );
+}
+
+/** The second line of every "no client" error. */
+export const CREATE_CLIENT = `Create a "Desktop app" OAuth client in the Google Cloud console (APIs & Services > Credentials); see ${CLIENT_DOC}.`;
+
+/**
+ * The client kept by `cred-auth config`: its client-secret file, or its id and secret. The
+ * settings are read only here, when neither the options nor the environment name a client.
+ */
+function fromSettings(env: NodeJS.ProcessEnv): ResolvedClient | undefined {
+  const settings: Settings = (require("../settings/read.js") as typeof import("../settings/read.js")).readSettings(env);
+  const file = settings["client-secret-file"];
+  const fromFile = file ? fromSecretFile(file, "the client-secret-file setting (cred-auth config)") : undefined;
+  if (fromFile) return { ...fromFile, source: "settings" };
+  return fromPair(
+    settings["client-id"],
+    settings["client-secret"],
+    "settings",
+    "the client-id and client-secret settings (cred-auth config set client-id ID client-secret SECRET)",
   );
 }
 
@@ -84,17 +110,19 @@ export function readClientSecretText(path: string): string {
 }
 
 /** Reads a client-secret JSON file as downloaded from the Google Cloud console. */
-export function fromSecretFile(path: string | undefined): ResolvedClient | undefined {
+export function fromSecretFile(
+  path: string | undefined,
+  namedBy: string = ENV.clientSecretFile,
+): ResolvedClient | undefined {
   if (!path?.trim()) return undefined;
   let text: string;
   try {
     text = readClientSecretText(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new CredCredentialsError(
-      `Cannot read the OAuth client-secret file ${path} (${code}) named by ${ENV.clientSecretFile}.`,
-      { cause: error },
-    );
+    throw new CredCredentialsError(`Cannot read the OAuth client-secret file ${path} (${code}) named by ${namedBy}.`, {
+      cause: error,
+    });
   }
   const client = parseClientSecretJson(text);
   if (!client) {

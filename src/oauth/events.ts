@@ -18,15 +18,30 @@ export type SignInEvent =
       /** Whether a browser was launched for the user. */
       browserOpened: boolean;
     }
-  /** Waiting for the browser to come back to the loopback receiver. */
+  /**
+   * Waiting for the browser to come back to the loopback receiver. Sent again, with
+   * `rejected`, when a pasted address was refused and the sign-in goes on waiting.
+   */
   | {
       /** Discriminates the events. */
       type: "waiting";
+      /**
+       * The flow also takes the browser's final address pasted back, for a browser on another
+       * machine: after sign-in it shows an error page at `http://localhost:PORT/?state=…&code=…`,
+       * and that whole address is what to copy. A face that can read offers it beside the
+       * spinner (the flow calls `readCode`); one that cannot says to pass it to
+       * `completeSignIn(address)`.
+       */
+      paste?: boolean;
+      /** The paste just refused (wrong, used or expired code, another sign-in's address), in words. */
+      rejected?: Error;
     }
-  /** Copy-paste flow: the code is needed now. */
+  /** Copy-paste flow: the code is needed now (again, with `rejected`, after a refused code). */
   | {
       /** Discriminates the events. */
       type: "code-needed";
+      /** The code just refused, in words; the face asks again. */
+      rejected?: Error;
     }
   /** Signed in. `account` is the e-mail when the provider told it. */
   | {
@@ -37,7 +52,10 @@ export type SignInEvent =
       /** Where the credentials were written, when they were. */
       savedTo?: string;
     }
-  /** The sign-in failed or was cancelled. */
+  /**
+   * The sign-in failed or was cancelled (a `CredCancelledError`: Ctrl+C, an interrupt, or a
+   * newer sign-in that replaced it).
+   */
   | {
       /** Discriminates the events. */
       type: "failed";
@@ -50,9 +68,10 @@ export interface Presenter {
   /** Called for every event, in order. Must not throw. */
   update(event: SignInEvent): void;
   /**
-   * Reads a pasted authorization code (or the whole redirect URL). Absent when this
-   * presenter cannot prompt (a tslab cell has no stdin): the copy-paste flow then
-   * completes through a second call with the code.
+   * Reads a pasted authorization code or redirect address: called after `code-needed`, and
+   * after `waiting` with `paste` (beside the wait, aborted through `signal` when the browser
+   * comes back first). Called again after a refused paste. Absent when this presenter cannot
+   * prompt (a tslab cell has no stdin): the sign-in then completes through a second call.
    */
   readCode?(signal: AbortSignal): Promise<string>;
   /** Releases the screen (unmounts an ink app, for example). */

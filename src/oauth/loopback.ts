@@ -293,9 +293,9 @@ function listen(server: Server, port: number, address: string): Promise<"ok" | "
   });
 }
 
-/** `CRED_AUTH_LOOPBACK_PORTS` (`20000-20009` or `20000`), else 8080-8089. */
+/** `CRED_AUTH_LOOPBACK_PORTS` (`20000-20009` or `20000`), else the `loopback-ports` setting, else 8080-8089. */
 export function portRangeFromEnv(env: NodeJS.ProcessEnv): PortRange {
-  const value = env[ENV.loopbackPorts]?.trim();
+  const value = env[ENV.loopbackPorts]?.trim() || settings().readSetting("loopback-ports", env);
   if (!value) return { ...LOOPBACK_PORTS };
   const match = /^(\d{1,5})(?:\s*-\s*(\d{1,5}))?$/.exec(value);
   const first = Number(match?.[1]);
@@ -305,6 +305,9 @@ export function portRangeFromEnv(env: NodeJS.ProcessEnv): PortRange {
   }
   return { first, last };
 }
+
+// The settings reader loads only when the environment leaves the ports to it.
+const settings = () => require("../settings/read.js") as typeof import("../settings/read.js");
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new CredCancelledError("The sign-in was cancelled.");

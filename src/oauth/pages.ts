@@ -1,15 +1,22 @@
 // The small pages the loopback receiver answers the browser with. No external resources:
 // the page is shown by a URL that carried an authorization code.
 
+// The browser's own colours, light or dark as the user set it (no fixed text colour).
 const STYLE =
-  "body{font:16px/1.5 system-ui,sans-serif;max-width:36em;margin:4em auto;padding:0 1em;color:#202124}h1{font-size:1.4em}";
+  ":root{color-scheme:light dark}body{font:16px/1.5 system-ui,sans-serif;max-width:36em;margin:4em auto;padding:0 1em}h1,.lead{font-size:1.4em;font-weight:600}";
 
-/** An HTML page with a title and one paragraph; both are escaped. */
+/**
+ * An HTML page with a title and one paragraph; both are escaped. A text that already starts
+ * with the title ("Signed in. You may close this window.") is shown alone, as the heading's
+ * line, so the page does not say the same thing twice.
+ */
 export function page(title: string, text: string): string {
+  const body = text.startsWith(title)
+    ? `<p class="lead">${escapeHtml(text)}</p>`
+    : `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>`;
   return (
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
-    `<title>${escapeHtml(title)}</title><style>${STYLE}</style></head>` +
-    `<body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>`
+    `<title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`
   );
 }
 

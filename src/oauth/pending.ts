@@ -1,6 +1,9 @@
-// The copy-paste sign-in waiting for its code in this process (a notebook's first cell
-// started it, the second cell brings the code). One at a time: a new one replaces the old.
-import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+// The sign-in in progress in this process. One at a time: a new one cancels the one before
+// (re-running a notebook's first cell, a second `login`), and a kernel interrupt can cancel it
+// through cancelSignIn(). A sign-in whose call has ended while it waits for a pasted code or
+// address (a notebook's first cell) stays here until the second cell brings it.
+import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
+import type { Presenter } from "./events.js";
 import type { SignInResult } from "./exchange.js";
 
 /** Runs once the code is exchanged: saves where the call that started the sign-in meant to. */
@@ -10,12 +13,14 @@ export type CompleteSignIn = (result: SignInResult) => Promise<string | undefine
 export interface PendingSignIn {
   /** The authorization URL the user must open. */
   readonly url: string;
-  /** `loopback`: the browser comes back by itself; `paste`: the user pastes the code. */
+  /** `loopback`: the browser comes back by itself (or its address is pasted); `paste`: the user pastes the code. */
   readonly mode: "loopback" | "paste";
   /** Where the provider sends the browser back: the loopback receiver or the code page. */
   readonly redirectUri: string;
   /** The scopes requested. */
   readonly scopes: readonly string[];
+  /** `done` once the tokens arrived, `cancelled` once abandoned; undefined while open. */
+  readonly ended: "done" | "cancelled" | undefined;
   /**
    * Loopback only: waits for the browser's redirect, exchanges the code, answers the
    * browser's page. Rejects on `error=`, timeout ({@link CredCredentialsError}) and abort
@@ -24,67 +29,135 @@ export interface PendingSignIn {
   waitForBrowser(): Promise<SignInResult>;
   /**
    * Completes the sign-in with a pasted code or redirect URL (works in both modes: in the
-   * loopback mode it serves a browser that could not reach this machine). A failed exchange
-   * can be retried with another code; a successful one ends the sign-in.
+   * loopback mode it serves a browser that could not reach this machine, whose address bar
+   * shows `http://localhost:PORT/?state=…&code=…`). A refused code can be followed by another;
+   * a successful one ends the sign-in.
    */
   exchangeCode(codeOrUrl: string): Promise<SignInResult>;
+  /** Whether pasted text carries this sign-in's `state` (a redirect address of this very sign-in). */
+  owns(pasted: string): boolean;
   /** Abandons the sign-in and closes its loopback server. Idempotent. */
-  cancel(): void;
+  cancel(reason?: string): void;
 }
 
-let waiting: PendingSignIn | undefined;
-let completion: CompleteSignIn | undefined;
+/** What this module keeps of the sign-in in progress. */
+interface Current {
+  pending: PendingSignIn;
+  /** Stops the sign-in (closes its port, ends its waits) with this error. */
+  stop(reason: CredCancelledError): void;
+  /** Set once the starting call has ended and left the sign-in waiting for a paste. */
+  waiting?: { complete?: CompleteSignIn; presenter?: Presenter };
+}
+
+let current: Current | undefined;
+/** Sign-ins replaced by a newer one, newest last, so their leftovers can be recognised. */
+const replaced: PendingSignIn[] = [];
+const REMEMBERED = 5;
+
+/** The message of a sign-in replaced by a newer one. */
+export const REPLACED_MESSAGE = "A newer sign-in replaced this one; use the newest link.";
 
 /**
- * Remembers `pending` as the sign-in waiting for a code, abandoning an older one. `complete`
- * is what the starting call does with the result (write its file, fill its cache), so that
- * whichever call brings the code, the credentials land where the first call asked.
+ * Registers `pending` as this process's sign-in in progress, cancelling the one before within
+ * the same tick (its port closes, nothing is written, its presenter is told).
+ * `stop` is how to end `pending`'s waits; default `pending.cancel()`.
  */
-export function setPendingSignIn(pending: PendingSignIn, complete?: CompleteSignIn): void {
-  if (waiting && waiting !== pending) waiting.cancel();
-  waiting = pending;
-  completion = complete;
+export function beginSignIn(pending: PendingSignIn, stop?: (reason: CredCancelledError) => void): void {
+  if (current && current.pending !== pending) retire(current, new CredCancelledError(REPLACED_MESSAGE), true);
+  current = { pending, stop: stop ?? ((reason) => pending.cancel(reason.message)) };
 }
 
-/** The sign-in waiting for a code, if any. */
+/** Forgets `pending` if it is the one in progress (it ended, one way or another). */
+export function endSignIn(pending: PendingSignIn): void {
+  if (current?.pending === pending) current = undefined;
+}
+
+/**
+ * Leaves `pending` waiting after its call ended: the second cell completes it with
+ * {@link completePendingSignIn}. `complete` is what the starting call does with the result (write
+ * its file, fill its cache), so whichever call brings the code, the credentials land where the
+ * first call asked. `presenter` is told when the sign-in is cancelled or replaced meanwhile.
+ */
+export function setPendingSignIn(pending: PendingSignIn, complete?: CompleteSignIn, presenter?: Presenter): void {
+  if (current?.pending !== pending) beginSignIn(pending);
+  if (current) current.waiting = { complete, presenter };
+}
+
+/** The sign-in waiting for a pasted code or address, if any. */
 export function getPendingSignIn(): PendingSignIn | undefined {
-  return waiting;
+  return current?.waiting ? current.pending : undefined;
 }
 
-/** Forgets (and cancels) the sign-in waiting for a code. */
+/**
+ * Cancels the sign-in in progress in this process, if any: its port closes, nothing is
+ * written, and its presenter says it was cancelled. The hook for a kernel interrupt.
+ * @returns whether there was one.
+ */
+export function cancelSignIn(message = "The sign-in was cancelled. Nothing was saved."): boolean {
+  if (!current) return false;
+  const was = current;
+  current = undefined;
+  retire(was, new CredCancelledError(message), false);
+  return true;
+}
+
+/** Forgets (and cancels) the sign-in in progress. */
 export function clearPendingSignIn(): void {
-  waiting?.cancel();
-  waiting = undefined;
-  completion = undefined;
+  cancelSignIn();
+}
+
+function retire(was: Current, reason: CredCancelledError, remember: boolean): void {
+  if (remember) {
+    replaced.push(was.pending);
+    if (replaced.length > REMEMBERED) replaced.shift();
+  }
+  if (current === was) current = undefined;
+  was.stop(reason);
+  // A call still running reports the cancel itself; a waiting sign-in has nobody else to.
+  const presenter = was.waiting?.presenter;
+  if (presenter) {
+    presenter.update({ type: "failed", error: reason });
+    void presenter.close?.();
+  }
 }
 
 /**
  * Completes the waiting sign-in with a pasted code or redirect URL, then runs the starting
  * call's completion (returning where it saved). On success the sign-in is forgotten; a
- * rejected code leaves it waiting so the right one can still be pasted.
+ * refused code leaves it waiting so the right one can still be pasted. An address from a
+ * sign-in that a newer one replaced is refused with words that say so.
  */
 export async function completePendingSignIn(codeOrUrl: string): Promise<{ result: SignInResult; savedTo?: string }> {
-  const pending = waiting;
-  const complete = completion;
-  if (!pending) {
+  const entry = current?.waiting ? current : undefined;
+  const fromReplaced = replaced.find((old) => old.owns(codeOrUrl));
+  if (fromReplaced && !entry?.pending.owns(codeOrUrl)) {
+    throw new CredCredentialsError(
+      "This address is from an older sign-in link that a newer sign-in replaced; open the newest link and paste what it gives.",
+      { code: ERROR_CODES.STATE_MISMATCH },
+    );
+  }
+  if (!entry) {
     throw new CredCredentialsError(
       "No sign-in is waiting for a code in this process; call again without a code to start one.",
     );
   }
-  const result = await pending.exchangeCode(codeOrUrl);
-  if (waiting === pending) {
-    waiting = undefined;
-    completion = undefined;
+  const result = await entry.pending.exchangeCode(codeOrUrl);
+  endSignIn(entry.pending);
+  const savedTo = (await entry.waiting?.complete?.(result)) || undefined;
+  // The face that showed the link hears how it ended (the card in the first cell).
+  const presenter = entry.waiting?.presenter;
+  if (presenter) {
+    presenter.update({ type: "signed-in", account: result.account, savedTo });
+    void presenter.close?.();
   }
-  const savedTo = (await complete?.(result)) || undefined;
   return { result, ...(savedTo ? { savedTo } : {}) };
 }
 
 /**
- * Thrown by `getUserCredentials`, `saveUserCredentials` and `default()` in the copy-paste flow
- * when the face cannot read a code (a notebook cell has no stdin). The sign-in stays pending in
- * this process: complete it with `completeSignIn(code)`, or by calling again with `{ code }`.
- * (Internally: `completePendingSignIn(code)` above.)
+ * Thrown by `getUserCredentials`, `saveUserCredentials` and `default()` when the sign-in needs
+ * something pasted and the face cannot read it (a notebook cell has no stdin). The sign-in stays
+ * pending in this process: complete it with `completeSignIn(codeOrAddress)`, or by calling again
+ * with `{ code }`. (Internally: `completePendingSignIn(code)` above.)
  */
 export class SignInPendingError extends CredCredentialsError {
   override name = "SignInPendingError";
@@ -93,10 +166,14 @@ export class SignInPendingError extends CredCredentialsError {
   /** @param pending The sign-in waiting for its code. */
   constructor(pending: PendingSignIn) {
     super(
-      'Sign-in needs the authorization code: open the link shown, sign in, then run completeSignIn("<the code>") (or call again with { code }).',
+      pending.mode === "loopback"
+        ? 'Sign-in is waiting: open the link shown and sign in. If the browser then shows an error page at http://localhost:…, copy that page\'s whole address and run completeSignIn("<the address>").'
+        : 'Sign-in needs the authorization code: open the link shown, sign in, then run completeSignIn("<the code>") (or call again with { code }).',
       { code: ERROR_CODES.SIGN_IN_PENDING },
     );
     // Not enumerable: kernels print an error's own enumerable fields under its message.
     Object.defineProperty(this, "pending", { value: pending, enumerable: false });
+    // A next step, not a crash: kernels print `stack` (tslab does), so it is the message alone.
+    Object.defineProperty(this, "stack", { value: `${this.name}: ${this.message}`, enumerable: false, writable: true });
   }
 }

@@ -91,7 +91,8 @@ export function currentHost(): HostFacts {
 /**
  * Tells where the code runs: which notebook kernel or terminal, CI, whether a browser can be
  * opened here, and whether the user's browser is on another machine.
- * A pure function of its arguments (the defaults read the current process).
+ * A function of its arguments (the defaults read the current process) and, when `CRED_AUTH_REMOTE`
+ * is not set, of the `remote` setting (cred-auth config).
  */
 export function detectRuntime(
   env: Env = process.env,
@@ -143,6 +144,12 @@ function isRemote(env: Env, host: HostFacts, reasons: string[]): boolean {
   if (forced === "0" || forced === "1") {
     reasons.push(`${forced === "1" ? "remote" : "local"}: ${ENV.remote}=${forced}`);
     return forced === "1";
+  }
+  // The `remote` setting (cred-auth config) comes after the environment, before the detection.
+  const setting = (require("../settings/read.js") as typeof import("../settings/read.js")).readSetting("remote", env);
+  if (setting !== undefined) {
+    reasons.push(`${setting ? "remote" : "local"}: the remote setting (cred-auth config)`);
+    return setting;
   }
   const ssh = SSH_VARIABLES.find((name) => isSet(env[name]));
   if (ssh) {

@@ -52,6 +52,11 @@ export const ENV = {
   clientId: "CRED_AUTH_CLIENT_ID",
   clientSecret: "CRED_AUTH_CLIENT_SECRET",
   clientSecretFile: "CRED_AUTH_CLIENT_SECRET_FILE",
+  /**
+   * `off` (or `0`, `false`, `no`): the emulator offers no code page, as Google serves a Desktop
+   * client (`cred-auth emulator --no-code-page`); the library then treats it like Google.
+   */
+  emulatorCodePage: "CRED_AUTH_EMULATOR_CODE_PAGE",
   /** `off` disables the hosted-notebook layer of `default()`. */
   hosted: "CRED_AUTH_HOSTED",
   /** `1` prints debug lines (and stack traces in the CLI). */

@@ -94,7 +94,7 @@ async function refreshLocked(
     !(options.fresh && token.access_token === seenToken);
 
   for (let delayMs = 10; ; delayMs = Math.min(delayMs * 2, 200)) {
-    const attempt = tryLock(dir, lockPath, staleMs);
+    const attempt = tryLock(lockPath, staleMs);
     if (attempt.state === "unavailable") break;
     if (attempt.state === "held") {
       try {

@@ -2,6 +2,7 @@
 // Locks left by a dead process, or older than `staleMs`, are broken.
 import { closeSync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
+import { isProcessAlive } from "../util/alive.js";
 import { readSmallFile, uniqueSuffix } from "./store.js";
 
 /** A held lock; `release()` removes it if it is still ours. */
@@ -19,10 +20,10 @@ interface LockOwner {
 }
 
 /**
- * Tries once to take the lock at `path` (breaking a stale one first). Never waits. `dir` is the
- * opened, checked cache directory `path` is in (store.ts openCacheDir): it exists.
+ * Tries once to take the lock at `path` (breaking a stale one first). Never waits. `path` is in
+ * the opened, checked cache directory (store.ts openCacheDir): it exists.
  */
-export function tryLock(_dir: string, path: string, staleMs: number): LockAttempt {
+export function tryLock(path: string, staleMs: number): LockAttempt {
   for (let attempt = 0; attempt < 2; attempt++) {
     const content = JSON.stringify({ pid: process.pid, host: hostname(), time: Date.now(), nonce: uniqueSuffix() });
     try {
@@ -88,7 +89,7 @@ function isStale(owner: LockOwner | undefined, mtimeMs: number, staleMs: number)
   // An unreadable owner is a lock being written right now, or junk: judge it by its age.
   if (!owner) return now - mtimeMs > staleMs;
   if (now - owner.time > staleMs) return true;
-  return owner.host === hostname() && !isAlive(owner.pid);
+  return owner.host === hostname() && !isProcessAlive(owner.pid);
 }
 
 function parseOwner(content: string): LockOwner | undefined {
@@ -104,14 +105,4 @@ function parseOwner(content: string): LockOwner | undefined {
       return { pid, host, time };
   } catch {}
   return undefined;
-}
-
-function isAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

@@ -4,6 +4,7 @@ import {
   type Stats,
   closeSync,
   constants,
+  existsSync,
   fstatSync,
   fsyncSync,
   mkdirSync,
@@ -175,8 +176,9 @@ export function deleteCachedToken(key: string, location: TokenCacheLocation = {}
 }
 
 /**
- * Runs `use` with the cache directory opened and checked: a directory (not a link to one), ours,
- * not writable by group or others, judged by `fstat` of the opened descriptor. `use` gets the
+ * Runs `use` with the cache directory opened and checked: a directory (a link counts as the
+ * directory it points to), ours, not writable by group or others, judged by `fstat` of the opened
+ * descriptor. `use` gets the
  * path to reach entries by: on Linux the descriptor's `/proc/self/fd/N`, so a directory swapped
  * for a link after the check is never used; elsewhere the directory's path. Returns undefined when
  * the cache is off, absent (and `create` is false) or not private.
@@ -221,11 +223,16 @@ export function openCacheDir(dir: string, create: boolean): { fd?: number; base:
     closeSync(fd);
     return undefined;
   }
-  return { fd, base: PROC_FD ? `/proc/self/fd/${fd}` : dir };
+  return { fd, base: hasProcFd() ? `/proc/self/fd/${fd}` : dir };
 }
 
-/** Linux reaches a directory through its descriptor at /proc/self/fd/N (what openat does). */
-const PROC_FD = process.platform === "linux";
+let procFd: boolean | undefined;
+
+/** Linux reaches a directory through its descriptor at /proc/self/fd/N (what openat does), when /proc is mounted. */
+function hasProcFd(): boolean {
+  procFd ??= process.platform === "linux" && existsSync("/proc/self/fd");
+  return procFd;
+}
 
 /** True when `token` still has more than `minValidityMs` milliseconds to live. */
 export function hasValidity(

@@ -4,8 +4,8 @@
  * request) for a pasted code.
  */
 import { CredCancelledError, CredCredentialsError } from "../errors.js";
-import { renderSignInHtml } from "./notebook.js";
 import type { Presenter, SignInEvent } from "../oauth/events.js";
+import { renderSignInHtml, renderSignInText } from "./notebook.js";
 import { INITIAL_STATE, reduce, type ViewState } from "./view-state.js";
 
 /** The part of `Deno.jupyter` this face uses. */
@@ -31,7 +31,7 @@ export function createDenoPresenter(globals: object = globalThis): Presenter {
   let state: ViewState = INITIAL_STATE;
   let shown = false;
   const draw = () => {
-    const bundle = { "text/html": renderSignInHtml(state, "prompt"), "text/plain": plainStatus(state) };
+    const bundle = { "text/html": renderSignInHtml(state, "prompt"), "text/plain": renderSignInText(state, "prompt") };
     jupyter.display(bundle, { raw: true, display_id: displayId, update: shown }).catch(() => {});
     shown = true;
   };
@@ -44,6 +44,9 @@ export function createDenoPresenter(globals: object = globalThis): Presenter {
   if (typeof prompt === "function") {
     presenter.readCode = async (signal: AbortSignal) => {
       if (signal.aborted) throw new CredCancelledError("The sign-in was cancelled.");
+      // prompt() blocks the kernel until answered: beside the loopback wait it would keep the
+      // browser's redirect from ever being served. There, only the browser completes the sign-in.
+      if (state.phase === "waiting") return untilAborted(signal);
       const code = prompt("Paste the authorization code:")?.trim();
       if (!code) throw new CredCancelledError("No code was entered; the sign-in was cancelled. Nothing was saved.");
       state = { ...state, phase: "checking" };
@@ -54,13 +57,11 @@ export function createDenoPresenter(globals: object = globalThis): Presenter {
   return presenter;
 }
 
-function plainStatus(state: ViewState): string {
-  switch (state.phase) {
-    case "signed-in":
-      return state.account ? `Signed in as ${state.account}` : "Signed in";
-    case "failed":
-      return `Sign-in failed: ${state.error}`;
-    default:
-      return state.url ? `Sign in: ${state.url}` : "Preparing the sign-in…";
-  }
+/** Never resolves; rejects when `signal` aborts. */
+function untilAborted(signal: AbortSignal): Promise<string> {
+  return new Promise((_, reject) => {
+    const stop = (): void => reject(new CredCancelledError("The sign-in was cancelled."));
+    if (signal.aborted) stop();
+    else signal.addEventListener("abort", stop, { once: true });
+  });
 }

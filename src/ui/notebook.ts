@@ -4,14 +4,22 @@
  * copy of tslab is "Not ready"). A tslab cell has no stdin: the copy-paste flow completes in a
  * second cell with `completeSignIn(code)`.
  */
+import { randomBytes } from "node:crypto";
 import { CredCredentialsError } from "../errors.js";
 import type { Presenter, SignInEvent } from "../oauth/events.js";
-import { INITIAL_STATE, reduce, type ViewState } from "./view-state.js";
+import { INITIAL_STATE, isFinal, reduce, type ViewState } from "./view-state.js";
 import { describeScopes, PRODUCT_NAME } from "./words.js";
 
-/** The part of tslab's `Display` this face uses. */
+/** What a card shows: HTML for rich front ends, `text/plain` for nbconvert and text front ends. */
+export interface DisplayBundle {
+  "text/html": string;
+  "text/plain": string;
+}
+
+/** One updatable display: `show` sends the whole bundle; `html` alone is the fallback. */
 export interface NotebookDisplay {
   html(html: string): void;
+  show?(bundle: DisplayBundle): void;
 }
 
 /** The part of the `tslab` module this face uses. */
@@ -19,19 +27,58 @@ export interface TslabDisplayModule {
   newDisplay(): NotebookDisplay;
 }
 
-/** The running tslab kernel's display module; a clear error outside tslab. */
+/** tslab's internal writer of display messages (`tslab/dist/jupyter`), set while a cell runs. */
+interface TslabJupyterModule {
+  lastWriteDisplayData?: ((message: object, update: boolean) => void) | null;
+}
+
+type KernelRequire = (id: string) => unknown;
+
+/**
+ * The running tslab kernel's display module; a clear error outside tslab. tslab's `Display`
+ * sends one MIME type per message, so a display with both HTML and `text/plain` goes through
+ * the writer that `Display.raw` itself uses, when it can be reached.
+ */
 export function kernelTslab(globals: object = globalThis): TslabDisplayModule {
-  const kernel = (globals as { __tslab__?: { require?: (id: string) => unknown } }).__tslab__;
+  const kernel = (globals as { __tslab__?: { require?: KernelRequire } }).__tslab__;
   if (typeof kernel?.require !== "function") {
     throw new CredCredentialsError(
       'The notebook presenter needs a tslab kernel; use presenter: "plain" or "terminal" elsewhere.',
     );
   }
-  return kernel.require("tslab") as TslabDisplayModule;
+  const tslab = kernel.require("tslab") as TslabDisplayModule;
+  const writer = tslabWriter(kernel.require);
+  if (!writer) return tslab;
+  return { newDisplay: () => bundleDisplay(writer) };
+}
+
+function tslabWriter(require: KernelRequire): TslabJupyterModule | undefined {
+  try {
+    const jupyter = require("tslab/dist/jupyter") as TslabJupyterModule | undefined;
+    return jupyter && "lastWriteDisplayData" in jupyter ? jupyter : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A display sending whole bundles, with its own display id (as tslab's `newDisplay` does). */
+function bundleDisplay(jupyter: TslabJupyterModule): NotebookDisplay {
+  const displayId = randomBytes(8).toString("hex");
+  let shown = false;
+  const show = (data: Partial<DisplayBundle>): void => {
+    const write = jupyter.lastWriteDisplayData;
+    if (typeof write !== "function") throw new CredCredentialsError("The tslab display is not ready.");
+    write({ data, metadata: {}, transient: { display_id: displayId } }, shown);
+    shown = true;
+  };
+  return { show, html: (html) => show({ "text/html": html }) };
 }
 
 /** The second-cell call shown in the copy-paste flow. */
 export const COMPLETE_SIGN_IN_CALL = 'await credAuth.completeSignIn("PASTE-THE-CODE-HERE")';
+
+/** The second-cell call shown beside the loopback wait, for a browser on another machine. */
+export const COMPLETE_WITH_ADDRESS_CALL = 'await credAuth.completeSignIn("PASTE-THE-ADDRESS-HERE")';
 
 /**
  * A presenter drawing into one updatable notebook display (created at the first event, so
@@ -41,28 +88,23 @@ export const COMPLETE_SIGN_IN_CALL = 'await credAuth.completeSignIn("PASTE-THE-C
 export function createNotebookPresenter(tslab: TslabDisplayModule = kernelTslab()): Presenter {
   let state: ViewState = INITIAL_STATE;
   let display: NotebookDisplay | undefined;
+  // A sign-in left waiting for a paste keeps this presenter: the flow tells it how the sign-in
+  // ended (completed by the second cell, the browser, an interrupt or a newer sign-in).
   return {
     update(event: SignInEvent) {
       state = reduce(state, event);
       display = draw(display ?? tslab, state);
-      if (state.phase === "code" && display) waitingCard = { display, state };
-      // The second cell's presenter: its sign-in is the one the earlier card is waiting for.
-      if (event.type === "signed-in" && waitingCard && waitingCard.display !== display && state.url === undefined) {
-        draw(waitingCard.display, reduce(waitingCard.state, event));
-        waitingCard = undefined;
-      }
     },
   };
 }
-
-/** The card of the copy-paste sign-in waiting for its code in this kernel, if any. */
-let waitingCard: { display: NotebookDisplay; state: ViewState } | undefined;
 
 /** Draws `state` (into a new display the first time); never throws. */
 function draw(target: NotebookDisplay | TslabDisplayModule, state: ViewState): NotebookDisplay | undefined {
   try {
     const display = "newDisplay" in target ? target.newDisplay() : target;
-    display.html(renderSignInHtml(state));
+    const html = renderSignInHtml(state);
+    if (display.show) display.show({ "text/html": html, "text/plain": renderSignInText(state) });
+    else display.html(html);
     return display;
   } catch {
     // A display that cannot draw (kernel shutting down) must not break the sign-in.
@@ -70,78 +112,138 @@ function draw(target: NotebookDisplay | TslabDisplayModule, state: ViewState): N
   }
 }
 
-const STATUS_STYLE: Readonly<Record<ViewState["phase"], string>> = {
-  preparing: "color:#5f6368",
-  waiting: "color:#5f6368",
-  code: "color:#202124",
-  checking: "color:#5f6368",
-  "signed-in": "color:#137333;font-weight:600",
-  failed: "color:#c5221f;font-weight:600",
-};
-
 /** How the user hands over a pasted code: a second cell (tslab) or the kernel's prompt (Deno). */
 export type CodeEntry = "second-cell" | "prompt";
 
+// The card takes the front end's own colours: JupyterLab's theme variables where they exist
+// (light and dark themes), else `inherit` (VS Code, Colab, nbconvert's HTML). Only the button
+// has fixed colours, white on Google blue (5.4:1), the same on every theme. The state shows in
+// the left border's colour and in words, never in a colour-emoji glyph.
+const TEXT_COLOR = "var(--jp-content-font-color1, inherit)";
+const ACCENT: Readonly<Record<ViewState["phase"], string>> = {
+  preparing: "var(--jp-border-color1, #9aa0a6)",
+  waiting: "var(--jp-brand-color1, #1967d2)",
+  code: "var(--jp-brand-color1, #1967d2)",
+  checking: "var(--jp-brand-color1, #1967d2)",
+  "signed-in": "var(--jp-success-color1, #1e8e3e)",
+  failed: "var(--jp-error-color1, #d93025)",
+};
+const CARD_STYLE =
+  "font-family:var(--jp-ui-font-family, system-ui, sans-serif);line-height:1.45;" +
+  "border:1px solid var(--jp-border-color1, rgba(128,128,128,0.5));border-radius:6px;" +
+  "padding:10px 14px;max-width:720px;background:transparent";
+const CODE_STYLE = "font-family:var(--jp-code-font-family, monospace);color:inherit;background:transparent;padding:0";
+
 /** The whole sign-in card for `state`; every value from outside is HTML-escaped. */
 export function renderSignInHtml(state: ViewState, codeEntry: CodeEntry = "second-cell"): string {
-  const parts = [
-    `<div style="font-weight:600;font-size:1.1em">${escapeHtml(PRODUCT_NAME)} · Sign in to Google Cloud</div>`,
-  ];
+  const parts = [`<div style="font-weight:600">${escapeHtml(PRODUCT_NAME)} · Sign in to Google Cloud</div>`];
   const scopes = describeScopes(state.scopes);
   if (scopes.length > 0) {
     parts.push(
-      `<div style="margin-top:4px">It asks to:</div><ul style="margin:4px 0">${scopes.map((words) => `<li>${escapeHtml(words)}</li>`).join("")}</ul>`,
+      `<div style="margin-top:4px">It asks to:</div><ul style="margin:4px 0;padding-left:1.4em">${scopes.map((words) => `<li>${escapeHtml(words)}</li>`).join("")}</ul>`,
     );
   }
-  const done = state.phase === "signed-in" || state.phase === "failed";
-  if (state.url && !done) parts.push(signInLink(state.url));
+  if (state.url && !isFinal(state)) parts.push(signInLink(state.url));
   parts.push(
-    `<div data-cred-auth-status="${state.phase}" style="margin-top:8px;${STATUS_STYLE[state.phase]}">${statusHtml(state, codeEntry)}</div>`,
+    `<div data-cred-auth-status="${state.phase}" style="margin-top:8px">${statusHtml(state, codeEntry)}</div>`,
   );
-  return `<div class="cred-auth-sign-in" style="font-family:system-ui,sans-serif;border:1px solid #dadce0;border-radius:8px;padding:12px 16px;max-width:720px">${parts.join("")}</div>`;
+  return (
+    `<div class="cred-auth-sign-in" style="${CARD_STYLE};color:${TEXT_COLOR};border-left:4px solid ${ACCENT[state.phase]}">` +
+    `${parts.join("")}</div>`
+  );
 }
 
+/** The button, and the whole address behind a collapsed line (a click selects all of it). */
 function signInLink(url: string): string {
-  if (!/^https?:\/\//i.test(url)) return `<div>Open this address in a browser: <code>${escapeHtml(url)}</code></div>`;
+  if (!/^https?:\/\//i.test(url))
+    return `<div>Open this address in a browser: <code style="${CODE_STYLE}">${escapeHtml(url)}</code></div>`;
   const href = escapeHtml(url);
   return (
     `<div style="margin:8px 0"><a href="${href}" target="_blank" rel="noopener noreferrer" ` +
-    `style="display:inline-block;padding:6px 14px;border-radius:4px;background:#1a73e8;color:#fff;text-decoration:none">Sign in with Google</a></div>` +
-    `<div style="font-size:0.85em;color:#5f6368">If the button does not open, copy this address into a browser:<br><code style="word-break:break-all">${href}</code></div>`
+    `style="display:inline-block;padding:6px 14px;border-radius:4px;background:#1967d2;color:#ffffff;text-decoration:none;font-weight:600">Sign in with Google</a></div>` +
+    `<details style="margin:4px 0"><summary style="cursor:pointer">The button does not open? Copy the address</summary>` +
+    `<code data-cred-auth-url style="${CODE_STYLE};display:block;margin-top:4px;user-select:all;-webkit-user-select:all;word-break:break-all;white-space:pre-wrap">${href}</code></details>`
   );
 }
 
 function statusHtml(state: ViewState, codeEntry: CodeEntry): string {
+  const rejected = state.rejected
+    ? `<div style="font-weight:600">Not accepted: ${escapeHtml(state.rejected)}</div>`
+    : "";
   switch (state.phase) {
     case "preparing":
       return "Preparing the sign-in…";
     case "waiting":
-      return state.browserOpened
-        ? "⏳ A browser tab was opened: waiting for the sign-in…"
-        : "⏳ Waiting for the sign-in in the browser…";
+      return `${rejected}${waitingWords(state)}${state.paste && codeEntry === "second-cell" ? pasteBackHelp() : ""}`;
     case "code":
-      return codeEntry === "prompt" ? `${CODE_WARNING} Paste it into the input box below.` : secondCellHelp();
+      return `${rejected}${codeEntry === "prompt" ? `${CODE_WARNING} Paste it into the input box below.` : secondCellHelp()}`;
     case "checking":
       return "Checking the code…";
     case "signed-in":
       return [
-        `✔ ${state.account ? `Signed in as ${escapeHtml(state.account)}` : "Signed in"}`,
-        state.savedTo
-          ? `<div style="font-weight:normal;color:#202124">Saved to <code>${escapeHtml(state.savedTo)}</code></div>`
-          : "",
+        `<span style="font-weight:600">${state.account ? `Signed in as ${escapeHtml(state.account)}` : "Signed in"}</span>`,
+        state.savedTo ? `<div>Saved to <code style="${CODE_STYLE}">${escapeHtml(state.savedTo)}</code></div>` : "",
       ].join("");
     case "failed":
-      return `✖ ${escapeHtml(state.error ?? "The sign-in failed.")}`;
+      return `<span style="font-weight:600">${escapeHtml(state.error ?? "The sign-in failed.")}</span>`;
   }
+}
+
+function waitingWords(state: ViewState): string {
+  return state.browserOpened
+    ? "A browser tab was opened: waiting for the sign-in…"
+    : "Waiting for the sign-in in the browser…";
 }
 
 const CODE_WARNING = "After signing in, the page shows a code (it works like a password: do not share it).";
 
 function secondCellHelp(): string {
   return (
-    `${CODE_WARNING} Copy it, then run in a new cell:<pre style="margin:6px 0">${escapeHtml(COMPLETE_SIGN_IN_CALL)}</pre>` +
+    `${CODE_WARNING} Copy it, then run in a new cell:<pre style="${CODE_STYLE};margin:6px 0">${escapeHtml(COMPLETE_SIGN_IN_CALL)}</pre>` +
     "or run this cell again with the option <code>{ code: &quot;…&quot; }</code>. No kernel restart is needed."
   );
+}
+
+/** Loopback on a machine the browser may not reach: the browser's final address, pasted back. */
+function pasteBackHelp(): string {
+  return (
+    '<div style="margin-top:6px">If your browser is on another machine, it ends on an error page at ' +
+    "<code>http://localhost:…</code>. Copy that page's whole address from the address bar, then run in a new cell:" +
+    `<pre style="${CODE_STYLE};margin:6px 0">${escapeHtml(COMPLETE_WITH_ADDRESS_CALL)}</pre></div>`
+  );
+}
+
+/** The card as plain text, for nbconvert and text front ends (and screen readers of raw output). */
+export function renderSignInText(state: ViewState, codeEntry: CodeEntry = "second-cell"): string {
+  const lines = [`${PRODUCT_NAME} · Sign in to Google Cloud`];
+  if (state.url && !isFinal(state)) lines.push(`Open this link in a browser to sign in: ${state.url}`);
+  if (state.rejected && !isFinal(state)) lines.push(`Not accepted: ${state.rejected}`);
+  lines.push(statusText(state, codeEntry));
+  return lines.join("\n");
+}
+
+function statusText(state: ViewState, codeEntry: CodeEntry): string {
+  switch (state.phase) {
+    case "preparing":
+      return "Preparing the sign-in…";
+    case "waiting":
+      return state.paste && codeEntry === "second-cell"
+        ? `${waitingWords(state)} If the browser ends on an error page at http://localhost:…, copy its whole address and run in a new cell: ${COMPLETE_WITH_ADDRESS_CALL}`
+        : waitingWords(state);
+    case "code":
+      return codeEntry === "prompt"
+        ? `${CODE_WARNING} Paste it into the input box below.`
+        : `${CODE_WARNING} Copy it, then run in a new cell: ${COMPLETE_SIGN_IN_CALL}`;
+    case "checking":
+      return "Checking the code…";
+    case "signed-in":
+      return [
+        state.account ? `Signed in as ${state.account}` : "Signed in",
+        ...(state.savedTo ? [`Saved to ${state.savedTo}`] : []),
+      ].join("\n");
+    case "failed":
+      return state.error ?? "The sign-in failed.";
+  }
 }
 
 /** Escapes text for HTML content and double-quoted attribute values. */

@@ -12,24 +12,44 @@ export interface PlainPresenterOptions {
 
 /**
  * Shows a sign-in as plain lines on stderr, and reads a pasted code from stdin (a terminal
- * or a pipe). Never writes to stdout.
+ * or a pipe). While the loopback flow waits, the browser's final address can be pasted too,
+ * when stdin is a terminal. Never writes to stdout.
  */
 export function createPlainPresenter(options: PlainPresenterOptions = {}): Presenter {
   const output = options.output ?? process.stderr;
   const input = options.input ?? process.stdin;
+  const tty = Boolean((input as { isTTY?: boolean }).isTTY);
   const say = (line: string): void => void output.write(`${line}\n`);
+  let waiting = false;
   return {
     update(event: SignInEvent) {
-      for (const line of linesFor(event)) say(line);
+      waiting = event.type === "waiting";
+      for (const line of linesFor(event, { canPaste: tty })) say(line);
     },
     readCode(signal: AbortSignal) {
-      return readLine(input, output, "Enter the authorization code: ", signal);
+      // A pipe is read only for a code the flow needs; beside the loopback wait it stays untouched.
+      if (waiting && !tty) return untilAborted(signal);
+      const prompt = waiting ? "Or paste the address here: " : "Enter the authorization code: ";
+      return readLine(input, output, prompt, signal);
     },
   };
 }
 
-/** The lines shown for one event. */
-export function linesFor(event: SignInEvent): string[] {
+/** Never resolves; rejects when `signal` aborts. */
+function untilAborted(signal: AbortSignal): Promise<string> {
+  return new Promise((_, reject) => {
+    const stop = (): void => reject(new CredCancelledError("The sign-in was cancelled."));
+    if (signal.aborted) stop();
+    else signal.addEventListener("abort", stop, { once: true });
+  });
+}
+
+/** The line that says what to copy when the browser is on another machine. */
+export const PASTE_BACK_LINE =
+  "If the browser is on another machine, it ends on an error page at http://localhost:…: copy that page's whole address from the address bar and paste it here.";
+
+/** The lines shown for one event; `canPaste`: the face reads a pasted address beside the wait. */
+export function linesFor(event: SignInEvent, { canPaste = false }: { canPaste?: boolean } = {}): string[] {
   switch (event.type) {
     case "url":
       return [
@@ -39,8 +59,13 @@ export function linesFor(event: SignInEvent): string[] {
         `Please visit this URL to authorize this application: ${event.url}`,
       ];
     case "waiting":
-      return ["Waiting for the sign-in to complete in the browser..."];
+      if (event.rejected) return [`Not accepted: ${event.rejected.message}`];
+      return [
+        "Waiting for the sign-in to complete in the browser...",
+        ...(event.paste && canPaste ? [PASTE_BACK_LINE] : []),
+      ];
     case "code-needed":
+      if (event.rejected) return [`Not accepted: ${event.rejected.message}`];
       return [
         "After signing in, copy the code shown and paste it here. The code is a credential like a password: do not share it.",
       ];
@@ -75,7 +100,8 @@ function readLine(
       // A piped stdin that stays open would otherwise keep the process alive after the answer.
       if (input === process.stdin) {
         process.stdin.pause();
-        (process.stdin as { unref?: () => void }).unref?.();
+        // Not a terminal's: a later prompt (login's "Remember …?") must still keep the process up.
+        if (!process.stdin.isTTY) (process.stdin as { unref?: () => void }).unref?.();
       }
       if (!answered)
         reject(

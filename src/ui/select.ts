@@ -1,6 +1,7 @@
 import { CredCredentialsError } from "../errors.js";
 import { detectRuntime, type RuntimeInfo } from "../runtime/index.js";
 import { createDenoPresenter } from "./deno.js";
+import { cancelledByInterrupt } from "./interrupt.js";
 import { createNotebookPresenter } from "./notebook.js";
 import { createPlainPresenter } from "./plain.js";
 import type { Presenter } from "../oauth/events.js";
@@ -33,7 +34,7 @@ export async function selectPresenter(
 ): Promise<Presenter> {
   if (typeof choice === "object" && choice !== null) return choice;
   const runtime = context.runtime ?? detectRuntime();
-  switch (choice ?? "auto") {
+  switch (choice ?? uiSetting() ?? "auto") {
     case "plain":
       return createPlainPresenter();
     case "terminal":
@@ -60,9 +61,15 @@ function terminalPresenter(context: PresenterContext): Promise<Presenter> {
 }
 
 async function notebookPresenter(runtime: RuntimeInfo): Promise<Presenter> {
-  if (runtime.kind === "tslab") return createNotebookPresenter();
-  if (runtime.kind === "deno-jupyter") return createDenoPresenter();
+  // Kernel › Interrupt cancels the sign-in this card shows (see interrupt.ts).
+  if (runtime.kind === "tslab") return cancelledByInterrupt(createNotebookPresenter());
+  if (runtime.kind === "deno-jupyter") return cancelledByInterrupt(createDenoPresenter());
   throw new CredCredentialsError(
     'presenter: "notebook" needs a tslab or Deno Jupyter kernel; use "auto", "terminal" or "plain" here.',
   );
+}
+
+/** The `ui` setting (cred-auth config), read only when the call names no presenter. */
+function uiSetting(): PresenterChoice | undefined {
+  return (require("../settings/read.js") as typeof import("../settings/read.js")).readSetting("ui");
 }

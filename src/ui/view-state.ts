@@ -14,6 +14,10 @@ export interface ViewState {
   savedTo?: string;
   /** The failure in words. */
   error?: string;
+  /** Loopback: the browser's final address may be pasted back (see the `waiting` event). */
+  paste?: boolean;
+  /** The paste just refused, in words; the face asks again. */
+  rejected?: string;
 }
 
 export const INITIAL_STATE: ViewState = { phase: "preparing", scopes: [], browserOpened: false };
@@ -25,14 +29,18 @@ export function reduce(state: ViewState, event: SignInEvent): ViewState {
     case "url":
       return { ...state, url: event.url, mode: event.mode, scopes: event.scopes, browserOpened: event.browserOpened };
     case "waiting":
-      return { ...state, phase: "waiting" };
+      return { ...state, phase: "waiting", paste: event.paste, rejected: rejectedWords(event.rejected) };
     case "code-needed":
-      return { ...state, phase: "code" };
+      return { ...state, phase: "code", rejected: rejectedWords(event.rejected) };
     case "signed-in":
       return { ...state, phase: "signed-in", account: event.account, savedTo: event.savedTo };
     case "failed":
       return { ...state, phase: "failed", error: describeError(event.error) };
   }
+}
+
+function rejectedWords(error: Error | undefined): string | undefined {
+  return error ? describeError(error) : undefined;
 }
 
 export function isFinal(state: ViewState): boolean {

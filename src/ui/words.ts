@@ -36,7 +36,11 @@ export const PRODUCT_NAME = "cred-auth";
 
 /** What went wrong, in words: the error's own one-line message. */
 export function describeError(error: Error): string {
-  if (error.name === "CredCancelledError") return "The sign-in was cancelled. Nothing was saved.";
   const message = error.message.split("\n")[0]?.trim();
+  if (error.name === "CredCancelledError") {
+    // Why it was cancelled (Ctrl+C, an interrupt, a newer sign-in), and always what it means.
+    const why = message || "The sign-in was cancelled.";
+    return /Nothing was saved/.test(why) ? why : `${why} Nothing was saved.`;
+  }
   return message ? message : "The sign-in failed.";
 }

@@ -1,5 +1,6 @@
 import { type Stats, closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { isProcessAlive } from "./alive.js";
 
 // Loaded on first use: print-token's cached path only reads with readFileLimitedSync, and loading
 // these two costs milliseconds of its start-up (bench/README.md, target 2).
@@ -31,7 +32,6 @@ export async function writeFileAtomic(
   const target = await resolveLink(path);
   const dir = dirname(target);
   await fsp().mkdir(dir, { recursive: true, mode: 0o700 });
-  await removeStaleTemps(dir, basename(target));
   const temp = join(dir, `.${basename(target)}.${tempId()}.tmp`);
   try {
     const file = await fsp().open(temp, "wx", mode);
@@ -51,6 +51,8 @@ export async function writeFileAtomic(
     throw error;
   }
   await syncDirectory(dir);
+  // Once the new file is in place: the save itself never waits for the sweep.
+  await removeStaleTemps(dir, basename(target));
 }
 
 /** A symbolic link owned by another user on the way to a file being saved. `code` is `EUNSAFELINK`. */
@@ -101,6 +103,11 @@ function tempId(): string {
   return `${(process.pid % 0x1000000).toString(16).padStart(6, "0")}${randomBytes(3).toString("hex")}`;
 }
 
+/** The writer of a temp file (its pid as the name keeps it, modulo 2^24) runs. */
+function writerAlive(pid: number): boolean {
+  return pid === process.pid % 0x1000000 || isProcessAlive(pid);
+}
+
 /** A temp file this old is stale whoever wrote it (a writer on another host, an older version). */
 const STALE_TEMP_MS = 60 * 60 * 1000;
 
@@ -123,21 +130,11 @@ async function removeStaleTemps(dir: string, name: string): Promise<void> {
     try {
       const stats = await fsp().lstat(path);
       const ours = stats.isFile() && (typeof process.getuid !== "function" || stats.uid === process.getuid());
-      const stale = Date.now() - stats.mtimeMs > STALE_TEMP_MS || !isAlive(Number.parseInt(id.slice(0, 6), 16));
+      const stale = Date.now() - stats.mtimeMs > STALE_TEMP_MS || !writerAlive(Number.parseInt(id.slice(0, 6), 16));
       if (ours && stale) await fsp().unlink(path);
     } catch {
       // gone meanwhile, or not ours to remove
     }
-  }
-}
-
-function isAlive(pid: number): boolean {
-  if (pid === process.pid % 0x1000000) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

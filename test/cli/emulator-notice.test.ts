@@ -35,3 +35,19 @@ test("print-token against the emulator prints the notice on stderr, the token al
   assert.ok(r.notice!.includes(emu.url));
   assert.match(r.stdout, /^\S+\n$/);
 });
+
+test("the notice is not printed when the file's own token_uri is used instead of the emulator's", async () => {
+  const emu = await withEmulator();
+  // CRED_AUTH_EMULATOR_HOST names another (closed) port; the file's token_uri is the running emulator's.
+  const box = sandbox(undefined, { CRED_AUTH_EMULATOR_HOST: "127.0.0.1:9" });
+  const { path } = await userFile(emu, box);
+  for (const args of [
+    ["print-token", path],
+    ["print-token", path, "--fresh"],
+  ]) {
+    const r = await runCli(args, box.env);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.notice, undefined, "the notice claimed the emulator was used");
+    assert.equal(r.stderr, "");
+  }
+});

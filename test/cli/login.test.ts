@@ -21,6 +21,9 @@ import {
   type Sandbox,
 } from "./helpers.ts";
 
+/** Asked for with every sign-in by default, so the account can be named. */
+const ACCOUNT_SCOPES = ["openid", "https://www.googleapis.com/auth/userinfo.email"];
+
 const emu = await withEmulator();
 const outputs: string[] = [];
 const secrets: string[] = [DEMO_CLIENT.clientSecret];
@@ -75,7 +78,7 @@ test("loopback login: Allow saves an ADC authorized_user file (0600) and says ho
   assert.equal(saved.client_secret, DEMO_CLIENT.clientSecret);
   assert.equal(typeof saved.refresh_token, "string");
   assert.equal(saved.token_uri, `${emu.url}/token`);
-  assert.deepEqual(saved.scopes, [CLOUD_PLATFORM]);
+  assert.deepEqual(saved.scopes, [CLOUD_PLATFORM, ...ACCOUNT_SCOPES], "the account scopes come along by default");
   assert.equal(saved.access_token, undefined, "no access token in the ADC file");
   if (process.platform !== "win32") assert.equal(statSync(destination).mode & 0o777, 0o600);
 
@@ -101,12 +104,12 @@ test("--scopes are requested and recorded; kebab-case flags work the same", asyn
       DEMO_CLIENT.clientSecret,
     ],
     async (url) => {
-      assert.equal(new URL(url).searchParams.get("scope"), scopes.join(" "));
+      assert.equal(new URL(url).searchParams.get("scope"), [...scopes, ...ACCOUNT_SCOPES].join(" "));
       await approveSignIn(url, {});
     },
   );
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(savedFile(destination).scopes, scopes);
+  assert.deepEqual(savedFile(destination).scopes, [...scopes, ...ACCOUNT_SCOPES]);
 });
 
 test("--client-secret-file: the client comes from a Google client-secret JSON file", async () => {
@@ -229,6 +232,194 @@ test("a destination under a file fails before any sign-in", async () => {
   const r = await runCli(["login", join(box.dir, "plain-file", "adc.json")], box.env);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /^cred-auth: Cannot save credentials to .*plain-file.* is not a directory\.\n$/);
+});
+
+/** An emulator that also knows a Google-shaped "Desktop app" client, and its client-secret file. */
+async function ownClient(box: Sandbox): Promise<{ emulator: Awaited<ReturnType<typeof withEmulator>>; file: string }> {
+  const client = { clientId: "1234-own.apps.googleusercontent.com", clientSecret: "GOCSPX-own/se+cret=" };
+  secrets.push(client.clientSecret);
+  const emulator = await withEmulator({ clients: [{ ...client, type: "installed", name: "My tool" }] });
+  const file = join(box.dir, "client_secret.json");
+  writeFileSync(
+    file,
+    JSON.stringify({ installed: { client_id: client.clientId, client_secret: client.clientSecret } }),
+  );
+  box.env.CRED_AUTH_EMULATOR_HOST = emulator.host;
+  return { emulator, file };
+}
+
+test("--remember keeps the client-secret file; the next login takes its client from the settings", async () => {
+  const box = await loginBox();
+  const { file } = await ownClient(box);
+  const first = join(box.dir, "first.json");
+  const r = await login(box, [first, "--use_local_webserver", "--client-secret-file", file, "--remember"], (url) =>
+    approveSignIn(url, {}).then(() => undefined),
+  );
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /cred-auth: set client-secret-file in .*cred-auth\/config\.json\n/);
+  const list = await runCli(["config", "list"], box.env);
+  assert.equal(list.stdout, `client-secret-file = ${file}\n`);
+
+  const second = join(box.dir, "second.json");
+  const again = await login(box, [second, "--use_local_webserver"], async (url) => {
+    assert.equal(new URL(url).searchParams.get("client_id"), "1234-own.apps.googleusercontent.com");
+    await approveSignIn(url, {});
+  });
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(savedFile(second).client_id, "1234-own.apps.googleusercontent.com");
+});
+
+test("without --remember and without a terminal, login keeps no setting", async () => {
+  const box = await loginBox();
+  const { file } = await ownClient(box);
+  const r = await login(box, [join(box.dir, "c.json"), "--use_local_webserver", "--client-secret-file", file], (url) =>
+    approveSignIn(url, {}).then(() => undefined),
+  );
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal((await runCli(["config", "list"], box.env)).stdout, "");
+});
+
+test("options and environment win over the settings; the settings' scopes and ports are used without options", async () => {
+  const box = await loginBox();
+  const { file } = await ownClient(box);
+  const ports = await freePortRange(3);
+  const { CRED_AUTH_LOOPBACK_PORTS: _, ...env } = box.env;
+  box.env = env;
+  const set = await runCli(
+    ["config", "set", "client-secret-file", file, "scopes", "openid,email", "loopback-ports", rangeEnv(ports)],
+    box.env,
+  );
+  assert.equal(set.code, 0, set.stderr);
+  const destination = join(box.dir, "from-settings.json");
+  const r = await login(box, [destination, "--use_local_webserver"], async (url) => {
+    const params = new URL(url).searchParams;
+    assert.equal(params.get("scope"), "openid email");
+    const port = Number(new URL(params.get("redirect_uri")!).port);
+    assert.ok(port >= ports.first && port <= ports.last, `port ${port} outside the setting's range`);
+    await approveSignIn(url, {});
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(savedFile(destination).scopes, ["openid", "email"]);
+
+  // The demo client through the options, the environment's ports: both beat the settings.
+  const other = await freePortRange(3);
+  box.env = { ...box.env, CRED_AUTH_LOOPBACK_PORTS: rangeEnv(other) };
+  const flags = join(box.dir, "from-flags.json");
+  const r2 = await login(
+    box,
+    [
+      flags,
+      "--use_local_webserver",
+      "--client_id",
+      DEMO_CLIENT.clientId,
+      "--client_secret",
+      DEMO_CLIENT.clientSecret,
+      "--scopes",
+      CLOUD_PLATFORM,
+    ],
+    async (url) => {
+      const params = new URL(url).searchParams;
+      assert.equal(params.get("client_id"), DEMO_CLIENT.clientId);
+      assert.equal(Number(new URL(params.get("redirect_uri")!).port) >= other.first, true);
+      await approveSignIn(url, {});
+    },
+  );
+  assert.equal(r2.code, 0, r2.stderr);
+  assert.deepEqual(savedFile(flags).scopes, [CLOUD_PLATFORM, ...ACCOUNT_SCOPES]);
+});
+
+test("--remember with a home that cannot be written: the credentials are saved, a warning says the client was not kept", async () => {
+  const box = await loginBox();
+  const { file } = await ownClient(box);
+  // The settings directory would have to be created under a regular file (root ignores modes).
+  writeFileSync(join(box.dir, "config-file"), "");
+  box.env.XDG_CONFIG_HOME = join(box.dir, "config-file");
+  const destination = join(box.dir, "kept.json");
+  const r = await login(
+    box,
+    [destination, "--use_local_webserver", "--client-secret-file", file, "--remember"],
+    (url) => approveSignIn(url, {}).then(() => undefined),
+  );
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(existsSync(destination));
+  assert.match(
+    r.stderr,
+    /cred-auth: warning: the OAuth client was not remembered: Cannot write the settings file .* \(ENOTDIR\)/,
+  );
+});
+
+test("no client anywhere (at Google): the CLI names its flags and the config command, not the API's options", async () => {
+  const box = sandbox();
+  const r = await runCli(["login", join(box.dir, "x.json"), "--use_local_webserver"], box.env);
+  outputs.push(r.stdout, r.stderr);
+  assert.equal(r.code, 1);
+  const [line, ...rest] = r.stderr.trimEnd().split("\n");
+  assert.deepEqual(rest, []);
+  assert.match(
+    line!,
+    /^cred-auth: No OAuth client configured: run `cred-auth config set client-secret-file PATH` once/,
+  );
+  assert.match(line!, /--client-secret-file FILE, or --client_id ID with --client_secret SECRET/);
+  assert.match(line!, /"Desktop app" OAuth client .* docs\/oauth-client\.md/);
+  assert.doesNotMatch(line!, /clientId|clientSecret/);
+});
+
+test("the ui setting chooses the face when --ui is not given; --ui wins over it", async () => {
+  const box = await loginBox();
+  assert.equal((await runCli(["config", "set", "ui", "terminal"], box.env)).code, 0);
+  const destination = join(box.dir, "ui.json");
+  const terminal = startCli(["login", destination, "--use_local_webserver"], box.env);
+  const terminalDone = collect(terminal);
+  await waitForStderr(terminal, /Sign in to Google Cloud/);
+  terminal.kill("SIGKILL");
+  assert.doesNotMatch((await terminalDone).stderr, /authorize this application:/);
+
+  const plain = startCli(["login", destination, "--use_local_webserver", "--ui", "plain"], box.env);
+  const plainDone = collect(plain);
+  await waitForStderr(plain, /authorize this application: /);
+  plain.kill("SIGKILL");
+  assert.doesNotMatch((await plainDone).stderr, /Sign in to Google Cloud/);
+});
+
+const hasTmux = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
+const noTmux = hasTmux || process.env.CI ? false : "tmux is not installed";
+if (noTmux) console.warn(`\n!!! SKIPPING the remember prompt test: ${noTmux}. It runs under CI. !!!\n`);
+
+test("in an interactive terminal, login asks whether to remember the client-secret file; y keeps it", {
+  skip: noTmux,
+}, async (t) => {
+  const box = await loginBox();
+  const { file } = await ownClient(box);
+  const socket = `cred-auth-remember-${process.pid}`;
+  const tmux = (...args: string[]): string => spawnSync("tmux", ["-L", socket, ...args], { encoding: "utf8" }).stdout;
+  t.after(() => tmux("kill-server"));
+  const quote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
+  // A clean environment (no CI variable: under CI nobody could answer, so nothing is asked).
+  const { CI: _ci, ...env } = box.env;
+  const exported = Object.entries(env)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `${name}=${quote(String(value))}`)
+    .join(" ");
+  const destination = join(box.dir, "asked.json");
+  const command = `env -i ${exported} ${quote(process.execPath)} ${quote(CLI)} login ${quote(destination)} --use_local_webserver --ui plain --client-secret-file ${quote(file)}; echo "exit=$?"; sleep 30`;
+  tmux("new-session", "-d", "-x", "250", "-y", "50", "-s", "remember", command);
+  const screen = (): string => tmux("capture-pane", "-p", "-J", "-t", "remember");
+  const waitFor = async (pattern: RegExp): Promise<RegExpMatchArray> => {
+    for (let i = 0; i < 600; i++) {
+      const match = screen().match(pattern);
+      if (match) return match;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`timed out waiting for ${pattern} on the screen:\n${screen()}`);
+  };
+  const [, url] = await waitFor(/authorize this application: (\S+)/);
+  await approveSignIn(url!, {});
+  await waitFor(/Remember .*client_secret\.json as your OAuth client.*\[y\/N\]/);
+  tmux("send-keys", "-t", "remember", "y", "Enter");
+  await waitFor(/exit=0/);
+  assert.match(screen(), /set client-secret-file in /);
+  assert.equal((await runCli(["config", "get", "client-secret-file"], box.env)).stdout, `${file}\n`);
+  outputs.push(screen());
 });
 
 test("no login output holds the client secret or a refresh token", () => {

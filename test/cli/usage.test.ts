@@ -58,6 +58,7 @@ test("each command's --help lists its arguments and every documented flag", asyn
       "--nouse_local_webserver, --no-use-local-webserver",
       "--timeout",
       "--no-browser",
+      "--remember",
     ],
     "print-token": [
       "CREDENTIALS_PATH",
@@ -68,6 +69,19 @@ test("each command's --help lists its arguments and every documented flag", asyn
       "Authorization: Bearer $(cred-auth print-token creds.json)",
     ],
     emulator: ["--port", "--metadata-project", "--metadata-email"],
+    config: [
+      "set KEY VALUE",
+      "get KEY",
+      "unset KEY",
+      "list",
+      "path",
+      "client-secret-file PATH",
+      "client-id ID",
+      "scopes S1,S2",
+      "ui auto|plain|terminal",
+      "loopback-ports FIRST-LAST",
+      "remote true|false",
+    ],
   };
   for (const [command, words] of Object.entries(expected)) {
     for (const args of [
@@ -81,6 +95,16 @@ test("each command's --help lists its arguments and every documented flag", asyn
       for (const word of words) assert.ok(r.stdout.includes(word), `${args.join(" ")} help lacks ${word}`);
     }
   }
+});
+
+test("login --help says when each flow is chosen and calls neither the default; the program's help lists config", async () => {
+  const { env } = sandbox();
+  const help = (await runCli(["login", "--help"], env)).stdout;
+  assert.doesNotMatch(help, /\(the default\)/);
+  assert.match(help, /--use_local_webserver[\s\S]*chosen unless this machine looks remote/);
+  assert.match(help, /--nouse_local_webserver[\s\S]*chosen on a machine that looks remote/);
+  assert.match(help, /cred-auth config set client-secret-file PATH/);
+  assert.match((await runCli(["--help"], env)).stdout, /^ {2}config +Keep settings/m);
 });
 
 test("--help wins over other mistakes on the same line", async () => {
@@ -128,6 +152,17 @@ test("usage errors: one line naming the problem and the help to read, exit 2", a
     [["login", "out.json", "--clientId", "x"], /unknown option --clientId \(did you mean --client_id\?\)/],
     [["emulator", "--bogus"], /--bogus.*\(see cred-auth emulator --help\)$/],
     [["emulator", "--port", "http"], /--port must be a number/],
+    [["config"], /missing ACTION: set, get, unset, list, path \(see cred-auth config --help\)$/],
+    [["config", "frob"], /unknown action frob/],
+    [["config", "set", "colour", "blue"], /unknown setting colour; the settings are client-secret-file, /],
+    [["config", "set", "ui"], /config set takes KEY VALUE pairs/],
+    [["config", "set", "ui", "fancy"], /ui needs auto\|plain\|terminal/],
+    [["config", "set", "loopback-ports", "9-1"], /loopback-ports needs FIRST-LAST/],
+    [["config", "set", "client-secret", "GOCSPX-x"], /client-id and client-secret go together/],
+    [["config", "get", "client-secret"], /client-secret is never printed/],
+    [["config", "list", "extra"], /too many arguments/],
+    [["config", "--global"], /unknown option --global/],
+    [["login", "out.json", "--remember"], /--remember keeps the --client-secret-file FILE/],
   ];
   for (const [args, pattern] of cases) {
     const r = await runCli(args, env);
@@ -146,6 +181,14 @@ test("usage errors never echo a value: a mistyped option or stray argument may b
     [secret],
     [`--${secret}`],
     ["print-token", "a.json", `--scope=${secret}`],
+    ["emulator", "--port", secret],
+    ["emulator", `--port=${secret}`],
+    ["emulator", secret],
+    ["config", "set", "client-id", secret],
+    ["config", "set", "ui", secret],
+    ["config", "set", "remote", secret],
+    ["config", "get", secret],
+    ["config", secret],
   ]) {
     const r = await runCli(args, env);
     assert.equal(r.code, 2);

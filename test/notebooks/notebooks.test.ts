@@ -1,82 +1,28 @@
 // The notebooks in notebooks/, executed headlessly on a real tslab kernel (Jupyter's nbclient)
 // against the emulator, while this test drives the consent page like a browser.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { statSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { startEmulator } from "cred-auth/emulator";
+import { test } from "node:test";
 import {
   codeCells,
   findJupyterPython,
   htmlOf,
-  linkPackageForNotebooks,
   type NotebookRun,
-  type Output,
-  root,
-  runNotebook as runOn,
+  stdoutOf,
+  tslabRunner,
   statusOf,
   text,
+  tslabFixture,
 } from "./support.ts";
-
-const driver = fileURLToPath(new URL("./run_notebook.py", import.meta.url));
 
 const python = findJupyterPython();
 const skip = python || process.env.CI ? false : "Jupyter (python3-nbclient, python3-jupyter-client) is not installed";
 if (skip) console.warn(`\n!!! SKIPPING the notebook tests: ${skip}. They run under CI. !!!\n`);
 
-let work: string;
-let emulator: Awaited<ReturnType<typeof startEmulator>>;
+const fixture = tslabFixture("cred-auth-notebooks-", skip);
 
-before(async () => {
-  if (skip) return;
-  work = mkdtempSync(join(tmpdir(), "cred-auth-notebooks-"));
-  writeKernelSpec(join(work, "jupyter"));
-  linkPackageForNotebooks();
-  emulator = await startEmulator();
-});
-
-after(async () => {
-  await emulator?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
-/**
- * What `tslab install --prefix` writes, with this Node (22) running tslab's entry: the
- * `#!/usr/bin/env node` of tslab's bin could pick an older node from PATH.
- */
-function writeKernelSpec(jupyterDir: string): void {
-  const specDir = join(jupyterDir, "kernels", "tslab");
-  mkdirSync(specDir, { recursive: true });
-  const tslab = realpathSync(join(root, "node_modules", "tslab", "bin", "tslab"));
-  const spec = {
-    argv: [process.execPath, tslab, "kernel", "--config-path", "{connection_file}"],
-    display_name: "TypeScript",
-    language: "typescript",
-  };
-  writeFileSync(join(specDir, "kernel.json"), JSON.stringify(spec));
-}
-
-/** Runs one notebook on tslab; each sign-in it shows is approved as `account` (pasting the code when asked). */
-function runNotebook(name: string, env: Record<string, string>, account = "bob@example.com"): Promise<NotebookRun> {
-  return runOn({
-    python: python!,
-    driver,
-    name,
-    work,
-    jupyterPath: join(work, "jupyter"),
-    emulatorHost: emulator.host,
-    account,
-    env,
-  });
-}
-
-const stdoutOf = (cell: { outputs?: Output[] }) =>
-  (cell.outputs ?? [])
-    .filter((o) => o.output_type === "stream" && o.name === "stdout")
-    .map((o) => text(o.text))
-    .join("");
+const runNotebook = tslabRunner(fixture, python);
 
 function assertRan(run: NotebookRun): void {
   assert.equal(run.ok, true, `the notebook ran to the end: ${run.error}`);
@@ -88,15 +34,22 @@ test("01-quickstart: default() signs in through the cell's display, then the API
   assertRan(run);
   assert.equal(run.signIns.length, 1, "one sign-in link was shown while the cell waited");
   assert.match(run.signIns[0]!.redirectUri, /^http:\/\/localhost:\d+\/$/, "loopback flow");
-  const [, signIn, request] = codeCells(run);
-  assert.ok(signIn && request);
+  const [, imports, signIn, request] = codeCells(run);
+  assert.ok(imports && signIn && request);
+  assert.match(
+    text(imports.source),
+    /^(\/\/.*\n)*import \* as credAuth from "cred-auth";$/,
+    "the import has a cell of its own",
+  );
   assert.deepEqual(
     run.cards.map((card) => card.status),
     ["preparing", "waiting", "signed-in"],
     "the card appeared with the link while the cell waited, then said signed in",
   );
   assert.deepEqual(statusOf(htmlOf(signIn)), ["signed-in"], "the same display now says signed in");
-  assert.match(htmlOf(signIn), /✔ Signed in/);
+  assert.match(htmlOf(signIn), /Signed in as bob@example\.com/);
+  const plain = (signIn.outputs ?? []).map((o) => text(o.data?.["text/plain"])).join("\n");
+  assert.match(plain, /Signed in as bob@example\.com/, "the card carries text/plain for text front ends");
   assert.match(htmlOf(signIn), /See, edit, configure and delete your Google Cloud data/);
   assert.match(stdoutOf(signIn), /project: \(none: user credentials\)/);
   assert.equal(stdoutOf(request).trim(), "200 Hello from the cred-auth emulator!");

@@ -11,11 +11,14 @@ import {
   realpathSync,
   rmSync,
   symlinkSync,
+  writeFileSync,
 } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { approveSignIn } from "cred-auth/emulator";
+import { after, before } from "node:test";
+import { approveSignIn, startEmulator } from "cred-auth/emulator";
 
 export const root = fileURLToPath(new URL("../..", import.meta.url));
 export const notebooksDir = join(root, "notebooks");
@@ -39,6 +42,73 @@ export function linkPackageForNotebooks(): void {
   mkdirSync(join(notebooksDir, "node_modules"), { recursive: true });
   if (lstatSync(link, { throwIfNoEntry: false })) rmSync(link, { recursive: true, force: true });
   symlinkSync("../..", link, "dir");
+}
+
+/**
+ * What `tslab install --prefix` writes, with this Node (22) running tslab's entry: the
+ * `#!/usr/bin/env node` of tslab's bin could pick an older node from PATH.
+ */
+export function writeTslabKernelSpec(jupyterDir: string): void {
+  const specDir = join(jupyterDir, "kernels", "tslab");
+  mkdirSync(specDir, { recursive: true });
+  const tslab = realpathSync(join(root, "node_modules", "tslab", "bin", "tslab"));
+  const spec = {
+    argv: [process.execPath, tslab, "kernel", "--config-path", "{connection_file}"],
+    display_name: "TypeScript",
+    language: "typescript",
+  };
+  writeFileSync(join(specDir, "kernel.json"), JSON.stringify(spec));
+}
+
+/** What the tslab tests share: a temporary folder with the kernel spec, and a running emulator. */
+export interface TslabFixture {
+  work: string;
+  jupyterPath: string;
+  emulator: Awaited<ReturnType<typeof startEmulator>>;
+}
+
+/**
+ * Registers the file's before/after hooks that set up a {@link TslabFixture} (none when
+ * skipped); its fields are set once `before` ran.
+ */
+export function tslabFixture(prefix: string, skip: string | false): TslabFixture {
+  const fixture = {} as TslabFixture;
+  before(async () => {
+    if (skip) return;
+    fixture.work = mkdtempSync(join(tmpdir(), prefix));
+    fixture.jupyterPath = join(fixture.work, "jupyter");
+    writeTslabKernelSpec(fixture.jupyterPath);
+    linkPackageForNotebooks();
+    fixture.emulator = await startEmulator();
+  });
+  after(async () => {
+    await fixture.emulator?.close();
+    if (fixture.work) rmSync(fixture.work, { recursive: true, force: true });
+  });
+  return fixture;
+}
+
+/**
+ * The environment of a kernel under test: its own HOME, the test's Jupyter path and emulator,
+ * ten random loopback ports (never the default 8080-8089 that serial tests hold), no token
+ * cache, no metadata server, no browser; `env` on top.
+ */
+export function kernelEnv(home: string, jupyterPath: string, emulatorHost: string, env: Record<string, string> = {}) {
+  const first = 20000 + Math.floor(Math.random() * 4000) * 10;
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+    JUPYTER_PATH: jupyterPath,
+    JUPYTER_RUNTIME_DIR: join(home, "jupyter-runtime"),
+    CRED_AUTH_EMULATOR_HOST: emulatorHost,
+    CRED_AUTH_LOOPBACK_PORTS: `${first}-${first + 9}`,
+    CRED_AUTH_TOKEN_CACHE: "off",
+    METADATA_SERVER_DETECTION: "none",
+    BROWSER: "none",
+    ...env,
+  };
 }
 
 export interface Output {
@@ -75,6 +145,11 @@ export interface RunOptions {
   /** Who approves each sign-in. */
   account?: string;
   env?: Record<string, string>;
+  /**
+   * The browser is on another machine: the loopback redirect is not followed, and its address
+   * is pasted where the notebook asks for the code.
+   */
+  remoteBrowser?: boolean;
 }
 
 const UNFINISHED = "the driver ended without a result";
@@ -84,29 +159,15 @@ export async function runNotebook(options: RunOptions): Promise<NotebookRun> {
   const { python, driver, name, work, jupyterPath, emulatorHost, account = "bob@example.com", env = {} } = options;
   const home = mkdtempSync(join(work, "home-"));
   const output = join(work, `executed-${name}`);
-  const first = 20000 + Math.floor(Math.random() * 4000) * 10;
   const child = spawn(python, [driver, join(notebooksDir, name), output], {
     cwd: notebooksDir,
     stdio: ["pipe", "pipe", "inherit"],
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, ".config"),
-      XDG_CACHE_HOME: join(home, ".cache"),
-      JUPYTER_PATH: jupyterPath,
-      JUPYTER_RUNTIME_DIR: join(home, "jupyter-runtime"),
-      CRED_AUTH_EMULATOR_HOST: emulatorHost,
-      CRED_AUTH_LOOPBACK_PORTS: `${first}-${first + 9}`,
-      CRED_AUTH_TOKEN_CACHE: "off",
-      METADATA_SERVER_DETECTION: "none",
-      BROWSER: "none",
-      ...env,
-    },
+    env: kernelEnv(home, jupyterPath, emulatorHost, env),
   });
   const closed = new Promise((resolve) => child.once("close", resolve));
   const run: NotebookRun = { home, signIns: [], cards: [], ok: false, error: UNFINISHED, cells: [] };
   try {
-    await readEvents(child.stdout!, (code) => child.stdin!.write(`${code}\n`), run, account);
+    await readEvents(child.stdout!, (code) => child.stdin!.write(`${code}\n`), run, account, options.remoteBrowser);
   } finally {
     child.stdin!.end();
     // A failed approval leaves the cell waiting for the browser: Ctrl+C makes nbclient shut
@@ -123,6 +184,7 @@ async function readEvents(
   paste: (code: string) => void,
   run: NotebookRun,
   account: string,
+  remoteBrowser = false,
 ): Promise<void> {
   for await (const line of createInterface({ input: stdout })) {
     const event = JSON.parse(line) as {
@@ -143,8 +205,9 @@ async function readEvents(
     if (event.event === "sign-in" && event.url) {
       const redirectUri = new URL(event.url).searchParams.get("redirect_uri") ?? "";
       run.signIns.push({ url: event.url, cell: event.cell ?? -1, redirectUri });
-      const page = await approveSignIn(event.url, { account });
-      if (redirectUri.endsWith("/oauth/code")) {
+      const page = await approveSignIn(event.url, { account, followRedirect: !remoteBrowser });
+      if (remoteBrowser) paste(page.url);
+      else if (redirectUri.endsWith("/oauth/code")) {
         assert.ok(page.code, "the code page shows a code");
         paste(page.code);
       }
@@ -162,3 +225,34 @@ export const codeCells = (run: NotebookRun) => run.cells.filter((cell) => cell.c
 export const htmlOf = (cell: { outputs?: Output[] }) =>
   (cell.outputs ?? []).map((o) => text(o.data?.["text/html"])).join("");
 export const statusOf = (html: string) => [...html.matchAll(/data-cred-auth-status="([^"]+)"/g)].map((m) => m[1]);
+
+/** What a cell printed on stdout. */
+export const stdoutOf = (cell: { outputs?: Output[] }) =>
+  (cell.outputs ?? [])
+    .filter((o) => o.output_type === "stream" && o.name === "stdout")
+    .map((o) => text(o.text))
+    .join("");
+
+/**
+ * Runs notebooks on tslab with run_notebook.py in `fixture`; each sign-in a notebook shows is
+ * approved as `account` (pasting the code, or with `remoteBrowser` the browser's final address).
+ */
+export function tslabRunner(
+  fixture: TslabFixture,
+  python: string | undefined,
+  options: { remoteBrowser?: boolean } = {},
+) {
+  const driver = fileURLToPath(new URL("./run_notebook.py", import.meta.url));
+  return (name: string, env: Record<string, string>, account = "bob@example.com"): Promise<NotebookRun> =>
+    runNotebook({
+      ...options,
+      python: python!,
+      driver,
+      name,
+      work: fixture.work,
+      jupyterPath: fixture.jupyterPath,
+      emulatorHost: fixture.emulator.host,
+      account,
+      env,
+    });
+}

@@ -131,22 +131,44 @@ export function lines(text: string): string[] {
   return text.split("\n").filter((line, i, all) => line !== "" || i < all.length - 1);
 }
 
+type Warning = Error & { code?: string };
+type WarningListener = (warning: Warning) => void;
+
+/** The interceptions under way, and Node's own warning listeners while any is (one dispatcher for all). */
+const intercepting = new Set<{ keep: (warning: Warning) => boolean; warnings: Error[] }>();
+let paused: WarningListener[] | undefined;
+
+function dispatchWarning(warning: Warning): void {
+  let kept = false;
+  for (const interception of intercepting)
+    if (interception.keep(warning)) {
+      interception.warnings.push(warning);
+      kept = true;
+    }
+  if (!kept) for (const print of paused ?? []) print(warning);
+}
+
 /**
  * Collects the process warnings `keep` accepts until the test ends; Node's own printing of
  * those is paused meanwhile (dozens of expected warnings are noise), others still print.
+ * Calls may overlap (several in one test): one dispatcher serves them all, and Node's listeners
+ * come back, once, when the last one ends. (Each call used to save and restore the listeners it
+ * found, which put earlier calls' collectors back for good: 11 listeners, MaxListenersExceededWarning.)
  */
-export function interceptWarnings(t: TestContext, keep: (warning: Error & { code?: string }) => boolean): Error[] {
-  const warnings: Error[] = [];
-  const printers = process.listeners("warning");
-  process.removeAllListeners("warning");
-  const onWarning = (warning: Error & { code?: string }): void => {
-    if (keep(warning)) warnings.push(warning);
-    else for (const print of printers) print(warning);
-  };
-  process.on("warning", onWarning);
+export function interceptWarnings(t: TestContext, keep: (warning: Warning) => boolean): Error[] {
+  const interception = { keep, warnings: [] as Error[] };
+  if (paused === undefined) {
+    paused = process.listeners("warning") as WarningListener[];
+    process.removeAllListeners("warning");
+    process.on("warning", dispatchWarning);
+  }
+  intercepting.add(interception);
   t.after(() => {
-    process.off("warning", onWarning);
-    for (const print of printers) process.on("warning", print);
+    intercepting.delete(interception);
+    if (intercepting.size > 0 || paused === undefined) return;
+    process.off("warning", dispatchWarning);
+    for (const print of paused) process.on("warning", print);
+    paused = undefined;
   });
-  return warnings;
+  return interception.warnings;
 }

@@ -18,6 +18,24 @@ function fakeTslab() {
   };
 }
 
+/** A stand-in for tslab with its internal display writer (tslab/dist/jupyter): records whole messages. */
+function fakeTslabWithWriter() {
+  const messages: Array<{
+    message: { data: Record<string, string>; transient: { display_id: string } };
+    update: boolean;
+  }> = [];
+  const jupyter = {
+    lastWriteDisplayData: (message: never, update: boolean) => void messages.push({ message, update }),
+  };
+  const tslab = fakeTslab();
+  const globals = {
+    __tslab__: {
+      require: (id: string) => (id === "tslab" ? tslab : id === "tslab/dist/jupyter" ? jupyter : undefined),
+    },
+  };
+  return { globals, messages, tslab, jupyter };
+}
+
 const URL_WITH_AMP =
   "http://127.0.0.1:9/o/oauth2/v2/auth?client_id=a&redirect_uri=http%3A%2F%2Flocalhost%3A8080%2F&state=x";
 const SCOPES = ["https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/bigquery"];
@@ -52,7 +70,7 @@ test("loopback: one display, updated in place: link, scopes in words, waiting, s
   assert.match(waiting, /Waiting for the sign-in/);
   assert.equal(status(done), "signed-in");
   assert.match(done, /Signed in as ann@example.com/);
-  assert.match(done, /Saved to <code>\/home\/ann\/.config\/cred\/cred_credentials.json<\/code>/);
+  assert.match(done, /Saved to <code[^>]*>\/home\/ann\/.config\/cred\/cred_credentials.json<\/code>/);
   assert.doesNotMatch(done, /href=/, "the sign-in button is gone once signed in");
 });
 
@@ -69,25 +87,69 @@ test("paste in tslab: the card explains the second cell", () => {
   assert.match(html, /href=/);
 });
 
-test("paste in tslab: the second cell's success also updates the first cell's card; a wrong code does not", () => {
+test("loopback on a remote machine: the card says to paste the browser's final address into completeSignIn", () => {
   const tslab = fakeTslab();
-  const first = createNotebookPresenter(tslab);
-  first.update({ type: "url", url: URL_WITH_AMP, mode: "paste", scopes: SCOPES, browserOpened: false });
-  first.update({ type: "code-needed" });
-  const wrongCode = createNotebookPresenter(tslab);
-  wrongCode.update({ type: "failed", error: new Error("The code was refused.") });
-  assert.equal(status(tslab.displays[0]!.at(-1)!), "code", "a refused code leaves the first card waiting");
-  const second = createNotebookPresenter(tslab);
-  second.update({ type: "signed-in", account: "ann@example.com" });
-  assert.equal(tslab.displays.length, 3);
-  assert.equal(status(tslab.displays[2]!.at(-1)!), "signed-in");
-  const card = tslab.displays[0]!.at(-1)!;
-  assert.equal(status(card), "signed-in");
-  assert.match(card, /Signed in as ann@example.com/);
-  assert.match(card, /See, edit, configure and delete your Google Cloud data/, "the first card keeps its scopes");
-  const later = createNotebookPresenter(tslab);
-  later.update({ type: "signed-in" });
-  assert.equal(tslab.displays[0]!.length, 3, "only the sign-in that was waiting is updated, once");
+  const presenter = createNotebookPresenter(tslab);
+  presenter.update({ type: "url", url: URL_WITH_AMP, mode: "loopback", scopes: SCOPES, browserOpened: false });
+  presenter.update({ type: "waiting", paste: true });
+  const html = tslab.displays[0]!.at(-1)!;
+  assert.equal(status(html), "waiting");
+  assert.match(html, /error page at <code>http:\/\/localhost:…<\/code>/);
+  assert.match(html, /whole address/);
+  assert.match(html, /await credAuth\.completeSignIn\(&#34;PASTE-THE-ADDRESS-HERE&#34;\)/);
+  presenter.update({
+    type: "waiting",
+    paste: true,
+    rejected: new CredCredentialsError("This address is from an older sign-in."),
+  });
+  assert.match(tslab.displays[0]!.at(-1)!, /Not accepted: This address is from an older sign-in\./);
+  const local = fakeTslab();
+  const nearby = createNotebookPresenter(local);
+  nearby.update({ type: "waiting" });
+  assert.doesNotMatch(
+    local.displays[0]!.at(-1)!,
+    /completeSignIn/,
+    "no paste help when the browser comes back by itself",
+  );
+});
+
+test("every display carries text/plain too, through tslab's own writer, with one display id", () => {
+  const { globals, messages } = fakeTslabWithWriter();
+  const presenter = createNotebookPresenter(kernelTslab(globals));
+  presenter.update({ type: "url", url: URL_WITH_AMP, mode: "loopback", scopes: SCOPES, browserOpened: false });
+  presenter.update({ type: "waiting" });
+  presenter.update({ type: "signed-in", account: "ann@example.com", savedTo: "/tmp/c.json" });
+  assert.deepEqual(
+    messages.map((m) => m.update),
+    [false, true, true],
+  );
+  assert.equal(new Set(messages.map((m) => m.message.transient.display_id)).size, 1);
+  const [first, waiting, done] = messages.map((m) => m.message.data);
+  assert.match(first!["text/html"]!, /Sign in with Google/);
+  assert.match(first!["text/plain"]!, /Open this link in a browser to sign in: http:\/\/127\.0\.0\.1:9\/o\/oauth2/);
+  assert.match(waiting!["text/plain"]!, /Waiting for the sign-in in the browser/);
+  assert.equal(
+    done!["text/plain"],
+    "cred-auth · Sign in to Google Cloud\nSigned in as ann@example.com\nSaved to /tmp/c.json",
+  );
+});
+
+test("tslab's writer outside a running cell (null) does not break the sign-in", () => {
+  const { globals, jupyter, messages } = fakeTslabWithWriter();
+  (jupyter as { lastWriteDisplayData: unknown }).lastWriteDisplayData = null;
+  const presenter = createNotebookPresenter(kernelTslab(globals));
+  assert.doesNotThrow(() => presenter.update({ type: "waiting" }));
+  assert.equal(messages.length, 0);
+});
+
+test("a cancelled sign-in says why, and that nothing was saved", () => {
+  const tslab = fakeTslab();
+  const presenter = createNotebookPresenter(tslab);
+  presenter.update({ type: "waiting" });
+  presenter.update({ type: "failed", error: new CredCancelledError("The sign-in was cancelled (kernel interrupt).") });
+  const html = tslab.displays[0]!.at(-1)!;
+  assert.equal(status(html), "failed");
+  assert.match(html, /cancelled \(kernel interrupt\)\. Nothing was saved\./);
 });
 
 test("failed: the error in words, escaped", () => {
@@ -129,7 +191,7 @@ test("everything from outside is escaped: account, path, URL, scopes", () => {
 test("a URL that is not http(s) never becomes a link", () => {
   const html = renderSignInHtml({ ...INITIAL_STATE, phase: "waiting", url: "javascript:alert(1)" });
   assert.doesNotMatch(html, /href=/);
-  assert.match(html, /<code>javascript:alert\(1\)<\/code>/);
+  assert.match(html, /<code[^>]*>javascript:alert\(1\)<\/code>/);
 });
 
 test("escapeHtml escapes the five characters", () => {
@@ -157,12 +219,13 @@ test("kernelTslab: reaches tslab through the kernel's own require; a clear error
     __tslab__: {
       require: (id: string) => {
         asked.push(id);
-        return own;
+        if (id === "tslab") return own;
+        throw new Error(`Cannot find module '${id}'`);
       },
     },
   });
-  assert.equal(module, own);
-  assert.deepEqual(asked, ["tslab"]);
+  assert.equal(module, own, "without tslab's writer, tslab's own displays (HTML only)");
+  assert.deepEqual(asked, ["tslab", "tslab/dist/jupyter"]);
   assert.throws(
     () => kernelTslab({}),
     (error: Error) => error instanceof CredCredentialsError && /tslab kernel/.test(error.message),
@@ -203,7 +266,7 @@ test("Deno: one display id, the first call creates it and the next ones update i
     [false, true, true],
   );
   assert.match(deno.calls[2]!.bundle["text/html"]!, /Signed in as ann@example.com/);
-  assert.equal(deno.calls[2]!.bundle["text/plain"], "Signed in as ann@example.com");
+  assert.match(deno.calls[2]!.bundle["text/plain"]!, /\nSigned in as ann@example.com$/);
 });
 
 test("Deno: the code comes from the kernel's prompt(); an empty answer cancels", async () => {
@@ -219,4 +282,16 @@ test("Deno: the code comes from the kernel's prompt(); an empty answer cancels",
 
 test("Deno presenter outside Deno's kernel: a clear error", () => {
   assert.throws(() => createDenoPresenter({}), CredCredentialsError);
+});
+
+test("Deno: no prompt() beside the loopback wait (it would block the redirect); the flow's signal ends it", async () => {
+  const deno = fakeDeno(["never asked"]);
+  const presenter = createDenoPresenter(deno.globals);
+  presenter.update({ type: "url", url: URL_WITH_AMP, mode: "loopback", scopes: SCOPES, browserOpened: false });
+  presenter.update({ type: "waiting", paste: true });
+  const stop = new AbortController();
+  const read = presenter.readCode!(stop.signal);
+  stop.abort();
+  await assert.rejects(read, CredCancelledError);
+  assert.equal(deno.prompts.length, 0);
 });

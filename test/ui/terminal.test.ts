@@ -108,18 +108,19 @@ test("signed in without an account or a file", async () => {
   await presenter.close?.();
 });
 
-test("failed: the error in words, and the final state stays", async () => {
-  const { presenter, last } = await start();
+test("failed: the spinner goes and the error is left to the caller (the CLI prints it once); the final state stays", async () => {
+  const { presenter, last, output } = await start();
   presenter.update({ type: "waiting" });
+  await until(() => /Waiting/.test(last()), "waiting");
   presenter.update({
     type: "failed",
     error: new Error("Access was denied in the browser; run again and allow access.\nstack noise"),
   });
   presenter.update({ type: "waiting" });
-  await until(() => /Access was denied/.test(last()), "the error");
-  assert.match(last(), /✖ Access was denied in the browser; run again and allow access\./);
-  assert.doesNotMatch(last(), /stack noise|Waiting/);
+  await until(() => last().trim() === "", "the live part cleared");
+  assert.doesNotMatch(output(), /Access was denied|stack noise/, "not shown here: the thrown error says it");
   await presenter.close?.();
+  assert.equal(last().trim(), "", "a failed state stays final: no spinner came back");
 });
 
 test("paste: masked input, Enter hands the code to readCode", async () => {
@@ -136,6 +137,20 @@ test("paste: masked input, Enter hands the code to readCode", async () => {
   ink.stdin.write(ENTER);
   assert.equal(await code, "4/0AbCdEf");
   await until(() => /Checking the code/.test(last()), "checking");
+  await presenter.close?.();
+});
+
+test("paste: a code longer than the terminal is wide keeps the space after the label", async () => {
+  const { presenter, ink, last } = await start();
+  const code = presenter.readCode!(new AbortController().signal);
+  await until(() => /Code:/.test(last()), "the input");
+  const long = `4/0A${"x".repeat(196)}`;
+  ink.stdin.write(long);
+  await until(() => last().includes("*".repeat(50)), "the masked code");
+  assert.match(last(), /Code: \*/, `a space between the label and the mask:\n${last()}`);
+  assert.doesNotMatch(last(), /Code:\*/);
+  ink.stdin.write(ENTER);
+  assert.equal(await code, long);
   await presenter.close?.();
 });
 
@@ -168,12 +183,12 @@ test("Ctrl+C while waiting aborts the flow with CredCancelledError and says so",
   ink.stdin.write(CTRL_C);
   await until(() => abort.signal.aborted, "the abort");
   assert.ok(abort.signal.reason instanceof CredCancelledError);
-  await until(() => /cancelled/.test(last()), "the message");
-  assert.match(last(), /Nothing was saved/);
-  // The flow then reports its failure: the cancellation message stays.
+  assert.match(abort.signal.reason.message, /cancelled \(Ctrl\+C\)\. Nothing was saved\./, "what the CLI prints, once");
+  await until(() => last().trim() === "", "the spinner is gone");
+  assert.doesNotMatch(last(), /cancelled/, "the face does not print it too");
   presenter.update({ type: "failed", error: new Error("other") });
-  await until(() => /cancelled/.test(last()), "still cancelled");
   await presenter.close?.();
+  assert.doesNotMatch(last(), /other|Waiting/);
 });
 
 test("Ctrl+C at the code prompt rejects readCode with CredCancelledError", async () => {

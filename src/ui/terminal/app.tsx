@@ -1,6 +1,7 @@
 // The ink app of the terminal face. Loaded only by the terminal presenter, after ink and
 // React (this module's JSX needs react/jsx-runtime, a CommonJS module).
 import { useEffect, useRef, useState, useSyncExternalStore, type JSX } from "react";
+import { PASTE_BACK_LINE } from "../plain.js";
 import { describeScopes, PRODUCT_NAME } from "../words.js";
 import type { TerminalModules } from "./modules.js";
 import type { Store, ViewState } from "../view-state.js";
@@ -51,7 +52,15 @@ export function createSignInApp({ ink, TextInput }: TerminalModules): (props: Si
     );
   }
 
-  function CodeInput({ onCode }: { onCode(code: string): void }) {
+  function CodeInput({
+    onCode,
+    label = "Code:",
+    placeholder = "paste the code, then Enter",
+  }: {
+    onCode(code: string): void;
+    label?: string;
+    placeholder?: string;
+  }) {
     const [value, setValue] = useState("");
     // Input handlers are re-attached after each render: Enter right behind a paste could reach
     // a handler holding the value of the render before. The ref always has the latest one.
@@ -66,10 +75,24 @@ export function createSignInApp({ ink, TextInput }: TerminalModules): (props: Si
     return (
       <Box flexDirection="column">
         <Text dimColor>The code works like a password: do not share it.</Text>
+        {/* A margin, not a trailing space: ink trims that when a long paste wraps ("Code:****"). */}
         <Box>
-          <Text bold>Code: </Text>
-          <TextInput value={value} onChange={change} mask="*" placeholder="paste the code, then Enter" />
+          <Box flexShrink={0} marginRight={1}>
+            <Text bold>{label}</Text>
+          </Box>
+          <TextInput value={value} onChange={change} mask="*" placeholder={placeholder} />
         </Box>
+      </Box>
+    );
+  }
+
+  /** Beside the spinner: the browser's final address, pasted back from another machine. */
+  function PasteBack({ state, onCode }: { state: ViewState; onCode(code: string): void }) {
+    return (
+      <Box flexDirection="column" marginTop={1}>
+        <Text>{PASTE_BACK_LINE}</Text>
+        {state.rejected ? <Text color="yellow">Not accepted: {state.rejected}</Text> : null}
+        <CodeInput onCode={onCode} label="Address:" placeholder="paste the address, then Enter" />
       </Box>
     );
   }
@@ -79,9 +102,19 @@ export function createSignInApp({ ink, TextInput }: TerminalModules): (props: Si
       case "preparing":
         return <Spinner label="Preparing the sign-in…" />;
       case "waiting":
-        return <Spinner label="Waiting for the sign-in in the browser… (Ctrl+C to cancel)" />;
+        return (
+          <Box flexDirection="column">
+            <Spinner label="Waiting for the sign-in in the browser… (Ctrl+C to cancel)" />
+            {state.paste ? <PasteBack state={state} onCode={onCode} /> : null}
+          </Box>
+        );
       case "code":
-        return <CodeInput onCode={onCode} />;
+        return (
+          <Box flexDirection="column">
+            {state.rejected ? <Text color="yellow">Not accepted: {state.rejected}</Text> : null}
+            <CodeInput onCode={onCode} />
+          </Box>
+        );
       case "checking":
         return <Spinner label="Checking the code…" />;
       case "signed-in":
@@ -92,7 +125,9 @@ export function createSignInApp({ ink, TextInput }: TerminalModules): (props: Si
           </Box>
         );
       case "failed":
-        return <Text color="red">✖ {state.error}</Text>;
+        // The error is thrown to the caller, which reports it (the CLI prints one line): shown
+        // here too, it would appear twice. The spinner goes; the words come once, from there.
+        return null;
     }
   }
 

@@ -62,8 +62,9 @@ export async function createTerminalPresenter(options: TerminalPresenterOptions 
       store.set(reduce(store.get(), event));
     },
     readCode(signal: AbortSignal) {
-      const phase = store.get().phase;
-      if (phase === "preparing" || phase === "waiting") store.set({ ...store.get(), phase: "code" });
+      const { phase, paste } = store.get();
+      // Beside the loopback wait the address input shows with the spinner (the `waiting` event's `paste`).
+      if (phase === "preparing" || (phase === "waiting" && !paste)) store.set({ ...store.get(), phase: "code" });
       return codes.next(signal);
     },
     async close() {

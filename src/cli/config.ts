@@ -1,0 +1,155 @@
+// `cred-auth config set|get|unset|list|path`: the user's settings, kept once instead of repeated in
+// every shell and notebook. Reads go through the same reader the library uses (so `list` shows what
+// a sign-in will see); writes go through conf (src/settings/store.ts), loaded only here.
+import { resolve } from "node:path";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { fromSecretFile } from "../oauth/client.js";
+import { CLIENT_PAIR, SETTINGS, settingSpec, type SettingKey, type Settings } from "../settings/keys.js";
+import { settingsFile } from "../settings/paths.js";
+import { readSettings } from "../settings/read.js";
+import { UsageError, safeName } from "./args.js";
+import { EXIT, writeOut } from "./output.js";
+
+const ACTIONS = ["set", "get", "unset", "list", "path"] as const;
+
+/** Runs `cred-auth config ACTION ...` (the words after `config`). */
+export async function config(argv: readonly string[]): Promise<number> {
+  const words = argv[0] === "--" ? argv.slice(1) : [...argv];
+  const option = words.find((w) => w.startsWith("-") && w !== "-");
+  if (option && argv[0] !== "--") throw new UsageError(`unknown option ${safeName(option)}`, "config");
+  const [action, ...rest] = words;
+  switch (action) {
+    case "path":
+      return noMore(rest, () => writeOut(`${settingsFile()}\n`));
+    case "list":
+      return noMore(rest, () => writeOut(listing(readSettings())));
+    case "get":
+      return get(rest);
+    case "set":
+      return set(rest);
+    case "unset":
+      return unset(rest);
+    default:
+      throw new UsageError(
+        action === undefined
+          ? `missing ACTION: ${ACTIONS.join(", ")}`
+          : `unknown action ${safeName(action)}; the actions are ${ACTIONS.join(", ")}`,
+        "config",
+      );
+  }
+}
+
+function noMore(rest: readonly string[], run: () => number): number {
+  if (rest.length > 0) throw new UsageError(`too many arguments: expected none, got ${rest.length}`, "config");
+  return run();
+}
+
+/** `KEY = VALUE` lines, secrets hidden; nothing when no setting is kept. */
+function listing(settings: Settings): string {
+  return SETTINGS.filter((s) => settings[s.key] !== undefined)
+    .map((s) => `${s.key} = ${s.secret ? "(hidden)" : shown(settings[s.key])}\n`)
+    .join("");
+}
+
+function shown(value: Settings[SettingKey]): string {
+  return Array.isArray(value) ? value.join(",") : String(value);
+}
+
+function get(rest: readonly string[]): number {
+  const [key, ...more] = rest;
+  if (key === undefined || more.length > 0) throw new UsageError("config get takes one KEY", "config");
+  const spec = known(key);
+  if (spec.secret) throw new UsageError(`${spec.key} is never printed; config list shows whether it is set`, "config");
+  const value = readSettings()[spec.key];
+  if (value === undefined) {
+    process.stderr.write(`cred-auth: ${spec.key} is not set\n`);
+    return EXIT.credentials;
+  }
+  return writeOut(`${shown(value)}\n`);
+}
+
+async function set(rest: readonly string[]): Promise<number> {
+  if (rest.length === 0 || rest.length % 2 !== 0)
+    throw new UsageError("config set takes KEY VALUE pairs, e.g. config set client-secret-file PATH", "config");
+  const changes: Settings = {};
+  for (const [key, text] of pairs(rest)) {
+    const spec = known(key);
+    const value = spec.parse(text);
+    // The value is not echoed: it may be a client secret.
+    if (value === undefined) throw new UsageError(`${spec.key} needs ${spec.metavar}`, "config");
+    (changes as Record<string, unknown>)[spec.key] = value;
+  }
+  const file = changes["client-secret-file"];
+  if (file !== undefined) changes["client-secret-file"] = checkedSecretFile(file);
+  const pair = CLIENT_PAIR.filter((k) => changes[k] !== undefined);
+  if (pair.length === 1)
+    throw new UsageError(
+      "client-id and client-secret go together: config set client-id ID client-secret SECRET",
+      "config",
+    );
+  if (file !== undefined && pair.length > 0)
+    throw new UsageError("give either client-secret-file or client-id with client-secret, not both", "config");
+  await writeSettings(changes, file !== undefined ? [...CLIENT_PAIR] : pair.length > 0 ? ["client-secret-file"] : []);
+  return EXIT.ok;
+}
+
+async function unset(rest: readonly string[]): Promise<number> {
+  if (rest.length === 0) throw new UsageError("config unset takes one or more KEYs", "config");
+  const keys = new Set<SettingKey>(rest.map((k) => known(k).key));
+  // Half a client is no client: the id and the secret go together.
+  if (CLIENT_PAIR.some((k) => keys.has(k))) for (const k of CLIENT_PAIR) keys.add(k);
+  await writeSettings({}, [...keys]);
+  return EXIT.ok;
+}
+
+/**
+ * Stores `changes` and removes `removed` in the settings file (through conf), and says so on
+ * stderr. Used by `config set|unset` and `login --remember`.
+ */
+export async function writeSettings(changes: Settings, removed: readonly SettingKey[] = []): Promise<string> {
+  const path = settingsFile();
+  let kept: SettingKey[] = [];
+  try {
+    const store = await (require("../settings/store.js") as typeof import("../settings/store.js")).openSettingsStore();
+    kept = removed.filter((key) => store.get(key) !== undefined);
+    for (const key of kept) store.delete(key);
+    for (const [key, value] of Object.entries(changes)) store.set(key as SettingKey, value as never);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (!code) throw error;
+    throw new CredCredentialsError(
+      `Cannot write the settings file ${path} (${code}); make its directory writable, or use options or environment variables instead.`,
+      { cause: error, code: ERROR_CODES.FILE_INVALID },
+    );
+  }
+  const what = [
+    ...Object.keys(changes).map((k) => `set ${k}`),
+    ...kept.filter((k) => !(k in changes)).map((k) => `unset ${k}`),
+  ];
+  if (what.length > 0) process.stderr.write(`cred-auth: ${what.join(", ")} in ${path}\n`);
+  return path;
+}
+
+/** `[a, 1, b, 2]` as `[[a, 1], [b, 2]]` (an even number of words). */
+function pairs(words: readonly string[]): [string, string][] {
+  const result: [string, string][] = [];
+  for (let i = 0; i + 1 < words.length; i += 2) result.push([words[i] ?? "", words[i + 1] ?? ""]);
+  return result;
+}
+
+function known(key: string) {
+  const spec = settingSpec(key);
+  if (!spec)
+    throw new UsageError(
+      `unknown setting ${safeName(key)}; the settings are ${SETTINGS.map((s) => s.key).join(", ")}`,
+      "config",
+    );
+  return spec;
+}
+
+/** An absolute path to a readable Google client-secret JSON file; else the reason, as an error. */
+function checkedSecretFile(path: string): string {
+  const absolute = resolve(path);
+  fromSecretFile(absolute, "config set client-secret-file");
+  return absolute;
+}

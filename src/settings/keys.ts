@@ -1,0 +1,131 @@
+// The settings `cred-auth config` keeps, one table: how each is typed on the command line, how it
+// is checked when read back from the file, and the JSON schema conf validates writes with.
+
+/** The settings a user can keep (`cred-auth config set KEY VALUE`). */
+export interface Settings {
+  /** A Google client-secret JSON file (absolute path): the OAuth client of `login` and sign-ins. */
+  "client-secret-file"?: string;
+  /** An OAuth client id; kept together with `client-secret`. */
+  "client-id"?: string;
+  /** An OAuth client secret; kept together with `client-id`. Never printed. */
+  "client-secret"?: string;
+  /** Default scopes of `cred-auth login`. */
+  scopes?: string[];
+  /** How a sign-in is shown when the call or `--ui` does not say. */
+  ui?: "auto" | "plain" | "terminal";
+  /** Loopback ports of the sign-in redirect, `FIRST-LAST` or one port. */
+  "loopback-ports"?: string;
+  /** The browser is on another machine (true) or this one (false), instead of the detection. */
+  remote?: boolean;
+}
+
+/** A setting's name. */
+export type SettingKey = keyof Settings;
+
+/** How one setting is parsed, checked and described. */
+export interface SettingSpec {
+  key: SettingKey;
+  /** What `cred-auth config` says the value looks like. */
+  metavar: string;
+  help: string;
+  /** Never printed by `config get`/`list`. */
+  secret?: boolean;
+  /** The JSON schema of the stored value (for conf). */
+  schema: Record<string, unknown>;
+  /** The stored value from the command line's text; undefined when it is not valid. */
+  parse(text: string): Settings[SettingKey] | undefined;
+  /** The stored value, checked again when read (the file may have been edited by hand). */
+  check(value: unknown): boolean;
+}
+
+const UI_VALUES = ["auto", "plain", "terminal"] as const;
+const PORTS = /^(\d{1,5})(?:\s*-\s*(\d{1,5}))?$/;
+
+const text = (value: string): string | undefined => value.trim() || undefined;
+const isText = (value: unknown): boolean => typeof value === "string" && value.trim() !== "";
+
+/** `20000-20009` or `20000`, within 1-65535, first <= last. */
+export function isPortRange(value: string): boolean {
+  const match = PORTS.exec(value.trim());
+  if (!match) return false;
+  const first = Number(match[1]);
+  const last = Number(match[2] ?? match[1]);
+  return first >= 1 && last <= 65535 && first <= last;
+}
+
+const YES = /^(1|true|yes|on)$/i;
+const NO = /^(0|false|no|off)$/i;
+
+export const SETTINGS: readonly SettingSpec[] = [
+  {
+    key: "client-secret-file",
+    metavar: "PATH",
+    help: "a client-secret JSON file from the Google Cloud console: the OAuth client of sign-ins",
+    schema: { type: "string", minLength: 1 },
+    parse: text,
+    check: isText,
+  },
+  {
+    key: "client-id",
+    metavar: "ID",
+    help: "an OAuth client id (set together with client-secret, instead of client-secret-file)",
+    schema: { type: "string", minLength: 1 },
+    parse: text,
+    check: isText,
+  },
+  {
+    key: "client-secret",
+    metavar: "SECRET",
+    help: "the OAuth client's secret (set together with client-id; never printed)",
+    secret: true,
+    schema: { type: "string", minLength: 1 },
+    parse: text,
+    check: isText,
+  },
+  {
+    key: "scopes",
+    metavar: "S1,S2",
+    help: "default scopes of cred-auth login",
+    schema: { type: "array", items: { type: "string", minLength: 1 }, minItems: 1 },
+    parse: (value) => {
+      const scopes = value
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+      return scopes.length > 0 && scopes.every((s) => !/\s/.test(s)) ? scopes : undefined;
+    },
+    check: (value) => Array.isArray(value) && value.length > 0 && value.every(isText),
+  },
+  {
+    key: "ui",
+    metavar: UI_VALUES.join("|"),
+    help: "how a sign-in is shown when neither --ui nor the presenter option says",
+    schema: { type: "string", enum: [...UI_VALUES] },
+    parse: (value) => UI_VALUES.find((v) => v === value.trim()),
+    check: (value) => UI_VALUES.some((v) => v === value),
+  },
+  {
+    key: "loopback-ports",
+    metavar: "FIRST-LAST",
+    help: "ports of the sign-in's local web server instead of 8080-8089",
+    schema: { type: "string", pattern: PORTS.source },
+    parse: (value) => (isPortRange(value) ? value.trim() : undefined),
+    check: (value) => typeof value === "string" && isPortRange(value),
+  },
+  {
+    key: "remote",
+    metavar: "true|false",
+    help: "true: the browser is on another machine (copy-paste sign-in); false: on this one",
+    schema: { type: "boolean" },
+    parse: (value) => (YES.test(value.trim()) ? true : NO.test(value.trim()) ? false : undefined),
+    check: (value) => typeof value === "boolean",
+  },
+];
+
+/** The spec of `key`, or undefined for an unknown name. */
+export function settingSpec(key: string): SettingSpec | undefined {
+  return SETTINGS.find((s) => s.key === key);
+}
+
+/** The keys that hold the OAuth client: one way or the other, never both. */
+export const CLIENT_PAIR = ["client-id", "client-secret"] as const satisfies readonly SettingKey[];

@@ -1,0 +1,70 @@
+// The settings file as a conf store, for `cred-auth config` (the only writer). conf is ESM-only
+// and brings a schema validator: it is loaded with import() when a setting is written or listed,
+// never when cred-auth is imported or a token is printed.
+import { chmodSync, lstatSync, mkdirSync, renameSync } from "node:fs";
+import { SETTINGS, type SettingKey, type Settings } from "./keys.js";
+import { SETTINGS_FILE_NAME, settingsDirectory, settingsFile, type SettingsEnv } from "./paths.js";
+
+/** What `cred-auth config` needs of the store. */
+export interface SettingsStore {
+  readonly path: string;
+  get<K extends SettingKey>(key: K): Settings[K];
+  set<K extends SettingKey>(key: K, value: NonNullable<Settings[K]>): void;
+  delete(key: SettingKey): void;
+  all(): Settings;
+}
+
+/**
+ * Opens the settings file with conf: the directory is created (or tightened) to 0700 first, since
+ * conf would create it 0755; the file is written 0600. A file that is not valid JSON or that the
+ * schema rejects is moved aside to `config.json.corrupt` with a warning on stderr, and the store
+ * starts empty.
+ */
+export async function openSettingsStore(env: SettingsEnv = process.env): Promise<SettingsStore> {
+  const directory = settingsDirectory(env);
+  privateDirectory(directory);
+  const { default: Conf } = await import("conf");
+  const options = {
+    cwd: directory,
+    configName: SETTINGS_FILE_NAME,
+    projectName: "cred-auth",
+    configFileMode: 0o600,
+    accessPropertiesByDotNotation: false,
+    watch: false,
+    schema: Object.fromEntries(SETTINGS.map((s) => [s.key, s.schema])),
+  };
+  let conf: InstanceType<typeof Conf<Settings>>;
+  try {
+    conf = new Conf<Settings>(options as ConstructorParameters<typeof Conf<Settings>>[0]);
+    conf.store; // reads and validates the file now, not on the first get
+  } catch (error) {
+    if (!isDamaged(error)) throw error;
+    const path = settingsFile(env);
+    const aside = `${path}.corrupt`;
+    renameSync(path, aside);
+    process.stderr.write(
+      `cred-auth: warning: the settings file ${path} was not valid (${error instanceof SyntaxError ? "not JSON" : "a value the schema rejects"}); it was moved to ${aside} and the settings start empty\n`,
+    );
+    conf = new Conf<Settings>(options as ConstructorParameters<typeof Conf<Settings>>[0]);
+  }
+  return {
+    path: conf.path,
+    get: (key) => conf.get(key),
+    set: (key, value) => conf.set(key, value as never),
+    delete: (key) => conf.delete(key),
+    all: () => ({ ...conf.store }),
+  };
+}
+
+/** Creates `directory` with mode 0700, or tightens one of ours that group or others can read. */
+function privateDirectory(directory: string): void {
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
+  if (process.platform === "win32") return;
+  const stat = lstatSync(directory);
+  if ((stat.mode & 0o077) !== 0 && stat.uid === process.getuid?.()) chmodSync(directory, 0o700);
+}
+
+/** A file conf cannot parse, or whose values its schema rejects. */
+function isDamaged(error: unknown): boolean {
+  return error instanceof SyntaxError || (error as Error | undefined)?.constructor?.name === "SchemaViolationError";
+}

@@ -1,0 +1,10 @@
+/** Whether a process with this pid runs on this machine (one of another user counts: EPERM). */
+export function isProcessAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

@@ -1,0 +1,107 @@
+// Cells run one by one on a real Jupyter kernel through run_cells.py (jupyter_client), with
+// Kernel › Interrupt at hand.
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { connect } from "node:net";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { kernelEnv, notebooksDir } from "./support.ts";
+
+const driver = fileURLToPath(new URL("./run_cells.py", import.meta.url));
+
+export interface Executed {
+  stdout: string;
+  stderr: string;
+  plain: string[];
+  error: string | null;
+}
+
+export interface DriverEvent extends Partial<Executed> {
+  event: string;
+  url?: string;
+  status?: string;
+}
+
+/** Where and how a {@link CellKernel} runs. */
+export interface CellKernelOptions {
+  python: string;
+  /** The kernel spec's name: "tslab" or "deno". */
+  kernel: string;
+  /** A temporary folder for the kernel's HOME. */
+  work: string;
+  jupyterPath: string;
+  emulatorHost: string;
+  env?: Record<string, string>;
+}
+
+/** A Jupyter kernel run cell by cell through run_cells.py (which can press Kernel › Interrupt). */
+export class CellKernel {
+  readonly home: string;
+  private readonly child: ChildProcess;
+  private readonly events: AsyncIterator<string>;
+
+  constructor({ python, kernel, work, jupyterPath, emulatorHost, env = {} }: CellKernelOptions) {
+    this.home = mkdtempSync(join(work, "home-"));
+    this.child = spawn(python, [driver, kernel], {
+      cwd: notebooksDir,
+      stdio: ["pipe", "pipe", "inherit"],
+      env: kernelEnv(this.home, jupyterPath, emulatorHost, env),
+    });
+    mkdirSync(join(this.home, ".config"), { recursive: true });
+    this.events = createInterface({ input: this.child.stdout! })[Symbol.asyncIterator]();
+  }
+
+  /** Runs `code`; `onEvent` sees each event while it runs. */
+  async run(
+    code: string,
+    options: { interruptOn?: string; onEvent?: (event: DriverEvent) => Promise<void> | void } = {},
+  ): Promise<Executed & { events: DriverEvent[] }> {
+    this.child.stdin!.write(`${JSON.stringify({ code, interrupt_on: options.interruptOn ?? null })}\n`);
+    return this.collect(options.onEvent);
+  }
+
+  /** The driver's events up to the result of the current request. */
+  private async collect(
+    onEvent?: (event: DriverEvent) => Promise<void> | void,
+  ): Promise<Executed & { events: DriverEvent[] }> {
+    const events: DriverEvent[] = [];
+    for (;;) {
+      const next = await this.events.next();
+      assert.ok(!next.done, "the driver ended early");
+      const event = JSON.parse(next.value) as DriverEvent;
+      if (event.event === "executed") return { ...(event as Executed), events };
+      events.push(event);
+      await onEvent?.(event);
+    }
+  }
+
+  /** Presses Kernel › Interrupt between cells; resolves once a card says "failed". */
+  async interrupt(): Promise<Executed & { events: DriverEvent[] }> {
+    this.child.stdin!.write(`${JSON.stringify({ interrupt: true })}\n`);
+    return this.collect();
+  }
+
+  async close(): Promise<void> {
+    const closed = new Promise((resolve) => this.child.once("close", resolve));
+    this.child.stdin!.end("\n");
+    await closed;
+  }
+}
+
+/** Whether something accepts connections on `port` (IPv4 or IPv6 loopback). */
+export async function listening(port: number): Promise<boolean> {
+  for (const host of ["127.0.0.1", "::1"]) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host, port });
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
+    if (open) return true;
+  }
+  return false;
+}

@@ -1,0 +1,174 @@
+// What a user gets from `npm pack`: the repository is copied without dist/ (a fresh clone), packed
+// there (the `prepack` step must build dist/), and the tarball is installed with google-auth-library
+// into a temp consumer project. One pack, one install; then the consumer imports it (ESM and CJS),
+// runs `npx cred-auth --version`, signs in with `login` against the emulator and runs `print-token`.
+// The install comes from npm's cache when it can (--prefer-offline), from the registry otherwise.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { approveSignIn } from "cred-auth/emulator";
+import { withEmulator } from "../support/emulator.ts";
+import { collect } from "../cli/helpers.ts";
+import { freePortRange, rangeEnv } from "../oauth/helpers.ts";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string; files: string[] };
+/** What a fresh clone has that the build and the package need (no dist/, no node_modules of its own). */
+const CLONE = [
+  "package.json",
+  "tsconfig.json",
+  "src",
+  "scripts",
+  "docs",
+  "examples",
+  "CHANGELOG.md",
+  "LICENSE",
+  "README.md",
+];
+
+const work = mkdtempSync(join(tmpdir(), "cred-auth-pack-"));
+test.after(() => rmSync(work, { recursive: true, force: true }));
+/** This Node first on PATH, so `npx` and the bin's `#!/usr/bin/env node` run the Node the suite runs on. */
+const PATH = [dirname(process.execPath), process.env.PATH].join(delimiter);
+
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
+  const r = spawnSync(command, args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, PATH, npm_config_update_notifier: "false", ...env },
+    timeout: 200_000,
+  });
+  assert.equal(r.status, 0, `${command} ${args.join(" ")} failed (${r.status ?? r.signal}):\n${r.stdout}\n${r.stderr}`);
+  return r;
+}
+
+test("npm pack builds dist/ (prepack), and the tarball installs and works in a consumer: ESM, CJS, npx, login, print-token", async () => {
+  // 1. A clone without dist/: `npm pack` must build it.
+  const clone = join(work, "clone");
+  mkdirSync(clone);
+  for (const entry of CLONE) cpSync(join(ROOT, entry), join(clone, entry), { recursive: true });
+  symlinkSync(join(ROOT, "node_modules"), join(clone, "node_modules"), "dir");
+  assert.ok(!existsSync(join(clone, "dist")));
+  const packed = run("npm", ["pack", "--json", "--pack-destination", work], clone);
+  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as {
+    filename: string;
+    files: { path: string }[];
+  }[];
+  const files = info!.files.map((f) => f.path);
+  for (const needed of [
+    "dist/index.js",
+    "dist/index.mjs",
+    "dist/index.d.ts",
+    "dist/cli.js",
+    "dist/emulator/index.js",
+    "dist/package.json",
+    "LICENSE",
+    "README.md",
+    "docs/cli.md",
+    "docs/getting-started.md",
+    "package.json",
+  ])
+    assert.ok(files.includes(needed), `the tarball lacks ${needed}`);
+  assert.ok(!files.some((f) => f.startsWith("src/") || f.startsWith("test/")), "sources or tests were packed");
+  // Every relative link of the packed README to docs/ or examples/ resolves inside the package.
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  for (const [, target] of readme.matchAll(/\]\(((?:docs|examples)\/[^)#\s]+)/g))
+    assert.ok(
+      files.includes(target!) || files.includes(`${target}README.md`),
+      `README links to ${target}, not in the package`,
+    );
+
+  // 2. A consumer project installs the tarball with google-auth-library (the peer dependency).
+  const consumer = join(work, "consumer");
+  mkdirSync(consumer);
+  writeFileSync(join(consumer, "package.json"), `{ "name": "consumer", "version": "1.0.0", "private": true }\n`);
+  run(
+    "npm",
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--prefer-offline",
+      "--loglevel=error",
+      join(work, info!.filename),
+      "google-auth-library@^11",
+    ],
+    consumer,
+  );
+
+  // 3. ESM import and CommonJS require give the same API.
+  const esm = run(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      `import * as c from "cred-auth"; import { startEmulator } from "cred-auth/emulator"; console.log(typeof c.default, typeof c.getUserCredentials, c.VERSION, typeof startEmulator);`,
+    ],
+    consumer,
+  );
+  assert.equal(esm.stdout.trim(), `function function ${pkg.version} function`);
+  const cjs = run(
+    process.execPath,
+    [
+      "-e",
+      `const c = require("cred-auth"); console.log(typeof c.default, typeof c.loadUserCredentials, c.VERSION, new c.CredCredentialsError("x") instanceof c.CredAuthError);`,
+    ],
+    consumer,
+  );
+  assert.equal(cjs.stdout.trim(), `function function ${pkg.version} true`);
+
+  // 4. The bin, through npx.
+  assert.equal(run("npx", ["--no-install", "cred-auth", "--version"], consumer).stdout.trim(), pkg.version);
+
+  // 5. login against the emulator, the browser simulated, then print-token from the saved file.
+  const emulator = await withEmulator();
+  const home = join(work, "home");
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+    CRED_AUTH_EMULATOR_HOST: emulator.host,
+    CRED_AUTH_LOOPBACK_PORTS: rangeEnv(await freePortRange(10)),
+    BROWSER: "none",
+    NO_PROXY: "127.0.0.1,localhost",
+  };
+  const child = spawn("npx", ["--no-install", "cred-auth", "login", "creds.json", "--use_local_webserver"], {
+    cwd: consumer,
+    env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  child.stdin.end();
+  const done = collect(child, 120_000);
+  const url = await waitForUrl(child);
+  const approved = await approveSignIn(url, { account: "alice@example.com" });
+  assert.equal(approved.status, 200, approved.error);
+  const login = await done;
+  assert.equal(login.code, 0, login.stderr);
+  const saved = JSON.parse(readFileSync(join(consumer, "creds.json"), "utf8")) as Record<string, string>;
+  assert.equal(saved.type, "authorized_user");
+
+  // Not spawnSync: the emulator answers from this process, whose event loop must keep running.
+  const printed = spawn("npx", ["--no-install", "cred-auth", "print-token", "creds.json"], { cwd: consumer, env });
+  const token = await collect(printed, 120_000);
+  assert.equal(token.code, 0, token.stderr);
+  assert.match(token.stdout, /^ya29\.\S+\n$/);
+});
+
+/** The sign-in URL login prints on stderr. */
+function waitForUrl(child: ReturnType<typeof spawn>): Promise<string> {
+  let text = "";
+  return new Promise((resolve, reject) => {
+    child.stderr!.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = /authorize this application: (\S+)/.exec(text);
+      if (match) resolve(match[1]!);
+    });
+    child.once("exit", () => reject(new Error(`login exited before printing the sign-in URL:\n${text}`)));
+  });
+}

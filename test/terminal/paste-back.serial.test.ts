@@ -1,0 +1,221 @@
+// `cred-auth login` on a remote machine with a Desktop client (no code page), in a real terminal
+// (tmux) with a real Chromium: the consent page redirects to a loopback address the browser
+// cannot reach (it is "on another machine"), the test copies the browser's final address and
+// pastes it beside the spinner. A pasted address of another sign-in is refused and the sign-in
+// stays pending.
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, afterEach, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { startEmulator } from "cred-auth/emulator";
+import type { Page } from "playwright-core";
+import { chromium, type Browser } from "playwright-core";
+import { CHROMIUM, chromiumAvailable } from "../support/chromium.ts";
+import { closedPort } from "../support/net.ts";
+
+const cli = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
+const hasTmux = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
+const skip =
+  (hasTmux || process.env.CI) && chromiumAvailable("the paste-back terminal test")
+    ? false
+    : "tmux or Chromium is missing";
+if (skip) console.warn(`\n!!! SKIPPING the terminal tests: ${skip}. They run under CI. !!!\n`);
+
+const socket = `cred-auth-paste-${process.pid}`;
+let work: string;
+let emulator: Awaited<ReturnType<typeof startEmulator>>;
+let sessions = 0;
+
+before(async () => {
+  if (skip) return;
+  work = mkdtempSync(join(tmpdir(), "cred-auth-paste-"));
+  emulator = await startEmulator();
+});
+
+afterEach(() => {
+  if (!skip) spawnSync("tmux", ["-L", socket, "kill-server"], { stdio: "ignore" });
+});
+
+after(async () => {
+  await emulator?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+const tmux = (...args: string[]): string => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
+const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
+
+interface Login {
+  name: string;
+  destination: string;
+  ports: { first: number; last: number };
+  /** The pane's text, soft-wrapped lines joined (as a person selecting it would get it). */
+  screen(): string;
+  /** The exit code, once the command has ended (written by the shell around it). */
+  exitCode(): number | undefined;
+}
+
+/** Starts `cred-auth login DEST` in a fresh 200x50 tmux session. */
+function startLogin(env: Record<string, string>): Login {
+  const name = `login${++sessions}`;
+  const home = mkdtempSync(join(work, "home-"));
+  const destination = join(work, `${name}.json`);
+  const first = 30000 + Math.floor(Math.random() * 3000) * 10;
+  const ports = { first, last: first + 9 };
+  // A clean environment: CI variables of the test run would make the CLI a plain pipe.
+  const variables = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    CRED_AUTH_EMULATOR_HOST: emulator.host,
+    CRED_AUTH_LOOPBACK_PORTS: `${ports.first}-${ports.last}`,
+    CRED_AUTH_TOKEN_CACHE: "off",
+    BROWSER: "none",
+    TERM: "xterm-256color",
+    ...env,
+  };
+  const assignments = Object.entries(variables)
+    .map(([k, v]) => `${k}=${shellQuote(v)}`)
+    .join(" ");
+  const exitFile = join(work, `${name}.exit`);
+  // The shell records the exit code: tmux's #{pane_dead_status} is sometimes empty.
+  const command = `env -i ${assignments} ${shellQuote(process.execPath)} ${shellQuote(cli)} login ${shellQuote(destination)}; echo $? > ${shellQuote(exitFile)}`;
+  tmux(
+    "new-session",
+    "-d",
+    "-x",
+    "200",
+    "-y",
+    "50",
+    "-s",
+    name,
+    command,
+    ";",
+    "set-option",
+    "-t",
+    name,
+    "remain-on-exit",
+    "on",
+  );
+  return {
+    name,
+    destination,
+    ports,
+    screen: () => tmux("capture-pane", "-p", "-J", "-t", name),
+    exitCode() {
+      const recorded = existsSync(exitFile) ? readFileSync(exitFile, "utf8").trim() : "";
+      return recorded === "" ? undefined : Number(recorded);
+    },
+  };
+}
+
+/** Polls (bounded) until `read` returns something. */
+async function until<T>(read: () => T | undefined, what: string, screen?: () => string): Promise<T> {
+  for (let i = 0; i < 300; i++) {
+    const value = read();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.fail(`never happened: ${what}${screen ? `\n--- screen ---\n${screen()}` : ""}`);
+}
+
+/** The sign-in URL: a whole line of the screen. */
+function urlOn(screen: string): string | undefined {
+  return screen
+    .split("\n")
+    .find((line) => /^http:\/\/127\.0\.0\.1:\d+\/o\/oauth2\/v2\/auth\?\S+$/.test(line.trim()))
+    ?.trim();
+}
+
+/**
+ * A Chromium "on another machine": every request to localhost goes through a proxy that
+ * nobody runs, so the loopback redirect fails as it would there (the emulator, on 127.0.0.1,
+ * is reached directly).
+ */
+async function withRemoteBrowser<T>(run: (browser: Browser) => Promise<T>): Promise<T> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-sync"],
+    proxy: { server: `http://127.0.0.1:${await closedPort()}`, bypass: "<-loopback>,127.0.0.1" },
+  });
+  try {
+    return await run(browser);
+  } finally {
+    await browser.close();
+  }
+}
+
+/** Signs in on the consent page; resolves with the loopback address the browser failed to load. */
+async function finalAddress(page: Page, url: string, account: string): Promise<string> {
+  let address: string | undefined;
+  // A failed request, not just a request: the receiver was not reached.
+  page.on("requestfailed", (request) => {
+    if (/^http:\/\/localhost:\d+\/\?/.test(request.url())) address = request.url();
+  });
+  await page.goto(url);
+  await page.getByRole("radio", { name: new RegExp(account.replace(/\./g, "\\.")) }).check();
+  await page
+    .getByRole("button", { name: "Allow", exact: true })
+    .click()
+    .catch(() => {});
+  return until(() => address, "the redirect the browser could not follow");
+}
+
+/** Types `text` into the pane, then Enter. */
+function paste(login: Login, text: string): void {
+  tmux("send-keys", "-t", login.name, "-l", text);
+  tmux("send-keys", "-t", login.name, "Enter");
+}
+
+test("remote, Desktop client: the browser's final address pasted beside the spinner saves the file; another sign-in's is refused", {
+  skip,
+}, async () => {
+  await withRemoteBrowser(async (browser) => {
+    // An address from another sign-in (another login that the user abandoned).
+    const other = startLogin({ CRED_AUTH_REMOTE: "1", CRED_AUTH_EMULATOR_CODE_PAGE: "off" });
+    const otherUrl = await until(() => urlOn(other.screen()), "the other URL", other.screen);
+    const otherAddress = await finalAddress(await browser.newPage(), otherUrl, "alice@example.com");
+    tmux("kill-session", "-t", other.name);
+
+    const login = startLogin({ CRED_AUTH_REMOTE: "1", CRED_AUTH_EMULATOR_CODE_PAGE: "off" });
+    const url = await until(() => urlOn(login.screen()), "the URL on its own line", login.screen);
+    const screen = login.screen();
+    assert.match(
+      screen,
+      /loopback sign-in with the address pasted back: this machine looks remote/,
+      "the flow, in one line",
+    );
+    assert.match(new URL(url).searchParams.get("redirect_uri") ?? "", /^http:\/\/localhost:\d+\/$/);
+    await until(
+      () =>
+        /Waiting for the sign-in in the browser/.test(login.screen()) && /Address:/.test(login.screen())
+          ? true
+          : undefined,
+      "the spinner with the paste prompt beside it",
+      login.screen,
+    );
+    assert.match(login.screen(), /copy that page's whole address/, "one line says what to copy");
+
+    paste(login, otherAddress);
+    await until(
+      () => (/Not accepted: .*another sign-in/.test(login.screen()) ? true : undefined),
+      "the other sign-in's address refused",
+      login.screen,
+    );
+    assert.equal(login.exitCode(), undefined, "still pending");
+    assert.equal(existsSync(login.destination), false);
+
+    const address = await finalAddress(await browser.newPage(), url, "bob@example.com");
+    assert.match(address, /^http:\/\/localhost:\d+\/\?.*code=/);
+    paste(login, address);
+    assert.equal(await until(() => login.exitCode(), "the command to end", login.screen), 0, login.screen());
+    assert.match(login.screen(), /Signed in as bob@example\.com/);
+    const saved = JSON.parse(readFileSync(login.destination, "utf8"));
+    assert.equal(saved.type, "authorized_user");
+    assert.equal(saved.account, "bob@example.com");
+    assert.equal(statSync(login.destination).mode & 0o777, 0o600);
+    assert.ok(!login.screen().includes(new URL(address).searchParams.get("code")!), "the code is not on screen");
+  });
+});
