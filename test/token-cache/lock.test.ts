@@ -27,7 +27,7 @@ const plant = (path: string, owner: unknown) =>
 
 test("a free lock is taken: a 0600 file naming this process, removed on release, only once", (t) => {
   const { dir, path } = fresh(t);
-  const attempt = tryLock(dir, path, HOUR);
+  const attempt = tryLock(path, HOUR);
   assert.equal(attempt.state, "held");
   const owner = JSON.parse(readFileSync(path, "utf8"));
   assert.equal(owner.pid, process.pid);
@@ -35,16 +35,16 @@ test("a free lock is taken: a 0600 file naming this process, removed on release,
   assert.ok(Math.abs(owner.time - Date.now()) < HOUR);
   assert.equal(typeof owner.nonce, "string");
   assert.equal(statSync(path).mode & 0o777, 0o600);
-  assert.equal(tryLock(dir, path, HOUR).state, "busy", "held by a live process (this one)");
+  assert.equal(tryLock(path, HOUR).state, "busy", "held by a live process (this one)");
   if (attempt.state === "held") attempt.lock.release();
   assert.deepEqual(readdirSync(dir), []);
-  const again = tryLock(dir, path, HOUR);
+  const again = tryLock(path, HOUR);
   assert.equal(again.state, "held");
 });
 
 test("release leaves a lock that is no longer ours", (t) => {
   const { dir, path } = fresh(t);
-  const attempt = tryLock(dir, path, HOUR);
+  const attempt = tryLock(path, HOUR);
   assert.equal(attempt.state, "held");
   const other = JSON.stringify({ pid: process.pid, host: hostname(), time: Date.now(), nonce: "someone-else" });
   plant(path, other);
@@ -55,7 +55,7 @@ test("release leaves a lock that is no longer ours", (t) => {
 test("a lock of a dead process on this host is broken and taken, leaving no file aside", (t) => {
   const { dir, path } = fresh(t);
   plant(path, { pid: deadPid(), host: hostname(), time: Date.now() });
-  const attempt = tryLock(dir, path, HOUR);
+  const attempt = tryLock(path, HOUR);
   assert.equal(attempt.state, "held");
   assert.equal(JSON.parse(readFileSync(path, "utf8")).pid, process.pid);
   assert.deepEqual(readdirSync(dir), ["key.lock"]);
@@ -65,24 +65,24 @@ test("a live owner's lock, or another host's recent one, is busy and left alone"
   const { dir, path } = fresh(t);
   const live = { pid: process.ppid, host: hostname(), time: Date.now() };
   plant(path, live);
-  assert.equal(tryLock(dir, path, HOUR).state, "busy");
+  assert.equal(tryLock(path, HOUR).state, "busy");
   assert.deepEqual(JSON.parse(readFileSync(path, "utf8")), live);
   const remote = { pid: deadPid(), host: `not-${hostname()}`, time: Date.now() };
   plant(path, remote);
-  assert.equal(tryLock(dir, path, HOUR).state, "busy", "another host's pid cannot be checked here");
+  assert.equal(tryLock(path, HOUR).state, "busy", "another host's pid cannot be checked here");
   assert.deepEqual(JSON.parse(readFileSync(path, "utf8")), remote);
   const init = { pid: 1, host: hostname(), time: Date.now() };
   plant(path, init);
-  assert.equal(tryLock(dir, path, HOUR).state, "busy", "a pid we may not signal (EPERM) is alive");
+  assert.equal(tryLock(path, HOUR).state, "busy", "a pid we may not signal (EPERM) is alive");
 });
 
 test("a lock older than staleMs is broken whoever holds it; one just younger is not", (t) => {
   const { dir, path } = fresh(t);
   plant(path, { pid: process.ppid, host: "elsewhere", time: Date.now() - 2 * HOUR });
-  assert.equal(tryLock(dir, path, HOUR).state, "held");
+  assert.equal(tryLock(path, HOUR).state, "held");
   const { dir: dir2, path: path2 } = fresh(t);
   plant(path2, { pid: process.ppid, host: "elsewhere", time: Date.now() - HOUR + 60_000 });
-  assert.equal(tryLock(dir2, path2, HOUR).state, "busy");
+  assert.equal(tryLock(path2, HOUR).state, "busy");
 });
 
 test("an unreadable owner is judged by the file's age", (t) => {
@@ -98,10 +98,10 @@ test("an unreadable owner is judged by the file's age", (t) => {
     '{"pid":1,"host":"h"}',
   ]) {
     plant(path, junk);
-    assert.equal(tryLock(dir, path, HOUR).state, "busy", `young junk ${junk} is a lock being written`);
+    assert.equal(tryLock(path, HOUR).state, "busy", `young junk ${junk} is a lock being written`);
     const old = (Date.now() - 2 * HOUR) / 1000;
     utimesSync(path, old, old);
-    const attempt = tryLock(dir, path, HOUR);
+    const attempt = tryLock(path, HOUR);
     assert.equal(attempt.state, "held", `old junk ${junk} is stale`);
     if (attempt.state === "held") attempt.lock.release();
   }
@@ -109,5 +109,5 @@ test("an unreadable owner is judged by the file's age", (t) => {
 
 test("a lock path that cannot be created is unavailable, not busy", (t) => {
   const { dir } = fresh(t);
-  assert.equal(tryLock(dir, join(dir, "missing", "key.lock"), HOUR).state, "unavailable");
+  assert.equal(tryLock(join(dir, "missing", "key.lock"), HOUR).state, "unavailable");
 });
