@@ -88,6 +88,7 @@ function codeCarryingState(text: string, state: string): string {
   const tilde = text.lastIndexOf("~");
   if (tilde < 0) return text;
   const code = text.slice(0, tilde);
+  // Stryker disable next-line StringLiteral: stateMismatch tells only "address" apart; any other word is the sign-in code
   if (!sameState(text.slice(tilde + 1), state)) throw stateMismatch("sign-in code");
   if (!code)
     throw new CredCredentialsError(

@@ -1,0 +1,28 @@
+// The modules `npm run mutation` mutates, and the tests that must notice a change in each.
+// A module's tests are every test file that asserts its behaviour directly; see docs/security.md.
+export const MUTATION_MODULES = [
+  { name: "pkce", file: "src/oauth/pkce.ts", tests: ["test/oauth/pkce.test.ts", "test/oauth/url.test.ts"] },
+  {
+    name: "loopback",
+    file: "src/oauth/loopback.ts",
+    tests: ["test/oauth/loopback.test.ts", "test/oauth/loopback-limits.test.ts"],
+  },
+  { name: "paste", file: "src/oauth/paste.ts", tests: ["test/oauth/paste.test.ts"] },
+  {
+    name: "atomic-write",
+    file: "src/util/atomic-write.ts",
+    tests: ["test/util/atomic-write-behaviour.test.ts", "test/util/atomic-write.test.ts"],
+  },
+  {
+    name: "token-cache-store",
+    file: "src/access-token-cache/store.ts",
+    tests: ["test/access-token-cache/store.test.ts"],
+  },
+  { name: "token-cache-lock", file: "src/access-token-cache/lock.ts", tests: ["test/access-token-cache/lock.test.ts"] },
+  { name: "token-errors", file: "src/google/token-errors.ts", tests: ["test/google/token-errors.test.ts"] },
+  {
+    name: "files",
+    file: "src/google/files.ts",
+    tests: ["test/google/files.test.ts"],
+  },
+];

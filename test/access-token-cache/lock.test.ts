@@ -1,0 +1,113 @@
+// The token cache's cross-process lock: taken with O_EXCL, released only by its owner, broken
+// only when its owner is gone (a dead pid on this host) or it is older than staleMs.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { tryLock } from "../../dist/access-token-cache/lock.js";
+
+const HOUR = 3_600_000;
+
+function fresh(t: { after(fn: () => void): void }): { dir: string; path: string } {
+  const dir = mkdtempSync(join(tmpdir(), "cred-auth-lock-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return { dir, path: join(dir, "key.lock") };
+}
+
+/** A pid that is certainly not running: a child that has exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+  return Number(child.stdout);
+}
+
+const plant = (path: string, owner: unknown) =>
+  writeFileSync(path, typeof owner === "string" ? owner : JSON.stringify(owner), { mode: 0o600 });
+
+test("a free lock is taken: a 0600 file naming this process, removed on release, only once", (t) => {
+  const { dir, path } = fresh(t);
+  const attempt = tryLock(path, HOUR);
+  assert.equal(attempt.state, "held");
+  const owner = JSON.parse(readFileSync(path, "utf8"));
+  assert.equal(owner.pid, process.pid);
+  assert.equal(owner.host, hostname());
+  assert.ok(Math.abs(owner.time - Date.now()) < HOUR);
+  assert.equal(typeof owner.nonce, "string");
+  assert.equal(statSync(path).mode & 0o777, 0o600);
+  assert.equal(tryLock(path, HOUR).state, "busy", "held by a live process (this one)");
+  if (attempt.state === "held") attempt.lock.release();
+  assert.deepEqual(readdirSync(dir), []);
+  const again = tryLock(path, HOUR);
+  assert.equal(again.state, "held");
+});
+
+test("release leaves a lock that is no longer ours", (t) => {
+  const { path } = fresh(t);
+  const attempt = tryLock(path, HOUR);
+  assert.equal(attempt.state, "held");
+  const other = JSON.stringify({ pid: process.pid, host: hostname(), time: Date.now(), nonce: "someone-else" });
+  plant(path, other);
+  if (attempt.state === "held") attempt.lock.release();
+  assert.equal(readFileSync(path, "utf8"), other);
+});
+
+test("a lock of a dead process on this host is broken and taken, leaving no file aside", (t) => {
+  const { dir, path } = fresh(t);
+  plant(path, { pid: deadPid(), host: hostname(), time: Date.now() });
+  const attempt = tryLock(path, HOUR);
+  assert.equal(attempt.state, "held");
+  assert.equal(JSON.parse(readFileSync(path, "utf8")).pid, process.pid);
+  assert.deepEqual(readdirSync(dir), ["key.lock"]);
+});
+
+test("a live owner's lock, or another host's recent one, is busy and left alone", (t) => {
+  const { path } = fresh(t);
+  const live = { pid: process.ppid, host: hostname(), time: Date.now() };
+  plant(path, live);
+  assert.equal(tryLock(path, HOUR).state, "busy");
+  assert.deepEqual(JSON.parse(readFileSync(path, "utf8")), live);
+  const remote = { pid: deadPid(), host: `not-${hostname()}`, time: Date.now() };
+  plant(path, remote);
+  assert.equal(tryLock(path, HOUR).state, "busy", "another host's pid cannot be checked here");
+  assert.deepEqual(JSON.parse(readFileSync(path, "utf8")), remote);
+  const init = { pid: 1, host: hostname(), time: Date.now() };
+  plant(path, init);
+  assert.equal(tryLock(path, HOUR).state, "busy", "a pid we may not signal (EPERM) is alive");
+});
+
+test("a lock older than staleMs is broken whoever holds it; one just younger is not", (t) => {
+  const { path } = fresh(t);
+  plant(path, { pid: process.ppid, host: "elsewhere", time: Date.now() - 2 * HOUR });
+  assert.equal(tryLock(path, HOUR).state, "held");
+  const { path: path2 } = fresh(t);
+  plant(path2, { pid: process.ppid, host: "elsewhere", time: Date.now() - HOUR + 60_000 });
+  assert.equal(tryLock(path2, HOUR).state, "busy");
+});
+
+test("an unreadable owner is judged by the file's age", (t) => {
+  const { path } = fresh(t);
+  for (const junk of [
+    "",
+    "{",
+    "null",
+    '{"pid":0,"host":"h","time":1}',
+    '{"pid":1.5,"host":"h","time":1}',
+    '{"pid":"1","host":"h","time":1}',
+    '{"pid":1,"host":2,"time":1}',
+    '{"pid":1,"host":"h"}',
+  ]) {
+    plant(path, junk);
+    assert.equal(tryLock(path, HOUR).state, "busy", `young junk ${junk} is a lock being written`);
+    const old = (Date.now() - 2 * HOUR) / 1000;
+    utimesSync(path, old, old);
+    const attempt = tryLock(path, HOUR);
+    assert.equal(attempt.state, "held", `old junk ${junk} is stale`);
+    if (attempt.state === "held") attempt.lock.release();
+  }
+});
+
+test("a lock path that cannot be created is unavailable, not busy", (t) => {
+  const { dir } = fresh(t);
+  assert.equal(tryLock(join(dir, "missing", "key.lock"), HOUR).state, "unavailable");
+});

@@ -1,0 +1,216 @@
+// The token cache's store: where it lives, what a key is made of, and that only a private
+// directory and private, small, well-formed entries of this user are ever used.
+import assert from "node:assert/strict";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { sha256Hex } from "../../dist/access-token-cache/sha256.js";
+import {
+  deleteCachedToken,
+  hasValidity,
+  readCachedToken,
+  tokenCacheDir,
+  tokenCacheKey,
+  withCacheDir,
+  writeCachedToken,
+} from "../../dist/access-token-cache/store.js";
+
+const KEY = "a".repeat(64);
+const TOKEN = { access_token: "ya29.a0Af/h+Xy=z", expiry_date: 1_900_000_000_000, token_type: "Bearer" };
+
+function scratch(t: { after(fn: () => void): void }): string {
+  const root = mkdtempSync(join(tmpdir(), "cred-auth-store-"));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  return root;
+}
+
+test("the cache directory: CRED_AUTH_TOKEN_CACHE (off turns it off), XDG_CACHE_HOME, LOCALAPPDATA on Windows, ~/.cache", () => {
+  assert.equal(tokenCacheDir({ CRED_AUTH_TOKEN_CACHE: " OFF " }, "linux"), false);
+  assert.equal(tokenCacheDir({ CRED_AUTH_TOKEN_CACHE: " /c/t ", XDG_CACHE_HOME: "/x" }, "linux"), "/c/t");
+  assert.equal(tokenCacheDir({ CRED_AUTH_TOKEN_CACHE: "  ", XDG_CACHE_HOME: " /x " }, "linux"), "/x/cred-auth/tokens");
+  assert.equal(tokenCacheDir({ XDG_CACHE_HOME: " ", HOME: "/home/u" }, "linux"), "/home/u/.cache/cred-auth/tokens");
+  assert.equal(tokenCacheDir({ LOCALAPPDATA: "/l", HOME: "/home/u" }, "linux"), "/home/u/.cache/cred-auth/tokens");
+  assert.equal(tokenCacheDir({ LOCALAPPDATA: "/l", HOME: "/home/u" }, "win32"), join("/l", "cred-auth", "tokens"));
+  assert.equal(tokenCacheDir({ HOME: "" }, "linux"), join(homedir(), ".cache", "cred-auth", "tokens"));
+});
+
+test("keys: a sha256 of the secret identity, token URL and the set of scopes", () => {
+  const user = { type: "authorized_user" as const, client_id: "c.apps", refresh_token: "1//0gAbC+/=" };
+  const key = tokenCacheKey(user, ["b", "a", "b"]);
+  assert.match(key, /^[0-9a-f]{64}$/);
+  assert.equal(
+    key,
+    sha256Hex(JSON.stringify(["cred-auth-token-v2", "authorized_user", "c.apps", "1//0gAbC+/=", "", ["a", "b"]])),
+  );
+  assert.equal(tokenCacheKey(user, ["a", "b"]), key);
+  assert.notEqual(tokenCacheKey({ ...user, refresh_token: "1//0gOther" }, ["a", "b"]), key);
+  assert.notEqual(tokenCacheKey(user, ["a", "b"], "http://127.0.0.1:9099/token"), key);
+  assert.equal(
+    tokenCacheKey({ ...user, token_uri: "https://t/" }, ["a", "b"]),
+    tokenCacheKey(user, ["a", "b"], "https://t/"),
+  );
+  const sa = {
+    type: "service_account" as const,
+    client_email: "sa@p.iam",
+    private_key_id: "kid",
+    private_key: "PEM-1",
+  };
+  assert.equal(
+    tokenCacheKey(sa, ["s"]),
+    sha256Hex(
+      JSON.stringify(["cred-auth-token-v2", "service_account", "sa@p.iam", "kid", sha256Hex("PEM-1"), "", ["s"]]),
+    ),
+  );
+  assert.notEqual(tokenCacheKey({ ...sa, private_key: "PEM-2" }, ["s"]), tokenCacheKey(sa, ["s"]));
+  const { private_key_id: _, ...noId } = sa;
+  assert.equal(
+    tokenCacheKey(noId, []),
+    sha256Hex(JSON.stringify(["cred-auth-token-v2", "service_account", "sa@p.iam", "", sha256Hex("PEM-1"), "", []])),
+  );
+});
+
+test("a written token reads back: only its four fields, file 0600 in a new directory 0700, no temp file left", (t) => {
+  const dir = join(scratch(t), "new", "tokens");
+  const token = { ...TOKEN, scopes: ["s1", "s2"], refresh_token: "1//0gNever" } as typeof TOKEN;
+  assert.equal(writeCachedToken(KEY, token, { dir }), true);
+  assert.equal(statSync(dir).mode & 0o777, 0o700);
+  const file = join(dir, `${KEY}.json`);
+  assert.equal(statSync(file).mode & 0o777, 0o600);
+  assert.equal(readFileSync(file, "utf8"), `${JSON.stringify({ ...TOKEN, scopes: ["s1", "s2"] })}\n`);
+  assert.deepEqual(readdirSync(dir), [`${KEY}.json`]);
+  assert.deepEqual(readCachedToken(KEY, { dir }), { ...TOKEN, scopes: ["s1", "s2"] });
+  assert.equal(writeCachedToken(KEY, { ...TOKEN, token_type: "" }, { dir }), true);
+  assert.deepEqual(JSON.parse(readFileSync(file, "utf8")), TOKEN, "token_type defaults to Bearer, no scopes");
+  deleteCachedToken(KEY, { dir });
+  assert.equal(existsSync(file), false);
+  deleteCachedToken(KEY, { dir });
+  assert.equal(readCachedToken(KEY, { dir }), undefined);
+});
+
+test("the cache off, or a directory that is absent for a read, is never created", (t) => {
+  const dir = join(scratch(t), "absent");
+  assert.equal(writeCachedToken(KEY, TOKEN, { dir: false }), false);
+  assert.equal(readCachedToken(KEY, { dir: false }), undefined);
+  deleteCachedToken(KEY, { dir: false });
+  assert.equal(readCachedToken(KEY, { dir }), undefined);
+  deleteCachedToken(KEY, { dir });
+  assert.equal(existsSync(dir), false);
+  assert.equal(
+    withCacheDir({ dir }, false, () => "used"),
+    undefined,
+  );
+  assert.equal(
+    withCacheDir({ dir }, true, () => "used"),
+    "used",
+  );
+});
+
+test("a directory others may write, or a file where the directory should be, is not used", (t) => {
+  const root = scratch(t);
+  const dir = join(root, "shared");
+  mkdirSync(dir, { mode: 0o700 });
+  assert.equal(writeCachedToken(KEY, TOKEN, { dir }), true);
+  chmodSync(dir, 0o770);
+  assert.equal(readCachedToken(KEY, { dir }), undefined);
+  assert.equal(writeCachedToken(KEY, TOKEN, { dir }), false);
+  chmodSync(dir, 0o702);
+  assert.equal(readCachedToken(KEY, { dir }), undefined);
+  chmodSync(dir, 0o755);
+  assert.deepEqual(readCachedToken(KEY, { dir }), TOKEN, "readable by others is fine: only writable is not");
+  const file = join(root, "file");
+  writeFileSync(file, "x");
+  assert.equal(writeCachedToken(KEY, TOKEN, { dir: file }), false);
+  assert.equal(
+    withCacheDir({ dir: file }, false, () => "used"),
+    undefined,
+  );
+});
+
+test("an entry that is a link, writable by others, too big or corrupt is no token", (t) => {
+  const dir = join(scratch(t), "tokens");
+  assert.equal(writeCachedToken(KEY, TOKEN, { dir }), true);
+  const file = join(dir, `${KEY}.json`);
+  const other = join(dir, "elsewhere.json");
+  writeFileSync(other, JSON.stringify(TOKEN), { mode: 0o600 });
+  rmSync(file);
+  symlinkSync(other, file);
+  assert.equal(readCachedToken(KEY, { dir }), undefined, "a symbolic link is refused");
+  rmSync(file);
+  writeFileSync(file, JSON.stringify(TOKEN), { mode: 0o600 });
+  assert.deepEqual(readCachedToken(KEY, { dir }), TOKEN);
+  chmodSync(file, 0o620);
+  assert.equal(readCachedToken(KEY, { dir }), undefined, "group-writable");
+  chmodSync(file, 0o602);
+  assert.equal(readCachedToken(KEY, { dir }), undefined, "world-writable");
+  chmodSync(file, 0o644);
+  assert.deepEqual(readCachedToken(KEY, { dir }), TOKEN);
+  writeFileSync(file, `${JSON.stringify(TOKEN)}${" ".repeat(64 * 1024)}`);
+  assert.equal(readCachedToken(KEY, { dir }), undefined, "more than 64 KiB");
+  writeFileSync(file, `${JSON.stringify(TOKEN)}${" ".repeat(64 * 1024 - JSON.stringify(TOKEN).length)}`);
+  assert.deepEqual(readCachedToken(KEY, { dir }), TOKEN, "exactly 64 KiB is fine");
+  const bad = [
+    "{",
+    "null",
+    "42",
+    '"ya29"',
+    JSON.stringify({ ...TOKEN, access_token: "" }),
+    JSON.stringify({ ...TOKEN, access_token: 5 }),
+    JSON.stringify({ ...TOKEN, expiry_date: "1900000000000" }),
+    JSON.stringify({ access_token: "ya29.x", token_type: "Bearer" }),
+  ];
+  for (const text of bad) {
+    writeFileSync(file, text);
+    assert.equal(readCachedToken(KEY, { dir }), undefined, text);
+  }
+  writeFileSync(file, '{"access_token":"ya29.x","expiry_date":1e999}');
+  assert.equal(readCachedToken(KEY, { dir }), undefined, "an infinite expiry");
+  writeFileSync(file, JSON.stringify({ access_token: "ya29.x", expiry_date: 5, token_type: "", scopes: ["a", 1] }));
+  assert.deepEqual(readCachedToken(KEY, { dir }), { access_token: "ya29.x", expiry_date: 5, token_type: "Bearer" });
+  writeFileSync(file, JSON.stringify({ access_token: "ya29.x", expiry_date: 5, token_type: "MAC", scopes: "a" }));
+  assert.deepEqual(readCachedToken(KEY, { dir }), { access_token: "ya29.x", expiry_date: 5, token_type: "MAC" });
+  writeFileSync(file, JSON.stringify({ access_token: "ya29.x", expiry_date: 5, token_type: 7, scopes: [] }));
+  assert.deepEqual(readCachedToken(KEY, { dir }), {
+    access_token: "ya29.x",
+    expiry_date: 5,
+    token_type: "Bearer",
+    scopes: [],
+  });
+});
+
+test("a write that fails leaves no temp file behind and says false", (t) => {
+  const dir = join(scratch(t), "tokens");
+  mkdirSync(join(dir, `${KEY}.json`), { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  assert.equal(writeCachedToken(KEY, TOKEN, { dir }), false, "a directory where the entry belongs");
+  assert.deepEqual(readdirSync(dir), [`${KEY}.json`]);
+});
+
+test("keys name files: only 1-128 characters of [A-Za-z0-9_-]", (t) => {
+  const dir = scratch(t);
+  for (const key of ["", "../x", "a/b", "a.b", "a".repeat(129), "é"]) {
+    assert.throws(() => readCachedToken(key, { dir }), TypeError, key);
+  }
+  assert.equal(writeCachedToken("a".repeat(128), TOKEN, { dir }), true);
+  assert.equal(writeCachedToken("A-z_09", TOKEN, { dir }), true);
+  assert.deepEqual(readdirSync(dir).sort(), ["A-z_09.json", `${"a".repeat(128)}.json`]);
+});
+
+test("hasValidity: strictly more than the minimum left", () => {
+  assert.equal(hasValidity({ expiry_date: 10_000 }, 5_000, 4_999), true);
+  assert.equal(hasValidity({ expiry_date: 10_000 }, 5_000, 5_000), false);
+  assert.equal(hasValidity({ expiry_date: 10_000 }, 5_000, 5_001), false);
+  assert.equal(hasValidity({ expiry_date: Date.now() + 60_000 }, 30_000), true);
+  assert.equal(hasValidity({ expiry_date: Date.now() + 60_000 }, 90_000), false);
+});

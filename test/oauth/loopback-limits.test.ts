@@ -1,0 +1,223 @@
+// The loopback receiver's limits and clean-ups, each a behaviour a regression would silently
+// drop: an empty code, a second callback, the URL and header size limits, the Host check, a
+// half-bound localhost port, the abort listener, the port range from the environment.
+import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
+import { request } from "node:http";
+import { connect, createServer } from "node:net";
+import { test } from "node:test";
+import { CredCancelledError, CredConnectionError, CredCredentialsError } from "cred-auth";
+import { DEFAULT_TIMEOUT_MS, portRangeFromEnv, startLoopbackReceiver } from "../../dist/oauth/loopback.js";
+import { freePortRange, hasIpv6Loopback, rawRequest } from "./support.ts";
+
+const STATE = "c3RhdGUtb2YtdGhpcy1zaWduLWluLTEyMzQ1Njc4OTA";
+const CODE = "4/0AeanS0b-x_Yz";
+
+/** A GET with a given Host header (or extra headers); resolves with status, or "closed" when the socket is dropped. */
+function get(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string } | "closed"> {
+  return new Promise((resolve) => {
+    const req = request({ host: "127.0.0.1", port, path, headers, agent: false }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", () => resolve("closed"));
+    req.end();
+  });
+}
+
+test("a callback with the right state but an empty code is refused and the sign-in keeps waiting", async () => {
+  const receiver = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1) });
+  try {
+    const empty = await rawRequest(receiver.port, `/?state=${STATE}&code=`);
+    assert.equal(empty.status, 400);
+    assert.match(empty.body, /The redirect carried no authorization code/);
+    const page = rawRequest(receiver.port, `/?state=${STATE}&code=${encodeURIComponent(CODE)}`);
+    const callback = await receiver.callback;
+    assert.equal(callback.code, CODE);
+    callback.finish({ ok: false, message: "The exchange failed." });
+    const answer = await page;
+    assert.equal(answer.status, 500);
+    assert.match(answer.body, /The exchange failed\. You may close this window\./);
+  } finally {
+    receiver.close();
+  }
+});
+
+test("once a code arrived, another callback is told the sign-in is complete and cannot replace it", async () => {
+  const receiver = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1) });
+  const first = rawRequest(receiver.port, `/?state=${STATE}&code=first-code-1`);
+  const callback = await receiver.callback;
+  const second = await rawRequest(receiver.port, `/?state=${STATE}&code=second-code-2`);
+  assert.equal(second.status, 400);
+  assert.match(second.body, /already complete/);
+  const error = await rawRequest(receiver.port, `/?state=${STATE}&error=access_denied`);
+  assert.equal(error.status, 400);
+  assert.match(error.body, /already complete/);
+  assert.equal(callback.code, "first-code-1");
+  callback.finish({ ok: true });
+  callback.finish({ ok: false, message: "ignored" });
+  const page = await first;
+  assert.equal(page.status, 200);
+  assert.match(page.body, /Signed in/);
+  await assert.rejects(rawRequest(receiver.port, "/"), /ECONNREFUSED/);
+});
+
+test("the request target may be 8192 characters, not one more", async () => {
+  const receiver = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1) });
+  try {
+    const base = `/?state=${STATE}&code=${CODE}&pad=`;
+    const over = await rawRequest(receiver.port, base + "a".repeat(8193 - base.length));
+    assert.equal(over.status, 404);
+    const page = rawRequest(receiver.port, base + "a".repeat(8192 - base.length));
+    const callback = await receiver.callback;
+    assert.equal(callback.code, CODE);
+    callback.finish({ ok: true });
+    assert.equal((await page).status, 200);
+  } finally {
+    receiver.close();
+  }
+});
+
+test("headers beyond 16 KiB are refused by dropping the connection; below, the request is answered", async () => {
+  const receiver = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1) });
+  try {
+    assert.equal(await get(receiver.port, "/favicon.ico", { "x-pad": "a".repeat(17 * 1024) }), "closed");
+    const small = await get(receiver.port, "/favicon.ico", { "x-pad": "a".repeat(8 * 1024) });
+    assert.notEqual(small, "closed");
+    assert.equal(small !== "closed" && small.status, 404);
+  } finally {
+    receiver.close();
+  }
+});
+
+test("only a loopback Host with the receiver's port is answered (DNS rebinding gets 421)", async () => {
+  const receiver = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1) });
+  try {
+    const p = receiver.port;
+    for (const host of [`evil.example:${p}`, `localhost:${p + 1}`, "localhost", `127.0.0.2:${p}`, `[::2]:${p}`]) {
+      const res = await get(p, `/?state=${STATE}&code=${CODE}`, { host });
+      assert.ok(res !== "closed", host);
+      assert.equal(res.status, 421, host);
+      assert.match(res.body, /only answers requests for the loopback address/);
+    }
+    for (const host of [`LOCALHOST:${p}`, ` 127.0.0.1:${p} `, `[::1]:${p}`]) {
+      const res = await get(p, "/favicon.ico", { host });
+      assert.ok(res !== "closed" && res.status === 404, `${host}: ${JSON.stringify(res)}`);
+    }
+  } finally {
+    receiver.close();
+  }
+});
+
+test("a port whose ::1 is taken is given up whole: its 127.0.0.1 server does not stay behind", async (t) => {
+  if (!(await hasIpv6Loopback())) return t.skip("no IPv6 loopback here");
+  const ports = await freePortRange(2);
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen({ port: ports.first, host: "::1", ipv6Only: true }, resolve));
+  try {
+    const receiver = await startLoopbackReceiver({ state: STATE, ports });
+    try {
+      assert.equal(receiver.port, ports.first + 1);
+      const refused = await new Promise<boolean>((resolve) => {
+        const socket = connect(ports.first, "127.0.0.1");
+        socket.once("connect", () => {
+          socket.destroy();
+          resolve(false);
+        });
+        socket.once("error", () => resolve(true));
+      });
+      assert.equal(refused, true, "the half-bound port's IPv4 server was closed");
+    } finally {
+      receiver.close();
+    }
+  } finally {
+    await new Promise((resolve) => blocker.close(resolve));
+  }
+});
+
+test("the abort listener is removed however the sign-in ends", async () => {
+  const controller = new AbortController();
+  const { signal } = controller;
+  const ok = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1), signal });
+  assert.equal(getEventListeners(signal, "abort").length, 1);
+  const page = rawRequest(ok.port, `/?state=${STATE}&code=${CODE}`);
+  (await ok.callback).finish({ ok: true });
+  await page;
+  assert.equal(getEventListeners(signal, "abort").length, 0, "after a code");
+  const timedOut = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1), signal, timeoutMs: 1 });
+  await assert.rejects(timedOut.callback, CredCredentialsError);
+  assert.equal(getEventListeners(signal, "abort").length, 0, "after a time-out");
+  const closed = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1), signal });
+  closed.close();
+  closed.close();
+  await assert.rejects(closed.callback, (e: Error) => e instanceof CredCancelledError && /cancelled/.test(e.message));
+  assert.equal(getEventListeners(signal, "abort").length, 0, "after close()");
+  const denied = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1), signal });
+  await rawRequest(denied.port, `/?state=${STATE}&error=access_denied`);
+  await assert.rejects(denied.callback, /denied/);
+  assert.equal(getEventListeners(signal, "abort").length, 0, "after error=");
+});
+
+test("the time-out: 300 s by default, and the message rounds to seconds", async () => {
+  assert.equal(DEFAULT_TIMEOUT_MS, 300_000);
+  const receiver = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1), timeoutMs: 1500 });
+  receiver.close();
+  await assert.rejects(receiver.callback, CredCancelledError);
+  const quick = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1), timeoutMs: 600 });
+  await assert.rejects(
+    quick.callback,
+    (e: Error) => e instanceof CredCredentialsError && /after 1 s; run again/.test(e.message),
+  );
+});
+
+test("redirect URIs name the host as a browser would; the path is the caller's", async (t) => {
+  const v4 = await startLoopbackReceiver({
+    state: STATE,
+    ports: await freePortRange(1),
+    host: "127.0.0.1",
+    path: "/cb",
+  });
+  try {
+    assert.equal(v4.redirectUri, `http://127.0.0.1:${v4.port}/cb`);
+    assert.equal((await rawRequest(v4.port, `/?state=${STATE}&code=${CODE}`)).status, 404, "not the redirect path");
+  } finally {
+    v4.close();
+  }
+  if (!(await hasIpv6Loopback())) return t.skip("no IPv6 loopback here");
+  const v6 = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1), host: "::1" });
+  try {
+    assert.equal(v6.redirectUri, `http://[::1]:${v6.port}/`);
+    await assert.rejects(rawRequest(v6.port, "/"), /ECONNREFUSED/, "only ::1 was bound");
+  } finally {
+    v6.close();
+  }
+});
+
+test("CRED_AUTH_LOOPBACK_PORTS: spaces allowed, ports 1-65535, first <= last", () => {
+  assert.deepEqual(portRangeFromEnv({ CRED_AUTH_LOOPBACK_PORTS: " 20000 - 20009 " }), { first: 20000, last: 20009 });
+  assert.deepEqual(portRangeFromEnv({ CRED_AUTH_LOOPBACK_PORTS: "   " }), { first: 8080, last: 8089 });
+  assert.deepEqual(portRangeFromEnv({ CRED_AUTH_LOOPBACK_PORTS: "1-65535" }), { first: 1, last: 65535 });
+  assert.deepEqual(portRangeFromEnv({ CRED_AUTH_LOOPBACK_PORTS: "7-7" }), { first: 7, last: 7 });
+  for (const bad of ["0-5", "1-65536", "10-9", "20000-", "x20000", "20000-20009x", "123456"]) {
+    assert.throws(
+      () => portRangeFromEnv({ CRED_AUTH_LOOPBACK_PORTS: bad }),
+      (e: Error) =>
+        e instanceof CredCredentialsError &&
+        e.message.includes(`CRED_AUTH_LOOPBACK_PORTS="${bad}" is not a port range`),
+      bad,
+    );
+  }
+});
+
+test("a port that cannot be listened on for another reason fails with CredConnectionError, not a hang", async () => {
+  await assert.rejects(
+    startLoopbackReceiver({ state: STATE, ports: { first: 70000, last: 70000 }, host: "127.0.0.1" }),
+    (e: Error) => e instanceof CredConnectionError || e instanceof RangeError,
+  );
+});
