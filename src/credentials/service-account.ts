@@ -2,7 +2,7 @@ import type { JWT } from "google-auth-library";
 import { resolveEndpoints } from "../google/endpoints.js";
 import { CLOUD_PLATFORM_SCOPE, GOOGLE_ENDPOINTS } from "../shared/constants.js";
 import { loadGoogleAuth } from "../util/lazy.js";
-import { DEFAULT_TOKEN_TIMEOUT_MS, chooseTokenUrl, guardTokenRequests } from "../google/token-requests.js";
+import { chooseTokenUrl, guardTokenRequests, tokenTimeoutMs } from "../google/token-requests.js";
 import { readServiceAccountKeyFile, type ServiceAccountKeyFile } from "../google/files.js";
 import { setCredentialInfo } from "../google/info.js";
 import type { LoadCredentialsOptions } from "../google/load-user.js";
@@ -68,7 +68,7 @@ export async function serviceAccountClientFrom(
   guardTokenRequests(client, {
     tokenUrl,
     rewriteFrom: GOOGLE_ENDPOINTS.tokenUrl,
-    timeoutMs: options.timeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS,
+    timeoutMs: options.timeoutMs ?? tokenTimeoutMs(),
   });
   setCredentialInfo(client, {
     scopes: granted,

@@ -1,7 +1,7 @@
 import type { OAuth2Client, UserRefreshClient } from "google-auth-library";
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { resolveEndpoints } from "./endpoints.js";
-import { DEFAULT_TOKEN_TIMEOUT_MS, chooseTokenUrl, guardTokenRequests } from "./token-requests.js";
+import { chooseTokenUrl, guardTokenRequests, tokenTimeoutMs } from "./token-requests.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 import { authorizedUserFile, readAuthorizedUserFile, type AuthorizedUserFile } from "./files.js";
 import { clientSecretsOf, getCredentialInfo, recordClientSecrets, refreshTokenOf, setCredentialInfo } from "./info.js";
@@ -72,7 +72,7 @@ export async function userRefreshClientFrom(
     clientSecret: file.client_secret,
     refreshToken: file.refresh_token,
   });
-  guardTokenRequests(client, { tokenUrl, timeoutMs: options.timeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS });
+  guardTokenRequests(client, { tokenUrl, timeoutMs: options.timeoutMs ?? tokenTimeoutMs() });
   setCredentialInfo(client, {
     scopes: file.scopes ?? [],
     clientId: file.client_id,

@@ -82,9 +82,8 @@ function specificFailure(reply: GoogleReply, stage: TokenStage | undefined): [st
       ERROR_CODES.INVALID_GRANT,
     ];
   }
-  if (error === "invalid_grant") {
-    return ["the refresh token is expired or revoked; sign in again", ERROR_CODES.INVALID_GRANT];
-  }
+  // Otherwise the request's own grant_type says what was rejected (reasonFor): a refresh token,
+  // a code or a service-account key; never blame a refresh token that was not sent.
   return undefined;
 }
 

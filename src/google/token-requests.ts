@@ -3,10 +3,17 @@
 // both are enforced here with a request interceptor on the client's own transporter.
 import type { AuthClient } from "google-auth-library";
 import { announceEmulator, isLoopbackHostname, type Endpoints } from "./endpoints.js";
-import { GOOGLE_ENDPOINTS } from "../shared/constants.js";
+import { ENV, GOOGLE_ENDPOINTS } from "../shared/constants.js";
 
 /** How long one token request attempt may take before it counts as a timeout. */
 export const DEFAULT_TOKEN_TIMEOUT_MS = 20_000;
+
+/** The token-request timeout: `CRED_AUTH_TOKEN_TIMEOUT_MS` when it is a positive integer, else 20 s. */
+export function tokenTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const value = env[ENV.tokenTimeout]?.trim() ?? "";
+  const ms = /^[0-9]{1,9}$/.test(value) ? Number(value) : 0;
+  return ms > 0 ? ms : DEFAULT_TOKEN_TIMEOUT_MS;
+}
 
 type Interceptors = AuthClient["transporter"]["interceptors"]["request"];
 type RequestInterceptor = NonNullable<Parameters<Interceptors["add"]>[0]>;

@@ -72,6 +72,8 @@ export const ENV = {
    * this one (a container or SSH session with forwarded ports). Overrides the detection.
    */
   remote: "CRED_AUTH_REMOTE",
+  /** Milliseconds one token request attempt may take (default 20000); `timeoutMs` options win. */
+  tokenTimeout: "CRED_AUTH_TOKEN_TIMEOUT_MS",
   /** Google's own ADC variable: the credentials file `default()` uses first. */
   googleApplicationCredentials: "GOOGLE_APPLICATION_CREDENTIALS",
 } as const;

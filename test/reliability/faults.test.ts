@@ -4,7 +4,6 @@
 // nothing on disk changes (credentials file, cache file, token cache: byte for byte).
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -23,16 +22,16 @@ import type { Emulator, Fault } from "cred-auth/emulator";
 import { writeUserCredentialsFile } from "../../dist/google/files.js";
 import { tokenCacheKey, writeCachedToken } from "../../dist/access-token-cache/index.js";
 import { freePortRange, rangeEnv } from "../oauth/support.ts";
-import { SCOPES, SHORT_TIMEOUT_PRELOAD, closedPort, isolatedEnv, lines, runCli, snapshot } from "./support.ts";
+import { SCOPES, closedPort, isolatedEnv, lines, runCli, snapshot } from "./support.ts";
 
 /** Per-attempt token timeout everywhere in this file (gaxios makes 3 attempts). */
 const TIMEOUT_MS = 2000;
 /** A "slow" reply comes long after every attempt gave up. */
 const SLOW_MS = 15_000;
 
-// getUserCredentials has no timeout option: shorten the default for this process (test seam,
-// the same one the CLI children get through SHORT_TIMEOUT_PRELOAD).
-createRequire(import.meta.url)("../../dist/google/token-requests.js").DEFAULT_TOKEN_TIMEOUT_MS = TIMEOUT_MS;
+// getUserCredentials has no timeout option: CRED_AUTH_TOKEN_TIMEOUT_MS shortens it for this
+// process, as it does for the CLI children below.
+process.env.CRED_AUTH_TOKEN_TIMEOUT_MS = String(TIMEOUT_MS);
 
 const home = mkdtempSync(join(tmpdir(), "cred-auth-faults-"));
 after(() => rmSync(home, { recursive: true, force: true }));
@@ -225,9 +224,9 @@ const ENTRY_POINTS = {
     if (fault.fault) emu.failNext(20, fault.fault);
     const env = isolatedEnv(dir, {
       CRED_AUTH_TOKEN_CACHE: tokens,
-      CRED_AUTH_TEST_TOKEN_TIMEOUT_MS: String(TIMEOUT_MS),
+      CRED_AUTH_TOKEN_TIMEOUT_MS: String(TIMEOUT_MS),
     });
-    const result = await runCli(["print-token", path], { env, nodeArgs: ["--require", SHORT_TIMEOUT_PRELOAD] });
+    const result = await runCli(["print-token", path], { env });
     assert.equal(result.code, 3, `exit 3 (connection error); stderr: ${result.stderr}`);
     assert.equal(result.stdout, "");
     const errorLines = lines(result.stderr);

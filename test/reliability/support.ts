@@ -14,7 +14,6 @@ export const SCOPES = ["https://www.googleapis.com/auth/cloud-platform"];
  * Preloaded into CLI children (`--require`) to shorten the per-attempt token timeout from
  * 20 s: the only way to see a slow token server time out in a bounded test.
  */
-export const SHORT_TIMEOUT_PRELOAD = fileURLToPath(new URL("./short-token-timeout.cjs", import.meta.url));
 
 export interface CliResult {
   code: number | null;
