@@ -3,7 +3,7 @@
 // bundled into one file by `npm run build` (scripts/build.mjs; src/cli/start.ts is its entry).
 // Both halve what print-token's cached path costs beyond starting node (bench/README.md).
 import { enableCompileCache } from "node:module";
-import { statSync } from "node:fs";
+import { lstatSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
@@ -24,9 +24,22 @@ function useCompileCache(env: NodeJS.ProcessEnv): void {
       (process.platform === "win32" ? env.LOCALAPPDATA : undefined) ||
       join(env.HOME || homedir(), ".cache");
     // Only under a cache directory that exists: Node creates the rest, and never a home's tree.
-    if (statSync(base, { throwIfNoEntry: false })?.isDirectory())
-      enableCompileCache(join(base, "cred-auth", "compile-cache"));
+    if (!statSync(base, { throwIfNoEntry: false })?.isDirectory()) return;
+    const dir = join(base, "cred-auth", "compile-cache");
+    // Compiled code is run: never from a directory someone else owns or can write to.
+    if (![join(base, "cred-auth"), dir].every(isPrivateOrAbsent)) return;
+    // Everything the CLI writes is private anyway; this makes Node's cache directories 0700 too,
+    // whatever the caller's umask (000 would make them writable by every user).
+    if (process.platform !== "win32") process.umask(process.umask() | 0o077);
+    enableCompileCache(dir);
   } catch {
     // No cache: the command runs as well, only a few milliseconds slower.
   }
+}
+
+/** Absent, or a directory of this user that no one else can write (POSIX; always true on Windows). */
+function isPrivateOrAbsent(path: string): boolean {
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  if (!stat || process.platform === "win32") return true;
+  return stat.isDirectory() && stat.uid === process.getuid?.() && (stat.mode & 0o022) === 0;
 }

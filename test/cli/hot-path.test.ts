@@ -3,7 +3,7 @@
 // A preload script records every module resolved (require and import) and require.cache at exit.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { withEmulator } from "../support/emulator.ts";
@@ -161,4 +161,21 @@ process.on("exit", () => require("node:fs").writeSync(2, "stdout created: " + cr
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^ya29\.[^\n]+\n$/);
   assert.match(r.stderr, /stdout created: false/);
+});
+
+test("the compile cache lives in a private directory, and one that others can write is not used", async () => {
+  const own = sandbox();
+  mkdirSync(join(own.dir, ".cache"));
+  assert.equal((await runCli(["--version"], own.env)).code, 0);
+  const cacheDir = join(own.dir, ".cache", "cred-auth", "compile-cache");
+  const made = readdirSync(cacheDir);
+  assert.equal(made.length, 1, "Node made its versioned cache directory");
+  assert.equal(statSync(join(cacheDir, made[0]!)).mode & 0o777, 0o700);
+
+  const planted = sandbox();
+  const plantedDir = join(planted.dir, ".cache", "cred-auth", "compile-cache");
+  mkdirSync(plantedDir, { recursive: true });
+  chmodSync(plantedDir, 0o777);
+  assert.equal((await runCli(["--version"], planted.env)).code, 0);
+  assert.deepEqual(readdirSync(plantedDir), [], "code was cached in a directory others can write");
 });

@@ -41,7 +41,8 @@ test("storage-list-download.ts signs in once, then uses the cached credentials",
   assert.equal(first.stdout, `gs://demo-bucket/hello.txt (35 bytes)\n${HELLO}`);
   assert.equal(
     new URL(first.authUrl).searchParams.get("scope"),
-    "https://www.googleapis.com/auth/devstorage.read_only",
+    // The account scopes come along by default, so the file and the faces can name the account.
+    "https://www.googleapis.com/auth/devstorage.read_only openid https://www.googleapis.com/auth/userinfo.email",
   );
   assert.equal(emulator.stats().authorizations, before + 1);
   const cached = assertPrivateFile(join(home, ".config", "cred", "cred_credentials.json"));
@@ -66,7 +67,10 @@ test("tool-author-client.ts signs in with the tool's own client, scopes and cach
   assert.equal(first.stdout, "acme-report: signed in as bob@example.com\n");
   const params = new URL(first.authUrl).searchParams;
   assert.equal(params.get("client_id"), ACME.clientId, "the sign-in did not use the tool's client");
-  assert.equal(params.get("scope"), "https://www.googleapis.com/auth/bigquery.readonly");
+  assert.equal(
+    params.get("scope"),
+    "https://www.googleapis.com/auth/bigquery.readonly openid https://www.googleapis.com/auth/userinfo.email",
+  );
   const consentPage = await (await fetch(first.authUrl)).text();
   assert.match(consentPage, new RegExp(ACME.name), "the consent page does not name the tool");
 
