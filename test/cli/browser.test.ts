@@ -83,7 +83,11 @@ test("Chromium: login, Allow, then print-token twice (second from the cache) and
   );
   assert.equal(saved.type, "authorized_user");
   // The account scopes come along by default (as gcloud asks for them), so the account is named.
-  assert.deepEqual(saved.scopes, [CLOUD_PLATFORM, "openid", "https://www.googleapis.com/auth/userinfo.email"]);
+  assert.deepEqual(
+    [...(saved.scopes as string[])].sort(),
+    [CLOUD_PLATFORM, "openid", "https://www.googleapis.com/auth/userinfo.email"].sort(),
+    "the granted scopes (Google orders them its own way)",
+  );
   assert.equal(saved.account, "bob@example.com");
   if (process.platform !== "win32") assert.equal(statSync(destination).mode & 0o777, 0o600);
 

@@ -36,7 +36,7 @@ function assertDemoWorked(run: RunResult): void {
   assert.equal(run.code, 0, `exit ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
   const out = run.stdout;
   assert.match(out, /2\. cred-auth login \S+credentials\.json/);
-  assert.match(out, /\| Signed in\./);
+  assert.match(out, /\| Signed in as alice@example\.com\./);
   assert.match(out, /the file: mode 600, type authorized_user/);
   assert.match(out, /printed an access token: ya29\.emu\.\S{5}\.\.\. \(\d+ characters\)/);
   assert.match(out, /200 OK:\n\s+\| Hello from the cred-auth emulator!\n/);
