@@ -94,10 +94,3 @@ export function scopesNotGrantedError(missing: readonly string[]): CredCredentia
     { code: ERROR_CODES.INVALID_SCOPE, error: "invalid_scope" },
   );
 }
-
-/**
- * For every face while it waits for the browser: Google answers a bad scope, client or redirect
- * with an error page and never comes back, so the wait would last the whole timeout.
- */
-export const GOOGLE_ERROR_PAGE_HINT =
-  "If the browser shows an error from Google instead of coming back (such as Error 400: invalid_scope or redirect_uri_mismatch), this sign-in cannot finish: stop it, fix what Google's page names, and sign in again.";

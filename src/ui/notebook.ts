@@ -10,6 +10,7 @@ import type { Presenter, SignInEvent } from "../oauth/events.js";
 import { INITIAL_STATE, isFinal, reduce, type ViewState } from "./view-state.js";
 import { describeScopes, PRODUCT_NAME } from "./words.js";
 import { escapeHtml } from "../util/html.js";
+import { MESSAGES } from "../messages.js";
 
 /** What a card shows: HTML for rich front ends, `text/plain` for nbconvert and text front ends. */
 export interface DisplayBundle {
@@ -176,7 +177,7 @@ function statusHtml(state: ViewState, codeEntry: CodeEntry): string {
     case "preparing":
       return "Preparing the sign-in…";
     case "waiting":
-      return `${rejected}${waitingWords(state)}${state.paste && codeEntry === "second-cell" ? pasteBackHelp() : ""}`;
+      return `${rejected}${waitingWords(state)}${state.paste && codeEntry === "second-cell" ? pasteBackHelp() : ""}<div style="margin-top:6px">${escapeHtml(MESSAGES.googleErrorPage)}</div>`;
     case "code":
       return `${rejected}${codeEntry === "prompt" ? `${CODE_WARNING} Paste it into the input box below.` : secondCellHelp()}`;
     case "checking":
@@ -229,9 +230,11 @@ function statusText(state: ViewState, codeEntry: CodeEntry): string {
     case "preparing":
       return "Preparing the sign-in…";
     case "waiting":
-      return state.paste && codeEntry === "second-cell"
-        ? `${waitingWords(state)} If the browser ends on an error page at http://localhost:…, copy its whole address and run in a new cell: ${COMPLETE_WITH_ADDRESS_CALL}`
-        : waitingWords(state);
+      return `${
+        state.paste && codeEntry === "second-cell"
+          ? `${waitingWords(state)} If the browser ends on an error page at http://localhost:…, copy its whole address and run in a new cell: ${COMPLETE_WITH_ADDRESS_CALL}`
+          : waitingWords(state)
+      }\n${MESSAGES.googleErrorPage}`;
     case "code":
       return codeEntry === "prompt"
         ? `${CODE_WARNING} Paste it into the input box below.`

@@ -63,6 +63,7 @@ export function linesFor(event: SignInEvent, { canPaste = false }: { canPaste?: 
       if (event.rejected) return [`Not accepted: ${event.rejected.message}`];
       return [
         "Waiting for the sign-in to complete in the browser...",
+        MESSAGES.googleErrorPage,
         ...(event.paste && canPaste ? [PASTE_BACK_LINE] : []),
       ];
     case "code-needed":

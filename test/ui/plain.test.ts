@@ -30,6 +30,7 @@ test("the plain presenter prints the original's URL line, waiting, and who signe
   assert.deepEqual(lines, [
     "Please visit this URL to authorize this application: https://idp.example/auth?x=1",
     "Waiting for the sign-in to complete in the browser...",
+    "If the browser shows an error from Google instead of coming back (such as Error 400: invalid_scope or redirect_uri_mismatch), this sign-in cannot finish: stop it, fix what Google's page names, and sign in again.",
     "Signed in as u@example.org.",
     "Credentials saved to /tmp/x.json.",
   ]);

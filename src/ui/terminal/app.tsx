@@ -1,6 +1,7 @@
 // The ink app of the terminal face. Loaded only by the terminal presenter, after ink and
 // React (this module's JSX needs react/jsx-runtime, a CommonJS module).
 import { useEffect, useRef, useState, useSyncExternalStore, type JSX } from "react";
+import { MESSAGES } from "../../messages.js";
 import { PASTE_BACK_LINE } from "../plain.js";
 import { describeScopes, PRODUCT_NAME } from "../words.js";
 import type { TerminalModules } from "./modules.js";
@@ -105,6 +106,7 @@ export function createSignInApp({ ink, TextInput }: TerminalModules): (props: Si
         return (
           <Box flexDirection="column">
             <Spinner label="Waiting for the sign-in in the browser… (Ctrl+C to cancel)" />
+            <Text dimColor>{MESSAGES.googleErrorPage}</Text>
             {state.paste ? <PasteBack state={state} onCode={onCode} /> : null}
           </Box>
         );
