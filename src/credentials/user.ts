@@ -4,7 +4,7 @@ import { CredConnectionError } from "../errors.js";
 import { codePageUrl, resolveEndpoints, type Endpoints } from "../google/endpoints.js";
 import type { SignInResult } from "../oauth/flow.js";
 import { resolveClient } from "../oauth/client.js";
-import { signInMode } from "../oauth/mode.js";
+import { callerUseLocalWebserver, signInMode } from "../oauth/mode.js";
 import { assertValidScopes } from "../oauth/scopes.js";
 import { completePendingSignIn } from "../oauth/pending.js";
 import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../options.js";
@@ -192,7 +192,6 @@ export function coversScopes(granted: readonly string[], requested: readonly str
 /** The flow for this call, with the line that says so when it was chosen automatically. */
 interface FlowDecision {
   useLocalWebserver?: boolean;
-  openBrowser: boolean;
   /** Loopback on a remote machine: the browser's final address is pasted back; undefined: no verdict. */
   pasteBack?: boolean;
   /** The one line naming the flow, why, and the option or flag that changes it; none for the caller's choice. */
@@ -206,35 +205,30 @@ interface FlowDecision {
  * flow otherwise.
  */
 function flowFor(options: UserCredentialsOptions, env: NodeJS.ProcessEnv, endpoints: Endpoints): FlowDecision {
-  const { chooseFlow, detectRuntime } = signInRuntime();
+  const { detectRuntime } = signInRuntime();
   const runtime = detectRuntime(env);
   for (const reason of runtime.reasons) debug(env, `runtime: ${reason}`);
-  const openBrowser = options.openBrowser ?? runtime.canOpenBrowser;
-  const explicit = options.useLocalWebserver ?? options.authLocalWebserver;
-  if (explicit !== undefined || options.redirectUri) {
+  if (callerUseLocalWebserver(options) !== undefined || options.redirectUri) {
     debug(env, "flow: the caller's choice (useLocalWebserver / redirectUri)");
-    return { openBrowser };
+    return {};
   }
   const where = runtime.reasons.find((r) => r.startsWith("remote:") || r.startsWith("local:"));
   const why = where ? where.replace(/^(remote|local): /, "") : undefined;
   if (!runtime.remote) {
     return {
-      openBrowser,
-      useLocalWebserver: chooseFlow(runtime, options).useLocalWebserver,
+      useLocalWebserver: true,
       pasteBack: false,
       line: `loopback sign-in: the browser can reach this machine${why ? ` (${why})` : ""}; useLocalWebserver: false (--no-use-local-webserver) pastes a code instead.`,
     };
   }
   if (codePageUrl(endpoints, env)) {
     return {
-      openBrowser,
       useLocalWebserver: false,
       pasteBack: false,
       line: `copy-paste sign-in: this machine looks remote (${why ?? "detected"}) and a code page is configured; useLocalWebserver: true (--use-local-webserver) uses the loopback flow instead.`,
     };
   }
   return {
-    openBrowser,
     useLocalWebserver: true,
     pasteBack: true,
     line: `loopback sign-in with the address pasted back: this machine looks remote (${why ?? "detected"}) and no code page is configured; ${ENV.redirectUri} or redirectUri (--redirect-uri) names a code page instead.`,
@@ -259,7 +253,7 @@ async function runSignIn(
   if (flow.line) process.stderr.write(`cred-auth: ${flow.line}\n`);
   debug(
     env,
-    `flow: ${mode}${flow.pasteBack && mode === "loopback" ? " (the browser's address may be pasted back)" : ""}, browser ${flow.openBrowser ? "launched" : "not launched"}`,
+    `flow: ${mode}${flow.pasteBack && mode === "loopback" ? " (the browser's address may be pasted back)" : ""}`,
   );
   const presenter = await presenters().selectPresenter(options.presenter, { mode });
   debug(env, `presenter: ${presenterName(options.presenter)}`);
@@ -269,7 +263,7 @@ async function runSignIn(
     env,
     endpoints,
     presenter,
-    openBrowser: flow.openBrowser,
+    mode,
     pasteBack: flow.pasteBack,
     complete,
   });

@@ -57,6 +57,8 @@ export interface StartSignInOptions extends SharedSignInOptions {
   endpoints?: Endpoints;
   /** Loopback ports to try (tests); default `CRED_AUTH_LOOPBACK_PORTS` or 8080-8089. */
   ports?: PortRange;
+  /** The flow, when the caller already decided it (credentials/user.ts); default `signInMode(options)`. */
+  mode?: "loopback" | "paste";
 }
 
 /**
@@ -67,7 +69,7 @@ export async function startSignIn(options: StartSignInOptions): Promise<PendingS
   if (options.signal?.aborted) throw new CredCancelledError(MESSAGES.signInCancelled);
   const env = options.env ?? process.env;
   const endpoints = options.endpoints ?? resolveEndpoints(env);
-  const mode = signInMode(options);
+  const mode = options.mode ?? signInMode(options);
   const client = resolveClient(
     { clientId: options.clientId, clientSecret: options.clientSecret, mode, redirectUri: options.redirectUri },
     env,

@@ -12,10 +12,11 @@ export interface ModeOptions {
 let warnedAuthLocalWebserver = false;
 
 /**
- * `useLocalWebserver`, or its deprecated alias `authLocalWebserver` (which warns once per
- * process), default `true`.
+ * What the caller said about the flow: `useLocalWebserver`, or its deprecated alias
+ * `authLocalWebserver` (which warns once per process); `undefined` when neither was given.
+ * The one place that reads the alias.
  */
-export function useLocalWebserver(options: ModeOptions): boolean {
+export function callerUseLocalWebserver(options: ModeOptions): boolean | undefined {
   if (options.authLocalWebserver !== undefined && !warnedAuthLocalWebserver) {
     warnedAuthLocalWebserver = true;
     process.emitWarning("The authLocalWebserver option is deprecated; use useLocalWebserver (same meaning).", {
@@ -23,7 +24,12 @@ export function useLocalWebserver(options: ModeOptions): boolean {
       code: "CRED_AUTH_DEP_AUTH_LOCAL_WEBSERVER",
     });
   }
-  return options.useLocalWebserver ?? options.authLocalWebserver ?? true;
+  return options.useLocalWebserver ?? options.authLocalWebserver;
+}
+
+/** {@link callerUseLocalWebserver}, default `true` (SPEC 4.1). */
+export function useLocalWebserver(options: ModeOptions): boolean {
+  return callerUseLocalWebserver(options) ?? true;
 }
 
 /**
@@ -34,7 +40,7 @@ export function signInMode(options: ModeOptions): "loopback" | "paste" {
   const local = useLocalWebserver(options);
   if (!local) return "paste";
   if (options.redirectUri && !loopbackTarget(options.redirectUri)) {
-    if (options.useLocalWebserver === true || options.authLocalWebserver === true) {
+    if (callerUseLocalWebserver(options) === true) {
       throw new CredCredentialsError(
         `redirectUri "${options.redirectUri}" is not a loopback address (http://localhost:PORT/), so the browser cannot come back to this program; use useLocalWebserver: false for a page that shows the code.`,
         { code: ERROR_CODES.INVALID_OPTION },

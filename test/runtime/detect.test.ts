@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { HostFacts } from "../../dist/runtime/index.js";
-import { chooseFlow, detectRuntime } from "../../dist/runtime/index.js";
+import { detectRuntime } from "../../dist/runtime/index.js";
 
 function host(overrides: Partial<HostFacts> = {}): HostFacts {
   return {
@@ -173,18 +173,13 @@ test("a notebook server on another host is remote; on loopback or this host it i
   }
 });
 
-test("chooseFlow: remote picks copy-paste, local picks loopback, the caller overrides", () => {
+test("the browser verdict the sign-in uses: a desktop can open one, an SSH session cannot", () => {
   const local = detectRuntime(desktop, {}, host());
   const remote = detectRuntime({ SSH_TTY: "/dev/pts/0" }, {}, host());
-  assert.equal(chooseFlow(local).useLocalWebserver, true);
-  assert.equal(chooseFlow(local).openBrowser, true);
-  assert.equal(chooseFlow(remote).useLocalWebserver, false);
-  assert.equal(chooseFlow(remote).openBrowser, false);
-  assert.equal(chooseFlow(remote, { useLocalWebserver: true }).useLocalWebserver, true);
-  assert.equal(chooseFlow(remote, { authLocalWebserver: true }).useLocalWebserver, true);
-  assert.equal(chooseFlow(local, { useLocalWebserver: false }).useLocalWebserver, false);
-  assert.equal(chooseFlow(local, { openBrowser: false }).openBrowser, false);
-  assert.equal(chooseFlow(remote, { openBrowser: true }).openBrowser, true);
+  assert.equal(local.remote, false);
+  assert.equal(local.canOpenBrowser, true);
+  assert.equal(remote.remote, true);
+  assert.equal(remote.canOpenBrowser, false);
 });
 
 test("defaults read the current process without throwing", () => {
