@@ -55,6 +55,9 @@ test("Kernel › Interrupt while the sign-in waits: the card says cancelled, the
     assert.equal(await listening(port), false, `the loopback port ${port} is closed`);
     assert.equal(existsSync(join(kernel.home, ".config", "cred", "cred_credentials.json")), false, "nothing saved");
     await assert.rejects(approveSignIn(link, { account: "bob@example.com" }), "the old link leads nowhere");
+    // An interrupted cell is a failed one: tslab drops requests that arrive within 200 ms of it
+    // (its "Run All" rule), so the next cell comes later, as a person's would.
+    await new Promise((resolve) => setTimeout(resolve, 500));
     assert.equal((await kernel.run(COUNT_SIGINT)).stdout.trim(), "1", "the interrupt hook is gone with its sign-in");
 
     let approval: unknown;
