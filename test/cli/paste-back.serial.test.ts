@@ -4,130 +4,21 @@
 // pastes it beside the spinner. A pasted address of another sign-in is refused and the sign-in
 // stays pending.
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, afterEach, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { startEmulator } from "cred-auth/emulator";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { test } from "node:test";
 import type { Page } from "playwright-core";
 import { chromium, type Browser } from "playwright-core";
 import { CHROMIUM, chromiumAvailable } from "../support/chromium.ts";
 import { closedPort } from "../support/net.ts";
+import { hasTmux, type Login, tmuxLogins } from "../support/tmux.ts";
 
-const cli = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
-const hasTmux = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
 const skip =
   (hasTmux || process.env.CI) && chromiumAvailable("the paste-back terminal test")
     ? false
     : "tmux or Chromium is missing";
 if (skip) console.warn(`\n!!! SKIPPING the terminal tests: ${skip}. They run under CI. !!!\n`);
 
-const socket = `cred-auth-paste-${process.pid}`;
-let work: string;
-let emulator: Awaited<ReturnType<typeof startEmulator>>;
-let sessions = 0;
-
-before(async () => {
-  if (skip) return;
-  work = mkdtempSync(join(tmpdir(), "cred-auth-paste-"));
-  emulator = await startEmulator();
-});
-
-afterEach(() => {
-  if (!skip) spawnSync("tmux", ["-L", socket, "kill-server"], { stdio: "ignore" });
-});
-
-after(async () => {
-  await emulator?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
-const tmux = (...args: string[]): string => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
-const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
-
-interface Login {
-  name: string;
-  destination: string;
-  ports: { first: number; last: number };
-  /** The pane's text, soft-wrapped lines joined (as a person selecting it would get it). */
-  screen(): string;
-  /** The exit code, once the command has ended (written by the shell around it). */
-  exitCode(): number | undefined;
-}
-
-/** Starts `cred-auth login DEST` in a fresh 200x50 tmux session. */
-function startLogin(env: Record<string, string>): Login {
-  const name = `login${++sessions}`;
-  const home = mkdtempSync(join(work, "home-"));
-  const destination = join(work, `${name}.json`);
-  const first = 30000 + Math.floor(Math.random() * 3000) * 10;
-  const ports = { first, last: first + 9 };
-  // A clean environment: CI variables of the test run would make the CLI a plain pipe.
-  const variables = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, ".config"),
-    CRED_AUTH_EMULATOR_HOST: emulator.host,
-    CRED_AUTH_LOOPBACK_PORTS: `${ports.first}-${ports.last}`,
-    CRED_AUTH_TOKEN_CACHE: "off",
-    BROWSER: "none",
-    TERM: "xterm-256color",
-    ...env,
-  };
-  const assignments = Object.entries(variables)
-    .map(([k, v]) => `${k}=${shellQuote(v)}`)
-    .join(" ");
-  const exitFile = join(work, `${name}.exit`);
-  // The shell records the exit code: tmux's #{pane_dead_status} is sometimes empty.
-  const command = `env -i ${assignments} ${shellQuote(process.execPath)} ${shellQuote(cli)} login ${shellQuote(destination)}; echo $? > ${shellQuote(exitFile)}`;
-  tmux(
-    "new-session",
-    "-d",
-    "-x",
-    "200",
-    "-y",
-    "50",
-    "-s",
-    name,
-    command,
-    ";",
-    "set-option",
-    "-t",
-    name,
-    "remain-on-exit",
-    "on",
-  );
-  return {
-    name,
-    destination,
-    ports,
-    screen: () => tmux("capture-pane", "-p", "-J", "-t", name),
-    exitCode() {
-      const recorded = existsSync(exitFile) ? readFileSync(exitFile, "utf8").trim() : "";
-      return recorded === "" ? undefined : Number(recorded);
-    },
-  };
-}
-
-/** Polls (bounded) until `read` returns something. */
-async function until<T>(read: () => T | undefined, what: string, screen?: () => string): Promise<T> {
-  for (let i = 0; i < 300; i++) {
-    const value = read();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  assert.fail(`never happened: ${what}${screen ? `\n--- screen ---\n${screen()}` : ""}`);
-}
-
-/** The sign-in URL: a whole line of the screen. */
-function urlOn(screen: string): string | undefined {
-  return screen
-    .split("\n")
-    .find((line) => /^http:\/\/127\.0\.0\.1:\d+\/o\/oauth2\/v2\/auth\?\S+$/.test(line.trim()))
-    ?.trim();
-}
+const { tmux, startLogin, until, urlOn } = tmuxLogins("paste", skip);
 
 /**
  * A Chromium "on another machine": every request to localhost goes through a proxy that
