@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { createSign } from "node:crypto";
 import { request } from "node:http";
 import { withEmulator } from "../support/emulator.ts";
-import { postForm, tokenRequest } from "./helpers.ts";
+import { postForm, tokenRequest } from "./support.ts";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
 const emu = await withEmulator();

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { DEMO_WEB_CLIENT, EMULATOR_PATHS } from "cred-auth/emulator";
 import { withEmulator } from "../support/emulator.ts";
-import { authUrl, pkcePair, startReceiver, tokenRequest, postForm } from "./helpers.ts";
+import { authUrl, pkcePair, startReceiver, tokenRequest, postForm } from "./support.ts";
 import { chromiumAvailable, withBrowser } from "../support/chromium.ts";
 
 const available = chromiumAvailable("the Chromium consent-page tests");

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { request } from "node:http";
 import { createPrivateKey } from "node:crypto";
 import { withEmulator } from "../support/emulator.ts";
-import { tokenRequest } from "./helpers.ts";
+import { tokenRequest } from "./support.ts";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
 const emu = await withEmulator();

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { loadUserCredentials } from "cred-auth";
 import { approveSignIn, DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "cred-auth/emulator";
 import { withEmulator } from "../support/emulator.ts";
-import { authUrl, pkcePair, postForm, startReceiver, tokenRequest } from "./helpers.ts";
+import { authUrl, pkcePair, postForm, startReceiver, tokenRequest } from "./support.ts";
 
 const execFileAsync = promisify(execFile);
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";

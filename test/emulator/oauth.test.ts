@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { approveSignIn, DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "cred-auth/emulator";
 import { withEmulator } from "../support/emulator.ts";
-import { authUrl, pkcePair, postForm, startReceiver, tokenRequest } from "./helpers.ts";
+import { authUrl, pkcePair, postForm, startReceiver, tokenRequest } from "./support.ts";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
 const EMAIL = "https://www.googleapis.com/auth/userinfo.email";

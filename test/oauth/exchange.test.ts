@@ -10,7 +10,7 @@ import { CredConnectionError, CredCredentialsError, loadUserCredentials } from "
 import { approveSignIn, DEMO_CLIENT } from "cred-auth/emulator";
 import { resolveEndpoints } from "../../dist/google/endpoints.js";
 import { exchangeCode } from "../../dist/oauth/exchange.js";
-import { pkcePair } from "../emulator/helpers.ts";
+import { pkcePair } from "../emulator/support.ts";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
