@@ -305,18 +305,20 @@ const jobIdOf = (match: RegExpExecArray): string => decodeURIComponent(match[2] 
 async function jobsQuery(ctx: RequestContext, caller: AccessTokenInfo, match: RegExpExecArray): Promise<void> {
   const body = await readObject(ctx);
   if (!body) return;
-  if (body.useLegacySql === true) {
-    sendApiError(
-      ctx,
-      400,
-      "INVALID_ARGUMENT",
-      "The cred-auth emulator's BigQuery speaks GoogleSQL only: set useLegacySql to false.",
-      "invalidQuery",
-    );
-    return;
-  }
+  if (body.useLegacySql === true) return refuseLegacySql(ctx);
   const job = runQuery(ctx, caller, projectOf(match), body.query);
   if (job) sendJson(ctx.res, 200, { kind: "bigquery#queryResponse", ...resultFields(job) });
+}
+
+/** BigQuery's answer to legacy SQL, which the emulator does not speak. */
+function refuseLegacySql(ctx: RequestContext): void {
+  sendApiError(
+    ctx,
+    400,
+    "INVALID_ARGUMENT",
+    "The cred-auth emulator's BigQuery speaks GoogleSQL only: set useLegacySql to false.",
+    "invalidQuery",
+  );
 }
 
 /** jobs.insert for query jobs: POST /bigquery/v2/projects/{projectId}/jobs */
@@ -328,16 +330,7 @@ async function jobsInsert(ctx: RequestContext, caller: AccessTokenInfo, match: R
     sendApiError(ctx, 400, "INVALID_ARGUMENT", "The cred-auth emulator's BigQuery runs query jobs only.", "invalid");
     return;
   }
-  if (configuration.query.useLegacySql === true) {
-    sendApiError(
-      ctx,
-      400,
-      "INVALID_ARGUMENT",
-      "The cred-auth emulator's BigQuery speaks GoogleSQL only: set useLegacySql to false.",
-      "invalidQuery",
-    );
-    return;
-  }
+  if (configuration.query.useLegacySql === true) return refuseLegacySql(ctx);
   const reference = body.jobReference as { jobId?: unknown } | undefined;
   const projectId = projectOf(match);
   if (typeof reference?.jobId === "string" && jobsOf(ctx.state).has(`${projectId}\n${reference.jobId}`)) {
