@@ -30,7 +30,7 @@ function useCompileCache(env: NodeJS.ProcessEnv): void {
     if (![join(base, "cred-auth"), dir].every(isPrivateOrAbsent)) return;
     // Everything the CLI writes is private anyway; this makes Node's cache directories 0700 too,
     // whatever the caller's umask (000 would make them writable by every user).
-    if (process.platform !== "win32") process.umask(process.umask() | 0o077);
+    if (process.platform !== "win32") process.umask(process.umask(0o077) | 0o077); // no-argument umask() is deprecated (DEP0139)
     enableCompileCache(dir);
   } catch {
     // No cache: the command runs as well, only a few milliseconds slower.
