@@ -12,7 +12,7 @@ import { parseJson, platformFetch, tokenCredentials } from "../hosted/http.js";
 import { galEndpoints, resolveEndpoints } from "../google/endpoints.js";
 import { ENV } from "../shared/constants.js";
 import { readFileLimited } from "../util/atomic-write.js";
-import { loadGoogleAuth } from "../util/lazy.js";
+import { isOnGoogleCloud, loadGoogleAuth } from "../util/lazy.js";
 import { tokenCacheDir } from "../access-token-cache/index.js";
 import { attachTokenCache } from "./share-access-tokens.js";
 import { MAX_CREDENTIALS_FILE_BYTES, readCredentialsFile } from "../google/files.js";
@@ -160,7 +160,7 @@ async function fromMetadataServer(
   const detection = env.METADATA_SERVER_DETECTION?.trim().toLowerCase();
   if (detection === "none") return { reason: "metadata server disabled (METADATA_SERVER_DETECTION=none)" };
   const configured = Boolean(env.GCE_METADATA_HOST || env.GCE_METADATA_IP);
-  if (!configured && detection !== "assume-present" && !(await onGoogleCloud())) {
+  if (!configured && detection !== "assume-present" && !(await isOnGoogleCloud())) {
     return { reason: "no metadata server (not on Google Cloud, GCE_METADATA_HOST not set)" };
   }
   const base = metadataBaseUrl(env);
@@ -228,13 +228,3 @@ async function metadataToken(base: string, host: string, scopes: readonly string
 
 /** One token request to the metadata server; google-auth-library allows it 3 s as well. */
 const METADATA_TOKEN_TIMEOUT_MS = 3000;
-
-/** google-auth-library's own cheap "is this a Google VM or serverless runtime" check (no network). */
-async function onGoogleCloud(): Promise<boolean> {
-  try {
-    const { gcpMetadata } = await loadGoogleAuth();
-    return gcpMetadata.getGCPResidency();
-  } catch {
-    return false;
-  }
-}

@@ -59,9 +59,26 @@ function sharingKey(scopes: readonly string[], options: DefaultOptions): string 
     .filter(([, value]) => value !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([name, value]) => [name, typeof value === "object" || typeof value === "function" ? idOf(value) : value]);
-  // The environment decides where credentials come from (GOOGLE_APPLICATION_CREDENTIALS, HOME, ...).
-  const env = Object.entries(process.env).sort(([a], [b]) => (a < b ? -1 : 1));
-  return JSON.stringify([[...new Set(scopes)].sort(), values, env]);
+  return JSON.stringify([[...new Set(scopes)].sort(), values, environmentKey()]);
+}
+
+let environment: string | undefined;
+
+/**
+ * The environment decides where credentials come from (GOOGLE_APPLICATION_CREDENTIALS, HOME, ...).
+ * Reading process.env costs microseconds a variable (each is a call into Node), so it is read once
+ * for the calls made in one synchronous run of code, and read again after it (a microtask): 1,000
+ * callers started together read it once (bench/README.md, target 5c). Unsorted on purpose: the
+ * same variables set in another order only cost a second resolution, never a wrong share.
+ */
+function environmentKey(): string {
+  if (environment === undefined) {
+    environment = JSON.stringify(process.env);
+    queueMicrotask(() => {
+      environment = undefined;
+    });
+  }
+  return environment;
 }
 
 function idOf(value: object): string {

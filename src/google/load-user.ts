@@ -2,7 +2,7 @@ import type { OAuth2Client, UserRefreshClient } from "google-auth-library";
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { resolveEndpoints } from "./endpoints.js";
 import { chooseTokenUrl, guardTokenRequests, tokenTimeoutMs } from "./token-requests.js";
-import { loadGoogleAuth } from "../util/lazy.js";
+import { loadUserRefreshClient } from "../util/lazy.js";
 import { authorizedUserFile, readAuthorizedUserFile, type AuthorizedUserFile } from "./files.js";
 import { clientSecretsOf, getCredentialInfo, recordClientSecrets, refreshTokenOf, setCredentialInfo } from "./info.js";
 import { toCredError } from "./token-errors.js";
@@ -50,7 +50,7 @@ export async function userRefreshClientFrom(
   file: AuthorizedUserFile,
   options: UserRefreshClientOptions = {},
 ): Promise<UserRefreshClient> {
-  const { UserRefreshClient } = await loadGoogleAuth();
+  const UserRefreshClient = await loadUserRefreshClient();
   const endpoints = resolveEndpoints(options.env, { announce: false });
   const tokenUrl = chooseTokenUrl(file.token_uri, endpoints);
   const client = new UserRefreshClient({

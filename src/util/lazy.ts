@@ -1,5 +1,8 @@
 // Heavy dependencies, loaded the first time they are needed (importing cred-auth loads none).
+import { createRequire } from "node:module";
+
 type GoogleAuthLibrary = typeof import("google-auth-library");
+type UserRefreshClientClass = GoogleAuthLibrary["UserRefreshClient"];
 
 let googleAuth: Promise<GoogleAuthLibrary> | undefined;
 
@@ -10,4 +13,40 @@ export function loadGoogleAuth(): Promise<GoogleAuthLibrary> {
   // needs it (bench/README.md, targets 3 and 4). Same module instance either way.
   googleAuth ??= new Promise((resolve) => resolve(require("google-auth-library") as GoogleAuthLibrary));
   return googleAuth;
+}
+
+/**
+ * google-auth-library's `UserRefreshClient`, without the rest of the library: its own module
+ * loads 28 files where the package's index loads 74 (bench/README.md, target 4). It is the very
+ * class the index exports (one module instance per path), so `instanceof` holds for callers.
+ * A copy laid out otherwise falls back to the index.
+ */
+export async function loadUserRefreshClient(): Promise<UserRefreshClientClass> {
+  const deep = requireDeep<{ UserRefreshClient?: UserRefreshClientClass }>(
+    "google-auth-library/build/src/auth/refreshclient.js",
+  );
+  return deep?.UserRefreshClient ?? (await loadGoogleAuth()).UserRefreshClient;
+}
+
+/**
+ * google-auth-library's own cheap "is this a Google VM or serverless runtime" check (no network),
+ * from the one file of gcp-metadata that holds it, instead of loading google-auth-library whole.
+ */
+export async function isOnGoogleCloud(): Promise<boolean> {
+  const residency = requireDeep<{ detectGCPResidency?: () => boolean }>(
+    "gcp-metadata/build/src/gcp-residency.js",
+    "google-auth-library",
+  );
+  if (typeof residency?.detectGCPResidency === "function") return residency.detectGCPResidency();
+  return (await loadGoogleAuth()).gcpMetadata.getGCPResidency();
+}
+
+/** `specifier` resolved from `from`'s package (ours by default); undefined when it is not there. */
+function requireDeep<T>(specifier: string, from?: string): T | undefined {
+  try {
+    const base = from === undefined ? require : createRequire(require.resolve(from));
+    return base(specifier) as T;
+  } catch {
+    return undefined;
+  }
 }
