@@ -2,8 +2,10 @@
 // only when its owner is gone (a dead pid on this host) or it is older than staleMs.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { test } from "node:test";
 import { tryLock } from "../../dist/access-token-cache/lock.js";
@@ -110,4 +112,138 @@ test("an unreadable owner is judged by the file's age", (t) => {
 test("a lock path that cannot be created is unavailable, not busy", (t) => {
   const { dir } = fresh(t);
   assert.equal(tryLock(join(dir, "missing", "key.lock"), HOUR).state, "unavailable");
+});
+
+// The races below are played in this process, deterministically: the lock module calls node:fs and
+// store.js through their module objects, so a test can make one call fail, or make another process's
+// move happen, at the exact step where a real race would. Each stub stands for another process (outside).
+const storeModule = createRequire(import.meta.url)("../../dist/access-token-cache/store.js") as Record<string, unknown>;
+
+function patch<T extends object, K extends keyof T>(
+  t: { after(fn: () => void): void },
+  target: T,
+  name: K,
+  make: (original: T[K]) => T[K],
+): void {
+  const original = target[name];
+  target[name] = make(original);
+  t.after(() => {
+    target[name] = original;
+  });
+}
+
+const enoent = () => Object.assign(new Error("gone"), { code: "ENOENT" });
+
+test("taking and releasing a lock leaves no descriptor open", (t) => {
+  const { path } = fresh(t);
+  const before = readdirSync("/proc/self/fd").length;
+  for (let i = 0; i < 20; i++) {
+    const attempt = tryLock(path, HOUR);
+    assert.equal(attempt.state, "held");
+    if (attempt.state === "held") attempt.lock.release();
+  }
+  assert.equal(readdirSync("/proc/self/fd").length, before);
+});
+
+test("a lock released between our try and our look is taken on the second try", (t) => {
+  const { path } = fresh(t);
+  plant(path, { pid: process.ppid, host: hostname(), time: Date.now() });
+  let looks = 0;
+  patch(t, storeModule, "readSmallFile", (original) => (file: string) => {
+    if (file === path && looks++ === 0) {
+      rmSync(path); // its owner releases it now
+      throw enoent();
+    }
+    return (original as (f: string) => string)(file);
+  });
+  assert.equal(tryLock(path, HOUR).state, "held");
+  assert.equal(JSON.parse(readFileSync(path, "utf8")).pid, process.pid);
+});
+
+test("a lock that keeps coming back is busy after exactly two tries, never a loop", (t) => {
+  const { path } = fresh(t);
+  plant(path, { pid: process.ppid, host: hostname(), time: Date.now() });
+  let opens = 0;
+  patch(
+    t,
+    fs,
+    "openSync",
+    (original) =>
+      ((file: string, ...rest: unknown[]) => {
+        if (file === path && rest[0] === "wx") opens++; // tries, not reads
+        return (original as (...a: unknown[]) => number)(file, ...rest);
+      }) as typeof fs.openSync,
+  );
+  patch(t, storeModule, "readSmallFile", () => () => {
+    throw enoent(); // released every time we look, taken again every time we try
+  });
+  assert.deepEqual(tryLock(path, HOUR), { state: "busy" });
+  assert.equal(opens, 2);
+});
+
+test("a stale lock retaken by another process while we break it is put back, and we are busy", (t) => {
+  const { dir, path } = fresh(t);
+  plant(path, { pid: deadPid(), host: hostname(), time: Date.now() });
+  const theirs = JSON.stringify({ pid: process.ppid, host: hostname(), time: Date.now(), nonce: "theirs" });
+  patch(
+    t,
+    fs,
+    "renameSync",
+    (original) =>
+      ((from: string, to: string) => {
+        if (from === path) {
+          // Another process broke the stale lock and took it just before our rename.
+          rmSync(path);
+          writeFileSync(path, theirs, { mode: 0o600 });
+        }
+        return (original as (a: string, b: string) => void)(from, to);
+      }) as typeof fs.renameSync,
+  );
+  assert.equal(tryLock(path, HOUR).state, "busy");
+  assert.equal(readFileSync(path, "utf8"), theirs, "their lock is back in place");
+  assert.deepEqual(readdirSync(dir), ["key.lock"], "nothing left aside");
+});
+
+test("a lock moved aside that cannot be read back is not counted as broken", (t) => {
+  const { dir, path } = fresh(t);
+  plant(path, { pid: deadPid(), host: hostname(), time: Date.now() });
+  let opens = 0;
+  patch(
+    t,
+    fs,
+    "openSync",
+    (original) =>
+      ((file: string, ...rest: unknown[]) => {
+        if (file === path && rest[0] === "wx") opens++; // tries, not reads
+        return (original as (...a: unknown[]) => number)(file, ...rest);
+      }) as typeof fs.openSync,
+  );
+  patch(t, storeModule, "readSmallFile", (original) => (file: string) => {
+    if (file.endsWith(".broken")) throw Object.assign(new Error("io"), { code: "EIO" });
+    return (original as (f: string) => string)(file);
+  });
+  assert.equal(tryLock(path, HOUR).state, "busy");
+  assert.equal(opens, 1, "no second try after a failed break");
+  assert.deepEqual(readdirSync(dir), [], "the aside file is removed");
+});
+
+test("staleness is strictly older than staleMs, to the millisecond", (t) => {
+  const { path } = fresh(t);
+  const time = 1_700_000_000_000;
+  plant(path, { pid: process.ppid, host: "elsewhere", time });
+  patch(t, Date, "now", () => () => time + HOUR);
+  assert.equal(tryLock(path, HOUR).state, "busy", "exactly staleMs old is not stale");
+  patch(t, Date, "now", () => () => time + HOUR + 1);
+  assert.equal(tryLock(path, HOUR).state, "held", "one millisecond more is");
+});
+
+test("an unreadable owner's age is strictly older than staleMs, to the millisecond", (t) => {
+  const { path } = fresh(t);
+  plant(path, "{");
+  const seconds = 1_700_000_000;
+  utimesSync(path, seconds, seconds);
+  patch(t, Date, "now", () => () => seconds * 1000 + HOUR);
+  assert.equal(tryLock(path, HOUR).state, "busy");
+  patch(t, Date, "now", () => () => seconds * 1000 + HOUR + 1);
+  assert.equal(tryLock(path, HOUR).state, "held");
 });
