@@ -132,6 +132,22 @@ function patch<T extends object, K extends keyof T>(
   });
 }
 
+/** How many times `tryLock` tried to create the lock at `path` (opens with "wx", not reads). */
+function countTries(t: { after(fn: () => void): void }, path: string): () => number {
+  let tries = 0;
+  patch(
+    t,
+    fs,
+    "openSync",
+    (original) =>
+      ((file: string, ...rest: unknown[]) => {
+        if (file === path && rest[0] === "wx") tries++;
+        return (original as (...a: unknown[]) => number)(file, ...rest);
+      }) as typeof fs.openSync,
+  );
+  return () => tries;
+}
+
 const enoent = () => Object.assign(new Error("gone"), { code: "ENOENT" });
 
 test("taking and releasing a lock leaves no descriptor open", (t) => {
@@ -163,22 +179,12 @@ test("a lock released between our try and our look is taken on the second try", 
 test("a lock that keeps coming back is busy after exactly two tries, never a loop", (t) => {
   const { path } = fresh(t);
   plant(path, { pid: process.ppid, host: hostname(), time: Date.now() });
-  let opens = 0;
-  patch(
-    t,
-    fs,
-    "openSync",
-    (original) =>
-      ((file: string, ...rest: unknown[]) => {
-        if (file === path && rest[0] === "wx") opens++; // tries, not reads
-        return (original as (...a: unknown[]) => number)(file, ...rest);
-      }) as typeof fs.openSync,
-  );
+  const tries = countTries(t, path);
   patch(t, storeModule, "readSmallFile", () => () => {
     throw enoent(); // released every time we look, taken again every time we try
   });
   assert.deepEqual(tryLock(path, HOUR), { state: "busy" });
-  assert.equal(opens, 2);
+  assert.equal(tries(), 2);
 });
 
 test("a stale lock retaken by another process while we break it is put back, and we are busy", (t) => {
@@ -207,23 +213,13 @@ test("a stale lock retaken by another process while we break it is put back, and
 test("a lock moved aside that cannot be read back is not counted as broken", (t) => {
   const { dir, path } = fresh(t);
   plant(path, { pid: deadPid(), host: hostname(), time: Date.now() });
-  let opens = 0;
-  patch(
-    t,
-    fs,
-    "openSync",
-    (original) =>
-      ((file: string, ...rest: unknown[]) => {
-        if (file === path && rest[0] === "wx") opens++; // tries, not reads
-        return (original as (...a: unknown[]) => number)(file, ...rest);
-      }) as typeof fs.openSync,
-  );
+  const tries = countTries(t, path);
   patch(t, storeModule, "readSmallFile", (original) => (file: string) => {
     if (file.endsWith(".broken")) throw Object.assign(new Error("io"), { code: "EIO" });
     return (original as (f: string) => string)(file);
   });
   assert.equal(tryLock(path, HOUR).state, "busy");
-  assert.equal(opens, 1, "no second try after a failed break");
+  assert.equal(tries(), 1, "no second try after a failed break");
   assert.deepEqual(readdirSync(dir), [], "the aside file is removed");
 });
 

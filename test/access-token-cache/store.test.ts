@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import {
   chmodSync,
+  chownSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -14,6 +15,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { homedir, tmpdir } from "node:os";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { test } from "node:test";
 import { sha256Hex } from "../../dist/access-token-cache/sha256.js";
@@ -26,6 +28,12 @@ import {
   withCacheDir,
   writeCachedToken,
 } from "../../dist/access-token-cache/store.js";
+
+// @internal helpers, absent from the .d.ts.
+const { resolveDir, uniqueSuffix } = createRequire(import.meta.url)("../../dist/access-token-cache/store.js") as {
+  resolveDir(location: { dir?: string | false }): string | false;
+  uniqueSuffix(): string;
+};
 
 const KEY = "a".repeat(64);
 const TOKEN = { access_token: "ya29.a0Af/h+Xy=z", expiry_date: 1_900_000_000_000, token_type: "Bearer" };
@@ -213,4 +221,116 @@ test("hasValidity: strictly more than the minimum left", () => {
   assert.equal(hasValidity({ expiry_date: 10_000 }, 5_000, 5_001), false);
   assert.equal(hasValidity({ expiry_date: Date.now() + 60_000 }, 30_000), true);
   assert.equal(hasValidity({ expiry_date: Date.now() + 60_000 }, 90_000), false);
+});
+
+/** Runs `fn` with `process` looking like another platform (a stub of what this machine is not). */
+function asPlatform<T>(platform: NodeJS.Platform, withoutGetuid: boolean, fn: () => T): T {
+  const platformBefore = Object.getOwnPropertyDescriptor(process, "platform");
+  const getuid = process.getuid;
+  Object.defineProperty(process, "platform", { value: platform, configurable: true });
+  if (withoutGetuid) (process as { getuid?: unknown }).getuid = undefined;
+  try {
+    return fn();
+  } finally {
+    if (platformBefore) Object.defineProperty(process, "platform", platformBefore);
+    process.getuid = getuid;
+  }
+}
+
+const openDescriptors = () => readdirSync("/proc/self/fd").length;
+
+test("on Linux entries are reached through the opened directory's descriptor, and every descriptor is closed", (t) => {
+  const dir = join(scratch(t), "tokens");
+  const before = openDescriptors();
+  assert.equal(writeCachedToken(KEY, TOKEN, { dir }), true);
+  const base = withCacheDir({ dir }, false, (opened) => opened);
+  assert.match(String(base), /^\/proc\/self\/fd\/\d+$/);
+  for (let i = 0; i < 10; i++) assert.deepEqual(readCachedToken(KEY, { dir }), TOKEN);
+  chmodSync(dir, 0o770);
+  assert.equal(readCachedToken(KEY, { dir }), undefined, "a group-writable directory is refused");
+  assert.equal(openDescriptors(), before);
+});
+
+test("without owners and modes (Windows), the directory is used by its path and created when writing", (t) => {
+  const dir = join(scratch(t), "tokens");
+  asPlatform("win32", true, () => {
+    assert.equal(readCachedToken(KEY, { dir }), undefined, "absent, and not created by a read");
+    assert.equal(existsSync(dir), false);
+    assert.equal(writeCachedToken(KEY, TOKEN, { dir }), true);
+    assert.equal(
+      withCacheDir({ dir }, false, (opened) => opened),
+      dir,
+    );
+    chmodSync(join(dir, `${KEY}.json`), 0o666);
+    assert.deepEqual(readCachedToken(KEY, { dir }), TOKEN, "no modes to judge there");
+    const blocked = join(scratch(t), "file");
+    writeFileSync(blocked, "");
+    assert.equal(writeCachedToken(KEY, TOKEN, { dir: join(blocked, "tokens") }), false, "cannot be created");
+  });
+});
+
+test("where process.getuid is missing, as on Windows, entries are not judged by owner", (t) => {
+  const dir = join(scratch(t), "tokens");
+  assert.equal(writeCachedToken(KEY, TOKEN, { dir }), true);
+  chmodSync(join(dir, `${KEY}.json`), 0o666);
+  assert.equal(readCachedToken(KEY, { dir }), undefined, "judged on Linux");
+  asPlatform("linux", true, () =>
+    assert.equal(
+      withCacheDir({ dir }, false, (opened) => opened),
+      dir,
+    ),
+  );
+  asPlatform("win32", false, () => assert.deepEqual(readCachedToken(KEY, { dir }), TOKEN));
+});
+
+test("an entry or directory owned by another user is refused, even private", (t) => {
+  if (process.getuid?.() !== 0) {
+    t.skip("needs root to give a file to another user (CI runs as root)");
+    return;
+  }
+  const dir = join(scratch(t), "tokens");
+  assert.equal(writeCachedToken(KEY, TOKEN, { dir }), true);
+  const file = join(dir, `${KEY}.json`);
+  chownSync(file, 65534, 65534);
+  assert.equal(readCachedToken(KEY, { dir }), undefined, "another user's 0600 entry");
+  chownSync(file, 0, 0);
+  chownSync(dir, 65534, 65534);
+  assert.equal(readCachedToken(KEY, { dir }), undefined, "another user's 0700 directory");
+});
+
+test("the default location is CRED_AUTH_TOKEN_CACHE's, and off is off", (t) => {
+  const dir = join(scratch(t), "tokens");
+  const before = process.env.CRED_AUTH_TOKEN_CACHE;
+  t.after(() => {
+    if (before === undefined) delete process.env.CRED_AUTH_TOKEN_CACHE;
+    else process.env.CRED_AUTH_TOKEN_CACHE = before;
+  });
+  process.env.CRED_AUTH_TOKEN_CACHE = dir;
+  assert.equal(resolveDir({}), dir);
+  assert.equal(resolveDir({ dir: "/elsewhere" }), "/elsewhere");
+  assert.equal(resolveDir({ dir: false }), false);
+  assert.equal(writeCachedToken(KEY, TOKEN), true);
+  assert.deepEqual(readCachedToken(KEY), TOKEN);
+  assert.deepEqual(readCachedToken(KEY, { dir }), TOKEN);
+  process.env.CRED_AUTH_TOKEN_CACHE = "off";
+  assert.equal(resolveDir({}), false);
+  assert.equal(readCachedToken(KEY), undefined);
+  assert.equal(writeCachedToken(KEY, TOKEN), false);
+  assert.equal(
+    withCacheDir({}, true, () => "used"),
+    undefined,
+  );
+});
+
+test("a refused key says what a key may be", (t) => {
+  assert.throws(() => readCachedToken("../x", { dir: scratch(t) }), {
+    name: "TypeError",
+    message: "token cache key must be 1-128 characters of [A-Za-z0-9_-]",
+  });
+});
+
+test("temp names: pid, time and a short random part, different each time", () => {
+  const a = uniqueSuffix();
+  assert.match(a, new RegExp(`^${process.pid}\\.[0-9a-z]+\\.[0-9a-z]{1,8}$`));
+  assert.notEqual(uniqueSuffix(), a);
 });
