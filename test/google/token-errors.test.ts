@@ -3,7 +3,7 @@
 // from messages, stacks, replies and the kept request, and each failure must map to its class.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CredConnectionError, CredCredentialsError } from "cred-auth";
+import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "cred-auth";
 import { grantTypeOf, redactTokenRequestError, secretForms, toCredError } from "../../dist/google/token-errors.js";
 
 const REFRESH = "1//0gAbC+dEf/GhI=jkl";
@@ -258,4 +258,377 @@ test("toCredError maps OAuth errors by grant, statuses, network codes, timeouts 
   const already = new CredCredentialsError("kept as is");
   assert.equal(toCredError(already, "Refreshing"), already);
   assert.equal(toCredError(null, "X").message, "X failed: unexpected error.");
+});
+
+// Every reply Google's token endpoint gives, with what each maps to: class, message, code, and the
+// `error` and `status` a program branches on. Sources: Google's replies as recorded in
+// google-auth-library-nodejs's and google-auth-library-python's tests; docs/troubleshooting.md.
+type Expected = {
+  type: typeof CredConnectionError | typeof CredCredentialsError;
+  message: string;
+  code: string;
+  error?: string;
+  status?: number;
+};
+
+function expectMapped(error: unknown, expected: Expected, stage?: "exchange" | "refresh"): void {
+  const mapped = toCredError(error, "Signing in", stage) as CredCredentialsError;
+  const label = `${expected.message} <- ${JSON.stringify((error as { response?: unknown }).response ?? error)}`;
+  assert.ok(mapped instanceof expected.type, `${mapped.constructor.name}: ${mapped.message}; ${label}`);
+  assert.equal(mapped.message, `Signing in failed: ${expected.message}`, label);
+  assert.equal(mapped.code, expected.code, label);
+  assert.equal(mapped.error, expected.error, label);
+  assert.equal(mapped.status, expected.status, label);
+  assert.equal(mapped.cause, error);
+}
+
+const googleReply = (status: number | undefined, data: unknown, grant = "refresh_token") =>
+  gaxiosLike("Request failed", {
+    response: { ...(status === undefined ? {} : { status }), data },
+    config: { data: `grant_type=${encodeURIComponent(grant)}&refresh_token=${encodeURIComponent(REFRESH)}` },
+  });
+
+test("each OAuth error of a token reply: its reason, its code, and the error and status it carries", () => {
+  const rejected = (error: string, reason: string, code: string, status = 400): [unknown, Expected] => [
+    googleReply(status, { error }),
+    { type: CredCredentialsError, message: `${error}: ${reason}.`, code, error, status },
+  ];
+  const cases: [unknown, Expected][] = [
+    rejected("invalid_grant", "the refresh token is expired or revoked; sign in again", ERROR_CODES.INVALID_GRANT),
+    rejected(
+      "invalid_client",
+      "the OAuth client id or secret was rejected; check the client",
+      ERROR_CODES.INVALID_CLIENT,
+      401,
+    ),
+    rejected(
+      "unauthorized_client",
+      "this OAuth client may not use this grant; check the client type",
+      ERROR_CODES.INVALID_CLIENT,
+    ),
+    rejected("invalid_scope", "a requested scope was rejected", ERROR_CODES.INVALID_SCOPE),
+    rejected("access_denied", "access was denied", ERROR_CODES.ACCESS_DENIED, 403),
+    rejected("invalid_request", "the token request was rejected as malformed", ERROR_CODES.CREDENTIALS),
+    rejected("invalid_rapt", "the provider rejected the credentials", ERROR_CODES.REAUTH_REQUIRED),
+    [
+      googleReply(400, { error: "invalid_grant" }, "urn:ietf:params:oauth:grant-type:jwt-bearer"),
+      {
+        type: CredCredentialsError,
+        message:
+          "invalid_grant: the service account key was not accepted (deleted or disabled key, wrong client_email, or a wrong clock); check the key.",
+        code: ERROR_CODES.INVALID_GRANT,
+        error: "invalid_grant",
+        status: 400,
+      },
+    ],
+    [
+      gaxiosLike("x", { response: { data: { error: "invalid_scope" } } }),
+      {
+        type: CredCredentialsError,
+        message: "invalid_scope: a requested scope was rejected.",
+        code: ERROR_CODES.INVALID_SCOPE,
+        error: "invalid_scope",
+      },
+    ],
+  ];
+  for (const [error, expected] of cases) expectMapped(error, expected);
+});
+
+test("Google's temporary errors inside a 400 are connection errors to retry; inside a 5xx too", () => {
+  for (const error of ["internal_failure", "server_error", "temporarily_unavailable", "rate_limit_exceeded"]) {
+    expectMapped(googleReply(400, { error }), {
+      type: CredConnectionError,
+      message: `the token server answered 400 (${error}); try again later.`,
+      code: ERROR_CODES.SERVER_ERROR,
+      error,
+      status: 400,
+    });
+    expectMapped(googleReply(503, { error }), {
+      type: CredConnectionError,
+      message: `the token server answered 503 (${error}); try again later.`,
+      code: ERROR_CODES.SERVER_ERROR,
+      error,
+      status: 503,
+    });
+    expectMapped(gaxiosLike("x", { response: { data: { error } } }), {
+      type: CredConnectionError,
+      message: `the token server answered an error (${error}); try again later.`,
+      code: ERROR_CODES.SERVER_ERROR,
+      error,
+    });
+  }
+  expectMapped(googleReply(499, { error: "server_error" }), {
+    type: CredConnectionError,
+    message: "the token server answered 499 (server_error); try again later.",
+    code: ERROR_CODES.SERVER_ERROR,
+    error: "server_error",
+    status: 499,
+  });
+  expectMapped(googleReply(500, { error: "invalid_grant" }), {
+    type: CredConnectionError,
+    message: "the token server answered 500 (invalid_grant); try again later.",
+    code: ERROR_CODES.SERVER_ERROR,
+    error: "invalid_grant",
+    status: 500,
+  });
+});
+
+test("Google's own error texts get their own message: reauth, redirect URI, malformed code, PKCE, a used code", () => {
+  const reauth =
+    "your organisation requires you to sign in again (reauthentication, invalid_rapt); sign in again: run `cred-auth login`, or call getUserCredentials() again, and complete Google's sign-in in the browser";
+  const pkce =
+    "the code belongs to another sign-in (its PKCE verifier does not match); paste the code of this sign-in, or sign in again";
+  const specific = (data: Record<string, unknown>, reason: string, code: string, status = 400): [unknown, Expected] => [
+    googleReply(status, data, "authorization_code"),
+    { type: CredCredentialsError, message: `${data.error}: ${reason}.`, code, error: data.error as string, status },
+  ];
+  const cases: [unknown, Expected][] = [
+    specific(
+      { error: "invalid_grant", error_description: "reauth related error (invalid_rapt)" },
+      reauth,
+      ERROR_CODES.REAUTH_REQUIRED,
+    ),
+    specific(
+      { error: "invalid_grant", error_description: "Bad Request", error_subtype: "invalid_rapt" },
+      reauth,
+      ERROR_CODES.REAUTH_REQUIRED,
+    ),
+    specific(
+      { error: "redirect_uri_mismatch", error_description: "Bad Request" },
+      "the redirect URI differs from the one the sign-in started with (redirect_uri_mismatch); start the sign-in again from the same application",
+      ERROR_CODES.INVALID_CLIENT,
+    ),
+    specific(
+      { error: "invalid_grant", error_description: "Malformed auth code." },
+      "Google says the sign-in code is malformed; copy the whole code again, exactly as shown, or sign in again",
+      ERROR_CODES.INVALID_GRANT,
+    ),
+    specific({ error: "invalid_grant", error_description: "Invalid code verifier." }, pkce, ERROR_CODES.INVALID_GRANT),
+    specific({ error: "invalid_grant", error_description: "Missing code verifier." }, pkce, ERROR_CODES.INVALID_GRANT),
+    specific(
+      { error: "invalid_request", error_description: "code_verifier or verifier is not needed." },
+      pkce,
+      ERROR_CODES.INVALID_GRANT,
+    ),
+  ];
+  for (const [error, expected] of cases) expectMapped(error, expected);
+  // A description is read up to 200 characters: a marker further on is not Google's text.
+  expectMapped(googleReply(400, { error: "invalid_grant", error_description: `${"x".repeat(200)}invalid_rapt` }), {
+    type: CredCredentialsError,
+    message: "invalid_grant: the refresh token is expired or revoked; sign in again.",
+    code: ERROR_CODES.INVALID_GRANT,
+    error: "invalid_grant",
+    status: 400,
+  });
+  expectMapped(googleReply(400, { error: "invalid_grant", error_subtype: 7, error_description: 7 }), {
+    type: CredCredentialsError,
+    message: "invalid_grant: the refresh token is expired or revoked; sign in again.",
+    code: ERROR_CODES.INVALID_GRANT,
+    error: "invalid_grant",
+    status: 400,
+  });
+});
+
+test("a used or expired code is blamed on the code in an exchange, on the grant otherwise", () => {
+  const used = {
+    type: CredCredentialsError,
+    message:
+      "invalid_grant: the sign-in code was already used or has expired (codes work once, for 10 minutes); sign in again.",
+    code: ERROR_CODES.INVALID_GRANT,
+    error: "invalid_grant",
+    status: 400,
+  };
+  expectMapped(googleReply(400, { error: "invalid_grant" }, "authorization_code"), used, "exchange");
+  expectMapped(googleReply(400, { error: "invalid_grant" }, "refresh_token"), used, "exchange");
+  expectMapped(
+    googleReply(400, { error: "invalid_grant" }, "refresh_token"),
+    {
+      ...used,
+      message: "invalid_grant: the refresh token is expired or revoked; sign in again.",
+    },
+    "refresh",
+  );
+  expectMapped(
+    googleReply(400, { error: "invalid_client" }, "authorization_code"),
+    {
+      ...used,
+      message: "invalid_client: the OAuth client id or secret was rejected; check the client.",
+      code: ERROR_CODES.INVALID_CLIENT,
+      error: "invalid_client",
+    },
+    "exchange",
+  );
+});
+
+test("statuses without an OAuth error, and network failures: each its class and code", () => {
+  const http = (status: number, type: Expected["type"], code: string, retry: boolean): [unknown, Expected] => [
+    googleReply(status, "<html>"),
+    {
+      type,
+      message: `the token server answered HTTP ${status}${retry ? "; try again later" : ""}.`,
+      code,
+      status,
+    },
+  ];
+  const cases: [unknown, Expected][] = [
+    http(408, CredConnectionError, ERROR_CODES.TIMEOUT, true),
+    http(429, CredConnectionError, ERROR_CODES.SERVER_ERROR, true),
+    http(500, CredConnectionError, ERROR_CODES.SERVER_ERROR, true),
+    http(599, CredConnectionError, ERROR_CODES.SERVER_ERROR, true),
+    http(404, CredCredentialsError, ERROR_CODES.CREDENTIALS, false),
+    http(499, CredCredentialsError, ERROR_CODES.CREDENTIALS, false),
+  ];
+  for (const [error, expected] of cases) expectMapped(error, expected);
+  const timeouts = new Set(["ETIMEDOUT", "UND_ERR_CONNECT_TIMEOUT"]);
+  // What Node's net, dns and undici report when a server cannot be reached.
+  const unreachable = "ECONNREFUSED ECONNRESET ENOTFOUND EAI_AGAIN ETIMEDOUT EHOSTUNREACH ENETUNREACH EPIPE";
+  for (const code of [...unreachable.split(" "), "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_SOCKET"]) {
+    expectMapped(Object.assign(new Error("x"), { code }), {
+      type: CredConnectionError,
+      message: `could not reach the token server (${code}); check the network.`,
+      code: timeouts.has(code) ? ERROR_CODES.TIMEOUT : ERROR_CODES.UNREACHABLE,
+    });
+  }
+  expectMapped(Object.assign(new Error("x"), { name: "TimeoutError" }), {
+    type: CredConnectionError,
+    message: "the token server did not answer in time; try again later.",
+    code: ERROR_CODES.TIMEOUT,
+  });
+  expectMapped(Object.assign(new Error("x"), { code: "EWHATEVER" }), {
+    type: CredCredentialsError,
+    message: "unexpected Error.",
+    code: ERROR_CODES.CREDENTIALS,
+  });
+});
+
+const messageAfter = (error: Error & Link, secrets?: unknown[]) => {
+  redactTokenRequestError(error, secrets as string[] | undefined);
+  return error.message;
+};
+
+test("secrets handed in are scrubbed from 8 characters on; shorter ones and non-strings are left alone", () => {
+  assert.equal(messageAfter(gaxiosLike("a 12345678 b"), ["12345678"]), `a ${REDACTED} b`);
+  assert.equal(messageAfter(gaxiosLike("a 1234567 b"), ["1234567"]), "a 1234567 b");
+  assert.equal(messageAfter(gaxiosLike("a 12345678 b"), [12345678, undefined]), "a 12345678 b");
+});
+
+test("the longest form is scrubbed first: a secret inside a longer one leaves no tail behind", () => {
+  const short = "1//0gShortOne";
+  const long = `${short}+AndItsTail/==`;
+  for (const order of [
+    [short, long],
+    [long, short],
+  ])
+    assert.equal(messageAfter(gaxiosLike(`token ${long} end`), order), `token ${REDACTED} end`);
+});
+
+test("a reply with nothing to scrub is left as it was, the very same object", () => {
+  const data = { error: "invalid_grant", nested: { a: "b" } };
+  const error = gaxiosLike("x", { response: { status: 400, data } });
+  redactTokenRequestError(error);
+  assert.equal(error.response?.data, data);
+  const withSecret = gaxiosLike("x", {
+    response: { status: 400, data: { echo: REFRESH } },
+    config: { data: `grant_type=refresh_token&refresh_token=${encodeURIComponent(REFRESH)}` },
+  });
+  redactTokenRequestError(withSecret);
+  assert.deepEqual(withSecret.response?.data, { echo: REDACTED });
+});
+
+test("the cause chain is read ten links deep, cycles included, and no further", () => {
+  const links = Array.from({ length: 12 }, (_, i) => gaxiosLike(`link ${i} ${REFRESH}`));
+  for (let i = 0; i < links.length - 1; i++) links[i].cause = links[i + 1];
+  redactTokenRequestError(links[0], [REFRESH]);
+  assert.deepEqual(
+    links.map((link) => link.message.includes(REFRESH)),
+    [...Array(10).fill(false), true, true],
+  );
+  const cycle = gaxiosLike(`a ${REFRESH}`);
+  cycle.cause = cycle;
+  cycle.error = gaxiosLike(`b ${REFRESH}`, { cause: cycle });
+  redactTokenRequestError(cycle, [REFRESH]);
+  assert.equal(cycle.message, `a ${REDACTED}`);
+  assert.equal((cycle.error as Error).message, `b ${REDACTED}`);
+});
+
+test("Authorization headers: a bearer token, a Basic password raw and form-decoded; short ones are no secret", () => {
+  const withHeader = (value: string, message: string) =>
+    messageAfter(gaxiosLike(message, { config: { headers: new Headers({ Authorization: value }) } }));
+  assert.equal(withHeader(`Bearer ${ACCESS}`, `saw ${ACCESS}`), `saw ${REDACTED}`);
+  assert.equal(withHeader(`  bearer   ${ACCESS}`, `saw ${ACCESS}`), `saw ${REDACTED}`);
+  assert.equal(withHeader("Bearer short", "saw short"), "saw short");
+  const basic = (password: string) => `basic ${Buffer.from(`client-id:${password}`).toString("base64")}`;
+  assert.equal(withHeader(basic("GOCSPX-a%2Bb+c%2Fd"), "saw GOCSPX-a+b c/d"), `saw ${REDACTED}`);
+  assert.equal(withHeader(basic("GOCSPX-%zz+abc"), "saw GOCSPX-%zz+abc"), `saw ${REDACTED}`, "undecodable: raw");
+  assert.equal(withHeader(basic("short"), "saw short"), "saw short");
+  assert.equal(
+    withHeader(`Basic ${Buffer.from("no-colon-at-all").toString("base64")}`, "saw no-colon-at-all"),
+    "saw no-colon-at-all",
+  );
+  const headers = new Headers({ Authorization: `Bearer ${ACCESS}` });
+  redactTokenRequestError(gaxiosLike("x", { config: { headers } }));
+  assert.equal(headers.get("authorization"), null, "the header itself is removed");
+});
+
+test("request bodies: JSON with leading space, malformed JSON, body without data: each field kept where it was", () => {
+  assert.equal(
+    messageAfter(gaxiosLike(`saw ${REFRESH}`, { config: { data: `  {"refresh_token":${JSON.stringify(REFRESH)}}` } })),
+    `saw ${REDACTED}`,
+  );
+  const malformed = gaxiosLike("saw {", { config: { data: '{"refresh_token": "1//0gAbC' } });
+  assert.equal(messageAfter(malformed), "saw {");
+  const config: Record<string, unknown> = {
+    body: `grant_type=refresh_token&refresh_token=${encodeURIComponent(REFRESH)}`,
+  };
+  redactTokenRequestError(gaxiosLike("x", { config }));
+  assert.deepEqual(config, { body: `grant_type=refresh_token&${REDACTED}` });
+  const onlyData: Record<string, unknown> = { data: "grant_type=refresh_token" };
+  redactTokenRequestError(gaxiosLike("x", { config: onlyData }));
+  assert.deepEqual(onlyData, { data: `grant_type=refresh_token&${REDACTED}` });
+});
+
+test("links without a string stack or message, and replies nested deep, are scrubbed without failing", () => {
+  const plain = { message: `saw ${REFRESH}`, stack: 5 } as unknown as Error & Link;
+  redactTokenRequestError(gaxiosLike("x", { cause: plain }), [REFRESH]);
+  assert.equal(plain.message, `saw ${REDACTED}`);
+  assert.equal(plain.stack, 5);
+  let deep: unknown = REFRESH;
+  for (let i = 0; i < 12; i++) deep = { inner: deep };
+  let shallow: unknown = REFRESH;
+  for (let i = 0; i < 8; i++) shallow = [shallow];
+  const error = gaxiosLike("x", { response: { data: { deep, shallow, none: null, date: new Date(0) } } });
+  redactTokenRequestError(error, [REFRESH]);
+  const data = error.response?.data as { deep: unknown; shallow: unknown; none: unknown; date: unknown };
+  assert.equal(JSON.stringify(data.shallow).includes(REFRESH), false, "8 levels down is scrubbed");
+  assert.equal(JSON.stringify(data.deep).includes(REFRESH), true, "deeper than 9 levels is left (a bound)");
+  assert.equal(data.none, null);
+  assert.ok(data.date instanceof Date, "objects not plain are left as they are");
+});
+
+test("toCredError scrubs the error it wraps: the cause a caller logs holds no secret", () => {
+  const error = gaxiosLike(`request failed: refresh_token=${REFRESH}`, {
+    config: { data: `grant_type=refresh_token&refresh_token=${encodeURIComponent(REFRESH)}` },
+  });
+  const mapped = toCredError(error, "Refreshing");
+  assert.equal((mapped.cause as Error).message, `request failed: refresh_token=${REDACTED}`);
+  assert.deepEqual(error.config, { data: `grant_type=refresh_token&${REDACTED}` });
+});
+
+test("every credential field of a request body is a secret: assertions, tokens, codes, verifiers", () => {
+  const fields = "refresh_token client_secret code code_verifier assertion client_assertion subject_token access_token";
+  for (const field of [...fields.split(" "), "token"]) {
+    const value = `${CODE}-${field}`;
+    const error = gaxiosLike(`saw ${value}`, { config: { data: { [field]: value } } });
+    assert.equal(messageAfter(error), `saw ${REDACTED}`, field);
+  }
+  assert.equal(
+    messageAfter(gaxiosLike("saw client-id-12345", { config: { data: { client_id: "client-id-12345" } } })),
+    "saw client-id-12345",
+  );
+});
+
+test("a Basic password is scrubbed as sent, not only form-decoded", () => {
+  const password = "GOCSPX-plainPassword";
+  const headers = new Headers({ Authorization: `Basic ${Buffer.from(`id:${password}`).toString("base64")}` });
+  assert.equal(messageAfter(gaxiosLike(`saw ${password}`, { config: { headers } })), `saw ${REDACTED}`);
 });
