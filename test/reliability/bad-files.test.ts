@@ -3,7 +3,7 @@
 // CredCredentialsError naming the file and the problem; the cache treats it as absent with one
 // warning; the CLI exits 1 with one line. Nothing crashes, nothing hangs.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { test } from "node:test";
@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { CredCredentialsError, cache, loadServiceAccountCredentials, loadUserCredentials } from "cred-auth";
 import { readCredentialsFile } from "../../dist/google/files.js";
 import { CACHE_WARNING_CODE } from "../../dist/cache/disk.js";
-import { tempDir } from "../support/files.ts";
+import { tempDir, userFileFields } from "../support/files.ts";
 import { closedPort, interceptWarnings, isolatedEnv, lines, mapLimit, runCli, runNode } from "./support.ts";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/bad/", import.meta.url));
@@ -451,4 +451,23 @@ test("GOOGLE_APPLICATION_CREDENTIALS, --client-secret-file and CRED_AUTH_CLIENT_
       assert.match(errorLines[0]!, /client-secret file .* \(ENOTFILE\)/);
     }
   }
+});
+
+test("an unreadable file (permission denied)", async (t) => {
+  const dir = tempDir(t);
+  chmodSync(dir, 0o755);
+  const path = join(dir, "secret.json");
+  writeFileSync(path, JSON.stringify(userFileFields()), { mode: 0o600 });
+  chmodSync(path, 0o000);
+  if (process.getuid?.() !== 0)
+    return assert.rejects(readCredentialsFile(path), /cannot be read \(permission denied\)/);
+  // root reads anything: read as "nobody" in a child process instead. (Here, not in test/google/files.test.ts:
+  // the mutation run's sandbox is a 0700 directory that "nobody" cannot enter.)
+  const script = `import("${new URL("../../dist/google/files.js", import.meta.url).href}").then((f) => f.readCredentialsFile(${JSON.stringify(path)})).then(() => console.log("READ"), (e) => console.log(e.name + ": " + e.message))`;
+  const child = spawnSync(process.execPath, ["-e", script], { uid: 65534, gid: 65534, encoding: "utf8" });
+  assert.equal(child.status, 0, child.stderr);
+  assert.match(
+    child.stdout,
+    /^CredCredentialsError: Credentials file ".*secret\.json" cannot be read \(permission denied\)/,
+  );
 });
