@@ -8,7 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { RequestContext } from "./context.js";
-import { basicCredentials, parseParams, readBody, sendJson, sendText } from "./http.js";
+import { parseParams, readBody, sendJson, sendText } from "./http.js";
 import { OidcIssuer } from "./oidc.js";
 import type { ServedSubjectToken, StsControls, SubjectTokenRequest } from "./sts-types.js";
 import type { EmulatorState } from "./state.js";
@@ -92,7 +92,7 @@ export class StsState {
       throw new RangeError("issueExternalAccountAuthorizedUser: give a registered workforce provider audience.");
     const refreshToken = `1//emu.sts.${randomBytes(32).toString("base64url")}`;
     const clientId = `emu-workforce-client-${randomBytes(4).toString("hex")}`;
-    const clientSecret = `GOCSPX-emu/${randomBytes(18).toString("base64")}`;
+    const clientSecret = `GOCSPX-emu/+${randomBytes(18).toString("base64")}`;
     const account = opts.account ?? this.state.accounts[0];
     this.refreshTokens.set(refreshToken, { audience, clientId, clientSecret, account });
     return {
@@ -232,11 +232,10 @@ function refresh(ctx: RequestContext, p: Map<string, string>): Reply {
       `Invalid value for "grant_type": ${(p.get("grant_type") ?? "").slice(0, 100)}`,
     );
   const record = sts.refreshTokens.get(p.get("refresh_token") ?? "");
-  const client = basicCredentials(ctx.req);
+  const client = rawBasic(ctx.req.headers.authorization);
   if (!client) return oauthError("invalid_client", "The client must authenticate with HTTP Basic.", 401);
   if (!record) return oauthError("invalid_grant", "The refresh token is invalid or has been revoked.");
-  if (client.id !== record.clientId || client.secret !== record.clientSecret)
-    return oauthError("invalid_client", "The OAuth client was not found.", 401);
+  if (!basicMatches(client, record)) return oauthError("invalid_client", "The OAuth client was not found.", 401);
   const issued = ctx.state.issueAccessToken({
     account: `principal://iam.googleapis.com/${record.audience.replace(/^\/\/iam\.googleapis\.com\//, "").replace(/\/providers\/[^/]+$/, "")}/subject/${record.account}`,
     scopes: ["https://www.googleapis.com/auth/cloud-platform"],
@@ -246,6 +245,29 @@ function refresh(ctx: RequestContext, p: Map<string, string>): Reply {
     status: 200,
     body: { access_token: issued.access_token, expires_in: issued.expires_in, token_type: "Bearer" },
   };
+}
+
+/** `id:secret` of a Basic header, undecoded: google-auth-library sends them raw, RFC 6749 form-encoded. */
+function rawBasic(header: string | undefined): { id: string; secret: string } | undefined {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? "");
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1], "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return colon < 0 ? undefined : { id: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+}
+
+function formDecoded(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, " "));
+  } catch {
+    return undefined;
+  }
+}
+
+function basicMatches(client: { id: string; secret: string }, record: ExternalRefresh): boolean {
+  const raw = client.id === record.clientId && client.secret === record.clientSecret;
+  const encoded = formDecoded(client.id) === record.clientId && formDecoded(client.secret) === record.clientSecret;
+  return raw || encoded;
 }
 
 function serveSubjectToken(ctx: RequestContext, id: string): void {

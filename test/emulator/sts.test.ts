@@ -160,6 +160,12 @@ test("/v1/oauthtoken: an external_account_authorized_user refresh token with HTT
   );
   assert.equal(ok.status, 200, JSON.stringify(ok.json));
   await assertWorks(String(ok.json.access_token));
+  const encoded = await postForm(
+    file.token_url,
+    { grant_type: "refresh_token", refresh_token: file.refresh_token },
+    basic(encodeURIComponent(file.client_id), encodeURIComponent(file.client_secret)),
+  );
+  assert.equal(encoded.status, 200, "RFC 6749's form-encoded Basic credentials work too");
   const wrongSecret = await postForm(
     file.token_url,
     { grant_type: "refresh_token", refresh_token: file.refresh_token },
@@ -221,4 +227,23 @@ test("google-auth-library's IdentityPoolClient (file and URL sources) and Extern
   await writeFile(tokenFile, emu.issueSubjectToken({ audience: DEFAULT_WORKLOAD_AUDIENCE, lifetimeSec: -5 }));
   const refused = new IdentityPoolClient({ ...base, credential_source: { file: tokenFile } });
   await assert.rejects(refused.getAccessToken(), /invalid_grant.*The ID Token has expired/);
+});
+
+test("admin routes issue subject tokens, register providers and write external_account_authorized_user files", async () => {
+  const admin = (path: string, body: unknown) =>
+    fetch(`${emu.url}/__emulator${path}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  const audience = "//iam.googleapis.com/projects/77/locations/global/workloadIdentityPools/ci/providers/gh";
+  assert.equal((await admin("/identity-provider", { audience: "//nope" })).status, 400);
+  assert.equal((await admin("/identity-provider", { audience })).status, 200);
+  const issued = (await (await admin("/subject-token", { audience, subject: "ci" })).json()) as { token: string };
+  const reply = await exchange({ subject_token: issued.token, audience });
+  assert.equal(reply.status, 200, JSON.stringify(reply.json));
+  assert.equal((await admin("/subject-token", {})).status, 400);
+  const file = (await (await admin("/external-account-authorized-user", {})).json()) as Record<string, string>;
+  assert.equal(file.type, "external_account_authorized_user");
+  assert.equal(file.token_url, `${emu.url}/v1/oauthtoken`);
 });
