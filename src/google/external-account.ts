@@ -56,10 +56,23 @@ export interface FetchedToken {
   expiresAt: number;
 }
 
+/** The file being parsed, named in every message (set for the duration of one synchronous parse). */
+let parsing = "";
+
 const invalid = (what: string) =>
-  new CredCredentialsError(`The credentials file ${what}; write it again with gcloud or your administrator's config.`, {
-    code: ERROR_CODES.FILE_INVALID,
-  });
+  new CredCredentialsError(
+    `The credentials file${parsing} ${what}; write it again with gcloud or your administrator's config.`,
+    { code: ERROR_CODES.FILE_INVALID },
+  );
+
+function named<T>(path: string | undefined, parse: () => T): T {
+  parsing = path === undefined ? "" : ` ${JSON.stringify(path)}`;
+  try {
+    return parse();
+  } finally {
+    parsing = "";
+  }
+}
 
 function str(json: Record<string, unknown>, key: string, required: true): string;
 function str(json: Record<string, unknown>, key: string, required: false): string | undefined;
@@ -95,7 +108,11 @@ function parseSource(value: unknown): SubjectTokenSource {
 }
 
 /** Validates an `external_account` file's JSON (its token URL is checked when used, with the environment). */
-export function parseExternalAccount(json: Record<string, unknown>): ExternalAccountFile {
+export function parseExternalAccount(json: Record<string, unknown>, path?: string): ExternalAccountFile {
+  return named(path, () => externalAccount(json));
+}
+
+function externalAccount(json: Record<string, unknown>): ExternalAccountFile {
   const impersonation = str(json, "service_account_impersonation_url", false);
   const userProject = str(json, "workforce_pool_user_project", false);
   const quota = str(json, "quota_project_id", false);
@@ -113,7 +130,11 @@ export function parseExternalAccount(json: Record<string, unknown>): ExternalAcc
 }
 
 /** Validates an `external_account_authorized_user` file's JSON. */
-export function parseExternalAuthorizedUser(json: Record<string, unknown>): ExternalAuthorizedUserFile {
+export function parseExternalAuthorizedUser(json: Record<string, unknown>, path?: string): ExternalAuthorizedUserFile {
+  return named(path, () => externalAuthorizedUser(json));
+}
+
+function externalAuthorizedUser(json: Record<string, unknown>): ExternalAuthorizedUserFile {
   const quota = str(json, "quota_project_id", false);
   return {
     type: "external_account_authorized_user",
