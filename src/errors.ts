@@ -67,6 +67,14 @@ export const ERROR_CODES = {
   FILE_UNWRITABLE: "ERR_FILE_UNWRITABLE",
   /** These credentials cannot be saved: no refresh token, or no client id and secret. */
   NOT_SAVABLE: "ERR_NOT_SAVABLE",
+  /** An external_account file's subject-token file (`credential_source.file`) is missing, unreadable or empty. */
+  SUBJECT_TOKEN_UNREADABLE: "ERR_SUBJECT_TOKEN_UNREADABLE",
+  /** An external_account file's subject-token URL (`credential_source.url`) could not be reached or gave no token. */
+  SUBJECT_TOKEN_UNREACHABLE: "ERR_SUBJECT_TOKEN_UNREACHABLE",
+  /** Google's Security Token Service refused the exchange or refresh (`error.error`, `error.status`). */
+  STS_REJECTED: "ERR_STS_REJECTED",
+  /** A credentials file names a token URL that is not Google's STS (or, with the emulator, loopback). */
+  UNSAFE_TOKEN_URL: "ERR_UNSAFE_TOKEN_URL",
 } as const;
 
 /** One of {@link ERROR_CODES}' values. */
@@ -133,5 +141,41 @@ export class CredCancelledError extends CredAuthError {
   override name = "CredCancelledError";
   protected override defaultCode(): CredErrorCode {
     return ERROR_CODES.CANCELLED;
+  }
+}
+
+/** An external_account file's subject token could not be read from its file. */
+export class CredSubjectTokenFileError extends CredAuthError {
+  /** Always `"CredSubjectTokenFileError"`. */
+  override name = "CredSubjectTokenFileError";
+  protected override defaultCode(): CredErrorCode {
+    return ERROR_CODES.SUBJECT_TOKEN_UNREADABLE;
+  }
+}
+
+/** An external_account file's subject-token URL could not be reached or gave no token. */
+export class CredSubjectTokenUrlError extends CredAuthError {
+  /** Always `"CredSubjectTokenUrlError"`. */
+  override name = "CredSubjectTokenUrlError";
+  protected override defaultCode(): CredErrorCode {
+    return ERROR_CODES.SUBJECT_TOKEN_UNREACHABLE;
+  }
+}
+
+/** Google's Security Token Service refused a token exchange or refresh; `error` and `status` say how. */
+export class CredStsError extends CredAuthError {
+  /** Always `"CredStsError"`. */
+  override name = "CredStsError";
+  protected override defaultCode(): CredErrorCode {
+    return ERROR_CODES.STS_REJECTED;
+  }
+}
+
+/** A credentials file would send a secret to a token URL that is not Google's. */
+export class CredUnsafeTokenUrlError extends CredAuthError {
+  /** Always `"CredUnsafeTokenUrlError"`. */
+  override name = "CredUnsafeTokenUrlError";
+  protected override defaultCode(): CredErrorCode {
+    return ERROR_CODES.UNSAFE_TOKEN_URL;
   }
 }

@@ -1,7 +1,7 @@
 // `cred-auth print-token CREDENTIALS_PATH`: the hot path of shell scripts. With a cached token
 // it loads only this module, the token cache and the credentials-file reader; refreshing
 // (google-auth-library) lives in ./refresh.ts and is loaded only when a token is needed.
-import { readCredentialsFileSync } from "../google/files.js";
+import { readAdcFileSync } from "../google/adc-file.js";
 import { resolveEndpoints } from "../google/endpoints.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { type CachedAccessToken, getTokenWithCache, tokenCacheKey } from "../access-token-cache/index.js";
@@ -16,7 +16,11 @@ export async function printToken(args: ParsedArgs): Promise<number> {
   const format = outputFormat(args.options.format, args.options.header === true);
   const path = args.positionals[0];
   const requested = typeof args.options.scopes === "string" ? parseScopes(args.options.scopes) : undefined;
-  const file = readCredentialsFileSync(path);
+  const file = readAdcFileSync(path);
+  if (file.type === "external_account" || file.type === "external_account_authorized_user") {
+    const { externalToken } = require("./print-external.js") as typeof import("./print-external.js");
+    return writeOut(formatToken(await externalToken(file, requested, args.options.fresh === true), format));
+  }
   let scopes: string[];
   if (file.type === "service_account") {
     scopes = requested ?? [CLOUD_PLATFORM_SCOPE];

@@ -13,6 +13,7 @@ import { galEndpoints, resolveEndpoints } from "../google/endpoints.js";
 import { ENV } from "../shared/constants.js";
 import { readFileLimited } from "../util/atomic-write.js";
 import { isOnGoogleCloud, loadGoogleAuth } from "../util/lazy.js";
+import { externalAdcClient } from "./external-adc.js";
 import { tokenCacheDir } from "../access-token-cache/index.js";
 import { attachTokenCache } from "./share-access-tokens.js";
 import { MAX_CREDENTIALS_FILE_BYTES, readCredentialsFile } from "../google/files.js";
@@ -112,6 +113,10 @@ async function fromFile(
       attachTokenCache(user, { dir: tokenCacheDir(env) }); // reuse an earlier process's access token
       credentials = user;
     }
+  } else if (type === "external_account" || type === "external_account_authorized_user") {
+    ({ credentials, projectId } = (await externalAdcClient(path, scopes, env)) as NonNullable<
+      Awaited<ReturnType<typeof externalAdcClient>>
+    >);
   } else {
     const { GoogleAuth } = await loadGoogleAuth();
     const auth = new GoogleAuth({

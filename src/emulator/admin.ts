@@ -6,6 +6,7 @@ import { DEMO_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";
 import type { RequestContext } from "./context.js";
 import { HttpError, parseJson, readBody, sendJson } from "./http.js";
 import type { EmulatorState } from "./state.js";
+import { STS_ADMIN_ACTIONS } from "./sts-admin.js";
 import type { Emulator, Fault, MetadataIdentity } from "./types.js";
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -124,6 +125,7 @@ const POST_ACTIONS: Record<string, AdminAction> = {
     if (!token) throw new HttpError(400, 'Send {"token": "..."}.');
     return { info: emulator.checkAccessToken(token) };
   },
+  ...STS_ADMIN_ACTIONS,
 };
 
 export async function handleAdmin(ctx: RequestContext, emulator: Emulator): Promise<void> {

@@ -23,4 +23,6 @@ export type {
   MetadataIdentity,
 } from "./types.js";
 export { DEFAULT_ACCOUNTS } from "./state.js";
+export { DEFAULT_WORKFORCE_AUDIENCE, DEFAULT_WORKLOAD_AUDIENCE, STS_PATHS } from "./sts.js";
+export type { ServedSubjectToken, StsControls, SubjectTokenRequest } from "./sts-types.js";
 export { DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";

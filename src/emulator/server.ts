@@ -11,6 +11,7 @@ import { checkFlavor, handleMetadata } from "./metadata.js";
 import { handleAuthGet, handleAuthPost, handleCodePage, handleRevoke, handleToken, handleTokenInfo } from "./oauth.js";
 import { indexPage } from "./pages.js";
 import { EmulatorState } from "./state.js";
+import { handleSts, stsControls, stsOf } from "./sts.js";
 import type { Emulator, EmulatorOptions, Fault, MetadataIdentity } from "./types.js";
 
 async function route(ctx: RequestContext, emulator: Emulator): Promise<void> {
@@ -29,6 +30,7 @@ async function route(ctx: RequestContext, emulator: Emulator): Promise<void> {
   if (path === EMULATOR_PATHS.metadata || path.startsWith(`${EMULATOR_PATHS.metadata}/`)) return handleMetadata(ctx);
   if (path === EMULATOR_PATHS.admin || path.startsWith(`${EMULATOR_PATHS.admin}/`)) return handleAdmin(ctx, emulator);
   if (path === "/" || path === "/computeMetadata" || path === "/computeMetadata/") return handleRoot(ctx);
+  if (await handleSts(ctx)) return;
   if (await handleApi(ctx)) return;
   sendJson(res, 404, { error: { code: 404, message: `Not found: ${path.slice(0, 200)}`, status: "NOT_FOUND" } });
 }
@@ -156,6 +158,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     },
     createServiceAccountKey: (opts) => state.createServiceAccountKey(opts),
     checkAccessToken: (token: string) => state.checkAccessToken(token),
+    ...stsControls(() => stsOf(state)),
     reset: () => state.resetCounters(),
     close() {
       closed ??= new Promise<void>((resolve) => {

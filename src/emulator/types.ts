@@ -1,3 +1,4 @@
+import type { StsControls } from "./sts-types.js";
 /** Public types of the emulator. */
 
 /** An OAuth client the emulator accepts. */
@@ -100,7 +101,7 @@ export interface AccessTokenInfo {
   expiresAt: number;
 }
 
-export interface Emulator {
+export interface Emulator extends StsControls {
   /** `http://127.0.0.1:PORT` */
   readonly url: string;
   /** `127.0.0.1:PORT`: the value for CRED_AUTH_EMULATOR_HOST and GCE_METADATA_HOST. */

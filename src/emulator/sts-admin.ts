@@ -1,0 +1,53 @@
+/** Admin routes of the STS side (spread into admin.ts's POST actions): issue subject tokens and external-account files. */
+import { HttpError } from "./http.js";
+import type { Emulator } from "./types.js";
+
+type StsAction = (emulator: Emulator, body: unknown) => unknown;
+
+function field(body: unknown, key: string): unknown {
+  return typeof body === "object" && body !== null && !Array.isArray(body)
+    ? (body as Record<string, unknown>)[key]
+    : undefined;
+}
+
+function stringField(body: unknown, key: string, required: boolean): string | undefined {
+  const value = field(body, key);
+  if (value === undefined && !required) return undefined;
+  if (typeof value !== "string" || value === "") throw new HttpError(400, `"${key}" must be a non-empty string.`);
+  return value;
+}
+
+export const STS_ADMIN_ACTIONS: Record<string, StsAction> = {
+  /** `{"audience": "//iam.googleapis.com/...", "subject"?: string, "lifetimeSec"?: number}` → `{"token": JWT}`. */
+  "/subject-token": (emulator, body) => {
+    const audience = stringField(body, "audience", true) as string;
+    const subject = stringField(body, "subject", false);
+    const lifetimeSec = field(body, "lifetimeSec");
+    if (lifetimeSec !== undefined && (typeof lifetimeSec !== "number" || !Number.isFinite(lifetimeSec)))
+      throw new HttpError(400, '"lifetimeSec" must be a number.');
+    return {
+      token: emulator.issueSubjectToken({
+        audience,
+        ...(subject ? { subject } : {}),
+        ...(typeof lifetimeSec === "number" ? { lifetimeSec } : {}),
+      }),
+    };
+  },
+  /** `{"audience": "//iam.googleapis.com/..."}` → `{"audience": ...}`. */
+  "/identity-provider": (emulator, body) => {
+    try {
+      return { audience: emulator.addIdentityProvider(stringField(body, "audience", true) as string) };
+    } catch (error) {
+      throw error instanceof RangeError ? new HttpError(400, error.message) : error;
+    }
+  },
+  /** The reply is a complete `external_account_authorized_user` file. */
+  "/external-account-authorized-user": (emulator, body) => {
+    const audience = stringField(body, "audience", false);
+    try {
+      return emulator.issueExternalAccountAuthorizedUser(audience ? { audience } : {});
+    } catch (error) {
+      throw error instanceof RangeError ? new HttpError(400, error.message) : error;
+    }
+  },
+};

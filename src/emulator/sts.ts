@@ -1,0 +1,295 @@
+/**
+ * Google's Security Token Service, as `https://sts.googleapis.com` speaks it: `POST /v1/token`
+ * (RFC 8693 token exchange of a subject token from the emulator's own OIDC issuer for a federated
+ * access token) and `POST /v1/oauthtoken` (refresh grant of `external_account_authorized_user`
+ * files, HTTP Basic client auth). Also the URL a `credential_source.url` reads a subject token from.
+ * Shapes and error texts: google-auth-library-nodejs (stscredentials, oauth2common,
+ * externalAccountAuthorizedUserClient and their tests) and STS errors users report.
+ */
+import { randomBytes } from "node:crypto";
+import type { RequestContext } from "./context.js";
+import { parseParams, readBody, sendJson, sendText } from "./http.js";
+import { OidcIssuer } from "./oidc.js";
+import type { ServedSubjectToken, StsControls, SubjectTokenRequest } from "./sts-types.js";
+import type { EmulatorState } from "./state.js";
+
+export const STS_PATHS = {
+  token: "/v1/token",
+  oauthToken: "/v1/oauthtoken",
+  /** The emulator's OIDC issuer (`iss` of its subject tokens). */
+  issuer: "/emulator-oidc",
+  /** Served subject tokens: `/emulator-oidc/subject-token/ID`. */
+  subjectToken: "/emulator-oidc/subject-token/",
+} as const;
+
+const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
+const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token";
+const SUBJECT_TOKEN_TYPES = new Set([
+  "urn:ietf:params:oauth:token-type:jwt",
+  "urn:ietf:params:oauth:token-type:id_token",
+  "urn:ietf:params:oauth:token-type:saml2",
+]);
+const WORKLOAD_AUDIENCE =
+  /^\/\/iam\.googleapis\.com\/projects\/(\d+)\/locations\/global\/workloadIdentityPools\/([a-z0-9-]+)\/providers\/([a-z0-9-]+)$/;
+const WORKFORCE_AUDIENCE =
+  /^\/\/iam\.googleapis\.com\/locations\/global\/workforcePools\/([a-z0-9-]+)\/providers\/([a-z0-9-]+)$/;
+/** The default workload identity provider every emulator knows. */
+export const DEFAULT_WORKLOAD_AUDIENCE =
+  "//iam.googleapis.com/projects/123456789012/locations/global/workloadIdentityPools/emu-pool/providers/emu-oidc";
+/** The default workforce provider every emulator knows. */
+export const DEFAULT_WORKFORCE_AUDIENCE =
+  "//iam.googleapis.com/locations/global/workforcePools/emu-workforce/providers/emu-oidc";
+const UNKNOWN_POOL =
+  'The target service indicated by the "audience" parameters is invalid. This might either be because the pool or provider is disabled or deleted or because it doesn\'t exist.';
+
+interface ExternalRefresh {
+  audience: string;
+  clientId: string;
+  clientSecret: string;
+  account: string;
+}
+
+/** What the STS side remembers; one per emulator state. */
+export class StsState {
+  readonly audiences = new Set([DEFAULT_WORKLOAD_AUDIENCE, DEFAULT_WORKFORCE_AUDIENCE]);
+  readonly served = new Map<string, ServedSubjectToken>();
+  readonly refreshTokens = new Map<string, ExternalRefresh>();
+  exchanges = 0;
+  private issuerValue: OidcIssuer | undefined;
+
+  constructor(private readonly state: EmulatorState) {}
+
+  get issuer(): OidcIssuer {
+    this.issuerValue ??= new OidcIssuer(`${this.state.baseUrl}${STS_PATHS.issuer}`);
+    return this.issuerValue;
+  }
+
+  /** Registers a workload (`projects/N/.../workloadIdentityPools/P/providers/V`) or workforce provider audience. */
+  addProvider(audience: string): string {
+    if (!WORKLOAD_AUDIENCE.test(audience) && !WORKFORCE_AUDIENCE.test(audience))
+      throw new RangeError(
+        "addIdentityProvider: the audience must be //iam.googleapis.com/projects/N/locations/global/workloadIdentityPools/P/providers/V or //iam.googleapis.com/locations/global/workforcePools/P/providers/V.",
+      );
+    this.audiences.add(audience);
+    return audience;
+  }
+
+  issueSubjectToken(request: SubjectTokenRequest): string {
+    return this.issuer.issue(request);
+  }
+
+  /** Serves a subject token at a fresh URL of this emulator; returns the URL. */
+  serve(served: ServedSubjectToken): string {
+    const id = randomBytes(12).toString("base64url");
+    this.served.set(id, { ...served });
+    return `${this.state.baseUrl}${STS_PATHS.subjectToken}${id}`;
+  }
+
+  /** The fields of an `external_account_authorized_user` file, with a fresh refresh token. */
+  issueAuthorizedUser(opts: { audience?: string; account?: string } = {}): Record<string, string> {
+    const audience = opts.audience ?? DEFAULT_WORKFORCE_AUDIENCE;
+    if (!WORKFORCE_AUDIENCE.test(audience) || !this.audiences.has(audience))
+      throw new RangeError("issueExternalAccountAuthorizedUser: give a registered workforce provider audience.");
+    const refreshToken = `1//emu.sts.${randomBytes(32).toString("base64url")}`;
+    const clientId = `emu-workforce-client-${randomBytes(4).toString("hex")}`;
+    const clientSecret = `GOCSPX-emu/+${randomBytes(18).toString("base64")}`;
+    const account = opts.account ?? this.state.accounts[0];
+    this.refreshTokens.set(refreshToken, { audience, clientId, clientSecret, account });
+    return {
+      type: "external_account_authorized_user",
+      audience,
+      client_id: clientId,
+      client_secret: clientSecret,
+      refresh_token: refreshToken,
+      token_url: `${this.state.baseUrl}${STS_PATHS.oauthToken}`,
+      token_info_url: `${this.state.baseUrl}/v1/introspect`,
+    };
+  }
+}
+
+const registry = new WeakMap<EmulatorState, StsState>();
+
+/** The STS side of an emulator state (made on first use). */
+export function stsOf(state: EmulatorState): StsState {
+  let sts = registry.get(state);
+  if (!sts) {
+    sts = new StsState(state);
+    registry.set(state, sts);
+  }
+  return sts;
+}
+
+/** Routes STS paths; false when the path is not one of them. */
+export async function handleSts(ctx: RequestContext): Promise<boolean> {
+  const path = ctx.url.pathname;
+  if (path === STS_PATHS.token) await answerPost(ctx, exchange);
+  else if (path === STS_PATHS.oauthToken) await answerPost(ctx, refresh);
+  else if (path.startsWith(STS_PATHS.subjectToken)) serveSubjectToken(ctx, path.slice(STS_PATHS.subjectToken.length));
+  else return false;
+  return true;
+}
+
+type Reply = { status: number; body: Record<string, unknown> };
+const oauthError = (error: string, description: string, status = 400): Reply => ({
+  status,
+  body: { error, error_description: description },
+});
+
+async function answerPost(ctx: RequestContext, handler: (ctx: RequestContext, p: Map<string, string>) => Reply) {
+  if (ctx.req.method !== "POST") {
+    sendJson(ctx.res, 405, { error: "invalid_request", error_description: "POST only." }, { Allow: "POST" });
+    return;
+  }
+  const body = await readBody(ctx.req);
+  let params: Map<string, string>;
+  try {
+    // Google's STS takes form-encoded bodies (and JSON); google-auth-library sends a form.
+    params = parseParams(body, ctx.req.headers["content-type"]);
+  } catch {
+    sendJson(ctx.res, 400, { error: "invalid_request", error_description: "The request body could not be parsed." });
+    return;
+  }
+  ctx.state.countTokenRequest(params.get("grant_type"));
+  const reply = handler(ctx, params);
+  sendJson(ctx.res, reply.status, reply.body);
+}
+
+function exchange(ctx: RequestContext, p: Map<string, string>): Reply {
+  const sts = stsOf(ctx.state);
+  const grantType = p.get("grant_type");
+  if (grantType !== TOKEN_EXCHANGE)
+    return oauthError("unsupported_grant_type", `Invalid value for "grant_type": ${(grantType ?? "").slice(0, 100)}`);
+  const requested = p.get("requested_token_type");
+  if (requested !== ACCESS_TOKEN_TYPE)
+    return oauthError(
+      "invalid_request",
+      `Invalid value for "requested_token_type": ${(requested ?? "").slice(0, 100)}`,
+    );
+  const subjectType = p.get("subject_token_type") ?? "";
+  if (!SUBJECT_TOKEN_TYPES.has(subjectType))
+    return oauthError("invalid_request", `Invalid value for "subject_token_type": ${subjectType.slice(0, 100)}`);
+  const subjectToken = p.get("subject_token");
+  if (!subjectToken) return oauthError("invalid_request", 'Missing required parameter: "subject_token".');
+  const audience = p.get("audience") ?? "";
+  if (!WORKLOAD_AUDIENCE.test(audience) && !WORKFORCE_AUDIENCE.test(audience))
+    return oauthError(
+      "invalid_request",
+      'Invalid value for "audience". This value should be the full resource name of the Identity Provider.',
+    );
+  if (!sts.audiences.has(audience)) return oauthError("invalid_target", UNKNOWN_POOL);
+  const workforce = WORKFORCE_AUDIENCE.test(audience);
+  if (workforce && !userProjectOf(p.get("options")))
+    return oauthError("invalid_request", 'A workforce pool token exchange needs "userProject" in "options".');
+  if (subjectType.endsWith(":saml2"))
+    return oauthError(
+      "invalid_grant",
+      "The SAML response could not be verified: the emulator's issuer signs only JWTs.",
+    );
+  const checked = sts.issuer.check(subjectToken, audience);
+  if (!checked.ok) return oauthError("invalid_grant", checked.description);
+  const scopes = (p.get("scope") ?? "").split(" ").filter(Boolean);
+  const invalid = ctx.state.scopes.invalid(scopes);
+  if (invalid.length > 0) return oauthError("invalid_scope", `Invalid scope: ${invalid.join(" ").slice(0, 200)}`);
+  sts.exchanges += 1;
+  const issued = ctx.state.issueAccessToken({
+    account: principalOf(audience, String(checked.claims.sub)),
+    scopes: scopes.length > 0 ? ctx.state.scopes.granted(scopes) : ["https://www.googleapis.com/auth/cloud-platform"],
+    clientId: "sts.googleapis.com",
+  });
+  return {
+    status: 200,
+    body: {
+      access_token: issued.access_token,
+      issued_token_type: ACCESS_TOKEN_TYPE,
+      token_type: "Bearer",
+      expires_in: issued.expires_in,
+    },
+  };
+}
+
+function userProjectOf(options: string | undefined): string | undefined {
+  if (!options) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(options);
+    const value = (parsed as { userProject?: unknown } | null)?.userProject;
+    return typeof value === "string" && value !== "" ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The federated principal, as IAM names it. */
+function principalOf(audience: string, subject: string): string {
+  const pool = audience.replace(/^\/\/iam\.googleapis\.com\//, "").replace(/\/providers\/[^/]+$/, "");
+  return `principal://iam.googleapis.com/${pool}/subject/${subject}`;
+}
+
+function refresh(ctx: RequestContext, p: Map<string, string>): Reply {
+  const sts = stsOf(ctx.state);
+  if (p.get("grant_type") !== "refresh_token")
+    return oauthError(
+      "unsupported_grant_type",
+      `Invalid value for "grant_type": ${(p.get("grant_type") ?? "").slice(0, 100)}`,
+    );
+  const record = sts.refreshTokens.get(p.get("refresh_token") ?? "");
+  const client = rawBasic(ctx.req.headers.authorization);
+  if (!client) return oauthError("invalid_client", "The client must authenticate with HTTP Basic.", 401);
+  if (!record) return oauthError("invalid_grant", "The refresh token is invalid or has been revoked.");
+  if (!basicMatches(client, record)) return oauthError("invalid_client", "The OAuth client was not found.", 401);
+  const issued = ctx.state.issueAccessToken({
+    account: `principal://iam.googleapis.com/${record.audience.replace(/^\/\/iam\.googleapis\.com\//, "").replace(/\/providers\/[^/]+$/, "")}/subject/${record.account}`,
+    scopes: ["https://www.googleapis.com/auth/cloud-platform"],
+    clientId: record.clientId,
+  });
+  return {
+    status: 200,
+    body: { access_token: issued.access_token, expires_in: issued.expires_in, token_type: "Bearer" },
+  };
+}
+
+/** `id:secret` of a Basic header, undecoded: google-auth-library sends them raw, RFC 6749 form-encoded. */
+function rawBasic(header: string | undefined): { id: string; secret: string } | undefined {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? "");
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1], "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return colon < 0 ? undefined : { id: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+}
+
+function formDecoded(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, " "));
+  } catch {
+    return undefined;
+  }
+}
+
+function basicMatches(client: { id: string; secret: string }, record: ExternalRefresh): boolean {
+  const raw = client.id === record.clientId && client.secret === record.clientSecret;
+  const encoded = formDecoded(client.id) === record.clientId && formDecoded(client.secret) === record.clientSecret;
+  return raw || encoded;
+}
+
+function serveSubjectToken(ctx: RequestContext, id: string): void {
+  const served = stsOf(ctx.state).served.get(id);
+  if (!served || (ctx.req.method !== "GET" && ctx.req.method !== "HEAD")) {
+    sendText(ctx.res, 404, "Not Found\n");
+    return;
+  }
+  const needed = served.requiredHeader;
+  if (needed && ctx.req.headers[needed.name.toLowerCase()] !== needed.value) {
+    sendText(ctx.res, 403, `Missing or wrong header ${needed.name}.\n`);
+    return;
+  }
+  if (served.format === "json") sendJson(ctx.res, 200, { [served.field ?? "access_token"]: served.token });
+  else sendText(ctx.res, 200, served.token);
+}
+
+export function stsControls(sts: () => StsState): StsControls {
+  return {
+    addIdentityProvider: (audience) => sts().addProvider(audience),
+    issueSubjectToken: (request) => sts().issueSubjectToken(request),
+    serveSubjectToken: (served) => sts().serve(served),
+    issueExternalAccountAuthorizedUser: (opts) => sts().issueAuthorizedUser(opts),
+  };
+}
