@@ -61,7 +61,7 @@ let parsing = "";
 
 const invalid = (what: string) =>
   new CredCredentialsError(
-    `The credentials file${parsing} ${what}; write it again with gcloud or your administrator's config.`,
+    `Credentials file${parsing} ${what}; write it again with gcloud or your administrator's config.`,
     { code: ERROR_CODES.FILE_INVALID },
   );
 
