@@ -13,7 +13,6 @@ import { galEndpoints, resolveEndpoints } from "../google/endpoints.js";
 import { ENV } from "../shared/constants.js";
 import { readFileLimited } from "../util/atomic-write.js";
 import { isOnGoogleCloud, loadGoogleAuth } from "../util/lazy.js";
-import { externalAdcClient } from "./external-adc.js";
 import { tokenCacheDir } from "../access-token-cache/index.js";
 import { attachTokenCache } from "./share-access-tokens.js";
 import { MAX_CREDENTIALS_FILE_BYTES, readCredentialsFile } from "../google/files.js";
@@ -114,8 +113,8 @@ async function fromFile(
       credentials = user;
     }
   } else if (type === "external_account" || type === "external_account_authorized_user") {
-    ({ credentials, projectId } = (await externalAdcClient(path, scopes, env)) as NonNullable<
-      Awaited<ReturnType<typeof externalAdcClient>>
+    ({ credentials, projectId } = (await externalAdc().externalAdcClient(path, scopes, env)) as NonNullable<
+      Awaited<ReturnType<ReturnType<typeof externalAdc>["externalAdcClient"]>>
     >);
   } else {
     const { GoogleAuth } = await loadGoogleAuth();
@@ -233,3 +232,6 @@ async function metadataToken(base: string, host: string, scopes: readonly string
 
 /** One token request to the metadata server; google-auth-library allows it 3 s as well. */
 const METADATA_TOKEN_TIMEOUT_MS = 3000;
+
+/** Loaded when an external account file is met: a warm default() of user credentials never needs it. */
+const externalAdc = () => require("./external-adc.js") as typeof import("./external-adc.js");
