@@ -75,6 +75,12 @@ export const ERROR_CODES = {
   STS_REJECTED: "ERR_STS_REJECTED",
   /** A credentials file names a token URL that is not Google's STS (or, with the emulator, loopback). */
   UNSAFE_TOKEN_URL: "ERR_UNSAFE_TOKEN_URL",
+  /** The caller (or a delegate) lacks the Service Account Token Creator role on the account to impersonate. */
+  IMPERSONATION_DENIED: "ERR_IMPERSONATION_DENIED",
+  /** The service account to impersonate (or a delegate) does not exist. */
+  SERVICE_ACCOUNT_NOT_FOUND: "ERR_SERVICE_ACCOUNT_NOT_FOUND",
+  /** The IAM Credentials API refused to impersonate for another reason (`error.error`, `error.status`). */
+  IMPERSONATION_FAILED: "ERR_IMPERSONATION_FAILED",
 } as const;
 
 /** One of {@link ERROR_CODES}' values. */
@@ -177,5 +183,17 @@ export class CredUnsafeTokenUrlError extends CredAuthError {
   override name = "CredUnsafeTokenUrlError";
   protected override defaultCode(): CredErrorCode {
     return ERROR_CODES.UNSAFE_TOKEN_URL;
+  }
+}
+
+/**
+ * A service account could not be impersonated: `code` says why (permission denied, unknown
+ * account, or another refusal), `error` carries Google's status such as `PERMISSION_DENIED`.
+ */
+export class CredImpersonationError extends CredAuthError {
+  /** Always `"CredImpersonationError"`. */
+  override name = "CredImpersonationError";
+  protected override defaultCode(): CredErrorCode {
+    return ERROR_CODES.IMPERSONATION_FAILED;
   }
 }

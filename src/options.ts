@@ -20,6 +20,14 @@ export interface UserCredentialsOptions extends OAuthSignInOptions {
    * `false` asks for the given scopes only.
    */
   includeAccountScopes?: boolean;
+  /**
+   * Act as a service account, as gcloud's `--impersonate-service-account` does: `"SA"`, or
+   * `"DELEGATE,...,SA"` (or the same as an array): the last account is impersonated, through the
+   * others in order. The user signs in with the cloud-platform scope and needs the Service
+   * Account Token Creator role on the account (each delegate on the next); `scopes` are the
+   * service account token's. Failures are `CredImpersonationError`s.
+   */
+  impersonateServiceAccount?: string | readonly string[];
 }
 
 /** Options of {@link default}. */

@@ -74,9 +74,16 @@ export const LOGIN: CommandSpec = {
       metavar: "auto|plain|terminal",
       help: "how the sign-in is shown (default: the ui setting, else auto: terminal UI on a TTY, plain lines otherwise)",
     },
+    {
+      key: "impersonateServiceAccount",
+      names: ["--impersonate-service-account", "--impersonate_service_account"],
+      metavar: "[DELEGATE,...,]SA",
+      help: "save an impersonated_service_account file whose tokens act as SA (the last e-mail; the others are delegates, in order, as in gcloud); you need the Service Account Token Creator role on it",
+    },
   ],
   epilog: [
-    "The saved file is an authorized_user JSON file: use it as Application Default Credentials with",
+    "The saved file is an authorized_user JSON file (impersonated_service_account with",
+    "--impersonate-service-account): use it as Application Default Credentials with",
     "  export GOOGLE_APPLICATION_CREDENTIALS=DESTINATION",
     "and print access tokens from it with `cred-auth print-token DESTINATION`.",
     "Without a client option the client comes from CRED_AUTH_CLIENT_ID + CRED_AUTH_CLIENT_SECRET or",
@@ -86,13 +93,16 @@ export const LOGIN: CommandSpec = {
 
 export const PRINT_TOKEN: CommandSpec = {
   name: "print-token",
-  summary: "Print an access token for a credentials file (authorized_user file or service-account key).",
+  summary: "Print an access token for a credentials file (any Application Default Credentials type).",
   positionals: [
-    { name: "CREDENTIALS_PATH", help: "an authorized_user JSON file (from login) or a service-account key file" },
+    {
+      name: "CREDENTIALS_PATH",
+      help: "an ADC file: authorized_user (from login), service_account key, impersonated_service_account, external_account or external_account_authorized_user",
+    },
   ],
   options: [
     scopesOption(
-      `comma-separated scopes for a service-account key (default: ${CLOUD_PLATFORM}); user files keep their granted scopes`,
+      `comma-separated scopes for a service account, impersonated or federated (default: ${CLOUD_PLATFORM}); user files keep their granted scopes`,
     ),
     { key: "fresh", names: ["--fresh"], help: "ignore the token cache and get a new token" },
     {

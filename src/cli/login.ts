@@ -8,6 +8,7 @@ import type { SaveUserCredentialsOptions } from "../options.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { UsageError, parseScopes, parseSeconds, type ParsedArgs } from "./args.js";
 import { EXIT } from "./output.js";
+import { parseImpersonationChain, targetOfImpersonationUrl } from "../google/impersonation.js";
 
 const UI_CHOICES = ["auto", "plain", "terminal"] as const;
 
@@ -37,10 +38,29 @@ export async function login(args: ParsedArgs): Promise<number> {
   } finally {
     process.off("SIGINT", onSigint);
   }
+  if (options.impersonateServiceAccount !== undefined) await checkImpersonation(destination);
   process.stderr.write(savedMessage(destination));
   if (typeof args.options.clientSecretFile === "string")
     await rememberClient(resolve(args.options.clientSecretFile), remember);
   return EXIT.ok;
+}
+
+/**
+ * Asks for one impersonated token (cached: print-token then needs no request). gcloud does not
+ * check; a refusal is said now, as a warning: the file is right, and a role just granted takes
+ * minutes to reach every Google server.
+ */
+async function checkImpersonation(path: string): Promise<void> {
+  const { readAdcFileSync } = require("../google/adc-file.js") as typeof import("../google/adc-file.js");
+  const file = readAdcFileSync(path);
+  if (file.type !== "impersonated_service_account") return;
+  try {
+    const { impersonatedToken } = require("./print-impersonated.js") as typeof import("./print-impersonated.js");
+    await impersonatedToken(file, path, undefined, false);
+  } catch (error) {
+    const reason = error instanceof CredAuthError ? error.message : "the check failed";
+    process.stderr.write(`cred-auth: warning: the file is saved, but impersonating failed just now: ${reason}\n`);
+  }
 }
 
 /** The `scopes` setting, else cloud-platform. Settings are read only when no --scopes is given. */
@@ -99,6 +119,14 @@ function signInOptions(args: ParsedArgs): SaveUserCredentialsOptions {
   if (typeof o.redirectUri === "string") options.redirectUri = o.redirectUri;
   if (typeof o.timeout === "string") options.timeoutMs = parseSeconds(o.timeout, "--timeout");
   if (o.noBrowser === true) options.openBrowser = false;
+  if (typeof o.impersonateServiceAccount === "string") {
+    try {
+      parseImpersonationChain(o.impersonateServiceAccount, "--impersonate-service-account"); // before any sign-in
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    options.impersonateServiceAccount = o.impersonateServiceAccount;
+  }
   // Without --ui the library decides: the ui setting, else auto.
   if (o.ui === undefined) return options;
   if (!UI_CHOICES.includes(o.ui as (typeof UI_CHOICES)[number]))
@@ -164,22 +192,33 @@ function exists(path: string): boolean {
 
 /** Where the file is and how to use it (the presenter has already said who signed in). */
 function savedMessage(destination: string): string {
-  const account = savedAccount(destination);
+  const { account, actsAs } = savedIdentity(destination);
   return [
-    `${account ? `Signed in as ${account}. ` : ""}To use the credentials saved to ${destination} as Application Default Credentials:`,
+    `${account ? `Signed in as ${account}. ` : ""}${actsAs ? `Its tokens act as ${actsAs}. ` : ""}To use the credentials saved to ${destination} as Application Default Credentials:`,
     `  ${exportLine(destination)}`,
     "",
   ].join("\n");
 }
 
-/** The account recorded in the file just saved (from the sign-in's id_token), if any. */
-function savedAccount(path: string): string | undefined {
+/** Who signed in (from the sign-in's id_token) and, for an impersonated file, the account acted as. */
+function savedIdentity(path: string): { account?: string; actsAs?: string } {
+  let file: {
+    account?: unknown;
+    source_credentials?: { account?: unknown };
+    service_account_impersonation_url?: unknown;
+  };
   try {
-    const { account } = JSON.parse(readFileSync(path, "utf8")) as { account?: unknown };
-    return typeof account === "string" && account ? account : undefined;
+    file = JSON.parse(readFileSync(path, "utf8")) as typeof file;
   } catch {
-    return undefined;
+    return {};
   }
+  const account = file.account ?? file.source_credentials?.account;
+  const url = file.service_account_impersonation_url;
+  const actsAs = typeof url === "string" ? targetOfImpersonationUrl(url) : undefined;
+  return {
+    ...(typeof account === "string" && account ? { account } : {}),
+    ...(actsAs ? { actsAs } : {}),
+  };
 }
 
 function exportLine(path: string): string {

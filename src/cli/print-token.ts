@@ -2,10 +2,8 @@
 // it loads only this module, the token cache and the credentials-file reader; refreshing
 // (google-auth-library) lives in ./refresh.ts and is loaded only when a token is needed.
 import { readAdcFileSync } from "../google/adc-file.js";
-import { resolveEndpoints } from "../google/endpoints.js";
-import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
-import { type CachedAccessToken, getTokenWithCache, tokenCacheKey } from "../access-token-cache/index.js";
-import { chooseTokenUrl } from "../google/token-requests.js";
+import type { CachedAccessToken } from "../access-token-cache/index.js";
+import { fileToken } from "./file-token.js";
 import { UsageError, parseScopes, type ParsedArgs } from "./args.js";
 import { writeOut } from "./output.js";
 
@@ -17,29 +15,20 @@ export async function printToken(args: ParsedArgs): Promise<number> {
   const path = args.positionals[0];
   const requested = typeof args.options.scopes === "string" ? parseScopes(args.options.scopes) : undefined;
   const file = readAdcFileSync(path);
+  const fresh = args.options.fresh === true;
   if (file.type === "external_account" || file.type === "external_account_authorized_user") {
     const { externalToken } = require("./print-external.js") as typeof import("./print-external.js");
-    return writeOut(formatToken(await externalToken(file, requested, args.options.fresh === true), format));
+    return writeOut(formatToken(await externalToken(file, requested, fresh), format));
   }
-  let scopes: string[];
-  if (file.type === "service_account") {
-    scopes = requested ?? [CLOUD_PLATFORM_SCOPE];
-  } else {
-    if (requested)
-      process.stderr.write(
-        "cred-auth: warning: --scopes is ignored for user credentials; they keep the scopes granted at login.\n",
-      );
-    scopes = file.scopes ?? [];
+  if (file.type === "impersonated_service_account") {
+    const { impersonatedToken } = require("./print-impersonated.js") as typeof import("./print-impersonated.js");
+    return writeOut(formatToken(await impersonatedToken(file, path, requested, fresh), format));
   }
-  const key = tokenCacheKey(
-    file,
-    scopes,
-    chooseTokenUrl(file.token_uri, resolveEndpoints(process.env, { announce: false })),
-  );
-  const refresh = (): Promise<CachedAccessToken> =>
-    (require("./refresh.js") as typeof import("./refresh.js")).obtainToken(file, path, scopes);
-  const token = await getTokenWithCache(key, refresh, { fresh: args.options.fresh === true });
-  return writeOut(formatToken(token, format));
+  if (requested && file.type === "authorized_user")
+    process.stderr.write(
+      "cred-auth: warning: --scopes is ignored for user credentials; they keep the scopes granted at login.\n",
+    );
+  return writeOut(formatToken(await fileToken(file, path, requested, fresh), format));
 }
 
 /** The token as printed: alone, as a header line, or as JSON. */

@@ -2,7 +2,7 @@
 import type { Credentials } from "google-auth-library";
 import type { CredentialsFile } from "../google/files.js";
 import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
-import { loadServiceAccountCredentials } from "../credentials/service-account.js";
+import { serviceAccountClientFrom } from "../credentials/service-account.js";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { CachedAccessToken } from "../access-token-cache/index.js";
 
@@ -17,9 +17,12 @@ export async function obtainToken(
     await proveCredentials(client, `Getting an access token with the user credentials in ${JSON.stringify(path)}`);
     return cachedFrom(client.credentials, scopes, path);
   }
-  const jwt = await loadServiceAccountCredentials(path, scopes);
-  if (!jwt.credentials.access_token)
-    await proveCredentials(jwt, `Getting an access token with the service account key ${JSON.stringify(path)}`);
+  // From the parsed key, not the path: the key may sit inside an impersonated_service_account file.
+  const jwt = await serviceAccountClientFrom(file, scopes, { path });
+  await proveCredentials(
+    jwt,
+    `Getting an access token for service account ${file.client_email} with the key in ${JSON.stringify(path)}`,
+  );
   return cachedFrom(jwt.credentials, scopes, path);
 }
 

@@ -5,7 +5,7 @@ import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { AuthClient, Credentials } from "google-auth-library";
-import { CredAuthError, CredConnectionError } from "../errors.js";
+import { CredAuthError, CredConnectionError, CredImpersonationError, CredUnsafeTokenUrlError } from "../errors.js";
 import { metadataClient } from "../hosted/clients.js";
 import { metadataBaseUrl } from "../hosted/metadata.js";
 import { parseJson, platformFetch, tokenCredentials } from "../hosted/http.js";
@@ -87,7 +87,14 @@ async function fromFileOrReason(
   try {
     return { found: await fromFile(path, what, scopes, env), reasons: [] };
   } catch (error) {
-    if (error instanceof CredConnectionError) throw error;
+    // A network failure, or a file that names a service account we may not act as or a URL we
+    // will not send a token to: a sign-in as someone else would hide the problem, not solve it.
+    if (
+      error instanceof CredConnectionError ||
+      error instanceof CredImpersonationError ||
+      error instanceof CredUnsafeTokenUrlError
+    )
+      throw error;
     return { reasons: [`${what}: ${(error as Error).message}`] };
   }
 }
@@ -116,6 +123,8 @@ async function fromFile(
     ({ credentials, projectId } = (await externalAdc().externalAdcClient(path, scopes, env)) as NonNullable<
       Awaited<ReturnType<ReturnType<typeof externalAdc>["externalAdcClient"]>>
     >);
+  } else if (type === "impersonated_service_account") {
+    ({ credentials, projectId } = await impersonatedAdc().impersonatedAdcClient(path, scopes, env));
   } else {
     const { GoogleAuth } = await loadGoogleAuth();
     const auth = new GoogleAuth({
@@ -235,3 +244,6 @@ const METADATA_TOKEN_TIMEOUT_MS = 3000;
 
 /** Loaded when an external account file is met: a warm default() of user credentials never needs it. */
 const externalAdc = () => require("./external-adc.js") as typeof import("./external-adc.js");
+
+/** Loaded when an impersonated_service_account file is met. */
+const impersonatedAdc = () => require("./impersonated.js") as typeof import("./impersonated.js");

@@ -4,11 +4,12 @@ import { tryHosted } from "../hosted/registry.js";
 import { SignInPendingError } from "../oauth/pending.js";
 import { assertValidScopes } from "../oauth/scopes.js";
 import type { DefaultOptions } from "../options.js";
-import { ENV } from "../shared/constants.js";
+import { CLOUD_PLATFORM_SCOPE, ENV } from "../shared/constants.js";
+import { type ImpersonationChain, projectOfServiceAccount } from "../google/impersonation.js";
 import { debug } from "../util/debug.js";
 import { findApplicationDefaultCredentials } from "./adc.js";
 import { sharedResolution } from "./single-flight.js";
-import { getUserCredentials } from "./user.js";
+import { chainOf, getUserCredentials, withoutImpersonation } from "./user.js";
 
 /**
  * Application Default Credentials, falling back to user credentials (SPEC 3 rule 1):
@@ -26,14 +27,34 @@ import { getUserCredentials } from "./user.js";
  * @throws CredCredentialsError "Could not get any valid credentials." with each step's reason.
  * @throws CredConnectionError when a token server cannot be reached.
  * @throws CredCancelledError when `signal` aborts the sign-in.
+ * @throws CredImpersonationError when a service account cannot be impersonated (an
+ * `impersonated_service_account` ADC file, or `impersonateServiceAccount`).
  */
 export async function defaultCredentials(
   scopes: readonly string[],
   options: DefaultOptions = {},
 ): Promise<[AuthClient, string | null]> {
   assertValidScopes(scopes); // before any hosted lookup or sign-in
+  const chain = chainOf(options);
+  if (chain) return impersonatingDefault(scopes, chain, withoutImpersonation(options));
   const [credentials, projectId] = await sharedResolution(scopes, options, resolveDefault);
   return [credentials, projectId];
+}
+
+/**
+ * `impersonateServiceAccount`: whatever credentials default() finds, with the cloud-platform
+ * scope, ask for tokens that act as the service account; its project when its e-mail names one.
+ */
+async function impersonatingDefault(
+  scopes: readonly string[],
+  chain: ImpersonationChain,
+  options: DefaultOptions,
+): Promise<[AuthClient, string | null]> {
+  const [source, projectId] = await sharedResolution([CLOUD_PLATFORM_SCOPE], options, resolveDefault);
+  const { impersonate, proveImpersonation } = require("./impersonated.js") as typeof import("./impersonated.js");
+  const credentials = await impersonate(source, chain, scopes);
+  await proveImpersonation(credentials, chain);
+  return [credentials, projectOfServiceAccount(chain.target) ?? projectId];
 }
 
 async function resolveDefault(

@@ -1,4 +1,4 @@
-import type { Compute, UserRefreshClient } from "google-auth-library";
+import type { Compute, Impersonated, UserRefreshClient } from "google-auth-library";
 import { CACHE_WARNING_CODE, type CredentialsCache, READ_WRITE } from "../cache/index.js";
 import { CredConnectionError } from "../errors.js";
 import { codePageUrl, resolveEndpoints, type Endpoints } from "../google/endpoints.js";
@@ -8,7 +8,6 @@ import { callerUseLocalWebserver, signInMode } from "../oauth/mode.js";
 import { assertValidScopes } from "../oauth/scopes.js";
 import { completePendingSignIn } from "../oauth/pending.js";
 import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../options.js";
-import { ENV } from "../shared/constants.js";
 import { debug } from "../util/debug.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 import { colab } from "../hosted/colab.js";
@@ -18,8 +17,12 @@ import {
   type AuthorizedUserFile,
   authorizedUserFile as buildAuthorizedUserFile,
   checkWritableDestination,
+  writeCredentialsText,
   writeUserCredentialsFile,
 } from "../google/files.js";
+import { impersonatedFileJson, parseImpersonatedFile } from "../google/impersonated-file.js";
+import { type ImpersonationChain, parseImpersonationChain } from "../google/impersonation.js";
+import { CLOUD_PLATFORM_SCOPE, ENV } from "../shared/constants.js";
 import { getCredentialInfo } from "../google/info.js";
 import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
 
@@ -39,18 +42,62 @@ export const ACCOUNT_SCOPES: readonly string[] = ["openid", "https://www.googlea
  * was revoked (`invalid_grant`) lead to a new sign-in. The new credentials are saved through
  * the cache ({@link cache.READ_WRITE} by default).
  *
+ * With `impersonateServiceAccount`, those user credentials (signed in with the cloud-platform
+ * scope) ask Google's IAM Credentials API for tokens that act as the service account.
+ *
  * @returns google-auth-library `UserRefreshClient` that refreshes itself; inside Colab, Colab's
- * `Compute` client (both are `OAuth2Client`s that every Google client library accepts).
+ * `Compute` client (both are `OAuth2Client`s that every Google client library accepts); with
+ * `impersonateServiceAccount`, an `Impersonated` client acting as the service account.
  * @throws CredCredentialsError when the sign-in fails, is denied or times out, or no OAuth
  * client is configured.
  * @throws CredConnectionError when the token server cannot be reached, or no loopback port is free.
  * @throws CredCancelledError when `signal` aborts the sign-in.
+ * @throws CredImpersonationError when the service account cannot be impersonated (`code` says why).
  */
+export function getUserCredentials(
+  scopes: readonly string[],
+  options: UserCredentialsOptions & { impersonateServiceAccount: string | readonly string[] },
+): Promise<Impersonated>;
+/** User credentials from the cache, or through a sign-in (see the first signature). */
+export function getUserCredentials(
+  scopes: readonly string[],
+  options?: UserCredentialsOptions & { impersonateServiceAccount?: undefined },
+): Promise<UserRefreshClient | Compute>;
+/** User credentials, or with `impersonateServiceAccount` a service account's (see the first signature). */
+export function getUserCredentials(
+  scopes: readonly string[],
+  options?: UserCredentialsOptions,
+): Promise<UserRefreshClient | Compute | Impersonated>;
 export async function getUserCredentials(
   scopes: readonly string[],
   options: UserCredentialsOptions = {},
-): Promise<UserRefreshClient | Compute> {
+): Promise<UserRefreshClient | Compute | Impersonated> {
   assertValidScopes(scopes); // Google's error page for a bad scope never comes back: say so before any sign-in
+  const chain = chainOf(options);
+  if (!chain) return userCredentials(scopes, options);
+  const source = await userCredentials([CLOUD_PLATFORM_SCOPE], withoutImpersonation(options));
+  const { impersonate, proveImpersonation } = impersonation();
+  const credentials = await impersonate(source, chain, scopes);
+  await proveImpersonation(credentials, chain);
+  return credentials;
+}
+
+/** The chain of `impersonateServiceAccount`, validated, or undefined without one. */
+export function chainOf(options: UserCredentialsOptions): ImpersonationChain | undefined {
+  const value = options.impersonateServiceAccount;
+  return value === undefined ? undefined : parseImpersonationChain(value, "impersonateServiceAccount");
+}
+
+export function withoutImpersonation<T extends UserCredentialsOptions>(options: T): T {
+  const rest = { ...options };
+  delete rest.impersonateServiceAccount;
+  return rest;
+}
+
+async function userCredentials(
+  scopes: readonly string[],
+  options: UserCredentialsOptions,
+): Promise<UserRefreshClient | Compute> {
   const env = process.env;
   const endpoints = resolveEndpoints(env);
   const cache = options.credentialsCache ?? READ_WRITE;
@@ -134,9 +181,11 @@ export async function saveUserCredentials(
   assertValidScopes(scopes); // Google's error page for a bad scope never comes back: say so before any sign-in
   const env = process.env;
   const endpoints = resolveEndpoints(env);
+  const chain = chainOf(options);
   const write = async (result: SignInResult): Promise<string> => {
     const file = authorizedUserFile(result, endpoints);
-    await writeUserCredentialsFile(path, file);
+    if (chain) await writeImpersonatedFile(path, file, chain, scopes);
+    else await writeUserCredentialsFile(path, file);
     cacheSignInToken(file, result); // `print-token` right after needs no token request
     return path;
   };
@@ -145,7 +194,21 @@ export async function saveUserCredentials(
     return;
   }
   checkWritableDestination(path); // before the sign-in: nobody wants to approve twice
-  await runSignIn(scopes, options, env, endpoints, write);
+  // Impersonation: the user's token only asks for the service account's (cloud-platform), which
+  // gets the caller's scopes each time it is asked for (the file keeps them).
+  await runSignIn(chain ? [CLOUD_PLATFORM_SCOPE] : scopes, withoutImpersonation(options), env, endpoints, write);
+}
+
+/** An impersonated_service_account file, validated, written as user credentials are. */
+async function writeImpersonatedFile(
+  path: string,
+  source: AuthorizedUserFile,
+  chain: ImpersonationChain,
+  scopes: readonly string[],
+): Promise<void> {
+  const text = impersonatedFileJson(source, chain, scopes);
+  parseImpersonatedFile(JSON.parse(text) as Record<string, unknown>, path);
+  await writeCredentialsText(path, text);
 }
 
 /**
@@ -340,3 +403,4 @@ async function credentialsFrom(
 const signInFlow = () => require("../oauth/flow.js") as typeof import("../oauth/flow.js");
 const signInRuntime = () => require("../runtime/index.js") as typeof import("../runtime/index.js");
 const presenters = () => require("../ui/select.js") as typeof import("../ui/select.js");
+const impersonation = () => require("./impersonated.js") as typeof import("./impersonated.js");

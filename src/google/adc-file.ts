@@ -1,7 +1,7 @@
 /**
  * Reads an Application Default Credentials file of any type print-token knows: it peeks the
  * `type` and hands `authorized_user` and `service_account` to files.ts, and the federation types
- * to external-account.ts. Other types (e.g. `impersonated_service_account`) get their case here.
+ * to external-account.ts, `impersonated_service_account` to impersonated-file.ts.
  */
 import { readFileLimitedSync } from "../util/atomic-write.js";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
@@ -12,14 +12,16 @@ import {
   parseExternalAuthorizedUser,
 } from "./external-account.js";
 import { type CredentialsFile, MAX_CREDENTIALS_FILE_BYTES, readCredentialsFileSync } from "./files.js";
+import { type ImpersonatedFile, parseImpersonatedFile } from "./impersonated-file.js";
 
-export type AdcFile = CredentialsFile | ExternalAccountFile | ExternalAuthorizedUserFile;
+export type AdcFile = CredentialsFile | ExternalAccountFile | ExternalAuthorizedUserFile | ImpersonatedFile;
 
 /** The file at `path`, validated for its type. */
 export function readAdcFileSync(path: string): AdcFile {
   const type = peekType(path);
   if (type === "external_account") return parseExternalAccount(readJson(path), path);
   if (type === "external_account_authorized_user") return parseExternalAuthorizedUser(readJson(path), path);
+  if (type === "impersonated_service_account") return parseImpersonatedFile(readJson(path), path);
   return readCredentialsFileSync(path);
 }
 

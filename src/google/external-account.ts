@@ -11,11 +11,9 @@ import {
   CredStsError,
   CredSubjectTokenFileError,
   CredSubjectTokenUrlError,
-  CredUnsafeTokenUrlError,
   ERROR_CODES,
 } from "../errors.js";
-import { ENV } from "../shared/constants.js";
-import { emulatorBaseUrl, isLoopbackHostname } from "./endpoints.js";
+import { safeServiceUrl } from "./service-url.js";
 
 const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token";
@@ -148,31 +146,9 @@ function externalAuthorizedUser(json: Record<string, unknown>): ExternalAuthoriz
   };
 }
 
-/**
- * Where a subject or refresh token may be sent: `https://sts.googleapis.com` (or `sts.` of the
- * file's universe domain), rewritten to the emulator when CRED_AUTH_EMULATOR_HOST is set (as
- * user files' Google `token_uri` is), or a loopback URL with the emulator set. Anything else is
- * refused: a file may come from someone else, and its token URL would receive the secret.
- */
+/** Where a subject or refresh token may be sent: Google's STS, or the emulator (see service-url.ts). */
 export function safeStsUrl(tokenUrl: string, universeDomain: string, env: NodeJS.ProcessEnv = process.env): string {
-  let url: URL;
-  try {
-    url = new URL(tokenUrl);
-  } catch {
-    throw new CredUnsafeTokenUrlError("The credentials file's token_url is not a URL; write the file again.");
-  }
-  const emulatorHost = env[ENV.emulatorHost]?.trim();
-  const google = url.protocol === "https:" && url.hostname === `sts.${universeDomain}` && !url.username && !url.port;
-  if (emulatorHost) {
-    const base = emulatorBaseUrl(emulatorHost);
-    if (google && universeDomain === "googleapis.com") return `${base}${url.pathname}`;
-    if (url.protocol === "http:" && isLoopbackHostname(url.hostname)) return url.toString();
-  } else if (google) {
-    return url.toString();
-  }
-  throw new CredUnsafeTokenUrlError(
-    `The credentials file's token_url host "${url.host.slice(0, 100)}" is not Google's STS (sts.${universeDomain}); cred-auth sends no token there.`,
-  );
+  return safeServiceUrl(tokenUrl, "sts", universeDomain, env);
 }
 
 function pickToken(text: string, jsonField: string | undefined, fail: (what: string) => Error): string {

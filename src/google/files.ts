@@ -417,6 +417,11 @@ export function userCredentialsJson(data: AuthorizedUserFile): string {
 export async function writeUserCredentialsFile(path: string, data: AuthorizedUserFile): Promise<void> {
   const text = userCredentialsJson(data);
   parseCredentialsText(text, path);
+  await writeCredentialsText(path, text);
+}
+
+/** Writes the text of a credentials file (already validated) as {@link writeUserCredentialsFile} does. */
+export async function writeCredentialsText(path: string, text: string): Promise<void> {
   try {
     await writeFileAtomic(path, text, { mode: 0o600 });
   } catch (error) {
