@@ -25,4 +25,5 @@ export type {
 export { DEFAULT_ACCOUNTS } from "./state.js";
 export { DEFAULT_WORKFORCE_AUDIENCE, DEFAULT_WORKLOAD_AUDIENCE, STS_PATHS } from "./sts.js";
 export type { ServedSubjectToken, StsControls, SubjectTokenRequest } from "./sts-types.js";
+export type { IamControls, ServiceAccountGrant } from "./iam-types.js";
 export { DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";

@@ -7,6 +7,8 @@ import { handleApi } from "./apis.js";
 import type { RequestContext } from "./context.js";
 import { MAX_FAULTS, normalizeFault } from "./faults.js";
 import { HttpError, requestUrl, sendHtml, sendJson, sendText } from "./http.js";
+import { handleIam } from "./iam.js";
+import { iamControls, iamOf } from "./iam-state.js";
 import { checkFlavor, handleMetadata } from "./metadata.js";
 import { handleAuthGet, handleAuthPost, handleCodePage, handleRevoke, handleToken, handleTokenInfo } from "./oauth.js";
 import { indexPage } from "./pages.js";
@@ -31,6 +33,7 @@ async function route(ctx: RequestContext, emulator: Emulator): Promise<void> {
   if (path === EMULATOR_PATHS.admin || path.startsWith(`${EMULATOR_PATHS.admin}/`)) return handleAdmin(ctx, emulator);
   if (path === "/" || path === "/computeMetadata" || path === "/computeMetadata/") return handleRoot(ctx);
   if (await handleSts(ctx)) return;
+  if (await handleIam(ctx)) return;
   if (await handleApi(ctx)) return;
   sendJson(res, 404, { error: { code: 404, message: `Not found: ${path.slice(0, 200)}`, status: "NOT_FOUND" } });
 }
@@ -66,6 +69,7 @@ function answerFailure(res: ServerResponse, error: unknown): void {
 /** Starts an emulator on 127.0.0.1 (a random free port unless `port` is given). */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const state = new EmulatorState(options);
+  for (const grant of options.serviceAccounts ?? []) iamOf(state).add(grant);
   const closing = new AbortController();
   const log = options.log;
   let emulator: Emulator;
@@ -159,6 +163,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     createServiceAccountKey: (opts) => state.createServiceAccountKey(opts),
     checkAccessToken: (token: string) => state.checkAccessToken(token),
     ...stsControls(() => stsOf(state)),
+    ...iamControls(() => iamOf(state)),
     reset: () => state.resetCounters(),
     close() {
       closed ??= new Promise<void>((resolve) => {

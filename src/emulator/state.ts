@@ -92,7 +92,15 @@ function sweep<V extends { expiresAt: number }>(map: Map<string, V>): void {
 }
 
 export function emptyStats(): EmulatorStats {
-  return { tokenRequests: 0, byGrant: {}, authorizations: 0, revocations: 0, metadataTokenRequests: 0, apiRequests: 0 };
+  return {
+    tokenRequests: 0,
+    byGrant: {},
+    authorizations: 0,
+    revocations: 0,
+    metadataTokenRequests: 0,
+    apiRequests: 0,
+    iamRequests: 0,
+  };
 }
 
 export class EmulatorState {
@@ -260,17 +268,23 @@ export class EmulatorState {
     return record.serial <= limit;
   }
 
-  issueAccessToken(grant: Grant, opts: { refreshToken?: string; offline?: boolean } = {}): IssuedAccessToken {
+  /** `expiresAt` (epoch ms) overrides the emulator's lifetime, e.g. for an impersonated token's requested lifetime. */
+  issueAccessToken(
+    grant: Grant,
+    opts: { refreshToken?: string; offline?: boolean; expiresAt?: number } = {},
+  ): IssuedAccessToken {
     sweep(this.accessTokens);
     const accessToken = token("ya29.emu.");
+    const expiresAt = opts.expiresAt ?? Date.now() + this.lifetimeSec * 1000;
     this.accessTokens.set(accessToken, {
       ...grant,
       scopes: [...grant.scopes],
-      expiresAt: Date.now() + this.lifetimeSec * 1000,
+      expiresAt,
       offline: opts.offline ?? opts.refreshToken !== undefined,
       ...(opts.refreshToken ? { refreshToken: opts.refreshToken } : {}),
     });
-    return { access_token: accessToken, expires_in: this.lifetimeSec };
+    const expiresIn = opts.expiresAt === undefined ? this.lifetimeSec : Math.round((expiresAt - Date.now()) / 1000);
+    return { access_token: accessToken, expires_in: expiresIn };
   }
 
   accessRecord(accessToken: string): AccessRecord | undefined {

@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import type { RequestContext } from "./context.js";
 import { parseParams, readBody, sendJson, sendText } from "./http.js";
 import { OidcIssuer } from "./oidc.js";
+import { perState } from "./per-state.js";
 import type { ServedSubjectToken, StsControls, SubjectTokenRequest } from "./sts-types.js";
 import type { EmulatorState } from "./state.js";
 
@@ -107,17 +108,8 @@ export class StsState {
   }
 }
 
-const registry = new WeakMap<EmulatorState, StsState>();
-
 /** The STS side of an emulator state (made on first use). */
-export function stsOf(state: EmulatorState): StsState {
-  let sts = registry.get(state);
-  if (!sts) {
-    sts = new StsState(state);
-    registry.set(state, sts);
-  }
-  return sts;
-}
+export const stsOf = perState((state) => new StsState(state));
 
 /** Routes STS paths; false when the path is not one of them. */
 export async function handleSts(ctx: RequestContext): Promise<boolean> {

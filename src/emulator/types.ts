@@ -1,5 +1,6 @@
-import type { StsControls } from "./sts-types.js";
 /** Public types of the emulator. */
+import type { IamControls, ServiceAccountGrant } from "./iam-types.js";
+import type { StsControls } from "./sts-types.js";
 
 /** An OAuth client the emulator accepts. */
 export interface EmulatorClient {
@@ -54,6 +55,11 @@ export interface EmulatorOptions {
    * client exists, the code page answers 404, only loopback redirects work.
    */
   codePage?: boolean;
+  /**
+   * Service accounts the IAM Credentials API knows, with the members holding
+   * roles/iam.serviceAccountTokenCreator on each (see `addServiceAccount`).
+   */
+  serviceAccounts?: ServiceAccountGrant[];
   /** Receives one line per request (method, path, status; never a query string or secret). */
   log?: (line: string) => void;
 }
@@ -90,6 +96,8 @@ export interface EmulatorStats {
   metadataTokenRequests: number;
   /** Requests to the fake Google APIs (storage, userinfo). */
   apiRequests: number;
+  /** Requests to the IAM Credentials API (`generateAccessToken`), refused ones included. */
+  iamRequests: number;
 }
 
 /** What the emulator knows about an access token. */
@@ -101,7 +109,7 @@ export interface AccessTokenInfo {
   expiresAt: number;
 }
 
-export interface Emulator extends StsControls {
+export interface Emulator extends StsControls, IamControls {
   /** `http://127.0.0.1:PORT` */
   readonly url: string;
   /** `127.0.0.1:PORT`: the value for CRED_AUTH_EMULATOR_HOST and GCE_METADATA_HOST. */

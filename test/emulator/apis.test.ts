@@ -1,10 +1,9 @@
 // The fake Google APIs (storage, userinfo) and service-account jwt-bearer grants, over real HTTP.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createSign } from "node:crypto";
 import { request } from "node:http";
 import { withEmulator } from "../support/emulator.ts";
-import { postForm, tokenRequest } from "./support.ts";
+import { postForm, signAssertion, tokenRequest } from "./support.ts";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
 const emu = await withEmulator();
@@ -82,16 +81,6 @@ test("userinfo: e-mail and subject of the token's account", async () => {
   assert.match(info.sub, /^\d{21}$/);
   assert.equal((await get("/oauth2/v3/userinfo")).status, 401);
 });
-
-function signAssertion(
-  privateKey: string,
-  claims: Record<string, unknown>,
-  header: Record<string, unknown> = { alg: "RS256", typ: "JWT" },
-): string {
-  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
-  const input = `${part(header)}.${part(claims)}`;
-  return `${input}.${createSign("RSA-SHA256").update(input).sign(privateKey).toString("base64url")}`;
-}
 
 const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 

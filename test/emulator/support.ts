@@ -1,6 +1,6 @@
 // Shared by the emulator tests: a loopback receiver, PKCE pairs, auth URLs and token requests.
 import { after } from "node:test";
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, createSign, randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DEMO_CLIENT } from "cred-auth/emulator";
@@ -62,4 +62,26 @@ export function tokenRequest(emu: Emulator, params: Record<string, string>, with
     ? { client_id: DEMO_CLIENT.clientId, client_secret: DEMO_CLIENT.clientSecret }
     : {};
   return postForm(`${emu.url}/token`, { ...client, ...params });
+}
+
+/** A service account's RS256 assertion (header and claims as given), signed with its private key. */
+export function signAssertion(
+  privateKey: string,
+  claims: Record<string, unknown>,
+  header: Record<string, unknown> = { alg: "RS256", typ: "JWT" },
+): string {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const input = `${part(header)}.${part(claims)}`;
+  return `${input}.${createSign("RSA-SHA256").update(input).sign(privateKey).toString("base64url")}`;
+}
+
+/** An access token of a service-account key from the emulator's jwt-bearer grant. */
+export async function serviceAccountAccessToken(key: Record<string, string>, scopes: string[]): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const claims = { iss: key.client_email, scope: scopes.join(" "), aud: key.token_uri, iat: now, exp: now + 3600 };
+  const reply = await postForm(key.token_uri, {
+    grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
+    assertion: signAssertion(key.private_key, claims, { alg: "RS256", typ: "JWT", kid: key.private_key_id }),
+  });
+  return String(reply.json.access_token);
 }
