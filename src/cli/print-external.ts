@@ -5,11 +5,14 @@ import { type CachedAccessToken, getTokenWithCache } from "../access-token-cache
 import {
   type ExternalAccountFile,
   type ExternalAuthorizedUserFile,
+  type FetchedToken,
   exchangeSubjectToken,
   refreshExternalAuthorizedUser,
   safeStsUrl,
 } from "../google/external-account.js";
 import { externalCacheKey } from "../google/external-account-key.js";
+import { generateAccessToken, targetOfImpersonationUrl } from "../google/impersonation.js";
+import { safeServiceUrl } from "../google/service-url.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 
 /** A cached or new access token for a federation file. */
@@ -18,20 +21,38 @@ export async function externalToken(
   requested: string[] | undefined,
   fresh: boolean,
 ): Promise<CachedAccessToken> {
-  if (file.type === "external_account" && file.serviceAccountImpersonationUrl)
-    throw new CredCredentialsError(
-      "print-token does not yet follow service_account_impersonation_url; use default() for this file.",
-      { code: ERROR_CODES.INVALID_OPTION },
-    );
   const scopes = file.type === "external_account" ? (requested ?? [CLOUD_PLATFORM_SCOPE]) : [CLOUD_PLATFORM_SCOPE];
   const tokenUrl = safeStsUrl(file.tokenUrl, file.universeDomain);
   const key = await externalCacheKey(file, scopes, tokenUrl);
   const refresh = async (): Promise<CachedAccessToken> => {
     const got =
-      file.type === "external_account"
-        ? await exchangeSubjectToken(file, scopes)
-        : await refreshExternalAuthorizedUser(file);
+      file.type === "external_account" ? await federatedToken(file, scopes) : await refreshExternalAuthorizedUser(file);
     return { access_token: got.accessToken, expiry_date: got.expiresAt, token_type: "Bearer", scopes };
   };
   return getTokenWithCache(key, refresh, { fresh });
+}
+
+/**
+ * STS's federated token; with `service_account_impersonation_url`, that token (cloud-platform,
+ * as google-auth-library asks) then gets the service account's token with `scopes`.
+ */
+async function federatedToken(file: ExternalAccountFile, scopes: string[]): Promise<FetchedToken> {
+  const url = file.serviceAccountImpersonationUrl;
+  if (url === undefined) return exchangeSubjectToken(file, scopes);
+  const target = targetOfImpersonationUrl(url);
+  if (target === undefined)
+    throw new CredCredentialsError(
+      "The credentials file's service_account_impersonation_url does not end in ACCOUNT:generateAccessToken; write the file again.",
+      { code: ERROR_CODES.FILE_INVALID },
+    );
+  const checked = safeServiceUrl(url, "iamcredentials", file.universeDomain);
+  const federated = await exchangeSubjectToken(file, [CLOUD_PLATFORM_SCOPE]);
+  return generateAccessToken({
+    url: checked,
+    target,
+    sourceToken: federated.accessToken,
+    delegates: [],
+    scopes,
+    ...(file.impersonationLifetimeSec ? { lifetimeSec: file.impersonationLifetimeSec } : {}),
+  });
 }

@@ -4,9 +4,10 @@
 import type { AuthClient } from "google-auth-library";
 import { readAdcFileSync } from "../google/adc-file.js";
 import { safeStsUrl } from "../google/external-account.js";
+import { safeServiceUrl } from "../google/service-url.js";
 import { readFileLimitedSync } from "../util/atomic-write.js";
 import { MAX_CREDENTIALS_FILE_BYTES } from "../google/files.js";
-import { loadGoogleAuth } from "../util/lazy.js";
+import { loadGoogleAuth, withValidatedConfig } from "../util/lazy.js";
 
 /** A client for a federation file, or undefined when the file is of another type. */
 export async function externalAdcClient(
@@ -23,17 +24,28 @@ export async function externalAdcClient(
   const tokenUrl = safeStsUrl(file.tokenUrl, file.universeDomain, env);
   const projectId = stringOr(json.quota_project_id) ?? stringOr(json.project_id) ?? null;
   const gal = await loadGoogleAuth();
-  const credentials =
+  const credentials = withValidatedConfig(() =>
     file.type === "external_account"
       ? gal.ExternalAccountClient.fromJSON({
           ...(json as unknown as Parameters<typeof gal.ExternalAccountClient.fromJSON>[0]),
           token_url: tokenUrl,
           scopes: [...scopes],
+          ...(file.serviceAccountImpersonationUrl
+            ? {
+                service_account_impersonation_url: safeServiceUrl(
+                  file.serviceAccountImpersonationUrl,
+                  "iamcredentials",
+                  file.universeDomain,
+                  env,
+                ),
+              }
+            : {}),
         })
       : new gal.ExternalAccountAuthorizedUserClient({
           ...(json as unknown as ConstructorParameters<typeof gal.ExternalAccountAuthorizedUserClient>[0]),
           token_url: tokenUrl,
-        });
+        }),
+  );
   if (!credentials) return undefined;
   return { credentials, projectId };
 }

@@ -15,7 +15,7 @@ import {
 } from "../google/impersonation.js";
 import { safeServiceUrl } from "../google/service-url.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
-import { loadGoogleAuth } from "../util/lazy.js";
+import { loadGoogleAuth, withValidatedConfig } from "../util/lazy.js";
 import { serviceAccountClientFrom } from "./service-account.js";
 
 /** Where to ask: the chain's generateAccessToken URL (gcloud's, else the one a file names). */
@@ -44,14 +44,17 @@ export async function impersonate(
     options.env,
   );
   const { Impersonated } = await loadGoogleAuth();
-  const client = new Impersonated({
-    sourceClient: source,
-    targetPrincipal: chain.target,
-    delegates: chain.delegates.map(delegateResourceName),
-    targetScopes: scopes.length > 0 ? [...scopes] : [CLOUD_PLATFORM_SCOPE],
-    lifetime: MAX_LIFETIME_SEC,
-    endpoint: new URL(url).origin,
-  });
+  const client = withValidatedConfig(
+    () =>
+      new Impersonated({
+        sourceClient: source,
+        targetPrincipal: chain.target,
+        delegates: chain.delegates.map(delegateResourceName),
+        targetScopes: scopes.length > 0 ? [...scopes] : [CLOUD_PLATFORM_SCOPE],
+        lifetime: MAX_LIFETIME_SEC,
+        endpoint: new URL(url).origin,
+      }),
+  );
   const refreshable = client as unknown as { refreshToken(): Promise<unknown> };
   const refresh = refreshable.refreshToken.bind(client);
   refreshable.refreshToken = async () => {

@@ -32,6 +32,8 @@ export interface ExternalAccountFile {
   tokenUrl: string;
   source: SubjectTokenSource;
   serviceAccountImpersonationUrl?: string;
+  /** `service_account_impersonation.token_lifetime_seconds` (Google's default: 3600). */
+  impersonationLifetimeSec?: number;
   workforcePoolUserProject?: string;
   quotaProjectId?: string;
   universeDomain: string;
@@ -112,6 +114,7 @@ export function parseExternalAccount(json: Record<string, unknown>, path?: strin
 
 function externalAccount(json: Record<string, unknown>): ExternalAccountFile {
   const impersonation = str(json, "service_account_impersonation_url", false);
+  const lifetime = impersonationLifetime(json.service_account_impersonation);
   const userProject = str(json, "workforce_pool_user_project", false);
   const quota = str(json, "quota_project_id", false);
   return {
@@ -122,9 +125,22 @@ function externalAccount(json: Record<string, unknown>): ExternalAccountFile {
     source: parseSource(json.credential_source),
     universeDomain: str(json, "universe_domain", false) ?? "googleapis.com",
     ...(impersonation ? { serviceAccountImpersonationUrl: impersonation } : {}),
+    ...(impersonation && lifetime !== undefined ? { impersonationLifetimeSec: lifetime } : {}),
     ...(userProject ? { workforcePoolUserProject: userProject } : {}),
     ...(quota ? { quotaProjectId: quota } : {}),
   };
+}
+
+/** `service_account_impersonation.token_lifetime_seconds`: 600 to 43200, as Google documents for workload identity federation. */
+function impersonationLifetime(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = isObject(value) ? value.token_lifetime_seconds : undefined;
+  if (seconds === undefined) return undefined;
+  if (typeof seconds !== "number" || !Number.isInteger(seconds) || seconds < 600 || seconds > 43200)
+    throw invalid(
+      'has a "service_account_impersonation.token_lifetime_seconds" that is not a whole number from 600 to 43200',
+    );
+  return seconds;
 }
 
 /** Validates an `external_account_authorized_user` file's JSON. */

@@ -4,6 +4,7 @@
  * `service_account`), `service_account_impersonation_url` naming the account, `delegates`.
  */
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { type AuthorizedUserFile, type CredentialsFile, parseCredentialsText, userCredentialsJson } from "./files.js";
 import { type ImpersonationChain, impersonationUrl, targetOfImpersonationUrl } from "./impersonation.js";
 
@@ -56,7 +57,8 @@ export function parseImpersonatedFile(json: Record<string, unknown>, path: strin
 
 /**
  * The file gcloud writes for `source` impersonating `chain` (keys sorted, as gcloud's), with the
- * token's `scopes` when given (gcloud writes none; google-auth-library reads them).
+ * token's `scopes` when they are not just the default cloud-platform (gcloud writes none;
+ * google-auth-library reads them).
  */
 export function impersonatedFileJson(
   source: AuthorizedUserFile,
@@ -65,10 +67,14 @@ export function impersonatedFileJson(
 ): string {
   const file = {
     delegates: chain.delegates,
-    ...(scopes.length > 0 ? { scopes: [...scopes] } : {}),
+    ...(keepsScopes(scopes) ? { scopes: [...scopes] } : {}),
     service_account_impersonation_url: impersonationUrl(chain.target, source.universe_domain),
     source_credentials: JSON.parse(userCredentialsJson(source)) as unknown,
     type: "impersonated_service_account",
   };
   return `${JSON.stringify(file, null, 2)}\n`;
+}
+
+function keepsScopes(scopes: readonly string[]): boolean {
+  return scopes.length > 0 && !(scopes.length === 1 && scopes[0] === CLOUD_PLATFORM_SCOPE);
 }

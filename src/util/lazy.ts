@@ -50,3 +50,14 @@ function requireDeep<T>(specifier: string, from?: string): T | undefined {
     return undefined;
   }
 }
+
+/**
+ * Runs `make` with google-auth-library's "does not validate the credential configuration"
+ * console warning off. Only for configurations cred-auth has validated itself (the token and
+ * impersonation URLs are checked in google/service-url.ts): the warning would be untrue there,
+ * and it is printed on every load. A library laid out otherwise just warns.
+ */
+export function withValidatedConfig<T>(make: () => T): T {
+  const util = requireDeep<{ suppressAdcWarning?: <R>(fn: () => R) => R }>("google-auth-library/build/src/util.js");
+  return typeof util?.suppressAdcWarning === "function" ? util.suppressAdcWarning(make) : make();
+}

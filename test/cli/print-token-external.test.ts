@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_WORKLOAD_AUDIENCE } from "cred-auth/emulator";
-import { withEmulator } from "../support/emulator.ts";
+import { withEmulator, workloadFileJson } from "../support/emulator.ts";
 import { runCli, sandbox, type CliResult } from "./support.ts";
 
 const emu = await withEmulator();
@@ -29,16 +29,7 @@ const cacheFiles = (dir: string) => {
 
 function externalFile(dir: string, tokenFile: string): string {
   const path = join(dir, "wif.json");
-  writeFileSync(
-    path,
-    JSON.stringify({
-      type: "external_account",
-      audience: DEFAULT_WORKLOAD_AUDIENCE,
-      subject_token_type: "urn:ietf:params:oauth:token-type:jwt",
-      token_url: "https://sts.googleapis.com/v1/token",
-      credential_source: { file: tokenFile },
-    }),
-  );
+  writeFileSync(path, JSON.stringify(workloadFileJson(tokenFile)));
   return path;
 }
 

@@ -2,7 +2,7 @@
 import { after } from "node:test";
 import { mkdir, open, rename } from "node:fs/promises";
 import { join } from "node:path";
-import { DEMO_CLIENT, startEmulator } from "cred-auth/emulator";
+import { DEFAULT_WORKLOAD_AUDIENCE, DEMO_CLIENT, startEmulator } from "cred-auth/emulator";
 import type { Emulator, EmulatorOptions } from "cred-auth/emulator";
 
 /** Starts an emulator on a random loopback port and closes it after the current file (or suite). */
@@ -57,4 +57,16 @@ export async function testCredentialsFile(
   }
   await rename(temp, path);
   return path;
+}
+
+/** An `external_account` file's JSON reading its subject token from `tokenFile`, for the emulator's workload pool. */
+export function workloadFileJson(tokenFile: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    type: "external_account",
+    audience: DEFAULT_WORKLOAD_AUDIENCE,
+    subject_token_type: "urn:ietf:params:oauth:token-type:jwt",
+    token_url: "https://sts.googleapis.com/v1/token",
+    credential_source: { file: tokenFile },
+    ...extra,
+  };
 }
