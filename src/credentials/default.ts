@@ -5,7 +5,7 @@ import { SignInPendingError } from "../oauth/pending.js";
 import { assertValidScopes } from "../oauth/scopes.js";
 import type { DefaultOptions } from "../options.js";
 import { CLOUD_PLATFORM_SCOPE, ENV } from "../shared/constants.js";
-import { type ImpersonationChain, projectOfServiceAccount } from "../google/impersonation.js";
+import type { ImpersonationChain } from "../google/impersonation.js";
 import { debug } from "../util/debug.js";
 import { findApplicationDefaultCredentials } from "./adc.js";
 import { sharedResolution } from "./single-flight.js";
@@ -51,10 +51,9 @@ async function impersonatingDefault(
   options: DefaultOptions,
 ): Promise<[AuthClient, string | null]> {
   const [source, projectId] = await sharedResolution([CLOUD_PLATFORM_SCOPE], options, resolveDefault);
-  const { impersonate, proveImpersonation } = require("./impersonated.js") as typeof import("./impersonated.js");
-  const credentials = await impersonate(source, chain, scopes);
-  await proveImpersonation(credentials, chain);
-  return [credentials, projectOfServiceAccount(chain.target) ?? projectId];
+  const { impersonateProven, projectOfServiceAccount } =
+    require("./impersonated.js") as typeof import("./impersonated.js");
+  return [await impersonateProven(source, chain, scopes), projectOfServiceAccount(chain.target) ?? projectId];
 }
 
 async function resolveDefault(

@@ -4,6 +4,8 @@
 // impersonateServiceAccount option.
 import type { AuthClient, Impersonated } from "google-auth-library";
 import { readAdcFileSync } from "../google/adc-file.js";
+import { type AuthorizedUserFile, writeCredentialsText } from "../google/files.js";
+import { impersonatedFileJson, parseImpersonatedFile } from "../google/impersonated-file.js";
 import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
 import {
   type ImpersonationChain,
@@ -92,7 +94,27 @@ export async function impersonatedAdcClient(
   };
 }
 
-/** Proves impersonated credentials with one token, as every other source is proven. */
-export function proveImpersonation(credentials: Impersonated, chain: ImpersonationChain): Promise<void> {
-  return proveCredentials(credentials, `Impersonating ${chain.target}`);
+/** {@link impersonate}, proven with one token as every other source is proven. */
+export async function impersonateProven(
+  source: AuthClient,
+  chain: ImpersonationChain,
+  scopes: readonly string[],
+): Promise<Impersonated> {
+  const credentials = await impersonate(source, chain, scopes);
+  await proveCredentials(credentials, `Impersonating ${chain.target}`);
+  return credentials;
 }
+
+/** An impersonated_service_account file for `source`, validated, written as user credentials are. */
+export async function writeImpersonatedFile(
+  path: string,
+  source: AuthorizedUserFile,
+  chain: ImpersonationChain,
+  scopes: readonly string[],
+): Promise<void> {
+  const text = impersonatedFileJson(source, chain, scopes);
+  parseImpersonatedFile(JSON.parse(text) as Record<string, unknown>, path);
+  await writeCredentialsText(path, text);
+}
+
+export { projectOfServiceAccount };

@@ -17,11 +17,9 @@ import {
   type AuthorizedUserFile,
   authorizedUserFile as buildAuthorizedUserFile,
   checkWritableDestination,
-  writeCredentialsText,
   writeUserCredentialsFile,
 } from "../google/files.js";
-import { impersonatedFileJson, parseImpersonatedFile } from "../google/impersonated-file.js";
-import { type ImpersonationChain, parseImpersonationChain } from "../google/impersonation.js";
+import type { ImpersonationChain } from "../google/impersonation.js";
 import { CLOUD_PLATFORM_SCOPE, ENV } from "../shared/constants.js";
 import { getCredentialInfo } from "../google/info.js";
 import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
@@ -76,16 +74,16 @@ export async function getUserCredentials(
   const chain = chainOf(options);
   if (!chain) return userCredentials(scopes, options);
   const source = await userCredentials([CLOUD_PLATFORM_SCOPE], withoutImpersonation(options));
-  const { impersonate, proveImpersonation } = impersonation();
-  const credentials = await impersonate(source, chain, scopes);
-  await proveImpersonation(credentials, chain);
-  return credentials;
+  return impersonation().impersonateProven(source, chain, scopes);
 }
 
 /** The chain of `impersonateServiceAccount`, validated, or undefined without one. */
 export function chainOf(options: UserCredentialsOptions): ImpersonationChain | undefined {
   const value = options.impersonateServiceAccount;
-  return value === undefined ? undefined : parseImpersonationChain(value, "impersonateServiceAccount");
+  if (value === undefined) return undefined;
+  const { parseImpersonationChain } =
+    require("../google/impersonation.js") as typeof import("../google/impersonation.js");
+  return parseImpersonationChain(value, "impersonateServiceAccount");
 }
 
 export function withoutImpersonation<T extends UserCredentialsOptions>(options: T): T {
@@ -184,7 +182,7 @@ export async function saveUserCredentials(
   const chain = chainOf(options);
   const write = async (result: SignInResult): Promise<string> => {
     const file = authorizedUserFile(result, endpoints);
-    if (chain) await writeImpersonatedFile(path, file, chain, scopes);
+    if (chain) await impersonation().writeImpersonatedFile(path, file, chain, scopes);
     else await writeUserCredentialsFile(path, file);
     cacheSignInToken(file, result); // `print-token` right after needs no token request
     return path;
@@ -197,18 +195,6 @@ export async function saveUserCredentials(
   // Impersonation: the user's token only asks for the service account's (cloud-platform), which
   // gets the caller's scopes each time it is asked for (the file keeps them).
   await runSignIn(chain ? [CLOUD_PLATFORM_SCOPE] : scopes, withoutImpersonation(options), env, endpoints, write);
-}
-
-/** An impersonated_service_account file, validated, written as user credentials are. */
-async function writeImpersonatedFile(
-  path: string,
-  source: AuthorizedUserFile,
-  chain: ImpersonationChain,
-  scopes: readonly string[],
-): Promise<void> {
-  const text = impersonatedFileJson(source, chain, scopes);
-  parseImpersonatedFile(JSON.parse(text) as Record<string, unknown>, path);
-  await writeCredentialsText(path, text);
 }
 
 /**

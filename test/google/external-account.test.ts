@@ -191,8 +191,21 @@ test("malformed files are refused with ERR_FILE_INVALID", () => {
     fileJson({ file: "x", format: { type: "json" } }),
     fileJson({ url: "http://127.0.0.1/", headers: { a: 1 } }),
     { ...fileJson({ file: "x" }), audience: undefined },
+    ...[599, 43201, 1200.5, "1200"].map((seconds) => ({
+      ...fileJson({ file: "x" }),
+      service_account_impersonation_url:
+        "https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/a@b.c:generateAccessToken",
+      service_account_impersonation: { token_lifetime_seconds: seconds },
+    })),
   ])
     assert.throws(() => parseExternalAccount(json as Record<string, unknown>), { code: ERROR_CODES.FILE_INVALID });
+  const lifetime = parseExternalAccount({
+    ...fileJson({ file: "x" }),
+    service_account_impersonation_url:
+      "https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/a@b.c:generateAccessToken",
+    service_account_impersonation: { token_lifetime_seconds: 43200 },
+  });
+  assert.equal(lifetime.impersonationLifetimeSec, 43200, "the longest Google allows");
   assert.throws(() => parseExternalAuthorizedUser({ type: "external_account_authorized_user", audience: "a" }), {
     code: ERROR_CODES.FILE_INVALID,
   });
