@@ -145,6 +145,12 @@ export const EMULATOR: CommandSpec = {
       help: "the metadata server's account e-mail",
     },
     {
+      key: "serviceAccount",
+      names: ["--service-account"],
+      metavar: "EMAIL[=MEMBER,...]",
+      help: "a service account the IAM Credentials API knows, and who may mint its tokens (repeatable)",
+    },
+    {
       key: "noCodePage",
       names: ["--no-code-page"],
       help: "serve as Google serves a Desktop client: no web client, the code page answers 404",

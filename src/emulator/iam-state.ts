@@ -15,7 +15,7 @@ const EMAIL_MEMBER = /^(user|serviceAccount):(.+)$/;
 const PRINCIPAL = /^principal:\/\/iam\.googleapis\.com\/\S+\/subject\/\S+$/;
 const PRINCIPAL_SET = /^principalSet:\/\/iam\.googleapis\.com\/(\S+)\/\*$/;
 
-interface KnownAccount {
+export interface KnownAccount {
   email: string;
   tokenCreators: Set<string>;
 }
@@ -31,8 +31,18 @@ function normalizeMember(member: unknown): string {
   if (match && EMAIL.test(match[2])) return `${match[1]}:${match[2].toLowerCase()}`;
   if (PRINCIPAL.test(text) || PRINCIPAL_SET.test(text)) return text;
   throw new RangeError(
-    `addServiceAccount: "${text.slice(0, 100)}" is not an IAM member (user:EMAIL, serviceAccount:EMAIL, principal://iam.googleapis.com/..., principalSet://iam.googleapis.com/.../*).`,
+    `"${text.slice(0, 100)}" is not an IAM member: give user:EMAIL, serviceAccount:EMAIL, principal://iam.googleapis.com/... or principalSet://iam.googleapis.com/.../*.`,
   );
+}
+
+/** The grant, checked and with its members normalized; a RangeError says what is wrong. */
+export function checkServiceAccountGrant(grant: ServiceAccountGrant): KnownAccount {
+  const email = grant?.email;
+  if (typeof email !== "string" || !EMAIL.test(email))
+    throw new RangeError("A service account needs its e-mail address (NAME@PROJECT.iam.gserviceaccount.com).");
+  if (grant.tokenCreators !== undefined && !Array.isArray(grant.tokenCreators))
+    throw new RangeError(`Service account ${email}: tokenCreators must be an array of IAM members.`);
+  return { email, tokenCreators: new Set((grant.tokenCreators ?? []).map(normalizeMember)) };
 }
 
 export class IamState {
@@ -42,13 +52,8 @@ export class IamState {
 
   /** Adds a service account, or replaces its token creators. */
   add(grant: ServiceAccountGrant): void {
-    const email = grant?.email;
-    if (typeof email !== "string" || !EMAIL.test(email))
-      throw new RangeError("addServiceAccount: email must be the service account's e-mail address.");
-    if (grant.tokenCreators !== undefined && !Array.isArray(grant.tokenCreators))
-      throw new RangeError("addServiceAccount: tokenCreators must be an array of IAM members.");
-    const tokenCreators = new Set((grant.tokenCreators ?? []).map(normalizeMember));
-    this.accounts.set(email.toLowerCase(), { email, tokenCreators });
+    const account = checkServiceAccountGrant(grant);
+    this.accounts.set(account.email.toLowerCase(), account);
   }
 
   /**

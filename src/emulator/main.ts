@@ -1,4 +1,9 @@
-/** `cred-auth emulator [--port N] [--metadata-project ID --metadata-email E] [--no-code-page]`: runs until SIGINT/SIGTERM. */
+/**
+ * `cred-auth emulator [--port N] [--metadata-project ID --metadata-email E] [--service-account EMAIL[=MEMBERS]]
+ * [--no-code-page]`: runs until SIGINT/SIGTERM.
+ */
+import { checkServiceAccountGrant } from "./iam-state.js";
+import type { ServiceAccountGrant } from "./iam-types.js";
 import { startEmulator } from "./server.js";
 import type { MetadataIdentity } from "./types.js";
 
@@ -10,10 +15,12 @@ export interface EmulatorCommandOptions {
   quiet: boolean;
   /** false (`--no-code-page`): serve as Google serves a Desktop client, no web client or code page. */
   codePage: boolean;
+  /** `--service-account EMAIL[=MEMBER,...]` (repeatable): IAM Credentials accounts and their token creators. */
+  serviceAccounts: ServiceAccountGrant[];
 }
 
 const USAGE =
-  "Usage: cred-auth emulator [--port N] [--metadata-project ID --metadata-email EMAIL] [--no-code-page] [--quiet]";
+  "Usage: cred-auth emulator [--port N] [--metadata-project ID --metadata-email EMAIL] [--service-account EMAIL[=MEMBER,...]] [--no-code-page] [--quiet]";
 
 function flagValue(args: string[], i: number, flag: string): string {
   const value = args[i + 1];
@@ -28,6 +35,7 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
   let email: string | undefined;
   let quiet = false;
   let codePage = true;
+  const serviceAccounts: ServiceAccountGrant[] = [];
   for (let i = 0; i < args.length; i++) {
     const [flag, inline] =
       args[i].startsWith("--") && args[i].includes("=") ? args[i].split(/=(.*)/s, 2) : [args[i], undefined];
@@ -53,6 +61,9 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
       case "--metadata-email":
         email = take();
         break;
+      case "--service-account":
+        serviceAccounts.push(parseServiceAccount(take()));
+        break;
       case "--quiet":
         quiet = true;
         break;
@@ -68,7 +79,21 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
   if ((project === undefined) !== (email === undefined)) {
     throw new Error("Give both --metadata-project and --metadata-email (or neither).");
   }
-  return { port, metadata: project && email ? { projectId: project, email } : null, quiet, codePage };
+  return {
+    port,
+    metadata: project && email ? { projectId: project, email } : null,
+    quiet,
+    codePage,
+    serviceAccounts,
+  };
+}
+
+/** `EMAIL` or `EMAIL=MEMBER,MEMBER` (members such as user:alice@example.com hold the token-creator role). */
+function parseServiceAccount(value: string): ServiceAccountGrant {
+  const [email, members = ""] = value.split(/=(.*)/s, 2);
+  const grant = { email, tokenCreators: members.split(",").filter(Boolean) };
+  checkServiceAccountGrant(grant);
+  return grant;
 }
 
 /**
@@ -81,6 +106,7 @@ export async function runEmulatorCommand(args: string[]): Promise<void> {
     port: options.port,
     metadata: options.metadata,
     codePage: options.codePage,
+    serviceAccounts: options.serviceAccounts,
     ...(options.quiet ? {} : { log: (line: string) => process.stderr.write(`emulator: ${line}\n`) }),
   });
   process.stdout.write(`cred-auth emulator listening on ${emulator.url}\n`);

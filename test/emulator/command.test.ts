@@ -6,7 +6,13 @@ import { once } from "node:events";
 import { parseEmulatorArgs } from "cred-auth/emulator";
 
 test("parseEmulatorArgs: defaults, --port, --flag=value, metadata pair, errors", () => {
-  assert.deepEqual(parseEmulatorArgs([]), { port: 9099, metadata: null, quiet: false, codePage: true });
+  assert.deepEqual(parseEmulatorArgs([]), {
+    port: 9099,
+    metadata: null,
+    quiet: false,
+    codePage: true,
+    serviceAccounts: [],
+  });
   assert.equal(parseEmulatorArgs(["--no-code-page"]).codePage, false);
   assert.equal(parseEmulatorArgs(["--port", "0"]).port, 0);
   assert.equal(parseEmulatorArgs(["--port=1234"]).port, 1234);
@@ -24,6 +30,29 @@ test("parseEmulatorArgs: defaults, --port, --flag=value, metadata pair, errors",
   assert.throws(() => parseEmulatorArgs(["--bogus"]), /Unknown option/);
 });
 
+test("parseEmulatorArgs: --service-account EMAIL[=MEMBER,...], repeatable, members checked", () => {
+  const sa = "deployer@p.iam.gserviceaccount.com";
+  assert.deepEqual(
+    parseEmulatorArgs([
+      "--service-account",
+      `${sa}=user:alice@example.com,principalSet://iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/ci/*`,
+      `--service-account=other@p.iam.gserviceaccount.com`,
+    ]).serviceAccounts,
+    [
+      {
+        email: sa,
+        tokenCreators: [
+          "user:alice@example.com",
+          "principalSet://iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/ci/*",
+        ],
+      },
+      { email: "other@p.iam.gserviceaccount.com", tokenCreators: [] },
+    ],
+  );
+  assert.throws(() => parseEmulatorArgs(["--service-account", `${sa}=alice@example.com`]), /not an IAM member/);
+  assert.throws(() => parseEmulatorArgs(["--service-account", "deployer"]), /e-mail address/);
+});
+
 test("runEmulatorCommand in a child process: prints URL and env, serves, stops cleanly on SIGTERM", async () => {
   const script = `import("cred-auth/emulator").then((m) => m.runEmulatorCommand(process.argv.slice(1))).then(() => process.stdout.write("closed\\n"), (e) => { console.error(e.message); process.exit(3); });`;
   const child = spawn(
@@ -38,6 +67,7 @@ test("runEmulatorCommand in a child process: prints URL and env, serves, stops c
       "cmd-p",
       "--metadata-email",
       "sa@cmd-p.iam.gserviceaccount.com",
+      "--service-account=sa@cmd-p.iam.gserviceaccount.com=serviceAccount:sa@cmd-p.iam.gserviceaccount.com",
     ],
     {
       cwd: process.cwd(),
@@ -66,6 +96,19 @@ test("runEmulatorCommand in a child process: prints URL and env, serves, stops c
       headers: { "Metadata-Flavor": "Google" },
     });
     assert.equal(await project.text(), "cmd-p");
+    const metadataToken = await fetch(`${url}/computeMetadata/v1/instance/service-accounts/default/token`, {
+      headers: { "Metadata-Flavor": "Google" },
+    });
+    const { access_token } = (await metadataToken.json()) as { access_token: string };
+    const impersonated = await fetch(
+      `${url}/v1/projects/-/serviceAccounts/sa@cmd-p.iam.gserviceaccount.com:generateAccessToken`,
+      {
+        method: "POST",
+        headers: { Authorization: `Bearer ${access_token}` },
+        body: JSON.stringify({ scope: ["https://www.googleapis.com/auth/cloud-platform"] }),
+      },
+    );
+    assert.equal(impersonated.status, 200, "--service-account granted the metadata account the role on itself");
     await fetch(`${url}/__emulator/fail`, { method: "POST", body: JSON.stringify({ count: 1, status: 500 }) });
     const failed = await fetch(`${url}/token`, { method: "POST", body: "grant_type=refresh_token" });
     assert.equal(failed.status, 500);

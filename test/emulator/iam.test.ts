@@ -1,9 +1,12 @@
 // The emulator's IAM Credentials API (generateAccessToken: service-account impersonation), over real
 // HTTP, also through google-auth-library's own Impersonated client.
 import assert from "node:assert/strict";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
-import { Impersonated, UserRefreshClient } from "google-auth-library";
+import { IdentityPoolClient, Impersonated, UserRefreshClient } from "google-auth-library";
 import { DEFAULT_WORKLOAD_AUDIENCE, DEMO_CLIENT, startEmulator } from "cred-auth/emulator";
 import { withEmulator } from "../support/emulator.ts";
 import { postForm, serviceAccountAccessToken, tokenRequest } from "./support.ts";
@@ -378,6 +381,29 @@ test("federated callers: an STS token acts as its principal; principalSet grants
   emu.addServiceAccount({ email: deployer, tokenCreators: [`principalSet://iam.googleapis.com/${POOL}/*`] });
   const anyone = await generate(deployer, asked(), await federated("repo:octo/other"));
   assert.equal(anyone.status, 200, "principalSet covers every subject of the pool");
+});
+
+test("google-auth-library's IdentityPoolClient with service_account_impersonation_url: STS, then generateAccessToken", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "iam-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const tokenFile = join(dir, "token.jwt");
+  await writeFile(tokenFile, emu.issueSubjectToken({ audience: DEFAULT_WORKLOAD_AUDIENCE, subject: "repo:octo/ci" }));
+  const ci = serviceAccount("federated-ci");
+  emu.addServiceAccount({ email: ci, tokenCreators: [`principal://iam.googleapis.com/${POOL}/subject/repo:octo/ci`] });
+  const client = (target: string) =>
+    new IdentityPoolClient({
+      type: "external_account",
+      audience: DEFAULT_WORKLOAD_AUDIENCE,
+      subject_token_type: "urn:ietf:params:oauth:token-type:jwt",
+      token_url: `${emu.url}/v1/token`,
+      credential_source: { file: tokenFile },
+      service_account_impersonation_url: `${emu.url}/v1/projects/-/serviceAccounts/${target}:generateAccessToken`,
+      service_account_impersonation: { token_lifetime_seconds: 1200 },
+    });
+  const { token } = await client(ci).getAccessToken();
+  await assertWorksAs(String(token), ci);
+  assert.ok(Math.abs((emu.checkAccessToken(String(token))?.expiresAt ?? 0) - (Date.now() + 1_200_000)) < 3_000);
+  await assert.rejects(client(TARGET).getAccessToken(), /Permission 'iam\.serviceAccounts\.getAccessToken' denied/);
 });
 
 test("google-auth-library's Impersonated client, with a UserRefreshClient source pointed at the emulator", async () => {
