@@ -49,8 +49,15 @@ export function impersonationUrl(target: string, universeDomain = "googleapis.co
 /** The account an impersonation URL names (google-auth-library's reading), or undefined. */
 export function targetOfImpersonationUrl(url: string): string | undefined {
   if (url.length > 256) return undefined;
-  const target = /(?<target>[^/]+):generateAccessToken$/.exec(url)?.groups?.target;
-  return target === undefined ? undefined : decodeURIComponent(target);
+  const encoded = /(?<target>[^/]+):generateAccessToken$/.exec(url)?.groups?.target;
+  let target: string;
+  try {
+    target = decodeURIComponent(encoded ?? "");
+  } catch {
+    return undefined; // a malformed %-escape
+  }
+  // An e-mail or a numeric unique id; never a path, query or space smuggled in through escapes.
+  return /^[^\s/?#%]+$/.test(target) ? target : undefined;
 }
 
 /** The project of a user-managed service account (`NAME@PROJECT.iam.gserviceaccount.com`), else null. */

@@ -53,6 +53,10 @@ test("URLs: gcloud's impersonation URL, its target read back, the project of a u
     true,
   );
   assert.equal(targetOfImpersonationUrl(url.replace(":generateAccessToken", ":signBlob")), undefined);
+  assert.equal(targetOfImpersonationUrl(url.replace("@", "%40")), sa("t"), "an escaped @ is read");
+  assert.equal(targetOfImpersonationUrl(url.replace(sa("t"), "123456789012345678901")), "123456789012345678901");
+  for (const smuggled of ["..%2F..%2Fx%40y.z", "a%20b%40c.d", "x%40y.z%3Fq", "%E0%A4%A"])
+    assert.equal(targetOfImpersonationUrl(url.replace(sa("t"), smuggled)), undefined, smuggled);
   assert.equal(targetOfImpersonationUrl(`https://x/${"a".repeat(300)}:generateAccessToken`), undefined);
   assert.equal(projectOfServiceAccount(sa("t")), "chain-project");
   assert.equal(projectOfServiceAccount("123-compute@developer.gserviceaccount.com"), null);
