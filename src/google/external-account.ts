@@ -56,38 +56,32 @@ export interface FetchedToken {
   expiresAt: number;
 }
 
-/** The file being parsed, named in every message (set for the duration of one synchronous parse). */
-let parsing = "";
-
-const invalid = (what: string) =>
-  new CredCredentialsError(
-    `Credentials file${parsing} ${what}; write it again with gcloud or your administrator's config.`,
-    { code: ERROR_CODES.FILE_INVALID },
-  );
-
-function named<T>(path: string | undefined, parse: () => T): T {
-  parsing = path === undefined ? "" : ` ${JSON.stringify(path)}`;
-  try {
-    return parse();
-  } finally {
-    parsing = "";
+/** Field readers whose errors name the file being parsed. */
+function fieldsOf(path: string | undefined) {
+  const named = path === undefined ? "" : ` ${JSON.stringify(path)}`;
+  const invalid = (what: string) =>
+    new CredCredentialsError(
+      `Credentials file${named} ${what}; write it again with gcloud or your administrator's config.`,
+      { code: ERROR_CODES.FILE_INVALID },
+    );
+  function str(json: Record<string, unknown>, key: string, required: true): string;
+  function str(json: Record<string, unknown>, key: string, required: false): string | undefined;
+  function str(json: Record<string, unknown>, key: string, required: boolean): string | undefined {
+    const value = json[key];
+    if (value === undefined && !required) return undefined;
+    if (typeof value !== "string" || value === "") throw invalid(`has no "${key}" string`);
+    return value;
   }
+  return { invalid, str };
 }
 
-function str(json: Record<string, unknown>, key: string, required: true): string;
-function str(json: Record<string, unknown>, key: string, required: false): string | undefined;
-function str(json: Record<string, unknown>, key: string, required: boolean): string | undefined {
-  const value = json[key];
-  if (value === undefined && !required) return undefined;
-  if (typeof value !== "string" || value === "") throw invalid(`has no "${key}" string`);
-  return value;
-}
+type Fields = ReturnType<typeof fieldsOf>;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function parseSource(value: unknown): SubjectTokenSource {
+function parseSource(value: unknown, { invalid, str }: Fields): SubjectTokenSource {
   if (!isObject(value)) throw invalid('has no "credential_source" object');
   const format = value.format;
   let jsonField: string | undefined;
@@ -109,12 +103,10 @@ function parseSource(value: unknown): SubjectTokenSource {
 
 /** Validates an `external_account` file's JSON (its token URL is checked when used, with the environment). */
 export function parseExternalAccount(json: Record<string, unknown>, path?: string): ExternalAccountFile {
-  return named(path, () => externalAccount(json));
-}
-
-function externalAccount(json: Record<string, unknown>): ExternalAccountFile {
+  const fields = fieldsOf(path);
+  const { str } = fields;
   const impersonation = str(json, "service_account_impersonation_url", false);
-  const lifetime = impersonationLifetime(json.service_account_impersonation);
+  const lifetime = impersonationLifetime(json.service_account_impersonation, fields);
   const userProject = str(json, "workforce_pool_user_project", false);
   const quota = str(json, "quota_project_id", false);
   return {
@@ -122,7 +114,7 @@ function externalAccount(json: Record<string, unknown>): ExternalAccountFile {
     audience: str(json, "audience", true),
     subjectTokenType: str(json, "subject_token_type", true),
     tokenUrl: str(json, "token_url", false) ?? "https://sts.googleapis.com/v1/token",
-    source: parseSource(json.credential_source),
+    source: parseSource(json.credential_source, fields),
     universeDomain: str(json, "universe_domain", false) ?? "googleapis.com",
     ...(impersonation ? { serviceAccountImpersonationUrl: impersonation } : {}),
     ...(impersonation && lifetime !== undefined ? { impersonationLifetimeSec: lifetime } : {}),
@@ -132,7 +124,7 @@ function externalAccount(json: Record<string, unknown>): ExternalAccountFile {
 }
 
 /** `service_account_impersonation.token_lifetime_seconds`: 600 to 43200, as Google documents for workload identity federation. */
-function impersonationLifetime(value: unknown): number | undefined {
+function impersonationLifetime(value: unknown, { invalid }: Fields): number | undefined {
   if (value === undefined) return undefined;
   const seconds = isObject(value) ? value.token_lifetime_seconds : undefined;
   if (seconds === undefined) return undefined;
@@ -145,10 +137,7 @@ function impersonationLifetime(value: unknown): number | undefined {
 
 /** Validates an `external_account_authorized_user` file's JSON. */
 export function parseExternalAuthorizedUser(json: Record<string, unknown>, path?: string): ExternalAuthorizedUserFile {
-  return named(path, () => externalAuthorizedUser(json));
-}
-
-function externalAuthorizedUser(json: Record<string, unknown>): ExternalAuthorizedUserFile {
+  const { str } = fieldsOf(path);
   const quota = str(json, "quota_project_id", false);
   return {
     type: "external_account_authorized_user",
