@@ -54,3 +54,13 @@ test("GOOGLE_APPLICATION_CREDENTIALS with each federation type: a working token 
     await assertWorking(credentials);
   }
 });
+
+test("an external_account file whose token_url is not Google's is refused, not passed over for a sign-in", async () => {
+  const path = join(home, "evil-sts.json");
+  const json = { ...files().external_account, token_url: "https://sts.evil.example/v1/token" };
+  writeFileSync(path, JSON.stringify(json), { mode: 0o600 });
+  await assert.rejects(
+    withEnv({ GOOGLE_APPLICATION_CREDENTIALS: path }, () => credAuth.default([CLOUD], options)),
+    (error: unknown) => (error as { code?: string }).code === credAuth.ERROR_CODES.UNSAFE_TOKEN_URL,
+  );
+});
