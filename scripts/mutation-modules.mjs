@@ -5,7 +5,7 @@ export const MUTATION_MODULES = [
   {
     name: "loopback",
     file: "src/oauth/loopback.ts",
-    tests: ["test/oauth/loopback.test.ts", "test/oauth/loopback-limits.test.ts"],
+    tests: ["test/oauth/loopback.test.ts", "test/oauth/loopback-limits.test.ts", "test/oauth/loopback-bind.test.ts"],
   },
   { name: "paste", file: "src/oauth/paste.ts", tests: ["test/oauth/paste.test.ts"] },
   {

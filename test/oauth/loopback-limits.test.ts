@@ -3,12 +3,16 @@
 // half-bound localhost port, the abort listener, the port range from the environment.
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
-import { request } from "node:http";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { request, type Server } from "node:http";
 import { connect, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { CredCancelledError, CredConnectionError, CredCredentialsError } from "cred-auth";
 import { DEFAULT_TIMEOUT_MS, portRangeFromEnv, startLoopbackReceiver } from "../../dist/oauth/loopback.js";
-import { freePortRange, hasIpv6Loopback, rawRequest } from "./support.ts";
+import { settingsFile } from "../../dist/settings/index.js";
+import { completeSignIn, freePortRange, hasIpv6Loopback, rawRequest, withCreatedServers } from "./support.ts";
 
 const STATE = "c3RhdGUtb2YtdGhpcy1zaWduLWluLTEyMzQ1Njc4OTA";
 const CODE = "4/0AeanS0b-x_Yz";
@@ -31,6 +35,19 @@ function get(
   });
 }
 
+/** Sends raw bytes to the receiver; resolves with everything it answered before closing. */
+function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    let answer = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => (answer += chunk));
+    socket.on("error", () => {}); // a reset ends the answer like a close
+    socket.once("close", () => resolve(answer));
+    socket.write(bytes);
+  });
+}
+
 test("a callback with the right state but an empty code is refused and the sign-in keeps waiting", async () => {
   const receiver = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1) });
   try {
@@ -43,7 +60,7 @@ test("a callback with the right state but an empty code is refused and the sign-
     callback.finish({ ok: false, message: "The exchange failed." });
     const answer = await page;
     assert.equal(answer.status, 500);
-    assert.match(answer.body, /The exchange failed\. You may close this window\./);
+    assert.match(answer.body, /<title>Sign-in failed<\/title>.*The exchange failed\. You may close this window\./);
   } finally {
     receiver.close();
   }
@@ -74,11 +91,9 @@ test("the request target may be 8192 characters, not one more", async () => {
     const base = `/?state=${STATE}&code=${CODE}&pad=`;
     const over = await rawRequest(receiver.port, base + "a".repeat(8193 - base.length));
     assert.equal(over.status, 404);
-    const page = rawRequest(receiver.port, base + "a".repeat(8192 - base.length));
-    const callback = await receiver.callback;
-    assert.equal(callback.code, CODE);
-    callback.finish({ ok: true });
-    assert.equal((await page).status, 200);
+    const { code, page } = await completeSignIn(receiver, base + "a".repeat(8192 - base.length));
+    assert.equal(code, CODE);
+    assert.equal(page.status, 200);
   } finally {
     receiver.close();
   }
@@ -100,18 +115,87 @@ test("only a loopback Host with the receiver's port is answered (DNS rebinding g
   const receiver = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1) });
   try {
     const p = receiver.port;
-    for (const host of [`evil.example:${p}`, `localhost:${p + 1}`, "localhost", `127.0.0.2:${p}`, `[::2]:${p}`]) {
+    const rebound = [`evil.example:${p}`, `localhost:${p + 1}`, "localhost", `127.0.0.2:${p}`, `[::2]:${p}`];
+    const disguised = [`evil.example:localhost:${p}`, `localhost:${p}.evil.example`, "evil.example:http"];
+    for (const host of [...rebound, ...disguised]) {
       const res = await get(p, `/?state=${STATE}&code=${CODE}`, { host });
       assert.ok(res !== "closed", host);
       assert.equal(res.status, 421, host);
-      assert.match(res.body, /only answers requests for the loopback address/);
+      assert.match(res.body, /<title>Wrong address<\/title>.*only answers requests for the loopback address/);
     }
+    // HTTP/1.0 may leave Host out: not a loopback Host either.
+    assert.match(await rawExchange(p, "GET / HTTP/1.0\r\n\r\n"), /^HTTP\/1\.1 421 /);
     for (const host of [`LOCALHOST:${p}`, ` 127.0.0.1:${p} `, `[::1]:${p}`]) {
       const res = await get(p, "/favicon.ico", { host });
       assert.ok(res !== "closed" && res.status === 404, `${host}: ${JSON.stringify(res)}`);
     }
   } finally {
     receiver.close();
+  }
+});
+
+test("a Host without a port means port 80: a receiver on port 80 answers it", async (t) => {
+  const receiver = await startLoopbackReceiver({ state: STATE, ports: { first: 80, last: 80 } }).catch(() => undefined);
+  if (!receiver) return t.skip("port 80 is not ours to bind here (not root, or taken)");
+  try {
+    for (const host of ["localhost", "127.0.0.1", "[::1]", "localhost:80"]) {
+      const res = await get(80, "/favicon.ico", { host });
+      assert.ok(res !== "closed" && res.status === 404, `${host}: ${JSON.stringify(res)}`);
+    }
+  } finally {
+    receiver.close();
+  }
+});
+
+test("each page says what happened in its title", async () => {
+  const receiver = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1) });
+  try {
+    const titleOf = async (path: string) =>
+      /<title>(.*)<\/title>/.exec((await rawRequest(receiver.port, path)).body)?.[1];
+    assert.equal(await titleOf("/favicon.ico"), "Not found");
+    assert.match((await rawRequest(receiver.port, "/favicon.ico")).body, /<p>Nothing here\.<\/p>/);
+    assert.equal(await titleOf(`/?state=wrong&code=${CODE}`), "This sign-in link is not for this session");
+    const { page } = await completeSignIn(receiver, `/?state=${STATE}&code=${CODE}`);
+    assert.match(page.body, /<title>Signed in<\/title>/);
+  } finally {
+    receiver.close();
+  }
+  const denied = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1) });
+  const page = await rawRequest(denied.port, `/?state=${STATE}&error=access_denied`);
+  assert.match(page.body, /<title>Sign-in failed<\/title>/);
+  await assert.rejects(denied.callback, /denied/);
+});
+
+test("a request target that is no URL at all is a stray request: 404, and the sign-in goes on", async () => {
+  const receiver = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1) });
+  try {
+    for (const target of ["//[", `//[?state=${STATE}&code=${CODE}`, "http://["]) {
+      assert.match(
+        await rawExchange(receiver.port, `GET ${target} HTTP/1.1\r\nHost: localhost:${receiver.port}\r\n\r\n`),
+        /^HTTP\/1\.1 404 /,
+        target,
+      );
+    }
+    const { code, page } = await completeSignIn(receiver, `/?state=${STATE}&code=${CODE}`);
+    assert.equal(code, CODE);
+    assert.equal(page.status, 200);
+  } finally {
+    receiver.close();
+  }
+});
+
+test("without ports, the range comes from the env given: here the loopback-ports setting", async () => {
+  const ports = await freePortRange(1);
+  const home = mkdtempSync(join(tmpdir(), "cred-auth-loopback-"));
+  try {
+    const env = { HOME: home, XDG_CONFIG_HOME: join(home, "config") };
+    mkdirSync(dirname(settingsFile(env)), { recursive: true });
+    writeFileSync(settingsFile(env), JSON.stringify({ "loopback-ports": `${ports.first}-${ports.last}` }));
+    const receiver = await startLoopbackReceiver({ state: STATE, env });
+    receiver.close();
+    assert.equal(receiver.port, ports.first);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
   }
 });
 
@@ -164,15 +248,91 @@ test("the abort listener is removed however the sign-in ends", async () => {
   assert.equal(getEventListeners(signal, "abort").length, 0, "after error=");
 });
 
-test("the time-out: 300 s by default, and the message rounds to seconds", async () => {
+/** Lets pending I/O callbacks run (setTimeout may be mocked: setImmediate is not). */
+async function ioTurns(count = 50): Promise<void> {
+  for (let i = 0; i < count; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+test("without timeoutMs the sign-in waits 300 s, not a moment less, then fails saying so", async (t) => {
   assert.equal(DEFAULT_TIMEOUT_MS, 300_000);
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const receiver = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1) });
+  let settled = false;
+  void receiver.callback.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  t.mock.timers.tick(299_999);
+  await ioTurns();
+  assert.equal(settled, false, "still waiting at 299.999 s");
+  t.mock.timers.tick(1);
+  await assert.rejects(
+    receiver.callback,
+    (e: Error) => e instanceof CredCredentialsError && /after 300 s; run again/.test(e.message),
+  );
+  await assert.rejects(rawRequest(receiver.port, "/"), /ECONNREFUSED/);
+});
+
+test("a browser kept waiting while the code is exchanged gets a failure page after 60 s", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const receiver = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1), timeoutMs: 1000 });
+  let answered = false;
+  const page = rawRequest(receiver.port, `/?state=${STATE}&code=${CODE}`).finally(() => (answered = true));
+  const callback = await receiver.callback;
+  t.mock.timers.tick(59_999);
+  await ioTurns();
+  assert.equal(answered, false, "still waiting at 59.999 s");
+  t.mock.timers.tick(1);
+  const answer = await page;
+  assert.equal(answer.status, 500);
+  assert.match(answer.body, /The sign-in did not complete in time\. You may close this window\./);
+  callback.finish({ ok: true }); // too late: ignored
+  await assert.rejects(rawRequest(receiver.port, "/"), /ECONNREFUSED/);
+});
+
+test("closing the receiver once the code arrived does not cut off the browser's page", async () => {
+  const receiver = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1) });
+  const page = rawRequest(receiver.port, `/?state=${STATE}&code=${CODE}`);
+  const callback = await receiver.callback;
+  receiver.close();
+  assert.equal((await get(receiver.port, "/favicon.ico")) !== "closed", true, "still listening for the finish");
+  callback.finish({ ok: true });
+  const answer = await page;
+  assert.equal(answer.status, 200);
+  assert.match(answer.body, /Signed in/);
+  await assert.rejects(rawRequest(receiver.port, "/"), /ECONNREFUSED/);
+});
+
+test("each connection is bounded as documented: headers in 10 s, a request in 15 s", async () => {
+  // The bounds take 10-15 s of real time to show (loopback-slow.test.ts waits for them): here the
+  // receiver's real servers are only looked at.
+  const created: Server[] = [];
+  const receiver = await withCreatedServers(
+    (server) => created.push(server),
+    async () => startLoopbackReceiver({ state: STATE, ports: await freePortRange(1), host: "127.0.0.1" }),
+  );
+  try {
+    assert.equal(created.length, 1);
+    const [server] = created as [Server];
+    assert.equal(server.headersTimeout, 10_000);
+    assert.equal(server.requestTimeout, 15_000);
+    assert.equal(server.timeout, 15_000);
+    const { connectionsCheckingInterval } = server as Server & { connectionsCheckingInterval: number };
+    assert.ok(connectionsCheckingInterval <= 1000, "the bounds are checked every second, not every 30 s");
+  } finally {
+    receiver.close();
+  }
+});
+
+test("the time-out message rounds to seconds", async () => {
   const receiver = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1), timeoutMs: 1500 });
   receiver.close();
   await assert.rejects(receiver.callback, CredCancelledError);
   const quick = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1), timeoutMs: 600 });
   await assert.rejects(
     quick.callback,
-    (e: Error) => e instanceof CredCredentialsError && /after 1 s; run again/.test(e.message),
+    (e: Error & { code?: string }) =>
+      e instanceof CredCredentialsError && /after 1 s; run again/.test(e.message) && e.code === "ERR_TIMEOUT",
   );
 });
 
@@ -207,8 +367,9 @@ test("CRED_AUTH_LOOPBACK_PORTS: spaces allowed, ports 1-65535, first <= last", (
   for (const bad of ["0-5", "1-65536", "10-9", "20000-", "x20000", "20000-20009x", "123456"]) {
     assert.throws(
       () => portRangeFromEnv({ CRED_AUTH_LOOPBACK_PORTS: bad }),
-      (e: Error) =>
+      (e: Error & { code?: string }) =>
         e instanceof CredCredentialsError &&
+        e.code === "ERR_INVALID_OPTION" &&
         e.message.includes(`CRED_AUTH_LOOPBACK_PORTS="${bad}" is not a port range`),
       bad,
     );

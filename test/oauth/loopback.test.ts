@@ -137,6 +137,7 @@ test("every port of the range busy: CredConnectionError naming the range", async
   try {
     await assert.rejects(startLoopbackReceiver({ state: STATE, ports }), (error: Error) => {
       assert.ok(error instanceof CredConnectionError);
+      assert.equal(error.code, "ERR_PORTS_BUSY");
       assert.match(error.message, new RegExp(`Could not find open port in ${ports.first}-${ports.last}`));
       return true;
     });

@@ -1,6 +1,8 @@
 // Shared by the OAuth tests: free port ranges and raw HTTP requests to loopback receivers.
-import { request } from "node:http";
-import { createServer, type Server } from "node:net";
+import { request, type Server as HttpServer } from "node:http";
+import { createRequire } from "node:module";
+import { createServer, type ListenOptions, type Server } from "node:net";
+import type { LoopbackReceiver } from "../../dist/oauth/loopback.js";
 
 /** A random range of `count` ports, each free on 127.0.0.1 right now (bounded tries). */
 export async function freePortRange(count = 3): Promise<{ first: number; last: number }> {
@@ -54,6 +56,17 @@ export function rawRequest(
   });
 }
 
+/** Plays the browser's redirect to `target` and finishes the sign-in: the code received, the page shown. */
+export async function completeSignIn(
+  receiver: LoopbackReceiver,
+  target: string,
+): Promise<{ code: string; page: RawResponse }> {
+  const page = rawRequest(receiver.port, target);
+  const callback = await receiver.callback;
+  callback.finish({ ok: true });
+  return { code: callback.code, page: await page };
+}
+
 /** Whether ::1 can be bound here (IPv6 loopback present). */
 export async function hasIpv6Loopback(): Promise<boolean> {
   const server = createServer();
@@ -79,4 +92,45 @@ export async function occupy(range: { first: number; last: number }): Promise<()
   return async () => {
     await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
   };
+}
+
+/**
+ * Runs `fn` while every server `http.createServer` makes passes through `touch` first: the
+ * receiver's servers are reachable no other way (dist/ calls createServer on the module object).
+ */
+export async function withCreatedServers<T>(touch: (server: HttpServer) => void, fn: () => Promise<T>): Promise<T> {
+  const http = createRequire(import.meta.url)("node:http") as typeof import("node:http");
+  const original = http.createServer;
+  http.createServer = ((...args: Parameters<typeof original>) => {
+    const server = original(...args);
+    touch(server);
+    return server;
+  }) as typeof original;
+  try {
+    return await fn();
+  } finally {
+    http.createServer = original;
+  }
+}
+
+/**
+ * Stands for the OS refusing to listen (no IPv6, a privileged port, no file descriptors left),
+ * which a test cannot arrange: where `refuse` returns an error, `listen` emits it instead of binding.
+ */
+export function refuseListen(
+  server: HttpServer,
+  refuse: (options: ListenOptions) => NodeJS.ErrnoException | undefined,
+): void {
+  const listen = server.listen.bind(server);
+  server.listen = ((options: ListenOptions) => {
+    const error = refuse(options);
+    if (!error) return listen(options);
+    process.nextTick(() => server.emit("error", error));
+    return server;
+  }) as typeof server.listen;
+}
+
+/** An error as the OS reports it from listen, with `code` (none when undefined). */
+export function listenError(code: string | undefined): NodeJS.ErrnoException {
+  return Object.assign(new Error(`listen ${code ?? "failed"}`), code === undefined ? {} : { code });
 }
