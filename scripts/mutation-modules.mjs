@@ -11,7 +11,11 @@ export const MUTATION_MODULES = [
   {
     name: "atomic-write",
     file: "src/util/atomic-write.ts",
-    tests: ["test/util/atomic-write-behaviour.test.ts", "test/util/atomic-write.test.ts"],
+    tests: [
+      "test/util/atomic-write-behaviour.test.ts",
+      "test/util/atomic-write-edges.test.ts",
+      "test/util/atomic-write.test.ts",
+    ],
   },
   {
     name: "token-cache-store",

@@ -8,47 +8,30 @@ import {
   existsSync,
   lchownSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   readdirSync,
-  rmSync,
   statSync,
   symlinkSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import {
   FileTooLargeError,
   NotAFileError,
+  deadPid,
+  fsp,
   readFileLimited,
   readFileLimitedSync,
+  scratch,
+  tempName,
   UnsafeLinkError,
   writeFileAtomic,
-} from "../../dist/util/atomic-write.js";
+} from "./support.ts";
 
-const require = createRequire(import.meta.url);
-const crypto = require("node:crypto") as typeof import("node:crypto");
-const fsp = require("node:fs/promises") as typeof import("node:fs/promises");
-
-function scratch(t: { after(fn: () => void): void }): string {
-  const dir = mkdtempSync(join(tmpdir(), "cred-auth-atomic-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-/** The temp name writeFileAtomic will use when randomness is `bytes` (an attacker who guessed it). */
-const tempName = (name: string, pid: number, bytes: string) =>
-  `.${name}.${(pid % 0x1000000).toString(16).padStart(6, "0")}${bytes}.tmp`;
-
-function deadPid(): number {
-  return Number(
-    spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout,
-  );
-}
+const crypto = createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
 
 test("a file or link planted at the temp path is never written through: the save fails, the victim is intact", async (t) => {
   const dir = scratch(t);
