@@ -148,6 +148,17 @@ export async function startLoopbackReceiver(options: LoopbackOptions): Promise<L
   const bound = await bindFirstFree(ports, host, handler);
   servers = bound.servers;
   listeningPort = bound.port;
+  // A listening server emits "error" only when accepting a connection fails (no file descriptors
+  // left): the sign-in cannot go on, but a kernel or script must not crash for it.
+  for (const server of servers)
+    server.on("error", (error: NodeJS.ErrnoException) =>
+      fail(
+        new CredConnectionError(
+          `The sign-in redirect receiver stopped accepting connections (${error.code ?? "error"}); run the sign-in again.`,
+          { cause: error, code: ERROR_CODES.CONNECTION },
+        ),
+      ),
+    );
   const timer = setTimeout(() => {
     fail(
       new CredCredentialsError(

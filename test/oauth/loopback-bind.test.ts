@@ -82,3 +82,26 @@ test("any other listen error ends the search at once, naming the address, the po
     );
   }
 });
+
+test("a server that stops accepting (no file descriptors left) fails the sign-in and frees the port, without crashing", async () => {
+  const ports = await freePortRange(1);
+  const servers: Array<import("node:http").Server> = [];
+  const receiver = await withCreatedServers(
+    (server) => servers.push(server),
+    () => startLoopbackReceiver({ state: STATE, ports }),
+  );
+  assert.ok(servers.length > 0);
+  // Stands for the OS: accept() failing is what makes a listening server emit "error".
+  servers[0]!.emit("error", listenError("EMFILE"));
+  await assert.rejects(
+    receiver.callback,
+    (e: Error & { code?: string }) =>
+      e instanceof CredConnectionError &&
+      e.code === "ERR_CONNECTION" &&
+      e.message === "The sign-in redirect receiver stopped accepting connections (EMFILE); run the sign-in again.",
+  );
+  servers[0]!.emit("error", listenError(undefined)); // after the end: still no crash
+  const again = await startLoopbackReceiver({ state: STATE, ports });
+  assert.equal(again.port, ports.first, "the port was given back");
+  again.close();
+});
