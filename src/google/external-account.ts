@@ -13,12 +13,12 @@ import {
   CredSubjectTokenUrlError,
   ERROR_CODES,
 } from "../errors.js";
+import { SERVICE_TIMEOUT_MS, postToService } from "./service-request.js";
 import { safeServiceUrl } from "./service-url.js";
 
 const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token";
 const CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform";
-const TIMEOUT_MS = 30_000;
 
 /** Where an external_account file's subject token comes from. */
 export type SubjectTokenSource =
@@ -196,7 +196,7 @@ export async function readSubjectToken(source: SubjectTokenSource): Promise<stri
   const shown = `${where.origin}${where.pathname}`.slice(0, 200);
   let response: Response;
   try {
-    response = await fetch(source.url, { headers: source.headers, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    response = await fetch(source.url, { headers: source.headers, signal: AbortSignal.timeout(SERVICE_TIMEOUT_MS) });
   } catch (cause) {
     throw new CredSubjectTokenUrlError(`The subject-token URL ${shown} could not be reached; check it from here.`, {
       cause,
@@ -220,22 +220,17 @@ async function postSts(
   form: Record<string, string>,
   headers: Record<string, string> = {},
 ): Promise<FetchedToken> {
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers },
-      body: new URLSearchParams(form).toString(),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-  } catch (cause) {
-    throw new CredStsError("Google's Security Token Service could not be reached; check the network and retry.", {
-      code: ERROR_CODES.UNREACHABLE,
-      cause,
-    });
-  }
-  const body: unknown = await response.json().catch(() => undefined);
-  const reply = isObject(body) ? body : {};
+  const response = await postToService(
+    url,
+    { "Content-Type": "application/x-www-form-urlencoded", ...headers },
+    new URLSearchParams(form).toString(),
+    (cause) =>
+      new CredStsError("Google's Security Token Service could not be reached; check the network and retry.", {
+        code: ERROR_CODES.UNREACHABLE,
+        cause,
+      }),
+  );
+  const reply = isObject(response.body) ? response.body : {};
   if (!response.ok || typeof reply.access_token !== "string") {
     const error = typeof reply.error === "string" ? reply.error.slice(0, 100) : "server_error";
     const secrets = Object.values(form).concat(Object.values(headers));

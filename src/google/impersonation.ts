@@ -6,6 +6,7 @@
  */
 import { CredConnectionError, CredCredentialsError, CredImpersonationError, ERROR_CODES } from "../errors.js";
 import type { FetchedToken } from "./external-account.js";
+import { postToService } from "./service-request.js";
 
 /** Who to impersonate, and through whom: each delegate holds the token-creator role on the next. */
 export interface ImpersonationChain {
@@ -15,7 +16,6 @@ export interface ImpersonationChain {
 
 /** Google's longest token without an organisation policy that allows more. */
 export const MAX_LIFETIME_SEC = 3600;
-const TIMEOUT_MS = 30_000;
 const SERVICE_ACCOUNT = /^[^\s@/,:]+@[^\s@/,:]+$/;
 const RESOURCE_PREFIX = "projects/-/serviceAccounts/";
 
@@ -79,25 +79,21 @@ export interface GenerateAccessTokenRequest {
 
 /** A token that acts as `request.target`. */
 export async function generateAccessToken(request: GenerateAccessTokenRequest): Promise<FetchedToken> {
-  let response: Response;
-  try {
-    response = await fetch(request.url, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${request.sourceToken}`, "Content-Type": "application/json" },
-      body: JSON.stringify({
-        delegates: request.delegates.map(delegateResourceName),
-        scope: [...request.scopes],
-        lifetime: `${request.lifetimeSec ?? MAX_LIFETIME_SEC}s`,
+  const response = await postToService(
+    request.url,
+    { Authorization: `Bearer ${request.sourceToken}`, "Content-Type": "application/json" },
+    JSON.stringify({
+      delegates: request.delegates.map(delegateResourceName),
+      scope: [...request.scopes],
+      lifetime: `${request.lifetimeSec ?? MAX_LIFETIME_SEC}s`,
+    }),
+    (cause) =>
+      new CredConnectionError("Google's IAM Credentials API could not be reached; check the network and retry.", {
+        code: ERROR_CODES.UNREACHABLE,
+        cause,
       }),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-  } catch (cause) {
-    throw new CredConnectionError("Google's IAM Credentials API could not be reached; check the network and retry.", {
-      code: ERROR_CODES.UNREACHABLE,
-      cause,
-    });
-  }
-  const body: unknown = await response.json().catch(() => undefined);
+  );
+  const body = response.body;
   const reply = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
   const expiresAt = typeof reply.expireTime === "string" ? Date.parse(reply.expireTime) : Number.NaN;
   if (!response.ok || typeof reply.accessToken !== "string" || reply.accessToken === "" || Number.isNaN(expiresAt))
