@@ -18,8 +18,8 @@ import {
   authorizedUserFile as buildAuthorizedUserFile,
   checkWritableDestination,
   writeUserCredentialsFile,
-} from "../google/files.js";
-import type { ImpersonationChain } from "../google/impersonation.js";
+} from "../formats/credentials-file.js";
+import type { ImpersonationChain } from "../formats/impersonation-chain.js";
 import { CLOUD_PLATFORM_SCOPE, ENV } from "../shared/constants.js";
 import { getCredentialInfo } from "../google/info.js";
 import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
@@ -82,7 +82,7 @@ export function chainOf(options: UserCredentialsOptions): ImpersonationChain | u
   const value = options.impersonateServiceAccount;
   if (value === undefined) return undefined;
   const { parseImpersonationChain } =
-    require("../google/impersonation.js") as typeof import("../google/impersonation.js");
+    require("../formats/impersonation-chain.js") as typeof import("../formats/impersonation-chain.js");
   return parseImpersonationChain(value, "impersonateServiceAccount");
 }
 

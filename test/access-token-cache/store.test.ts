@@ -18,16 +18,16 @@ import { homedir, tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { test } from "node:test";
-import { sha256Hex } from "../../dist/access-token-cache/sha256.js";
+import { sha256Hex } from "../../dist/util/sha256.js";
 import {
   deleteCachedToken,
   hasValidity,
   readCachedToken,
   tokenCacheDir,
-  tokenCacheKey,
   withCacheDir,
   writeCachedToken,
 } from "../../dist/access-token-cache/store.js";
+import { tokenCacheKey } from "../../dist/formats/cache-keys.js";
 
 // @internal helpers, absent from the .d.ts.
 const { resolveDir, uniqueSuffix } = createRequire(import.meta.url)("../../dist/access-token-cache/store.js") as {

@@ -6,14 +6,13 @@ import { test } from "node:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CredCredentialsError, ERROR_CODES, exceptions, loadServiceAccountCredentials } from "cred-auth";
+import { generateAccessToken, impersonationError } from "../../dist/google/iam-credentials.js";
 import {
-  generateAccessToken,
-  impersonationError,
   impersonationUrl,
-  parseImpersonationChain,
   projectOfServiceAccount,
   targetOfImpersonationUrl,
-} from "../../dist/google/impersonation.js";
+} from "../../dist/formats/impersonated-file.js";
+import { parseImpersonationChain } from "../../dist/formats/impersonation-chain.js";
 import { withEmulator } from "../support/emulator.ts";
 import { tempDir } from "../support/files.ts";
 
@@ -137,13 +136,14 @@ test("generateAccessToken: an unreachable API is a CredConnectionError; a 200 wi
     }),
     (error: unknown) => error instanceof exceptions.CredConnectionError && error.code === ERROR_CODES.UNREACHABLE,
   );
-  const odd = impersonationError(200, { accessToken: 7 }, "x@y.z");
+  const odd = impersonationError(200, { accessToken: 7 }, "x@y.z", []);
   assert.equal(odd.code, ERROR_CODES.IMPERSONATION_FAILED);
   assert.equal(odd.error, "HTTP 200");
   const long = impersonationError(
     403,
     { error: { status: "PERMISSION_DENIED", message: `a\nb${"c".repeat(500)}` } },
     "x@y.z",
+    [],
   );
   assert.ok(!long.message.includes("\n") && long.message.length < 600, "one line, Google's text cut short");
 });

@@ -1,18 +1,56 @@
 /**
  * `impersonated_service_account` files, as `gcloud auth application-default login
  * --impersonate-service-account` writes them: `source_credentials` (an `authorized_user` or
- * `service_account`), `service_account_impersonation_url` naming the account, `delegates`.
+ * `service_account`), `service_account_impersonation_url` naming the account, `delegates`; and
+ * the IAM Credentials URL gcloud writes and the account it names.
  */
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
-import { type AuthorizedUserFile, type CredentialsFile, parseCredentialsText, userCredentialsJson } from "./files.js";
-import { type ImpersonationChain, impersonationUrl, targetOfImpersonationUrl } from "./impersonation.js";
+import { quoted } from "../trust/text.js";
+import {
+  type AuthorizedUserFile,
+  type CredentialsFile,
+  parseCredentialsText,
+  userCredentialsJson,
+} from "./credentials-file.js";
+import type { ImpersonationChain } from "./impersonation-chain.js";
+
+const RESOURCE_PREFIX = "projects/-/serviceAccounts/";
+
+/** A delegate as the API names it (`projects/-/serviceAccounts/EMAIL`); gcloud's files hold the bare e-mail. */
+export function delegateResourceName(delegate: string): string {
+  return delegate.startsWith("projects/") ? delegate : `${RESOURCE_PREFIX}${delegate}`;
+}
+
+/** The `service_account_impersonation_url` gcloud writes for `target`. */
+export function impersonationUrl(target: string, universeDomain = "googleapis.com"): string {
+  return `https://iamcredentials.${universeDomain}/v1/${RESOURCE_PREFIX}${target}:generateAccessToken`;
+}
+
+/** The account an impersonation URL names (google-auth-library's reading), or undefined. */
+export function targetOfImpersonationUrl(url: string): string | undefined {
+  if (url.length > 256) return undefined;
+  const encoded = /(?<target>[^/]+):generateAccessToken$/.exec(url)?.groups?.target;
+  let target: string;
+  try {
+    target = decodeURIComponent(encoded ?? "");
+  } catch {
+    return undefined; // a malformed %-escape
+  }
+  // An e-mail or a numeric unique id; never a path, query or space smuggled in through escapes.
+  return /^[^\s/?#%]+$/.test(target) ? target : undefined;
+}
+
+/** The project of a user-managed service account (`NAME@PROJECT.iam.gserviceaccount.com`), else null. */
+export function projectOfServiceAccount(email: string): string | null {
+  return /^[^@]+@([a-z][a-z0-9-]{4,28}[a-z0-9])\.iam\.gserviceaccount\.com$/.exec(email)?.[1] ?? null;
+}
 
 export interface ImpersonatedFile extends ImpersonationChain {
   type: "impersonated_service_account";
   /** The credentials that ask for the impersonated token. */
   source: CredentialsFile;
-  /** As written in the file (checked where it is used, see service-url.ts). */
+  /** As written in the file (judged where it is used, formats/destinations.ts). */
   impersonationUrl: string;
   quotaProjectId?: string;
   universeDomain: string;
@@ -24,7 +62,7 @@ export interface ImpersonatedFile extends ImpersonationChain {
 export function parseImpersonatedFile(json: Record<string, unknown>, path: string): ImpersonatedFile {
   const invalid = (what: string) =>
     new CredCredentialsError(
-      `Credentials file ${JSON.stringify(path)} ${what}; write it again with \`cred-auth login FILE --impersonate-service-account SA\` or gcloud.`,
+      `Credentials file ${quoted(path)} ${what}; write it again with \`cred-auth login FILE --impersonate-service-account SA\` or gcloud.`,
       { code: ERROR_CODES.FILE_INVALID },
     );
   const sourceJson = json.source_credentials;

@@ -8,9 +8,10 @@ import { test } from "node:test";
 import { CredCredentialsError, ERROR_CODES } from "cred-auth";
 import { assertNoSecrets, keyFileFields, tempDir, userFileFields } from "../support/files.ts";
 
-import { readAdcFileSync } from "../../dist/google/adc-file.js";
-import { impersonatedFileJson, parseImpersonatedFile } from "../../dist/google/impersonated-file.js";
-import { safeServiceUrl } from "../../dist/google/service-url.js";
+import { readAdcFileSync } from "../../dist/formats/adc-file.js";
+import { impersonatedDestinations } from "../../dist/formats/destinations.js";
+import { impersonatedFileJson, parseImpersonatedFile } from "../../dist/formats/impersonated-file.js";
+import { trustedUniverse } from "../../dist/trust/urls.js";
 
 const SA = "deployer@my-project.iam.gserviceaccount.com";
 const URL_OF_SA = `https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/${SA}:generateAccessToken`;
@@ -125,12 +126,15 @@ test("the file cred-auth writes is gcloud's shape, reads back through readAdcFil
 });
 
 test("the IAM Credentials URL: Google's passes, the emulator stands in for it, any other host is refused", () => {
-  assert.equal(safeServiceUrl(URL_OF_SA, "iamcredentials", "googleapis.com", {}), URL_OF_SA);
+  const iamUrl = (url: string, env: NodeJS.ProcessEnv) =>
+    impersonatedDestinations(
+      parseImpersonatedFile(gcloudFile(userFileFields(), { service_account_impersonation_url: url }), "/x/adc.json"),
+      trustedUniverse(env),
+      "/x/adc.json",
+    ).iamUrl;
+  assert.equal(iamUrl(URL_OF_SA, {}), URL_OF_SA);
   const env = { CRED_AUTH_EMULATOR_HOST: "127.0.0.1:9099" };
-  assert.equal(
-    safeServiceUrl(URL_OF_SA, "iamcredentials", "googleapis.com", env),
-    `http://127.0.0.1:9099/v1/projects/-/serviceAccounts/${SA}:generateAccessToken`,
-  );
+  assert.equal(iamUrl(URL_OF_SA, env), `http://127.0.0.1:9099/v1/projects/-/serviceAccounts/${SA}:generateAccessToken`);
   const refused = [
     [URL_OF_SA.replace("iamcredentials", "sts"), {}],
     [
@@ -140,13 +144,12 @@ test("the IAM Credentials URL: Google's passes, the emulator stands in for it, a
     [URL_OF_SA.replace("https:", "http:"), {}],
     [URL_OF_SA.replace("https://", "https://user@"), {}],
     [URL_OF_SA.replace("googleapis.com", "googleapis.com:8443"), {}],
-    ["http://127.0.0.1:9099/v1/x:generateAccessToken", {}],
-    ["http://10.0.0.1:9099/v1/x:generateAccessToken", env],
-    ["not a url", {}],
+    [`http://127.0.0.1:9099/v1/${SA}:generateAccessToken`, {}],
+    [`http://10.0.0.1:9099/v1/${SA}:generateAccessToken`, env],
   ] as const;
   for (const [url, withEnv] of refused) {
     assert.throws(
-      () => safeServiceUrl(url, "iamcredentials", "googleapis.com", withEnv),
+      () => iamUrl(url, withEnv),
       (error: unknown) =>
         (error as { code?: string }).code === ERROR_CODES.UNSAFE_TOKEN_URL &&
         /service_account_impersonation_url/.test((error as Error).message),

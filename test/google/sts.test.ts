@@ -1,5 +1,6 @@
-// external_account and external_account_authorized_user files: validation, where secrets may go,
-// and tokens from the emulator's STS (file and URL subject tokens), with Google-shaped secrets.
+// Google's STS for external_account and external_account_authorized_user files: tokens from the
+// emulator's STS (file and URL subject tokens), its refusals, with Google-shaped secrets. The
+// files' shape: test/formats/external-account.test.ts; where secrets may go: test/trust/urls.test.ts.
 import assert from "node:assert/strict";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -8,12 +9,18 @@ import { after, before, test } from "node:test";
 import { DEFAULT_WORKFORCE_AUDIENCE, DEFAULT_WORKLOAD_AUDIENCE, startEmulator } from "cred-auth/emulator";
 import type { Emulator } from "cred-auth/emulator";
 import {
-  exchangeSubjectToken,
+  exchangeSubjectToken as exchangeAt,
+  readSubjectToken,
+  refreshExternalAuthorizedUser as refreshAt,
+} from "../../dist/google/sts.js";
+import {
+  type ExternalAccountFile,
+  type ExternalAuthorizedUserFile,
   parseExternalAccount,
   parseExternalAuthorizedUser,
-  refreshExternalAuthorizedUser,
-  safeStsUrl,
-} from "../../dist/google/external-account.js";
+} from "../../dist/formats/external-account.js";
+import { externalAccountDestinations, externalAuthorizedUserTokenUrl } from "../../dist/formats/destinations.js";
+import { trustedUniverse } from "../../dist/trust/urls.js";
 import { ERROR_CODES } from "../../dist/errors.js";
 
 let emu: Emulator;
@@ -27,6 +34,18 @@ before(async () => {
 after(() => emu.close());
 
 const JWT = "urn:ietf:params:oauth:token-type:jwt";
+const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
+
+/** The file's subject token read once, exchanged at its judged STS URL, as print-token does. */
+async function exchangeSubjectToken(file: ExternalAccountFile, _scopes: undefined, withEnv: NodeJS.ProcessEnv) {
+  const { tokenUrl } = externalAccountDestinations(file, trustedUniverse(withEnv));
+  return exchangeAt(file, { tokenUrl, subjectToken: await readSubjectToken(file.source), scopes: [CLOUD] });
+}
+
+/** A refresh at the file's judged STS URL. */
+function refreshExternalAuthorizedUser(file: ExternalAuthorizedUserFile, withEnv: NodeJS.ProcessEnv) {
+  return refreshAt(file, externalAuthorizedUserTokenUrl(file, trustedUniverse(withEnv)));
+}
 const fileJson = (source: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   type: "external_account",
   audience: DEFAULT_WORKLOAD_AUDIENCE,
@@ -154,59 +173,4 @@ test("external_account_authorized_user: refreshed at /v1/oauthtoken; a wrong sec
   const refused = await refreshExternalAuthorizedUser(revoked, env).catch((e: unknown) => e);
   assert.equal((refused as { error: string }).error, "invalid_grant");
   assertNoSecret(errorText(refused), revoked.refreshToken);
-});
-
-test("secrets go only to Google's STS or, with the emulator set, loopback", () => {
-  assert.equal(
-    safeStsUrl("https://sts.googleapis.com/v1/token", "googleapis.com", {}),
-    "https://sts.googleapis.com/v1/token",
-  );
-  assert.equal(
-    safeStsUrl("https://sts.example-universe.com/v1/token", "example-universe.com", {}),
-    "https://sts.example-universe.com/v1/token",
-  );
-  assert.equal(safeStsUrl("https://sts.googleapis.com/v1/token", "googleapis.com", env), `${emu.url}/v1/token`);
-  assert.equal(safeStsUrl(`${emu.url}/v1/oauthtoken`, "googleapis.com", env), `${emu.url}/v1/oauthtoken`);
-  for (const [url, withEnv] of [
-    ["https://evil.example/v1/token", {}],
-    ["https://evil.example/v1/token", env],
-    ["http://sts.googleapis.com/v1/token", {}],
-    ["https://sts.googleapis.com.evil.example/v1/token", {}],
-    ["https://user@sts.googleapis.com/v1/token", {}],
-    [`${emu.url}/v1/token`, {}],
-    ["not a url", {}],
-  ] as const) {
-    assert.throws(
-      () => safeStsUrl(url, "googleapis.com", withEnv),
-      { name: "CredUnsafeTokenUrlError", code: ERROR_CODES.UNSAFE_TOKEN_URL },
-      url,
-    );
-  }
-});
-
-test("malformed files are refused with ERR_FILE_INVALID", () => {
-  for (const json of [
-    fileJson({}),
-    fileJson({ file: "x", format: { type: "xml" } }),
-    fileJson({ file: "x", format: { type: "json" } }),
-    fileJson({ url: "http://127.0.0.1/", headers: { a: 1 } }),
-    { ...fileJson({ file: "x" }), audience: undefined },
-    ...[599, 43201, 1200.5, "1200"].map((seconds) => ({
-      ...fileJson({ file: "x" }),
-      service_account_impersonation_url:
-        "https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/a@b.c:generateAccessToken",
-      service_account_impersonation: { token_lifetime_seconds: seconds },
-    })),
-  ])
-    assert.throws(() => parseExternalAccount(json as Record<string, unknown>), { code: ERROR_CODES.FILE_INVALID });
-  const lifetime = parseExternalAccount({
-    ...fileJson({ file: "x" }),
-    service_account_impersonation_url:
-      "https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/a@b.c:generateAccessToken",
-    service_account_impersonation: { token_lifetime_seconds: 43200 },
-  });
-  assert.equal(lifetime.impersonationLifetimeSec, 43200, "the longest Google allows");
-  assert.throws(() => parseExternalAuthorizedUser({ type: "external_account_authorized_user", audience: "a" }), {
-    code: ERROR_CODES.FILE_INVALID,
-  });
 });

@@ -1,14 +1,17 @@
 /**
  * Credential JSON files: parse and validate `authorized_user` and `service_account` files,
  * write user credentials in the ADC format. Kept free of heavy imports: the CLI's
- * print-token fast path loads this module.
+ * print-token fast path loads this module. Files are read under the file-trust rule
+ * (trust/files.ts); the URLs they name are judged where they are used (formats/destinations.ts).
  */
-import { accessSync, constants, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { lstatSync, mkdirSync, rmdirSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { isLoopbackHostname } from "./endpoints.js";
 import { GOOGLE_ENDPOINTS } from "../shared/constants.js";
-import { UnsafeLinkError, readFileLimited, readFileLimitedSync, writeFileAtomic } from "../util/atomic-write.js";
+import { UnsafeLinkError, writeFileAtomic } from "../util/atomic-write.js";
+import { UntrustedFileError, readTrustedFile, readTrustedFileSync, secretDirectoryProblem } from "../trust/files.js";
+import { quoted } from "../trust/text.js";
+import { nodeCrypto } from "./lazy.js";
 
 /** An `authorized_user` file: user credentials, as written by gcloud, pydata-google-auth and cred-auth. */
 export interface AuthorizedUserFile {
@@ -85,35 +88,21 @@ export async function readCredentialsFile(
 ): Promise<CredentialsFile> {
   let bytes: Buffer;
   try {
-    bytes = await readFileLimited(
-      path,
-      MAX_CREDENTIALS_FILE_BYTES,
-      options.privateOnly ? { check: (stats) => checkPrivate(stats, path) } : {},
-    );
+    bytes = await readTrustedFile(path, {
+      maxBytes: MAX_CREDENTIALS_FILE_BYTES,
+      keeper: options.privateOnly ? "cred-auth" : "anyone",
+    });
   } catch (error) {
-    if (error instanceof CredentialsFileError) throw error;
     throw readError(path, error);
   }
   return parseCredentialsBytes(bytes, path);
-}
-
-/** Throws unless the opened file is the current user's and not writable by group or others. */
-function checkPrivate(stats: { uid: number; mode: number }, path: string): void {
-  if (process.platform === "win32" || typeof process.getuid !== "function") return;
-  const problem =
-    stats.uid !== process.getuid()
-      ? `belongs to another user (uid ${stats.uid}), who decides whose credentials it holds`
-      : (stats.mode & 0o022) !== 0
-        ? `may be written by others (mode ${(stats.mode & 0o777).toString(8).padStart(3, "0")})`
-        : undefined;
-  if (problem) throw invalid(path, `${problem}; it is not used`);
 }
 
 /** {@link readCredentialsFile}, synchronously. */
 export function readCredentialsFileSync(path: string): CredentialsFile {
   let bytes: Buffer;
   try {
-    bytes = readFileLimitedSync(path, MAX_CREDENTIALS_FILE_BYTES);
+    bytes = readTrustedFileSync(path, { maxBytes: MAX_CREDENTIALS_FILE_BYTES, keeper: "anyone" });
   } catch (error) {
     throw readError(path, error);
   }
@@ -201,7 +190,7 @@ function parseServiceAccount(fields: Record<string, unknown>, path: string): Ser
   return file;
 }
 
-/** The required and the present optional string fields, checked (a `token_uri` too). */
+/** The required and the present optional string fields, checked. */
 function stringFields<R extends string, O extends string>(
   fields: Record<string, unknown>,
   path: string,
@@ -214,7 +203,6 @@ function stringFields<R extends string, O extends string>(
     const value = optionalString(fields, name, path);
     if (value !== undefined) out[name] = value;
   }
-  if (out.token_uri !== undefined) checkTokenUri(out.token_uri, path);
   return out as Record<R, string> & Partial<Record<O, string>>;
 }
 
@@ -244,22 +232,10 @@ function parseScopes(value: unknown, path: string): string[] | undefined {
   throw invalid(path, `has "scopes" that is not an array of scope strings`);
 }
 
-/** Refresh tokens and keys are sent to `token_uri`: only https, or http to this machine. */
-function checkTokenUri(value: string, path: string): void {
-  const url = URL.canParse(value) ? new URL(value) : undefined;
-  const ok =
-    url !== undefined && (url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHostname(url.hostname)));
-  if (!ok)
-    throw invalid(
-      path,
-      `has a "token_uri" that is not an https URL (plain http is allowed only to 127.0.0.1, ::1 or localhost)`,
-    );
-}
-
 function checkPrivateKey(pem: string, path: string): void {
   try {
     // node:crypto only here (service-account keys): print-token on a user file must not load it.
-    (require("node:crypto") as typeof import("node:crypto")).createPrivateKey(pem);
+    nodeCrypto().createPrivateKey(pem);
   } catch (error) {
     // Node's message can quote the key material's start; keep only the name of the problem.
     throw invalid(
@@ -277,6 +253,12 @@ function privateKeyErrorSummary(error: unknown): Error {
 
 /** Maps a failed read to an error naming the file and what to do. */
 function readError(path: string, error: unknown): CredentialsFileError {
+  if (error instanceof UntrustedFileError)
+    return invalid(
+      path,
+      `${error.problem}${error.foreign ? ", who decides whose credentials it holds" : ""}; it is not used`,
+      error,
+    );
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   switch (code) {
     case "ENOENT":
@@ -322,7 +304,7 @@ function safeCause(cause: unknown): unknown {
 }
 
 function quote(path: string): string {
-  return JSON.stringify(path);
+  return quoted(path);
 }
 
 /** ` (line L, column C)` when the engine says where parsing stopped; never the text itself. */
@@ -417,6 +399,13 @@ export async function writeUserCredentialsFile(path: string, data: AuthorizedUse
 
 /** Writes the text of a credentials file (already validated) as {@link writeUserCredentialsFile} does. */
 export async function writeCredentialsText(path: string, text: string): Promise<void> {
+  const directory = nearestExisting(dirname(resolve(path)));
+  const problem = kindOf(directory) === "dir" ? secretDirectoryProblem(directory) : undefined;
+  if (problem !== undefined)
+    throw new CredCredentialsError(
+      `Could not write credentials to ${quote(path)}: the directory ${quote(directory)} ${problem}; cred-auth writes no secret there.`,
+      { code: ERROR_CODES.FILE_UNWRITABLE },
+    );
   try {
     // Stryker disable next-line ObjectLiteral: equivalent: 0o600 is writeFileAtomic's default too; said here, as it matters
     await writeFileAtomic(path, text, { mode: 0o600 });
@@ -430,43 +419,64 @@ export async function writeCredentialsText(path: string, text: string): Promise<
 }
 
 /**
- * Fails before a sign-in when credentials could not be saved at `path`: a directory there, a
- * file where a directory should be, or a directory this user cannot write. Nobody wants to
- * approve a sign-in twice.
+ * Fails before a sign-in when credentials could not be saved at `path`: a directory or a special
+ * file (a FIFO, a device) there, another user's link, a file where a directory should be, a
+ * directory another user owns or anyone may write (no secret goes there), or one where nothing
+ * can be created (read-only, /proc, no permission: tried, not guessed from mode bits, which root
+ * ignores). Nobody wants to approve a sign-in twice. Nothing is left behind.
  */
 export function checkWritableDestination(path: string): void {
-  const kind = (p: string): "dir" | "other" | "none" => {
-    try {
-      if (statSync(p).isDirectory()) return "dir";
-      // Stryker disable next-line StringLiteral: equivalent: "other" is only ever told apart from "dir" and "none"
-      return "other";
-    } catch {
-      return "none";
-    }
-  };
+  const refuse = (problem: string, cause?: unknown) =>
+    new CredCredentialsError(`Cannot save credentials to ${quote(path)}: ${problem}.`, {
+      ...(cause === undefined ? {} : { cause }),
+      code: ERROR_CODES.FILE_UNWRITABLE,
+    });
   const destination = resolve(path);
-  if (kind(destination) === "dir")
-    throw new CredCredentialsError(`Cannot save credentials to ${quote(path)}: it is a directory; give a file path.`, {
-      code: ERROR_CODES.FILE_INVALID,
-    });
-  let parent = dirname(destination);
-  while (
-    kind(parent) === "none" &&
-    // Stryker disable next-line ConditionalExpression: equivalent when true: the root exists, so the walk stops there anyway
-    dirname(parent) !== parent
-  )
-    parent = dirname(parent);
-  if (kind(parent) !== "dir")
-    throw new CredCredentialsError(`Cannot save credentials to ${quote(path)}: ${quote(parent)} is not a directory.`, {
-      code: ERROR_CODES.FILE_INVALID,
-    });
+  const there = kindOf(destination);
+  if (there === "dir") throw refuse("it is a directory; give a file path");
+  if (there === "other") throw refuse("it is not a regular file; give a file path");
+  const link = linkOwner(destination);
+  if (link !== undefined) throw refuse(writeProblem(new UnsafeLinkError(destination, link)));
+  const parent = nearestExisting(dirname(destination));
+  if (kindOf(parent) !== "dir") throw refuse(`${quote(parent)} is not a directory`);
+  const problem = secretDirectoryProblem(parent);
+  if (problem !== undefined)
+    throw refuse(`the directory ${quote(parent)} ${problem}; cred-auth writes no secret there`);
+  const probe = join(parent, `.cred-auth-probe-${process.pid}-${Date.now().toString(36)}`);
   try {
-    accessSync(parent, constants.W_OK);
+    mkdirSync(probe, { mode: 0o700 });
   } catch (error) {
-    throw new CredCredentialsError(
-      `Cannot save credentials to ${quote(path)}: the directory ${quote(parent)} is not writable.`,
-      { cause: error, code: ERROR_CODES.FILE_INVALID },
-    );
+    throw refuse(`the directory ${quote(parent)} is not writable`, error);
+  }
+  rmdirSync(probe);
+}
+
+/** `path`, or its nearest ancestor that exists (the directories a save would create are ours). */
+function nearestExisting(path: string): string {
+  let current = path;
+  // Stryker disable next-line ConditionalExpression: equivalent when true: the root exists, so the walk stops there anyway
+  while (kindOf(current) === "none" && dirname(current) !== current) current = dirname(current);
+  return current;
+}
+
+/** What is at `path`: a directory, a regular file, something else, or nothing (a link counts as its target). */
+function kindOf(path: string): "dir" | "file" | "other" | "none" {
+  try {
+    const stats = statSync(path);
+    return stats.isDirectory() ? "dir" : stats.isFile() ? "file" : "other";
+  } catch {
+    return "none";
+  }
+}
+
+/** The owner of a link at `path` when it is another user's (root's are trusted, as writeFileAtomic trusts them). */
+function linkOwner(path: string): number | undefined {
+  if (process.platform === "win32" || typeof process.getuid !== "function") return undefined;
+  try {
+    const stats = lstatSync(path);
+    return stats.isSymbolicLink() && stats.uid !== process.getuid() && stats.uid !== 0 ? stats.uid : undefined;
+  } catch {
+    return undefined;
   }
 }
 

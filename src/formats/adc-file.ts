@@ -1,22 +1,25 @@
 /**
- * Reads an Application Default Credentials file of any type print-token knows: it peeks the
- * `type` and hands `authorized_user` and `service_account` to files.ts, and the federation types
- * to external-account.ts, `impersonated_service_account` to impersonated-file.ts.
+ * Reads an Application Default Credentials file of any type: it peeks the `type` and hands
+ * `authorized_user` and `service_account` to credentials-file.ts, the federation types to
+ * external-account.ts, `impersonated_service_account` to impersonated-file.ts. The one place that
+ * switches on a file's type.
  */
-import { readFileLimitedSync } from "../util/atomic-write.js";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { readTrustedFileSync } from "../trust/files.js";
+import { quoted } from "../trust/text.js";
+import { type CredentialsFile, MAX_CREDENTIALS_FILE_BYTES, readCredentialsFileSync } from "./credentials-file.js";
 import {
   type ExternalAccountFile,
   type ExternalAuthorizedUserFile,
   parseExternalAccount,
   parseExternalAuthorizedUser,
 } from "./external-account.js";
-import { type CredentialsFile, MAX_CREDENTIALS_FILE_BYTES, readCredentialsFileSync } from "./files.js";
 import { type ImpersonatedFile, parseImpersonatedFile } from "./impersonated-file.js";
 
+/** Any Application Default Credentials file cred-auth reads. */
 export type AdcFile = CredentialsFile | ExternalAccountFile | ExternalAuthorizedUserFile | ImpersonatedFile;
 
-/** The file at `path`, validated for its type. */
+/** The file at `path`, validated for its type (read under the file-trust rule: bounded, non-blocking, regular). */
 export function readAdcFileSync(path: string): AdcFile {
   const type = peekType(path);
   if (type === "external_account") return parseExternalAccount(readJson(path), path);
@@ -25,7 +28,7 @@ export function readAdcFileSync(path: string): AdcFile {
   return readCredentialsFileSync(path);
 }
 
-/** The `type` field, or undefined when the file cannot be read as a JSON object (files.ts then says why). */
+/** The `type` field, or undefined when the file cannot be read as a JSON object (credentials-file.ts then says why). */
 function peekType(path: string): unknown {
   try {
     return readJson(path).type;
@@ -35,8 +38,9 @@ function peekType(path: string): unknown {
 }
 
 function readJson(path: string): Record<string, unknown> {
-  const parsed: unknown = JSON.parse(readFileLimitedSync(path, MAX_CREDENTIALS_FILE_BYTES).toString("utf8"));
+  const bytes = readTrustedFileSync(path, { maxBytes: MAX_CREDENTIALS_FILE_BYTES, keeper: "anyone" });
+  const parsed: unknown = JSON.parse(bytes.toString("utf8"));
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
-    throw new CredCredentialsError(`${JSON.stringify(path)} is not a JSON object.`, { code: ERROR_CODES.FILE_INVALID });
+    throw new CredCredentialsError(`${quoted(path)} is not a JSON object.`, { code: ERROR_CODES.FILE_INVALID });
   return parsed as Record<string, unknown>;
 }
