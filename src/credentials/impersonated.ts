@@ -57,7 +57,9 @@ export async function impersonate(
     try {
       return await refresh();
     } catch (error) {
-      throw impersonationErrorOf(error, chain.target) ?? error;
+      // The source's token went in the request: Google's answer may echo it.
+      const sent = typeof source.credentials.access_token === "string" ? [source.credentials.access_token] : [];
+      throw impersonationErrorOf(error, chain.target, sent) ?? error;
     }
   };
   return client;

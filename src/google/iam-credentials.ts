@@ -89,14 +89,18 @@ export function impersonationError(
 /**
  * The refusal inside a google-auth-library `Impersonated` client's error, when the error is the
  * IAM Credentials API's answer (not the source credentials' own token request); else undefined.
- * The caller's token is read from the request gaxios kept (its `Authorization` header) and
- * scrubbed from the answer.
+ * `sent` (the source's access token: gaxios blanks the header it kept) and any bearer token the
+ * kept request still shows are scrubbed from the answer.
  */
-export function impersonationErrorOf(error: unknown, target: string): CredImpersonationError | undefined {
+export function impersonationErrorOf(
+  error: unknown,
+  target: string,
+  sent: readonly string[] = [],
+): CredImpersonationError | undefined {
   const response = (error as { response?: { status?: unknown; data?: unknown; config?: { url?: unknown } } })?.response;
   if (typeof response?.status !== "number" || !String(response.config?.url ?? "").endsWith(":generateAccessToken"))
     return undefined;
-  return impersonationError(response.status, response.data, target, bearerTokensOf(error));
+  return impersonationError(response.status, response.data, target, [...sent, ...bearerTokensOf(error)]);
 }
 
 /** The bearer tokens of the request(s) a gaxios error kept: `Authorization: Bearer TOKEN`. */

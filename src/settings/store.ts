@@ -78,7 +78,7 @@ function privateDirectory(directory: string): void {
   if ((stat.mode & 0o077) !== 0) chmodSync(directory, 0o700);
 }
 
-/** Refuses a settings file that is not the user's own (or reached through another user's link), or that others may write. */
+/** Refuses a settings file that is not a regular file of the user's own (or is reached through another user's link), or that others may write. */
 function checkOwnFile(path: string): void {
   let stat: ReturnType<typeof statSync>;
   try {
@@ -86,7 +86,8 @@ function checkOwnFile(path: string): void {
   } catch {
     return; // none yet: conf creates it, 0600
   }
-  const problem = foreignLink(path) ?? ownershipProblem(stat);
+  // conf would block on a FIFO (or read a device forever): only a regular file is opened.
+  const problem = foreignLink(path) ?? (stat.isFile() ? ownershipProblem(stat) : "is not a regular file");
   if (problem !== undefined)
     throw untrusted(`the settings file ${printable(path)} ${problem}; remove it, then set again`);
 }

@@ -719,3 +719,36 @@ test("checkWritableDestination: a FIFO, another user's directory or link, or a d
   lchownSync(link, 4242, 4242);
   refused(link, /symbolic link owned by another user \(uid 4242\)/);
 });
+
+test("writeUserCredentialsFile writes no secret into a directory another user owns, or anyone may write", async (t) => {
+  const dir = tempDir(t);
+  const data = {
+    type: "authorized_user" as const,
+    client_id: "c",
+    client_secret: "GOCSPX-w/r+i=te",
+    refresh_token: "1//0gW/r+i=te",
+  };
+  const open = join(dir, "open");
+  fs.mkdirSync(open);
+  fs.chmodSync(open, 0o777);
+  const refused = async (path: string, problem: RegExp) =>
+    assert.rejects(files.writeUserCredentialsFile(path, data), (e: unknown) => {
+      assert.ok(e instanceof CredCredentialsError);
+      assert.equal(e.code, "ERR_FILE_UNWRITABLE");
+      assert.match(e.message, problem);
+      assertNoSecrets(e.message);
+      return true;
+    });
+  await refused(
+    join(open, "creds.json"),
+    /^Could not write credentials to ".*open\/creds\.json": the directory ".*open" may be written by anyone \(mode 777\); cred-auth writes no secret there\.$/,
+  );
+  await refused(join(open, "new", "creds.json"), /the directory ".*open" may be written by anyone/);
+  assert.deepEqual(readdirSync(open), [], "nothing written, no directory made");
+  if (process.getuid?.() !== 0) return t.skip("chown needs root");
+  const theirs = join(dir, "theirs");
+  fs.mkdirSync(theirs, { mode: 0o755 });
+  chownSync(theirs, 4242, 4242);
+  await refused(join(theirs, "creds.json"), /the directory ".*theirs" belongs to another user \(uid 4242\)/);
+  assert.deepEqual(readdirSync(theirs), []);
+});
