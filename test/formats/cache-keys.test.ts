@@ -8,6 +8,7 @@ import { externalCacheKey, impersonatedCacheKey, tokenCacheKey } from "../../dis
 import { parseExternalAccount, parseExternalAuthorizedUser } from "../../dist/formats/external-account.js";
 import { parseImpersonatedFile } from "../../dist/formats/impersonated-file.js";
 import { tokenCacheKey as reExported } from "../../dist/access-token-cache/index.js";
+import { sha256Hex } from "../../dist/util/sha256.js";
 import { keyFileFields, userFileFields } from "../support/files.ts";
 
 const STS = "https://sts.googleapis.com/v1/token";
@@ -154,5 +155,40 @@ test("user and key files: the layout every earlier release wrote (a cached token
     tokenCacheKey({ type: "service_account", client_email: "e", private_key_id: "k", private_key: "P1" }, []),
     tokenCacheKey({ type: "service_account", client_email: "e", private_key_id: "k", private_key: "P2" }, []),
     "a forged key with the victim's public fields gets another key",
+  );
+});
+
+test("user and key files: a sha256 of the secret identity, token URL and the set of scopes, laid out exactly", () => {
+  const user = { type: "authorized_user" as const, client_id: "c.apps", refresh_token: "1//0gAbC+/=" };
+  const key = tokenCacheKey(user, ["b", "a", "b"]);
+  assert.match(key, /^[0-9a-f]{64}$/);
+  assert.equal(
+    key,
+    sha256Hex(JSON.stringify(["cred-auth-token-v2", "authorized_user", "c.apps", "1//0gAbC+/=", "", ["a", "b"]])),
+  );
+  assert.equal(tokenCacheKey(user, ["a", "b"]), key);
+  assert.notEqual(tokenCacheKey({ ...user, refresh_token: "1//0gOther" }, ["a", "b"]), key);
+  assert.notEqual(tokenCacheKey(user, ["a", "b"], "http://127.0.0.1:9099/token"), key);
+  assert.equal(
+    tokenCacheKey({ ...user, token_uri: "https://t/" }, ["a", "b"]),
+    tokenCacheKey(user, ["a", "b"], "https://t/"),
+  );
+  const sa = {
+    type: "service_account" as const,
+    client_email: "sa@p.iam",
+    private_key_id: "kid",
+    private_key: "PEM-1",
+  };
+  assert.equal(
+    tokenCacheKey(sa, ["s"]),
+    sha256Hex(
+      JSON.stringify(["cred-auth-token-v2", "service_account", "sa@p.iam", "kid", sha256Hex("PEM-1"), "", ["s"]]),
+    ),
+  );
+  assert.notEqual(tokenCacheKey({ ...sa, private_key: "PEM-2" }, ["s"]), tokenCacheKey(sa, ["s"]));
+  const { private_key_id: _, ...noId } = sa;
+  assert.equal(
+    tokenCacheKey(noId, []),
+    sha256Hex(JSON.stringify(["cred-auth-token-v2", "service_account", "sa@p.iam", "", sha256Hex("PEM-1"), "", []])),
   );
 });

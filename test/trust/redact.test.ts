@@ -160,3 +160,13 @@ test("printable: C0, DEL, C1 and the characters that reorder or hide text are es
   assert.equal(quoted("/tmp/\u001b[31mred\u009b.json"), '"/tmp/\\u001b[31mred\\x9b.json"');
   assert.equal(quoted('a"b'), '"a\\"b"');
 });
+
+test("secretForms lists each encoding once, lower-case hex too, and nothing shorter than 8 characters", () => {
+  const forms = secretForms("ab/c+d=e");
+  assert.deepEqual(new Set(forms).size, forms.length);
+  for (const form of ["ab/c+d=e", "ab%2Fc%2Bd%3De", "ab%2fc%2bd%3de", "ab%252Fc%252Bd%253De", "ab\\/c+d=e"])
+    assert.ok(forms.includes(form), `${form} missing from ${forms}`);
+  assert.deepEqual(secretForms("a b"), []);
+  assert.ok(secretForms('a"b\ncdefg').includes('a\\"b\\ncdefg'));
+  assert.ok(secretForms("ab cd ef gh").includes("ab+cd+ef+gh"));
+});
