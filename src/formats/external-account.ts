@@ -92,6 +92,7 @@ function parseSource(value: unknown, { invalid, str }: Fields): SubjectTokenSour
   const field = jsonField === undefined ? {} : { jsonField };
   if (typeof value.file === "string" && value.file !== "") return { kind: "file", file: value.file, ...field };
   if (typeof value.url === "string" && value.url !== "") {
+    // Stryker disable next-line Regex,StringLiteral: equivalent: a protocol is one scheme and a colon, and no other text is http(s)
     if (!/^https?:$/.test(URL.canParse(value.url) ? new URL(value.url).protocol : ""))
       throw invalid('has a "credential_source.url" that is not an http or https URL');
     const headers = value.headers ?? {};
@@ -107,11 +108,7 @@ export function parseExternalAccount(json: Record<string, unknown>, path?: strin
   const fields = fieldsOf(path);
   const { str } = fields;
   const universeDomain = str(json, "universe_domain", false) ?? "googleapis.com";
-  const impersonation = str(json, "service_account_impersonation_url", false);
-  const target = impersonation === undefined ? undefined : targetOfImpersonationUrl(impersonation);
-  if (impersonation !== undefined && target === undefined)
-    throw fields.invalid('has a "service_account_impersonation_url" that does not end in ACCOUNT:generateAccessToken');
-  const lifetime = impersonationLifetime(json.service_account_impersonation, fields);
+  const impersonation = impersonationOf(json, fields);
   const optional = {
     workforcePoolUserProject: str(json, "workforce_pool_user_project", false),
     clientId: str(json, "client_id", false),
@@ -127,17 +124,36 @@ export function parseExternalAccount(json: Record<string, unknown>, path?: strin
     tokenUrl: str(json, "token_url", false) ?? `https://sts.${universeDomain}/v1/token`,
     source: parseSource(json.credential_source, fields),
     universeDomain,
-    ...(impersonation && target ? { serviceAccountImpersonationUrl: impersonation, impersonationTarget: target } : {}),
-    ...(impersonation && lifetime !== undefined ? { impersonationLifetimeSec: lifetime } : {}),
+    ...impersonation,
     ...present(optional),
+  };
+}
+
+type Impersonation = Pick<
+  ExternalAccountFile,
+  "serviceAccountImpersonationUrl" | "impersonationTarget" | "impersonationLifetimeSec"
+>;
+
+/** The service account the file acts as, its URL's account checked, with the token lifetime asked (only then). */
+function impersonationOf(json: Record<string, unknown>, fields: Fields): Impersonation {
+  const url = fields.str(json, "service_account_impersonation_url", false);
+  if (url === undefined) return {};
+  const target = targetOfImpersonationUrl(url);
+  if (target === undefined)
+    throw fields.invalid('has a "service_account_impersonation_url" that does not end in ACCOUNT:generateAccessToken');
+  const lifetime = impersonationLifetime(json.service_account_impersonation, fields);
+  return {
+    serviceAccountImpersonationUrl: url,
+    impersonationTarget: target,
+    ...(lifetime === undefined ? {} : { impersonationLifetimeSec: lifetime }),
   };
 }
 
 /** `service_account_impersonation.token_lifetime_seconds`: 600 to 43200, as Google documents for workload identity federation. */
 function impersonationLifetime(value: unknown, { invalid }: Fields): number | undefined {
-  if (value === undefined) return undefined;
   const seconds = isObject(value) ? value.token_lifetime_seconds : undefined;
   if (seconds === undefined) return undefined;
+  // Stryker disable next-line ConditionalExpression: equivalent: Number.isInteger is false for a non-number; the typeof is for the compiler
   if (typeof seconds !== "number" || !Number.isInteger(seconds) || seconds < 600 || seconds > 43200)
     throw invalid(
       'has a "service_account_impersonation.token_lifetime_seconds" that is not a whole number from 600 to 43200',

@@ -171,7 +171,7 @@ export function isLoopbackHostname(hostname: string): boolean {
   return hostname === "localhost" || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 /** `http://host:port` for a loopback `host:port` (`CRED_AUTH_EMULATOR_HOST`); throws for anything else. */
 export function emulatorBaseUrl(hostPort: string): string {

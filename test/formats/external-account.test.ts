@@ -97,10 +97,14 @@ test("every field cred-auth reads is kept, each checked; null optional fields ar
     undefined,
     "a lifetime without impersonation means nothing",
   );
-  assert.equal(
-    parseExternalAccount(base({ service_account_impersonation_url: SA_URL, service_account_impersonation: {} }))
-      .impersonationLifetimeSec,
-    undefined,
+  assert.deepEqual(
+    parseExternalAccount(base({ service_account_impersonation_url: SA_URL, service_account_impersonation: {} })),
+    {
+      ...parseExternalAccount(base()),
+      serviceAccountImpersonationUrl: SA_URL,
+      impersonationTarget: "sa@p.iam.gserviceaccount.com",
+    },
+    "no lifetime asked: none kept, not even as undefined",
   );
   assert.equal(
     parseExternalAccount(
@@ -171,6 +175,11 @@ test("each malformed field: FILE_INVALID naming the file and the field", () => {
       /neither "file" nor "url"/,
     ],
     [base({ credential_source: { file: 7 } }), /neither "file" nor "url"/],
+    [base({ credential_source: { url: "" } }), /neither "file" nor "url"/],
+    [
+      base({ credential_source: { url: "xhttps://idp.example/t" } }),
+      /"credential_source\.url" that is not an http or https URL/,
+    ],
     [
       base({ credential_source: { file: "/t", format: "json" } }),
       /"credential_source\.format" whose "type" is neither "text" nor "json"/,

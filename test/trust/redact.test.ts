@@ -78,6 +78,12 @@ test("secretForms: raw, percent (both cases, twice), form, JSON (\\/ too), base6
     "base64url has its own alphabet",
   );
   assert.ok(secretForms("??>>??>>??>>").some((f) => f.includes("/") || f.includes("+")));
+  // Its base64 holds both "+" and "/": the base64url echo is another text, and is taken out too.
+  const urlSafe = Buffer.from("??>>??>>??>>").toString("base64url");
+  assert.notEqual(urlSafe, Buffer.from("??>>??>>??>>").toString("base64"));
+  assert.equal(redactor(["??>>??>>??>>"])(`[${urlSafe}]`), `[${REDACTED}]`);
+  const shifted = Buffer.from("x??>>??>>??>>").toString("base64url");
+  assert.ok(redactor(["??>>??>>??>>"])(shifted).includes(REDACTED), "base64url at another alignment");
   assert.deepEqual(secretForms("a b"), []);
   assert.ok(secretForms("abcdefgh").every((f) => f.length >= MIN_SECRET_LENGTH));
   assert.equal(MIN_SECRET_LENGTH, 8);
@@ -97,6 +103,11 @@ test("secretForms: raw, percent (both cases, twice), form, JSON (\\/ too), base6
 });
 
 test("redactor: secrets shorter than 8 and non-strings are ignored; longer forms go first", () => {
+  assert.equal(REDACTED, "<redacted by cred-auth>");
+  assert.equal(
+    redactor([["a", "b", "c", "d", "e", "f", "g", "h"], { length: 9 }])("a b c d e f g h"),
+    "a b c d e f g h",
+  );
   const redact = redactor(["tiny7ch", 42, undefined, null, "abcdefgh", "abcdefghij"]);
   assert.equal(redact("tiny7ch 42 abcdefghij abcdefgh"), `tiny7ch 42 ${REDACTED} ${REDACTED}`);
   assert.equal(redactor([])("nothing to hide"), "nothing to hide");
@@ -127,6 +138,12 @@ test("scrubDeep: strings in plain objects and arrays, 8 levels deep; other objec
   let nine: unknown = REFRESH;
   for (let i = 0; i < 9; i++) nine = [nine];
   assert.ok(!JSON.stringify(scrubDeep(nine, forms)).includes(REFRESH), "8 levels and the string itself");
+  let twelve: unknown = REFRESH;
+  for (let i = 0; i < 12; i++) twelve = [twelve];
+  assert.ok(JSON.stringify(scrubDeep(twelve, forms)).includes(REFRESH), "arrays count as levels too");
+  const fn = () => REFRESH;
+  assert.equal(scrubDeep(fn, forms), fn, "a function is left alone");
+  assert.equal(scrubDeep(42, forms), 42);
   const withProto = Object.create({ inherited: 1 }) as Record<string, unknown>;
   withProto.own = REFRESH;
   assert.equal(scrubDeep(withProto, forms), withProto, "a class instance is left alone");

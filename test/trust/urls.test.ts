@@ -44,6 +44,7 @@ test("the universe: googleapis.com unless the option or GOOGLE_CLOUD_UNIVERSE_DO
     domain: "opt.example",
     chosenBy: "option",
   });
+  assert.deepEqual(trustedUniverse({}, " Opt.Example "), { domain: "opt.example", chosenBy: "option" });
   assert.deepEqual(trustedUniverse({ [UNIVERSE_ENV]: "env.example" }, " "), {
     domain: "env.example",
     chosenBy: "environment",
@@ -92,6 +93,11 @@ test("a universe that is not a domain is refused where it was given, one line, i
     );
   }
   assert.equal(trustedUniverse({ [UNIVERSE_ENV]: `${"a".repeat(63)}.example` }).chosenBy, "environment");
+  assert.throws(
+    () => trustedUniverse({ [UNIVERSE_ENV]: `x${"/".repeat(200)}` }),
+    (error: Error) => error.message.endsWith(`(${JSON.stringify(`x${"/".repeat(99)}`)}).`),
+    "the value is cut at 100 characters",
+  );
   assert.equal(trustedUniverse({ [UNIVERSE_ENV]: "x.y.example" }).domain, "x.y.example");
 });
 
@@ -188,6 +194,17 @@ test("everything else is refused: other hosts, lookalikes, ports, user info, pla
       ERROR_CODES.UNSAFE_TOKEN_URL,
       new RegExp(api),
     );
+  for (const [url, service] of [
+    ["https://www.googleapis.com/v1/token", "sts"],
+    ["https://accounts.google.com/v1/projects/-/serviceAccounts/a@b.c:generateAccessToken", "iamcredentials"],
+  ] as const)
+    refused(() => trustedUrl(url, { service, field: "f" }, google), ERROR_CODES.UNSAFE_TOKEN_URL, /at "https:\/\//);
+  for (const url of ["http://10.0.0.1:9/t", "https://127.0.0.1:9/t"])
+    assert.throws(
+      () => trustedUrl(url, STS, google),
+      (error: Error) => !error.message.includes("plain http"),
+      `${url}: only loopback over plain http gets the hint`,
+    );
   refused(
     () => trustedUrl("not a url", STS, google),
     ERROR_CODES.UNSAFE_TOKEN_URL,
@@ -229,6 +246,11 @@ test("the file's universe must be the trusted one: both named, and how to trust 
     ERROR_CODES.UNTRUSTED_UNIVERSE,
     /trusts "opt\.example" \(the universeDomain option\)/,
   );
+  refused(
+    () => checkFileUniverse(`${"u".repeat(150)}.example`, google),
+    ERROR_CODES.UNTRUSTED_UNIVERSE,
+    /universe "u{100}", but/,
+  );
   // A universe that is no domain is named (escaped), with no advice to trust it.
   refused(
     () => checkFileUniverse("\u001b]0;pwned\u0007", google),
@@ -238,7 +260,8 @@ test("the file's universe must be the trusted one: both named, and how to trust 
 });
 
 test("loopback hosts, and the emulator's host:port", () => {
-  for (const host of ["localhost", "[::1]", "127.0.0.1", "127.1.2.3"]) assert.ok(isLoopbackHostname(host), host);
+  for (const host of ["localhost", "[::1]", "127.0.0.1", "127.1.2.3", "127.0.0.10", "127.255.255.254"])
+    assert.ok(isLoopbackHostname(host), host);
   for (const host of ["127.0.0.1.evil.example", "evil127.0.0.1", "128.0.0.1", "::1", "0.0.0.0", "127.0.0"])
     assert.ok(!isLoopbackHostname(host), host);
   assert.equal(emulatorBaseUrl("127.0.0.1:9099"), "http://127.0.0.1:9099");
