@@ -22,15 +22,15 @@ export async function credentialsFileToken(
   file: CredentialsFile,
   path: string,
   scopes: readonly string[],
-  universe: Universe,
+  { env, universe }: { env: NodeJS.ProcessEnv; universe: Universe },
 ): Promise<CachedAccessToken> {
   if (file.type === "authorized_user") {
-    const client = await userRefreshClientFrom(file, { path, universe });
+    const client = await userRefreshClientFrom(file, { path, env, universe });
     await proveCredentials(client, `Getting an access token with the user credentials in ${quoted(path)}`);
     return cachedFrom(client.credentials, scopes, path);
   }
   // From the parsed key, not the path: the key may sit inside an impersonated_service_account file.
-  const jwt = await serviceAccountClientFrom(file, scopes, { path, universe });
+  const jwt = await serviceAccountClientFrom(file, scopes, { path, env, universe });
   await proveCredentials(
     jwt,
     `Getting an access token for service account ${printable(file.client_email)} with the key in ${quoted(path)}`,

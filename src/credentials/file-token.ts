@@ -3,7 +3,7 @@
 // token it reads the file, judges its URLs (formats/destinations.ts) and reads one cache entry,
 // loading no package at all (test/cli/hot-path.test.ts, bench target 2); getting a new token
 // (google-auth-library, STS, IAM Credentials) lives in ./file-refresh.ts, loaded on a miss.
-import { type CachedAccessToken, getTokenWithCache } from "../access-token-cache/index.js";
+import { type CachedAccessToken, getTokenWithCache, tokenCacheDir } from "../access-token-cache/index.js";
 import { type AdcFile, readAdcFileSync } from "../formats/adc-file.js";
 import { externalCacheKey, impersonatedCacheKey, tokenCacheKey } from "../formats/cache-keys.js";
 import type { CredentialsFile } from "../formats/credentials-file.js";
@@ -31,6 +31,8 @@ export interface FileTokenOptions {
   fresh?: boolean;
   /** Where `CRED_AUTH_EMULATOR_HOST`, `GOOGLE_CLOUD_UNIVERSE_DOMAIN` and the cache's place are read. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /** The universe whose services may receive the file's secrets (default: `GOOGLE_CLOUD_UNIVERSE_DOMAIN`, else googleapis.com). */
+  universeDomain?: string;
 }
 
 /** An access token for a credentials file. */
@@ -53,10 +55,16 @@ export interface FileToken {
  */
 export async function accessTokenForFile(path: string, options: FileTokenOptions = {}): Promise<FileToken> {
   const env = options.env ?? process.env;
-  const universe = trustedUniverse(env);
+  const universe = trustedUniverse(env, options.universeDomain);
   const file = readAdcFileSync(path);
   const requested = options.scopes && options.scopes.length > 0 ? [...options.scopes] : undefined;
-  const request: TokenRequest = { path, universe, requested, fresh: options.fresh === true };
+  const request: TokenRequest = {
+    path,
+    env,
+    universe,
+    requested,
+    cache: { fresh: options.fresh === true, dir: tokenCacheDir(env) },
+  };
   const token = await tokenFor(file, request);
   return {
     accessToken: token.access_token,
@@ -70,9 +78,11 @@ export async function accessTokenForFile(path: string, options: FileTokenOptions
 /** What one token request for a file decides once and passes down. */
 interface TokenRequest {
   path: string;
+  env: NodeJS.ProcessEnv;
   universe: Universe;
   requested: string[] | undefined;
-  fresh: boolean;
+  /** The token cache: `--fresh`, and its directory (`false`: off). */
+  cache: { fresh: boolean; dir: string | false };
 }
 
 function tokenFor(file: AdcFile, request: TokenRequest): Promise<CachedAccessToken> {
@@ -88,8 +98,8 @@ function credentialsToken(file: CredentialsFile, request: TokenRequest): Promise
   const tokenUrl = chooseTokenUrl(file, request.universe, request.path);
   return getTokenWithCache(
     tokenCacheKey(file, scopes, tokenUrl),
-    () => fileRefresh().credentialsFileToken(file, request.path, scopes, request.universe),
-    { fresh: request.fresh },
+    () => fileRefresh().credentialsFileToken(file, request.path, scopes, request),
+    request.cache,
   );
 }
 
@@ -102,7 +112,7 @@ async function externalAccountToken(file: ExternalAccountFile, request: TokenReq
   return getTokenWithCache(
     externalCacheKey(file, scopes, urls, subjectToken),
     () => fileRefresh().externalAccountFileToken(file, urls, subjectToken, scopes),
-    { fresh: request.fresh },
+    request.cache,
   );
 }
 
@@ -113,7 +123,7 @@ function externalUserToken(file: ExternalAuthorizedUserFile, request: TokenReque
   return getTokenWithCache(
     externalCacheKey(file, scopes, { tokenUrl }),
     () => fileRefresh().externalUserFileToken(file, tokenUrl, scopes),
-    { fresh: request.fresh },
+    request.cache,
   );
 }
 
@@ -127,7 +137,7 @@ function impersonatedToken(file: ImpersonatedFile, request: TokenRequest): Promi
   return getTokenWithCache(
     impersonatedCacheKey(file, scopes, iamUrl),
     () => fileRefresh().impersonatedFileToken(file, iamUrl, source, scopes),
-    { fresh: request.fresh },
+    request.cache,
   );
 }
 
