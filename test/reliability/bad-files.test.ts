@@ -239,7 +239,7 @@ process.env.CRED_AUTH_EMULATOR_HOST = `127.0.0.1:${await closedPort()}`;
 process.env.CRED_AUTH_HOSTED = "off";
 
 // A file without read permission is in allCases() when not root; as root (CI) it is covered by
-// test/google/files.test.ts, which reads it as "nobody" in a child process.
+// test/formats/credentials-file.test.ts, which reads it as "nobody" in a child process.
 
 test("readCredentialsFile, loadUserCredentials and loadServiceAccountCredentials refuse every bad file", {
   timeout: 60_000,
@@ -485,7 +485,7 @@ test("an unreadable file (permission denied)", async (t) => {
   chmodSync(path, 0o000);
   if (process.getuid?.() !== 0)
     return assert.rejects(readCredentialsFile(path), /cannot be read \(permission denied\)/);
-  // root reads anything: read as "nobody" in a child process instead. (Here, not in test/google/files.test.ts:
+  // root reads anything: read as "nobody" in a child process instead. (Here, not in test/formats/credentials-file.test.ts:
   // the mutation run's sandbox is a 0700 directory that "nobody" cannot enter.)
   const script = `import("${new URL("../../dist/formats/credentials-file.js", import.meta.url).href}").then((f) => f.readCredentialsFile(${JSON.stringify(path)})).then(() => console.log("READ"), (e) => console.log(e.name + ": " + e.message))`;
   const child = spawnSync(process.execPath, ["-e", script], { uid: 65534, gid: 65534, encoding: "utf8" });
