@@ -34,13 +34,18 @@ export class UntrustedFileError extends Error {
   readonly foreign: boolean;
   constructor(
     readonly path: string,
-    stats: { uid: number; mode: number },
+    { problem, foreign }: Ownership,
   ) {
-    const problem = ownershipProblem(stats) ?? "is not trusted";
     super(`${path} ${problem}`);
     this.problem = problem;
-    this.foreign = stats.uid !== process.getuid?.();
+    this.foreign = foreign;
   }
+}
+
+/** Why a file or directory of cred-auth's own may not be trusted, and whether it is because another user owns it. */
+interface Ownership {
+  problem: string;
+  foreign: boolean;
 }
 
 /** {@link readFileLimited} under the rule `read`. */
@@ -61,7 +66,8 @@ function limitedOptions(path: string, read: TrustedRead): ReadLimitedOptions {
 }
 
 function refuseUntrusted(path: string, stats: Stats): void {
-  if (!ownedPrivately(stats)) throw new UntrustedFileError(path, stats);
+  const untrusted = ownership(stats);
+  if (untrusted !== undefined) throw new UntrustedFileError(path, untrusted);
 }
 
 /**
@@ -69,9 +75,14 @@ function refuseUntrusted(path: string, stats: Stats): void {
  * group or others), or undefined when it may. Windows has neither owner nor mode bits: always fine there.
  */
 export function ownershipProblem(stats: { uid: number; mode: number }): string | undefined {
+  return ownership(stats)?.problem;
+}
+
+function ownership(stats: { uid: number; mode: number }): Ownership | undefined {
   if (process.platform === "win32" || typeof process.getuid !== "function") return undefined;
-  if (stats.uid !== process.getuid()) return `belongs to another user (uid ${stats.uid})`;
-  if ((stats.mode & 0o022) !== 0) return `may be written by others (mode ${modeText(stats.mode)})`;
+  if (stats.uid !== process.getuid()) return { problem: `belongs to another user (uid ${stats.uid})`, foreign: true };
+  if ((stats.mode & 0o022) !== 0)
+    return { problem: `may be written by others (mode ${modeText(stats.mode)})`, foreign: false };
   return undefined;
 }
 

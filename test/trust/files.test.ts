@@ -131,3 +131,28 @@ test("secretDirectoryProblem: yours or root's, and not writable by anyone unless
   assert.equal(secretDirectoryProblem(roots), undefined, "root's directories are trusted");
   assert.throws(() => secretDirectoryProblem(join(dir, "missing")), { code: "ENOENT" });
 });
+
+test("secretDirectoryProblem for a user who is not root: their own directory and root's pass, a third user's does not", (t) => {
+  if (!asRoot) return t.skip("needs root to run the check as nobody");
+  const dir = tempDir(t);
+  chmodSync(dir, 0o755);
+  const own = join(dir, "nobodys");
+  const theirs = join(dir, "someone-elses");
+  mkdirSync(own, { mode: 0o700 });
+  mkdirSync(theirs, { mode: 0o755 });
+  chownSync(own, 65534, 65534);
+  chownSync(theirs, 4242, 4242);
+  const files = new URL("../../dist/trust/files.js", import.meta.url).pathname;
+  const script = `const { secretDirectoryProblem } = require(${JSON.stringify(files)});
+    console.log(JSON.stringify([process.argv[1], process.argv[2], process.argv[3]].map((d) => secretDirectoryProblem(d) ?? null)));`;
+  const out = execFileSync(process.execPath, ["-e", script, own, dir, theirs], {
+    uid: 65534,
+    gid: 65534,
+    encoding: "utf8",
+  });
+  assert.deepEqual(
+    JSON.parse(out),
+    [null, null, "belongs to another user (uid 4242)"],
+    "nobody's own, root's, another's",
+  );
+});

@@ -105,8 +105,8 @@ test("secretForms: raw, percent (both cases, twice), form, JSON (\\/ too), base6
 test("redactor: secrets shorter than 8 and non-strings are ignored; longer forms go first", () => {
   assert.equal(REDACTED, "<redacted by cred-auth>");
   assert.equal(
-    redactor([["a", "b", "c", "d", "e", "f", "g", "h"], { length: 9 }])("a b c d e f g h"),
-    "a b c d e f g h",
+    redactor([["a", "b", "c", "d", "e", "f", "g", "h"], { length: 9 }])("a,b,c,d,e,f,g,h"),
+    "a,b,c,d,e,f,g,h",
   );
   const redact = redactor(["tiny7ch", 42, undefined, null, "abcdefgh", "abcdefghij"]);
   assert.equal(redact("tiny7ch 42 abcdefghij abcdefgh"), `tiny7ch 42 ${REDACTED} ${REDACTED}`);
