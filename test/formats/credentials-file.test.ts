@@ -752,3 +752,64 @@ test("writeUserCredentialsFile writes no secret into a directory another user ow
   await refused(join(theirs, "creds.json"), /the directory ".*theirs" belongs to another user \(uid 4242\)/);
   assert.deepEqual(readdirSync(theirs), []);
 });
+
+test("checkWritableDestination: only another user's link is refused (not their file), under any user; nothing of it on Windows", async (t) => {
+  if (process.getuid?.() !== 0) return t.skip("chown needs root");
+  const dir = tempDir(t);
+  fs.chmodSync(dir, 0o755);
+  const theirFile = join(dir, "their-file.json");
+  write(dir, "their-file.json", "{}");
+  chownSync(theirFile, 4242, 4242);
+  files.checkWritableDestination(theirFile); // replacing a file in our own directory is ours to do
+  assert.throws(
+    () => files.checkWritableDestination(dir),
+    (e: Error) => !("cause" in e) && /it is a directory/.test(e.message),
+    "a refusal without a cause has none",
+  );
+  await assert.rejects(
+    files.writeUserCredentialsFile(join(theirFile, "x.json"), {
+      type: "authorized_user",
+      client_id: "c",
+      client_secret: "s",
+      refresh_token: "r",
+    }),
+    /part of the path is a file, not a directory/,
+  );
+  // As "nobody": its own link and root's are followed; a third user's is refused.
+  const home = join(dir, "nobody-home");
+  fs.mkdirSync(home, { mode: 0o755 });
+  chownSync(home, 65534, 65534);
+  const links = { own: 65534, roots: 0, thirds: 4242 };
+  for (const [name, uid] of Object.entries(links)) {
+    fs.symlinkSync(join(home, `${name}-target.json`), join(home, `${name}.json`));
+    lchownSync(join(home, `${name}.json`), uid, uid);
+  }
+  const module = fileURLToPath(new URL("../../dist/formats/credentials-file.js", import.meta.url));
+  const script = `const { checkWritableDestination } = require(${JSON.stringify(module)});
+    const out = {};
+    for (const name of ["own", "roots", "thirds"]) {
+      try { checkWritableDestination(require("node:path").join(process.argv[1], name + ".json")); out[name] = "ok"; }
+      catch (e) { out[name] = e.message; }
+    }
+    console.log(JSON.stringify(out));`;
+  const out = JSON.parse(
+    execFileSync(process.execPath, ["-e", script, home], { uid: 65534, gid: 65534, encoding: "utf8" }),
+  );
+  assert.equal(out.own, "ok");
+  assert.equal(out.roots, "ok");
+  assert.match(out.thirds, /it is a symbolic link owned by another user \(uid 4242\)/);
+  // Windows has no owners: the same link passes there, and where process.getuid is missing.
+  const platform = Object.getOwnPropertyDescriptor(process, "platform")!;
+  const getuid = process.getuid;
+  t.after(() => {
+    Object.defineProperty(process, "platform", platform);
+    process.getuid = getuid;
+  });
+  const thirds = join(home, "thirds.json");
+  assert.throws(() => files.checkWritableDestination(thirds), /symbolic link owned by another user/);
+  Object.defineProperty(process, "platform", { ...platform, value: "win32" });
+  files.checkWritableDestination(thirds);
+  Object.defineProperty(process, "platform", platform);
+  process.getuid = undefined;
+  files.checkWritableDestination(thirds);
+});
