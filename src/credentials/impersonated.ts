@@ -5,11 +5,12 @@
 import type { AuthClient, Impersonated } from "google-auth-library";
 import { readAdcFileSync } from "../formats/adc-file.js";
 import { type AuthorizedUserFile, writeCredentialsText } from "../formats/credentials-file.js";
-import { impersonatedDestinations, impersonationDestination } from "../formats/destinations.js";
+import { impersonatedDestinations } from "../formats/destinations.js";
 import type { ImpersonationChain } from "../formats/impersonation-chain.js";
 import {
   delegateResourceName,
   impersonatedFileJson,
+  impersonationDestination,
   parseImpersonatedFile,
   projectOfServiceAccount,
 } from "../formats/impersonated-file.js";

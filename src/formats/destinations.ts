@@ -8,7 +8,7 @@
 import { type Destination, type GoogleService, type Universe, checkFileUniverse, trustedUrl } from "../trust/urls.js";
 import type { CredentialsFile } from "./credentials-file.js";
 import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "./external-account.js";
-import { type ImpersonatedFile, impersonationUrl } from "./impersonated-file.js";
+import type { ImpersonatedFile } from "./impersonated-file.js";
 
 /** Where an `authorized_user` or `service_account` file's secret goes: its token URL. */
 export function credentialsTokenUrl(file: CredentialsFile, universe: Universe, path?: string): string {
@@ -95,15 +95,6 @@ export function impersonatedDestinations(
     ),
     sourceTokenUrl: credentialsTokenUrl(file.source, universe, path),
   };
-}
-
-/** The IAM Credentials URL for impersonating `target` in the trusted universe (the `impersonateServiceAccount` option). */
-export function impersonationDestination(target: string, universe: Universe): string {
-  return trustedUrl(
-    impersonationUrl(target, universe.domain),
-    { service: "iamcredentials", field: "impersonation URL" },
-    universe,
-  );
 }
 
 function destination(service: GoogleService, field: string, file?: string, ownSecretOnly = false): Destination {

@@ -7,6 +7,7 @@
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { quoted } from "../trust/text.js";
+import { type Universe, trustedUrl } from "../trust/urls.js";
 import {
   type AuthorizedUserFile,
   type CredentialsFile,
@@ -115,4 +116,16 @@ export function impersonatedFileJson(
 
 function keepsScopes(scopes: readonly string[]): boolean {
   return scopes.length > 0 && !(scopes.length === 1 && scopes[0] === CLOUD_PLATFORM_SCOPE);
+}
+
+/**
+ * The IAM Credentials URL for impersonating `target` in the trusted universe, judged by the URL
+ * policy (the `impersonateServiceAccount` option; a file's own URL is judged in destinations.ts).
+ */
+export function impersonationDestination(target: string, universe: Universe): string {
+  return trustedUrl(
+    impersonationUrl(target, universe.domain),
+    { service: "iamcredentials", field: "impersonation URL" },
+    universe,
+  );
 }

@@ -10,10 +10,9 @@ import {
   externalAccountDestinations,
   externalAuthorizedUserTokenUrl,
   impersonatedDestinations,
-  impersonationDestination,
 } from "../../dist/formats/destinations.js";
 import { parseExternalAccount, parseExternalAuthorizedUser } from "../../dist/formats/external-account.js";
-import { parseImpersonatedFile } from "../../dist/formats/impersonated-file.js";
+import { impersonationDestination, parseImpersonatedFile } from "../../dist/formats/impersonated-file.js";
 import { trustedUniverse } from "../../dist/trust/urls.js";
 import { keyFileFields, userFileFields } from "../support/files.ts";
 
