@@ -8,7 +8,7 @@ import { HttpError, parseJson, readBody, sendJson } from "./http.js";
 import { IAM_ADMIN_ACTIONS } from "./iam-admin.js";
 import type { EmulatorState } from "./state.js";
 import { STS_ADMIN_ACTIONS } from "./sts-admin.js";
-import type { Emulator, Fault, MetadataIdentity } from "./types.js";
+import type { Emulator, Fault, MetadataIdentity, MetadataPlatform } from "./types.js";
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -67,6 +67,7 @@ const POST_ACTIONS: Record<string, AdminAction> = {
     if (input.delayMs !== undefined) fault.delayMs = input.delayMs as number;
     if (input.error !== undefined) fault.error = input.error as string;
     if (input.target !== undefined) fault.target = input.target as Fault["target"];
+    if (input.project !== undefined) fault.project = input.project as string;
     emulator.failNext(count, fault);
     return { ok: true, count };
   },
@@ -99,6 +100,12 @@ const POST_ACTIONS: Record<string, AdminAction> = {
   "/metadata": (emulator, body) => {
     emulator.setMetadata(parseIdentity(body));
     return { ok: true };
+  },
+  /** `{"platform": "compute-engine" | "cloud-run"}`: whether the metadata token path honours `?scopes=`. */
+  "/metadata-platform": (emulator, body) => {
+    const platform = isObject(body) ? body.platform : undefined;
+    emulator.setMetadataPlatform(platform as MetadataPlatform);
+    return { ok: true, platform };
   },
   // The reply is a complete `authorized_user` credentials file: `curl ... > credentials.json` works.
   "/refresh-token": (emulator, body, state) => {
@@ -151,6 +158,7 @@ export async function handleAdmin(ctx: RequestContext, emulator: Emulator): Prom
       accounts: state.accounts,
       clients: [...state.clients.values()].map((c) => ({ clientId: c.clientId, type: c.type })),
       metadata: state.metadata,
+      metadataPlatform: state.metadataPlatform,
       accessTokenLifetimeSec: state.lifetimeSec,
       refreshTokenLifetimeSec: state.refreshLifetimeMs === null ? null : state.refreshLifetimeMs / 1000,
       refreshTokensPerClient: state.refreshTokensPerClient,

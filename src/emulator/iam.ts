@@ -6,6 +6,7 @@
  * Shapes: the API reference and google-auth-library-nodejs `src/auth/impersonated.ts`.
  */
 import type { RequestContext } from "./context.js";
+import { applyFault } from "./faults.js";
 import { bearerToken, readBody, sendJson } from "./http.js";
 import {
   accountNotFound,
@@ -45,6 +46,8 @@ export async function handleIam(ctx: RequestContext): Promise<boolean> {
   const name = decodeURIComponent(match[1]);
   if (!name.endsWith(GENERATE)) return false;
   ctx.state.stats.iamRequests += 1;
+  const fault = ctx.state.takeFault("iam");
+  if (fault && !(await applyFault(ctx, fault))) return true;
   const reply =
     ctx.req.method === "POST" ? await generateAccessToken(ctx, name.slice(0, -GENERATE.length)) : methodNotAllowed();
   sendJson(ctx.res, reply.status, reply.body, reply.headers);

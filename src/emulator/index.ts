@@ -20,7 +20,9 @@ export type {
   EmulatorStats,
   Fault,
   FaultKind,
+  FaultTarget,
   MetadataIdentity,
+  MetadataPlatform,
 } from "./types.js";
 export { DEFAULT_ACCOUNTS } from "./state.js";
 export { DEFAULT_WORKFORCE_AUDIENCE, DEFAULT_WORKLOAD_AUDIENCE, STS_PATHS } from "./sts.js";

@@ -12,9 +12,9 @@ import { iamControls, iamOf } from "./iam-state.js";
 import { checkFlavor, handleMetadata } from "./metadata.js";
 import { handleAuthGet, handleAuthPost, handleCodePage, handleRevoke, handleToken, handleTokenInfo } from "./oauth.js";
 import { indexPage } from "./pages.js";
-import { EmulatorState } from "./state.js";
+import { checkMetadataPlatform, EmulatorState } from "./state.js";
 import { handleSts, stsControls, stsOf } from "./sts.js";
-import type { Emulator, EmulatorOptions, Fault, MetadataIdentity } from "./types.js";
+import type { Emulator, EmulatorOptions, Fault, MetadataIdentity, MetadataPlatform } from "./types.js";
 
 async function route(ctx: RequestContext, emulator: Emulator): Promise<void> {
   const { req, res, url } = ctx;
@@ -131,7 +131,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       if (!Number.isInteger(count) || count < 0)
         throw new RangeError("failNext(count): count must be a non-negative integer.");
       const normalized = normalizeFault(fault);
-      const queue = normalized.target === "metadata" ? state.metadataFaults : state.faults;
+      const queue = state.faultQueues[normalized.target ?? "token"];
       const room = Math.max(0, MAX_FAULTS - queue.length);
       for (let i = 0; i < Math.min(count, room); i++) queue.push({ ...normalized });
     },
@@ -145,6 +145,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     requireReauth: (account?: string) => state.requireReauth(account),
     setMetadata(identity: MetadataIdentity | null) {
       state.metadata = identity ? { ...identity } : null;
+    },
+    setMetadataPlatform(platform: MetadataPlatform) {
+      state.metadataPlatform = checkMetadataPlatform(platform);
     },
     issueRefreshToken(opts) {
       const clientId = opts.clientId ?? DEMO_CLIENT.clientId;

@@ -9,7 +9,9 @@ import type {
   EmulatorOptions,
   EmulatorStats,
   Fault,
+  FaultTarget,
   MetadataIdentity,
+  MetadataPlatform,
 } from "./types.js";
 
 export const DEFAULT_ACCOUNTS = ["alice@example.com", "bob@example.com", "carol@example.com"];
@@ -103,15 +105,29 @@ export function emptyStats(): EmulatorStats {
   };
 }
 
+function emptyFaultQueues(): Record<FaultTarget, Fault[]> {
+  return { token: [], metadata: [], iam: [] };
+}
+
+export const METADATA_PLATFORMS: readonly MetadataPlatform[] = ["compute-engine", "cloud-run"];
+
+/** The platform, or a RangeError naming the ones there are. */
+export function checkMetadataPlatform(platform: unknown): MetadataPlatform {
+  if (typeof platform === "string" && (METADATA_PLATFORMS as readonly string[]).includes(platform))
+    return platform as MetadataPlatform;
+  throw new RangeError(`The metadata platform must be one of ${METADATA_PLATFORMS.join(", ")}.`);
+}
+
 export class EmulatorState {
   baseUrl = "";
   readonly accounts: string[];
   readonly lifetimeSec: number;
   readonly clients = new Map<string, EmulatorClient>();
   metadata: MetadataIdentity | null;
+  metadataPlatform: MetadataPlatform;
   stats: EmulatorStats = emptyStats();
-  faults: Fault[] = [];
-  metadataFaults: Fault[] = [];
+  /** Queued faults per server (failNext). */
+  faultQueues: Record<FaultTarget, Fault[]> = emptyFaultQueues();
   readonly scopes: ScopeRegistry;
   readonly granularConsent: boolean;
   readonly codePageEnabled: boolean;
@@ -140,6 +156,7 @@ export class EmulatorState {
     if (!(lifetime > 0)) throw new RangeError("accessTokenLifetimeSec must be a positive number of seconds.");
     this.lifetimeSec = lifetime;
     this.metadata = options.metadata ?? null;
+    this.metadataPlatform = checkMetadataPlatform(options.metadataPlatform ?? "compute-engine");
     this.scopes = new ScopeRegistry(options.extraScopes);
     this.granularConsent = options.granularConsent ?? true;
     this.codePageEnabled = options.codePage ?? true;
@@ -394,12 +411,13 @@ export class EmulatorState {
     this.stats.byGrant[key] = (this.stats.byGrant[key] ?? 0) + 1;
   }
 
-  takeFault(): Fault | undefined {
-    return this.faults.shift();
+  /** The next queued fault of a server (default: the token endpoint), if any. */
+  takeFault(target: FaultTarget = "token"): Fault | undefined {
+    return this.faultQueues[target].shift();
   }
 
   takeMetadataFault(): Fault | undefined {
-    return this.metadataFaults.shift();
+    return this.takeFault("metadata");
   }
 
   snapshotStats(): EmulatorStats {
@@ -408,8 +426,7 @@ export class EmulatorState {
 
   resetCounters(): void {
     this.stats = emptyStats();
-    this.faults = [];
-    this.metadataFaults = [];
+    this.faultQueues = emptyFaultQueues();
     this.tokenDelayMs = 0;
   }
 }

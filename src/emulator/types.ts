@@ -34,6 +34,11 @@ export interface EmulatorOptions {
   /** GCE metadata identity; null or absent: the metadata token, e-mail and project paths answer 404. */
   metadata?: MetadataIdentity | null;
   /**
+   * Where the metadata server runs (default `compute-engine`: `?scopes=` is ignored and tokens
+   * carry the identity's scopes; `cloud-run`: `?scopes=` is honoured).
+   */
+  metadataPlatform?: MetadataPlatform;
+  /**
    * Scopes Google would know beyond the emulator's built-in list (cloud-platform, bigquery,
    * devstorage.*, drive, ...): any other scope gets Google's `invalid_scope` error page.
    */
@@ -64,9 +69,33 @@ export interface EmulatorOptions {
   log?: (line: string) => void;
 }
 
-export type FaultKind = "status" | "garbage" | "truncated" | "html" | "hang" | "reset" | "slow";
+/**
+ * How a faulted request is answered. `service-disabled` and `user-project-denied` are IAM
+ * Credentials' own 403s (target "iam" only): the API is not enabled in the consumer project, or
+ * the caller may not use that project.
+ */
+export type FaultKind =
+  | "status"
+  | "garbage"
+  | "truncated"
+  | "html"
+  | "hang"
+  | "reset"
+  | "slow"
+  | "service-disabled"
+  | "user-project-denied";
 
-/** How the token endpoint (or the metadata server) misbehaves for a request. */
+/** Which server a fault is queued for. */
+export type FaultTarget = "token" | "metadata" | "iam";
+
+/**
+ * Where the metadata server runs. `compute-engine` (default): a VM, whose token endpoint ignores
+ * `?scopes=` and hands out the VM's access scopes. `cloud-run`: Cloud Run (also App Engine flex
+ * and Cloud Functions), whose metadata server honours `?scopes=`.
+ */
+export type MetadataPlatform = "compute-engine" | "cloud-run";
+
+/** How the token endpoint (or the metadata server, or IAM Credentials) misbehaves for a request. */
 export interface Fault {
   /** Default "status". */
   kind?: FaultKind;
@@ -77,8 +106,16 @@ export interface Fault {
    * Google also sends `internal_failure`, `server_error` or `temporarily_unavailable` inside a 400.
    */
   error?: string;
-  /** Which server misbehaves (default "token"); "metadata": the metadata server's token and identity paths. */
-  target?: "token" | "metadata";
+  /**
+   * Which server misbehaves (default "token"); "metadata": the metadata server's token and
+   * identity paths (errors in plain text); "iam": IAM Credentials (errors in Google's API JSON).
+   */
+  target?: FaultTarget;
+  /**
+   * The consumer project an IAM refusal names (`service-disabled`, `user-project-denied`); default:
+   * the request's `x-goog-user-project`, else `123456789012`.
+   */
+  project?: string;
   /** Delay for "slow" faults (default 1000 ms); the request then succeeds normally. */
   delayMs?: number;
 }
@@ -92,7 +129,7 @@ export interface EmulatorStats {
   authorizations: number;
   /** Tokens revoked through the revoke endpoint. */
   revocations: number;
-  /** Access tokens handed out by the metadata server. */
+  /** Requests to the metadata server's token path (`.../service-accounts/default/token` or the e-mail), faulted ones included. */
   metadataTokenRequests: number;
   /** Requests to the fake Google APIs (storage, userinfo). */
   apiRequests: number;
@@ -116,7 +153,7 @@ export interface Emulator extends StsControls, IamControls {
   readonly host: string;
   /** A snapshot of the counters. */
   stats(): EmulatorStats;
-  /** Makes the next `count` token-endpoint (or metadata token) requests fail with `fault` (default: 503). */
+  /** Makes the next `count` token-endpoint (or metadata token, or IAM Credentials) requests fail with `fault` (default: 503). */
   failNext(count: number, fault?: Fault): void;
   /** Delays every token response by `ms` (0 = off). */
   setTokenDelay(ms: number): void;
@@ -130,6 +167,8 @@ export interface Emulator extends StsControls, IamControls {
    */
   requireReauth(account?: string): void;
   setMetadata(identity: MetadataIdentity | null): void;
+  /** Moves the metadata server to another platform (see {@link MetadataPlatform}). */
+  setMetadataPlatform(platform: MetadataPlatform): void;
   /** Mints a refresh token directly (no browser), e.g. to write test credential files. */
   issueRefreshToken(opts: { clientId?: string; scopes: string[]; account?: string }): string;
   /** Makes a service-account key JSON (real RSA key, token_uri = this emulator's /token) and registers its public key. */
