@@ -8,6 +8,7 @@ import { HttpError, parseJson, readBody, sendJson } from "./http.js";
 import { IAM_ADMIN_ACTIONS } from "./iam-admin.js";
 import type { EmulatorState } from "./state.js";
 import { STS_ADMIN_ACTIONS } from "./sts-admin.js";
+import { stsRefreshOf } from "./sts-refresh.js";
 import type { Emulator, Fault, MetadataIdentity, MetadataPlatform } from "./types.js";
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -164,6 +165,7 @@ export async function handleAdmin(ctx: RequestContext, emulator: Emulator): Prom
       refreshTokensPerClient: state.refreshTokensPerClient,
       granularConsent: state.granularConsent,
       codePage: state.codePageEnabled,
+      stsRefreshTokenRotation: stsRefreshOf(state).rotate,
     });
     return;
   }

@@ -125,6 +125,8 @@ export class EmulatorState {
   readonly clients = new Map<string, EmulatorClient>();
   metadata: MetadataIdentity | null;
   metadataPlatform: MetadataPlatform;
+  /** The initial STS refresh-token rotation (sts-refresh.ts keeps the live switch). */
+  readonly stsRefreshTokenRotation: boolean;
   stats: EmulatorStats = emptyStats();
   /** Queued faults per server (failNext). */
   faultQueues: Record<FaultTarget, Fault[]> = emptyFaultQueues();
@@ -157,6 +159,7 @@ export class EmulatorState {
     this.lifetimeSec = lifetime;
     this.metadata = options.metadata ?? null;
     this.metadataPlatform = checkMetadataPlatform(options.metadataPlatform ?? "compute-engine");
+    this.stsRefreshTokenRotation = options.stsRefreshTokenRotation ?? true;
     this.scopes = new ScopeRegistry(options.extraScopes);
     this.granularConsent = options.granularConsent ?? true;
     this.codePageEnabled = options.codePage ?? true;

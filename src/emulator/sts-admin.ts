@@ -41,6 +41,13 @@ export const STS_ADMIN_ACTIONS: Record<string, StsAction> = {
       throw error instanceof RangeError ? new HttpError(400, error.message) : error;
     }
   },
+  /** `{"rotate": boolean}`: STS refresh-token rotation on or off. */
+  "/sts-refresh-rotation": (emulator, body) => {
+    const rotate = field(body, "rotate");
+    if (typeof rotate !== "boolean") throw new HttpError(400, '"rotate" must be true or false.');
+    emulator.setStsRefreshTokenRotation(rotate);
+    return { ok: true, rotate };
+  },
   /** The reply is a complete `external_account_authorized_user` file. */
   "/external-account-authorized-user": (emulator, body) => {
     const audience = stringField(body, "audience", false);

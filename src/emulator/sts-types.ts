@@ -31,4 +31,6 @@ export interface StsControls {
   serveSubjectToken(served: ServedSubjectToken): string;
   /** The JSON of an `external_account_authorized_user` file whose refresh token the emulator's /v1/oauthtoken accepts. */
   issueExternalAccountAuthorizedUser(opts?: { audience?: string; account?: string }): Record<string, string>;
+  /** Turns STS refresh-token rotation on or off at run time (see `stsRefreshTokenRotation`). */
+  setStsRefreshTokenRotation(rotate: boolean): void;
 }

@@ -13,6 +13,7 @@ import { OidcIssuer } from "./oidc.js";
 import { perState } from "./per-state.js";
 import type { ServedSubjectToken, StsControls, SubjectTokenRequest } from "./sts-types.js";
 import type { EmulatorState } from "./state.js";
+import { oauthError, principalOf, refresh, type StsReply, stsRefreshOf } from "./sts-refresh.js";
 
 export const STS_PATHS = {
   token: "/v1/token",
@@ -43,22 +44,14 @@ export const DEFAULT_WORKFORCE_AUDIENCE =
 const UNKNOWN_POOL =
   'The target service indicated by the "audience" parameters is invalid. This might either be because the pool or provider is disabled or deleted or because it doesn\'t exist.';
 
-interface ExternalRefresh {
-  audience: string;
-  clientId: string;
-  clientSecret: string;
-  account: string;
-}
-
 /** What the STS side remembers; one per emulator state. */
 export class StsState {
   readonly audiences = new Set([DEFAULT_WORKLOAD_AUDIENCE, DEFAULT_WORKFORCE_AUDIENCE]);
   readonly served = new Map<string, ServedSubjectToken>();
-  readonly refreshTokens = new Map<string, ExternalRefresh>();
   exchanges = 0;
   private issuerValue: OidcIssuer | undefined;
 
-  constructor(private readonly state: EmulatorState) {}
+  constructor(readonly state: EmulatorState) {}
 
   get issuer(): OidcIssuer {
     this.issuerValue ??= new OidcIssuer(`${this.state.baseUrl}${STS_PATHS.issuer}`);
@@ -91,11 +84,10 @@ export class StsState {
     const audience = opts.audience ?? DEFAULT_WORKFORCE_AUDIENCE;
     if (!WORKFORCE_AUDIENCE.test(audience) || !this.audiences.has(audience))
       throw new RangeError("issueExternalAccountAuthorizedUser: give a registered workforce provider audience.");
-    const refreshToken = `1//emu.sts.${randomBytes(32).toString("base64url")}`;
     const clientId = `emu-workforce-client-${randomBytes(4).toString("hex")}`;
     const clientSecret = `GOCSPX-emu/+${randomBytes(18).toString("base64")}`;
     const account = opts.account ?? this.state.accounts[0];
-    this.refreshTokens.set(refreshToken, { audience, clientId, clientSecret, account });
+    const refreshToken = stsRefreshOf(this.state).issue({ audience, clientId, clientSecret, account });
     return {
       type: "external_account_authorized_user",
       audience,
@@ -121,11 +113,7 @@ export async function handleSts(ctx: RequestContext): Promise<boolean> {
   return true;
 }
 
-type Reply = { status: number; body: Record<string, unknown> };
-const oauthError = (error: string, description: string, status = 400): Reply => ({
-  status,
-  body: { error, error_description: description },
-});
+type Reply = StsReply;
 
 async function answerPost(ctx: RequestContext, handler: (ctx: RequestContext, p: Map<string, string>) => Reply) {
   if (ctx.req.method !== "POST") {
@@ -199,67 +187,31 @@ function exchange(ctx: RequestContext, p: Map<string, string>): Reply {
   };
 }
 
+/**
+ * The `userProject` of a workforce exchange's `options`: JSON inside the form, as google-auth-library
+ * sends it, or that JSON URL-quoted once more, as Python's google-auth does
+ * (`urllib.parse.quote(json.dumps(...))` in google/oauth2/sts.py). Google's STS accepts both.
+ */
 function userProjectOf(options: string | undefined): string | undefined {
   if (!options) return undefined;
+  for (const text of [options, percentDecoded(options)]) {
+    try {
+      const parsed: unknown = JSON.parse(text ?? "");
+      const value = (parsed as { userProject?: unknown } | null)?.userProject;
+      if (typeof value === "string" && value !== "") return value;
+    } catch {
+      // Not this encoding; try the next.
+    }
+  }
+  return undefined;
+}
+
+function percentDecoded(text: string): string | undefined {
   try {
-    const parsed: unknown = JSON.parse(options);
-    const value = (parsed as { userProject?: unknown } | null)?.userProject;
-    return typeof value === "string" && value !== "" ? value : undefined;
+    return decodeURIComponent(text);
   } catch {
     return undefined;
   }
-}
-
-/** The federated principal, as IAM names it. */
-function principalOf(audience: string, subject: string): string {
-  const pool = audience.replace(/^\/\/iam\.googleapis\.com\//, "").replace(/\/providers\/[^/]+$/, "");
-  return `principal://iam.googleapis.com/${pool}/subject/${subject}`;
-}
-
-function refresh(ctx: RequestContext, p: Map<string, string>): Reply {
-  const sts = stsOf(ctx.state);
-  if (p.get("grant_type") !== "refresh_token")
-    return oauthError(
-      "unsupported_grant_type",
-      `Invalid value for "grant_type": ${(p.get("grant_type") ?? "").slice(0, 100)}`,
-    );
-  const record = sts.refreshTokens.get(p.get("refresh_token") ?? "");
-  const client = rawBasic(ctx.req.headers.authorization);
-  if (!client) return oauthError("invalid_client", "The client must authenticate with HTTP Basic.", 401);
-  if (!record) return oauthError("invalid_grant", "The refresh token is invalid or has been revoked.");
-  if (!basicMatches(client, record)) return oauthError("invalid_client", "The OAuth client was not found.", 401);
-  const issued = ctx.state.issueAccessToken({
-    account: `principal://iam.googleapis.com/${record.audience.replace(/^\/\/iam\.googleapis\.com\//, "").replace(/\/providers\/[^/]+$/, "")}/subject/${record.account}`,
-    scopes: ["https://www.googleapis.com/auth/cloud-platform"],
-    clientId: record.clientId,
-  });
-  return {
-    status: 200,
-    body: { access_token: issued.access_token, expires_in: issued.expires_in, token_type: "Bearer" },
-  };
-}
-
-/** `id:secret` of a Basic header, undecoded: google-auth-library sends them raw, RFC 6749 form-encoded. */
-function rawBasic(header: string | undefined): { id: string; secret: string } | undefined {
-  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? "");
-  if (!match) return undefined;
-  const decoded = Buffer.from(match[1], "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
-  return colon < 0 ? undefined : { id: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
-}
-
-function formDecoded(value: string): string | undefined {
-  try {
-    return decodeURIComponent(value.replace(/\+/g, " "));
-  } catch {
-    return undefined;
-  }
-}
-
-function basicMatches(client: { id: string; secret: string }, record: ExternalRefresh): boolean {
-  const raw = client.id === record.clientId && client.secret === record.clientSecret;
-  const encoded = formDecoded(client.id) === record.clientId && formDecoded(client.secret) === record.clientSecret;
-  return raw || encoded;
 }
 
 function serveSubjectToken(ctx: RequestContext, id: string): void {
@@ -283,5 +235,9 @@ export function stsControls(sts: () => StsState): StsControls {
     issueSubjectToken: (request) => sts().issueSubjectToken(request),
     serveSubjectToken: (served) => sts().serve(served),
     issueExternalAccountAuthorizedUser: (opts) => sts().issueAuthorizedUser(opts),
+    setStsRefreshTokenRotation: (rotate) => {
+      if (typeof rotate !== "boolean") throw new RangeError("setStsRefreshTokenRotation(rotate): give true or false.");
+      stsRefreshOf(sts().state).rotate = rotate;
+    },
   };
 }

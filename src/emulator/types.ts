@@ -65,6 +65,12 @@ export interface EmulatorOptions {
    * roles/iam.serviceAccountTokenCreator on each (see `addServiceAccount`).
    */
   serviceAccounts?: ServiceAccountGrant[];
+  /**
+   * STS `/v1/oauthtoken` rotates refresh tokens (default true): each refresh answers a new
+   * `refresh_token`, the presented one stops working, and presenting it again revokes the new one
+   * too. false: the refresh token stays the same and keeps working.
+   */
+  stsRefreshTokenRotation?: boolean;
   /** Receives one line per request (method, path, status; never a query string or secret). */
   log?: (line: string) => void;
 }
