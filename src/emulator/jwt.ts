@@ -23,8 +23,8 @@ function decodeJsonPart(part: string): JwtClaims | undefined {
 
 /**
  * Splits and decodes a JWT without checking its signature; undefined when it is not one. A part
- * may keep its base64 `=` padding: google-auth for Python before 1.6 signed padded parts
- * (`base64.urlsafe_b64encode` in google/auth/jwt.py), and Google accepts them.
+ * may keep its base64 `=` padding: google-auth for Python before 1.6.3 signed padded parts
+ * (`base64.urlsafe_b64encode` in google/auth/jwt.py, until googleapis/google-auth-library-python#324), and Google accepts them.
  */
 export function decodeJwt(token: string): DecodedJwt | undefined {
   const parts = token.split(".");

@@ -57,7 +57,7 @@ test("STS reads a workforce exchange's options URL-quoted inside the form, as Py
   assert.equal(garbled.json.error, "invalid_request", "options that are JSON in no encoding name no userProject");
 });
 
-test("a JWT-bearer assertion whose parts keep base64 padding is accepted (google-auth for Python before 1.6)", async () => {
+test("a JWT-bearer assertion whose parts keep base64 padding is accepted (google-auth for Python before 1.6.3)", async () => {
   const key = emu.createServiceAccountKey();
   const now = Math.floor(Date.now() / 1000);
   // Python 1.5.1's jwt.encode: base64.urlsafe_b64encode of each part, padding kept, signed as sent.
