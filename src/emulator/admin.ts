@@ -3,6 +3,7 @@
  * JSON in, JSON out. Refused to browsers of other origins and to other Host names (DNS rebinding).
  */
 import { DEMO_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";
+import { AWS_ADMIN_ACTIONS } from "./aws-admin.js";
 import type { RequestContext } from "./context.js";
 import { HttpError, parseJson, readBody, sendJson } from "./http.js";
 import { IAM_ADMIN_ACTIONS } from "./iam-admin.js";
@@ -136,6 +137,7 @@ const POST_ACTIONS: Record<string, AdminAction> = {
   },
   ...STS_ADMIN_ACTIONS,
   ...IAM_ADMIN_ACTIONS,
+  ...AWS_ADMIN_ACTIONS,
 };
 
 export async function handleAdmin(ctx: RequestContext, emulator: Emulator): Promise<void> {

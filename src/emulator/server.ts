@@ -7,6 +7,9 @@ import { handleApi } from "./apis.js";
 import type { RequestContext } from "./context.js";
 import { MAX_FAULTS, normalizeFault } from "./faults.js";
 import { HttpError, requestUrl, sendHtml, sendJson, sendText } from "./http.js";
+import { awsControls } from "./aws-admin.js";
+import { handleAwsImds } from "./aws-imds.js";
+import { awsOf } from "./aws-state.js";
 import { handleIam } from "./iam.js";
 import { iamControls, iamOf } from "./iam-state.js";
 import { checkFlavor, handleMetadata } from "./metadata.js";
@@ -32,6 +35,7 @@ async function route(ctx: RequestContext, emulator: Emulator): Promise<void> {
   if (path === EMULATOR_PATHS.metadata || path.startsWith(`${EMULATOR_PATHS.metadata}/`)) return handleMetadata(ctx);
   if (path === EMULATOR_PATHS.admin || path.startsWith(`${EMULATOR_PATHS.admin}/`)) return handleAdmin(ctx, emulator);
   if (path === "/" || path === "/computeMetadata" || path === "/computeMetadata/") return handleRoot(ctx);
+  if (handleAwsImds(ctx)) return;
   if (await handleSts(ctx)) return;
   if (await handleIam(ctx)) return;
   if (await handleApi(ctx)) return;
@@ -70,6 +74,7 @@ function answerFailure(res: ServerResponse, error: unknown): void {
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const state = new EmulatorState(options);
   for (const grant of options.serviceAccounts ?? []) iamOf(state).add(grant);
+  awsOf(state); // checks the aws option now, not at the first AWS request
   const closing = new AbortController();
   const log = options.log;
   let emulator: Emulator;
@@ -167,6 +172,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     checkAccessToken: (token: string) => state.checkAccessToken(token),
     ...stsControls(() => stsOf(state)),
     ...iamControls(() => iamOf(state)),
+    ...awsControls(state),
     reset: () => state.resetCounters(),
     close() {
       closed ??= new Promise<void>((resolve) => {

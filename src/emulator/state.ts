@@ -1,6 +1,7 @@
 /** Everything the emulator remembers: clients, pending sign-ins, codes, tokens, keys, counters, faults. */
 import { createHash, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from "node:crypto";
 import { CLOUD_PLATFORM_SCOPE, DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";
+import type { AwsInstance } from "./aws-types.js";
 import { signHs256 } from "./jwt.js";
 import { EMAIL_SCOPE, ScopeRegistry } from "./scopes.js";
 import type {
@@ -102,6 +103,7 @@ export function emptyStats(): EmulatorStats {
     metadataTokenRequests: 0,
     apiRequests: 0,
     iamRequests: 0,
+    awsImdsRequests: 0,
   };
 }
 
@@ -125,6 +127,8 @@ export class EmulatorState {
   readonly clients = new Map<string, EmulatorClient>();
   metadata: MetadataIdentity | null;
   metadataPlatform: MetadataPlatform;
+  /** The EC2 instance the AWS metadata service plays (aws-state.ts reads it). */
+  readonly awsInstance: AwsInstance | undefined;
   /** The initial STS refresh-token rotation (sts-refresh.ts keeps the live switch). */
   readonly stsRefreshTokenRotation: boolean;
   stats: EmulatorStats = emptyStats();
@@ -160,6 +164,7 @@ export class EmulatorState {
     this.metadata = options.metadata ?? null;
     this.metadataPlatform = checkMetadataPlatform(options.metadataPlatform ?? "compute-engine");
     this.stsRefreshTokenRotation = options.stsRefreshTokenRotation ?? true;
+    this.awsInstance = options.aws;
     this.scopes = new ScopeRegistry(options.extraScopes);
     this.granularConsent = options.granularConsent ?? true;
     this.codePageEnabled = options.codePage ?? true;

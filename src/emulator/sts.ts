@@ -11,7 +11,9 @@ import type { RequestContext } from "./context.js";
 import { parseParams, readBody, sendJson, sendText } from "./http.js";
 import { OidcIssuer } from "./oidc.js";
 import { perState } from "./per-state.js";
-import type { ServedSubjectToken, StsControls, SubjectTokenRequest } from "./sts-types.js";
+import type { ProviderType, ServedSubjectToken, StsControls, SubjectTokenRequest } from "./sts-types.js";
+import { awsOf } from "./aws-state.js";
+import { AWS_SUBJECT_TOKEN_TYPE, checkAwsSubjectToken } from "./aws-sigv4.js";
 import type { EmulatorState } from "./state.js";
 import { oauthError, principalOf, refresh, type StsReply, stsRefreshOf } from "./sts-refresh.js";
 
@@ -30,6 +32,7 @@ const SUBJECT_TOKEN_TYPES = new Set([
   "urn:ietf:params:oauth:token-type:jwt",
   "urn:ietf:params:oauth:token-type:id_token",
   "urn:ietf:params:oauth:token-type:saml2",
+  AWS_SUBJECT_TOKEN_TYPE,
 ]);
 const WORKLOAD_AUDIENCE =
   /^\/\/iam\.googleapis\.com\/projects\/(\d+)\/locations\/global\/workloadIdentityPools\/([a-z0-9-]+)\/providers\/([a-z0-9-]+)$/;
@@ -38,6 +41,9 @@ const WORKFORCE_AUDIENCE =
 /** The default workload identity provider every emulator knows. */
 export const DEFAULT_WORKLOAD_AUDIENCE =
   "//iam.googleapis.com/projects/123456789012/locations/global/workloadIdentityPools/emu-pool/providers/emu-oidc";
+/** The default AWS provider (of the default workload pool) every emulator knows. */
+export const DEFAULT_AWS_AUDIENCE =
+  "//iam.googleapis.com/projects/123456789012/locations/global/workloadIdentityPools/emu-pool/providers/emu-aws";
 /** The default workforce provider every emulator knows. */
 export const DEFAULT_WORKFORCE_AUDIENCE =
   "//iam.googleapis.com/locations/global/workforcePools/emu-workforce/providers/emu-oidc";
@@ -46,7 +52,9 @@ const UNKNOWN_POOL =
 
 /** What the STS side remembers; one per emulator state. */
 export class StsState {
-  readonly audiences = new Set([DEFAULT_WORKLOAD_AUDIENCE, DEFAULT_WORKFORCE_AUDIENCE]);
+  readonly audiences = new Set([DEFAULT_WORKLOAD_AUDIENCE, DEFAULT_WORKFORCE_AUDIENCE, DEFAULT_AWS_AUDIENCE]);
+  /** The providers of type AWS (they take signed GetCallerIdentity requests, not JWTs). */
+  readonly awsProviders = new Set([DEFAULT_AWS_AUDIENCE]);
   readonly served = new Map<string, ServedSubjectToken>();
   exchanges = 0;
   private issuerValue: OidcIssuer | undefined;
@@ -58,13 +66,21 @@ export class StsState {
     return this.issuerValue;
   }
 
-  /** Registers a workload (`projects/N/.../workloadIdentityPools/P/providers/V`) or workforce provider audience. */
-  addProvider(audience: string): string {
+  /**
+   * Registers a workload (`projects/N/.../workloadIdentityPools/P/providers/V`) or workforce provider
+   * audience; `type: "aws"` makes a workload provider an AWS one (workforce pools have none).
+   */
+  addProvider(audience: string, type: ProviderType = "oidc"): string {
     if (!WORKLOAD_AUDIENCE.test(audience) && !WORKFORCE_AUDIENCE.test(audience))
       throw new RangeError(
         "addIdentityProvider: the audience must be //iam.googleapis.com/projects/N/locations/global/workloadIdentityPools/P/providers/V or //iam.googleapis.com/locations/global/workforcePools/P/providers/V.",
       );
+    if (type !== "oidc" && type !== "aws") throw new RangeError('addIdentityProvider: type must be "oidc" or "aws".');
+    if (type === "aws" && !WORKLOAD_AUDIENCE.test(audience))
+      throw new RangeError("addIdentityProvider: only workload identity pools have AWS providers.");
     this.audiences.add(audience);
+    if (type === "aws") this.awsProviders.add(audience);
+    else this.awsProviders.delete(audience);
     return audience;
   }
 
@@ -136,43 +152,17 @@ async function answerPost(ctx: RequestContext, handler: (ctx: RequestContext, p:
 
 function exchange(ctx: RequestContext, p: Map<string, string>): Reply {
   const sts = stsOf(ctx.state);
-  const grantType = p.get("grant_type");
-  if (grantType !== TOKEN_EXCHANGE)
-    return oauthError("unsupported_grant_type", `Invalid value for "grant_type": ${(grantType ?? "").slice(0, 100)}`);
-  const requested = p.get("requested_token_type");
-  if (requested !== ACCESS_TOKEN_TYPE)
-    return oauthError(
-      "invalid_request",
-      `Invalid value for "requested_token_type": ${(requested ?? "").slice(0, 100)}`,
-    );
-  const subjectType = p.get("subject_token_type") ?? "";
-  if (!SUBJECT_TOKEN_TYPES.has(subjectType))
-    return oauthError("invalid_request", `Invalid value for "subject_token_type": ${subjectType.slice(0, 100)}`);
-  const subjectToken = p.get("subject_token");
-  if (!subjectToken) return oauthError("invalid_request", 'Missing required parameter: "subject_token".');
+  const problem = exchangeRequestProblem(sts, p);
+  if (problem) return problem;
   const audience = p.get("audience") ?? "";
-  if (!WORKLOAD_AUDIENCE.test(audience) && !WORKFORCE_AUDIENCE.test(audience))
-    return oauthError(
-      "invalid_request",
-      'Invalid value for "audience". This value should be the full resource name of the Identity Provider.',
-    );
-  if (!sts.audiences.has(audience)) return oauthError("invalid_target", UNKNOWN_POOL);
-  const workforce = WORKFORCE_AUDIENCE.test(audience);
-  if (workforce && !userProjectOf(p.get("options")))
-    return oauthError("invalid_request", 'A workforce pool token exchange needs "userProject" in "options".');
-  if (subjectType.endsWith(":saml2"))
-    return oauthError(
-      "invalid_grant",
-      "The SAML response could not be verified: the emulator's issuer signs only JWTs.",
-    );
-  const checked = sts.issuer.check(subjectToken, audience);
-  if (!checked.ok) return oauthError("invalid_grant", checked.description);
+  const subject = verifiedSubject(ctx, sts, p.get("subject_token_type") ?? "", p.get("subject_token") ?? "", audience);
+  if (typeof subject !== "string") return subject;
   const scopes = (p.get("scope") ?? "").split(" ").filter(Boolean);
   const invalid = ctx.state.scopes.invalid(scopes);
   if (invalid.length > 0) return oauthError("invalid_scope", `Invalid scope: ${invalid.join(" ").slice(0, 200)}`);
   sts.exchanges += 1;
   const issued = ctx.state.issueAccessToken({
-    account: principalOf(audience, String(checked.claims.sub)),
+    account: principalOf(audience, subject),
     scopes: scopes.length > 0 ? ctx.state.scopes.granted(scopes) : ["https://www.googleapis.com/auth/cloud-platform"],
     clientId: "sts.googleapis.com",
   });
@@ -185,6 +175,61 @@ function exchange(ctx: RequestContext, p: Map<string, string>): Reply {
       expires_in: issued.expires_in,
     },
   };
+}
+
+/** What is wrong with an exchange request before its subject token is looked at, if anything. */
+function exchangeRequestProblem(sts: StsState, p: Map<string, string>): Reply | undefined {
+  const grantType = p.get("grant_type");
+  if (grantType !== TOKEN_EXCHANGE)
+    return oauthError("unsupported_grant_type", `Invalid value for "grant_type": ${(grantType ?? "").slice(0, 100)}`);
+  const requested = p.get("requested_token_type");
+  if (requested !== ACCESS_TOKEN_TYPE)
+    return oauthError(
+      "invalid_request",
+      `Invalid value for "requested_token_type": ${(requested ?? "").slice(0, 100)}`,
+    );
+  const subjectType = p.get("subject_token_type") ?? "";
+  if (!SUBJECT_TOKEN_TYPES.has(subjectType))
+    return oauthError("invalid_request", `Invalid value for "subject_token_type": ${subjectType.slice(0, 100)}`);
+  if (!p.get("subject_token")) return oauthError("invalid_request", 'Missing required parameter: "subject_token".');
+  const audience = p.get("audience") ?? "";
+  if (!WORKLOAD_AUDIENCE.test(audience) && !WORKFORCE_AUDIENCE.test(audience))
+    return oauthError(
+      "invalid_request",
+      'Invalid value for "audience". This value should be the full resource name of the Identity Provider.',
+    );
+  if (!sts.audiences.has(audience)) return oauthError("invalid_target", UNKNOWN_POOL);
+  if (WORKFORCE_AUDIENCE.test(audience) && !userProjectOf(p.get("options")))
+    return oauthError("invalid_request", 'A workforce pool token exchange needs "userProject" in "options".');
+  return undefined;
+}
+
+/** The subject (`google.subject`) a valid subject token names, or STS's refusal. */
+function verifiedSubject(
+  ctx: RequestContext,
+  sts: StsState,
+  subjectType: string,
+  subjectToken: string,
+  audience: string,
+): string | Reply {
+  const awsProvider = sts.awsProviders.has(audience);
+  if (awsProvider !== (subjectType === AWS_SUBJECT_TOKEN_TYPE))
+    return oauthError(
+      "invalid_request",
+      `The subject token type ${subjectType.slice(0, 100)} does not match the provider's type (${awsProvider ? "AWS" : "OIDC"}).`,
+    );
+  if (awsProvider) {
+    // An AWS provider maps google.subject to assertion.arn (the default attribute mapping).
+    const checked = checkAwsSubjectToken(awsOf(ctx.state), subjectToken, audience);
+    return checked.ok ? checked.arn : oauthError(checked.error, checked.description);
+  }
+  if (subjectType.endsWith(":saml2"))
+    return oauthError(
+      "invalid_grant",
+      "The SAML response could not be verified: the emulator's issuer signs only JWTs.",
+    );
+  const checked = sts.issuer.check(subjectToken, audience);
+  return checked.ok ? String(checked.claims.sub) : oauthError("invalid_grant", checked.description);
 }
 
 /**
@@ -231,7 +276,7 @@ function serveSubjectToken(ctx: RequestContext, id: string): void {
 
 export function stsControls(sts: () => StsState): StsControls {
   return {
-    addIdentityProvider: (audience) => sts().addProvider(audience),
+    addIdentityProvider: (audience, options) => sts().addProvider(audience, options?.type),
     issueSubjectToken: (request) => sts().issueSubjectToken(request),
     serveSubjectToken: (served) => sts().serve(served),
     issueExternalAccountAuthorizedUser: (opts) => sts().issueAuthorizedUser(opts),

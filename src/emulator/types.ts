@@ -1,4 +1,5 @@
 /** Public types of the emulator. */
+import type { AwsControls, AwsInstance } from "./aws-types.js";
 import type { IamControls, ServiceAccountGrant } from "./iam-types.js";
 import type { StsControls } from "./sts-types.js";
 
@@ -71,6 +72,12 @@ export interface EmulatorOptions {
    * too. false: the refresh token stays the same and keeps working.
    */
   stsRefreshTokenRotation?: boolean;
+  /**
+   * The EC2 instance the emulator's AWS instance metadata service (`/aws-imds`) plays: zone, role,
+   * account, whether IMDSv1 is answered (default: us-east-1a, role emu-ec2-role, account
+   * 111122223333, IMDSv2 required).
+   */
+  aws?: AwsInstance;
   /** Receives one line per request (method, path, status; never a query string or secret). */
   log?: (line: string) => void;
 }
@@ -141,6 +148,8 @@ export interface EmulatorStats {
   apiRequests: number;
   /** Requests to the IAM Credentials API (`generateAccessToken`), refused ones included. */
   iamRequests: number;
+  /** Requests to the AWS instance metadata service (`/aws-imds/...`), refused ones included. */
+  awsImdsRequests: number;
 }
 
 /** What the emulator knows about an access token. */
@@ -152,7 +161,7 @@ export interface AccessTokenInfo {
   expiresAt: number;
 }
 
-export interface Emulator extends StsControls, IamControls {
+export interface Emulator extends StsControls, IamControls, AwsControls {
   /** `http://127.0.0.1:PORT` */
   readonly url: string;
   /** `127.0.0.1:PORT`: the value for CRED_AUTH_EMULATOR_HOST and GCE_METADATA_HOST. */
