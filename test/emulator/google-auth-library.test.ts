@@ -113,7 +113,11 @@ test("Compute gets a metadata token with GCE_METADATA_HOST pointing at the emula
   try {
     const cloudRun = new Compute({ scopes: ["https://www.googleapis.com/auth/devstorage.read_only"] });
     const scoped = emu.checkAccessToken(String((await cloudRun.getAccessToken()).token));
-    assert.deepEqual(scoped?.scopes, ["https://www.googleapis.com/auth/devstorage.read_only"], "Cloud Run honours them");
+    assert.deepEqual(
+      scoped?.scopes,
+      ["https://www.googleapis.com/auth/devstorage.read_only"],
+      "Cloud Run honours them",
+    );
   } finally {
     emu.setMetadataPlatform("compute-engine");
   }
