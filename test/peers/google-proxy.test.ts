@@ -7,7 +7,7 @@ import { request as httpRequest } from "node:http";
 import type { Socket } from "node:net";
 import { after, before, test } from "node:test";
 import { connect } from "node:tls";
-import { type Emulator, startEmulator } from "cred-auth/emulator";
+import { DEMO_CLIENT, type Emulator, startEmulator } from "cred-auth/emulator";
 import { type GoogleProxy, startGoogleProxy } from "../support/google-proxy.ts";
 import { findPeerTools } from "../support/peers.ts";
 
@@ -78,8 +78,8 @@ test("a Google host is tunnelled, its TLS ends at the proxy with the run's CA, t
   const body = new URLSearchParams({
     grant_type: "refresh_token",
     refresh_token: refreshToken,
-    client_id: "cred-auth-demo.apps.emulator.invalid",
-    client_secret: "cred-auth-demo-secret-emulator-only",
+    client_id: DEMO_CLIENT.clientId,
+    client_secret: DEMO_CLIENT.clientSecret,
   }).toString();
   const reply = await viaTunnel("oauth2.googleapis.com", "/token", ca, body);
   assert.equal(reply.status, 200, reply.text);
