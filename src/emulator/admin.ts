@@ -4,6 +4,7 @@
  */
 import { DEMO_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";
 import { AWS_ADMIN_ACTIONS } from "./aws-admin.js";
+import { awsOf } from "./aws-state.js";
 import type { RequestContext } from "./context.js";
 import { HttpError, parseJson, readBody, sendJson } from "./http.js";
 import { IAM_ADMIN_ACTIONS } from "./iam-admin.js";
@@ -140,6 +141,18 @@ const POST_ACTIONS: Record<string, AdminAction> = {
   ...AWS_ADMIN_ACTIONS,
 };
 
+/** The EC2 instance the IMDS plays, as `GET /__emulator` shows it. */
+function awsInstanceOf(state: EmulatorState, emulator: Emulator): Record<string, unknown> {
+  const aws = awsOf(state);
+  return {
+    imdsUrl: emulator.awsImdsUrl,
+    availabilityZone: aws.availabilityZone,
+    roleName: aws.roleName,
+    accountId: aws.accountId,
+    imdsV1: aws.imdsV1,
+  };
+}
+
 export async function handleAdmin(ctx: RequestContext, emulator: Emulator): Promise<void> {
   const { req, res, state } = ctx;
   if (!trustedRequest(ctx)) {
@@ -168,6 +181,7 @@ export async function handleAdmin(ctx: RequestContext, emulator: Emulator): Prom
       granularConsent: state.granularConsent,
       codePage: state.codePageEnabled,
       stsRefreshTokenRotation: stsRefreshOf(state).rotate,
+      aws: awsInstanceOf(state, emulator),
     });
     return;
   }

@@ -315,4 +315,12 @@ test("AWS providers by method and admin route; files and keys from the admin API
   assert.equal(keys.sessionToken, undefined);
   assert.equal((await admin("/aws-external-account", { audience: DEFAULT_WORKLOAD_AUDIENCE })).status, 400);
   assert.equal((await admin("/aws-credentials", { temporary: "yes" })).status, 400);
+  const config = (await (await fetch(`${emu.url}/__emulator`)).json()) as { aws: Record<string, unknown> };
+  assert.deepEqual(config.aws, {
+    imdsUrl: emu.awsImdsUrl,
+    availabilityZone: "us-east-1a",
+    roleName: "emu-ec2-role",
+    accountId: "111122223333",
+    imdsV1: false,
+  });
 });
