@@ -37,14 +37,19 @@ export const PEER_EMULATOR: EmulatorOptions = {
 export interface AdcCase {
   name: string;
   peers: PeerName[];
-  /** The file's JSON; `dir` holds files it points at (a subject token) for as long as the test file runs. */
-  file(emulator: Emulator, dir: string): Promise<Record<string, unknown>>;
+  /**
+   * The file's JSON; `dir` holds files it points at (a subject token) for as long as the test file
+   * runs. null: no file at all (GOOGLE_APPLICATION_CREDENTIALS unset), ADC's last step, the metadata server.
+   */
+  file(emulator: Emulator, dir: string): Promise<Record<string, unknown> | null>;
   /** Whose token the peer must print. */
   account: RegExp;
   /** Google hosts the peer must have gone to, through the proxy. */
   hosts: string[];
   /** The class Python's google.auth.default() must choose. */
   pythonClass: string;
+  /** The scopes the token must carry, when the case is about them. */
+  scopes?: string[];
 }
 
 const ALL: PeerName[] = ["gcloud", "python"];
@@ -114,6 +119,14 @@ const impersonating = (source: Record<string, unknown>) => ({
 });
 
 const AWS_ROLE_ARN = "arn:aws:sts::111122223333:assumed-role/emu-ec2-role/i-0[0-9a-f]{16}";
+
+/** The VM's service account when a case turns the metadata server on (Compute Engine: ?scopes= ignored). */
+export const VM_IDENTITY = {
+  projectId: "emu-project",
+  email: "vm-default@emu-project.iam.gserviceaccount.com",
+  // A VM's scopes, not what the peers ask for (Python asks for cloud-platform): a VM ignores ?scopes=.
+  scopes: ["https://www.googleapis.com/auth/devstorage.read_only", "https://www.googleapis.com/auth/logging.write"],
+};
 
 export const ADC_CASES: AdcCase[] = [
   {
@@ -238,5 +251,17 @@ export const ADC_CASES: AdcCase[] = [
     account: exactly(IMPERSONATED),
     hosts: ["sts.googleapis.com", "iamcredentials.googleapis.com"],
     pythonClass: "google.auth.aws.Credentials",
+  },
+  {
+    name: "no file: the GCE metadata server (Compute Engine)",
+    peers: ALL,
+    file: async (emulator) => {
+      emulator.setMetadata(VM_IDENTITY);
+      return null;
+    },
+    account: exactly(VM_IDENTITY.email),
+    hosts: [],
+    scopes: VM_IDENTITY.scopes,
+    pythonClass: "google.auth.compute_engine.credentials.Credentials",
   },
 ];

@@ -57,11 +57,17 @@ export function definePeerTests(
       const emulator = rig.emulator();
       const proxy = rig.proxy();
       const seen = proxy.forwarded.length;
-      const run = await runPeer(peer, tools, emulator, proxy, await adc.file(emulator, rig.dir()));
+      let run: PeerRun;
+      try {
+        run = await runPeer(peer, tools, emulator, proxy, await adc.file(emulator, rig.dir()));
+      } finally {
+        emulator.setMetadata(null);
+      }
       assert.equal(run.code, 0, `${label} failed:\n${run.stderr.slice(-3000)}`);
       const info = emulator.checkAccessToken(run.token);
       assert.ok(info, `the printed token is not one the emulator issued: ${JSON.stringify(run.stdout.slice(0, 200))}`);
       assert.match(info.account, adc.account);
+      if (adc.scopes) assert.deepEqual(info.scopes, adc.scopes);
       const reached = new Set(proxy.forwarded.slice(seen).map((r) => r.host));
       for (const host of adc.hosts)
         assert.ok(reached.has(host), `${label} did not reach ${host}: ${[...reached].join(", ")}`);

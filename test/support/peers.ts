@@ -128,14 +128,19 @@ export interface PeerRun {
  * the proxy, its CA trusted, the GCE metadata server looked for on the emulator (gcloud and
  * google-auth otherwise resolve metadata.google.internal through DNS), no usage reports or update checks.
  */
-export function peerEnv(emulator: Emulator, proxy: GoogleProxy, home: string, adcFile: string): NodeJS.ProcessEnv {
+export function peerEnv(
+  emulator: Emulator,
+  proxy: GoogleProxy,
+  home: string,
+  adcFile: string | undefined,
+): NodeJS.ProcessEnv {
   const noProxy = "127.0.0.1,localhost,::1";
   return {
     PATH: "/usr/local/bin:/usr/bin:/bin",
     HOME: home,
     LANG: "C.UTF-8",
     CLOUDSDK_CONFIG: join(home, "gcloud"),
-    GOOGLE_APPLICATION_CREDENTIALS: adcFile,
+    ...(adcFile ? { GOOGLE_APPLICATION_CREDENTIALS: adcFile } : {}),
     HTTPS_PROXY: proxy.url,
     https_proxy: proxy.url,
     NO_PROXY: noProxy,
@@ -174,14 +179,14 @@ export async function runPeer(
   tools: PeerTools,
   emulator: Emulator,
   proxy: GoogleProxy,
-  adc: Record<string, unknown>,
+  adc: Record<string, unknown> | null,
 ): Promise<PeerRun> {
   const home = await mkdtemp(join(tmpdir(), `peer-${peer}-`));
   try {
     await mkdir(join(home, "gcloud"), { recursive: true, mode: 0o700 });
     const adcFile = join(home, "adc.json");
-    await writeFile(adcFile, JSON.stringify(adc, null, 2), { mode: 0o600 });
-    const env = peerEnv(emulator, proxy, home, adcFile);
+    if (adc) await writeFile(adcFile, JSON.stringify(adc, null, 2), { mode: 0o600 });
+    const env = peerEnv(emulator, proxy, home, adc ? adcFile : undefined);
     const [command, args] = peerCommand(peer, tools);
     if (peer === "python") env.PYTHONPATH = tools.bundledPython?.path;
     const log = join(home, "strace.log");
