@@ -5,7 +5,8 @@ import type { RequestContext } from "./context.js";
 import { wait } from "./context.js";
 import { applyFault } from "./faults.js";
 import { basicCredentials, bearerToken, parseParams, readBody, redirect, sendHtml, sendJson } from "./http.js";
-import { decodeJwt, verifyHs256, verifyRs256 } from "./jwt.js";
+import { idTokenInfo, serviceAccountIdToken, type UserIdTokenRequest, userIdToken } from "./id-tokens.js";
+import { decodeJwt, verifyRs256 } from "./jwt.js";
 import { codeErrorPage, codePage, consentPage, errorPage } from "./pages.js";
 import { EMAIL_SCOPE, invalidScopeDescription, isSignInScope, OPENID } from "./scopes.js";
 import { GOOGLE_TOKEN_URL, type EmulatorState, type Grant } from "./state.js";
@@ -255,14 +256,16 @@ function userTokenResponse(
   grant: Grant,
   refreshToken: string | undefined,
   offline: boolean,
+  idToken: Omit<UserIdTokenRequest, "accessToken">,
 ): Record<string, unknown> {
   const issued = state.issueAccessToken(grant, { ...(refreshToken ? { refreshToken } : {}), offline });
+  const accessToken = issued.access_token;
   return {
     ...issued,
     ...(refreshToken ? { refresh_token: refreshToken } : {}),
     scope: grant.scopes.join(" "),
     token_type: "Bearer",
-    ...(wantsIdToken(grant.scopes) ? { id_token: state.idToken(grant) } : {}),
+    ...(wantsIdToken(grant.scopes) ? { id_token: userIdToken(state, grant, { ...idToken, accessToken }) } : {}),
   };
 }
 
@@ -278,7 +281,9 @@ function exchangeCode(ctx: RequestContext, params: Map<string, string>): Record<
   const pkceProblem = verifierProblem(record.codeChallenge, params.get("code_verifier"));
   if (pkceProblem) return pkceProblem;
   const refreshToken = record.withRefreshToken ? ctx.state.issueRefreshToken(record.grant) : undefined;
-  return userTokenResponse(ctx.state, record.grant, refreshToken, record.withRefreshToken);
+  return userTokenResponse(ctx.state, record.grant, refreshToken, record.withRefreshToken, {
+    source: "authorization_code",
+  });
 }
 
 /** PKCE both ways: a code issued with a challenge needs its verifier, one issued without takes none. */
@@ -302,7 +307,7 @@ function refreshAccessToken(ctx: RequestContext, params: Map<string, string>): R
     return badRequest("invalid_scope", "Some requested scopes were invalid. The refresh token does not cover them.");
   }
   const granted = asked.length > 0 ? { ...grant, scopes: asked } : grant;
-  const response = userTokenResponse(ctx.state, granted, refreshToken, true);
+  const response = userTokenResponse(ctx.state, granted, refreshToken, true, { source: "refresh_token" });
   delete response.refresh_token;
   return response;
 }
@@ -332,8 +337,11 @@ function jwtBearer(ctx: RequestContext, params: Map<string, string>): Record<str
   }
   const account = typeof claims.sub === "string" && claims.sub ? claims.sub : key.email;
   if (typeof claims.target_audience === "string" && claims.target_audience) {
-    const grant = { account, scopes: [], clientId: key.clientId };
-    return { id_token: state.idToken(grant, claims.target_audience, true) };
+    // Google answers only the ID token: no access token, no expires_in.
+    const audience = claims.target_audience;
+    return {
+      id_token: serviceAccountIdToken(state, { source: "jwt-bearer", email: key.email, audience, includeEmail: true }),
+    };
   }
   const scopes = typeof claims.scope === "string" ? claims.scope.split(/\s+/).filter(Boolean) : [];
   if (scopes.length === 0) return badRequest("invalid_scope", "Invalid OAuth scope or ID token audience provided.");
@@ -419,15 +427,9 @@ export async function handleTokenInfo(ctx: RequestContext): Promise<void> {
   const params = await requestParams(ctx);
   const idToken = params.get("id_token");
   if (idToken !== undefined) {
-    const claims = verifyHs256(idToken, state.idTokenSecret);
-    if (!claims || typeof claims.exp !== "number" || claims.exp * 1000 <= Date.now()) {
-      sendJson(res, 400, INVALID_VALUE);
-      return;
-    }
     // Google's tokeninfo answers every claim as a string.
-    const info: Record<string, string> = { alg: "HS256", kid: state.idTokenKeyId, typ: "JWT" };
-    for (const [key, value] of Object.entries(claims)) info[key] = String(value);
-    sendJson(res, 200, info);
+    const info = idTokenInfo(state, idToken);
+    sendJson(res, info ? 200 : 400, info ?? INVALID_VALUE);
     return;
   }
   const accessToken = params.get("access_token") ?? bearerToken(req);

@@ -1,8 +1,8 @@
 /** Everything the emulator remembers: clients, pending sign-ins, codes, tokens, keys, counters, faults. */
 import { createHash, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from "node:crypto";
 import { CLOUD_PLATFORM_SCOPE, DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";
-import { signHs256 } from "./jwt.js";
-import { EMAIL_SCOPE, ScopeRegistry } from "./scopes.js";
+import { emptyIdTokenStats } from "./id-token-types.js";
+import { ScopeRegistry } from "./scopes.js";
 import type {
   AccessTokenInfo,
   EmulatorClient,
@@ -100,6 +100,7 @@ export function emptyStats(): EmulatorStats {
     metadataTokenRequests: 0,
     apiRequests: 0,
     iamRequests: 0,
+    ...emptyIdTokenStats(),
   };
 }
 
@@ -122,9 +123,6 @@ export class EmulatorState {
   private readonly reauth = new Map<string, number>();
   private refreshSerial = 0;
   tokenDelayMs = 0;
-  /** Signs id tokens; per emulator instance. */
-  readonly idTokenSecret = randomBytes(32);
-  readonly idTokenKeyId = randomBytes(8).toString("hex");
   readonly pending = new Map<string, PendingAuthorization>();
   readonly codes = new Map<string, AuthorizationCode>();
   readonly refreshTokens = new Map<string, RefreshRecord>();
@@ -334,24 +332,6 @@ export class EmulatorState {
     return `1${(digest.readBigUInt64BE(0) % 10n ** 20n).toString().padStart(20, "0")}`;
   }
 
-  /** The `email` claim is there only when the e-mail scope was granted (or for a service account). */
-  idToken(grant: Grant, audience = grant.clientId, withEmail = grant.scopes.includes(EMAIL_SCOPE)): string {
-    const now = Math.floor(Date.now() / 1000);
-    return signHs256(
-      {
-        iss: this.baseUrl,
-        azp: grant.clientId,
-        aud: audience,
-        sub: this.subjectOf(grant.account),
-        ...(withEmail ? { email: grant.account, email_verified: true } : {}),
-        iat: now,
-        exp: now + 3600,
-      },
-      this.idTokenSecret,
-      this.idTokenKeyId,
-    );
-  }
-
   // ---- metadata ----
 
   metadataScopes(): string[] {
@@ -403,7 +383,11 @@ export class EmulatorState {
   }
 
   snapshotStats(): EmulatorStats {
-    return { ...this.stats, byGrant: { ...this.stats.byGrant } };
+    return {
+      ...this.stats,
+      byGrant: { ...this.stats.byGrant },
+      idTokensBySource: { ...this.stats.idTokensBySource },
+    };
   }
 
   resetCounters(): void {

@@ -1,5 +1,6 @@
 /** Public types of the emulator. */
 import type { IamControls, ServiceAccountGrant } from "./iam-types.js";
+import type { IdTokenControls, IdTokenStats } from "./id-token-types.js";
 import type { StsControls } from "./sts-types.js";
 
 /** An OAuth client the emulator accepts. */
@@ -83,7 +84,7 @@ export interface Fault {
   delayMs?: number;
 }
 
-export interface EmulatorStats {
+export interface EmulatorStats extends IdTokenStats {
   /** Every request to the token endpoint, faulted ones included. */
   tokenRequests: number;
   /** Token requests by `grant_type` ("(none)" when absent). */
@@ -109,7 +110,7 @@ export interface AccessTokenInfo {
   expiresAt: number;
 }
 
-export interface Emulator extends StsControls, IamControls {
+export interface Emulator extends StsControls, IamControls, IdTokenControls {
   /** `http://127.0.0.1:PORT` */
   readonly url: string;
   /** `127.0.0.1:PORT`: the value for CRED_AUTH_EMULATOR_HOST and GCE_METADATA_HOST. */
