@@ -183,3 +183,13 @@ export function handleCerts(ctx: RequestContext): boolean {
   sendCerts(ctx.res, path === CERT_PATHS.pem ? keys.pemCertificates() : keys.jwks());
   return true;
 }
+
+/** Clients without a `project` belong to this one. */
+const DEFAULT_PROJECT = "emulator-project";
+
+/** The refresh grant's `audience` (IAP's desktop flow): another OAuth client of the asking client's project. */
+export function mayAskIdTokenFor(state: EmulatorState, clientId: string, audience: string): boolean {
+  const asking = state.clients.get(clientId);
+  const target = state.clients.get(audience);
+  return !!asking && !!target && (asking.project ?? DEFAULT_PROJECT) === (target.project ?? DEFAULT_PROJECT);
+}

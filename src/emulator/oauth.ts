@@ -5,7 +5,13 @@ import type { RequestContext } from "./context.js";
 import { wait } from "./context.js";
 import { applyFault } from "./faults.js";
 import { basicCredentials, bearerToken, parseParams, readBody, redirect, sendHtml, sendJson } from "./http.js";
-import { idTokenInfo, serviceAccountIdToken, type UserIdTokenRequest, userIdToken } from "./id-tokens.js";
+import {
+  idTokenInfo,
+  mayAskIdTokenFor,
+  serviceAccountIdToken,
+  type UserIdTokenRequest,
+  userIdToken,
+} from "./id-tokens.js";
 import { decodeJwt, verifyRs256 } from "./jwt.js";
 import { codeErrorPage, codePage, consentPage, errorPage } from "./pages.js";
 import { EMAIL_SCOPE, invalidScopeDescription, isSignInScope, OPENID } from "./scopes.js";
@@ -204,6 +210,11 @@ const MISSING_VERIFIER = badRequest("invalid_grant", "Missing code verifier.");
 const VERIFIER_NOT_NEEDED = badRequest("invalid_request", "code_verifier or verifier is not needed.");
 const REDIRECT_MISMATCH = badRequest("redirect_uri_mismatch", "Bad Request");
 const EXPIRED_OR_REVOKED = badRequest("invalid_grant", "Token has been expired or revoked.");
+/** google-auth-library-python#669: the refresh grant's `audience` names a client of another project. */
+const FOREIGN_AUDIENCE = badRequest(
+  "invalid_audience",
+  "The audience client and the client need to be in the same project.",
+);
 /** google-auth-library-python's reauth.py and user reports (cline#4080) show this reply. */
 const REAUTH_REQUIRED: OAuthError = {
   ...badRequest("invalid_grant", "reauth related error (invalid_rapt)"),
@@ -306,8 +317,11 @@ function refreshAccessToken(ctx: RequestContext, params: Map<string, string>): R
   if (asked.some((s) => !grant.scopes.includes(s))) {
     return badRequest("invalid_scope", "Some requested scopes were invalid. The refresh token does not cover them.");
   }
+  // IAP's desktop flow: an ID token for another client of the same project.
+  const audience = params.get("audience") || undefined;
+  if (audience !== undefined && !mayAskIdTokenFor(ctx.state, client.clientId, audience)) return FOREIGN_AUDIENCE;
   const granted = asked.length > 0 ? { ...grant, scopes: asked } : grant;
-  const response = userTokenResponse(ctx.state, granted, refreshToken, true, { source: "refresh_token" });
+  const response = userTokenResponse(ctx.state, granted, refreshToken, true, { source: "refresh_token", audience });
   delete response.refresh_token;
   return response;
 }

@@ -12,6 +12,8 @@ export interface EmulatorClient {
   redirectUris?: string[];
   /** Shown on the consent page (default: the client id). */
   name?: string;
+  /** Its Google Cloud project (default `emulator-project`): ID tokens for another client need the same one. */
+  project?: string;
 }
 
 /** The identity the GCE metadata server hands out. */
@@ -131,6 +133,8 @@ export interface Emulator extends StsControls, IamControls, IdTokenControls {
    */
   requireReauth(account?: string): void;
   setMetadata(identity: MetadataIdentity | null): void;
+  /** Registers (or replaces) an OAuth client, e.g. an IAP resource's client named as a refresh grant's `audience`. */
+  addClient(client: EmulatorClient): void;
   /** Mints a refresh token directly (no browser), e.g. to write test credential files. */
   issueRefreshToken(opts: { clientId?: string; scopes: string[]; account?: string }): string;
   /** Makes a service-account key JSON (real RSA key, token_uri = this emulator's /token) and registers its public key. */

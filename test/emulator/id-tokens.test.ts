@@ -13,8 +13,16 @@ import { certEndpoints, decodeJwtParts, pointJwtAt, refreshGrant, verifyIdToken 
 import { authUrl, pkcePair, postForm, signAssertion, startReceiver, tokenRequest } from "./support.ts";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
+const IAP_CLIENT = { clientId: "iap-resource.apps.emulator.invalid", clientSecret: "iap-secret", type: "web" as const };
+// gcloud's ADC client lives in Google's own project, not the user's (google-auth-library-python#669).
+const FOREIGN_CLIENT = {
+  clientId: "foreign.apps.emulator.invalid",
+  clientSecret: "foreign-secret",
+  type: "installed" as const,
+  project: "someone-elses-project",
+};
 const identity = { projectId: "vm-project", email: "vm-sa@vm-project.iam.gserviceaccount.com" };
-const emu = await withEmulator({ metadata: identity });
+const emu = await withEmulator({ metadata: identity, clients: [IAP_CLIENT, FOREIGN_CLIENT] });
 const receiver = await startReceiver();
 const home = mkdtempSync(join(tmpdir(), "cred-auth-idt-"));
 
@@ -26,8 +34,8 @@ after(() => {
   rmSync(home, { recursive: true, force: true });
 });
 
-function refreshIdToken(scopes: string[]) {
-  return refreshGrant(emu, { scopes });
+function refreshIdToken(scopes: string[], extra: { audience?: string } = {}) {
+  return refreshGrant(emu, { scopes, ...extra });
 }
 
 function md(path: string, headers: Record<string, string> = { "Metadata-Flavor": "Google" }) {
@@ -195,6 +203,45 @@ test("the code exchange's ID token names the client and hashes its access token;
   const after = emu.stats();
   assert.equal(after.idTokens, before.idTokens + 1);
   assert.equal(after.idTokensBySource.authorization_code, (before.idTokensBySource.authorization_code ?? 0) + 1);
+});
+
+test("refresh grant with `audience` (IAP's desktop flow): an ID token for another client of the same project", async () => {
+  const before = emu.stats().idTokensBySource.refresh_token ?? 0;
+  const reply = await refreshIdToken(["openid", "email"], { audience: IAP_CLIENT.clientId });
+  assert.equal(reply.status, 200, JSON.stringify(reply.json));
+  assert.equal(typeof reply.json.access_token, "string", "the whole token reply, access token included");
+  const payload = await verifyIdToken(emu, String(reply.json.id_token), IAP_CLIENT.clientId);
+  assert.equal(payload.aud, IAP_CLIENT.clientId);
+  assert.equal(payload.azp, DEMO_CLIENT.clientId, "azp names the client that asked");
+  assert.equal(payload.email, "alice@example.com");
+  assert.equal(emu.stats().idTokensBySource.refresh_token, before + 1);
+
+  // The client's own id is an audience of its own project too.
+  const own = await refreshIdToken(["openid"], { audience: DEMO_CLIENT.clientId });
+  assert.equal((await verifyIdToken(emu, String(own.json.id_token), DEMO_CLIENT.clientId)).aud, DEMO_CLIENT.clientId);
+  // Without openid there is no ID token, audience or not.
+  const noOpenid = await refreshIdToken([CLOUD], { audience: IAP_CLIENT.clientId });
+  assert.equal(noOpenid.status, 200);
+  assert.equal(noOpenid.json.id_token, undefined);
+});
+
+test("refresh grant with an `audience` that is no client of the project: Google's invalid_audience", async () => {
+  const expected = {
+    error: "invalid_audience",
+    error_description: "The audience client and the client need to be in the same project.",
+  };
+  for (const audience of ["https://hello-abc-uc.a.run.app", FOREIGN_CLIENT.clientId]) {
+    const reply = await refreshIdToken(["openid", "email"], { audience });
+    assert.equal(reply.status, 400, audience);
+    assert.deepEqual(reply.json, expected, audience);
+  }
+  // A client of another project asking for the IAP client (gcloud's ADC client, in google-auth-library-python#669).
+  const reply = await refreshGrant(emu, {
+    client: FOREIGN_CLIENT,
+    scopes: ["openid", "email"],
+    audience: IAP_CLIENT.clientId,
+  });
+  assert.deepEqual(reply.json, expected);
 });
 
 test("JWT-bearer grant with target_audience: {id_token} only; google-auth-library's JWT.fetchIdToken gets one that verifies", async () => {

@@ -57,6 +57,8 @@ export interface RefreshGrantOptions {
   /** Default: DEMO_CLIENT. */
   client?: { clientId: string; clientSecret: string };
   account?: string;
+  /** The refresh grant's `audience` (IAP's desktop flow). */
+  audience?: string;
 }
 
 /** The token endpoint's reply to a refresh grant of a fresh refresh token (status and JSON). */
@@ -78,6 +80,7 @@ export async function refreshGrant(
       refresh_token: refreshToken,
       client_id: client.clientId,
       client_secret: client.clientSecret,
+      ...(options.audience !== undefined ? { audience: options.audience } : {}),
     }),
   });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
