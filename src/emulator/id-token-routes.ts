@@ -1,8 +1,9 @@
 /**
- * The ID-token side's hooks into the server: its routes (the published keys) and its controls on
- * the Emulator object.
+ * The ID-token side's hooks into the server: its routes (the published keys, IAM's
+ * `generateIdToken`) and its controls on the Emulator object.
  */
 import type { RequestContext } from "./context.js";
+import { handleIamIdToken } from "./iam-id-token.js";
 import type { IdTokenControls } from "./id-token-types.js";
 import { handleCerts, idTokenKeysOf } from "./id-tokens.js";
 import type { EmulatorState } from "./state.js";
@@ -10,7 +11,7 @@ import type { Emulator, EmulatorClient } from "./types.js";
 
 /** Answers the request when it is one of this side's paths; false otherwise. */
 export async function handleIdTokenRoutes(ctx: RequestContext): Promise<boolean> {
-  return handleCerts(ctx);
+  return handleCerts(ctx) || (await handleIamIdToken(ctx));
 }
 
 /** The client, checked; a RangeError says what is wrong. */

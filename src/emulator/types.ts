@@ -99,7 +99,7 @@ export interface EmulatorStats extends IdTokenStats {
   metadataTokenRequests: number;
   /** Requests to the fake Google APIs (storage, userinfo). */
   apiRequests: number;
-  /** Requests to the IAM Credentials API (`generateAccessToken`), refused ones included. */
+  /** Requests to the IAM Credentials API (`generateAccessToken`, `generateIdToken`), refused ones included. */
   iamRequests: number;
 }
 

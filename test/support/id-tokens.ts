@@ -1,5 +1,5 @@
 // ID tokens in tests: checked by google-auth-library itself against the emulator's published keys.
-import { type JWT, OAuth2Client, type TokenPayload } from "google-auth-library";
+import { type JWT, OAuth2Client, type TokenPayload, UserRefreshClient } from "google-auth-library";
 import { DEMO_CLIENT, type Emulator } from "cred-auth/emulator";
 
 /** The emulator's equivalents of Google's cert URLs (www.googleapis.com/oauth2/v1/certs and v3/certs). */
@@ -49,6 +49,16 @@ export function pointJwtAt(client: JWT, tokenUrl: string): void {
       }
       return options;
     },
+  });
+}
+
+/** google-auth-library's UserRefreshClient for a fresh refresh token of `account` (DEMO_CLIENT), on the emulator. */
+export function emulatorUserClient(emu: Emulator, account: string, scopes: string[]): UserRefreshClient {
+  return new UserRefreshClient({
+    clientId: DEMO_CLIENT.clientId,
+    clientSecret: DEMO_CLIENT.clientSecret,
+    refreshToken: emu.issueRefreshToken({ scopes, account }),
+    endpoints: { oauth2TokenUrl: `${emu.url}/token`, oauth2RevokeUrl: `${emu.url}/revoke` },
   });
 }
 
