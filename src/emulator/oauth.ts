@@ -5,6 +5,7 @@ import type { RequestContext } from "./context.js";
 import { wait } from "./context.js";
 import { applyFault } from "./faults.js";
 import { basicCredentials, bearerToken, parseParams, readBody, redirect, sendHtml, sendJson } from "./http.js";
+import { revokeGrant } from "./grants.js";
 import {
   idTokenInfo,
   mayAskIdTokenFor,
@@ -422,7 +423,7 @@ export async function handleRevoke(ctx: RequestContext): Promise<void> {
     sendJson(res, 400, { error: "invalid_request", error_description: "Missing required parameter: token" });
     return;
   }
-  if (!state.revokeToken(token)) {
+  if (!revokeGrant(state, token)) {
     sendJson(res, 400, { error: "invalid_token", error_description: "Token expired or revoked" });
     return;
   }

@@ -310,14 +310,9 @@ export class EmulatorState {
     return true;
   }
 
-  /** Like Google: revoking an access token also revokes the refresh token it came from. */
-  revokeToken(value: string): boolean {
-    if (this.revokeRefreshToken(value)) return true;
-    const record = this.accessTokens.get(value);
-    if (!record) return false;
-    this.accessTokens.delete(value);
-    if (record.refreshToken) this.revokeRefreshToken(record.refreshToken);
-    return true;
+  /** After a revocation removed the grant, the next consent hands out a refresh token again (grants.ts). */
+  forgetOfflineGrant(clientId: string, account: string): void {
+    this.offlineGrants.delete(`${clientId}\n${account}`);
   }
 
   revokeAll(): void {
