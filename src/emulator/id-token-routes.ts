@@ -1,17 +1,18 @@
 /**
  * The ID-token side's hooks into the server: its routes (the published keys, IAM's
- * `generateIdToken`) and its controls on the Emulator object.
+ * `generateIdToken`, the protected services) and its controls on the Emulator object.
  */
 import type { RequestContext } from "./context.js";
 import { handleIamIdToken } from "./iam-id-token.js";
 import type { IdTokenControls } from "./id-token-types.js";
 import { handleCerts, idTokenKeysOf } from "./id-tokens.js";
+import { addRunService, handleRunService } from "./run-service.js";
 import type { EmulatorState } from "./state.js";
 import type { Emulator, EmulatorClient } from "./types.js";
 
 /** Answers the request when it is one of this side's paths; false otherwise. */
 export async function handleIdTokenRoutes(ctx: RequestContext): Promise<boolean> {
-  return handleCerts(ctx) || (await handleIamIdToken(ctx));
+  return handleCerts(ctx) || handleRunService(ctx) || (await handleIamIdToken(ctx));
 }
 
 /** The client, checked; a RangeError says what is wrong. */
@@ -31,6 +32,7 @@ export function idTokenControls(state: EmulatorState): IdTokenControls & Pick<Em
   return {
     idTokenKeyIds: () => idTokenKeysOf(state).ids(),
     rotateIdTokenKeys: () => idTokenKeysOf(state).rotate(),
+    addRunService: (service) => addRunService(state, service),
     addClient(client) {
       const checked = checkClient(client);
       state.clients.set(checked.clientId, checked);

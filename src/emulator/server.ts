@@ -13,6 +13,7 @@ import { handleIdTokenRoutes, idTokenControls } from "./id-token-routes.js";
 import { checkFlavor, handleMetadata } from "./metadata.js";
 import { handleAuthGet, handleAuthPost, handleCodePage, handleRevoke, handleToken, handleTokenInfo } from "./oauth.js";
 import { indexPage } from "./pages.js";
+import { addRunService } from "./run-service.js";
 import { EmulatorState } from "./state.js";
 import { handleSts, stsControls, stsOf } from "./sts.js";
 import type { Emulator, EmulatorOptions, Fault, MetadataIdentity } from "./types.js";
@@ -72,6 +73,7 @@ function answerFailure(res: ServerResponse, error: unknown): void {
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const state = new EmulatorState(options);
   for (const grant of options.serviceAccounts ?? []) iamOf(state).add(grant);
+  for (const service of options.runServices ?? []) addRunService(state, service);
   const closing = new AbortController();
   const log = options.log;
   let emulator: Emulator;

@@ -1,6 +1,6 @@
 /** Public types of the emulator. */
 import type { IamControls, ServiceAccountGrant } from "./iam-types.js";
-import type { IdTokenControls, IdTokenStats } from "./id-token-types.js";
+import type { IdTokenControls, IdTokenOptions, IdTokenStats } from "./id-token-types.js";
 import type { StsControls } from "./sts-types.js";
 
 /** An OAuth client the emulator accepts. */
@@ -25,7 +25,7 @@ export interface MetadataIdentity {
   scopes?: string[];
 }
 
-export interface EmulatorOptions {
+export interface EmulatorOptions extends IdTokenOptions {
   /** Port on 127.0.0.1 (default 0: a random free port). */
   port?: number;
   /** Lifetime of issued access tokens (default 3600). */
