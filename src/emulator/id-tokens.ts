@@ -6,6 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import type { ServerResponse } from "node:http";
+import { EMULATOR_PATHS } from "../shared/constants.js";
 import type { RequestContext } from "./context.js";
 import { sendJson } from "./http.js";
 import { IdTokenKeys } from "./id-token-keys.js";
@@ -15,12 +16,12 @@ import { EMAIL_SCOPE } from "./scopes.js";
 import type { EmulatorState, Grant } from "./state.js";
 
 /** Every ID token Google signs names this issuer. */
-export const GOOGLE_ISSUER = "https://accounts.google.com";
+const GOOGLE_ISSUER = "https://accounts.google.com";
 /** What receivers accept as Google's issuer (google-auth-library's `verifyIdToken` default, without the universe). */
 const GOOGLE_ISSUERS = new Set([GOOGLE_ISSUER, "accounts.google.com"]);
 const LIFETIME_SEC = 3600;
 /** Google's paths on www.googleapis.com, served at the same paths here. */
-export const CERT_PATHS = { pem: "/oauth2/v1/certs", jwk: "/oauth2/v3/certs" } as const;
+const CERT_PATHS = { pem: EMULATOR_PATHS.pemCerts, jwk: EMULATOR_PATHS.jwkCerts } as const;
 /** Google's caching of its keys: hours. A verifier that honours it keeps old keys that long. */
 const CERTS_MAX_AGE_SEC = 6 * 3600;
 

@@ -6,6 +6,7 @@
  * caller holding roles/run.invoker; then the "service" answers a small JSON naming the caller.
  * Sources: docs/emulator.md, section "Protected services".
  */
+import { EMULATOR_PATHS } from "../shared/constants.js";
 import type { RequestContext } from "./context.js";
 import { escapeHtml, sendHtml, sendJson } from "./http.js";
 import { verifiedIdToken } from "./id-tokens.js";
@@ -14,7 +15,7 @@ import type { JwtClaims } from "./jwt.js";
 import { perState } from "./per-state.js";
 import type { EmulatorState } from "./state.js";
 
-export const RUN_PREFIX = "/run/";
+const RUN_PREFIX = `${EMULATOR_PATHS.run}/`;
 /** Cloud Run's service names: a letter, then lowercase letters, digits and hyphens, at most 49. */
 const SERVICE_NAME = /^[a-z](?:[a-z0-9-]{0,47}[a-z0-9])?$/;
 const ALL_AUTHENTICATED = "allAuthenticatedUsers";
@@ -26,7 +27,7 @@ const MEMBER = /^(user|serviceAccount):([^\s@]+@[^\s@]+)$/;
  * (`gcloud auth application-default login`), reported to work the same way
  * (googleapis/google-auth-library-java#469); Google does not document it.
  */
-export const CLOUD_RUN_ANY_SERVICE_AUDIENCES = [
+const CLOUD_RUN_ANY_SERVICE_AUDIENCES = [
   "32555940559.apps.googleusercontent.com",
   "764086051850-6qr4p6gpi6hn506pt8ejuq83di341hur.apps.googleusercontent.com",
 ];
@@ -70,7 +71,7 @@ function normalizeInvoker(member: string): string {
 }
 
 /** The registered services of an emulator; an unregistered name is a service with the defaults. */
-export const runServicesOf = perState(() => new Map<string, Registered>());
+const runServicesOf = perState(() => new Map<string, Registered>());
 
 /** Registers (or replaces) a service; its URL. */
 export function addRunService(state: EmulatorState, service: RunService): string {
