@@ -6,6 +6,7 @@ import { DEMO_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";
 import type { RequestContext } from "./context.js";
 import { HttpError, parseJson, readBody, sendJson } from "./http.js";
 import { IAM_ADMIN_ACTIONS } from "./iam-admin.js";
+import { ID_TOKEN_ADMIN_ACTIONS } from "./id-token-admin.js";
 import type { EmulatorState } from "./state.js";
 import { STS_ADMIN_ACTIONS } from "./sts-admin.js";
 import type { Emulator, Fault, MetadataIdentity } from "./types.js";
@@ -128,6 +129,7 @@ const POST_ACTIONS: Record<string, AdminAction> = {
   },
   ...STS_ADMIN_ACTIONS,
   ...IAM_ADMIN_ACTIONS,
+  ...ID_TOKEN_ADMIN_ACTIONS,
 };
 
 export async function handleAdmin(ctx: RequestContext, emulator: Emulator): Promise<void> {

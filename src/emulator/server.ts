@@ -9,9 +9,11 @@ import { MAX_FAULTS, normalizeFault } from "./faults.js";
 import { HttpError, requestUrl, sendHtml, sendJson, sendText } from "./http.js";
 import { handleIam } from "./iam.js";
 import { iamControls, iamOf } from "./iam-state.js";
+import { handleIdTokenRoutes, idTokenControls } from "./id-token-routes.js";
 import { checkFlavor, handleMetadata } from "./metadata.js";
 import { handleAuthGet, handleAuthPost, handleCodePage, handleRevoke, handleToken, handleTokenInfo } from "./oauth.js";
 import { indexPage } from "./pages.js";
+import { addRunService } from "./run-service.js";
 import { EmulatorState } from "./state.js";
 import { handleSts, stsControls, stsOf } from "./sts.js";
 import type { Emulator, EmulatorOptions, Fault, MetadataIdentity } from "./types.js";
@@ -34,6 +36,7 @@ async function route(ctx: RequestContext, emulator: Emulator): Promise<void> {
   if (path === "/" || path === "/computeMetadata" || path === "/computeMetadata/") return handleRoot(ctx);
   if (await handleSts(ctx)) return;
   if (await handleIam(ctx)) return;
+  if (await handleIdTokenRoutes(ctx)) return;
   if (await handleApi(ctx)) return;
   sendJson(res, 404, { error: { code: 404, message: `Not found: ${path.slice(0, 200)}`, status: "NOT_FOUND" } });
 }
@@ -70,6 +73,7 @@ function answerFailure(res: ServerResponse, error: unknown): void {
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const state = new EmulatorState(options);
   for (const grant of options.serviceAccounts ?? []) iamOf(state).add(grant);
+  for (const service of options.runServices ?? []) addRunService(state, service);
   const closing = new AbortController();
   const log = options.log;
   let emulator: Emulator;
@@ -164,6 +168,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     checkAccessToken: (token: string) => state.checkAccessToken(token),
     ...stsControls(() => stsOf(state)),
     ...iamControls(() => iamOf(state)),
+    ...idTokenControls(state),
     reset: () => state.resetCounters(),
     close() {
       closed ??= new Promise<void>((resolve) => {
