@@ -157,6 +157,12 @@ export const EMULATOR: CommandSpec = {
       help: "a service account the IAM Credentials API knows, and who may mint its tokens (repeatable)",
     },
     {
+      key: "runService",
+      names: ["--run-service"],
+      metavar: "NAME[=AUDIENCE,...]",
+      help: "a protected service at /run/NAME that needs an ID token, with its custom audiences (repeatable)",
+    },
+    {
       key: "noCodePage",
       names: ["--no-code-page"],
       help: "serve as Google serves a Desktop client: no web client, the code page answers 404",

@@ -8,6 +8,7 @@ import { awsOf } from "./aws-state.js";
 import type { RequestContext } from "./context.js";
 import { HttpError, parseJson, readBody, sendJson } from "./http.js";
 import { IAM_ADMIN_ACTIONS } from "./iam-admin.js";
+import { ID_TOKEN_ADMIN_ACTIONS } from "./id-token-admin.js";
 import type { EmulatorState } from "./state.js";
 import { STS_ADMIN_ACTIONS } from "./sts-admin.js";
 import { stsRefreshOf } from "./sts-refresh.js";
@@ -139,6 +140,7 @@ const POST_ACTIONS: Record<string, AdminAction> = {
   ...STS_ADMIN_ACTIONS,
   ...IAM_ADMIN_ACTIONS,
   ...AWS_ADMIN_ACTIONS,
+  ...ID_TOKEN_ADMIN_ACTIONS,
 };
 
 /** The EC2 instance the IMDS plays, as `GET /__emulator` shows it. */

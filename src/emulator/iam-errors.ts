@@ -11,7 +11,7 @@ export interface GoogleReply {
 }
 
 const SERVICE = "iamcredentials.googleapis.com";
-const METHOD = "google.iam.credentials.v1.IAMCredentials.GenerateAccessToken";
+export const GENERATE_ACCESS_TOKEN_RPC = "google.iam.credentials.v1.IAMCredentials.GenerateAccessToken";
 const ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo";
 const BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest";
 export const GET_ACCESS_TOKEN = "iam.serviceAccounts.getAccessToken";
@@ -25,42 +25,37 @@ function googleError(code: number, status: string, message: string, details?: un
 /** Why a bearer token was refused (google/api/error_reason.proto names). */
 export type UnauthenticatedReason = "CREDENTIALS_MISSING" | "ACCESS_TOKEN_EXPIRED" | "ACCESS_TOKEN_TYPE_UNSUPPORTED";
 
-export function unauthenticated(reason: UnauthenticatedReason): GoogleReply {
+export function unauthenticated(reason: UnauthenticatedReason, method = GENERATE_ACCESS_TOKEN_RPC): GoogleReply {
   const opening =
     reason === "CREDENTIALS_MISSING"
       ? "Request is missing required authentication credential."
       : "Request had invalid authentication credentials.";
   const reply = googleError(401, "UNAUTHENTICATED", `${opening} ${CREDENTIAL_KINDS} ${SEE_CONSOLE}`, [
-    { "@type": ERROR_INFO, reason, domain: "googleapis.com", metadata: { method: METHOD, service: SERVICE } },
+    { "@type": ERROR_INFO, reason, domain: "googleapis.com", metadata: { method, service: SERVICE } },
   ]);
   return { ...reply, headers: { "WWW-Authenticate": 'Bearer realm="https://accounts.google.com/"' } };
 }
 
-export function insufficientScopes(): GoogleReply {
+export function insufficientScopes(method = GENERATE_ACCESS_TOKEN_RPC): GoogleReply {
   return googleError(403, "PERMISSION_DENIED", "Request had insufficient authentication scopes.", [
     {
       "@type": ERROR_INFO,
       reason: "ACCESS_TOKEN_SCOPE_INSUFFICIENT",
       domain: "googleapis.com",
-      metadata: { method: METHOD, service: SERVICE },
+      metadata: { method, service: SERVICE },
     },
   ]);
 }
 
-export function permissionDenied(): GoogleReply {
-  return googleError(
-    403,
-    "PERMISSION_DENIED",
-    `Permission '${GET_ACCESS_TOKEN}' denied on resource (or it may not exist).`,
-    [
-      {
-        "@type": ERROR_INFO,
-        reason: "IAM_PERMISSION_DENIED",
-        domain: "iam.googleapis.com",
-        metadata: { permission: GET_ACCESS_TOKEN },
-      },
-    ],
-  );
+export function permissionDenied(permission = GET_ACCESS_TOKEN): GoogleReply {
+  return googleError(403, "PERMISSION_DENIED", `Permission '${permission}' denied on resource (or it may not exist).`, [
+    {
+      "@type": ERROR_INFO,
+      reason: "IAM_PERMISSION_DENIED",
+      domain: "iam.googleapis.com",
+      metadata: { permission },
+    },
+  ]);
 }
 
 export function accountNotFound(id: string): GoogleReply {

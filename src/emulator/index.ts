@@ -1,6 +1,7 @@
 /**
  * cred-auth's local Google-compatible identity provider: OAuth consent page, token, revoke and
- * tokeninfo endpoints, a GCE metadata server and a few fake APIs, on 127.0.0.1 only. For tests,
+ * tokeninfo endpoints, ID tokens with published keys, a GCE metadata server, protected services and
+ * a few fake APIs, on 127.0.0.1 only. For tests,
  * CI and the quick start; it imports nothing from the library but its shared constants.
  *
  * @packageDocumentation
@@ -30,4 +31,5 @@ export type { ProviderType, ServedSubjectToken, StsControls, SubjectTokenRequest
 export { AWS_IMDS_PATH } from "./aws-imds.js";
 export type { AwsControls, AwsCredentials, AwsExternalAccountOptions, AwsInstance } from "./aws-types.js";
 export type { IamControls, ServiceAccountGrant } from "./iam-types.js";
+export type { IdTokenControls, IdTokenKeyIds, IdTokenOptions, IdTokenStats, RunService } from "./id-token-types.js";
 export { DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";

@@ -1,9 +1,11 @@
 /**
  * `cred-auth emulator [--port N] [--metadata-project ID --metadata-email E] [--metadata-platform P]
- * [--service-account EMAIL[=MEMBERS]] [--no-code-page]`: runs until SIGINT/SIGTERM.
+ * [--service-account EMAIL[=MEMBERS]] [--run-service NAME[=AUDIENCE,...]] [--no-code-page]`: runs until SIGINT/SIGTERM.
  */
 import { checkServiceAccountGrant } from "./iam-state.js";
 import type { ServiceAccountGrant } from "./iam-types.js";
+import type { RunService } from "./id-token-types.js";
+import { checkRunService } from "./run-service.js";
 import { startEmulator } from "./server.js";
 import { checkMetadataPlatform } from "./state.js";
 import type { MetadataIdentity, MetadataPlatform } from "./types.js";
@@ -20,10 +22,12 @@ export interface EmulatorCommandOptions {
   codePage: boolean;
   /** `--service-account EMAIL[=MEMBER,...]` (repeatable): IAM Credentials accounts and their token creators. */
   serviceAccounts: ServiceAccountGrant[];
+  /** `--run-service NAME[=AUDIENCE,...]` (repeatable): protected services and their custom audiences. */
+  runServices: RunService[];
 }
 
 const USAGE =
-  "Usage: cred-auth emulator [--port N] [--metadata-project ID --metadata-email EMAIL] [--metadata-platform compute-engine|cloud-run] [--service-account EMAIL[=MEMBER,...]] [--no-code-page] [--quiet]";
+  "Usage: cred-auth emulator [--port N] [--metadata-project ID --metadata-email EMAIL] [--metadata-platform compute-engine|cloud-run] [--service-account EMAIL[=MEMBER,...]] [--run-service NAME[=AUDIENCE,...]] [--no-code-page] [--quiet]";
 
 function flagValue(args: string[], i: number, flag: string): string {
   const value = args[i + 1];
@@ -40,6 +44,7 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
   let quiet = false;
   let codePage = true;
   const serviceAccounts: ServiceAccountGrant[] = [];
+  const runServices: RunService[] = [];
   for (let i = 0; i < args.length; i++) {
     const [flag, inline] =
       args[i].startsWith("--") && args[i].includes("=") ? args[i].split(/=(.*)/s, 2) : [args[i], undefined];
@@ -75,6 +80,9 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
       case "--service-account":
         serviceAccounts.push(parseServiceAccount(take()));
         break;
+      case "--run-service":
+        runServices.push(parseRunService(take()));
+        break;
       case "--quiet":
         quiet = true;
         break;
@@ -97,6 +105,7 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
     quiet,
     codePage,
     serviceAccounts,
+    runServices,
   };
 }
 
@@ -106,6 +115,14 @@ function parseServiceAccount(value: string): ServiceAccountGrant {
   const grant = { email, tokenCreators: members.split(",").filter(Boolean) };
   checkServiceAccountGrant(grant);
   return grant;
+}
+
+/** `NAME` or `NAME=AUDIENCE,AUDIENCE` (custom audiences besides the service's URL). */
+function parseRunService(value: string): RunService {
+  const [name, audiences = ""] = value.split(/=(.*)/s, 2);
+  const service = { name, customAudiences: audiences.split(",").filter(Boolean) };
+  checkRunService(service);
+  return service;
 }
 
 /**
@@ -120,11 +137,13 @@ export async function runEmulatorCommand(args: string[]): Promise<void> {
     metadataPlatform: options.metadataPlatform,
     codePage: options.codePage,
     serviceAccounts: options.serviceAccounts,
+    runServices: options.runServices,
     ...(options.quiet ? {} : { log: (line: string) => process.stderr.write(`emulator: ${line}\n`) }),
   });
   process.stdout.write(`cred-auth emulator listening on ${emulator.url}\n`);
   process.stdout.write(`export CRED_AUTH_EMULATOR_HOST=${emulator.host}\n`);
   if (options.metadata) process.stdout.write(`export GCE_METADATA_HOST=${emulator.host}\n`);
+  for (const { name } of options.runServices) process.stdout.write(`protected service: ${emulator.url}/run/${name}\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off("SIGINT", stop);

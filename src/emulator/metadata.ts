@@ -10,6 +10,7 @@ import { EMULATOR_PATHS } from "../shared/constants.js";
 import type { RequestContext } from "./context.js";
 import { applyFault } from "./faults.js";
 import { sendJson, sendText } from "./http.js";
+import { metadataIdentity, type VmInstance } from "./id-tokens.js";
 import type { MetadataIdentity } from "./types.js";
 
 const FLAVOR = { "Metadata-Flavor": "Google" };
@@ -26,6 +27,13 @@ function notFound(ctx: RequestContext): void {
 export function numericProjectId(projectId: string): string {
   const digest = createHash("sha256").update(projectId).digest();
   return (100_000_000_000n + (digest.readBigUInt64BE(0) % 900_000_000_000n)).toString();
+}
+
+/** The emulated VM as its identity tokens name it (the same values as the hostname, id and zone paths). */
+function vmOf(identity: MetadataIdentity): VmInstance {
+  const projectNumber = numericProjectId(identity.projectId);
+  const id = projectNumber.split("").reverse().join("");
+  return { projectId: identity.projectId, projectNumber, id, name: "emulator-vm", zone: "us-central1-a" };
 }
 
 /** True when the request carries `Metadata-Flavor: Google`; otherwise answers 403 like GCE. */
@@ -65,13 +73,8 @@ function handleServiceAccount(ctx: RequestContext, identity: MetadataIdentity, r
       return;
     }
     case "identity": {
-      const audience = url.searchParams.get("audience");
-      if (!audience) return sendMetadataText(ctx, 400, "non-empty audience parameter required\n");
-      return sendMetadataText(
-        ctx,
-        200,
-        state.idToken({ account: identity.email, scopes: [], clientId: identity.email }, audience, true),
-      );
+      const reply = metadataIdentity(state, identity.email, url.searchParams, vmOf(identity));
+      return sendMetadataText(ctx, reply.status, reply.text);
     }
     default:
       return notFound(ctx);

@@ -12,9 +12,11 @@ import { handleAwsImds } from "./aws-imds.js";
 import { awsOf } from "./aws-state.js";
 import { handleIam } from "./iam.js";
 import { iamControls, iamOf } from "./iam-state.js";
+import { handleIdTokenRoutes, idTokenControls } from "./id-token-routes.js";
 import { checkFlavor, handleMetadata } from "./metadata.js";
 import { handleAuthGet, handleAuthPost, handleCodePage, handleRevoke, handleToken, handleTokenInfo } from "./oauth.js";
 import { indexPage } from "./pages.js";
+import { addRunService } from "./run-service.js";
 import { checkMetadataPlatform, EmulatorState } from "./state.js";
 import { handleSts, stsControls, stsOf } from "./sts.js";
 import type { Emulator, EmulatorOptions, Fault, MetadataIdentity, MetadataPlatform } from "./types.js";
@@ -38,6 +40,7 @@ async function route(ctx: RequestContext, emulator: Emulator): Promise<void> {
   if (handleAwsImds(ctx)) return;
   if (await handleSts(ctx)) return;
   if (await handleIam(ctx)) return;
+  if (await handleIdTokenRoutes(ctx)) return;
   if (await handleApi(ctx)) return;
   sendJson(res, 404, { error: { code: 404, message: `Not found: ${path.slice(0, 200)}`, status: "NOT_FOUND" } });
 }
@@ -75,6 +78,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const state = new EmulatorState(options);
   for (const grant of options.serviceAccounts ?? []) iamOf(state).add(grant);
   awsOf(state); // checks the aws option now, not at the first AWS request
+  for (const service of options.runServices ?? []) addRunService(state, service);
   const closing = new AbortController();
   const log = options.log;
   let emulator: Emulator;
@@ -173,6 +177,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     ...stsControls(() => stsOf(state)),
     ...iamControls(() => iamOf(state)),
     ...awsControls(state),
+    ...idTokenControls(state),
     reset: () => state.resetCounters(),
     close() {
       closed ??= new Promise<void>((resolve) => {

@@ -2,8 +2,8 @@
 import { createHash, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from "node:crypto";
 import { CLOUD_PLATFORM_SCOPE, DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";
 import type { AwsInstance } from "./aws-types.js";
-import { signHs256 } from "./jwt.js";
-import { EMAIL_SCOPE, ScopeRegistry } from "./scopes.js";
+import { emptyIdTokenStats } from "./id-token-types.js";
+import { ScopeRegistry } from "./scopes.js";
 import type {
   AccessTokenInfo,
   EmulatorClient,
@@ -104,6 +104,7 @@ export function emptyStats(): EmulatorStats {
     apiRequests: 0,
     iamRequests: 0,
     awsImdsRequests: 0,
+    ...emptyIdTokenStats(),
   };
 }
 
@@ -144,9 +145,6 @@ export class EmulatorState {
   private readonly reauth = new Map<string, number>();
   private refreshSerial = 0;
   tokenDelayMs = 0;
-  /** Signs id tokens; per emulator instance. */
-  readonly idTokenSecret = randomBytes(32);
-  readonly idTokenKeyId = randomBytes(8).toString("hex");
   readonly pending = new Map<string, PendingAuthorization>();
   readonly codes = new Map<string, AuthorizationCode>();
   readonly refreshTokens = new Map<string, RefreshRecord>();
@@ -337,14 +335,9 @@ export class EmulatorState {
     return true;
   }
 
-  /** Like Google: revoking an access token also revokes the refresh token it came from. */
-  revokeToken(value: string): boolean {
-    if (this.revokeRefreshToken(value)) return true;
-    const record = this.accessTokens.get(value);
-    if (!record) return false;
-    this.accessTokens.delete(value);
-    if (record.refreshToken) this.revokeRefreshToken(record.refreshToken);
-    return true;
+  /** After a revocation removed the grant, the next consent hands out a refresh token again (grants.ts). */
+  forgetOfflineGrant(clientId: string, account: string): void {
+    this.offlineGrants.delete(`${clientId}\n${account}`);
   }
 
   revokeAll(): void {
@@ -357,24 +350,6 @@ export class EmulatorState {
   subjectOf(account: string): string {
     const digest = createHash("sha256").update(account.toLowerCase()).digest();
     return `1${(digest.readBigUInt64BE(0) % 10n ** 20n).toString().padStart(20, "0")}`;
-  }
-
-  /** The `email` claim is there only when the e-mail scope was granted (or for a service account). */
-  idToken(grant: Grant, audience = grant.clientId, withEmail = grant.scopes.includes(EMAIL_SCOPE)): string {
-    const now = Math.floor(Date.now() / 1000);
-    return signHs256(
-      {
-        iss: this.baseUrl,
-        azp: grant.clientId,
-        aud: audience,
-        sub: this.subjectOf(grant.account),
-        ...(withEmail ? { email: grant.account, email_verified: true } : {}),
-        iat: now,
-        exp: now + 3600,
-      },
-      this.idTokenSecret,
-      this.idTokenKeyId,
-    );
   }
 
   // ---- metadata ----
@@ -429,7 +404,11 @@ export class EmulatorState {
   }
 
   snapshotStats(): EmulatorStats {
-    return { ...this.stats, byGrant: { ...this.stats.byGrant } };
+    return {
+      ...this.stats,
+      byGrant: { ...this.stats.byGrant },
+      idTokensBySource: { ...this.stats.idTokensBySource },
+    };
   }
 
   resetCounters(): void {

@@ -1,6 +1,7 @@
 /** Public types of the emulator. */
 import type { AwsControls, AwsInstance } from "./aws-types.js";
 import type { IamControls, ServiceAccountGrant } from "./iam-types.js";
+import type { IdTokenControls, IdTokenOptions, IdTokenStats } from "./id-token-types.js";
 import type { StsControls } from "./sts-types.js";
 
 /** An OAuth client the emulator accepts. */
@@ -12,6 +13,8 @@ export interface EmulatorClient {
   redirectUris?: string[];
   /** Shown on the consent page (default: the client id). */
   name?: string;
+  /** Its Google Cloud project (default `emulator-project`): ID tokens for another client need the same one. */
+  project?: string;
 }
 
 /** The identity the GCE metadata server hands out. */
@@ -23,7 +26,7 @@ export interface MetadataIdentity {
   scopes?: string[];
 }
 
-export interface EmulatorOptions {
+export interface EmulatorOptions extends IdTokenOptions {
   /** Port on 127.0.0.1 (default 0: a random free port). */
   port?: number;
   /** Lifetime of issued access tokens (default 3600). */
@@ -133,7 +136,7 @@ export interface Fault {
   delayMs?: number;
 }
 
-export interface EmulatorStats {
+export interface EmulatorStats extends IdTokenStats {
   /** Every request to the token endpoint, faulted ones included. */
   tokenRequests: number;
   /** Token requests by `grant_type` ("(none)" when absent). */
@@ -146,7 +149,7 @@ export interface EmulatorStats {
   metadataTokenRequests: number;
   /** Requests to the fake Google APIs (storage, userinfo). */
   apiRequests: number;
-  /** Requests to the IAM Credentials API (`generateAccessToken`), refused ones included. */
+  /** Requests to the IAM Credentials API (`generateAccessToken`, `generateIdToken`), refused ones included. */
   iamRequests: number;
   /** Requests to the AWS instance metadata service (`/aws-imds/...`), refused ones included. */
   awsImdsRequests: number;
@@ -161,7 +164,7 @@ export interface AccessTokenInfo {
   expiresAt: number;
 }
 
-export interface Emulator extends StsControls, IamControls, AwsControls {
+export interface Emulator extends StsControls, IamControls, AwsControls, IdTokenControls {
   /** `http://127.0.0.1:PORT` */
   readonly url: string;
   /** `127.0.0.1:PORT`: the value for CRED_AUTH_EMULATOR_HOST and GCE_METADATA_HOST. */
@@ -184,6 +187,8 @@ export interface Emulator extends StsControls, IamControls, AwsControls {
   setMetadata(identity: MetadataIdentity | null): void;
   /** Moves the metadata server to another platform (see {@link MetadataPlatform}). */
   setMetadataPlatform(platform: MetadataPlatform): void;
+  /** Registers (or replaces) an OAuth client, e.g. an IAP resource's client named as a refresh grant's `audience`. */
+  addClient(client: EmulatorClient): void;
   /** Mints a refresh token directly (no browser), e.g. to write test credential files. */
   issueRefreshToken(opts: { clientId?: string; scopes: string[]; account?: string }): string;
   /** Makes a service-account key JSON (real RSA key, token_uri = this emulator's /token) and registers its public key. */

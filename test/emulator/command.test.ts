@@ -14,6 +14,7 @@ test("parseEmulatorArgs: defaults, --port, --flag=value, metadata pair, errors",
     quiet: false,
     codePage: true,
     serviceAccounts: [],
+    runServices: [],
   });
   assert.equal(parseEmulatorArgs(["--no-code-page"]).codePage, false);
   assert.equal(parseEmulatorArgs(["--port", "0"]).port, 0);

@@ -2,6 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { withEmulator } from "../support/emulator.ts";
+import { verifyIdToken } from "../support/id-tokens.ts";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
 const identity = { projectId: "emu-project", email: "vm-sa@emu-project.iam.gserviceaccount.com" };
@@ -88,8 +89,7 @@ test("token: JSON access token checkable like any other, the VM's scopes whateve
 
 test("identity: an id token for an audience", async () => {
   const res = await md("instance/service-accounts/default/identity?audience=https://run.example&format=full");
-  const idToken = await res.text();
-  const claims = JSON.parse(Buffer.from(idToken.split(".")[1], "base64url").toString());
+  const claims = await verifyIdToken(emu, await res.text(), "https://run.example");
   assert.equal(claims.aud, "https://run.example");
   assert.equal(claims.email, identity.email);
   assert.equal((await md("instance/service-accounts/default/identity")).status, 400);
