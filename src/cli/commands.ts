@@ -145,6 +145,12 @@ export const EMULATOR: CommandSpec = {
       help: "the metadata server's account e-mail",
     },
     {
+      key: "metadataPlatform",
+      names: ["--metadata-platform"],
+      metavar: "P",
+      help: "compute-engine (default: token ?scopes= ignored, the VM's scopes given) or cloud-run (?scopes= honoured)",
+    },
+    {
       key: "serviceAccount",
       names: ["--service-account"],
       metavar: "EMAIL[=MEMBER,...]",

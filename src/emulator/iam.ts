@@ -7,6 +7,7 @@
  * `serveIamCall` holds the checks every method shares; `generateIdToken` is iam-id-token.ts.
  */
 import type { RequestContext } from "./context.js";
+import { applyFault } from "./faults.js";
 import { bearerToken, readBody, sendJson } from "./http.js";
 import {
   accountNotFound,
@@ -78,6 +79,8 @@ export async function handleIamCall<R extends { delegates: string[] }>(
   const name = decodeURIComponent(match[1]);
   if (!name.endsWith(call.suffix)) return false;
   ctx.state.stats.iamRequests += 1;
+  const fault = ctx.state.takeFault("iam");
+  if (fault && !(await applyFault(ctx, fault))) return true;
   const reply =
     ctx.req.method === "POST" ? await serveIamCall(ctx, name.slice(0, -call.suffix.length), call) : methodNotAllowed();
   sendJson(ctx.res, reply.status, reply.body, reply.headers);

@@ -21,10 +21,14 @@ function decodeJsonPart(part: string): JwtClaims | undefined {
   }
 }
 
-/** Splits and decodes a JWT without checking its signature; undefined when it is not one. */
+/**
+ * Splits and decodes a JWT without checking its signature; undefined when it is not one. A part
+ * may keep its base64 `=` padding: google-auth for Python before 1.6.3 signed padded parts
+ * (`base64.urlsafe_b64encode` in google/auth/jwt.py, until googleapis/google-auth-library-python#324), and Google accepts them.
+ */
 export function decodeJwt(token: string): DecodedJwt | undefined {
   const parts = token.split(".");
-  if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p))) return undefined;
+  if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*={0,2}$/.test(p))) return undefined;
   const header = decodeJsonPart(parts[0]);
   const claims = decodeJsonPart(parts[1]);
   if (!header || !claims) return undefined;

@@ -1,19 +1,22 @@
 /**
- * `cred-auth emulator [--port N] [--metadata-project ID --metadata-email E] [--service-account EMAIL[=MEMBERS]]
- * [--run-service NAME[=AUDIENCE,...]] [--no-code-page]`: runs until SIGINT/SIGTERM.
+ * `cred-auth emulator [--port N] [--metadata-project ID --metadata-email E] [--metadata-platform P]
+ * [--service-account EMAIL[=MEMBERS]] [--run-service NAME[=AUDIENCE,...]] [--no-code-page]`: runs until SIGINT/SIGTERM.
  */
 import { checkServiceAccountGrant } from "./iam-state.js";
 import type { ServiceAccountGrant } from "./iam-types.js";
 import type { RunService } from "./id-token-types.js";
 import { checkRunService } from "./run-service.js";
 import { startEmulator } from "./server.js";
-import type { MetadataIdentity } from "./types.js";
+import { checkMetadataPlatform } from "./state.js";
+import type { MetadataIdentity, MetadataPlatform } from "./types.js";
 
 export const DEFAULT_EMULATOR_PORT = 9099;
 
 export interface EmulatorCommandOptions {
   port: number;
   metadata: MetadataIdentity | null;
+  /** `--metadata-platform compute-engine|cloud-run` (default compute-engine: `?scopes=` ignored). */
+  metadataPlatform: MetadataPlatform;
   quiet: boolean;
   /** false (`--no-code-page`): serve as Google serves a Desktop client, no web client or code page. */
   codePage: boolean;
@@ -24,7 +27,7 @@ export interface EmulatorCommandOptions {
 }
 
 const USAGE =
-  "Usage: cred-auth emulator [--port N] [--metadata-project ID --metadata-email EMAIL] [--service-account EMAIL[=MEMBER,...]] [--run-service NAME[=AUDIENCE,...]] [--no-code-page] [--quiet]";
+  "Usage: cred-auth emulator [--port N] [--metadata-project ID --metadata-email EMAIL] [--metadata-platform compute-engine|cloud-run] [--service-account EMAIL[=MEMBER,...]] [--run-service NAME[=AUDIENCE,...]] [--no-code-page] [--quiet]";
 
 function flagValue(args: string[], i: number, flag: string): string {
   const value = args[i + 1];
@@ -37,6 +40,7 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
   let port = DEFAULT_EMULATOR_PORT;
   let project: string | undefined;
   let email: string | undefined;
+  let metadataPlatform: MetadataPlatform = "compute-engine";
   let quiet = false;
   let codePage = true;
   const serviceAccounts: ServiceAccountGrant[] = [];
@@ -66,6 +70,13 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
       case "--metadata-email":
         email = take();
         break;
+      case "--metadata-platform":
+        try {
+          metadataPlatform = checkMetadataPlatform(take());
+        } catch {
+          throw new Error("--metadata-platform must be compute-engine or cloud-run.");
+        }
+        break;
       case "--service-account":
         serviceAccounts.push(parseServiceAccount(take()));
         break;
@@ -90,6 +101,7 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
   return {
     port,
     metadata: project && email ? { projectId: project, email } : null,
+    metadataPlatform,
     quiet,
     codePage,
     serviceAccounts,
@@ -122,6 +134,7 @@ export async function runEmulatorCommand(args: string[]): Promise<void> {
   const emulator = await startEmulator({
     port: options.port,
     metadata: options.metadata,
+    metadataPlatform: options.metadataPlatform,
     codePage: options.codePage,
     serviceAccounts: options.serviceAccounts,
     runServices: options.runServices,

@@ -1,7 +1,9 @@
 /**
  * A GCE metadata server under /computeMetadata/v1, enough for gcp-metadata and google-auth-library's
  * Compute client: detection (`instance`), project id, default service account e-mail, scopes,
- * access tokens (`?scopes=a,b`), id tokens (`identity?audience=`), universe domain.
+ * access tokens, id tokens (`identity?audience=`), universe domain. On Compute Engine (the default
+ * platform) the token path ignores `?scopes=` and hands out the VM's access scopes; on Cloud Run it
+ * honours them (google-auth-library-python, compute_engine/credentials.py). Its errors are plain text.
  */
 import { createHash } from "node:crypto";
 import { EMULATOR_PATHS } from "../shared/constants.js";
@@ -62,11 +64,9 @@ function handleServiceAccount(ctx: RequestContext, identity: MetadataIdentity, r
     case "scopes":
       return sendMetadataText(ctx, 200, `${state.metadataScopes().join("\n")}\n`);
     case "token": {
-      const asked = (url.searchParams.get("scopes") ?? "").split(/[,\s]+/).filter(Boolean);
-      const scopes = asked.length > 0 ? asked : state.metadataScopes();
-      state.stats.metadataTokenRequests += 1;
+      // A service account's tokens name its numeric unique id as client (tokeninfo's azp), as Google's do.
       const issued = state.issueAccessToken(
-        { account: identity.email, scopes, clientId: identity.email },
+        { account: identity.email, scopes: tokenScopes(ctx), clientId: state.subjectOf(identity.email) },
         { offline: false },
       );
       sendJson(ctx.res, 200, { ...issued, token_type: "Bearer" }, FLAVOR);
@@ -81,14 +81,28 @@ function handleServiceAccount(ctx: RequestContext, identity: MetadataIdentity, r
   }
 }
 
+/**
+ * The scopes of a metadata token. Compute Engine ignores `?scopes=`: a token always carries the
+ * VM's access scopes, so a caller must check what it got. Cloud Run honours them.
+ */
+function tokenScopes(ctx: RequestContext): string[] {
+  if (ctx.state.metadataPlatform === "compute-engine") return ctx.state.metadataScopes();
+  const asked = (ctx.url.searchParams.get("scopes") ?? "").split(/[,\s]+/).filter(Boolean);
+  return asked.length > 0 ? asked : ctx.state.metadataScopes();
+}
+
 /** Token and id-token requests: where a queued metadata fault (429, 5xx, ...) answers. */
 function isCredentialPath(path: string): boolean {
   return /\/instance\/service-accounts\/[^/]+\/(token|identity)\/?$/.test(path);
 }
 
+const isTokenPath = (path: string): boolean => /\/instance\/service-accounts\/[^/]+\/token\/?$/.test(path);
+
 /** Handles every path under /computeMetadata/v1 (the caller has matched the prefix). */
 export async function handleMetadata(ctx: RequestContext): Promise<void> {
   if (!checkFlavor(ctx)) return;
+  // Counted before a fault answers: a faulted token request is still a request (docs/emulator.md).
+  if (isTokenPath(ctx.url.pathname)) ctx.state.stats.metadataTokenRequests += 1;
   if (isCredentialPath(ctx.url.pathname)) {
     const fault = ctx.state.takeMetadataFault();
     if (fault && !(await applyFault(ctx, fault, FLAVOR))) return;

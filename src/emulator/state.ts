@@ -1,6 +1,7 @@
 /** Everything the emulator remembers: clients, pending sign-ins, codes, tokens, keys, counters, faults. */
 import { createHash, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from "node:crypto";
 import { CLOUD_PLATFORM_SCOPE, DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";
+import type { AwsInstance } from "./aws-types.js";
 import { emptyIdTokenStats } from "./id-token-types.js";
 import { ScopeRegistry } from "./scopes.js";
 import type {
@@ -9,7 +10,9 @@ import type {
   EmulatorOptions,
   EmulatorStats,
   Fault,
+  FaultTarget,
   MetadataIdentity,
+  MetadataPlatform,
 } from "./types.js";
 
 export const DEFAULT_ACCOUNTS = ["alice@example.com", "bob@example.com", "carol@example.com"];
@@ -100,8 +103,22 @@ export function emptyStats(): EmulatorStats {
     metadataTokenRequests: 0,
     apiRequests: 0,
     iamRequests: 0,
+    awsImdsRequests: 0,
     ...emptyIdTokenStats(),
   };
+}
+
+function emptyFaultQueues(): Record<FaultTarget, Fault[]> {
+  return { token: [], metadata: [], iam: [] };
+}
+
+export const METADATA_PLATFORMS: readonly MetadataPlatform[] = ["compute-engine", "cloud-run"];
+
+/** The platform, or a RangeError naming the ones there are. */
+export function checkMetadataPlatform(platform: unknown): MetadataPlatform {
+  if (typeof platform === "string" && (METADATA_PLATFORMS as readonly string[]).includes(platform))
+    return platform as MetadataPlatform;
+  throw new RangeError(`The metadata platform must be one of ${METADATA_PLATFORMS.join(", ")}.`);
 }
 
 export class EmulatorState {
@@ -110,9 +127,14 @@ export class EmulatorState {
   readonly lifetimeSec: number;
   readonly clients = new Map<string, EmulatorClient>();
   metadata: MetadataIdentity | null;
+  metadataPlatform: MetadataPlatform;
+  /** The EC2 instance the AWS metadata service plays (aws-state.ts reads it). */
+  readonly awsInstance: AwsInstance | undefined;
+  /** The initial STS refresh-token rotation (sts-refresh.ts keeps the live switch). */
+  readonly stsRefreshTokenRotation: boolean;
   stats: EmulatorStats = emptyStats();
-  faults: Fault[] = [];
-  metadataFaults: Fault[] = [];
+  /** Queued faults per server (failNext). */
+  faultQueues: Record<FaultTarget, Fault[]> = emptyFaultQueues();
   readonly scopes: ScopeRegistry;
   readonly granularConsent: boolean;
   readonly codePageEnabled: boolean;
@@ -138,6 +160,9 @@ export class EmulatorState {
     if (!(lifetime > 0)) throw new RangeError("accessTokenLifetimeSec must be a positive number of seconds.");
     this.lifetimeSec = lifetime;
     this.metadata = options.metadata ?? null;
+    this.metadataPlatform = checkMetadataPlatform(options.metadataPlatform ?? "compute-engine");
+    this.stsRefreshTokenRotation = options.stsRefreshTokenRotation ?? true;
+    this.awsInstance = options.aws;
     this.scopes = new ScopeRegistry(options.extraScopes);
     this.granularConsent = options.granularConsent ?? true;
     this.codePageEnabled = options.codePage ?? true;
@@ -369,12 +394,13 @@ export class EmulatorState {
     this.stats.byGrant[key] = (this.stats.byGrant[key] ?? 0) + 1;
   }
 
-  takeFault(): Fault | undefined {
-    return this.faults.shift();
+  /** The next queued fault of a server (default: the token endpoint), if any. */
+  takeFault(target: FaultTarget = "token"): Fault | undefined {
+    return this.faultQueues[target].shift();
   }
 
   takeMetadataFault(): Fault | undefined {
-    return this.metadataFaults.shift();
+    return this.takeFault("metadata");
   }
 
   snapshotStats(): EmulatorStats {
@@ -387,8 +413,7 @@ export class EmulatorState {
 
   resetCounters(): void {
     this.stats = emptyStats();
-    this.faults = [];
-    this.metadataFaults = [];
+    this.faultQueues = emptyFaultQueues();
     this.tokenDelayMs = 0;
   }
 }
