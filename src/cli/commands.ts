@@ -202,7 +202,7 @@ export function programHelp(): string {
     "",
     "Options:",
     "  -h, --help     show this help (or `cred-auth COMMAND --help` for a command's)",
-    "  --version      print the version",
+    "  -v, --version  print the version",
     "",
     EXIT_CODES,
     "Environment: CRED_AUTH_EMULATOR_HOST, CRED_AUTH_TOKEN_CACHE, CRED_AUTH_DEBUG, ... (see docs/cli.md in the package).",

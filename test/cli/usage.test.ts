@@ -37,11 +37,15 @@ test("-h, --help and `help`: the program's help on stdout, exit 0", async () => 
   }
 });
 
-test("--version prints package.json's version", async () => {
+test("--version, -v and -V print package.json's version", async () => {
   const { env } = sandbox();
-  const r = await runCli(["--version"], env);
-  assert.equal(r.code, 0);
-  assert.equal(r.stdout, `${pkg.version}\n`);
+  for (const flag of ["--version", "-v", "-V"]) {
+    const r = await runCli([flag], env);
+    assert.equal(r.code, 0, flag);
+    assert.equal(r.stdout, `${pkg.version}\n`, flag);
+    assert.equal(r.stderr, "", flag);
+  }
+  assert.match((await runCli(["--help"], env)).stdout, /\n {2}-v, --version {2}print the version\n/);
 });
 
 test("each command's --help lists its arguments and every documented flag", async () => {
