@@ -74,6 +74,7 @@ test("each command's --help lists its arguments and every documented flag", asyn
     ],
     emulator: ["--port", "--metadata-project", "--metadata-email"],
     config: [
+      "init [CLIENT_FILE]",
       "set KEY VALUE",
       "get KEY",
       "unset KEY",
@@ -156,7 +157,7 @@ test("usage errors: one line naming the problem and the help to read, exit 2", a
     [["login", "out.json", "--clientId", "x"], /unknown option --clientId \(did you mean --client_id\?\)/],
     [["emulator", "--bogus"], /--bogus.*\(see cred-auth emulator --help\)$/],
     [["emulator", "--port", "http"], /--port must be a number/],
-    [["config"], /missing ACTION: set, get, unset, list, path \(see cred-auth config --help\)$/],
+    [["config"], /missing ACTION: init, set, get, unset, list, path \(see cred-auth config --help\)$/],
     [["config", "frob"], /unknown action frob/],
     [["config", "set", "colour", "blue"], /unknown setting colour; the settings are client-secret-file, /],
     [["config", "set", "ui"], /config set takes KEY VALUE pairs/],
