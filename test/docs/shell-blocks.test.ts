@@ -11,8 +11,10 @@
 //    print no `cred-auth: warning`. Background jobs (`&`) are killed when the block ends.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { installedPackage, startPackagedEmulator } from "../package/consumer.ts";
-import { type Block, documentedBlocks, fencedBlocks, shellScript } from "./blocks.ts";
+import { type Block, documentedBlocks, fencedBlocks, ROOT, shellScript } from "./blocks.ts";
 import { blockWorkspace, EMULATOR_ARGS, runInGroup } from "./workspace.ts";
 
 const BLOCK_TIMEOUT_MS = 90_000;
@@ -62,6 +64,22 @@ test("every shell block in README.md and docs/*.md is run below or marked not-ru
   assert.ok(runnable.length >= 5, `only ${runnable.length} blocks run`);
   const empty = runnable.filter((b) => shellScript(b).trim() === "");
   assert.deepEqual(empty.map(where), [], "a block to run holds no command");
+});
+
+test("what the blocks find is set up on the pages: the emulator with its service account, CRED_AUTH_EMULATOR_HOST", () => {
+  const page = readFileSync(join(ROOT, "docs", "getting-started.md"), "utf8");
+  const start = page.split("\n").find((line) => line.includes("npx cred-auth emulator") && line.includes("--port"));
+  assert.ok(start, "getting-started.md does not start the emulator");
+  const command =
+    page
+      .slice(page.indexOf(start))
+      .split("\n```")[0]
+      ?.replace(/\\\n\s*/g, " ") ?? "";
+  assert.ok(
+    command.includes(EMULATOR_ARGS.join(" ")),
+    `getting-started.md's emulator lacks ${EMULATOR_ARGS.join(" ")}`,
+  );
+  assert.match(command, /^export CRED_AUTH_EMULATOR_HOST=127\.0\.0\.1:9099$/m);
 });
 
 test("each shell block meant to run runs in a project that installed the tarball, against its emulator", async (t) => {

@@ -57,7 +57,7 @@ export interface Consumer {
   files: string[];
 }
 
-const STALE_AFTER_MS = 60 * 60 * 1000;
+const STALE_AFTER_MS = 15 * 60 * 1000;
 const INSTALL_TIMEOUT_MS = 5 * 60 * 1000;
 
 let installed: Promise<Consumer> | undefined;
@@ -162,7 +162,7 @@ function touch(path: string): void {
   utimesSync(path, now, now);
 }
 
-/** Removes the consumers of older package contents that nobody used for an hour. */
+/** Removes the consumers of other package contents that nobody used for 15 minutes (each is some 300 MB). */
 function removeStale(current: string): void {
   for (const name of readdirSync(tmpdir())) {
     const dir = join(tmpdir(), name);
