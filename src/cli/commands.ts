@@ -163,7 +163,7 @@ export const EMULATOR: CommandSpec = {
 
 export const CONFIG: CommandSpec = {
   name: "config",
-  summary: "Keep settings (your OAuth client, scopes, ui, ports, remote) once instead of in every shell.",
+  summary: "Keep settings once: your OAuth client (`config init` sets one up, guided), scopes, ui, ports, remote.",
   positionals: [
     {
       name: "init [CLIENT_FILE]",
