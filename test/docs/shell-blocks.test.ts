@@ -1,4 +1,4 @@
-// Every shell block of README.md and docs/*.md runs here, as a user who installed the packed
+// Every shell block of README.md, docs/*.md and examples/*.md runs here, as a user who installed the packed
 // tarball would run it, against the installed package's emulator, or says why not.
 //
 // THE RULES (for whoever writes docs; blocks.ts has the rules every block follows, workspace.ts
@@ -8,14 +8,15 @@
 // 2. A block runs as one `bash -e -o pipefail` script (`console` blocks: only the lines starting
 //    with `$ `), in a fresh directory of a project that installed cred-auth's tarball, so
 //    `npx cred-auth ...` and `cred-auth ...` both work offline. It must exit 0 within 90 seconds and
-//    print no `cred-auth: warning`. Background jobs (`&`) are killed when the block ends.
+//    print no `cred-auth: warning`. Background jobs (`&`) are killed when the block ends. Blocks run
+//    three at a time, each in its own directory.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { installedPackage, startPackagedEmulator } from "../package/consumer.ts";
 import { type Block, documentedBlocks, fencedBlocks, ROOT, shellScript } from "./blocks.ts";
-import { blockWorkspace, EMULATOR_ARGS, runInGroup } from "./workspace.ts";
+import { blockWorkspace, EMULATOR_ARGS, pool, RUN_CONCURRENCY, runInGroup } from "./workspace.ts";
 
 const BLOCK_TIMEOUT_MS = 90_000;
 
@@ -85,19 +86,28 @@ test("what the blocks find is set up on the pages: the emulator with its service
 test("each shell block meant to run runs in a project that installed the tarball, against its emulator", async (t) => {
   const consumer = await installedPackage();
   const emulator = await startPackagedEmulator(consumer, EMULATOR_ARGS);
-  for (const block of runnable) {
-    await t.test(where(block), async () => {
+  const results = new Map<Block, { code: number | null; output: string }>();
+  const started = performance.now();
+  await pool(
+    runnable.map((block) => async () => {
       const { dir, env } = await blockWorkspace(consumer, emulator);
-      const script = shellScript(block);
-      const { code, output } = await runInGroup(
-        "bash",
-        ["-e", "-o", "pipefail", "-c", script],
-        dir,
-        env,
-        BLOCK_TIMEOUT_MS,
+      const script = ["-e", "-o", "pipefail", "-c", shellScript(block)];
+      results.set(block, await runInGroup("bash", script, dir, env, BLOCK_TIMEOUT_MS));
+    }),
+    RUN_CONCURRENCY,
+  );
+  t.diagnostic(
+    `${runnable.length} blocks, ${RUN_CONCURRENCY} at a time: ${Math.round(performance.now() - started)} ms`,
+  );
+  for (const block of runnable) {
+    await t.test(where(block), () => {
+      const result = results.get(block);
+      assert.equal(
+        result?.code,
+        0,
+        `${where(block)} exited ${result?.code}:\n${shellScript(block)}\n--- output ---\n${result?.output}`,
       );
-      assert.equal(code, 0, `${where(block)} exited ${code}:\n${script}\n--- output ---\n${output}`);
-      assert.doesNotMatch(output, /cred-auth: warning/, `${where(block)} warned`);
+      assert.doesNotMatch(result.output, /cred-auth: warning/, `${where(block)} warned`);
     });
   }
 });

@@ -20,12 +20,10 @@ import { test } from "node:test";
 import ts from "typescript";
 import { type Consumer, consumerWorkspace, installedPackage, startPackagedEmulator } from "../package/consumer.ts";
 import { type Block, documentedBlocks } from "./blocks.ts";
-import { blockWorkspace, EMULATOR_ARGS, runInGroup } from "./workspace.ts";
+import { blockWorkspace, EMULATOR_ARGS, pool, RUN_CONCURRENCY, runInGroup } from "./workspace.ts";
 
 const RUN_TIMEOUT_MS = 90_000;
 const TSC_TIMEOUT_MS = 300_000;
-/** Programs run at the same time (the machine has two cores; each run is mostly waiting). */
-const RUN_CONCURRENCY = 3;
 
 type ModuleKind = "esm" | "cjs";
 const KINDS: readonly ModuleKind[] = ["esm", "cjs"];
@@ -158,15 +156,6 @@ async function compile(consumer: Consumer, dir: string, maps: Map<string, Line[]
     found.set(id, current);
   }
   return found;
-}
-
-/** Runs `tasks` with at most `limit` at once. */
-async function pool(tasks: readonly (() => Promise<void>)[], limit: number): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < tasks.length) await tasks[next++]?.();
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
 }
 
 const programs = blockPrograms(documentedBlocks().filter((b) => b.kind === "typescript"));

@@ -26,6 +26,9 @@ import { CONSUMER_PATH, type Consumer, consumerWorkspace, type PackagedEmulator 
 const BROWSER_SCRIPT = fileURLToPath(new URL("./sign-in-browser.mjs", import.meta.url));
 const CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform";
 
+/** Blocks run at the same time (each in its own directory, with its own ports; each run is mostly waiting). */
+export const RUN_CONCURRENCY = 3;
+
 /** The service account the emulator of the blocks knows, and getting-started.md's line that registers it. */
 export const DEPLOYER = "deployer@my-project.iam.gserviceaccount.com";
 export const EMULATOR_ARGS = ["--service-account", `${DEPLOYER}=user:alice@example.com`] as const;
@@ -113,4 +116,13 @@ export function runInGroup(
       resolve({ code, output });
     });
   });
+}
+
+/** Runs `tasks` with at most `limit` at once. */
+export async function pool(tasks: readonly (() => Promise<void>)[], limit: number): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < tasks.length) await tasks[next++]?.();
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
 }
