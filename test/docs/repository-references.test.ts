@@ -15,11 +15,18 @@ import { ROOT, shippedPages } from "./blocks.ts";
 /** Top-level entries of the checkout that are no part of the repository's content. */
 const NOT_CONTENT = new Set([".git", "node_modules", ".tmp", "dist", "coverage", "reports", ".stryker-tmp"]);
 
-/** Every path of the repository (files and directories, relative, `/`-separated). */
-function repositoryPaths(): string[] {
-  return readdirSync(ROOT, { recursive: true, encoding: "utf8" })
-    .map((p) => p.split("\\").join("/"))
-    .filter((p) => !NOT_CONTENT.has(p.split("/")[0] ?? ""));
+/**
+ * Every path of the repository (files and directories, relative, `/`-separated). Neither
+ * node_modules nor builds are walked, at any depth, nor links (a notebook's node_modules links
+ * back to the checkout).
+ */
+function repositoryPaths(dir = ROOT, prefix = ""): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => !NOT_CONTENT.has(entry.name))
+    .flatMap((entry) => {
+      const path = `${prefix}${entry.name}`;
+      return entry.isDirectory() ? [path, ...repositoryPaths(join(dir, entry.name), `${path}/`)] : [path];
+    });
 }
 
 /** A path written in a page as a pattern: `...`, `*` and all-capital segments (`NAME`) stand for any name. */
