@@ -183,7 +183,9 @@ test("the documented TypeScript blocks are found, and continued blocks join thei
 });
 
 test("every TypeScript block compiles (ESM and CommonJS) and runs from the installed package", async (t) => {
+  const packing = performance.now();
   const consumer = await installedPackage();
+  t.diagnostic(`the installed package, packed and found or installed: ${Math.round(performance.now() - packing)} ms`);
   const all = [...programs, ...examplePrograms(consumer)];
   const base = consumerWorkspace(consumer, "ts-blocks-");
   // The two tsc runs at once: each is mostly one core's work (the ES one reads googleapis' types).
@@ -211,7 +213,9 @@ test("every TypeScript block compiles (ESM and CommonJS) and runs from the insta
     });
   }
 
+  const emulating = performance.now();
   const emulator = await startPackagedEmulator(consumer, EMULATOR_ARGS);
+  t.diagnostic(`the installed emulator started: ${Math.round(performance.now() - emulating)} ms`);
   const runs = all
     .filter((p) => p.notRun === undefined)
     .flatMap((program) => program.kinds.map((kind) => ({ program, kind })));
