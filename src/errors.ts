@@ -122,7 +122,7 @@ export class CredAuthError extends Error {
 
 /**
  * Invalid, expired, revoked or unusable credentials, or a sign-in that did not complete
- * (SPEC: `CredCredentialsError`, a `ValueError` in the original).
+ * (a `ValueError` in the original).
  */
 export class CredCredentialsError extends CredAuthError {
   /** Always `"CredCredentialsError"`. */

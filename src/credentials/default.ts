@@ -12,7 +12,7 @@ import { sharedResolution } from "./single-flight.js";
 import { chainOf, getUserCredentials, withoutImpersonation } from "./user.js";
 
 /**
- * Application Default Credentials, falling back to user credentials (SPEC 3 rule 1):
+ * Application Default Credentials, falling back to user credentials:
  * 1. the hosted notebook's own auth (Colab, Vertex AI Workbench, ...), any error: go on;
  * 2. ADC (`GOOGLE_APPLICATION_CREDENTIALS`, gcloud's file, the metadata server), proven by a token;
  * 3. {@link getUserCredentials} with the same options.

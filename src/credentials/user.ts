@@ -28,7 +28,7 @@ import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js"
 export const ACCOUNT_SCOPES: readonly string[] = ["openid", "https://www.googleapis.com/auth/userinfo.email"];
 
 /**
- * User credentials from the cache, or through a sign-in (SPEC 3 rule 2).
+ * User credentials from the cache, or through a sign-in.
  *
  * Inside Colab it returns Colab's own credentials for the notebook's user, as the original
  * 1.9 does (authorize first with `auth.authenticate_user()` in a Python cell); they refresh
@@ -167,7 +167,7 @@ function shareSignInToken(credentials: UserRefreshClient, result: SignInResult, 
 
 /**
  * Runs a sign-in and writes the credentials to `path` as an ADC `authorized_user` file
- * (atomic, mode 0600) (SPEC 3 rule 3). Never reads or writes the credentials cache.
+ * (atomic, mode 0600). Never reads or writes the credentials cache.
  *
  * @throws CredCredentialsError, CredConnectionError, CredCancelledError as {@link getUserCredentials}.
  */

@@ -56,7 +56,7 @@ export function resolveClient(options: ClientOptions, env: NodeJS.ProcessEnv, en
 }
 
 /** The second line of every "no client" error. */
-export const CREATE_CLIENT = `Create a "Desktop app" OAuth client in the Google Cloud console (APIs & Services > Credentials); see ${CLIENT_DOC}.`;
+export const CREATE_CLIENT = `Create a "Desktop app" OAuth client in the Google Cloud console: \`cred-auth config init\` guides you through it; see ${CLIENT_DOC}.`;
 
 /**
  * The client kept by `cred-auth config`: its client-secret file, or its id and secret. The

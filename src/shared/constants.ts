@@ -3,10 +3,10 @@
  * the library, so it stays an independent party in tests.
  */
 
-/** The broad scope used when none is given (CLI default, SPEC 4.2). */
+/** The broad scope used when none is given (the CLI's default). */
 export const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
 
-/** Loopback ports tried in order for the local redirect receiver (SPEC 8). */
+/** Loopback ports tried in order for the local redirect receiver. */
 export const LOOPBACK_PORTS = { first: 8080, last: 8089 } as const;
 
 /** Google's production endpoints. */
