@@ -161,7 +161,6 @@ export async function completePendingSignIn(codeOrUrl: string): Promise<{ result
  * with `{ code }`. (Internally: `completePendingSignIn(code)` above.)
  */
 export class SignInPendingError extends CredCredentialsError {
-  override name = "SignInPendingError";
   /** The sign-in waiting for its code: `pending.url` is the link to open. */
   declare readonly pending: PendingSignIn;
   /** @param pending The sign-in waiting for its code. */
