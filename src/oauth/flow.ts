@@ -115,8 +115,6 @@ export async function startSignIn(options: StartSignInOptions): Promise<PendingS
       codeVerifier: pkce.codeVerifier,
       redirectUri,
       requestedScopes: scopes,
-    }).catch((error: unknown) => {
-      throw refusedCode(error) ?? error;
     });
 
   let ended: "done" | "cancelled" | undefined;
@@ -199,22 +197,6 @@ function stateOf(pasted: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The OAuth `error` a failed exchange carries (the error's own, or its cause's response). */
-function oauthErrorOf(error: unknown): string | undefined {
-  const e = error as { error?: unknown; cause?: { response?: { data?: { error?: unknown } } } } | undefined;
-  const value = e?.error ?? e?.cause?.response?.data?.error;
-  return typeof value === "string" ? value : undefined;
-}
-
-/** A refused authorization code in words (`invalid_grant`); undefined for any other failure. */
-function refusedCode(error: unknown): CredCredentialsError | undefined {
-  if (oauthErrorOf(error) !== "invalid_grant") return undefined;
-  return new CredCredentialsError(
-    "The code was not accepted (invalid_grant): it is wrong, already used or expired. Paste the newest one, or start the sign-in again.",
-    { code: ERROR_CODES.INVALID_GRANT, error: "invalid_grant", cause: error },
-  );
 }
 
 /** What {@link signIn} needs beyond {@link StartSignInOptions}. */

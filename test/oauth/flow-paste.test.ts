@@ -108,7 +108,7 @@ test("another sign-in's address (wrong state) and a wrong code are refused; the 
   assert.deepEqual(f.types(), ["url", "waiting", "waiting", "waiting", "signed-in"]);
   const [, , stateRefused, codeRefused] = f.events as Array<Extract<SignInEvent, { type: "waiting" }>>;
   assert.match(stateRefused!.rejected!.message, /another sign-in/);
-  assert.match(codeRefused!.rejected!.message, /not accepted.*wrong, already used or expired/);
+  assert.match(codeRefused!.rejected!.message, /invalid_grant: the sign-in code was already used or has expired/);
   assert.ok(!codeRefused!.rejected!.message.includes("4/0AWrongCode"), "the code is not quoted");
 });
 
@@ -118,7 +118,7 @@ test(`after ${MAX_PASTE_ATTEMPTS} refused pastes the sign-in fails, and its port
   const f = face([wrong, wrong, wrong, wrong]);
   await assert.rejects(
     signIn({ scopes: SCOPES, env, ports, presenter: f.presenter, openBrowser: false }),
-    (error: Error) => error instanceof CredCredentialsError && /not accepted/.test(error.message),
+    (error: Error) => error instanceof CredCredentialsError && /already used or has expired/.test(error.message),
   );
   assert.deepEqual(f.types(), ["url", "waiting", "waiting", "waiting", "failed"]);
   await assert.rejects(rawRequest(portOf(await f.url), "/"), /ECONNREFUSED/);
@@ -153,7 +153,7 @@ test("a face that cannot read (a notebook cell) with pasteBack: SignInPendingErr
   assert.deepEqual(f.types(), ["url", "waiting"]);
   assert.deepEqual(f.events[1], { type: "waiting", paste: true });
   const address = await finalAddress(f.url);
-  await assert.rejects(completePendingSignIn("4/0ANotTheCode"), /not accepted/);
+  await assert.rejects(completePendingSignIn("4/0ANotTheCode"), /already used or has expired/);
   assert.equal(getPendingSignIn(), pending!.pending, "still pending after a wrong code");
   const { result, savedTo } = await completePendingSignIn(address);
   assert.equal(result.account, "alice@example.com");
@@ -232,5 +232,5 @@ test("copy-paste: a code that is not accepted is said so and asked for again; th
   assert.equal(result.account, "carol@example.com");
   assert.deepEqual(f.types(), ["url", "code-needed", "code-needed", "signed-in"]);
   const asked = f.events[2] as Extract<SignInEvent, { type: "code-needed" }>;
-  assert.match(asked.rejected?.message ?? "", /not accepted \(invalid_grant\): it is wrong, already used or expired/);
+  assert.match(asked.rejected?.message ?? "", /invalid_grant: the sign-in code was already used or has expired/);
 });
