@@ -8,6 +8,7 @@ import { CLOUD_PLATFORM_SCOPE, ENV } from "../shared/constants.js";
 import type { ImpersonationChain } from "../google/impersonation.js";
 import { debug } from "../util/debug.js";
 import { findApplicationDefaultCredentials } from "./adc.js";
+import { impersonation } from "./lazy.js";
 import { sharedResolution } from "./single-flight.js";
 import { chainOf, getUserCredentials, withoutImpersonation } from "./user.js";
 
@@ -51,8 +52,7 @@ async function impersonatingDefault(
   options: DefaultOptions,
 ): Promise<[AuthClient, string | null]> {
   const [source, projectId] = await sharedResolution([CLOUD_PLATFORM_SCOPE], options, resolveDefault);
-  const { impersonateProven, projectOfServiceAccount } =
-    require("./impersonated.js") as typeof import("./impersonated.js");
+  const { impersonateProven, projectOfServiceAccount } = impersonation();
   return [await impersonateProven(source, chain, scopes), projectOfServiceAccount(chain.target) ?? projectId];
 }
 

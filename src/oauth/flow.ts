@@ -5,21 +5,12 @@
  */
 import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { Presenter } from "./events.js";
-import { browserExpected, openBrowser as launchBrowser } from "./browser.js";
-import { resolveClient } from "./client.js";
-import { resolveEndpoints, type Endpoints } from "../google/endpoints.js";
+import { openBrowser } from "./browser.js";
 import { exchangeCode, type SignInResult } from "./exchange.js";
+import { startLoopbackReceiver, type LoopbackCallback, type LoopbackReceiver } from "./loopback.js";
+import { parsePastedCode } from "./paste.js";
 import {
-  DEFAULT_TIMEOUT_MS,
-  startLoopbackReceiver,
-  type LoopbackCallback,
-  type LoopbackReceiver,
-  type PortRange,
-} from "./loopback.js";
-import { loopbackTarget, signInMode } from "./mode.js";
-import type { OAuthSignInOptions } from "./options.js";
-import { parsePastedCode, pasteRedirectUri } from "./paste.js";
-import {
+  type CompleteSignIn,
   type PendingSignIn,
   SignInPendingError,
   beginSignIn,
@@ -28,73 +19,35 @@ import {
   setPendingSignIn,
 } from "./pending.js";
 import { buildAuthorizationUrl, createPkce, createState } from "./pkce.js";
+import type { FlowPlan } from "./plan.js";
 import { MESSAGES } from "../messages.js";
 
 export type { SignInResult } from "./exchange.js";
 // Defined beside the pending sign-in, so the package and default() need not load this module.
 export { SignInPendingError, cancelSignIn } from "./pending.js";
 export type { PendingSignIn } from "./pending.js";
-
-/** The sign-in options shared with the public functions (see {@link OAuthSignInOptions}). */
-type SharedSignInOptions = Pick<
-  OAuthSignInOptions,
-  | "clientId"
-  | "clientSecret"
-  | "useLocalWebserver"
-  | "authLocalWebserver"
-  | "redirectUri"
-  | "loginHint"
-  | "timeoutMs"
-  | "signal"
->;
-
-/** What a sign-in needs. */
-export interface StartSignInOptions extends SharedSignInOptions {
-  scopes: readonly string[];
-  /** Default `process.env`. */
-  env?: NodeJS.ProcessEnv;
-  /** Default: from `env` (`CRED_AUTH_EMULATOR_HOST`). */
-  endpoints?: Endpoints;
-  /** Loopback ports to try (tests); default `CRED_AUTH_LOOPBACK_PORTS` or 8080-8089. */
-  ports?: PortRange;
-  /** The flow, when the caller already decided it (credentials/user.ts); default `signInMode(options)`. */
-  mode?: "loopback" | "paste";
-}
+export type { FlowPlan } from "./plan.js";
 
 /**
- * Prepares a sign-in: resolves the client, binds the loopback port (all ten busy:
- * CredConnectionError, before any URL exists), creates `state` and PKCE, builds the URL.
+ * Prepares a planned sign-in: binds the loopback port (all busy: CredConnectionError, before
+ * any URL exists), creates `state` and PKCE, builds the URL. `signal` cancels it.
  */
-export async function startSignIn(options: StartSignInOptions): Promise<PendingSignIn> {
-  if (options.signal?.aborted) throw new CredCancelledError(MESSAGES.signInCancelled);
-  const env = options.env ?? process.env;
-  const endpoints = options.endpoints ?? resolveEndpoints(env);
-  const mode = options.mode ?? signInMode(options);
-  const client = resolveClient(
-    { clientId: options.clientId, clientSecret: options.clientSecret, mode, redirectUri: options.redirectUri },
-    env,
-    endpoints,
-  );
+export async function startSignIn(plan: FlowPlan, signal?: AbortSignal): Promise<PendingSignIn> {
+  if (signal?.aborted) throw new CredCancelledError(MESSAGES.signInCancelled);
+  const { endpoints, client, redirect } = plan;
+  const mode = redirect.mode;
   const state = createState();
   const pkce = createPkce();
-  const scopes = [...options.scopes];
+  const scopes = [...plan.scopes];
 
   let receiver: LoopbackReceiver | undefined;
   let redirectUri: string;
-  if (mode === "loopback") {
-    const target = options.redirectUri ? loopbackTarget(options.redirectUri) : undefined;
-    receiver = await startLoopbackReceiver({
-      state,
-      ports: target?.ports ?? options.ports,
-      host: target?.host,
-      path: target?.path,
-      timeoutMs: options.timeoutMs,
-      signal: options.signal,
-      env,
-    });
+  if (redirect.mode === "loopback") {
+    const { ports, host, path } = redirect;
+    receiver = await startLoopbackReceiver({ state, ports, host, path, timeoutMs: plan.timeoutMs, signal });
     redirectUri = receiver.redirectUri;
   } else {
-    redirectUri = pasteRedirectUri(options.redirectUri, endpoints, env);
+    redirectUri = redirect.uri;
   }
 
   const url = buildAuthorizationUrl({
@@ -104,7 +57,7 @@ export async function startSignIn(options: StartSignInOptions): Promise<PendingS
     scopes,
     state,
     codeChallenge: pkce.codeChallenge,
-    loginHint: options.loginHint,
+    loginHint: plan.loginHint,
   });
   const exchange = (code: string): Promise<SignInResult> =>
     exchangeCode({
@@ -199,24 +152,16 @@ function stateOf(pasted: string): string | undefined {
   }
 }
 
-/** What {@link signIn} needs beyond {@link StartSignInOptions}. */
-export interface SignInOptions extends StartSignInOptions {
+/** What a planned sign-in runs with: the face, the cancel signal, and what to do with the tokens. */
+export interface SignInRun {
   presenter: Presenter;
-  /** Launch a browser? Default: when one can be expected here ({@link browserExpected}). */
-  openBrowser?: boolean;
-  /**
-   * The browser is probably on another machine, so in the loopback flow its redirect may never
-   * arrive and the user pastes the browser's final address instead. A presenter that cannot
-   * read (a notebook cell) then ends the call with {@link SignInPendingError} while the receiver
-   * keeps listening: whichever comes first, the redirect or `completeSignIn(address)`, wins.
-   * `false`: the browser is here, no paste is offered. Default: offered by a face that can read.
-   */
-  pasteBack?: boolean;
+  /** Cancels the sign-in. */
+  signal?: AbortSignal;
   /**
    * Runs once the tokens arrived, before "signed-in" is reported (the caller saves here);
    * returns the path saved to, if any. Its errors fail the sign-in.
    */
-  complete?: (result: SignInResult) => Promise<string | undefined>;
+  complete?: CompleteSignIn;
 }
 
 /** How many pasted codes or addresses a face may offer before the sign-in fails. */
@@ -230,30 +175,29 @@ export const MAX_PASTE_ATTEMPTS = 3;
  * started later in this process, or `cancelSignIn()`, cancels this one. The presenter is
  * closed at the end, except when a {@link SignInPendingError} leaves the sign-in waiting.
  */
-export async function signIn(options: SignInOptions): Promise<SignInResult> {
-  const { presenter } = options;
-  const env = options.env ?? process.env;
+export async function signIn(plan: FlowPlan, run: SignInRun): Promise<SignInResult> {
+  const { presenter, signal, complete } = run;
   const stop = new AbortController();
   const onAbort = (): void => stop.abort(new CredCancelledError(MESSAGES.signInCancelled));
-  options.signal?.addEventListener("abort", onAbort, { once: true });
+  signal?.addEventListener("abort", onAbort, { once: true });
   let pending: PendingSignIn | undefined;
   let keepPresenter = false;
   try {
-    pending = await startSignIn(options);
+    pending = await startSignIn(plan, signal);
     const started = pending;
     beginSignIn(started, (reason) => {
       started.cancel(reason.message);
       stop.abort(reason);
     });
-    const browserOpened = (options.openBrowser ?? browserExpected(env)) ? await launchBrowser(pending.url, env) : false;
+    const browserOpened = await openBrowser(pending.url, plan.browser);
     presenter.update({ type: "url", url: pending.url, mode: pending.mode, scopes: pending.scopes, browserOpened });
     let result: SignInResult;
     if (pending.mode === "loopback") {
       // Offered where the browser is known to be elsewhere, or (no verdict) wherever the face can read.
-      const paste = options.pasteBack ?? presenter.readCode !== undefined;
+      const paste = plan.pasteBack ?? presenter.readCode !== undefined;
       presenter.update({ type: "waiting", paste });
-      if (!presenter.readCode && options.pasteBack) {
-        leavePending(pending, presenter, options.complete);
+      if (!presenter.readCode && plan.pasteBack) {
+        leavePending(pending, presenter, complete);
         keepPresenter = true;
         throw new SignInPendingError(pending);
       }
@@ -261,18 +205,14 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
     } else {
       presenter.update({ type: "code-needed" });
       if (!presenter.readCode) {
-        setPendingSignIn(pending, options.complete, presenter);
+        setPendingSignIn(pending, complete, presenter);
         keepPresenter = true;
         throw new SignInPendingError(pending);
       }
-      result = await within(
-        readPastes(pending, presenter, stop.signal, "code-needed"),
-        options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        stop.signal,
-      );
+      result = await within(readPastes(pending, presenter, stop.signal, "code-needed"), plan.timeoutMs, stop.signal);
     }
     endSignIn(pending);
-    const savedTo = await options.complete?.(result);
+    const savedTo = await complete?.(result);
     presenter.update({ type: "signed-in", account: result.account, savedTo: savedTo || undefined });
     return result;
   } catch (error) {
@@ -282,7 +222,7 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
     presenter.update({ type: "failed", error: error instanceof Error ? error : new Error(String(error)) });
     throw error;
   } finally {
-    options.signal?.removeEventListener("abort", onAbort);
+    signal?.removeEventListener("abort", onAbort);
     if (!keepPresenter) {
       stop.abort();
       await presenter.close?.();
@@ -359,7 +299,7 @@ function isRefusedPaste(error: unknown, pending: PendingSignIn): boolean {
  * `completeSignIn(address)` while the receiver keeps listening. A browser that does come back
  * completes it here, and the face is told.
  */
-function leavePending(pending: PendingSignIn, presenter: Presenter, complete: SignInOptions["complete"]): void {
+function leavePending(pending: PendingSignIn, presenter: Presenter, complete: CompleteSignIn | undefined): void {
   setPendingSignIn(pending, complete, presenter);
   pending.waitForBrowser().then(
     async (result) => {

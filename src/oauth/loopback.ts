@@ -1,29 +1,23 @@
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { CredCancelledError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { ENV, LOOPBACK_PORTS } from "../shared/constants.js";
+import { ENV } from "../shared/constants.js";
 import { authorizationError, describeAuthorizationError } from "./errors.js";
 import { PAGE_HEADERS, page } from "./pages.js";
+import type { LoopbackHost, PortRange } from "./plan.js";
+
+export type { LoopbackHost, PortRange } from "./plan.js";
 import { MESSAGES } from "../messages.js";
 
 /** Default time the user has to finish the sign-in in the browser. */
 export const DEFAULT_TIMEOUT_MS = 300_000;
 
-/** An inclusive port range. */
-export interface PortRange {
-  first: number;
-  last: number;
-}
-
-/** Where the receiver listens: `localhost` (127.0.0.1 and ::1), or one address. */
-export type LoopbackHost = "localhost" | "127.0.0.1" | "::1";
-
 /** How to start a loopback receiver. */
 export interface LoopbackOptions {
   /** The `state` the callback must carry. */
   state: string;
-  /** Ports tried in order. Default: `CRED_AUTH_LOOPBACK_PORTS`, else 8080-8089. */
-  ports?: PortRange;
+  /** Ports tried in order (8080-8089 unless the user chose others: credentials/plan.ts). */
+  ports: PortRange;
   host?: LoopbackHost;
   /** Path of the redirect URI. Default `/`. */
   path?: string;
@@ -31,7 +25,6 @@ export interface LoopbackOptions {
   timeoutMs?: number;
   /** Aborting gives up: {@link CredCancelledError}. */
   signal?: AbortSignal;
-  env?: NodeJS.ProcessEnv;
 }
 
 /** A valid callback: the code, and the way to answer the browser once it was exchanged. */
@@ -69,7 +62,7 @@ const FINISH_TIMEOUT_MS = 60_000;
  */
 export async function startLoopbackReceiver(options: LoopbackOptions): Promise<LoopbackReceiver> {
   throwIfAborted(options.signal);
-  const ports = options.ports ?? portRangeFromEnv(options.env ?? process.env);
+  const { ports } = options;
   const host = options.host ?? "localhost";
   const path = options.path ?? "/";
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -336,25 +329,6 @@ function listen(server: Server, port: number, address: string): Promise<"ok" | "
     server.listen({ port, host: address, ipv6Only: address === "::1", exclusive: true });
   });
 }
-
-/** `CRED_AUTH_LOOPBACK_PORTS` (`20000-20009` or `20000`), else the `loopback-ports` setting, else 8080-8089. */
-export function portRangeFromEnv(env: NodeJS.ProcessEnv): PortRange {
-  const value = env[ENV.loopbackPorts]?.trim() || settings().readSetting("loopback-ports", env);
-  if (!value) return { ...LOOPBACK_PORTS };
-  const match = /^(\d{1,5})(?:\s*-\s*(\d{1,5}))?$/.exec(value);
-  const first = Number(match?.[1]);
-  const last = Number(match?.[2] ?? match?.[1]);
-  if (!match || first < 1 || last > 65535 || first > last) {
-    throw new CredCredentialsError(
-      `${ENV.loopbackPorts}="${value}" is not a port range; use for example 20000-20009.`,
-      { code: ERROR_CODES.INVALID_OPTION },
-    );
-  }
-  return { first, last };
-}
-
-// The settings reader loads only when the environment leaves the ports to it.
-const settings = () => require("../settings/read.js") as typeof import("../settings/read.js");
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new CredCancelledError(MESSAGES.signInCancelled);

@@ -2,20 +2,15 @@ import { timingSafeEqual } from "node:crypto";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { ENV } from "../shared/constants.js";
 import { authorizationError } from "./errors.js";
-import { codePageUrl, type Endpoints } from "../google/endpoints.js";
 
 const MAX_PASTE_LENGTH = 4096;
 
 /**
- * Where the copy-paste flow sends the browser: the caller's `redirectUri`, the emulator's
- * code page, or `CRED_AUTH_REDIRECT_URI`. Google has no code page of its own any more.
+ * Where the copy-paste flow sends the browser: the caller's `redirectUri`, else the configured
+ * code page (the emulator's, or `CRED_AUTH_REDIRECT_URI`). Google has no code page of its own any more.
  */
-export function pasteRedirectUri(
-  redirectUri: string | undefined,
-  endpoints: Endpoints,
-  env: NodeJS.ProcessEnv,
-): string {
-  const uri = redirectUri?.trim() || codePageUrl(endpoints, env);
+export function pasteRedirectUri(redirectUri: string | undefined, codePage: string | undefined): string {
+  const uri = redirectUri?.trim() || codePage;
   if (!uri) {
     throw new CredCredentialsError(
       `The copy-paste sign-in needs a page that shows the code: host docs/oauth.html (see docs/oauth-client.md) and pass its address as redirectUri or ${ENV.redirectUri}, or use the loopback flow (useLocalWebserver: true).`,

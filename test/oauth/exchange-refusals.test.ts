@@ -8,9 +8,8 @@ import { test } from "node:test";
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "cred-auth";
 import { approveSignIn, DEMO_CLIENT, DEMO_WEB_CLIENT } from "cred-auth/emulator";
 import type { PendingSignIn } from "../../dist/oauth/flow.js";
-import { startSignIn } from "../../dist/oauth/flow.js";
 import { withEmulator } from "../support/emulator.ts";
-import { freePortRange } from "./support.ts";
+import { freePortRange, startSignInWith } from "./support.ts";
 
 const SCOPES = ["https://www.googleapis.com/auth/cloud-platform"];
 const emulator = await withEmulator();
@@ -19,7 +18,7 @@ const EXCHANGE = "Exchanging the authorization code failed: ";
 
 /** A copy-paste sign-in waiting for its code (the emulator's code page shows it). */
 function pasteSignIn(client: { clientId?: string; clientSecret?: string } = {}): Promise<PendingSignIn> {
-  return startSignIn({ scopes: SCOPES, env, useLocalWebserver: false, ...client });
+  return startSignInWith({ scopes: SCOPES, env, useLocalWebserver: false, ...client });
 }
 
 /** The bare code a person approving `url` would be given. */
@@ -86,7 +85,7 @@ test("a code issued without PKCE (another tool's sign-in): a verifier is not nee
 
 test("a code issued for another redirect address (a loopback sign-in's): redirect_uri_mismatch", async () => {
   const ports = await freePortRange(3);
-  const loopback = await startSignIn({ scopes: SCOPES, env, ports });
+  const loopback = await startSignInWith({ scopes: SCOPES, env, ports });
   // The same (Desktop) client both times: Google checks the code's client before its redirect address.
   const pending = await pasteSignIn(DEMO_CLIENT);
   await refused(pending, await codeOf(loopback.url), {

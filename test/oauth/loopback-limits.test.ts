@@ -1,17 +1,13 @@
 // The loopback receiver's limits and clean-ups, each a behaviour a regression would silently
 // drop: an empty code, a second callback, the URL and header size limits, the Host check, a
-// half-bound localhost port, the abort listener, the port range from the environment.
+// half-bound localhost port, the abort listener.
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request, type Server } from "node:http";
 import { connect, createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { CredCancelledError, CredConnectionError, CredCredentialsError } from "cred-auth";
-import { DEFAULT_TIMEOUT_MS, portRangeFromEnv, startLoopbackReceiver } from "../../dist/oauth/loopback.js";
-import { settingsFile } from "../../dist/settings/index.js";
+import { DEFAULT_TIMEOUT_MS, startLoopbackReceiver } from "../../dist/oauth/loopback.js";
 import { completeSignIn, freePortRange, hasIpv6Loopback, rawRequest, withCreatedServers } from "./support.ts";
 
 const STATE = "c3RhdGUtb2YtdGhpcy1zaWduLWluLTEyMzQ1Njc4OTA";
@@ -184,21 +180,6 @@ test("a request target that is no URL at all is a stray request: 404, and the si
   }
 });
 
-test("without ports, the range comes from the env given: here the loopback-ports setting", async () => {
-  const ports = await freePortRange(1);
-  const home = mkdtempSync(join(tmpdir(), "cred-auth-loopback-"));
-  try {
-    const env = { HOME: home, XDG_CONFIG_HOME: join(home, "config") };
-    mkdirSync(dirname(settingsFile(env)), { recursive: true });
-    writeFileSync(settingsFile(env), JSON.stringify({ "loopback-ports": `${ports.first}-${ports.last}` }));
-    const receiver = await startLoopbackReceiver({ state: STATE, env });
-    receiver.close();
-    assert.equal(receiver.port, ports.first);
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
-});
-
 test("a port whose ::1 is taken is given up whole: its 127.0.0.1 server does not stay behind", async (t) => {
   if (!(await hasIpv6Loopback())) return t.skip("no IPv6 loopback here");
   const ports = await freePortRange(2);
@@ -356,23 +337,6 @@ test("redirect URIs name the host as a browser would; the path is the caller's",
     await assert.rejects(rawRequest(v6.port, "/"), /ECONNREFUSED/, "only ::1 was bound");
   } finally {
     v6.close();
-  }
-});
-
-test("CRED_AUTH_LOOPBACK_PORTS: spaces allowed, ports 1-65535, first <= last", () => {
-  assert.deepEqual(portRangeFromEnv({ CRED_AUTH_LOOPBACK_PORTS: " 20000 - 20009 " }), { first: 20000, last: 20009 });
-  assert.deepEqual(portRangeFromEnv({ CRED_AUTH_LOOPBACK_PORTS: "   " }), { first: 8080, last: 8089 });
-  assert.deepEqual(portRangeFromEnv({ CRED_AUTH_LOOPBACK_PORTS: "1-65535" }), { first: 1, last: 65535 });
-  assert.deepEqual(portRangeFromEnv({ CRED_AUTH_LOOPBACK_PORTS: "7-7" }), { first: 7, last: 7 });
-  for (const bad of ["0-5", "1-65536", "10-9", "20000-", "x20000", "20000-20009x", "123456"]) {
-    assert.throws(
-      () => portRangeFromEnv({ CRED_AUTH_LOOPBACK_PORTS: bad }),
-      (e: Error & { code?: string }) =>
-        e instanceof CredCredentialsError &&
-        e.code === "ERR_INVALID_OPTION" &&
-        e.message.includes(`CRED_AUTH_LOOPBACK_PORTS="${bad}" is not a port range`),
-      bad,
-    );
   }
 });
 

@@ -13,6 +13,8 @@ export interface SignInAppProps {
   onCode(code: string): void;
   /** The user pressed Ctrl+C. */
   onCancel(): void;
+  /** Whether text may be coloured (when the output is a terminal). */
+  color: boolean;
 }
 
 const SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -133,7 +135,7 @@ export function createSignInApp({ ink, TextInput }: TerminalModules): (props: Si
     }
   }
 
-  return function SignInApp({ store, onCode, onCancel }: SignInAppProps) {
+  return function SignInApp({ store, onCode, onCancel, color }: SignInAppProps) {
     const state = useSyncExternalStore(store.subscribe, store.get);
     const { write, stdout } = useStdout();
     const { isRawModeSupported } = useStdin();
@@ -142,7 +144,7 @@ export function createSignInApp({ ink, TextInput }: TerminalModules): (props: Si
 
     useEffect(() => {
       if (!state.url || printedUrl === state.url) return;
-      write(permanentText(state, (stdout as { isTTY?: boolean }).isTTY === true && !process.env.NO_COLOR));
+      write(permanentText(state, color && (stdout as { isTTY?: boolean }).isTTY === true));
       setPrintedUrl(state.url);
     }, [state.url, printedUrl]);
 
