@@ -5,6 +5,7 @@ import { planSources } from "../credentials/plan.js";
 import { saveSignIn } from "../credentials/user.js";
 import { CredAuthError, CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { CONFIG_CLIENT_COMMAND, CREATE_CLIENT, readClientSecretFile } from "../oauth/client.js";
+import { assertValidScopes } from "../oauth/scopes.js";
 import type { SaveUserCredentialsOptions } from "../options.js";
 import type { Settings } from "../settings/keys.js";
 import { UsageError, parseScopes, parseSeconds, type ParsedArgs } from "./args.js";
@@ -27,6 +28,7 @@ export async function login(args: ParsedArgs): Promise<number> {
   checkDestination(args.positionals[0], destination);
   // No --scopes: the plan takes the `scopes` setting, else cloud-platform.
   const scopes = typeof args.options.scopes === "string" ? parseScopes(args.options.scopes) : undefined;
+  if (scopes) assertValidScopes(scopes); // Google's error page for a bad scope never comes back
   const sources = planSources();
 
   const cancel = new AbortController();

@@ -10,7 +10,7 @@ import { debug } from "../util/debug.js";
 import { findApplicationDefaultCredentials } from "./adc.js";
 import { impersonation } from "./lazy.js";
 import { sharedResolution } from "./single-flight.js";
-import { chainOf, getUserCredentials, withoutImpersonation } from "./user.js";
+import { impersonationOf, userCredentialsFor } from "./user.js";
 
 /**
  * Application Default Credentials, falling back to user credentials (SPEC 3 rule 1):
@@ -36,8 +36,8 @@ export async function defaultCredentials(
   options: DefaultOptions = {},
 ): Promise<[AuthClient, string | null]> {
   assertValidScopes(scopes); // before any hosted lookup or sign-in
-  const chain = chainOf(options);
-  if (chain) return impersonatingDefault(scopes, chain, withoutImpersonation(options));
+  const { chain, rest } = impersonationOf(options);
+  if (chain) return impersonatingDefault(scopes, chain, rest);
   const [credentials, projectId] = await sharedResolution(scopes, options, resolveDefault);
   return [credentials, projectId];
 }
@@ -87,7 +87,7 @@ async function resolveDefault(
   reasons.push(...adc.reasons.map((reason) => `ADC: ${reason}`));
 
   try {
-    return [await getUserCredentials(scopes, options), null];
+    return [await userCredentialsFor(scopes, options), null];
   } catch (error) {
     if (
       error instanceof SignInPendingError ||

@@ -7,14 +7,14 @@ import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { codePageUrl, type Endpoints, resolveEndpoints } from "../google/endpoints.js";
 import type { ImpersonationChain } from "../google/impersonation.js";
 import {
-  clientPair,
+  CLIENT_DOC,
+  type ClientSource,
   fromSecretFile,
   incompleteClientError,
   noClientError,
   type ResolvedClient,
 } from "../oauth/client.js";
 import { DEFAULT_TIMEOUT_MS } from "../oauth/loopback.js";
-import { pasteRedirectUri } from "../oauth/paste.js";
 import type { BrowserLaunch, FlowPlan, LoopbackHost, LoopbackRedirect, PortRange } from "../oauth/plan.js";
 import { assertValidScopes, missingScopes } from "../oauth/scopes.js";
 import type { SaveUserCredentialsOptions } from "../options.js";
@@ -46,7 +46,7 @@ export function planSources(env: NodeJS.ProcessEnv = process.env): PlanSources {
 
 /** What a sign-in is asked to do. */
 export interface SignInRequest {
-  /** The scopes to sign in for; undefined: the `scopes` setting, else cloud-platform (`cred-auth login`). */
+  /** The scopes to sign in for, checked by the caller; undefined: the `scopes` setting, else cloud-platform (`cred-auth login`). */
   readonly scopes?: readonly string[];
   readonly options: SaveUserCredentialsOptions;
   /** The user signs in to act as the last service account of this chain (`impersonateServiceAccount`). */
@@ -73,14 +73,13 @@ export interface SignInPlan {
 }
 
 /**
- * Plans a sign-in. Throws, before anything is shown or bound, what the plan cannot be made
- * with: a scope Google would refuse, a flow the options contradict, no usable OAuth client, a
+ * Plans a sign-in for scopes the caller has checked (or the default ones). Throws, before
+ * anything is shown or bound, what the plan cannot be made with: a flow the options contradict, no usable OAuth client, a
  * face that cannot run here, a copy-paste flow without a code page, a port range that is none.
  */
 export function planSignIn(request: SignInRequest, sources: PlanSources = planSources()): SignInPlan {
   const { options, impersonation } = request;
-  const scopes = request.scopes ?? sources.settings().scopes ?? [CLOUD_PLATFORM_SCOPE];
-  assertValidScopes(scopes);
+  const scopes = request.scopes ?? defaultScopes(sources);
   const runtime = runtimeOf(sources);
   const endpoints = resolveEndpoints(sources.env);
   const codePage = codePageUrl(endpoints, sources.env);
@@ -109,6 +108,16 @@ export function planSignIn(request: SignInRequest, sources: PlanSources = planSo
       ...(options.loginHint ? { loginHint: options.loginHint } : {}),
     },
   };
+}
+
+/**
+ * The scopes of a call that names none (`cred-auth login` without --scopes): the `scopes`
+ * setting, else cloud-platform. A caller that names scopes has checked them already.
+ */
+function defaultScopes(sources: PlanSources): readonly string[] {
+  const scopes = sources.settings().scopes ?? [CLOUD_PLATFORM_SCOPE];
+  assertValidScopes(scopes); // a hand-edited settings file may name a scope Google would refuse
+  return scopes;
 }
 
 /** The face alone, for a call that completes a waiting sign-in (`completeSignIn`, `{ code }`). */
@@ -264,6 +273,25 @@ function loopbackPorts(sources: PlanSources): PortRange {
   });
 }
 
+/**
+ * Where the copy-paste flow sends the browser: the caller's `redirectUri`, else the configured
+ * code page (the emulator's, or `CRED_AUTH_REDIRECT_URI`). Google has no code page of its own any more.
+ */
+function pasteRedirectUri(redirectUri: string | undefined, codePage: string | undefined): string {
+  const uri = redirectUri?.trim() || codePage;
+  if (!uri) {
+    throw new CredCredentialsError(
+      `The copy-paste sign-in needs a page that shows the code: host docs/oauth.html (see docs/oauth-client.md) and pass its address as redirectUri or ${ENV.redirectUri}, or use the loopback flow (useLocalWebserver: true).`,
+      { code: ERROR_CODES.INVALID_OPTION },
+    );
+  }
+  if (!/^https?:\/\//i.test(uri))
+    throw new CredCredentialsError(`The redirect URI must be an http(s) address, not "${uri}".`, {
+      code: ERROR_CODES.INVALID_OPTION,
+    });
+  return uri;
+}
+
 /** Launch a browser? `BROWSER` names the command (`none`: never), else the system's default. */
 function browserLaunch(wanted: boolean, env: NodeJS.ProcessEnv): BrowserLaunch {
   const command = env.BROWSER?.trim();
@@ -301,6 +329,28 @@ export function chooseClient(
   if (toOwnPage) throw incompleteClientError();
   if (endpoints.emulator) return { ...(mode === "paste" ? DEMO_WEB_CLIENT : DEMO_CLIENT), source: "demo" };
   throw noClientError();
+}
+
+/**
+ * The client an id and a secret make, both trimmed; undefined when neither is given; an error
+ * naming `what` (where they came from) when only one is.
+ */
+function clientPair(
+  id: string | undefined,
+  secret: string | undefined,
+  source: ClientSource,
+  what: string,
+): ResolvedClient | undefined {
+  const clientId = id?.trim();
+  const clientSecret = secret?.trim();
+  if (!clientId && !clientSecret) return undefined;
+  if (!clientId || !clientSecret) {
+    throw new CredCredentialsError(
+      `Give both parts of the OAuth client: ${what} (only one is set); see ${CLIENT_DOC}.`,
+      { code: ERROR_CODES.NO_OAUTH_CLIENT },
+    );
+  }
+  return { clientId, clientSecret, source };
 }
 
 /** The client kept by `cred-auth config`: its client-secret file, or its id and secret. */

@@ -68,23 +68,30 @@ export async function getUserCredentials(
   options: UserCredentialsOptions = {},
 ): Promise<UserRefreshClient | Compute | Impersonated> {
   assertValidScopes(scopes); // Google's error page for a bad scope never comes back: say so before any sign-in
-  const chain = chainOf(options);
-  if (!chain) return userCredentials(scopes, options);
-  const source = await userCredentials([CLOUD_PLATFORM_SCOPE], withoutImpersonation(options));
-  return impersonation().impersonateProven(source, chain, scopes);
+  return userCredentialsFor(scopes, options);
 }
 
-/** The chain of `impersonateServiceAccount`, validated, or undefined without one. */
-export function chainOf(options: UserCredentialsOptions): ImpersonationChain | undefined {
-  const value = options.impersonateServiceAccount;
-  if (value === undefined) return undefined;
-  return impersonationChain().parseImpersonationChain(value, "impersonateServiceAccount");
+/**
+ * {@link getUserCredentials} for scopes already checked (default() checks them first). With
+ * `impersonateServiceAccount`, the user's credentials (cloud-platform) ask for the service account's.
+ */
+export async function userCredentialsFor(
+  scopes: readonly string[],
+  options: UserCredentialsOptions,
+): Promise<UserRefreshClient | Compute | Impersonated> {
+  const { chain, rest } = impersonationOf(options);
+  const user = await userCredentials(chain ? [CLOUD_PLATFORM_SCOPE] : scopes, rest);
+  return chain ? impersonation().impersonateProven(user, chain, scopes) : user;
 }
 
-export function withoutImpersonation<T extends UserCredentialsOptions>(options: T): T {
-  const rest = { ...options };
-  delete rest.impersonateServiceAccount;
-  return rest;
+/**
+ * `impersonateServiceAccount`, checked and parsed (`chain`, undefined without one), and the
+ * options without it (`rest`): what the user signs in with before acting as the account.
+ */
+export function impersonationOf<T extends UserCredentialsOptions>(options: T): { chain?: ImpersonationChain; rest: T } {
+  const { impersonateServiceAccount: value, ...rest } = options;
+  if (value === undefined) return { rest: rest as T };
+  return { chain: impersonationChain().parseImpersonationChain(value, "impersonateServiceAccount"), rest: rest as T };
 }
 
 async function userCredentials(
@@ -173,13 +180,12 @@ export async function saveUserCredentials(
   options: SaveUserCredentialsOptions = {},
 ): Promise<void> {
   assertValidScopes(scopes); // Google's error page for a bad scope never comes back: say so before any sign-in
-  const chain = chainOf(options);
+  const { chain, rest } = impersonationOf(options);
   if (options.code !== undefined) {
     await completeWithCode(options, async () => undefined);
     return;
   }
-  const request = { scopes, options: withoutImpersonation(options), ...(chain ? { impersonation: chain } : {}) };
-  await saveSignIn(request, path);
+  await saveSignIn({ scopes, options: rest, ...(chain ? { impersonation: chain } : {}) }, path);
 }
 
 /**

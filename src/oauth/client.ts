@@ -37,28 +37,6 @@ export function incompleteClientError(): CredCredentialsError {
   );
 }
 
-/**
- * The client an id and a secret make, both trimmed; undefined when neither is given; an error
- * naming `what` (where they came from) when only one is.
- */
-export function clientPair(
-  id: string | undefined,
-  secret: string | undefined,
-  source: ClientSource,
-  what: string,
-): ResolvedClient | undefined {
-  const clientId = id?.trim();
-  const clientSecret = secret?.trim();
-  if (!clientId && !clientSecret) return undefined;
-  if (!clientId || !clientSecret) {
-    throw new CredCredentialsError(
-      `Give both parts of the OAuth client: ${what} (only one is set); see ${CLIENT_DOC}.`,
-      { code: ERROR_CODES.NO_OAUTH_CLIENT },
-    );
-  }
-  return { clientId, clientSecret, source };
-}
-
 /** Client-secret files are under a kilobyte; the bound keeps a wrong path from being read whole. */
 export const MAX_CLIENT_SECRET_FILE_BYTES = 64 * 1024;
 

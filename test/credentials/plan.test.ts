@@ -145,7 +145,27 @@ test("copy-paste needs a page that shows the code: the caller's, the emulator's,
     { ...google, CRED_AUTH_REDIRECT_URI: "https://env.example/o.html" },
   );
   assert.deepEqual(withEnvPage.flow.redirect, { mode: "paste", uri: "https://env.example/o.html" });
-  assert.throws(() => plan({ useLocalWebserver: false }, google), /docs\/oauth\.html/);
+  assert.throws(
+    () => plan({ useLocalWebserver: false }, google),
+    (e: Error) =>
+      e instanceof CredCredentialsError && /host docs\/oauth\.html .*CRED_AUTH_REDIRECT_URI/.test(e.message),
+  );
+  const own = { useLocalWebserver: false, clientId: "id", clientSecret: "s" };
+  const uriOf = (redirectUri: string, env: NodeJS.ProcessEnv = google) => {
+    const { redirect } = plan({ ...own, redirectUri }, env).flow;
+    return redirect.mode === "paste" ? redirect.uri : undefined;
+  };
+  assert.equal(uriOf("  https://org.example/cb "), "https://org.example/cb", "trimmed");
+  assert.equal(uriOf("   ", { ...google, CRED_AUTH_REDIRECT_URI: "http://h.example/p" }), "http://h.example/p");
+  assert.equal(
+    uriOf("HTTPS://org.example/cb", { CRED_AUTH_REDIRECT_URI: "http://h.example/p" }),
+    "HTTPS://org.example/cb",
+  );
+  assert.throws(
+    () => uriOf("javascript:alert(1)//https://x"),
+    (e: Error) => e instanceof CredCredentialsError && /must be an http\(s\) address, not "javascript:/.test(e.message),
+  );
+  assert.throws(() => uriOf("ftp://org.example/https://"), /must be an http\(s\) address/);
 });
 
 test("ports: CRED_AUTH_LOOPBACK_PORTS, then the loopback-ports setting, then 8080-8089; nonsense is refused", () => {

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CredCredentialsError } from "cred-auth";
-import { parsePastedCode, pasteRedirectUri } from "../../dist/oauth/paste.js";
+import { parsePastedCode } from "../../dist/oauth/paste.js";
 
 const STATE = "Zm9vYmFyLXN0YXRlLW9mLXRoaXMtc2lnbi1pbi0xMjM";
 const CODE = "4/0AeanS0b-x_Yz+/=";
@@ -69,21 +69,4 @@ test("a bare code: trimmed; empty, spaced or too long is refused", () => {
   assert.equal(parsePastedCode(` ${"a".repeat(4096)} `, STATE), "a".repeat(4096));
   // "code=" inside a bare code that does not start a parameter is still a bare code
   assert.equal(parsePastedCode("4/0Acode=x", STATE), "4/0Acode=x");
-});
-
-test("the copy-paste redirect URI: the caller's (trimmed), else the code page; it must be http(s)", () => {
-  assert.equal(pasteRedirectUri("  https://org.example/cb ", undefined), "https://org.example/cb");
-  assert.equal(pasteRedirectUri("   ", "http://h.example/p"), "http://h.example/p");
-  assert.equal(pasteRedirectUri("https://org.example/cb", "http://h.example/p"), "https://org.example/cb");
-  assert.equal(pasteRedirectUri("HTTPS://org.example/cb", undefined), "HTTPS://org.example/cb");
-  assert.throws(
-    () => pasteRedirectUri(undefined, undefined),
-    (e: Error) =>
-      e instanceof CredCredentialsError && /host docs\/oauth\.html .*CRED_AUTH_REDIRECT_URI/.test(e.message),
-  );
-  assert.throws(
-    () => pasteRedirectUri("javascript:alert(1)//https://x", undefined),
-    (e: Error) => e instanceof CredCredentialsError && /must be an http\(s\) address, not "javascript:/.test(e.message),
-  );
-  assert.throws(() => pasteRedirectUri("ftp://org.example/https://", undefined), /must be an http\(s\) address/);
 });
