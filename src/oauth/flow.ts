@@ -4,11 +4,10 @@
  * presenter through it. No screen here: everything the user sees goes through a Presenter.
  */
 import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { startSignIn } from "./attempt.js";
 import type { Presenter } from "./events.js";
 import { openBrowser } from "./browser.js";
-import { exchangeCode, type SignInResult } from "./exchange.js";
-import { startLoopbackReceiver, type LoopbackCallback, type LoopbackReceiver } from "./loopback.js";
-import { parsePastedCode } from "./paste.js";
+import type { SignInResult } from "./exchange.js";
 import {
   type CompleteSignIn,
   type PendingSignIn,
@@ -18,7 +17,6 @@ import {
   getPendingSignIn,
   setPendingSignIn,
 } from "./pending.js";
-import { buildAuthorizationUrl, createPkce, createState } from "./pkce.js";
 import type { FlowPlan } from "./plan.js";
 import { MESSAGES } from "../messages.js";
 
@@ -27,130 +25,7 @@ export type { SignInResult } from "./exchange.js";
 export { SignInPendingError, cancelSignIn } from "./pending.js";
 export type { PendingSignIn } from "./pending.js";
 export type { FlowPlan } from "./plan.js";
-
-/**
- * Prepares a planned sign-in: binds the loopback port (all busy: CredConnectionError, before
- * any URL exists), creates `state` and PKCE, builds the URL. `signal` cancels it.
- */
-export async function startSignIn(plan: FlowPlan, signal?: AbortSignal): Promise<PendingSignIn> {
-  if (signal?.aborted) throw new CredCancelledError(MESSAGES.signInCancelled);
-  const { endpoints, client, redirect } = plan;
-  const mode = redirect.mode;
-  const state = createState();
-  const pkce = createPkce();
-  const scopes = [...plan.scopes];
-
-  let receiver: LoopbackReceiver | undefined;
-  let redirectUri: string;
-  if (redirect.mode === "loopback") {
-    const { ports, host, path } = redirect;
-    receiver = await startLoopbackReceiver({ state, ports, host, path, timeoutMs: plan.timeoutMs, signal });
-    redirectUri = receiver.redirectUri;
-  } else {
-    redirectUri = redirect.uri;
-  }
-
-  const url = buildAuthorizationUrl({
-    endpoints,
-    clientId: client.clientId,
-    redirectUri,
-    scopes,
-    state,
-    codeChallenge: pkce.codeChallenge,
-    loginHint: plan.loginHint,
-  });
-  const exchange = (code: string): Promise<SignInResult> =>
-    exchangeCode({
-      endpoints,
-      clientId: client.clientId,
-      clientSecret: client.clientSecret,
-      code,
-      codeVerifier: pkce.codeVerifier,
-      redirectUri,
-      requestedScopes: scopes,
-    });
-
-  let ended: "done" | "cancelled" | undefined;
-  let cancelReason: string | undefined;
-  const ensureOpen = (): void => {
-    if (ended === "done")
-      throw new CredCredentialsError("This sign-in is already complete; start a new one.", {
-        code: ERROR_CODES.SIGN_IN_ENDED,
-      });
-    if (ended === "cancelled") throw new CredCancelledError(cancelReason ?? MESSAGES.signInCancelled);
-  };
-
-  return {
-    url,
-    mode,
-    redirectUri,
-    scopes,
-    get ended() {
-      return ended;
-    },
-    async waitForBrowser() {
-      ensureOpen();
-      if (!receiver)
-        throw new CredCredentialsError(
-          "This is a copy-paste sign-in: no browser comes back to this program; complete it with the code.",
-          { code: ERROR_CODES.SIGN_IN_ENDED },
-        );
-      let callback: LoopbackCallback;
-      try {
-        callback = await receiver.callback;
-      } catch (error) {
-        // Closed because the sign-in was cancelled (or replaced): say why, not just "cancelled".
-        if (error instanceof CredCancelledError && cancelReason) throw new CredCancelledError(cancelReason);
-        throw error;
-      }
-      try {
-        const result = await exchange(callback.code);
-        if (ended === "done")
-          throw new CredCredentialsError("This sign-in was completed by a pasted address.", {
-            code: ERROR_CODES.SIGN_IN_ENDED,
-          });
-        ended = "done";
-        callback.finish({ ok: true });
-        return result;
-      } catch (error) {
-        if (!ended) ended = "cancelled";
-        callback.finish({ ok: false, message: "The sign-in could not be completed; see the program's message." });
-        throw error;
-      }
-    },
-    async exchangeCode(codeOrUrl) {
-      ensureOpen();
-      const result = await exchange(parsePastedCode(codeOrUrl, state));
-      ensureOpen(); // the browser came back first, or the sign-in was cancelled meanwhile
-      ended = "done";
-      receiver?.close();
-      return result;
-    },
-    owns(pasted) {
-      return stateOf(pasted) === state;
-    },
-    cancel(reason) {
-      if (!ended) {
-        ended = "cancelled";
-        cancelReason = reason;
-      }
-      receiver?.close();
-    },
-  };
-}
-
-/** The `state` of a pasted redirect address or query string, if it has one. */
-function stateOf(pasted: string): string | undefined {
-  const text = pasted.trim();
-  try {
-    const query = /^https?:\/\//i.test(text)
-      ? new URL(text).searchParams
-      : new URLSearchParams(text.replace(/^\?/, ""));
-    return query.get("state") ?? undefined;
-  } catch {
-    return undefined;
-  }
-}
+export { startSignIn };
 
 /** What a planned sign-in runs with: the face, the cancel signal, and what to do with the tokens. */
 export interface SignInRun {

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "cred-auth";
 import type { Presenter, SignInEvent } from "cred-auth";
-import { approveSignIn } from "cred-auth/emulator";
+import { inspect } from "node:util";
+import { approveSignIn, DEMO_WEB_CLIENT } from "cred-auth/emulator";
 import type { BrowserResult, Emulator } from "cred-auth/emulator";
 import { SignInPendingError } from "../../dist/oauth/flow.js";
 import { completePendingSignIn, getPendingSignIn } from "../../dist/oauth/pending.js";
@@ -342,4 +343,46 @@ test("the code exchange with a loopback emulator ignores HTTP(S)_PROXY", async (
       else process.env[n] = saved[i];
     });
   }
+});
+
+test("an attempt is open until its first exchange (done) or cancel (cancelled), once; it shows no client secret", async () => {
+  const pending = await startSignInWith({ scopes: SCOPES, env, useLocalWebserver: false });
+  assert.equal(pending.ended, undefined);
+  const printed = `${JSON.stringify(pending)} ${inspect(pending, { showHidden: true, depth: 4 })}`;
+  assert.ok(!printed.includes(DEMO_WEB_CLIENT.clientSecret), "the client secret is not shown");
+  const { code } = await approveSignIn(pending.url);
+  await pending.exchangeCode(code!);
+  assert.equal(pending.ended, "done");
+  pending.cancel("too late");
+  assert.equal(pending.ended, "done", "a done attempt stays done");
+  await assert.rejects(pending.exchangeCode(code!), { code: ERROR_CODES.SIGN_IN_ENDED });
+  await assert.rejects(pending.waitForBrowser(), { code: ERROR_CODES.SIGN_IN_ENDED });
+
+  const cancelled = await startSignInWith({ scopes: SCOPES, env, useLocalWebserver: false });
+  cancelled.cancel("replaced by a test");
+  cancelled.cancel("a second reason");
+  assert.equal(cancelled.ended, "cancelled");
+  await assert.rejects(
+    cancelled.exchangeCode("4/0Ax"),
+    (e: Error) => e instanceof CredCancelledError && e.message === "replaced by a test",
+  );
+});
+
+test("loopback: the browser's code and a pasted address both in flight; the first exchange wins, the other is told it ended", async (t) => {
+  const ports = await freePortRange(10);
+  const pending = await startSignInWith({ scopes: SCOPES, env, ports });
+  const { url } = await approveSignIn(pending.url, { followRedirect: false });
+  const other = new URL((await approveSignIn(pending.url, { followRedirect: false })).url); // a second approval
+  emulator.setTokenDelay(300); // both exchanges are under way before either is answered
+  t.after(() => emulator.setTokenDelay(0));
+  const exchanges = () => emulator.stats().byGrant.authorization_code ?? 0;
+  const before = exchanges();
+  const browser = pending.waitForBrowser();
+  const page = rawRequest(ports.first, other.pathname + other.search);
+  while (exchanges() === before) await new Promise((resolve) => setTimeout(resolve, 5));
+  const pasted = pending.exchangeCode(url);
+  await browser;
+  await assert.rejects(pasted, { code: ERROR_CODES.SIGN_IN_ENDED });
+  assert.equal(pending.ended, "done");
+  assert.equal((await page).status, 200, "the browser that won gets the success page");
 });

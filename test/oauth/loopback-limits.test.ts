@@ -2,6 +2,7 @@
 // drop: an empty code, a second callback, the URL and header size limits, the Host check, a
 // half-bound localhost port, the abort listener.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { getEventListeners } from "node:events";
 import { request, type Server } from "node:http";
 import { connect, createServer } from "node:net";
@@ -345,4 +346,57 @@ test("a port that cannot be listened on for another reason fails with CredConnec
     startLoopbackReceiver({ state: STATE, ports: { first: 70000, last: 70000 }, host: "127.0.0.1" }),
     (e: Error) => e instanceof CredConnectionError || e instanceof RangeError,
   );
+});
+
+test("the receiver's states, each left once: listening, answering, closed; a late finish or close changes nothing", async () => {
+  const receiver = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1) });
+  assert.equal(receiver.state, "listening");
+  const page = rawRequest(receiver.port, `/?state=${STATE}&code=${CODE}`);
+  const callback = await receiver.callback;
+  assert.equal(receiver.state, "answering");
+  receiver.close(); // a code came: only finish ends it
+  assert.equal(receiver.state, "answering");
+  callback.finish({ ok: true });
+  assert.equal(receiver.state, "closed");
+  callback.finish({ ok: false, message: "Too late." }); // the page is gone: no second answer, no throw
+  receiver.close();
+  assert.equal(receiver.state, "closed");
+  assert.equal((await page).status, 200);
+
+  const failed = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1) });
+  failed.close();
+  assert.equal(failed.state, "closed");
+  await assert.rejects(failed.callback, CredCancelledError);
+  failed.close();
+  assert.equal(failed.state, "closed");
+});
+
+test("aborted while its port is being bound: the receiver comes up closed, cancelled", async () => {
+  const controller = new AbortController();
+  const starting = startLoopbackReceiver({ state: STATE, ports: await freePortRange(1), signal: controller.signal });
+  controller.abort();
+  const receiver = await starting;
+  assert.equal(receiver.state, "closed");
+  await assert.rejects(receiver.callback, CredCancelledError);
+  await assert.rejects(rawRequest(receiver.port, "/"), /ECONNREFUSED/);
+});
+
+test("each state's timer ends with it: a process whose sign-in ended exits at once", async () => {
+  const loopback = JSON.stringify(new URL("../../dist/oauth/loopback.js", import.meta.url).pathname);
+  const ports = await freePortRange(2);
+  // A code that is answered, then a receiver closed while listening: no timer may keep the process up.
+  const script = `const { startLoopbackReceiver } = require(${loopback});
+const http = require("node:http");
+(async () => {
+  const a = await startLoopbackReceiver({ state: "s", ports: { first: ${ports.first}, last: ${ports.first} } });
+  http.get({ host: "127.0.0.1", port: a.port, path: "/?state=s&code=c" }, (res) => res.resume());
+  (await a.callback).finish({ ok: true });
+  const b = await startLoopbackReceiver({ state: "s", ports: { first: ${ports.last}, last: ${ports.last} } });
+  b.close();
+  await b.callback.catch(() => {});
+})();`;
+  const started = Date.now();
+  const child = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 30_000 });
+  assert.equal(child.status, 0, child.stderr);
+  assert.ok(Date.now() - started < 20_000, "the process did not wait for a 60 s or 300 s timer");
 });

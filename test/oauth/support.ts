@@ -47,19 +47,27 @@ export function signInWith(
   return signIn(flowPlan(call), { presenter, signal, complete });
 }
 
-/** A random range of `count` ports, each free on 127.0.0.1 right now (bounded tries). */
+/**
+ * A random range of `count` ports, each free right now on 127.0.0.1 and (where there is IPv6) ::1,
+ * as the receiver binds `localhost` (bounded tries). Drawn below Linux's ephemeral range
+ * (32768-60999), where the machine's own outgoing connections take their ports.
+ */
 export async function freePortRange(count = 3): Promise<{ first: number; last: number }> {
+  const addresses = (await hasIpv6Loopback()) ? ["127.0.0.1", "::1"] : ["127.0.0.1"];
   for (let attempt = 0; attempt < 50; attempt++) {
-    const first = 20000 + Math.floor(Math.random() * 30000);
+    const first = 20000 + Math.floor(Math.random() * (32768 - 20000 - count));
     const servers: Server[] = [];
     let ok = true;
     for (let port = first; port < first + count && ok; port++) {
-      const server = createServer();
-      ok = await new Promise<boolean>((resolve) => {
-        server.once("error", () => resolve(false));
-        server.listen(port, "127.0.0.1", () => resolve(true));
-      });
-      if (ok) servers.push(server);
+      for (const host of addresses) {
+        if (!ok) break;
+        const server = createServer();
+        ok = await new Promise<boolean>((resolve) => {
+          server.once("error", () => resolve(false));
+          server.listen({ port, host, ipv6Only: host === "::1" }, () => resolve(true));
+        });
+        if (ok) servers.push(server);
+      }
     }
     await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
     if (ok) return { first, last: first + count - 1 };
