@@ -30,8 +30,7 @@ export interface TerminalPresenterOptions {
  */
 export async function createTerminalPresenter(options: TerminalPresenterOptions = {}): Promise<Presenter> {
   const modules = await loadTerminalModules();
-  const { createSignInApp } = await import("./app.js");
-  const SignInApp = createSignInApp(modules);
+  const { SignInApp } = await import("./sign-in-app.js");
   const store = createStore();
   const codes = codeQueue();
   let cancelled = false;
@@ -58,7 +57,7 @@ export async function createTerminalPresenter(options: TerminalPresenterOptions 
         exitOnCtrlC: false,
       }));
   const color = options.color ?? true;
-  const app = mount(modules.react.createElement(SignInApp, { store, onCode, onCancel: cancel, color }));
+  const app = mount(modules.react.createElement(SignInApp, { modules, store, onCode, onCancel: cancel, color }));
   let closed = false;
 
   return {
