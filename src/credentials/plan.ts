@@ -74,8 +74,9 @@ export interface SignInPlan {
 
 /**
  * Plans a sign-in for scopes the caller has checked (or the default ones). Throws, before
- * anything is shown or bound, what the plan cannot be made with: a flow the options contradict, no usable OAuth client, a
- * face that cannot run here, a copy-paste flow without a code page, a port range that is none.
+ * anything is shown or bound, what the plan cannot be made with: a flow the options
+ * contradict, no usable OAuth client, a face that cannot run here, a copy-paste flow without a
+ * code page, a port range that is none.
  */
 export function planSignIn(request: SignInRequest, sources: PlanSources = planSources()): SignInPlan {
   const { options, impersonation } = request;
