@@ -285,3 +285,15 @@ test("planSources reads the settings file on first use and keeps what it read", 
   assert.deepEqual(first, {});
   assert.equal(source.settings(), first, "the same object: read once");
 });
+
+test("a plan detects the runtime once: the container check runs once per sign-in", () => {
+  let checks = 0;
+  const facts = host({
+    inContainer: () => {
+      checks++;
+      return false;
+    },
+  });
+  planSignIn({ scopes: [CLOUD], options: {} }, sources({}, {}, { host: facts }).sources);
+  assert.equal(checks, 1);
+});
