@@ -7,9 +7,9 @@
 import { readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { type BrowserPlan, planBrowser, planSources } from "../credentials/plan.js";
 import { openBrowser } from "../oauth/browser.js";
 import { readClientSecretText } from "../oauth/client.js";
-import { detectRuntime, type RuntimeInfo } from "../runtime/detect.js";
 import type { Settings, SettingKey } from "../settings/keys.js";
 import { UsageError } from "./args.js";
 import { EXIT } from "./output.js";
@@ -67,7 +67,8 @@ export async function configInit(
     throw new UsageError(`config init takes at most one CLIENT_FILE, got ${args.length} arguments`, "config");
   const [file] = args;
   if (file !== undefined) return keep(resolve(file), store);
-  const runtime = detectRuntime(env);
+  const plan = planBrowser(planSources(env));
+  const { runtime } = plan;
   if (runtime.kind !== "terminal") {
     say(introduction("Open each address in a browser."));
     say(CONSOLE_STEPS.map(stepText).join(""));
@@ -83,7 +84,7 @@ export async function configInit(
         : "This machine shows no browser: open each address on your own computer.",
     ),
   );
-  return keep(await guide(runtime, env), store);
+  return keep(await guide(plan, env), store);
 }
 
 function introduction(opening: string): string {
@@ -107,12 +108,12 @@ function stepText(step: ConsoleStep, index: number): string {
 }
 
 /** Walks through the steps at the terminal and returns the path of the downloaded file, checked. */
-async function guide(runtime: RuntimeInfo, env: NodeJS.ProcessEnv): Promise<string> {
+async function guide({ runtime, browser }: BrowserPlan, env: NodeJS.ProcessEnv): Promise<string> {
   const prompt = await terminalPrompt();
   try {
     for (const [index, step] of CONSOLE_STEPS.entries()) {
       say(stepText(step, index));
-      if (runtime.canOpenBrowser && !(await openBrowser(step.url, env)))
+      if (runtime.canOpenBrowser && !(await openBrowser(step.url, browser)))
         say("  (no browser could be started: open the address yourself)\n");
       await prompt.ask("Press Enter when done. ");
     }

@@ -18,6 +18,7 @@ import { attachTokenCache } from "./share-access-tokens.js";
 import { MAX_CREDENTIALS_FILE_BYTES, readCredentialsFile } from "../google/files.js";
 import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
 import { serviceAccountClientFrom } from "./service-account.js";
+import { externalAdc, impersonation } from "./lazy.js";
 
 /** Credentials found through ADC and proven by a token. */
 export interface AdcCredentials {
@@ -124,7 +125,7 @@ async function fromFile(
       Awaited<ReturnType<ReturnType<typeof externalAdc>["externalAdcClient"]>>
     >);
   } else if (type === "impersonated_service_account") {
-    ({ credentials, projectId } = await impersonatedAdc().impersonatedAdcClient(path, scopes, env));
+    ({ credentials, projectId } = await impersonation().impersonatedAdcClient(path, scopes, env));
   } else {
     const { GoogleAuth } = await loadGoogleAuth();
     const auth = new GoogleAuth({
@@ -241,9 +242,3 @@ async function metadataToken(base: string, host: string, scopes: readonly string
 
 /** One token request to the metadata server; google-auth-library allows it 3 s as well. */
 const METADATA_TOKEN_TIMEOUT_MS = 3000;
-
-/** Loaded when an external account file is met: a warm default() of user credentials never needs it. */
-const externalAdc = () => require("./external-adc.js") as typeof import("./external-adc.js");
-
-/** Loaded when an impersonated_service_account file is met. */
-const impersonatedAdc = () => require("./impersonated.js") as typeof import("./impersonated.js");

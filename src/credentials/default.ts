@@ -8,8 +8,9 @@ import { CLOUD_PLATFORM_SCOPE, ENV } from "../shared/constants.js";
 import type { ImpersonationChain } from "../google/impersonation.js";
 import { debug } from "../util/debug.js";
 import { findApplicationDefaultCredentials } from "./adc.js";
+import { impersonation } from "./lazy.js";
 import { sharedResolution } from "./single-flight.js";
-import { chainOf, getUserCredentials, withoutImpersonation } from "./user.js";
+import { impersonationOf, userCredentialsFor } from "./user.js";
 
 /**
  * Application Default Credentials, falling back to user credentials:
@@ -35,8 +36,8 @@ export async function defaultCredentials(
   options: DefaultOptions = {},
 ): Promise<[AuthClient, string | null]> {
   assertValidScopes(scopes); // before any hosted lookup or sign-in
-  const chain = chainOf(options);
-  if (chain) return impersonatingDefault(scopes, chain, withoutImpersonation(options));
+  const { chain, rest } = impersonationOf(options);
+  if (chain) return impersonatingDefault(scopes, chain, rest);
   const [credentials, projectId] = await sharedResolution(scopes, options, resolveDefault);
   return [credentials, projectId];
 }
@@ -51,8 +52,7 @@ async function impersonatingDefault(
   options: DefaultOptions,
 ): Promise<[AuthClient, string | null]> {
   const [source, projectId] = await sharedResolution([CLOUD_PLATFORM_SCOPE], options, resolveDefault);
-  const { impersonateProven, projectOfServiceAccount } =
-    require("./impersonated.js") as typeof import("./impersonated.js");
+  const { impersonateProven, projectOfServiceAccount } = impersonation();
   return [await impersonateProven(source, chain, scopes), projectOfServiceAccount(chain.target) ?? projectId];
 }
 
@@ -87,7 +87,7 @@ async function resolveDefault(
   reasons.push(...adc.reasons.map((reason) => `ADC: ${reason}`));
 
   try {
-    return [await getUserCredentials(scopes, options), null];
+    return [await userCredentialsFor(scopes, options), null];
   } catch (error) {
     if (
       error instanceof SignInPendingError ||

@@ -1,0 +1,23 @@
+// The modules this layer loads only when they are needed: the sign-in machinery (its plan, the
+// flow with its loopback server, the faces) when a sign-in runs, impersonation and federation
+// when such a file or option is met. A cache hit, and default() with ADC, must not pay for them
+// (bench/README.md, target 4). One typed getter each; `require` is synchronous and cached.
+
+/** The sign-in plan: decisions made once (credentials/plan.ts). */
+export const signInPlanner = (): typeof import("./plan.js") => require("./plan.js");
+
+/** The OAuth flow. */
+export const signInFlow = (): typeof import("../oauth/flow.js") => require("../oauth/flow.js");
+
+/** The faces. */
+export const presenters = (): typeof import("../ui/select.js") => require("../ui/select.js");
+
+/** Service-account impersonation through google-auth-library's `Impersonated`. */
+export const impersonation = (): typeof import("./impersonated.js") => require("./impersonated.js");
+
+/** The `impersonateServiceAccount` option's chain and the IAM Credentials API. */
+export const impersonationChain = (): typeof import("../google/impersonation.js") =>
+  require("../google/impersonation.js");
+
+/** Federation files (external_account, external_account_authorized_user). */
+export const externalAdc = (): typeof import("./external-adc.js") => require("./external-adc.js");
