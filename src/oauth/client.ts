@@ -29,7 +29,7 @@ export function noClientError(): CredCredentialsError {
   );
 }
 
-/** The copy-paste flow towards the caller's own page needs the caller's whole client (FACTS 1). */
+/** The copy-paste flow towards the caller's own page needs the caller's whole client id and secret, as the original requires. */
 export function incompleteClientError(): CredCredentialsError {
   return new CredCredentialsError(
     "Unable to get valid credentials: please provide a valid client_id and/or client_secret.",
