@@ -54,6 +54,37 @@ module.exports = {
       },
     },
     {
+      name: "decided-above",
+      comment:
+        "oauth/ and ui/ receive the sign-in plan (credentials/plan.ts): they never read the settings or detect the runtime themselves.",
+      severity: "error",
+      from: { path: "^src/(oauth|ui)/" },
+      to: { path: "^src/(settings|runtime)/" },
+    },
+    {
+      name: "runtime-reads-no-settings",
+      comment:
+        "The runtime detection is a function of its inputs: the user's word on `remote` is given to it by the plan.",
+      severity: "error",
+      from: { path: "^src/runtime/" },
+      to: { path: "^src/settings/" },
+    },
+    {
+      name: "settings-read-by-the-plan",
+      comment:
+        "The settings file is read for a sign-in by credentials/plan.ts alone (once per sign-in); the command line's config command reads and writes it.",
+      severity: "error",
+      from: { path: "^src/", pathNot: ["^src/credentials/plan\\.ts$", "^src/cli/", "^src/settings/"] },
+      to: { path: "^src/settings/(read|store)\\.ts$" },
+    },
+    {
+      name: "runtime-detected-by-the-plan",
+      comment: "Where the code runs is detected once per sign-in, by credentials/plan.ts.",
+      severity: "error",
+      from: { path: "^src/", pathNot: ["^src/credentials/plan\\.ts$", "^src/runtime/"] },
+      to: { path: "^src/runtime/" },
+    },
+    {
       name: "credentials-not-cli",
       comment: "The library never imports its command line.",
       severity: "error",

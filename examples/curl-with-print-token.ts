@@ -12,7 +12,6 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import fetch from "node-fetch";
 
 const [credentialsFile, bucket, object] = process.argv.slice(2);
 if (!credentialsFile || !bucket || !object) {

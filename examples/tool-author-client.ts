@@ -1,6 +1,6 @@
 // A tool built on cred-auth ("acme-report") signing its users in with ITS OWN OAuth client.
 //
-// Rules for tool and library authors (SPEC section 1, docs/oauth-client.md):
+// Rules for tool and library authors (docs/oauth-client.md):
 // - Pass your own clientId and clientSecret (an OAuth client of type "Desktop app" in your Google
 //   Cloud project), so that your users need not create one. Never reuse another app's client.
 // - Do not mask your client's identity: users see your app's name on the consent screen, and

@@ -1,8 +1,9 @@
 // Builds dist/: tsc (CommonJS + .d.ts), then an ESM face over the same CommonJS module
 // (one module instance, so `instanceof CredCredentialsError` holds for ESM and CJS callers),
-// then the command line's hot path bundled into dist/cli.js (see bundleCli below).
+// then the command line's hot path bundled into dist/cli.js (see bundleCli below), then the examples
+// as JavaScript beside their TypeScript (see buildExamples below).
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,6 +31,7 @@ writeFileSync(
 copyFileSync("dist/index.d.ts", "dist/index.d.mts");
 await bundleCli();
 chmodSync("dist/cli.js", 0o755);
+buildExamples();
 if (tsc.status !== 0) console.error("build: type errors ignored (CRED_AUTH_BUILD_LENIENT=1)");
 
 /**
@@ -67,4 +69,27 @@ async function bundleCli() {
     logLevel: "warning",
     legalComments: "none",
   });
+}
+
+/**
+ * examples/NAME.js beside each examples/NAME.ts: the same ES module with its types removed (comments
+ * kept), so that `node node_modules/cred-auth/examples/NAME.js` runs from an installed package,
+ * where Node refuses to strip types (ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING). Not in git
+ * (.gitignore); packed (package.json `files`). test/examples/ runs them from the packed tarball.
+ */
+function buildExamples() {
+  const ts = require("typescript");
+  const dir = fileURLToPath(new URL("../examples/", import.meta.url));
+  for (const name of readdirSync(dir).filter((n) => n.endsWith(".ts"))) {
+    const source = readFileSync(join(dir, name), "utf8");
+    const { outputText, diagnostics } = ts.transpileModule(source, {
+      fileName: name,
+      reportDiagnostics: true,
+      compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, removeComments: false },
+    });
+    if (diagnostics?.length) throw new Error(`build: examples/${name} does not transpile`);
+    const js = name.replace(/\.ts$/, ".js");
+    const header = `// Built from ${name} by cred-auth's build: the same program without its type annotations.\n`;
+    writeFileSync(join(dir, js), header + outputText.replaceAll(`examples/${name}`, `examples/${js}`));
+  }
 }

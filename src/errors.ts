@@ -100,10 +100,13 @@ export interface CredErrorOptions {
   status?: number;
 }
 
-/** Base class of every error thrown by cred-auth. */
+/**
+ * Base class of every error thrown by cred-auth. Every class is named after itself (`name` is
+ * the class's own name) and has a default `code`, its parent's unless it says its own.
+ */
 export class CredAuthError extends Error {
-  /** Always `"CredAuthError"`. */
-  override name = "CredAuthError";
+  /** The code of this class's errors when none is given. */
+  protected static readonly defaultCode: CredErrorCode = ERROR_CODES.CREDENTIALS;
   /** A stable code to branch on (see {@link ERROR_CODES}). */
   readonly code: CredErrorCode;
   /** The OAuth `error` a server answered with (`invalid_grant`, ...), when one did. Never a body. */
@@ -112,80 +115,50 @@ export class CredAuthError extends Error {
   readonly status?: number;
   constructor(message: string, options?: CredErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.code = options?.code ?? this.defaultCode();
+    this.name = new.target.name;
+    this.code = options?.code ?? new.target.defaultCode;
     if (options?.error !== undefined) this.error = options.error;
     if (options?.status !== undefined) this.status = options.status;
-  }
-  /** The code used when none is given. */
-  protected defaultCode(): CredErrorCode {
-    return ERROR_CODES.CREDENTIALS;
   }
 }
 
 /**
  * Invalid, expired, revoked or unusable credentials, or a sign-in that did not complete
- * (SPEC: `CredCredentialsError`, a `ValueError` in the original).
+ * (a `ValueError` in the original).
  */
-export class CredCredentialsError extends CredAuthError {
-  /** Always `"CredCredentialsError"`. */
-  override name = "CredCredentialsError";
-}
+export class CredCredentialsError extends CredAuthError {}
 
 /**
  * Credentials could not be fetched because a server could not be reached, answered with a
  * server error or timed out, or no local port was free (a `RuntimeError` in the original).
  */
 export class CredConnectionError extends CredAuthError {
-  /** Always `"CredConnectionError"`. */
-  override name = "CredConnectionError";
-  protected override defaultCode(): CredErrorCode {
-    return ERROR_CODES.CONNECTION;
-  }
+  protected static override readonly defaultCode: CredErrorCode = ERROR_CODES.CONNECTION;
 }
 
 /** The user or an `AbortSignal` cancelled a sign-in. Nothing was written. */
 export class CredCancelledError extends CredAuthError {
-  /** Always `"CredCancelledError"`. */
-  override name = "CredCancelledError";
-  protected override defaultCode(): CredErrorCode {
-    return ERROR_CODES.CANCELLED;
-  }
+  protected static override readonly defaultCode: CredErrorCode = ERROR_CODES.CANCELLED;
 }
 
 /** An external_account file's subject token could not be read from its file. */
 export class CredSubjectTokenFileError extends CredAuthError {
-  /** Always `"CredSubjectTokenFileError"`. */
-  override name = "CredSubjectTokenFileError";
-  protected override defaultCode(): CredErrorCode {
-    return ERROR_CODES.SUBJECT_TOKEN_UNREADABLE;
-  }
+  protected static override readonly defaultCode: CredErrorCode = ERROR_CODES.SUBJECT_TOKEN_UNREADABLE;
 }
 
 /** An external_account file's subject-token URL could not be reached or gave no token. */
 export class CredSubjectTokenUrlError extends CredAuthError {
-  /** Always `"CredSubjectTokenUrlError"`. */
-  override name = "CredSubjectTokenUrlError";
-  protected override defaultCode(): CredErrorCode {
-    return ERROR_CODES.SUBJECT_TOKEN_UNREACHABLE;
-  }
+  protected static override readonly defaultCode: CredErrorCode = ERROR_CODES.SUBJECT_TOKEN_UNREACHABLE;
 }
 
 /** Google's Security Token Service refused a token exchange or refresh; `error` and `status` say how. */
 export class CredStsError extends CredAuthError {
-  /** Always `"CredStsError"`. */
-  override name = "CredStsError";
-  protected override defaultCode(): CredErrorCode {
-    return ERROR_CODES.STS_REJECTED;
-  }
+  protected static override readonly defaultCode: CredErrorCode = ERROR_CODES.STS_REJECTED;
 }
 
 /** A credentials file would send a secret to a token URL that is not Google's. */
 export class CredUnsafeTokenUrlError extends CredAuthError {
-  /** Always `"CredUnsafeTokenUrlError"`. */
-  override name = "CredUnsafeTokenUrlError";
-  protected override defaultCode(): CredErrorCode {
-    return ERROR_CODES.UNSAFE_TOKEN_URL;
-  }
+  protected static override readonly defaultCode: CredErrorCode = ERROR_CODES.UNSAFE_TOKEN_URL;
 }
 
 /**
@@ -193,9 +166,5 @@ export class CredUnsafeTokenUrlError extends CredAuthError {
  * account, or another refusal), `error` carries Google's status such as `PERMISSION_DENIED`.
  */
 export class CredImpersonationError extends CredAuthError {
-  /** Always `"CredImpersonationError"`. */
-  override name = "CredImpersonationError";
-  protected override defaultCode(): CredErrorCode {
-    return ERROR_CODES.IMPERSONATION_FAILED;
-  }
+  protected static override readonly defaultCode: CredErrorCode = ERROR_CODES.IMPERSONATION_FAILED;
 }

@@ -18,7 +18,18 @@ export { loadUserCredentials } from "./google/load-user.js";
 export { loadServiceAccountCredentials } from "./credentials/service-account.js";
 export * as cache from "./cache/index.js";
 export * as exceptions from "./errors.js";
-export { CredAuthError, CredCredentialsError, CredConnectionError, CredCancelledError, ERROR_CODES } from "./errors.js";
+export {
+  CredAuthError,
+  CredCredentialsError,
+  CredConnectionError,
+  CredCancelledError,
+  CredSubjectTokenFileError,
+  CredSubjectTokenUrlError,
+  CredStsError,
+  CredUnsafeTokenUrlError,
+  CredImpersonationError,
+  ERROR_CODES,
+} from "./errors.js";
 export type { CredErrorCode, CredErrorOptions } from "./errors.js";
 export type { CredentialsCache, CredentialsCacheOptions } from "./cache/index.js";
 export type { LoadCredentialsOptions } from "./google/load-user.js";

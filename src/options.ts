@@ -6,7 +6,7 @@ import type { PresenterChoice } from "./ui/select.js";
 export type { OAuthSignInOptions } from "./oauth/options.js";
 export type { PresenterChoice } from "./ui/select.js";
 
-/** Options of {@link getUserCredentials} (SPEC 4.1, in camelCase). */
+/** Options of {@link getUserCredentials} (the original's keyword arguments, in camelCase). */
 export interface UserCredentialsOptions extends OAuthSignInOptions {
   /** Where user credentials are cached. Default: {@link cache.READ_WRITE}. */
   credentialsCache?: CredentialsCache;

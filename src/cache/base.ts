@@ -1,7 +1,7 @@
 import type { UserRefreshClient } from "google-auth-library";
 
 /**
- * Where user credentials are cached (SPEC 2.2). This base class is also the no-op cache
+ * Where user credentials are cached. This base class is also the no-op cache
  * ({@link cache.NOOP}): `load()` never finds credentials and `save()` writes nothing.
  * Subclass it to keep credentials elsewhere (a secret store, memory).
  */

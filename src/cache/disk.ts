@@ -22,7 +22,7 @@ export const DEFAULT_CACHE_FILENAME = "cred_credentials.json";
 /** `code` of the warning emitted when a cache file is unusable. */
 export const CACHE_WARNING_CODE = "CRED_AUTH_CACHE";
 
-/** Constructor options of the disk caches (SPEC 2.2). */
+/** Constructor options of the disk caches. */
 export interface CredentialsCacheOptions {
   /** Directory under the configuration directory. Default `cred`. */
   dirname?: string;

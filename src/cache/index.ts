@@ -1,5 +1,5 @@
 /**
- * Credentials caches (SPEC 2.2): where `getUserCredentials()` and `default()` keep user
+ * Credentials caches: where `getUserCredentials()` and `default()` keep user
  * credentials between runs. See docs/caching.md.
  *
  * ```ts

@@ -41,7 +41,6 @@ export interface ParsedArgs {
 
 /** A mistake on the command line (exit code 2). `command` names the help to point to. */
 export class UsageError extends CredAuthError {
-  override name = "UsageError";
   /** The command whose help the message points to. */
   command: string | undefined;
   constructor(message: string, command?: string) {

@@ -88,7 +88,8 @@ export const LOGIN: CommandSpec = {
     "  export GOOGLE_APPLICATION_CREDENTIALS=DESTINATION",
     "and print access tokens from it with `cred-auth print-token DESTINATION`.",
     "Without a client option the client comes from CRED_AUTH_CLIENT_ID + CRED_AUTH_CLIENT_SECRET or",
-    "CRED_AUTH_CLIENT_SECRET_FILE, else the settings (cred-auth config set client-secret-file PATH).",
+    "CRED_AUTH_CLIENT_SECRET_FILE, else the settings (cred-auth config init, which guides you through",
+    "creating a client, or cred-auth config set client-secret-file PATH).",
   ].join("\n"),
 };
 
@@ -146,10 +147,22 @@ export const EMULATOR: CommandSpec = {
       help: "the metadata server's account e-mail",
     },
     {
+      key: "metadataPlatform",
+      names: ["--metadata-platform"],
+      metavar: "P",
+      help: "compute-engine (default: token ?scopes= ignored, the VM's scopes given) or cloud-run (?scopes= honoured)",
+    },
+    {
       key: "serviceAccount",
       names: ["--service-account"],
       metavar: "EMAIL[=MEMBER,...]",
       help: "a service account the IAM Credentials API knows, and who may mint its tokens (repeatable)",
+    },
+    {
+      key: "runService",
+      names: ["--run-service"],
+      metavar: "NAME[=AUDIENCE,...]",
+      help: "a protected service at /run/NAME that needs an ID token, with its custom audiences (repeatable)",
     },
     {
       key: "noCodePage",
@@ -163,15 +176,19 @@ export const EMULATOR: CommandSpec = {
 
 export const CONFIG: CommandSpec = {
   name: "config",
-  summary: "Keep settings (your OAuth client, scopes, ui, ports, remote) once instead of in every shell.",
+  summary: "Keep settings once: your OAuth client (`config init` sets one up, guided), scopes, ui, ports, remote.",
   positionals: [
+    {
+      name: "init [CLIENT_FILE]",
+      help: 'set up your own OAuth client: the three Google Cloud console steps, then the "Desktop app" JSON file they download',
+    },
     { name: "set KEY VALUE [KEY VALUE]", help: "store settings (client-id and client-secret go together)" },
     { name: "get KEY", help: "print one setting (exit 1 when it is not set; client-secret is never printed)" },
     { name: "unset KEY...", help: "remove settings" },
     { name: "list", help: "print every setting kept, KEY = VALUE (secrets hidden)" },
     { name: "path", help: "print where the settings file is" },
   ],
-  usage: "Usage: cred-auth config set|get|unset|list|path [KEY [VALUE]]",
+  usage: "Usage: cred-auth config init [CLIENT_FILE] | set|get|unset|list|path [KEY [VALUE]]",
   options: [],
   // A getter: the table of keys loads only for this help, not on print-token's path.
   get epilog() {
@@ -203,7 +220,7 @@ export function programHelp(): string {
     "",
     "Options:",
     "  -h, --help     show this help (or `cred-auth COMMAND --help` for a command's)",
-    "  --version      print the version",
+    "  -v, --version  print the version",
     "",
     EXIT_CODES,
     "Environment: CRED_AUTH_EMULATOR_HOST, CRED_AUTH_TOKEN_CACHE, CRED_AUTH_DEBUG, ... (see docs/cli.md in the package).",

@@ -1,4 +1,4 @@
-// `cred-auth config set|get|unset|list|path`: the user's settings, kept once instead of repeated in
+// `cred-auth config init|set|get|unset|list|path`: the user's settings, kept once instead of repeated in
 // every shell and notebook. Reads go through the same reader the library uses (so `list` shows what
 // a sign-in will see); writes go through conf (src/settings/store.ts), loaded only here.
 import { resolve } from "node:path";
@@ -9,9 +9,10 @@ import { settingsFile } from "../settings/paths.js";
 import { readSettings } from "../settings/read.js";
 import { UsageError, safeName } from "./args.js";
 import { settingsStore } from "./lazy.js";
+import { configInit } from "./config-init.js";
 import { EXIT, writeOut } from "./output.js";
 
-const ACTIONS = ["set", "get", "unset", "list", "path"] as const;
+const ACTIONS = ["init", "set", "get", "unset", "list", "path"] as const;
 
 /** Runs `cred-auth config ACTION ...` (the words after `config`). */
 export async function config(argv: readonly string[]): Promise<number> {
@@ -20,6 +21,8 @@ export async function config(argv: readonly string[]): Promise<number> {
   if (option && argv[0] !== "--") throw new UsageError(`unknown option ${safeName(option)}`, "config");
   const [action, ...rest] = words;
   switch (action) {
+    case "init":
+      return configInit(rest, writeSettings);
     case "path":
       return noMore(rest, () => writeOut(`${settingsFile()}\n`));
     case "list":

@@ -1,28 +1,37 @@
 // `cred-auth login DESTINATION`: a sign-in saved as an Application Default Credentials file.
 import { resolve } from "node:path";
 import { checkSaveDestination } from "../credentials/destination.js";
-import { saveUserCredentials } from "../credentials/user.js";
+import { planSources } from "../credentials/plan.js";
+import { saveSignIn } from "../credentials/user.js";
 import { CredAuthError, CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { CONFIG_CLIENT_COMMAND, CREATE_CLIENT, readClientSecretFile } from "../oauth/client.js";
+import { assertValidScopes } from "../oauth/scopes.js";
 import type { SaveUserCredentialsOptions } from "../options.js";
-import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
+import type { Settings } from "../settings/keys.js";
 import { UsageError, parseScopes, parseSeconds, type ParsedArgs } from "./args.js";
 import { EXIT } from "./output.js";
-import { parseImpersonationChain } from "../formats/impersonation-chain.js";
+import { type ImpersonationChain, parseImpersonationChain } from "../formats/impersonation-chain.js";
 import { printable, quoted } from "../trust/text.js";
 import { writeSettings } from "./config.js";
-import { fileToken, settingsReader } from "./lazy.js";
+import { fileToken } from "./lazy.js";
 
 const UI_CHOICES = ["auto", "plain", "terminal"] as const;
 
-/** Signs in and saves the credentials to `args.positionals[0]`. Nothing is written on failure. */
+/**
+ * Signs in and saves the credentials to `args.positionals[0]`. Nothing is written on failure.
+ * The sign-in is planned by the library from the flags (as its options) and `sources`, which read
+ * the settings file once for the whole command.
+ */
 export async function login(args: ParsedArgs): Promise<number> {
   const destination = checkedDestination(args.positionals[0] as string);
-  const options = signInOptions(args);
+  const { options, impersonation } = signInOptions(args);
   const remember = args.options.remember === true;
   if (remember && typeof args.options.clientSecretFile !== "string")
     throw new UsageError("--remember keeps the --client-secret-file FILE given with it; give one");
-  const scopes = typeof args.options.scopes === "string" ? parseScopes(args.options.scopes) : defaultScopes();
+  // No --scopes: the plan takes the `scopes` setting, else cloud-platform.
+  const scopes = typeof args.options.scopes === "string" ? parseScopes(args.options.scopes) : undefined;
+  if (scopes) assertValidScopes(scopes); // Google's error page for a bad scope never comes back
+  const sources = planSources();
 
   const cancel = new AbortController();
   const onSigint = (): void => {
@@ -32,7 +41,12 @@ export async function login(args: ParsedArgs): Promise<number> {
   };
   process.on("SIGINT", onSigint);
   try {
-    await saveUserCredentials(scopes, destination, { ...options, signal: cancel.signal });
+    const request = {
+      scopes,
+      options: { ...options, signal: cancel.signal },
+      ...(impersonation ? { impersonation } : {}),
+    };
+    await saveSignIn(request, destination, sources);
   } catch (error) {
     if (cancel.signal.aborted && !(error instanceof CredAuthError))
       throw new CredCancelledError("The sign-in was cancelled; nothing was saved.", { cause: error });
@@ -40,10 +54,10 @@ export async function login(args: ParsedArgs): Promise<number> {
   } finally {
     process.off("SIGINT", onSigint);
   }
-  if (options.impersonateServiceAccount !== undefined) await checkImpersonation(destination);
+  if (impersonation) await checkImpersonation(destination);
   process.stderr.write(savedMessage(destination));
   if (typeof args.options.clientSecretFile === "string")
-    await rememberClient(resolve(args.options.clientSecretFile), remember);
+    await rememberClient(resolve(args.options.clientSecretFile), remember, sources.settings());
   return EXIT.ok;
 }
 
@@ -65,11 +79,6 @@ async function checkImpersonation(path: string): Promise<void> {
   }
 }
 
-/** The `scopes` setting, else cloud-platform. Settings are read only when no --scopes is given. */
-function defaultScopes(): string[] {
-  return settingsReader().readSetting("scopes") ?? [CLOUD_PLATFORM_SCOPE];
-}
-
 /** The library's "no client" error names its options; on the command line, name the flags. */
 function noClientInCliWords(error: unknown): unknown {
   if (!(error instanceof CredAuthError) || error.code !== ERROR_CODES.NO_OAUTH_CLIENT) return error;
@@ -83,8 +92,8 @@ function noClientInCliWords(error: unknown): unknown {
  * Keeps the client-secret file in the settings: with --remember, or when the user says yes at an
  * interactive terminal. A settings file that cannot be written costs only the remembering.
  */
-async function rememberClient(file: string, remember: boolean): Promise<void> {
-  if (settingsReader().readSetting("client-secret-file") === file) return;
+async function rememberClient(file: string, remember: boolean, settings: Settings): Promise<void> {
+  if (settings["client-secret-file"] === file) return;
   if (!remember && !(await askToRemember(file))) return;
   try {
     await writeSettings({ "client-secret-file": file }, ["client-id", "client-secret"]);
@@ -109,27 +118,29 @@ async function askToRemember(file: string): Promise<boolean> {
   }
 }
 
-function signInOptions(args: ParsedArgs): SaveUserCredentialsOptions {
+/** The flags as the library's options, and the chain of --impersonate-service-account (checked before any sign-in). */
+function signInOptions(args: ParsedArgs): { options: SaveUserCredentialsOptions; impersonation?: ImpersonationChain } {
   const o = args.options;
   const options: SaveUserCredentialsOptions = { ...clientOptions(o) };
+  let impersonation: ImpersonationChain | undefined;
   if (typeof o.useLocalWebserver === "boolean") options.useLocalWebserver = o.useLocalWebserver;
   if (typeof o.redirectUri === "string") options.redirectUri = o.redirectUri;
   if (typeof o.timeout === "string") options.timeoutMs = parseSeconds(o.timeout, "--timeout");
   if (o.noBrowser === true) options.openBrowser = false;
   if (typeof o.impersonateServiceAccount === "string") {
     try {
-      parseImpersonationChain(o.impersonateServiceAccount, "--impersonate-service-account"); // before any sign-in
+      impersonation = parseImpersonationChain(o.impersonateServiceAccount, "--impersonate-service-account");
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
-    options.impersonateServiceAccount = o.impersonateServiceAccount;
   }
   // Without --ui the library decides: the ui setting, else auto.
-  if (o.ui === undefined) return options;
-  if (!UI_CHOICES.includes(o.ui as (typeof UI_CHOICES)[number]))
-    throw new UsageError(`--ui must be one of ${UI_CHOICES.join(", ")}`);
-  options.presenter = o.ui as (typeof UI_CHOICES)[number];
-  return options;
+  if (o.ui !== undefined) {
+    if (!UI_CHOICES.includes(o.ui as (typeof UI_CHOICES)[number]))
+      throw new UsageError(`--ui must be one of ${UI_CHOICES.join(", ")}`);
+    options.presenter = o.ui as (typeof UI_CHOICES)[number];
+  }
+  return { options, ...(impersonation ? { impersonation } : {}) };
 }
 
 function clientOptions(o: ParsedArgs["options"]): Pick<SaveUserCredentialsOptions, "clientId" | "clientSecret"> {

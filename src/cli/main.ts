@@ -22,7 +22,7 @@ async function dispatch(argv: readonly string[]): Promise<number> {
     return EXIT.usage;
   }
   if (first === "-h" || first === "--help") return writeOut(programHelp());
-  if (first === "--version" || first === "-V") return writeOut(`${VERSION}\n`);
+  if (first === "--version" || first === "-v" || first === "-V") return writeOut(`${VERSION}\n`);
   if (first === "help") return writeOut(helpFor(rest));
   if (first.startsWith("-")) throw new UsageError(`unknown option ${safeWord(first)}; options go after the command`);
   const spec = COMMANDS.find((c) => c.name === first);

@@ -17,8 +17,8 @@ import { tokenCacheDir } from "../access-token-cache/index.js";
 import { attachTokenCache } from "./share-access-tokens.js";
 import { MAX_CREDENTIALS_FILE_BYTES, readCredentialsFile } from "../formats/credentials-file.js";
 import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
-import { externalAdc, impersonatedAdc } from "./lazy.js";
 import { serviceAccountClientFrom } from "./service-account.js";
+import { externalAdc, impersonation } from "./lazy.js";
 
 /** Credentials found through ADC and proven by a token. */
 export interface AdcCredentials {
@@ -122,7 +122,7 @@ async function fromFile(
     if (external === undefined) throw new TypeError(`${path} changed its type while it was read`);
     ({ credentials, projectId } = external);
   } else if (type === "impersonated_service_account") {
-    ({ credentials, projectId } = await impersonatedAdc().impersonatedAdcClient(path, scopes, env, universe));
+    ({ credentials, projectId } = await impersonation().impersonatedAdcClient(path, scopes, env, universe));
   } else {
     const file = await readCredentialsFile(path); // reports a missing, malformed or unknown file precisely
     if (file.type === "service_account") {

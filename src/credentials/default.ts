@@ -9,11 +9,12 @@ import type { ImpersonationChain } from "../formats/impersonation-chain.js";
 import { trustedUniverse } from "../trust/urls.js";
 import { debug } from "../util/debug.js";
 import { findApplicationDefaultCredentials } from "./adc.js";
+import { impersonation } from "./lazy.js";
 import { sharedResolution } from "./single-flight.js";
-import { chainOf, getUserCredentials, withoutImpersonation } from "./user.js";
+import { impersonationOf, userCredentialsFor } from "./user.js";
 
 /**
- * Application Default Credentials, falling back to user credentials (SPEC 3 rule 1):
+ * Application Default Credentials, falling back to user credentials:
  * 1. the hosted notebook's own auth (Colab, Vertex AI Workbench, ...), any error: go on;
  * 2. ADC (`GOOGLE_APPLICATION_CREDENTIALS`, gcloud's file, the metadata server), proven by a token;
  * 3. {@link getUserCredentials} with the same options.
@@ -36,8 +37,8 @@ export async function defaultCredentials(
   options: DefaultOptions = {},
 ): Promise<[AuthClient, string | null]> {
   assertValidScopes(scopes); // before any hosted lookup or sign-in
-  const chain = chainOf(options);
-  if (chain) return impersonatingDefault(scopes, chain, withoutImpersonation(options));
+  const { chain, rest } = impersonationOf(options);
+  if (chain) return impersonatingDefault(scopes, chain, rest);
   const [credentials, projectId] = await sharedResolution(scopes, options, resolveDefault);
   return [credentials, projectId];
 }
@@ -52,8 +53,7 @@ async function impersonatingDefault(
   options: DefaultOptions,
 ): Promise<[AuthClient, string | null]> {
   const [source, projectId] = await sharedResolution([CLOUD_PLATFORM_SCOPE], options, resolveDefault);
-  const { impersonateProven, projectOfServiceAccount } =
-    require("./impersonated.js") as typeof import("./impersonated.js");
+  const { impersonateProven, projectOfServiceAccount } = impersonation();
   return [await impersonateProven(source, chain, scopes), projectOfServiceAccount(chain.target) ?? projectId];
 }
 
@@ -88,7 +88,7 @@ async function resolveDefault(
   reasons.push(...adc.reasons.map((reason) => `ADC: ${reason}`));
 
   try {
-    return [await getUserCredentials(scopes, options), null];
+    return [await userCredentialsFor(scopes, options), null];
   } catch (error) {
     if (
       error instanceof SignInPendingError ||

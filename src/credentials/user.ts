@@ -1,11 +1,9 @@
 import type { Compute, Impersonated, UserRefreshClient } from "google-auth-library";
 import { CACHE_WARNING_CODE, type CredentialsCache, READ_WRITE } from "../cache/index.js";
 import { CredConnectionError } from "../errors.js";
-import { codePageUrl, resolveEndpoints, type Endpoints } from "../google/endpoints.js";
+import { resolveEndpoints, type Endpoints } from "../google/endpoints.js";
 import type { SignInResult } from "../oauth/flow.js";
-import { resolveClient } from "../oauth/client.js";
-import { callerUseLocalWebserver, signInMode } from "../oauth/mode.js";
-import { assertValidScopes } from "../oauth/scopes.js";
+import { assertValidScopes, missingScopes } from "../oauth/scopes.js";
 import { completePendingSignIn } from "../oauth/pending.js";
 import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../options.js";
 import { debug } from "../util/debug.js";
@@ -23,12 +21,11 @@ import type { ImpersonationChain } from "../formats/impersonation-chain.js";
 import { CLOUD_PLATFORM_SCOPE, ENV } from "../shared/constants.js";
 import { getCredentialInfo } from "../google/info.js";
 import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
-
-/** The scopes that name the account, asked for by default with the caller's (as gcloud does). */
-export const ACCOUNT_SCOPES: readonly string[] = ["openid", "https://www.googleapis.com/auth/userinfo.email"];
+import type { PlanSources, SignInPlan, SignInRequest } from "./plan.js";
+import { impersonation, impersonationChain, presenters, signInFlow, signInPlanner } from "./lazy.js";
 
 /**
- * User credentials from the cache, or through a sign-in (SPEC 3 rule 2).
+ * User credentials from the cache, or through a sign-in.
  *
  * Inside Colab it returns Colab's own credentials for the notebook's user, as the original
  * 1.9 does (authorize first with `auth.authenticate_user()` in a Python cell); they refresh
@@ -71,25 +68,30 @@ export async function getUserCredentials(
   options: UserCredentialsOptions = {},
 ): Promise<UserRefreshClient | Compute | Impersonated> {
   assertValidScopes(scopes); // Google's error page for a bad scope never comes back: say so before any sign-in
-  const chain = chainOf(options);
-  if (!chain) return userCredentials(scopes, options);
-  const source = await userCredentials([CLOUD_PLATFORM_SCOPE], withoutImpersonation(options));
-  return impersonation().impersonateProven(source, chain, scopes);
+  return userCredentialsFor(scopes, options);
 }
 
-/** The chain of `impersonateServiceAccount`, validated, or undefined without one. */
-export function chainOf(options: UserCredentialsOptions): ImpersonationChain | undefined {
-  const value = options.impersonateServiceAccount;
-  if (value === undefined) return undefined;
-  const { parseImpersonationChain } =
-    require("../formats/impersonation-chain.js") as typeof import("../formats/impersonation-chain.js");
-  return parseImpersonationChain(value, "impersonateServiceAccount");
+/**
+ * {@link getUserCredentials} for scopes already checked (default() checks them first). With
+ * `impersonateServiceAccount`, the user's credentials (cloud-platform) ask for the service account's.
+ */
+export async function userCredentialsFor(
+  scopes: readonly string[],
+  options: UserCredentialsOptions,
+): Promise<UserRefreshClient | Compute | Impersonated> {
+  const { chain, rest } = impersonationOf(options);
+  const user = await userCredentials(chain ? [CLOUD_PLATFORM_SCOPE] : scopes, rest);
+  return chain ? impersonation().impersonateProven(user, chain, scopes) : user;
 }
 
-export function withoutImpersonation<T extends UserCredentialsOptions>(options: T): T {
-  const rest = { ...options };
-  delete rest.impersonateServiceAccount;
-  return rest;
+/**
+ * `impersonateServiceAccount`, checked and parsed (`chain`, undefined without one), and the
+ * options without it (`rest`): what the user signs in with before acting as the account.
+ */
+export function impersonationOf<T extends UserCredentialsOptions>(options: T): { chain?: ImpersonationChain; rest: T } {
+  const { impersonateServiceAccount: value, ...rest } = options;
+  if (value === undefined) return { rest: rest as T };
+  return { chain: impersonationChain().parseImpersonationChain(value, "impersonateServiceAccount"), rest: rest as T };
 }
 
 async function userCredentials(
@@ -97,7 +99,6 @@ async function userCredentials(
   options: UserCredentialsOptions,
 ): Promise<UserRefreshClient | Compute> {
   const env = process.env;
-  const endpoints = resolveEndpoints(env);
   const cache = options.credentialsCache ?? READ_WRITE;
   if (options.code !== undefined) return completeUserSignIn(options.code, options);
   const fromColab = await colabCredentials(scopes, env);
@@ -121,7 +122,9 @@ async function userCredentials(
   }
 
   let credentials: UserRefreshClient | undefined;
-  await runSignIn(scopes, options, env, endpoints, async (result) => {
+  const plan = signInPlanner().planSignIn({ scopes, options });
+  const { endpoints } = plan.flow;
+  await runSignIn(plan, options.signal, async (result) => {
     credentials = await credentialsFrom(result, endpoints, env);
     const path = await saveOrWarn(cache, credentials);
     if (path) shareSignInToken(credentials, result, endpoints);
@@ -134,7 +137,7 @@ async function userCredentials(
 export function completeUserSignIn(code: string, options: UserCredentialsOptions = {}): Promise<UserRefreshClient> {
   const env = process.env;
   const endpoints = resolveEndpoints(env);
-  return completeWithCode({ ...options, code }, env, (result) => credentialsFrom(result, endpoints, env));
+  return completeWithCode({ ...options, code }, (result) => credentialsFrom(result, endpoints, env));
 }
 
 /**
@@ -167,7 +170,7 @@ function shareSignInToken(credentials: UserRefreshClient, result: SignInResult, 
 
 /**
  * Runs a sign-in and writes the credentials to `path` as an ADC `authorized_user` file
- * (atomic, mode 0600) (SPEC 3 rule 3). Never reads or writes the credentials cache.
+ * (atomic, mode 0600). Never reads or writes the credentials cache.
  *
  * @throws CredCredentialsError, CredConnectionError, CredCancelledError as {@link getUserCredentials}.
  */
@@ -177,24 +180,30 @@ export async function saveUserCredentials(
   options: SaveUserCredentialsOptions = {},
 ): Promise<void> {
   assertValidScopes(scopes); // Google's error page for a bad scope never comes back: say so before any sign-in
-  const env = process.env;
-  const endpoints = resolveEndpoints(env);
-  const chain = chainOf(options);
-  const write = async (result: SignInResult): Promise<string> => {
-    const file = authorizedUserFile(result, endpoints);
-    if (chain) await impersonation().writeImpersonatedFile(path, file, chain, scopes);
+  const { chain, rest } = impersonationOf(options);
+  if (options.code !== undefined) {
+    await completeWithCode(options, async () => undefined);
+    return;
+  }
+  await saveSignIn({ scopes, options: rest, ...(chain ? { impersonation: chain } : {}) }, path);
+}
+
+/**
+ * {@link saveUserCredentials} for a sign-in asked for as a plan request (`cred-auth login` asks
+ * with its flags as options, and keeps `sources` to read the settings no more than once).
+ */
+export async function saveSignIn(request: SignInRequest, path: string, sources?: PlanSources): Promise<void> {
+  checkWritableDestination(path); // before the sign-in: nobody wants to approve twice
+  const plan = signInPlanner().planSignIn(request, sources);
+  await runSignIn(plan, request.options.signal, async (result) => {
+    const file = authorizedUserFile(result, plan.flow.endpoints);
+    // Impersonation: the user's token only asked for the service account's, which gets the
+    // caller's scopes each time it is asked for (the file keeps them).
+    if (plan.impersonation) await impersonation().writeImpersonatedFile(path, file, plan.impersonation, plan.scopes);
     else await writeUserCredentialsFile(path, file);
     cacheSignInToken(file, result); // `print-token` right after needs no token request
     return path;
-  };
-  if (options.code !== undefined) {
-    await completeWithCode(options, env, async () => undefined);
-    return;
-  }
-  checkWritableDestination(path); // before the sign-in: nobody wants to approve twice
-  // Impersonation: the user's token only asks for the service account's (cloud-platform), which
-  // gets the caller's scopes each time it is asked for (the file keeps them).
-  await runSignIn(chain ? [CLOUD_PLATFORM_SCOPE] : scopes, withoutImpersonation(options), env, endpoints, write);
+  });
 }
 
 /**
@@ -221,113 +230,42 @@ function usableFor(cached: UserRefreshClient, scopes: readonly string[], clientI
   const info = getCredentialInfo(cached);
   if (!info) return true; // a custom cache that records nothing: trust it, as the original does
   if (clientId && info.clientId && info.clientId !== clientId.trim()) return false;
-  return info.scopes.length === 0 || coversScopes(info.scopes, scopes);
-}
-
-/** Google answers `email`/`profile` with their long names; both spellings mean the same grant. */
-const SCOPE_ALIASES: Record<string, string> = {
-  email: "https://www.googleapis.com/auth/userinfo.email",
-  profile: "https://www.googleapis.com/auth/userinfo.profile",
-};
-// The cache-covers-scopes check needs no exception for ACCOUNT_SCOPES: it compares what was
-// granted with the caller's scopes only, never with the extras this module adds.
-
-/** Whether `granted` includes every scope of `requested`. */
-export function coversScopes(granted: readonly string[], requested: readonly string[]): boolean {
-  const have = new Set(granted.map((s) => SCOPE_ALIASES[s] ?? s));
-  return requested.every((s) => have.has(SCOPE_ALIASES[s] ?? s));
-}
-
-/** The flow for this call, with the line that says so when it was chosen automatically. */
-interface FlowDecision {
-  useLocalWebserver?: boolean;
-  /** Loopback on a remote machine: the browser's final address is pasted back; undefined: no verdict. */
-  pasteBack?: boolean;
-  /** The one line naming the flow, why, and the option or flag that changes it; none for the caller's choice. */
-  line?: string;
+  // Google answers `email`/`profile` with their long names; both spellings mean the same grant.
+  return info.scopes.length === 0 || missingScopes(info.scopes, scopes).length === 0;
 }
 
 /**
- * The flow for this call: the caller's choice, else the runtime's: the copy-paste flow on a
- * remote machine when a page that shows the code is configured; on a remote machine without
- * one the loopback flow, completed by pasting the browser's final address back; the loopback
- * flow otherwise.
+ * Runs a planned sign-in: says which flow was chosen for this machine (and, with
+ * `CRED_AUTH_DEBUG=1`, why), shows it through the planned face, saves through `complete`.
  */
-function flowFor(options: UserCredentialsOptions, env: NodeJS.ProcessEnv, endpoints: Endpoints): FlowDecision {
-  const { detectRuntime } = signInRuntime();
-  const runtime = detectRuntime(env);
-  for (const reason of runtime.reasons) debug(env, `runtime: ${reason}`);
-  if (callerUseLocalWebserver(options) !== undefined || options.redirectUri) {
-    debug(env, "flow: the caller's choice (useLocalWebserver / redirectUri)");
-    return {};
-  }
-  const where = runtime.reasons.find((r) => r.startsWith("remote:") || r.startsWith("local:"));
-  const why = where ? where.replace(/^(remote|local): /, "") : undefined;
-  if (!runtime.remote) {
-    return {
-      useLocalWebserver: true,
-      pasteBack: false,
-      line: `loopback sign-in: the browser can reach this machine${why ? ` (${why})` : ""}; useLocalWebserver: false (--no-use-local-webserver) pastes a code instead.`,
-    };
-  }
-  if (codePageUrl(endpoints, env)) {
-    return {
-      useLocalWebserver: false,
-      pasteBack: false,
-      line: `copy-paste sign-in: this machine looks remote (${why ?? "detected"}) and a code page is configured; useLocalWebserver: true (--use-local-webserver) uses the loopback flow instead.`,
-    };
-  }
-  return {
-    useLocalWebserver: true,
-    pasteBack: true,
-    line: `loopback sign-in with the address pasted back: this machine looks remote (${why ?? "detected"}) and no code page is configured; ${ENV.redirectUri} or redirectUri (--redirect-uri) names a code page instead.`,
-  };
-}
-
 async function runSignIn(
-  scopes: readonly string[],
-  options: SaveUserCredentialsOptions,
-  env: NodeJS.ProcessEnv,
-  endpoints: Endpoints,
+  plan: SignInPlan,
+  signal: AbortSignal | undefined,
   complete: (result: SignInResult) => Promise<string | undefined>,
 ): Promise<SignInResult> {
-  const flow = flowFor(options, env, endpoints);
-  const choice = {
-    ...options,
-    ...(flow.useLocalWebserver !== undefined ? { useLocalWebserver: flow.useLocalWebserver } : {}),
-  };
-  const mode = signInMode(choice);
-  // A missing or broken client fails before the flow is announced: that line would only confuse.
-  resolveClient({ ...choice, mode }, env, endpoints);
-  if (flow.line) process.stderr.write(`cred-auth: ${flow.line}\n`);
+  announce(plan, process.env);
+  const presenter = await presenters().selectPresenter(plan.face);
+  return signInFlow().signIn(plan.flow, { presenter, signal, complete });
+}
+
+/** The flow line on stderr; the plan's reasons as debug lines. */
+function announce(plan: SignInPlan, env: NodeJS.ProcessEnv): void {
+  for (const reason of plan.runtime.reasons) debug(env, `runtime: ${reason}`);
+  if (plan.announcement) process.stderr.write(`cred-auth: ${plan.announcement}\n`);
+  else debug(env, "flow: the caller's choice (useLocalWebserver / redirectUri)");
+  const { redirect, pasteBack } = plan.flow;
   debug(
     env,
-    `flow: ${mode}${flow.pasteBack && mode === "loopback" ? " (the browser's address may be pasted back)" : ""}`,
+    `flow: ${redirect.mode}${pasteBack && redirect.mode === "loopback" ? " (the browser's address may be pasted back)" : ""}`,
   );
-  const presenter = await presenters().selectPresenter(options.presenter, { mode });
-  debug(env, `presenter: ${presenterName(options.presenter)}`);
-  return signInFlow().signIn({
-    ...choice,
-    scopes: withAccountScopes(scopes, options.includeAccountScopes ?? true),
-    env,
-    endpoints,
-    presenter,
-    mode,
-    pasteBack: flow.pasteBack,
-    complete,
-  });
-}
-
-/** The caller's scopes plus {@link ACCOUNT_SCOPES} (unless already there), so the account can be named. */
-export function withAccountScopes(scopes: readonly string[], include: boolean): string[] {
-  if (!include) return [...scopes];
-  const missing = ACCOUNT_SCOPES.filter((extra) => !coversScopes(scopes, [extra]));
-  return [...scopes, ...missing];
-}
-
-function presenterName(choice: UserCredentialsOptions["presenter"]): string {
-  if (typeof choice === "object" && choice !== null) return "the caller's own";
-  return choice && choice !== "auto" ? `${choice} (the caller's choice)` : "auto (chosen for where the code runs)";
+  const { face, fallback } = plan.face;
+  const name =
+    typeof face === "object"
+      ? "the caller's own"
+      : fallback
+        ? `auto (${face}, chosen for where the code runs)`
+        : `${face} (the caller's choice)`;
+  debug(env, `presenter: ${name}`);
 }
 
 /**
@@ -336,10 +274,10 @@ function presenterName(choice: UserCredentialsOptions["presenter"]): string {
  */
 async function completeWithCode<T>(
   options: SaveUserCredentialsOptions,
-  env: NodeJS.ProcessEnv,
   credentials: (result: SignInResult) => Promise<T>,
 ): Promise<T> {
-  const presenter = await presenters().selectPresenter(options.presenter, { mode: "paste" });
+  const env = process.env;
+  const presenter = await presenters().selectPresenter(signInPlanner().planFace(options));
   try {
     const { result, savedTo } = await completePendingSignIn(options.code ?? "");
     const done = await credentials(result);
@@ -383,10 +321,3 @@ async function credentialsFrom(
   });
   return client;
 }
-
-// The sign-in machinery (flow, loopback server, runtime detection, presenters) loads only when a
-// sign-in runs: a cache hit, and default() with ADC, must not pay for it (bench/README.md, target 4).
-const signInFlow = () => require("../oauth/flow.js") as typeof import("../oauth/flow.js");
-const signInRuntime = () => require("../runtime/index.js") as typeof import("../runtime/index.js");
-const presenters = () => require("../ui/select.js") as typeof import("../ui/select.js");
-const impersonation = () => require("./impersonated.js") as typeof import("./impersonated.js");

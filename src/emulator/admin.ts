@@ -3,12 +3,16 @@
  * JSON in, JSON out. Refused to browsers of other origins and to other Host names (DNS rebinding).
  */
 import { DEMO_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";
+import { AWS_ADMIN_ACTIONS } from "./aws-admin.js";
+import { awsOf } from "./aws-state.js";
 import type { RequestContext } from "./context.js";
 import { HttpError, parseJson, readBody, sendJson } from "./http.js";
 import { IAM_ADMIN_ACTIONS } from "./iam-admin.js";
+import { ID_TOKEN_ADMIN_ACTIONS } from "./id-token-admin.js";
 import type { EmulatorState } from "./state.js";
 import { STS_ADMIN_ACTIONS } from "./sts-admin.js";
-import type { Emulator, Fault, MetadataIdentity } from "./types.js";
+import { stsRefreshOf } from "./sts-refresh.js";
+import type { Emulator, Fault, MetadataIdentity, MetadataPlatform } from "./types.js";
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -67,6 +71,7 @@ const POST_ACTIONS: Record<string, AdminAction> = {
     if (input.delayMs !== undefined) fault.delayMs = input.delayMs as number;
     if (input.error !== undefined) fault.error = input.error as string;
     if (input.target !== undefined) fault.target = input.target as Fault["target"];
+    if (input.project !== undefined) fault.project = input.project as string;
     emulator.failNext(count, fault);
     return { ok: true, count };
   },
@@ -100,6 +105,12 @@ const POST_ACTIONS: Record<string, AdminAction> = {
     emulator.setMetadata(parseIdentity(body));
     return { ok: true };
   },
+  /** `{"platform": "compute-engine" | "cloud-run"}`: whether the metadata token path honours `?scopes=`. */
+  "/metadata-platform": (emulator, body) => {
+    const platform = isObject(body) ? body.platform : undefined;
+    emulator.setMetadataPlatform(platform as MetadataPlatform);
+    return { ok: true, platform };
+  },
   // The reply is a complete `authorized_user` credentials file: `curl ... > credentials.json` works.
   "/refresh-token": (emulator, body, state) => {
     if (!isObject(body)) throw new HttpError(400, 'Send {"scopes": [...], "clientId"?: string, "account"?: string}.');
@@ -128,7 +139,21 @@ const POST_ACTIONS: Record<string, AdminAction> = {
   },
   ...STS_ADMIN_ACTIONS,
   ...IAM_ADMIN_ACTIONS,
+  ...AWS_ADMIN_ACTIONS,
+  ...ID_TOKEN_ADMIN_ACTIONS,
 };
+
+/** The EC2 instance the IMDS plays, as `GET /__emulator` shows it. */
+function awsInstanceOf(state: EmulatorState, emulator: Emulator): Record<string, unknown> {
+  const aws = awsOf(state);
+  return {
+    imdsUrl: emulator.awsImdsUrl,
+    availabilityZone: aws.availabilityZone,
+    roleName: aws.roleName,
+    accountId: aws.accountId,
+    imdsV1: aws.imdsV1,
+  };
+}
 
 export async function handleAdmin(ctx: RequestContext, emulator: Emulator): Promise<void> {
   const { req, res, state } = ctx;
@@ -151,11 +176,14 @@ export async function handleAdmin(ctx: RequestContext, emulator: Emulator): Prom
       accounts: state.accounts,
       clients: [...state.clients.values()].map((c) => ({ clientId: c.clientId, type: c.type })),
       metadata: state.metadata,
+      metadataPlatform: state.metadataPlatform,
       accessTokenLifetimeSec: state.lifetimeSec,
       refreshTokenLifetimeSec: state.refreshLifetimeMs === null ? null : state.refreshLifetimeMs / 1000,
       refreshTokensPerClient: state.refreshTokensPerClient,
       granularConsent: state.granularConsent,
       codePage: state.codePageEnabled,
+      stsRefreshTokenRotation: stsRefreshOf(state).rotate,
+      aws: awsInstanceOf(state, emulator),
     });
     return;
   }

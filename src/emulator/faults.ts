@@ -1,11 +1,32 @@
-/** Fault injection on the token endpoint and metadata server: how a broken or overloaded server looks from the client. */
+/**
+ * Fault injection on the token endpoint, the metadata server and IAM Credentials: how a broken or
+ * overloaded server looks from the client. Each server fails in its own words: the token endpoint
+ * in OAuth JSON, the metadata server in plain text, IAM Credentials in Google's API error JSON.
+ */
+import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { RequestContext } from "./context.js";
 import { wait } from "./context.js";
-import { sendJson } from "./http.js";
-import type { Fault, FaultKind } from "./types.js";
+import { sendJson, sendText } from "./http.js";
+import { apiError, serviceDisabled, userProjectDenied } from "./iam-errors.js";
+import type { Fault, FaultKind, FaultTarget } from "./types.js";
 
-export const FAULT_KINDS: readonly FaultKind[] = ["status", "garbage", "truncated", "html", "hang", "reset", "slow"];
+export const FAULT_KINDS: readonly FaultKind[] = [
+  "status",
+  "garbage",
+  "truncated",
+  "html",
+  "hang",
+  "reset",
+  "slow",
+  "service-disabled",
+  "user-project-denied",
+];
+export const FAULT_TARGETS: readonly FaultTarget[] = ["token", "metadata", "iam"];
+/** Kinds only IAM Credentials answers: its 403s for causes other than a missing role. */
+const IAM_ONLY_KINDS: readonly FaultKind[] = ["service-disabled", "user-project-denied"];
+/** A project id or number, as Google names a consumer project. */
+const PROJECT = /^[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$/;
 /** Upper bound for failNext counts, so a typo cannot queue millions of faults. */
 export const MAX_FAULTS = 10_000;
 
@@ -38,9 +59,46 @@ export function normalizeFault(input: Fault = {}): Fault {
   if (typeof error !== "string" || !/^[a-z_]{1,64}$/.test(error))
     throw new RangeError("Fault error must be an OAuth error code such as internal_failure.");
   const target = input.target ?? "token";
-  if (target !== "token" && target !== "metadata") throw new RangeError('Fault target must be "token" or "metadata".');
-  return { kind, status, delayMs, error, target };
+  if (!FAULT_TARGETS.includes(target))
+    throw new RangeError(`Fault target must be one of ${FAULT_TARGETS.map((t) => `"${t}"`).join(", ")}.`);
+  if (IAM_ONLY_KINDS.includes(kind) && target !== "iam")
+    throw new RangeError(`Fault kind "${kind}" is an IAM Credentials refusal: give target "iam".`);
+  const project = input.project;
+  if (project !== undefined && (typeof project !== "string" || !PROJECT.test(project)))
+    throw new RangeError("Fault project must be a project id or number.");
+  return { kind, status, delayMs, error, target, ...(project !== undefined ? { project } : {}) };
 }
+
+/**
+ * The answer of a "status" fault in the words of the server that fails: OAuth JSON from the token
+ * endpoint, plain text from the metadata server (its errors are never JSON), Google's API error
+ * JSON from IAM Credentials.
+ */
+function sendStatus(ctx: RequestContext, fault: Fault, headers: Record<string, string>): void {
+  const status = fault.status ?? 503;
+  if (fault.target === "metadata") {
+    sendText(ctx.res, status, `${STATUS_CODES[status] ?? "Error"}\n`, headers);
+  } else if (fault.target === "iam") {
+    const reply = apiError(status);
+    sendJson(ctx.res, reply.status, reply.body, headers);
+  } else {
+    // google-auth-python's tests send internal_failure, server_error, temporarily_unavailable in a 400 too.
+    sendJson(ctx.res, status, { error: fault.error, error_description: "Injected by the cred-auth emulator" }, headers);
+  }
+}
+
+/**
+ * The consumer project an IAM refusal names: the fault's, else the caller's quota project
+ * (`x-goog-user-project`, as Python and gcloud send it), else the emulator's default project number.
+ */
+function consumerProject(ctx: RequestContext, fault: Fault): string {
+  const header = ctx.req.headers["x-goog-user-project"];
+  const quotaProject = typeof header === "string" && PROJECT.test(header) ? header : undefined;
+  return fault.project ?? quotaProject ?? DEFAULT_CONSUMER_PROJECT;
+}
+
+/** The project number IAM refusals name when neither the fault nor the request names one. */
+export const DEFAULT_CONSUMER_PROJECT = "123456789012";
 
 /**
  * Answers the request according to `fault`. Returns true when the request should then be
@@ -52,14 +110,21 @@ export async function applyFault(
   headers: Record<string, string> = {},
 ): Promise<boolean> {
   const { res } = ctx;
-  const { kind, status = 503, delayMs = 1000, error } = normalizeFault(fault);
+  const normalized = normalizeFault(fault);
+  const { kind, delayMs = 1000 } = normalized;
   switch (kind) {
     case "slow":
       return wait(delayMs, ctx.closing);
     case "status":
-      // google-auth-python's tests send internal_failure, server_error, temporarily_unavailable in a 400 too.
-      sendJson(res, status, { error, error_description: "Injected by the cred-auth emulator" }, headers);
+      sendStatus(ctx, normalized, headers);
       return false;
+    case "service-disabled":
+    case "user-project-denied": {
+      const project = consumerProject(ctx, normalized);
+      const reply = kind === "service-disabled" ? serviceDisabled(project) : userProjectDenied(project);
+      sendJson(res, reply.status, reply.body, headers);
+      return false;
+    }
     case "garbage": {
       const bytes = Buffer.concat([Buffer.from([0xff, 0xfe, 0x00, 0x9c]), Buffer.from("\u0000not json at all <<>>")]);
       res.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "Content-Length": bytes.length });

@@ -4,11 +4,15 @@
  * service account for a caller (user, service account or federated principal) that holds
  * roles/iam.serviceAccountTokenCreator on it, directly or through a chain of delegates.
  * Shapes: the API reference and google-auth-library-nodejs `src/auth/impersonated.ts`.
+ * `serveIamCall` holds the checks every method shares; `generateIdToken` is iam-id-token.ts.
  */
 import type { RequestContext } from "./context.js";
+import { applyFault } from "./faults.js";
 import { bearerToken, readBody, sendJson } from "./http.js";
 import {
   accountNotFound,
+  GENERATE_ACCESS_TOKEN_RPC,
+  GET_ACCESS_TOKEN,
   type GoogleReply,
   insufficientScopes,
   invalidAccountId,
@@ -38,43 +42,82 @@ interface TokenRequest {
   lifetimeSec?: number;
 }
 
+/** One IAM Credentials method, for the checks they all share (`serveIamCall`). */
+export interface IamCall<R extends { delegates: string[] }> {
+  /** `:generateAccessToken`: how the resource name ends. */
+  suffix: string;
+  /** The RPC that ErrorInfo names, e.g. `google.iam.credentials.v1.IAMCredentials.GenerateAccessToken`. */
+  rpc: string;
+  /** The permission the caller (or its last delegate) needs on the account. */
+  permission: string;
+  /** The JSON body, or Google's 400. */
+  parse(body: string): R | GoogleReply;
+  /** What the account mints once every check passed. */
+  mint(ctx: RequestContext, account: string, request: R): GoogleReply;
+}
+
+const GENERATE_ACCESS_TOKEN: IamCall<TokenRequest> = {
+  suffix: GENERATE,
+  rpc: GENERATE_ACCESS_TOKEN_RPC,
+  permission: GET_ACCESS_TOKEN,
+  parse: parseRequest,
+  mint: issue,
+};
+
 /** Routes the IAM Credentials path; false when the path is not it. */
-export async function handleIam(ctx: RequestContext): Promise<boolean> {
+export function handleIam(ctx: RequestContext): Promise<boolean> {
+  return handleIamCall(ctx, GENERATE_ACCESS_TOKEN);
+}
+
+/** Routes `POST .../serviceAccounts/ID<suffix>` to `call`; false when the path is another one. */
+export async function handleIamCall<R extends { delegates: string[] }>(
+  ctx: RequestContext,
+  call: IamCall<R>,
+): Promise<boolean> {
   const match = ACCOUNT_PATH.exec(ctx.url.pathname);
   if (!match) return false;
   const name = decodeURIComponent(match[1]);
-  if (!name.endsWith(GENERATE)) return false;
+  if (!name.endsWith(call.suffix)) return false;
   ctx.state.stats.iamRequests += 1;
+  const fault = ctx.state.takeFault("iam");
+  if (fault && !(await applyFault(ctx, fault))) return true;
   const reply =
-    ctx.req.method === "POST" ? await generateAccessToken(ctx, name.slice(0, -GENERATE.length)) : methodNotAllowed();
+    ctx.req.method === "POST" ? await serveIamCall(ctx, name.slice(0, -call.suffix.length), call) : methodNotAllowed();
   sendJson(ctx.res, reply.status, reply.body, reply.headers);
   return true;
 }
 
-async function generateAccessToken(ctx: RequestContext, targetId: string): Promise<GoogleReply> {
-  const caller = authenticate(ctx);
+export const isReply = (value: object): value is GoogleReply => "status" in value && "body" in value;
+
+/** Caller, scopes, body, account ids, target and delegation chain, in Google's order; then `call.mint`. */
+async function serveIamCall<R extends { delegates: string[] }>(
+  ctx: RequestContext,
+  targetId: string,
+  call: IamCall<R>,
+): Promise<GoogleReply> {
+  const caller = authenticate(ctx, call.rpc);
   if (!("account" in caller)) return caller;
-  if (!caller.scopes.some((scope) => CALLER_SCOPES.includes(scope))) return insufficientScopes();
-  const request = parseRequest(await readBody(ctx.req));
-  if (!("scopes" in request)) return request;
+  if (!caller.scopes.some((scope) => CALLER_SCOPES.includes(scope))) return insufficientScopes(call.rpc);
+  const request = call.parse(await readBody(ctx.req));
+  if (isReply(request)) return request;
   if (!isAccountId(targetId)) return invalidAccountId(targetId);
   const badDelegate = request.delegates.find((id) => !isAccountId(id));
   if (badDelegate !== undefined) return invalidAccountId(badDelegate);
   const iam = iamOf(ctx.state);
   const target = iam.find(targetId);
   if (!target) return accountNotFound(targetId);
-  if (!chainHolds(iam, iam.memberOf(caller), request.delegates, target)) return permissionDenied();
-  return issue(ctx, target, request);
+  if (!chainHolds(iam, iam.memberOf(caller), request.delegates, target)) return permissionDenied(call.permission);
+  return call.mint(ctx, target, request);
 }
 
 /** The caller's access token, or Google's 401. */
-function authenticate(ctx: RequestContext): AccessTokenInfo | GoogleReply {
+function authenticate(ctx: RequestContext, rpc: string): AccessTokenInfo | GoogleReply {
   const token = bearerToken(ctx.req) ?? ctx.url.searchParams.get("access_token") ?? "";
-  if (!token) return unauthenticated("CREDENTIALS_MISSING");
+  if (!token) return unauthenticated("CREDENTIALS_MISSING", rpc);
   const record = ctx.state.accessTokens.get(token);
   const caller = ctx.state.checkAccessToken(token);
   if (caller) return caller;
-  return unauthenticated(record ? "ACCESS_TOKEN_EXPIRED" : "ACCESS_TOKEN_TYPE_UNSUPPORTED");
+  return unauthenticated(record ? "ACCESS_TOKEN_EXPIRED" : "ACCESS_TOKEN_TYPE_UNSUPPORTED", rpc);
 }
 
 /**
@@ -102,6 +145,18 @@ function issue(ctx: RequestContext, account: string, request: TokenRequest): Goo
 }
 
 function parseRequest(body: string): TokenRequest | GoogleReply {
+  const fields = requestFields(body, REQUEST_FIELDS);
+  if (isReply(fields)) return fields;
+  const scopes = stringList(fields.scope);
+  const delegates = delegateIds(fields.delegates);
+  if (!scopes || scopes.length === 0 || !delegates) return invalidArgument();
+  const lifetime = parseLifetime(fields.lifetime);
+  if (lifetime !== undefined && typeof lifetime !== "number") return lifetime;
+  return { scopes, delegates, ...(lifetime !== undefined ? { lifetimeSec: lifetime } : {}) };
+}
+
+/** A request body's fields, or the JSON transcoder's 400 (not JSON, not an object, an unknown field). */
+export function requestFields(body: string, known: ReadonlySet<string>): Record<string, unknown> | GoogleReply {
   let parsed: unknown;
   try {
     parsed = body.trim() === "" ? {} : JSON.parse(body);
@@ -111,16 +166,15 @@ function parseRequest(body: string): TokenRequest | GoogleReply {
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
     return invalidPayload("Invalid JSON payload received. Expected an object.");
   const fields = parsed as Record<string, unknown>;
-  const unknown = Object.keys(fields).find((key) => !REQUEST_FIELDS.has(key));
+  const unknown = Object.keys(fields).find((key) => !known.has(key));
   if (unknown !== undefined)
     return invalidPayload(`Invalid JSON payload received. Unknown name "${unknown.slice(0, 100)}": Cannot find field.`);
-  const scopes = stringList(fields.scope);
-  const delegates = stringList(fields.delegates ?? []);
-  if (!scopes || scopes.length === 0 || !delegates) return invalidArgument();
-  const lifetime = parseLifetime(fields.lifetime);
-  if (lifetime !== undefined && typeof lifetime !== "number") return lifetime;
-  const delegateIds = delegates.map((name) => DELEGATE.exec(name)?.[1] ?? name);
-  return { scopes, delegates: delegateIds, ...(lifetime !== undefined ? { lifetimeSec: lifetime } : {}) };
+  return fields;
+}
+
+/** `delegates` (absent: none) as account ids, or undefined when it is not a list of names. */
+export function delegateIds(value: unknown): string[] | undefined {
+  return stringList(value ?? [])?.map((name) => DELEGATE.exec(name)?.[1] ?? name);
 }
 
 function stringList(value: unknown): string[] | undefined {

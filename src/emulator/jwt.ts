@@ -1,5 +1,5 @@
-/** Compact JWTs: HS256 id tokens the emulator signs itself, RS256 assertions it verifies. */
-import { createHmac, timingSafeEqual, verify, type KeyObject } from "node:crypto";
+/** Compact JWTs: decoding, and RS256 signatures checked (assertions, subject tokens, the emulator's own ID tokens). */
+import { sign, verify, type KeyObject } from "node:crypto";
 
 export type JwtClaims = Record<string, unknown>;
 
@@ -21,30 +21,18 @@ function decodeJsonPart(part: string): JwtClaims | undefined {
   }
 }
 
-/** Splits and decodes a JWT without checking its signature; undefined when it is not one. */
+/**
+ * Splits and decodes a JWT without checking its signature; undefined when it is not one. A part
+ * may keep its base64 `=` padding: google-auth for Python before 1.6.3 signed padded parts
+ * (`base64.urlsafe_b64encode` in google/auth/jwt.py, until googleapis/google-auth-library-python#324), and Google accepts them.
+ */
 export function decodeJwt(token: string): DecodedJwt | undefined {
   const parts = token.split(".");
-  if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p))) return undefined;
+  if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*={0,2}$/.test(p))) return undefined;
   const header = decodeJsonPart(parts[0]);
   const claims = decodeJsonPart(parts[1]);
   if (!header || !claims) return undefined;
   return { header, claims, signingInput: `${parts[0]}.${parts[1]}`, signature: Buffer.from(parts[2], "base64url") };
-}
-
-export function signHs256(claims: JwtClaims, secret: Buffer, kid?: string): string {
-  const header = kid ? { alg: "HS256", typ: "JWT", kid } : { alg: "HS256", typ: "JWT" };
-  const signingInput = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
-  const signature = createHmac("sha256", secret).update(signingInput).digest();
-  return `${signingInput}.${base64url(signature)}`;
-}
-
-/** The claims of an HS256 JWT signed with `secret`, or undefined. */
-export function verifyHs256(token: string, secret: Buffer): JwtClaims | undefined {
-  const jwt = decodeJwt(token);
-  if (jwt?.header.alg !== "HS256") return undefined;
-  const expected = createHmac("sha256", secret).update(jwt.signingInput).digest();
-  if (expected.length !== jwt.signature.length || !timingSafeEqual(expected, jwt.signature)) return undefined;
-  return jwt.claims;
 }
 
 export function verifyRs256(jwt: DecodedJwt, publicKey: KeyObject): boolean {
@@ -54,4 +42,10 @@ export function verifyRs256(jwt: DecodedJwt, publicKey: KeyObject): boolean {
   } catch {
     return false;
   }
+}
+
+/** A compact RS256 JWT of `header` (alg RS256 added) and `claims`. */
+export function signRs256(header: JwtClaims, claims: JwtClaims, privateKey: KeyObject): string {
+  const signingInput = `${base64url(JSON.stringify({ alg: "RS256", ...header }))}.${base64url(JSON.stringify(claims))}`;
+  return `${signingInput}.${base64url(sign("RSA-SHA256", Buffer.from(signingInput), privateKey))}`;
 }

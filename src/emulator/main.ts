@@ -1,26 +1,33 @@
 /**
- * `cred-auth emulator [--port N] [--metadata-project ID --metadata-email E] [--service-account EMAIL[=MEMBERS]]
- * [--no-code-page]`: runs until SIGINT/SIGTERM.
+ * `cred-auth emulator [--port N] [--metadata-project ID --metadata-email E] [--metadata-platform P]
+ * [--service-account EMAIL[=MEMBERS]] [--run-service NAME[=AUDIENCE,...]] [--no-code-page]`: runs until SIGINT/SIGTERM.
  */
 import { checkServiceAccountGrant } from "./iam-state.js";
 import type { ServiceAccountGrant } from "./iam-types.js";
+import type { RunService } from "./id-token-types.js";
+import { checkRunService } from "./run-service.js";
 import { startEmulator } from "./server.js";
-import type { MetadataIdentity } from "./types.js";
+import { checkMetadataPlatform } from "./state.js";
+import type { MetadataIdentity, MetadataPlatform } from "./types.js";
 
 export const DEFAULT_EMULATOR_PORT = 9099;
 
 export interface EmulatorCommandOptions {
   port: number;
   metadata: MetadataIdentity | null;
+  /** `--metadata-platform compute-engine|cloud-run` (default compute-engine: `?scopes=` ignored). */
+  metadataPlatform: MetadataPlatform;
   quiet: boolean;
   /** false (`--no-code-page`): serve as Google serves a Desktop client, no web client or code page. */
   codePage: boolean;
   /** `--service-account EMAIL[=MEMBER,...]` (repeatable): IAM Credentials accounts and their token creators. */
   serviceAccounts: ServiceAccountGrant[];
+  /** `--run-service NAME[=AUDIENCE,...]` (repeatable): protected services and their custom audiences. */
+  runServices: RunService[];
 }
 
 const USAGE =
-  "Usage: cred-auth emulator [--port N] [--metadata-project ID --metadata-email EMAIL] [--service-account EMAIL[=MEMBER,...]] [--no-code-page] [--quiet]";
+  "Usage: cred-auth emulator [--port N] [--metadata-project ID --metadata-email EMAIL] [--metadata-platform compute-engine|cloud-run] [--service-account EMAIL[=MEMBER,...]] [--run-service NAME[=AUDIENCE,...]] [--no-code-page] [--quiet]";
 
 function flagValue(args: string[], i: number, flag: string): string {
   const value = args[i + 1];
@@ -33,9 +40,11 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
   let port = DEFAULT_EMULATOR_PORT;
   let project: string | undefined;
   let email: string | undefined;
+  let metadataPlatform: MetadataPlatform = "compute-engine";
   let quiet = false;
   let codePage = true;
   const serviceAccounts: ServiceAccountGrant[] = [];
+  const runServices: RunService[] = [];
   for (let i = 0; i < args.length; i++) {
     const [flag, inline] =
       args[i].startsWith("--") && args[i].includes("=") ? args[i].split(/=(.*)/s, 2) : [args[i], undefined];
@@ -61,8 +70,18 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
       case "--metadata-email":
         email = take();
         break;
+      case "--metadata-platform":
+        try {
+          metadataPlatform = checkMetadataPlatform(take());
+        } catch {
+          throw new Error("--metadata-platform must be compute-engine or cloud-run.");
+        }
+        break;
       case "--service-account":
         serviceAccounts.push(parseServiceAccount(take()));
+        break;
+      case "--run-service":
+        runServices.push(parseRunService(take()));
         break;
       case "--quiet":
         quiet = true;
@@ -82,9 +101,11 @@ export function parseEmulatorArgs(args: string[]): EmulatorCommandOptions {
   return {
     port,
     metadata: project && email ? { projectId: project, email } : null,
+    metadataPlatform,
     quiet,
     codePage,
     serviceAccounts,
+    runServices,
   };
 }
 
@@ -96,6 +117,14 @@ function parseServiceAccount(value: string): ServiceAccountGrant {
   return grant;
 }
 
+/** `NAME` or `NAME=AUDIENCE,AUDIENCE` (custom audiences besides the service's URL). */
+function parseRunService(value: string): RunService {
+  const [name, audiences = ""] = value.split(/=(.*)/s, 2);
+  const service = { name, customAudiences: audiences.split(",").filter(Boolean) };
+  checkRunService(service);
+  return service;
+}
+
 /**
  * Starts the emulator, prints where it listens and the environment to point cred-auth at it,
  * and resolves once SIGINT or SIGTERM closed it.
@@ -105,13 +134,16 @@ export async function runEmulatorCommand(args: string[]): Promise<void> {
   const emulator = await startEmulator({
     port: options.port,
     metadata: options.metadata,
+    metadataPlatform: options.metadataPlatform,
     codePage: options.codePage,
     serviceAccounts: options.serviceAccounts,
+    runServices: options.runServices,
     ...(options.quiet ? {} : { log: (line: string) => process.stderr.write(`emulator: ${line}\n`) }),
   });
   process.stdout.write(`cred-auth emulator listening on ${emulator.url}\n`);
   process.stdout.write(`export CRED_AUTH_EMULATOR_HOST=${emulator.host}\n`);
   if (options.metadata) process.stdout.write(`export GCE_METADATA_HOST=${emulator.host}\n`);
+  for (const { name } of options.runServices) process.stdout.write(`protected service: ${emulator.url}/run/${name}\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off("SIGINT", stop);

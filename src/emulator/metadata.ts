@@ -1,13 +1,16 @@
 /**
  * A GCE metadata server under /computeMetadata/v1, enough for gcp-metadata and google-auth-library's
  * Compute client: detection (`instance`), project id, default service account e-mail, scopes,
- * access tokens (`?scopes=a,b`), id tokens (`identity?audience=`), universe domain.
+ * access tokens, id tokens (`identity?audience=`), universe domain. On Compute Engine (the default
+ * platform) the token path ignores `?scopes=` and hands out the VM's access scopes; on Cloud Run it
+ * honours them (google-auth-library-python, compute_engine/credentials.py). Its errors are plain text.
  */
 import { createHash } from "node:crypto";
 import { EMULATOR_PATHS } from "../shared/constants.js";
 import type { RequestContext } from "./context.js";
 import { applyFault } from "./faults.js";
 import { sendJson, sendText } from "./http.js";
+import { metadataIdentity, type VmInstance } from "./id-tokens.js";
 import type { MetadataIdentity } from "./types.js";
 
 const FLAVOR = { "Metadata-Flavor": "Google" };
@@ -24,6 +27,13 @@ function notFound(ctx: RequestContext): void {
 export function numericProjectId(projectId: string): string {
   const digest = createHash("sha256").update(projectId).digest();
   return (100_000_000_000n + (digest.readBigUInt64BE(0) % 900_000_000_000n)).toString();
+}
+
+/** The emulated VM as its identity tokens name it (the same values as the hostname, id and zone paths). */
+function vmOf(identity: MetadataIdentity): VmInstance {
+  const projectNumber = numericProjectId(identity.projectId);
+  const id = projectNumber.split("").reverse().join("");
+  return { projectId: identity.projectId, projectNumber, id, name: "emulator-vm", zone: "us-central1-a" };
 }
 
 /** True when the request carries `Metadata-Flavor: Google`; otherwise answers 403 like GCE. */
@@ -54,28 +64,31 @@ function handleServiceAccount(ctx: RequestContext, identity: MetadataIdentity, r
     case "scopes":
       return sendMetadataText(ctx, 200, `${state.metadataScopes().join("\n")}\n`);
     case "token": {
-      const asked = (url.searchParams.get("scopes") ?? "").split(/[,\s]+/).filter(Boolean);
-      const scopes = asked.length > 0 ? asked : state.metadataScopes();
-      state.stats.metadataTokenRequests += 1;
+      // A service account's tokens name its numeric unique id as client (tokeninfo's azp), as Google's do.
       const issued = state.issueAccessToken(
-        { account: identity.email, scopes, clientId: identity.email },
+        { account: identity.email, scopes: tokenScopes(ctx), clientId: state.subjectOf(identity.email) },
         { offline: false },
       );
       sendJson(ctx.res, 200, { ...issued, token_type: "Bearer" }, FLAVOR);
       return;
     }
     case "identity": {
-      const audience = url.searchParams.get("audience");
-      if (!audience) return sendMetadataText(ctx, 400, "non-empty audience parameter required\n");
-      return sendMetadataText(
-        ctx,
-        200,
-        state.idToken({ account: identity.email, scopes: [], clientId: identity.email }, audience, true),
-      );
+      const reply = metadataIdentity(state, identity.email, url.searchParams, vmOf(identity));
+      return sendMetadataText(ctx, reply.status, reply.text);
     }
     default:
       return notFound(ctx);
   }
+}
+
+/**
+ * The scopes of a metadata token. Compute Engine ignores `?scopes=`: a token always carries the
+ * VM's access scopes, so a caller must check what it got. Cloud Run honours them.
+ */
+function tokenScopes(ctx: RequestContext): string[] {
+  if (ctx.state.metadataPlatform === "compute-engine") return ctx.state.metadataScopes();
+  const asked = (ctx.url.searchParams.get("scopes") ?? "").split(/[,\s]+/).filter(Boolean);
+  return asked.length > 0 ? asked : ctx.state.metadataScopes();
 }
 
 /** Token and id-token requests: where a queued metadata fault (429, 5xx, ...) answers. */
@@ -83,9 +96,13 @@ function isCredentialPath(path: string): boolean {
   return /\/instance\/service-accounts\/[^/]+\/(token|identity)\/?$/.test(path);
 }
 
+const isTokenPath = (path: string): boolean => /\/instance\/service-accounts\/[^/]+\/token\/?$/.test(path);
+
 /** Handles every path under /computeMetadata/v1 (the caller has matched the prefix). */
 export async function handleMetadata(ctx: RequestContext): Promise<void> {
   if (!checkFlavor(ctx)) return;
+  // Counted before a fault answers: a faulted token request is still a request (docs/emulator.md).
+  if (isTokenPath(ctx.url.pathname)) ctx.state.stats.metadataTokenRequests += 1;
   if (isCredentialPath(ctx.url.pathname)) {
     const fault = ctx.state.takeMetadataFault();
     if (fault && !(await applyFault(ctx, fault, FLAVOR))) return;

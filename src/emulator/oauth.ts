@@ -5,7 +5,15 @@ import type { RequestContext } from "./context.js";
 import { wait } from "./context.js";
 import { applyFault } from "./faults.js";
 import { basicCredentials, bearerToken, parseParams, readBody, redirect, sendHtml, sendJson } from "./http.js";
-import { decodeJwt, verifyHs256, verifyRs256 } from "./jwt.js";
+import { revokeGrant } from "./grants.js";
+import {
+  idTokenInfo,
+  mayAskIdTokenFor,
+  serviceAccountIdToken,
+  type UserIdTokenRequest,
+  userIdToken,
+} from "./id-tokens.js";
+import { decodeJwt, verifyRs256 } from "./jwt.js";
 import { codeErrorPage, codePage, consentPage, errorPage } from "./pages.js";
 import { EMAIL_SCOPE, invalidScopeDescription, isSignInScope, OPENID } from "./scopes.js";
 import { GOOGLE_TOKEN_URL, type EmulatorState, type Grant } from "./state.js";
@@ -203,6 +211,11 @@ const MISSING_VERIFIER = badRequest("invalid_grant", "Missing code verifier.");
 const VERIFIER_NOT_NEEDED = badRequest("invalid_request", "code_verifier or verifier is not needed.");
 const REDIRECT_MISMATCH = badRequest("redirect_uri_mismatch", "Bad Request");
 const EXPIRED_OR_REVOKED = badRequest("invalid_grant", "Token has been expired or revoked.");
+/** google-auth-library-python#669: the refresh grant's `audience` names a client of another project. */
+const FOREIGN_AUDIENCE = badRequest(
+  "invalid_audience",
+  "The audience client and the client need to be in the same project.",
+);
 /** google-auth-library-python's reauth.py and user reports (cline#4080) show this reply. */
 const REAUTH_REQUIRED: OAuthError = {
   ...badRequest("invalid_grant", "reauth related error (invalid_rapt)"),
@@ -255,14 +268,16 @@ function userTokenResponse(
   grant: Grant,
   refreshToken: string | undefined,
   offline: boolean,
+  idToken: Omit<UserIdTokenRequest, "accessToken">,
 ): Record<string, unknown> {
   const issued = state.issueAccessToken(grant, { ...(refreshToken ? { refreshToken } : {}), offline });
+  const accessToken = issued.access_token;
   return {
     ...issued,
     ...(refreshToken ? { refresh_token: refreshToken } : {}),
     scope: grant.scopes.join(" "),
     token_type: "Bearer",
-    ...(wantsIdToken(grant.scopes) ? { id_token: state.idToken(grant) } : {}),
+    ...(wantsIdToken(grant.scopes) ? { id_token: userIdToken(state, grant, { ...idToken, accessToken }) } : {}),
   };
 }
 
@@ -278,7 +293,9 @@ function exchangeCode(ctx: RequestContext, params: Map<string, string>): Record<
   const pkceProblem = verifierProblem(record.codeChallenge, params.get("code_verifier"));
   if (pkceProblem) return pkceProblem;
   const refreshToken = record.withRefreshToken ? ctx.state.issueRefreshToken(record.grant) : undefined;
-  return userTokenResponse(ctx.state, record.grant, refreshToken, record.withRefreshToken);
+  return userTokenResponse(ctx.state, record.grant, refreshToken, record.withRefreshToken, {
+    source: "authorization_code",
+  });
 }
 
 /** PKCE both ways: a code issued with a challenge needs its verifier, one issued without takes none. */
@@ -301,8 +318,11 @@ function refreshAccessToken(ctx: RequestContext, params: Map<string, string>): R
   if (asked.some((s) => !grant.scopes.includes(s))) {
     return badRequest("invalid_scope", "Some requested scopes were invalid. The refresh token does not cover them.");
   }
+  // IAP's desktop flow: an ID token for another client of the same project.
+  const audience = params.get("audience") || undefined;
+  if (audience !== undefined && !mayAskIdTokenFor(ctx.state, client.clientId, audience)) return FOREIGN_AUDIENCE;
   const granted = asked.length > 0 ? { ...grant, scopes: asked } : grant;
-  const response = userTokenResponse(ctx.state, granted, refreshToken, true);
+  const response = userTokenResponse(ctx.state, granted, refreshToken, true, { source: "refresh_token", audience });
   delete response.refresh_token;
   return response;
 }
@@ -332,8 +352,11 @@ function jwtBearer(ctx: RequestContext, params: Map<string, string>): Record<str
   }
   const account = typeof claims.sub === "string" && claims.sub ? claims.sub : key.email;
   if (typeof claims.target_audience === "string" && claims.target_audience) {
-    const grant = { account, scopes: [], clientId: key.clientId };
-    return { id_token: state.idToken(grant, claims.target_audience, true) };
+    // Google answers only the ID token: no access token, no expires_in.
+    const audience = claims.target_audience;
+    return {
+      id_token: serviceAccountIdToken(state, { source: "jwt-bearer", email: key.email, audience, includeEmail: true }),
+    };
   }
   const scopes = typeof claims.scope === "string" ? claims.scope.split(/\s+/).filter(Boolean) : [];
   if (scopes.length === 0) return badRequest("invalid_scope", "Invalid OAuth scope or ID token audience provided.");
@@ -400,7 +423,7 @@ export async function handleRevoke(ctx: RequestContext): Promise<void> {
     sendJson(res, 400, { error: "invalid_request", error_description: "Missing required parameter: token" });
     return;
   }
-  if (!state.revokeToken(token)) {
+  if (!revokeGrant(state, token)) {
     sendJson(res, 400, { error: "invalid_token", error_description: "Token expired or revoked" });
     return;
   }
@@ -419,15 +442,9 @@ export async function handleTokenInfo(ctx: RequestContext): Promise<void> {
   const params = await requestParams(ctx);
   const idToken = params.get("id_token");
   if (idToken !== undefined) {
-    const claims = verifyHs256(idToken, state.idTokenSecret);
-    if (!claims || typeof claims.exp !== "number" || claims.exp * 1000 <= Date.now()) {
-      sendJson(res, 400, INVALID_VALUE);
-      return;
-    }
     // Google's tokeninfo answers every claim as a string.
-    const info: Record<string, string> = { alg: "HS256", kid: state.idTokenKeyId, typ: "JWT" };
-    for (const [key, value] of Object.entries(claims)) info[key] = String(value);
-    sendJson(res, 200, info);
+    const info = idTokenInfo(state, idToken);
+    sendJson(res, info ? 200 : 400, info ?? INVALID_VALUE);
     return;
   }
   const accessToken = params.get("access_token") ?? bearerToken(req);

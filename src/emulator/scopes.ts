@@ -37,6 +37,10 @@ const KNOWN_SCOPE_NAMES = [
   "compute",
   "compute.readonly",
   "sqlservice.admin",
+  // gcloud's default application-default scopes include it (googlecloudsdk/core/config.py CLOUDSDK_SCOPES).
+  "sqlservice.login",
+  // Python google-auth and gcloud ask for it on the STS step before impersonating (google/auth/impersonated_credentials.py).
+  "iam",
   "pubsub",
   "datastore",
   "logging.read",

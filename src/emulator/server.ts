@@ -7,14 +7,19 @@ import { handleApi } from "./apis.js";
 import type { RequestContext } from "./context.js";
 import { MAX_FAULTS, normalizeFault } from "./faults.js";
 import { HttpError, requestUrl, sendHtml, sendJson, sendText } from "./http.js";
+import { awsControls } from "./aws-admin.js";
+import { handleAwsImds } from "./aws-imds.js";
+import { awsOf } from "./aws-state.js";
 import { handleIam } from "./iam.js";
 import { iamControls, iamOf } from "./iam-state.js";
+import { handleIdTokenRoutes, idTokenControls } from "./id-token-routes.js";
 import { checkFlavor, handleMetadata } from "./metadata.js";
 import { handleAuthGet, handleAuthPost, handleCodePage, handleRevoke, handleToken, handleTokenInfo } from "./oauth.js";
 import { indexPage } from "./pages.js";
-import { EmulatorState } from "./state.js";
+import { addRunService } from "./run-service.js";
+import { checkMetadataPlatform, EmulatorState } from "./state.js";
 import { handleSts, stsControls, stsOf } from "./sts.js";
-import type { Emulator, EmulatorOptions, Fault, MetadataIdentity } from "./types.js";
+import type { Emulator, EmulatorOptions, Fault, MetadataIdentity, MetadataPlatform } from "./types.js";
 
 async function route(ctx: RequestContext, emulator: Emulator): Promise<void> {
   const { req, res, url } = ctx;
@@ -32,8 +37,10 @@ async function route(ctx: RequestContext, emulator: Emulator): Promise<void> {
   if (path === EMULATOR_PATHS.metadata || path.startsWith(`${EMULATOR_PATHS.metadata}/`)) return handleMetadata(ctx);
   if (path === EMULATOR_PATHS.admin || path.startsWith(`${EMULATOR_PATHS.admin}/`)) return handleAdmin(ctx, emulator);
   if (path === "/" || path === "/computeMetadata" || path === "/computeMetadata/") return handleRoot(ctx);
+  if (handleAwsImds(ctx)) return;
   if (await handleSts(ctx)) return;
   if (await handleIam(ctx)) return;
+  if (await handleIdTokenRoutes(ctx)) return;
   if (await handleApi(ctx)) return;
   sendJson(res, 404, { error: { code: 404, message: `Not found: ${path.slice(0, 200)}`, status: "NOT_FOUND" } });
 }
@@ -70,6 +77,8 @@ function answerFailure(res: ServerResponse, error: unknown): void {
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const state = new EmulatorState(options);
   for (const grant of options.serviceAccounts ?? []) iamOf(state).add(grant);
+  awsOf(state); // checks the aws option now, not at the first AWS request
+  for (const service of options.runServices ?? []) addRunService(state, service);
   const closing = new AbortController();
   const log = options.log;
   let emulator: Emulator;
@@ -131,7 +140,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       if (!Number.isInteger(count) || count < 0)
         throw new RangeError("failNext(count): count must be a non-negative integer.");
       const normalized = normalizeFault(fault);
-      const queue = normalized.target === "metadata" ? state.metadataFaults : state.faults;
+      const queue = state.faultQueues[normalized.target ?? "token"];
       const room = Math.max(0, MAX_FAULTS - queue.length);
       for (let i = 0; i < Math.min(count, room); i++) queue.push({ ...normalized });
     },
@@ -145,6 +154,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     requireReauth: (account?: string) => state.requireReauth(account),
     setMetadata(identity: MetadataIdentity | null) {
       state.metadata = identity ? { ...identity } : null;
+    },
+    setMetadataPlatform(platform: MetadataPlatform) {
+      state.metadataPlatform = checkMetadataPlatform(platform);
     },
     issueRefreshToken(opts) {
       const clientId = opts.clientId ?? DEMO_CLIENT.clientId;
@@ -164,6 +176,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     checkAccessToken: (token: string) => state.checkAccessToken(token),
     ...stsControls(() => stsOf(state)),
     ...iamControls(() => iamOf(state)),
+    ...awsControls(state),
+    ...idTokenControls(state),
     reset: () => state.resetCounters(),
     close() {
       closed ??= new Promise<void>((resolve) => {

@@ -1,15 +1,18 @@
 /** Everything the emulator remembers: clients, pending sign-ins, codes, tokens, keys, counters, faults. */
 import { createHash, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from "node:crypto";
 import { CLOUD_PLATFORM_SCOPE, DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";
-import { signHs256 } from "./jwt.js";
-import { EMAIL_SCOPE, ScopeRegistry } from "./scopes.js";
+import type { AwsInstance } from "./aws-types.js";
+import { emptyIdTokenStats } from "./id-token-types.js";
+import { ScopeRegistry } from "./scopes.js";
 import type {
   AccessTokenInfo,
   EmulatorClient,
   EmulatorOptions,
   EmulatorStats,
   Fault,
+  FaultTarget,
   MetadataIdentity,
+  MetadataPlatform,
 } from "./types.js";
 
 export const DEFAULT_ACCOUNTS = ["alice@example.com", "bob@example.com", "carol@example.com"];
@@ -100,7 +103,22 @@ export function emptyStats(): EmulatorStats {
     metadataTokenRequests: 0,
     apiRequests: 0,
     iamRequests: 0,
+    awsImdsRequests: 0,
+    ...emptyIdTokenStats(),
   };
+}
+
+function emptyFaultQueues(): Record<FaultTarget, Fault[]> {
+  return { token: [], metadata: [], iam: [] };
+}
+
+export const METADATA_PLATFORMS: readonly MetadataPlatform[] = ["compute-engine", "cloud-run"];
+
+/** The platform, or a RangeError naming the ones there are. */
+export function checkMetadataPlatform(platform: unknown): MetadataPlatform {
+  if (typeof platform === "string" && (METADATA_PLATFORMS as readonly string[]).includes(platform))
+    return platform as MetadataPlatform;
+  throw new RangeError(`The metadata platform must be one of ${METADATA_PLATFORMS.join(", ")}.`);
 }
 
 export class EmulatorState {
@@ -109,9 +127,14 @@ export class EmulatorState {
   readonly lifetimeSec: number;
   readonly clients = new Map<string, EmulatorClient>();
   metadata: MetadataIdentity | null;
+  metadataPlatform: MetadataPlatform;
+  /** The EC2 instance the AWS metadata service plays (aws-state.ts reads it). */
+  readonly awsInstance: AwsInstance | undefined;
+  /** The initial STS refresh-token rotation (sts-refresh.ts keeps the live switch). */
+  readonly stsRefreshTokenRotation: boolean;
   stats: EmulatorStats = emptyStats();
-  faults: Fault[] = [];
-  metadataFaults: Fault[] = [];
+  /** Queued faults per server (failNext). */
+  faultQueues: Record<FaultTarget, Fault[]> = emptyFaultQueues();
   readonly scopes: ScopeRegistry;
   readonly granularConsent: boolean;
   readonly codePageEnabled: boolean;
@@ -122,9 +145,6 @@ export class EmulatorState {
   private readonly reauth = new Map<string, number>();
   private refreshSerial = 0;
   tokenDelayMs = 0;
-  /** Signs id tokens; per emulator instance. */
-  readonly idTokenSecret = randomBytes(32);
-  readonly idTokenKeyId = randomBytes(8).toString("hex");
   readonly pending = new Map<string, PendingAuthorization>();
   readonly codes = new Map<string, AuthorizationCode>();
   readonly refreshTokens = new Map<string, RefreshRecord>();
@@ -140,6 +160,9 @@ export class EmulatorState {
     if (!(lifetime > 0)) throw new RangeError("accessTokenLifetimeSec must be a positive number of seconds.");
     this.lifetimeSec = lifetime;
     this.metadata = options.metadata ?? null;
+    this.metadataPlatform = checkMetadataPlatform(options.metadataPlatform ?? "compute-engine");
+    this.stsRefreshTokenRotation = options.stsRefreshTokenRotation ?? true;
+    this.awsInstance = options.aws;
     this.scopes = new ScopeRegistry(options.extraScopes);
     this.granularConsent = options.granularConsent ?? true;
     this.codePageEnabled = options.codePage ?? true;
@@ -312,14 +335,9 @@ export class EmulatorState {
     return true;
   }
 
-  /** Like Google: revoking an access token also revokes the refresh token it came from. */
-  revokeToken(value: string): boolean {
-    if (this.revokeRefreshToken(value)) return true;
-    const record = this.accessTokens.get(value);
-    if (!record) return false;
-    this.accessTokens.delete(value);
-    if (record.refreshToken) this.revokeRefreshToken(record.refreshToken);
-    return true;
+  /** After a revocation removed the grant, the next consent hands out a refresh token again (grants.ts). */
+  forgetOfflineGrant(clientId: string, account: string): void {
+    this.offlineGrants.delete(`${clientId}\n${account}`);
   }
 
   revokeAll(): void {
@@ -332,24 +350,6 @@ export class EmulatorState {
   subjectOf(account: string): string {
     const digest = createHash("sha256").update(account.toLowerCase()).digest();
     return `1${(digest.readBigUInt64BE(0) % 10n ** 20n).toString().padStart(20, "0")}`;
-  }
-
-  /** The `email` claim is there only when the e-mail scope was granted (or for a service account). */
-  idToken(grant: Grant, audience = grant.clientId, withEmail = grant.scopes.includes(EMAIL_SCOPE)): string {
-    const now = Math.floor(Date.now() / 1000);
-    return signHs256(
-      {
-        iss: this.baseUrl,
-        azp: grant.clientId,
-        aud: audience,
-        sub: this.subjectOf(grant.account),
-        ...(withEmail ? { email: grant.account, email_verified: true } : {}),
-        iat: now,
-        exp: now + 3600,
-      },
-      this.idTokenSecret,
-      this.idTokenKeyId,
-    );
   }
 
   // ---- metadata ----
@@ -394,22 +394,26 @@ export class EmulatorState {
     this.stats.byGrant[key] = (this.stats.byGrant[key] ?? 0) + 1;
   }
 
-  takeFault(): Fault | undefined {
-    return this.faults.shift();
+  /** The next queued fault of a server (default: the token endpoint), if any. */
+  takeFault(target: FaultTarget = "token"): Fault | undefined {
+    return this.faultQueues[target].shift();
   }
 
   takeMetadataFault(): Fault | undefined {
-    return this.metadataFaults.shift();
+    return this.takeFault("metadata");
   }
 
   snapshotStats(): EmulatorStats {
-    return { ...this.stats, byGrant: { ...this.stats.byGrant } };
+    return {
+      ...this.stats,
+      byGrant: { ...this.stats.byGrant },
+      idTokensBySource: { ...this.stats.idTokensBySource },
+    };
   }
 
   resetCounters(): void {
     this.stats = emptyStats();
-    this.faults = [];
-    this.metadataFaults = [];
+    this.faultQueues = emptyFaultQueues();
     this.tokenDelayMs = 0;
   }
 }

@@ -1,5 +1,6 @@
 /** Admin routes of the STS side (spread into admin.ts's POST actions): issue subject tokens and external-account files. */
 import { HttpError } from "./http.js";
+import type { ProviderType } from "./sts-types.js";
 import type { Emulator } from "./types.js";
 
 type StsAction = (emulator: Emulator, body: unknown) => unknown;
@@ -33,13 +34,25 @@ export const STS_ADMIN_ACTIONS: Record<string, StsAction> = {
       }),
     };
   },
-  /** `{"audience": "//iam.googleapis.com/..."}` → `{"audience": ...}`. */
+  /** `{"audience": "//iam.googleapis.com/...", "type"?: "oidc" | "aws"}` → `{"audience": ..., "type": ...}`. */
   "/identity-provider": (emulator, body) => {
+    const type = stringField(body, "type", false) as ProviderType | undefined;
     try {
-      return { audience: emulator.addIdentityProvider(stringField(body, "audience", true) as string) };
+      const audience = emulator.addIdentityProvider(
+        stringField(body, "audience", true) as string,
+        type ? { type } : {},
+      );
+      return { audience, type: type ?? "oidc" };
     } catch (error) {
       throw error instanceof RangeError ? new HttpError(400, error.message) : error;
     }
+  },
+  /** `{"rotate": boolean}`: STS refresh-token rotation on or off. */
+  "/sts-refresh-rotation": (emulator, body) => {
+    const rotate = field(body, "rotate");
+    if (typeof rotate !== "boolean") throw new HttpError(400, '"rotate" must be true or false.');
+    emulator.setStsRefreshTokenRotation(rotate);
+    return { ok: true, rotate };
   },
   /** The reply is a complete `external_account_authorized_user` file. */
   "/external-account-authorized-user": (emulator, body) => {

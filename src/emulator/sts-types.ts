@@ -21,14 +21,22 @@ export interface ServedSubjectToken {
   requiredHeader?: { name: string; value: string };
 }
 
+/** What a provider takes: OIDC (or SAML) tokens, or AWS signed GetCallerIdentity requests. */
+export type ProviderType = "oidc" | "aws";
+
 /** The STS controls of the Emulator object (its `extends StsControls`). */
 export interface StsControls {
-  /** Registers a workload identity or workforce provider audience; returns it. Two defaults always exist. */
-  addIdentityProvider(audience: string): string;
+  /**
+   * Registers a workload identity or workforce provider audience; returns it. `type: "aws"` (workload
+   * pools only) makes it an AWS provider. Three defaults always exist (workload OIDC and AWS, workforce OIDC).
+   */
+  addIdentityProvider(audience: string, options?: { type?: ProviderType }): string;
   /** Signs a subject token with the emulator's OIDC issuer (RS256; iss = `URL/emulator-oidc`). */
   issueSubjectToken(request: SubjectTokenRequest): string;
   /** Serves a subject token at a fresh URL of the emulator (a `credential_source.url`); returns the URL. */
   serveSubjectToken(served: ServedSubjectToken): string;
   /** The JSON of an `external_account_authorized_user` file whose refresh token the emulator's /v1/oauthtoken accepts. */
   issueExternalAccountAuthorizedUser(opts?: { audience?: string; account?: string }): Record<string, string>;
+  /** Turns STS refresh-token rotation on or off at run time (see `stsRefreshTokenRotation`). */
+  setStsRefreshTokenRotation(rotate: boolean): void;
 }

@@ -11,8 +11,11 @@ import type { RequestContext } from "./context.js";
 import { parseParams, readBody, sendJson, sendText } from "./http.js";
 import { OidcIssuer } from "./oidc.js";
 import { perState } from "./per-state.js";
-import type { ServedSubjectToken, StsControls, SubjectTokenRequest } from "./sts-types.js";
+import type { ProviderType, ServedSubjectToken, StsControls, SubjectTokenRequest } from "./sts-types.js";
+import { awsOf } from "./aws-state.js";
+import { AWS_SUBJECT_TOKEN_TYPE, checkAwsSubjectToken } from "./aws-sigv4.js";
 import type { EmulatorState } from "./state.js";
+import { oauthError, principalOf, refresh, type StsReply, stsRefreshOf } from "./sts-refresh.js";
 
 export const STS_PATHS = {
   token: "/v1/token",
@@ -29,6 +32,7 @@ const SUBJECT_TOKEN_TYPES = new Set([
   "urn:ietf:params:oauth:token-type:jwt",
   "urn:ietf:params:oauth:token-type:id_token",
   "urn:ietf:params:oauth:token-type:saml2",
+  AWS_SUBJECT_TOKEN_TYPE,
 ]);
 const WORKLOAD_AUDIENCE =
   /^\/\/iam\.googleapis\.com\/projects\/(\d+)\/locations\/global\/workloadIdentityPools\/([a-z0-9-]+)\/providers\/([a-z0-9-]+)$/;
@@ -37,41 +41,46 @@ const WORKFORCE_AUDIENCE =
 /** The default workload identity provider every emulator knows. */
 export const DEFAULT_WORKLOAD_AUDIENCE =
   "//iam.googleapis.com/projects/123456789012/locations/global/workloadIdentityPools/emu-pool/providers/emu-oidc";
+/** The default AWS provider (of the default workload pool) every emulator knows. */
+export const DEFAULT_AWS_AUDIENCE =
+  "//iam.googleapis.com/projects/123456789012/locations/global/workloadIdentityPools/emu-pool/providers/emu-aws";
 /** The default workforce provider every emulator knows. */
 export const DEFAULT_WORKFORCE_AUDIENCE =
   "//iam.googleapis.com/locations/global/workforcePools/emu-workforce/providers/emu-oidc";
 const UNKNOWN_POOL =
   'The target service indicated by the "audience" parameters is invalid. This might either be because the pool or provider is disabled or deleted or because it doesn\'t exist.';
 
-interface ExternalRefresh {
-  audience: string;
-  clientId: string;
-  clientSecret: string;
-  account: string;
-}
-
 /** What the STS side remembers; one per emulator state. */
 export class StsState {
-  readonly audiences = new Set([DEFAULT_WORKLOAD_AUDIENCE, DEFAULT_WORKFORCE_AUDIENCE]);
+  readonly audiences = new Set([DEFAULT_WORKLOAD_AUDIENCE, DEFAULT_WORKFORCE_AUDIENCE, DEFAULT_AWS_AUDIENCE]);
+  /** The providers of type AWS (they take signed GetCallerIdentity requests, not JWTs). */
+  readonly awsProviders = new Set([DEFAULT_AWS_AUDIENCE]);
   readonly served = new Map<string, ServedSubjectToken>();
-  readonly refreshTokens = new Map<string, ExternalRefresh>();
   exchanges = 0;
   private issuerValue: OidcIssuer | undefined;
 
-  constructor(private readonly state: EmulatorState) {}
+  constructor(readonly state: EmulatorState) {}
 
   get issuer(): OidcIssuer {
     this.issuerValue ??= new OidcIssuer(`${this.state.baseUrl}${STS_PATHS.issuer}`);
     return this.issuerValue;
   }
 
-  /** Registers a workload (`projects/N/.../workloadIdentityPools/P/providers/V`) or workforce provider audience. */
-  addProvider(audience: string): string {
+  /**
+   * Registers a workload (`projects/N/.../workloadIdentityPools/P/providers/V`) or workforce provider
+   * audience; `type: "aws"` makes a workload provider an AWS one (workforce pools have none).
+   */
+  addProvider(audience: string, type: ProviderType = "oidc"): string {
     if (!WORKLOAD_AUDIENCE.test(audience) && !WORKFORCE_AUDIENCE.test(audience))
       throw new RangeError(
         "addIdentityProvider: the audience must be //iam.googleapis.com/projects/N/locations/global/workloadIdentityPools/P/providers/V or //iam.googleapis.com/locations/global/workforcePools/P/providers/V.",
       );
+    if (type !== "oidc" && type !== "aws") throw new RangeError('addIdentityProvider: type must be "oidc" or "aws".');
+    if (type === "aws" && !WORKLOAD_AUDIENCE.test(audience))
+      throw new RangeError("addIdentityProvider: only workload identity pools have AWS providers.");
     this.audiences.add(audience);
+    if (type === "aws") this.awsProviders.add(audience);
+    else this.awsProviders.delete(audience);
     return audience;
   }
 
@@ -91,11 +100,10 @@ export class StsState {
     const audience = opts.audience ?? DEFAULT_WORKFORCE_AUDIENCE;
     if (!WORKFORCE_AUDIENCE.test(audience) || !this.audiences.has(audience))
       throw new RangeError("issueExternalAccountAuthorizedUser: give a registered workforce provider audience.");
-    const refreshToken = `1//emu.sts.${randomBytes(32).toString("base64url")}`;
     const clientId = `emu-workforce-client-${randomBytes(4).toString("hex")}`;
     const clientSecret = `GOCSPX-emu/+${randomBytes(18).toString("base64")}`;
     const account = opts.account ?? this.state.accounts[0];
-    this.refreshTokens.set(refreshToken, { audience, clientId, clientSecret, account });
+    const refreshToken = stsRefreshOf(this.state).issue({ audience, clientId, clientSecret, account });
     return {
       type: "external_account_authorized_user",
       audience,
@@ -121,11 +129,7 @@ export async function handleSts(ctx: RequestContext): Promise<boolean> {
   return true;
 }
 
-type Reply = { status: number; body: Record<string, unknown> };
-const oauthError = (error: string, description: string, status = 400): Reply => ({
-  status,
-  body: { error, error_description: description },
-});
+type Reply = StsReply;
 
 async function answerPost(ctx: RequestContext, handler: (ctx: RequestContext, p: Map<string, string>) => Reply) {
   if (ctx.req.method !== "POST") {
@@ -148,43 +152,17 @@ async function answerPost(ctx: RequestContext, handler: (ctx: RequestContext, p:
 
 function exchange(ctx: RequestContext, p: Map<string, string>): Reply {
   const sts = stsOf(ctx.state);
-  const grantType = p.get("grant_type");
-  if (grantType !== TOKEN_EXCHANGE)
-    return oauthError("unsupported_grant_type", `Invalid value for "grant_type": ${(grantType ?? "").slice(0, 100)}`);
-  const requested = p.get("requested_token_type");
-  if (requested !== ACCESS_TOKEN_TYPE)
-    return oauthError(
-      "invalid_request",
-      `Invalid value for "requested_token_type": ${(requested ?? "").slice(0, 100)}`,
-    );
-  const subjectType = p.get("subject_token_type") ?? "";
-  if (!SUBJECT_TOKEN_TYPES.has(subjectType))
-    return oauthError("invalid_request", `Invalid value for "subject_token_type": ${subjectType.slice(0, 100)}`);
-  const subjectToken = p.get("subject_token");
-  if (!subjectToken) return oauthError("invalid_request", 'Missing required parameter: "subject_token".');
+  const problem = exchangeRequestProblem(sts, p);
+  if (problem) return problem;
   const audience = p.get("audience") ?? "";
-  if (!WORKLOAD_AUDIENCE.test(audience) && !WORKFORCE_AUDIENCE.test(audience))
-    return oauthError(
-      "invalid_request",
-      'Invalid value for "audience". This value should be the full resource name of the Identity Provider.',
-    );
-  if (!sts.audiences.has(audience)) return oauthError("invalid_target", UNKNOWN_POOL);
-  const workforce = WORKFORCE_AUDIENCE.test(audience);
-  if (workforce && !userProjectOf(p.get("options")))
-    return oauthError("invalid_request", 'A workforce pool token exchange needs "userProject" in "options".');
-  if (subjectType.endsWith(":saml2"))
-    return oauthError(
-      "invalid_grant",
-      "The SAML response could not be verified: the emulator's issuer signs only JWTs.",
-    );
-  const checked = sts.issuer.check(subjectToken, audience);
-  if (!checked.ok) return oauthError("invalid_grant", checked.description);
+  const subject = verifiedSubject(ctx, sts, p.get("subject_token_type") ?? "", p.get("subject_token") ?? "", audience);
+  if (typeof subject !== "string") return subject;
   const scopes = (p.get("scope") ?? "").split(" ").filter(Boolean);
   const invalid = ctx.state.scopes.invalid(scopes);
   if (invalid.length > 0) return oauthError("invalid_scope", `Invalid scope: ${invalid.join(" ").slice(0, 200)}`);
   sts.exchanges += 1;
   const issued = ctx.state.issueAccessToken({
-    account: principalOf(audience, String(checked.claims.sub)),
+    account: principalOf(audience, subject),
     scopes: scopes.length > 0 ? ctx.state.scopes.granted(scopes) : ["https://www.googleapis.com/auth/cloud-platform"],
     clientId: "sts.googleapis.com",
   });
@@ -199,67 +177,86 @@ function exchange(ctx: RequestContext, p: Map<string, string>): Reply {
   };
 }
 
+/** What is wrong with an exchange request before its subject token is looked at, if anything. */
+function exchangeRequestProblem(sts: StsState, p: Map<string, string>): Reply | undefined {
+  const grantType = p.get("grant_type");
+  if (grantType !== TOKEN_EXCHANGE)
+    return oauthError("unsupported_grant_type", `Invalid value for "grant_type": ${(grantType ?? "").slice(0, 100)}`);
+  const requested = p.get("requested_token_type");
+  if (requested !== ACCESS_TOKEN_TYPE)
+    return oauthError(
+      "invalid_request",
+      `Invalid value for "requested_token_type": ${(requested ?? "").slice(0, 100)}`,
+    );
+  const subjectType = p.get("subject_token_type") ?? "";
+  if (!SUBJECT_TOKEN_TYPES.has(subjectType))
+    return oauthError("invalid_request", `Invalid value for "subject_token_type": ${subjectType.slice(0, 100)}`);
+  if (!p.get("subject_token")) return oauthError("invalid_request", 'Missing required parameter: "subject_token".');
+  const audience = p.get("audience") ?? "";
+  if (!WORKLOAD_AUDIENCE.test(audience) && !WORKFORCE_AUDIENCE.test(audience))
+    return oauthError(
+      "invalid_request",
+      'Invalid value for "audience". This value should be the full resource name of the Identity Provider.',
+    );
+  if (!sts.audiences.has(audience)) return oauthError("invalid_target", UNKNOWN_POOL);
+  if (WORKFORCE_AUDIENCE.test(audience) && !userProjectOf(p.get("options")))
+    return oauthError("invalid_request", 'A workforce pool token exchange needs "userProject" in "options".');
+  return undefined;
+}
+
+/** The subject (`google.subject`) a valid subject token names, or STS's refusal. */
+function verifiedSubject(
+  ctx: RequestContext,
+  sts: StsState,
+  subjectType: string,
+  subjectToken: string,
+  audience: string,
+): string | Reply {
+  const awsProvider = sts.awsProviders.has(audience);
+  if (awsProvider !== (subjectType === AWS_SUBJECT_TOKEN_TYPE))
+    return oauthError(
+      "invalid_request",
+      `The subject token type ${subjectType.slice(0, 100)} does not match the provider's type (${awsProvider ? "AWS" : "OIDC"}).`,
+    );
+  if (awsProvider) {
+    // An AWS provider maps google.subject to assertion.arn (the default attribute mapping).
+    const checked = checkAwsSubjectToken(awsOf(ctx.state), subjectToken, audience);
+    return checked.ok ? checked.arn : oauthError(checked.error, checked.description);
+  }
+  if (subjectType.endsWith(":saml2"))
+    return oauthError(
+      "invalid_grant",
+      "The SAML response could not be verified: the emulator's issuer signs only JWTs.",
+    );
+  const checked = sts.issuer.check(subjectToken, audience);
+  return checked.ok ? String(checked.claims.sub) : oauthError("invalid_grant", checked.description);
+}
+
+/**
+ * The `userProject` of a workforce exchange's `options`: JSON inside the form, as google-auth-library
+ * sends it, or that JSON URL-quoted once more, as Python's google-auth does
+ * (`urllib.parse.quote(json.dumps(...))` in google/oauth2/sts.py). Google's STS accepts both.
+ */
 function userProjectOf(options: string | undefined): string | undefined {
   if (!options) return undefined;
+  for (const text of [options, percentDecoded(options)]) {
+    try {
+      const parsed: unknown = JSON.parse(text ?? "");
+      const value = (parsed as { userProject?: unknown } | null)?.userProject;
+      if (typeof value === "string" && value !== "") return value;
+    } catch {
+      // Not this encoding; try the next.
+    }
+  }
+  return undefined;
+}
+
+function percentDecoded(text: string): string | undefined {
   try {
-    const parsed: unknown = JSON.parse(options);
-    const value = (parsed as { userProject?: unknown } | null)?.userProject;
-    return typeof value === "string" && value !== "" ? value : undefined;
+    return decodeURIComponent(text);
   } catch {
     return undefined;
   }
-}
-
-/** The federated principal, as IAM names it. */
-function principalOf(audience: string, subject: string): string {
-  const pool = audience.replace(/^\/\/iam\.googleapis\.com\//, "").replace(/\/providers\/[^/]+$/, "");
-  return `principal://iam.googleapis.com/${pool}/subject/${subject}`;
-}
-
-function refresh(ctx: RequestContext, p: Map<string, string>): Reply {
-  const sts = stsOf(ctx.state);
-  if (p.get("grant_type") !== "refresh_token")
-    return oauthError(
-      "unsupported_grant_type",
-      `Invalid value for "grant_type": ${(p.get("grant_type") ?? "").slice(0, 100)}`,
-    );
-  const record = sts.refreshTokens.get(p.get("refresh_token") ?? "");
-  const client = rawBasic(ctx.req.headers.authorization);
-  if (!client) return oauthError("invalid_client", "The client must authenticate with HTTP Basic.", 401);
-  if (!record) return oauthError("invalid_grant", "The refresh token is invalid or has been revoked.");
-  if (!basicMatches(client, record)) return oauthError("invalid_client", "The OAuth client was not found.", 401);
-  const issued = ctx.state.issueAccessToken({
-    account: `principal://iam.googleapis.com/${record.audience.replace(/^\/\/iam\.googleapis\.com\//, "").replace(/\/providers\/[^/]+$/, "")}/subject/${record.account}`,
-    scopes: ["https://www.googleapis.com/auth/cloud-platform"],
-    clientId: record.clientId,
-  });
-  return {
-    status: 200,
-    body: { access_token: issued.access_token, expires_in: issued.expires_in, token_type: "Bearer" },
-  };
-}
-
-/** `id:secret` of a Basic header, undecoded: google-auth-library sends them raw, RFC 6749 form-encoded. */
-function rawBasic(header: string | undefined): { id: string; secret: string } | undefined {
-  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? "");
-  if (!match) return undefined;
-  const decoded = Buffer.from(match[1], "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
-  return colon < 0 ? undefined : { id: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
-}
-
-function formDecoded(value: string): string | undefined {
-  try {
-    return decodeURIComponent(value.replace(/\+/g, " "));
-  } catch {
-    return undefined;
-  }
-}
-
-function basicMatches(client: { id: string; secret: string }, record: ExternalRefresh): boolean {
-  const raw = client.id === record.clientId && client.secret === record.clientSecret;
-  const encoded = formDecoded(client.id) === record.clientId && formDecoded(client.secret) === record.clientSecret;
-  return raw || encoded;
 }
 
 function serveSubjectToken(ctx: RequestContext, id: string): void {
@@ -279,9 +276,13 @@ function serveSubjectToken(ctx: RequestContext, id: string): void {
 
 export function stsControls(sts: () => StsState): StsControls {
   return {
-    addIdentityProvider: (audience) => sts().addProvider(audience),
+    addIdentityProvider: (audience, options) => sts().addProvider(audience, options?.type),
     issueSubjectToken: (request) => sts().issueSubjectToken(request),
     serveSubjectToken: (served) => sts().serve(served),
     issueExternalAccountAuthorizedUser: (opts) => sts().issueAuthorizedUser(opts),
+    setStsRefreshTokenRotation: (rotate) => {
+      if (typeof rotate !== "boolean") throw new RangeError("setStsRefreshTokenRotation(rotate): give true or false.");
+      stsRefreshOf(sts().state).rotate = rotate;
+    },
   };
 }

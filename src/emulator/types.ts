@@ -1,5 +1,7 @@
 /** Public types of the emulator. */
+import type { AwsControls, AwsInstance } from "./aws-types.js";
 import type { IamControls, ServiceAccountGrant } from "./iam-types.js";
+import type { IdTokenControls, IdTokenOptions, IdTokenStats } from "./id-token-types.js";
 import type { StsControls } from "./sts-types.js";
 
 /** An OAuth client the emulator accepts. */
@@ -11,6 +13,8 @@ export interface EmulatorClient {
   redirectUris?: string[];
   /** Shown on the consent page (default: the client id). */
   name?: string;
+  /** Its Google Cloud project (default `emulator-project`): ID tokens for another client need the same one. */
+  project?: string;
 }
 
 /** The identity the GCE metadata server hands out. */
@@ -22,7 +26,7 @@ export interface MetadataIdentity {
   scopes?: string[];
 }
 
-export interface EmulatorOptions {
+export interface EmulatorOptions extends IdTokenOptions {
   /** Port on 127.0.0.1 (default 0: a random free port). */
   port?: number;
   /** Lifetime of issued access tokens (default 3600). */
@@ -33,6 +37,11 @@ export interface EmulatorOptions {
   clients?: EmulatorClient[];
   /** GCE metadata identity; null or absent: the metadata token, e-mail and project paths answer 404. */
   metadata?: MetadataIdentity | null;
+  /**
+   * Where the metadata server runs (default `compute-engine`: `?scopes=` is ignored and tokens
+   * carry the identity's scopes; `cloud-run`: `?scopes=` is honoured).
+   */
+  metadataPlatform?: MetadataPlatform;
   /**
    * Scopes Google would know beyond the emulator's built-in list (cloud-platform, bigquery,
    * devstorage.*, drive, ...): any other scope gets Google's `invalid_scope` error page.
@@ -60,13 +69,49 @@ export interface EmulatorOptions {
    * roles/iam.serviceAccountTokenCreator on each (see `addServiceAccount`).
    */
   serviceAccounts?: ServiceAccountGrant[];
+  /**
+   * STS `/v1/oauthtoken` rotates refresh tokens (default true): each refresh answers a new
+   * `refresh_token`, the presented one stops working, and presenting it again revokes the new one
+   * too. false: the refresh token stays the same and keeps working.
+   */
+  stsRefreshTokenRotation?: boolean;
+  /**
+   * The EC2 instance the emulator's AWS instance metadata service (`/aws-imds`) plays: zone, role,
+   * account, whether IMDSv1 is answered (default: us-east-1a, role emu-ec2-role, account
+   * 111122223333, IMDSv2 required).
+   */
+  aws?: AwsInstance;
   /** Receives one line per request (method, path, status; never a query string or secret). */
   log?: (line: string) => void;
 }
 
-export type FaultKind = "status" | "garbage" | "truncated" | "html" | "hang" | "reset" | "slow";
+/**
+ * How a faulted request is answered. `service-disabled` and `user-project-denied` are IAM
+ * Credentials' own 403s (target "iam" only): the API is not enabled in the consumer project, or
+ * the caller may not use that project.
+ */
+export type FaultKind =
+  | "status"
+  | "garbage"
+  | "truncated"
+  | "html"
+  | "hang"
+  | "reset"
+  | "slow"
+  | "service-disabled"
+  | "user-project-denied";
 
-/** How the token endpoint (or the metadata server) misbehaves for a request. */
+/** Which server a fault is queued for. */
+export type FaultTarget = "token" | "metadata" | "iam";
+
+/**
+ * Where the metadata server runs. `compute-engine` (default): a VM, whose token endpoint ignores
+ * `?scopes=` and hands out the VM's access scopes. `cloud-run`: Cloud Run (also App Engine flex
+ * and Cloud Functions), whose metadata server honours `?scopes=`.
+ */
+export type MetadataPlatform = "compute-engine" | "cloud-run";
+
+/** How the token endpoint (or the metadata server, or IAM Credentials) misbehaves for a request. */
 export interface Fault {
   /** Default "status". */
   kind?: FaultKind;
@@ -77,13 +122,21 @@ export interface Fault {
    * Google also sends `internal_failure`, `server_error` or `temporarily_unavailable` inside a 400.
    */
   error?: string;
-  /** Which server misbehaves (default "token"); "metadata": the metadata server's token and identity paths. */
-  target?: "token" | "metadata";
+  /**
+   * Which server misbehaves (default "token"); "metadata": the metadata server's token and
+   * identity paths (errors in plain text); "iam": IAM Credentials (errors in Google's API JSON).
+   */
+  target?: FaultTarget;
+  /**
+   * The consumer project an IAM refusal names (`service-disabled`, `user-project-denied`); default:
+   * the request's `x-goog-user-project`, else `123456789012`.
+   */
+  project?: string;
   /** Delay for "slow" faults (default 1000 ms); the request then succeeds normally. */
   delayMs?: number;
 }
 
-export interface EmulatorStats {
+export interface EmulatorStats extends IdTokenStats {
   /** Every request to the token endpoint, faulted ones included. */
   tokenRequests: number;
   /** Token requests by `grant_type` ("(none)" when absent). */
@@ -92,12 +145,14 @@ export interface EmulatorStats {
   authorizations: number;
   /** Tokens revoked through the revoke endpoint. */
   revocations: number;
-  /** Access tokens handed out by the metadata server. */
+  /** Requests to the metadata server's token path (`.../service-accounts/default/token` or the e-mail), faulted ones included. */
   metadataTokenRequests: number;
   /** Requests to the fake Google APIs (storage, userinfo). */
   apiRequests: number;
-  /** Requests to the IAM Credentials API (`generateAccessToken`), refused ones included. */
+  /** Requests to the IAM Credentials API (`generateAccessToken`, `generateIdToken`), refused ones included. */
   iamRequests: number;
+  /** Requests to the AWS instance metadata service (`/aws-imds/...`), refused ones included. */
+  awsImdsRequests: number;
 }
 
 /** What the emulator knows about an access token. */
@@ -109,14 +164,14 @@ export interface AccessTokenInfo {
   expiresAt: number;
 }
 
-export interface Emulator extends StsControls, IamControls {
+export interface Emulator extends StsControls, IamControls, AwsControls, IdTokenControls {
   /** `http://127.0.0.1:PORT` */
   readonly url: string;
   /** `127.0.0.1:PORT`: the value for CRED_AUTH_EMULATOR_HOST and GCE_METADATA_HOST. */
   readonly host: string;
   /** A snapshot of the counters. */
   stats(): EmulatorStats;
-  /** Makes the next `count` token-endpoint (or metadata token) requests fail with `fault` (default: 503). */
+  /** Makes the next `count` token-endpoint (or metadata token, or IAM Credentials) requests fail with `fault` (default: 503). */
   failNext(count: number, fault?: Fault): void;
   /** Delays every token response by `ms` (0 = off). */
   setTokenDelay(ms: number): void;
@@ -130,6 +185,10 @@ export interface Emulator extends StsControls, IamControls {
    */
   requireReauth(account?: string): void;
   setMetadata(identity: MetadataIdentity | null): void;
+  /** Moves the metadata server to another platform (see {@link MetadataPlatform}). */
+  setMetadataPlatform(platform: MetadataPlatform): void;
+  /** Registers (or replaces) an OAuth client, e.g. an IAP resource's client named as a refresh grant's `audience`. */
+  addClient(client: EmulatorClient): void;
   /** Mints a refresh token directly (no browser), e.g. to write test credential files. */
   issueRefreshToken(opts: { clientId?: string; scopes: string[]; account?: string }): string;
   /** Makes a service-account key JSON (real RSA key, token_uri = this emulator's /token) and registers its public key. */

@@ -56,6 +56,8 @@ export type CredentialsFileProblem = "missing" | "invalid";
 
 /** A credentials file that is missing, unreadable or malformed. The message names the file and the problem. */
 export class CredentialsFileError extends CredCredentialsError {
+  // Its public face is its parent's: callers are told of CredCredentialsError (an internal subclass).
+  override name = "CredCredentialsError";
   constructor(
     readonly path: string,
     readonly problem: CredentialsFileProblem,

@@ -6,33 +6,7 @@ import {
   ERROR_CODES,
 } from "../errors.js";
 import { redaction } from "../trust/lazy.js";
-
-const CREDENTIAL_ERRORS: Record<string, string> = {
-  invalid_grant: "the refresh token is expired or revoked; sign in again",
-  invalid_client: "the OAuth client id or secret was rejected; check the client",
-  unauthorized_client: "this OAuth client may not use this grant; check the client type",
-  invalid_scope: "a requested scope was rejected",
-  access_denied: "access was denied",
-  invalid_request: "the token request was rejected as malformed",
-};
-
-/** OAuth errors Google sends for a temporary failure, inside a 400 too (google-auth-python's _client.py). */
-const RETRYABLE_ERRORS = new Set([
-  "internal_failure",
-  "server_error",
-  "temporarily_unavailable",
-  "rate_limit_exceeded",
-]);
-
-/** The stable code of each other OAuth error a token server answers with. */
-const OAUTH_ERROR_CODES: Record<string, CredErrorCode> = {
-  invalid_grant: ERROR_CODES.INVALID_GRANT,
-  invalid_client: ERROR_CODES.INVALID_CLIENT,
-  unauthorized_client: ERROR_CODES.INVALID_CLIENT,
-  invalid_scope: ERROR_CODES.INVALID_SCOPE,
-  access_denied: ERROR_CODES.ACCESS_DENIED,
-  invalid_rapt: ERROR_CODES.REAUTH_REQUIRED,
-};
+import { codeOfOAuthError, meaningOf, oauthErrorWord } from "./oauth-errors.js";
 
 /** What the caller was doing: a code exchange's errors mean other things than a refresh's. */
 export type TokenStage = "exchange" | "refresh";
@@ -131,7 +105,7 @@ export function toCredError(error: unknown, what: string, stage?: TokenStage): C
   const reply = googleReply(e.response?.data);
   const oauthCode = reply?.error;
   // Google's temporary errors come inside a 400 too (5xx are handled below, with every other 5xx).
-  if (reply && RETRYABLE_ERRORS.has(reply.error) && (status === undefined || status < 500)) {
+  if (reply && meaningOf(reply.error)?.temporary && (status === undefined || status < 500)) {
     return new CredConnectionError(
       `${what} failed: the token server answered ${status ?? "an error"} (${reply.error}); try again later.`,
       {
@@ -161,7 +135,7 @@ export function toCredError(error: unknown, what: string, stage?: TokenStage): C
       );
     return new CredCredentialsError(`${what} failed: ${oauthCode}: ${reason}.`, {
       cause: error,
-      code: OAUTH_ERROR_CODES[oauthCode] ?? ERROR_CODES.CREDENTIALS,
+      code: codeOfOAuthError(oauthCode),
       ...answered,
     });
   }
@@ -214,7 +188,7 @@ const INVALID_GRANT_BY_GRANT: Record<string, string> = {
 function reasonFor(oauthCode: string, grantType: string | undefined): string {
   if (oauthCode === "invalid_grant")
     return (grantType && INVALID_GRANT_BY_GRANT[grantType]) ?? "the token server did not accept the grant";
-  return CREDENTIAL_ERRORS[oauthCode] ?? "the provider rejected the credentials";
+  return meaningOf(oauthCode)?.reply ?? "the provider rejected the credentials";
 }
 
 /** The `grant_type` of a failed request's kept request (kept through redaction: it is no secret). */
@@ -233,11 +207,7 @@ export function grantTypeOf(error: unknown): string | undefined {
 }
 
 function oauthErrorCode(data: unknown): string | undefined {
-  if (data && typeof data === "object" && "error" in data) {
-    const code = (data as { error: unknown }).error;
-    if (typeof code === "string" && /^[a-z_]{1,64}$/.test(code)) return code;
-  }
-  return undefined;
+  return data && typeof data === "object" && "error" in data ? oauthErrorWord(data.error) : undefined;
 }
 
 function networkCode(error: unknown): string | undefined {

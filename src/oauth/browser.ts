@@ -1,26 +1,16 @@
 import { spawn } from "node:child_process";
 import { delimiter } from "node:path";
-import { detectRuntime } from "../runtime/detect.js";
+import type { BrowserLaunch } from "./plan.js";
 
 /**
- * Whether launching a browser can be expected to show the user a page here: the runtime's
- * verdict (`BROWSER=none` no, any other `BROWSER` yes, no in CI, over SSH, in a container or
- * on a Linux/BSD without a display).
+ * Opens `url` in the user's browser as planned: the `BROWSER` command, or the system's default
+ * browser (`open`). Resolves `false` when nothing could be launched; never throws. A `true` is
+ * no proof a window appeared, which is why the URL is always shown as well.
  */
-export function browserExpected(env: NodeJS.ProcessEnv = process.env): boolean {
-  return detectRuntime(env).canOpenBrowser;
-}
-
-/**
- * Opens `url` in the user's browser: the `BROWSER` command when set, else the system's
- * default browser (`open`). Resolves `false` when nothing could be launched; never throws.
- * A `true` is no proof a window appeared, which is why the URL is always shown as well.
- */
-export async function openBrowser(url: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
-  const browser = env.BROWSER?.trim();
-  if (browser?.toLowerCase() === "none") return false;
+export async function openBrowser(url: string, launch: BrowserLaunch): Promise<boolean> {
+  if (launch === "none") return false;
   try {
-    if (browser) return await spawnBrowser(browser, url);
+    if (launch !== "system") return await spawnBrowser(launch.command, url);
     const { default: open } = await import("open");
     const child = await open(url, { wait: false });
     child.once("error", () => {});

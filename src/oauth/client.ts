@@ -1,8 +1,6 @@
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import type { Settings } from "../settings/keys.js";
-import { DEMO_CLIENT, DEMO_WEB_CLIENT, ENV } from "../shared/constants.js";
+import { ENV } from "../shared/constants.js";
 import { readTrustedFileSync } from "../trust/files.js";
-import type { Endpoints } from "../google/endpoints.js";
 
 /** Where an OAuth client id and secret came from. */
 export type ClientSource = "options" | "env" | "file" | "settings" | "demo";
@@ -14,90 +12,29 @@ export interface ResolvedClient {
   source: ClientSource;
 }
 
-/** What {@link resolveClient} reads from the call's options. */
-export interface ClientOptions {
-  clientId?: string;
-  clientSecret?: string;
-  /** The flow the client is for: the copy-paste flow needs a "web" client. */
-  mode?: "loopback" | "paste";
-  /** An explicit redirect URI (SPEC 4.1 `redirect_uri`). */
-  redirectUri?: string;
-}
-
 /** Doc page that explains how to create a client; named in error messages. */
 export const CLIENT_DOC = "docs/oauth-client.md";
 
 /** The command that configures a client once; named by the errors of a missing client. */
 export const CONFIG_CLIENT_COMMAND = "cred-auth config set client-secret-file PATH";
 
-/**
- * The OAuth client: the call's options, else `CRED_AUTH_CLIENT_ID`/`CRED_AUTH_CLIENT_SECRET`,
- * else a Google client-secret JSON file named by `CRED_AUTH_CLIENT_SECRET_FILE`, else the user's
- * settings (`cred-auth config`), else the emulator-only demo client. No client of another project
- * is ever borrowed.
- */
-export function resolveClient(options: ClientOptions, env: NodeJS.ProcessEnv, endpoints: Endpoints): ResolvedClient {
-  // FACTS 1: the copy-paste flow towards an explicit redirect URI needs a complete client of the caller's.
-  const pasteToOwnPage = options.mode === "paste" && Boolean(options.redirectUri);
-  if (pasteToOwnPage && Boolean(options.clientId?.trim()) !== Boolean(options.clientSecret?.trim()))
-    throw incompleteClient();
-  const client =
-    fromPair(options.clientId, options.clientSecret, "options", "the clientId and clientSecret options") ??
-    fromPair(env[ENV.clientId], env[ENV.clientSecret], "env", `${ENV.clientId} and ${ENV.clientSecret}`) ??
-    fromSecretFile(env[ENV.clientSecretFile]) ??
-    fromSettings(env);
-  if (client) return client;
-  if (pasteToOwnPage) throw incompleteClient();
-  if (endpoints.emulator) return { ...(options.mode === "paste" ? DEMO_WEB_CLIENT : DEMO_CLIENT), source: "demo" };
-  throw new CredCredentialsError(
+/** The second line of every "no client" error. */
+export const CREATE_CLIENT = `Create a "Desktop app" OAuth client in the Google Cloud console: \`cred-auth config init\` guides you through it; see ${CLIENT_DOC}.`;
+
+/** No client in the options, the environment or the settings (and no emulator to lend its demo client). */
+export function noClientError(): CredCredentialsError {
+  return new CredCredentialsError(
     `No OAuth client configured: run \`${CONFIG_CLIENT_COMMAND}\` once with its client-secret JSON file, or pass clientId and clientSecret, or set ${ENV.clientId} and ${ENV.clientSecret}, or ${ENV.clientSecretFile}.\n${CREATE_CLIENT}`,
     { code: ERROR_CODES.NO_OAUTH_CLIENT },
   );
 }
 
-/** The second line of every "no client" error. */
-export const CREATE_CLIENT = `Create a "Desktop app" OAuth client in the Google Cloud console (APIs & Services > Credentials); see ${CLIENT_DOC}.`;
-
-/**
- * The client kept by `cred-auth config`: its client-secret file, or its id and secret. The
- * settings are read only here, when neither the options nor the environment name a client.
- */
-function fromSettings(env: NodeJS.ProcessEnv): ResolvedClient | undefined {
-  const settings: Settings = (require("../settings/read.js") as typeof import("../settings/read.js")).readSettings(env);
-  const file = settings["client-secret-file"];
-  const fromFile = file ? fromSecretFile(file, "the client-secret-file setting (cred-auth config)") : undefined;
-  if (fromFile) return { ...fromFile, source: "settings" };
-  return fromPair(
-    settings["client-id"],
-    settings["client-secret"],
-    "settings",
-    "the client-id and client-secret settings (cred-auth config set client-id ID client-secret SECRET)",
-  );
-}
-
-function incompleteClient(): CredCredentialsError {
+/** The copy-paste flow towards the caller's own page needs the caller's whole client id and secret, as the original requires. */
+export function incompleteClientError(): CredCredentialsError {
   return new CredCredentialsError(
     "Unable to get valid credentials: please provide a valid client_id and/or client_secret.",
     { code: ERROR_CODES.NO_OAUTH_CLIENT },
   );
-}
-
-function fromPair(
-  id: string | undefined,
-  secret: string | undefined,
-  source: ClientSource,
-  what: string,
-): ResolvedClient | undefined {
-  const clientId = id?.trim();
-  const clientSecret = secret?.trim();
-  if (!clientId && !clientSecret) return undefined;
-  if (!clientId || !clientSecret) {
-    throw new CredCredentialsError(
-      `Give both parts of the OAuth client: ${what} (only one is set); see ${CLIENT_DOC}.`,
-      { code: ERROR_CODES.NO_OAUTH_CLIENT },
-    );
-  }
-  return { clientId, clientSecret, source };
 }
 
 /** Client-secret files are under a kilobyte; the bound keeps a wrong path from being read whole. */

@@ -1,5 +1,5 @@
 /**
- * How a sign-in is shown. The OAuth flow (src/oauth) knows no screen: it reports what
+ * How a sign-in is shown. The OAuth flow knows no screen: it reports what
  * happens to a presenter, and a presenter knows these events, not OAuth.
  */
 

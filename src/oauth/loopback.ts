@@ -1,29 +1,23 @@
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { CredCancelledError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { ENV, LOOPBACK_PORTS } from "../shared/constants.js";
+import { ENV } from "../shared/constants.js";
 import { authorizationError, describeAuthorizationError } from "./errors.js";
 import { PAGE_HEADERS, page } from "./pages.js";
+import type { LoopbackHost, PortRange } from "./plan.js";
+
+export type { LoopbackHost, PortRange } from "./plan.js";
 import { MESSAGES } from "../messages.js";
 
 /** Default time the user has to finish the sign-in in the browser. */
 export const DEFAULT_TIMEOUT_MS = 300_000;
 
-/** An inclusive port range. */
-export interface PortRange {
-  first: number;
-  last: number;
-}
-
-/** Where the receiver listens: `localhost` (127.0.0.1 and ::1), or one address. */
-export type LoopbackHost = "localhost" | "127.0.0.1" | "::1";
-
 /** How to start a loopback receiver. */
 export interface LoopbackOptions {
   /** The `state` the callback must carry. */
   state: string;
-  /** Ports tried in order. Default: `CRED_AUTH_LOOPBACK_PORTS`, else 8080-8089. */
-  ports?: PortRange;
+  /** Ports tried in order (8080-8089 unless the user chose others: credentials/plan.ts). */
+  ports: PortRange;
   host?: LoopbackHost;
   /** Path of the redirect URI. Default `/`. */
   path?: string;
@@ -31,7 +25,6 @@ export interface LoopbackOptions {
   timeoutMs?: number;
   /** Aborting gives up: {@link CredCancelledError}. */
   signal?: AbortSignal;
-  env?: NodeJS.ProcessEnv;
 }
 
 /** A valid callback: the code, and the way to answer the browser once it was exchanged. */
@@ -41,13 +34,18 @@ export interface LoopbackCallback {
   finish(outcome: { ok: true } | { ok: false; message: string }): void;
 }
 
+/** Where a receiver is: waiting for the browser, holding its page while the code is exchanged, or done. */
+export type ReceiverState = "listening" | "answering" | "closed";
+
 /** A listening receiver. */
 export interface LoopbackReceiver {
   port: number;
   redirectUri: string;
+  /** `listening` until the browser comes back with a code (`answering`), or it fails or closes (`closed`). */
+  readonly state: ReceiverState;
   /** Resolves with the first callback carrying the right state and a code. */
   readonly callback: Promise<LoopbackCallback>;
-  /** Stops waiting ({@link CredCancelledError}) and closes the servers. Idempotent. */
+  /** Stops waiting ({@link CredCancelledError}) and closes the servers; once a code came, only `finish` ends it. */
   close(): void;
 }
 
@@ -69,122 +67,147 @@ const FINISH_TIMEOUT_MS = 60_000;
  */
 export async function startLoopbackReceiver(options: LoopbackOptions): Promise<LoopbackReceiver> {
   throwIfAborted(options.signal);
-  const ports = options.ports ?? portRangeFromEnv(options.env ?? process.env);
   const host = options.host ?? "localhost";
-  const path = options.path ?? "/";
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  let receiver!: Receiver;
+  const bound = await bindFirstFree(options.ports, host, (req, res) => receiver.handle(req, res));
+  receiver = new Receiver(bound, host, options);
+  return receiver;
+}
 
-  let settle!: { resolve(value: LoopbackCallback): void; reject(error: Error): void };
-  const callback = new Promise<LoopbackCallback>((resolve, reject) => (settle = { resolve, reject }));
-  callback.catch(() => {}); // a receiver nobody awaits must not crash the process
-  let done = false;
-  // Stryker disable next-line ArrayDeclaration: equivalent: nothing reads it before the bound servers replace it
-  let servers: Server[] = [];
+/** The receiver's state: the browser's page is held while `answering`. */
+type State = { name: "listening" } | { name: "answering"; response: ServerResponse } | { name: "closed" };
 
-  const closeServers = (): void => {
-    for (const server of servers) {
+/**
+ * The receiver: `listening` (the sign-in's time-out running) until a callback with this
+ * sign-in's code arrives, then `answering` (the browser's page held, up to 60 s, until the flow
+ * says how the exchange went), then `closed`. An `error=`, the time-out, an abort or a failing
+ * server close it from `listening`; only `finish` closes it from `answering`. Each transition
+ * leaves one state, and ends that state's timer.
+ */
+class Receiver implements LoopbackReceiver {
+  readonly port: number;
+  readonly redirectUri: string;
+  readonly callback: Promise<LoopbackCallback>;
+  #state: State = { name: "listening" };
+  /** The current state's timer: the sign-in's time-out, then the browser's 60 s. */
+  #timer: NodeJS.Timeout | undefined;
+  #settle!: { resolve(value: LoopbackCallback): void; reject(error: Error): void };
+  readonly #servers: Server[];
+  readonly #path: string;
+  readonly #expected: string;
+  readonly #signal: AbortSignal | undefined;
+  readonly #onAbort = (): void => this.#fail(new CredCancelledError(MESSAGES.signInCancelled));
+
+  constructor(bound: { port: number; servers: Server[] }, host: LoopbackHost, options: LoopbackOptions) {
+    this.port = bound.port;
+    this.#servers = bound.servers;
+    this.#path = options.path ?? "/";
+    this.#expected = options.state;
+    this.#signal = options.signal;
+    this.redirectUri = `http://${host === "::1" ? "[::1]" : host}:${bound.port}${this.#path}`;
+    this.callback = new Promise<LoopbackCallback>((resolve, reject) => (this.#settle = { resolve, reject }));
+    this.callback.catch(() => {}); // a receiver nobody awaits must not crash the process
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#timer = setTimeout(() => this.#fail(timedOut(timeoutMs)), timeoutMs);
+    // A listening server emits "error" only when accepting a connection fails (no file descriptors
+    // left): the sign-in cannot go on, but a kernel or script must not crash for it.
+    for (const server of this.#servers) server.on("error", (error) => this.#fail(acceptFailed(error)));
+    this.#signal?.addEventListener("abort", this.#onAbort);
+    if (this.#signal?.aborted) this.#onAbort(); // aborted while the port was being bound
+  }
+
+  get state(): ReceiverState {
+    return this.#state.name;
+  }
+
+  close(): void {
+    this.#fail(new CredCancelledError(MESSAGES.signInCancelled));
+  }
+
+  /** Answers one request to the redirect address. */
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    if (!isLoopbackHost(req.headers.host, this.port)) {
+      // A page of another site whose name was rebound to 127.0.0.1 (DNS rebinding) says its own name.
+      answer(res, 421, "Wrong address", "This address only answers requests for the loopback address it listens on.");
+      return;
+    }
+    const verdict = judge(req, this.#path, this.#expected, this.#state.name !== "listening");
+    switch (verdict.kind) {
+      case "stray":
+        answer(res, 404, "Not found", "Nothing here.");
+        return;
+      case "stale":
+        answer(res, 400, "This sign-in link is not for this session", verdict.message);
+        return;
+      case "error":
+        answer(
+          res,
+          400,
+          "Sign-in failed",
+          `${describeAuthorizationError(verdict.error)}. You may close this window and run the sign-in again.`,
+        );
+        this.#fail(authorizationError(verdict.error));
+        return;
+      case "code":
+        this.#answer(verdict.code, res);
+    }
+  }
+
+  /** listening -> answering (judge saw to the state): the code goes to the flow, the browser waits for its page. */
+  #answer(code: string, response: ServerResponse): void {
+    const late = { ok: false, message: "The sign-in did not complete in time." } as const;
+    this.#enter(
+      { name: "answering", response },
+      setTimeout(() => this.#finish(late), FINISH_TIMEOUT_MS),
+    );
+    this.#settle.resolve({ code, finish: (outcome) => this.#finish(outcome) });
+  }
+
+  /** answering -> closed: the browser's page says how the exchange went. */
+  #finish(outcome: { ok: true } | { ok: false; message: string }): void {
+    const state = this.#state;
+    if (state.name !== "answering") return; // the flow's answer after the 60 s one: the page is gone
+    if (outcome.ok) answer(state.response, 200, "Signed in", "Signed in. You may close this window.");
+    else answer(state.response, 500, "Sign-in failed", `${outcome.message} You may close this window.`);
+    this.#close();
+  }
+
+  /** listening -> closed: the sign-in fails (error=, time-out, abort, a failing server) or is closed. */
+  #fail(error: Error): void {
+    if (this.#state.name !== "listening") return; // a code came: only #finish ends it now
+    this.#close();
+    this.#settle.reject(error);
+  }
+
+  #close(): void {
+    this.#enter({ name: "closed" }, undefined);
+    for (const server of this.#servers) {
       server.close();
       server.closeAllConnections();
     }
-  };
-  const fail = (error: Error): void => {
-    if (done) return;
-    // Stryker disable next-line BooleanLiteral: equivalent: fail has closed every server and connection, so no request is judged again, and a second reject is a no-op
-    done = true;
-    cleanup();
-    closeServers();
-    settle.reject(error);
-  };
-
-  let listeningPort = 0;
-  const handler = (req: IncomingMessage, res: ServerResponse): void => {
-    if (!isLoopbackHost(req.headers.host, listeningPort)) {
-      // A page of another site whose name was rebound to 127.0.0.1 (DNS rebinding) says its own name.
-      return answer(
-        res,
-        421,
-        "Wrong address",
-        "This address only answers requests for the loopback address it listens on.",
-      );
-    }
-    const verdict = judge(req, path, options.state, done);
-    if (verdict.kind === "stray") return answer(res, 404, "Not found", "Nothing here.");
-    if (verdict.kind === "stale") {
-      return answer(res, 400, "This sign-in link is not for this session", verdict.message);
-    }
-    if (verdict.kind === "error") {
-      answer(
-        res,
-        400,
-        "Sign-in failed",
-        `${describeAuthorizationError(verdict.error)}. You may close this window and run the sign-in again.`,
-      );
-      return fail(authorizationError(verdict.error));
-    }
-    done = true;
-    cleanup();
-    let finished = false;
-    const finish: LoopbackCallback["finish"] = (outcome) => {
-      // The guard and answer()'s headersSent check each stop a second answer: a mutant of one alone changes nothing visible.
-      // Stryker disable next-line ConditionalExpression: equivalent: a second finish is refused by answer() and closes closed servers
-      if (finished) return;
-      // Stryker disable next-line BooleanLiteral: equivalent: as above
-      finished = true;
-      // Stryker disable next-line CallExpression: equivalent: the timer's later finish is refused by the guard
-      clearTimeout(finishTimer);
-      if (outcome.ok) answer(res, 200, "Signed in", "Signed in. You may close this window.");
-      else answer(res, 500, "Sign-in failed", `${outcome.message} You may close this window.`);
-      closeServers();
-    };
-    const finishTimer = setTimeout(
-      () => finish({ ok: false, message: "The sign-in did not complete in time." }),
-      FINISH_TIMEOUT_MS,
-    );
-    // Stryker disable next-line CallExpression: equivalent: until finish, the open servers keep the process alive anyway
-    finishTimer.unref();
-    settle.resolve({ code: verdict.code, finish });
-  };
-
-  const bound = await bindFirstFree(ports, host, handler);
-  servers = bound.servers;
-  listeningPort = bound.port;
-  // A listening server emits "error" only when accepting a connection fails (no file descriptors
-  // left): the sign-in cannot go on, but a kernel or script must not crash for it.
-  for (const server of servers)
-    server.on("error", (error: NodeJS.ErrnoException) =>
-      fail(
-        new CredConnectionError(
-          `The sign-in redirect receiver stopped accepting connections (${error.code ?? "error"}); run the sign-in again.`,
-          { cause: error, code: ERROR_CODES.CONNECTION },
-        ),
-      ),
-    );
-  const timer = setTimeout(() => {
-    fail(
-      new CredCredentialsError(
-        `Timed out waiting for the browser sign-in after ${Math.round(timeoutMs / 1000)} s; run again.`,
-        { code: ERROR_CODES.TIMEOUT },
-      ),
-    );
-  }, timeoutMs);
-  // Stryker disable next-line CallExpression: equivalent: the timer runs only while the open servers keep the process alive anyway
-  timer.unref();
-  const onAbort = (): void => fail(new CredCancelledError(MESSAGES.signInCancelled));
-  // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: cleanup() removes the listener on every outcome, the abort included
-  options.signal?.addEventListener("abort", onAbort, { once: true });
-  function cleanup(): void {
-    // Stryker disable next-line CallExpression: equivalent: the time-out then finds the flow done, and fail() ignores it
-    clearTimeout(timer);
-    options.signal?.removeEventListener("abort", onAbort);
   }
 
-  const urlHost = host === "::1" ? "[::1]" : host;
-  return {
-    port: bound.port,
-    redirectUri: `http://${urlHost}:${bound.port}${path}`,
-    callback,
-    close: () => fail(new CredCancelledError(MESSAGES.signInCancelled)),
-  };
+  /** Leaves the current state (its timer ends; no abort matters once listening is over) for `state`. */
+  #enter(state: State, timer: NodeJS.Timeout | undefined): void {
+    clearTimeout(this.#timer);
+    this.#signal?.removeEventListener("abort", this.#onAbort);
+    this.#state = state;
+    this.#timer = timer;
+  }
+}
+
+function timedOut(timeoutMs: number): CredCredentialsError {
+  return new CredCredentialsError(
+    `Timed out waiting for the browser sign-in after ${Math.round(timeoutMs / 1000)} s; run again.`,
+    { code: ERROR_CODES.TIMEOUT },
+  );
+}
+
+function acceptFailed(error: NodeJS.ErrnoException): CredConnectionError {
+  return new CredConnectionError(
+    `The sign-in redirect receiver stopped accepting connections (${error.code ?? "error"}); run the sign-in again.`,
+    { cause: error, code: ERROR_CODES.CONNECTION },
+  );
 }
 
 type Verdict =
@@ -194,7 +217,7 @@ type Verdict =
   | { kind: "code"; code: string };
 
 /** What a request to the receiver is. Only a GET to the redirect path with `code` or `error` counts. */
-function judge(req: IncomingMessage, path: string, state: string, done: boolean): Verdict {
+function judge(req: IncomingMessage, path: string, state: string, answered: boolean): Verdict {
   // Stryker disable next-line StringLiteral: equivalent: a server's request always has a url
   const target = req.url ?? "";
   if (req.method !== "GET" || target.length > MAX_URL_LENGTH) return { kind: "stray" };
@@ -206,7 +229,7 @@ function judge(req: IncomingMessage, path: string, state: string, done: boolean)
   }
   const query = url.searchParams;
   if (url.pathname !== path || (!query.has("code") && !query.has("error"))) return { kind: "stray" };
-  if (done) return { kind: "stale", message: "This sign-in is already complete. You may close this window." };
+  if (answered) return { kind: "stale", message: "This sign-in is already complete. You may close this window." };
   // Stryker disable next-line StringLiteral: equivalent: the state is never empty (256 random bits), so a missing one mismatches whatever stands in for it
   if (!sameSecret(query.get("state") ?? "", state)) {
     return {
@@ -220,7 +243,6 @@ function judge(req: IncomingMessage, path: string, state: string, done: boolean)
   // Stryker disable next-line StringLiteral: equivalent: without error, the query has a code (checked above)
   const code = query.get("code") ?? "";
   if (!code) return { kind: "stale", message: "The redirect carried no authorization code." };
-  // Stryker disable next-line StringLiteral: equivalent: the handler takes every verdict that is not stray, stale or error as the code
   return { kind: "code", code };
 }
 
@@ -242,8 +264,6 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 function answer(res: ServerResponse, status: number, title: string, text: string): void {
-  // Stryker disable next-line ConditionalExpression: equivalent: finish's own guard answers each response once
-  if (res.headersSent) return;
   res.writeHead(status, PAGE_HEADERS);
   res.end(page(title, text));
 }
@@ -336,25 +356,6 @@ function listen(server: Server, port: number, address: string): Promise<"ok" | "
     server.listen({ port, host: address, ipv6Only: address === "::1", exclusive: true });
   });
 }
-
-/** `CRED_AUTH_LOOPBACK_PORTS` (`20000-20009` or `20000`), else the `loopback-ports` setting, else 8080-8089. */
-export function portRangeFromEnv(env: NodeJS.ProcessEnv): PortRange {
-  const value = env[ENV.loopbackPorts]?.trim() || settings().readSetting("loopback-ports", env);
-  if (!value) return { ...LOOPBACK_PORTS };
-  const match = /^(\d{1,5})(?:\s*-\s*(\d{1,5}))?$/.exec(value);
-  const first = Number(match?.[1]);
-  const last = Number(match?.[2] ?? match?.[1]);
-  if (!match || first < 1 || last > 65535 || first > last) {
-    throw new CredCredentialsError(
-      `${ENV.loopbackPorts}="${value}" is not a port range; use for example 20000-20009.`,
-      { code: ERROR_CODES.INVALID_OPTION },
-    );
-  }
-  return { first, last };
-}
-
-// The settings reader loads only when the environment leaves the ports to it.
-const settings = () => require("../settings/read.js") as typeof import("../settings/read.js");
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new CredCancelledError(MESSAGES.signInCancelled);

@@ -1,12 +1,14 @@
-/** The sign-in options the OAuth flow reads; the public options extend them (src/options.ts). */
+/** The sign-in options the OAuth flow reads; the public options ({@link UserCredentialsOptions}) extend them. */
 export interface OAuthSignInOptions {
   /** OAuth client id. Tool authors must pass their own (see docs/oauth-client.md). */
   clientId?: string;
   /** OAuth client secret, together with `clientId`. */
   clientSecret?: string;
   /**
-   * `true` (default): a loopback server on localhost:8080-8089 receives the browser's redirect.
-   * `false`: the user pastes the code shown after sign-in.
+   * `true`: a loopback server on localhost:8080-8089 receives the browser's redirect.
+   * `false`: the user pastes the code shown after sign-in. Unset: chosen for the machine (the
+   * loopback flow locally; on a remote one the copy-paste flow when a code page is configured,
+   * else the loopback flow with the browser's final address pasted back).
    */
   useLocalWebserver?: boolean;
   /** @deprecated Use `useLocalWebserver`; same meaning, warns once. */

@@ -1,33 +1,8 @@
 import { timingSafeEqual } from "node:crypto";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { ENV } from "../shared/constants.js";
 import { authorizationError } from "./errors.js";
-import { codePageUrl, type Endpoints } from "../google/endpoints.js";
 
 const MAX_PASTE_LENGTH = 4096;
-
-/**
- * Where the copy-paste flow sends the browser: the caller's `redirectUri`, the emulator's
- * code page, or `CRED_AUTH_REDIRECT_URI`. Google has no code page of its own any more.
- */
-export function pasteRedirectUri(
-  redirectUri: string | undefined,
-  endpoints: Endpoints,
-  env: NodeJS.ProcessEnv,
-): string {
-  const uri = redirectUri?.trim() || codePageUrl(endpoints, env);
-  if (!uri) {
-    throw new CredCredentialsError(
-      `The copy-paste sign-in needs a page that shows the code: host docs/oauth.html (see docs/oauth-client.md) and pass its address as redirectUri or ${ENV.redirectUri}, or use the loopback flow (useLocalWebserver: true).`,
-      { code: ERROR_CODES.INVALID_OPTION },
-    );
-  }
-  if (!/^https?:\/\//i.test(uri))
-    throw new CredCredentialsError(`The redirect URI must be an http(s) address, not "${uri}".`, {
-      code: ERROR_CODES.INVALID_OPTION,
-    });
-  return uri;
-}
 
 /**
  * The authorization code in what the user pasted, checked against this sign-in's `state`:

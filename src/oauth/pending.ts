@@ -40,16 +40,20 @@ export interface PendingSignIn {
   cancel(reason?: string): void;
 }
 
-/** What this module keeps of the sign-in in progress. */
-interface Current {
-  pending: PendingSignIn;
-  /** Stops the sign-in (closes its port, ends its waits) with this error. */
-  stop(reason: CredCancelledError): void;
-  /** Set once the starting call has ended and left the sign-in waiting for a paste. */
-  waiting?: { complete?: CompleteSignIn; presenter?: Presenter };
-}
+/** Ends a sign-in's waits (closes its port) with this error. */
+type Stop = (reason: CredCancelledError) => void;
 
-let current: Current | undefined;
+/**
+ * The sign-in in progress in this process: none (`idle`), one a call is driving (`running`), or
+ * one whose call has ended and left it for a later call to complete (`waiting`: a notebook's
+ * second cell), with what to do with its tokens and the face that showed it.
+ */
+type Slot =
+  | { name: "idle" }
+  | { name: "running"; pending: PendingSignIn; stop: Stop }
+  | { name: "waiting"; pending: PendingSignIn; stop: Stop; complete?: CompleteSignIn; presenter?: Presenter };
+
+let slot: Slot = { name: "idle" };
 /** Sign-ins replaced by a newer one, newest last, so their leftovers can be recognised. */
 const replaced: PendingSignIn[] = [];
 const REMEMBERED = 5;
@@ -57,35 +61,43 @@ const REMEMBERED = 5;
 /** The message of a sign-in replaced by a newer one. */
 export const REPLACED_MESSAGE = "A newer sign-in replaced this one; use the newest link.";
 
+type Held = Exclude<Slot, { name: "idle" }>;
+
+/** The slot, when it holds `pending`. */
+function holding(pending: PendingSignIn): Held | undefined {
+  return slot.name !== "idle" && slot.pending === pending ? slot : undefined;
+}
+
 /**
- * Registers `pending` as this process's sign-in in progress, cancelling the one before within
- * the same tick (its port closes, nothing is written, its presenter is told).
+ * Registers `pending` as this process's sign-in in progress (`running`), cancelling the one
+ * before within the same tick (its port closes, nothing is written, its presenter is told).
  * `stop` is how to end `pending`'s waits; default `pending.cancel()`.
  */
-export function beginSignIn(pending: PendingSignIn, stop?: (reason: CredCancelledError) => void): void {
-  if (current && current.pending !== pending) retire(current, new CredCancelledError(REPLACED_MESSAGE), true);
-  current = { pending, stop: stop ?? ((reason) => pending.cancel(reason.message)) };
+export function beginSignIn(pending: PendingSignIn, stop?: Stop): Held {
+  if (slot.name !== "idle" && slot.pending !== pending) retire(slot, new CredCancelledError(REPLACED_MESSAGE), true);
+  slot = { name: "running", pending, stop: stop ?? ((reason) => pending.cancel(reason.message)) };
+  return slot;
 }
 
-/** Forgets `pending` if it is the one in progress (it ended, one way or another). */
+/** Forgets `pending` if it is the one in progress (it ended, one way or another): back to `idle`. */
 export function endSignIn(pending: PendingSignIn): void {
-  if (current?.pending === pending) current = undefined;
+  if (holding(pending)) slot = { name: "idle" };
 }
 
 /**
- * Leaves `pending` waiting after its call ended: the second cell completes it with
+ * Leaves `pending` `waiting` after its call ended: the second cell completes it with
  * {@link completePendingSignIn}. `complete` is what the starting call does with the result (write
  * its file, fill its cache), so whichever call brings the code, the credentials land where the
  * first call asked. `presenter` is told when the sign-in is cancelled or replaced meanwhile.
  */
 export function setPendingSignIn(pending: PendingSignIn, complete?: CompleteSignIn, presenter?: Presenter): void {
-  if (current?.pending !== pending) beginSignIn(pending);
-  if (current) current.waiting = { complete, presenter };
+  const { stop } = holding(pending) ?? beginSignIn(pending);
+  slot = { name: "waiting", pending, stop, complete, presenter };
 }
 
 /** The sign-in waiting for a pasted code or address, if any. */
 export function getPendingSignIn(): PendingSignIn | undefined {
-  return current?.waiting ? current.pending : undefined;
+  return slot.name === "waiting" ? slot.pending : undefined;
 }
 
 /**
@@ -94,10 +106,8 @@ export function getPendingSignIn(): PendingSignIn | undefined {
  * @returns whether there was one.
  */
 export function cancelSignIn(message = "The sign-in was cancelled. Nothing was saved."): boolean {
-  if (!current) return false;
-  const was = current;
-  current = undefined;
-  retire(was, new CredCancelledError(message), false);
+  if (slot.name === "idle") return false;
+  retire(slot, new CredCancelledError(message), false);
   return true;
 }
 
@@ -106,18 +116,18 @@ export function clearPendingSignIn(): void {
   cancelSignIn();
 }
 
-function retire(was: Current, reason: CredCancelledError, remember: boolean): void {
+/** The slot's sign-in ends with `reason` (replaced by a newer one, or cancelled): the slot is idle again. */
+function retire(held: Held, reason: CredCancelledError, remember: boolean): void {
   if (remember) {
-    replaced.push(was.pending);
+    replaced.push(held.pending);
     if (replaced.length > REMEMBERED) replaced.shift();
   }
-  if (current === was) current = undefined;
-  was.stop(reason);
+  slot = { name: "idle" };
+  held.stop(reason);
   // A call still running reports the cancel itself; a waiting sign-in has nobody else to.
-  const presenter = was.waiting?.presenter;
-  if (presenter) {
-    presenter.update({ type: "failed", error: reason });
-    void presenter.close?.();
+  if (held.name === "waiting" && held.presenter) {
+    held.presenter.update({ type: "failed", error: reason });
+    void held.presenter.close?.();
   }
 }
 
@@ -128,28 +138,27 @@ function retire(was: Current, reason: CredCancelledError, remember: boolean): vo
  * sign-in that a newer one replaced is refused with words that say so.
  */
 export async function completePendingSignIn(codeOrUrl: string): Promise<{ result: SignInResult; savedTo?: string }> {
-  const entry = current?.waiting ? current : undefined;
+  const waiting = slot.name === "waiting" ? slot : undefined;
   const fromReplaced = replaced.find((old) => old.owns(codeOrUrl));
-  if (fromReplaced && !entry?.pending.owns(codeOrUrl)) {
+  if (fromReplaced && !waiting?.pending.owns(codeOrUrl)) {
     throw new CredCredentialsError(
       "This address is from an older sign-in link that a newer sign-in replaced; open the newest link and paste what it gives.",
       { code: ERROR_CODES.STATE_MISMATCH },
     );
   }
-  if (!entry) {
+  if (!waiting) {
     throw new CredCredentialsError(
       "No sign-in is waiting for a code in this process; call again without a code to start one.",
       { code: ERROR_CODES.NO_PENDING_SIGN_IN },
     );
   }
-  const result = await entry.pending.exchangeCode(codeOrUrl);
-  endSignIn(entry.pending);
-  const savedTo = (await entry.waiting?.complete?.(result)) || undefined;
+  const result = await waiting.pending.exchangeCode(codeOrUrl);
+  endSignIn(waiting.pending);
+  const savedTo = (await waiting.complete?.(result)) || undefined;
   // The face that showed the link hears how it ended (the card in the first cell).
-  const presenter = entry.waiting?.presenter;
-  if (presenter) {
-    presenter.update({ type: "signed-in", account: result.account, savedTo });
-    void presenter.close?.();
+  if (waiting.presenter) {
+    waiting.presenter.update({ type: "signed-in", account: result.account, savedTo });
+    void waiting.presenter.close?.();
   }
   return { result, ...(savedTo ? { savedTo } : {}) };
 }
@@ -161,7 +170,6 @@ export async function completePendingSignIn(codeOrUrl: string): Promise<{ result
  * with `{ code }`. (Internally: `completePendingSignIn(code)` above.)
  */
 export class SignInPendingError extends CredCredentialsError {
-  override name = "SignInPendingError";
   /** The sign-in waiting for its code: `pending.url` is the link to open. */
   declare readonly pending: PendingSignIn;
   /** @param pending The sign-in waiting for its code. */

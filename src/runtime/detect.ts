@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
-import { ENV } from "../shared/constants.js";
 import { REMOTE_WORKSPACE_VARIABLES } from "../shared/hosted-platforms.js";
 
 /** Where the code runs. */
@@ -77,21 +76,28 @@ export function currentHost(): HostFacts {
   };
 }
 
+/** Whether the browser is elsewhere, when the user said so (`CRED_AUTH_REMOTE`, the `remote` setting). */
+export interface RemoteVerdict {
+  remote: boolean;
+  /** Where the user said it, for the reasons (`CRED_AUTH_REMOTE=1`, `the remote setting (cred-auth config)`). */
+  saidBy: string;
+}
+
 /**
  * Tells where the code runs: which notebook kernel or terminal, CI, whether a browser can be
- * opened here, and whether the user's browser is on another machine.
- * A function of its arguments (the defaults read the current process) and, when `CRED_AUTH_REMOTE`
- * is not set, of the `remote` setting (cred-auth config).
+ * opened here, and whether the user's browser is on another machine (`said`, when the user said
+ * so, instead of the detection). A function of its arguments; the defaults read the current process.
  */
 export function detectRuntime(
   env: Env = process.env,
   globals: object = globalThis,
   host: HostFacts = currentHost(),
+  said?: RemoteVerdict,
 ): RuntimeInfo {
   const reasons: string[] = [];
   const ci = isCi(env, reasons);
   const kind = detectKind(env, globals, host, ci, reasons);
-  const remote = isRemote(env, host, reasons);
+  const remote = said ? saidRemote(said, reasons) : isRemote(env, host, reasons);
   const canOpenBrowser = browserCanOpen(env, host, { ci, remote }, reasons);
   return { kind, interactive: kind !== "pipe", ci, canOpenBrowser, remote, reasons };
 }
@@ -128,18 +134,12 @@ function isCi(env: Env, reasons: string[]): boolean {
   return found !== undefined;
 }
 
+function saidRemote({ remote, saidBy }: RemoteVerdict, reasons: string[]): boolean {
+  reasons.push(`${remote ? "remote" : "local"}: ${saidBy}`);
+  return remote;
+}
+
 function isRemote(env: Env, host: HostFacts, reasons: string[]): boolean {
-  const forced = env[ENV.remote]?.trim();
-  if (forced === "0" || forced === "1") {
-    reasons.push(`${forced === "1" ? "remote" : "local"}: ${ENV.remote}=${forced}`);
-    return forced === "1";
-  }
-  // The `remote` setting (cred-auth config) comes after the environment, before the detection.
-  const setting = (require("../settings/read.js") as typeof import("../settings/read.js")).readSetting("remote", env);
-  if (setting !== undefined) {
-    reasons.push(`${setting ? "remote" : "local"}: the remote setting (cred-auth config)`);
-    return setting;
-  }
   const ssh = SSH_VARIABLES.find((name) => isSet(env[name]));
   if (ssh) {
     reasons.push(`remote: SSH session (${ssh})`);

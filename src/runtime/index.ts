@@ -1,2 +1,2 @@
 export { detectRuntime, currentHost } from "./detect.js";
-export type { RuntimeInfo, RuntimeKind, HostFacts } from "./detect.js";
+export type { RuntimeInfo, RuntimeKind, HostFacts, RemoteVerdict } from "./detect.js";

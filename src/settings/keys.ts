@@ -44,13 +44,18 @@ const PORTS = /^(\d{1,5})(?:\s*-\s*(\d{1,5}))?$/;
 const text = (value: string): string | undefined => value.trim() || undefined;
 const isText = (value: unknown): boolean => typeof value === "string" && value.trim() !== "";
 
-/** `20000-20009` or `20000`, within 1-65535, first <= last. */
-export function isPortRange(value: string): boolean {
+/** `20000-20009` or `20000` (within 1-65535, first <= last) as a range; undefined for anything else. */
+export function parsePortRange(value: string): { first: number; last: number } | undefined {
   const match = PORTS.exec(value.trim());
-  if (!match) return false;
+  if (!match) return undefined;
   const first = Number(match[1]);
   const last = Number(match[2] ?? match[1]);
-  return first >= 1 && last <= 65535 && first <= last;
+  return first >= 1 && last <= 65535 && first <= last ? { first, last } : undefined;
+}
+
+/** Whether `value` is a port range {@link parsePortRange} reads. */
+export function isPortRange(value: string): boolean {
+  return parsePortRange(value) !== undefined;
 }
 
 const YES = /^(1|true|yes|on)$/i;

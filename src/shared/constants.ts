@@ -3,10 +3,10 @@
  * the library, so it stays an independent party in tests.
  */
 
-/** The broad scope used when none is given (CLI default, SPEC 4.2). */
+/** The broad scope used when none is given (the CLI's default). */
 export const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
 
-/** Loopback ports tried in order for the local redirect receiver (SPEC 8). */
+/** Loopback ports tried in order for the local redirect receiver. */
 export const LOOPBACK_PORTS = { first: 8080, last: 8089 } as const;
 
 /** Google's production endpoints. */
@@ -26,6 +26,12 @@ export const EMULATOR_PATHS = {
   /** Shows a received `?code=` for the copy-paste flow. */
   codePage: "/oauth/code",
   metadata: "/computeMetadata/v1",
+  /** The keys that sign ID tokens: `{kid: PEM certificate}` (Google's https://www.googleapis.com/oauth2/v1/certs). */
+  pemCerts: "/oauth2/v1/certs",
+  /** The same keys as a JWK set (Google's https://www.googleapis.com/oauth2/v3/certs). */
+  jwkCerts: "/oauth2/v3/certs",
+  /** Protected services that need an ID token: `/run/NAME/...` (the service's URL is `/run/NAME`). */
+  run: "/run",
   /** Test controls: stats, fault injection, revocation. */
   admin: "/__emulator",
 } as const;

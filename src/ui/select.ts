@@ -1,5 +1,3 @@
-import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { detectRuntime, type RuntimeInfo } from "../runtime/index.js";
 import { createDenoPresenter } from "./deno.js";
 import { cancelledByInterrupt } from "./interrupt.js";
 import { createNotebookPresenter } from "./notebook.js";
@@ -10,11 +8,21 @@ import { createTerminalPresenter } from "./terminal/index.js";
 /** How a sign-in is shown: chosen from where the code runs (`auto`), or forced. */
 export type PresenterChoice = "auto" | "plain" | "terminal" | "notebook" | Presenter;
 
-/** What the chosen presenter needs to know about the sign-in and its surroundings. */
+/** The faces cred-auth draws: the notebook card under tslab or Deno, the ink app, plain lines. */
+export type FaceName = "tslab" | "deno" | "terminal" | "plain";
+
+/** A sign-in's face, decided (credentials/plan.ts): which one, and how it may draw. */
+export interface FacePlan {
+  /** The face to build, or the caller's own presenter. */
+  readonly face: FaceName | Presenter;
+  /** Chosen for where the code runs (`auto`): a face that cannot start falls back to plain lines. */
+  readonly fallback: boolean;
+  /** Whether the face may colour its text (off with `NO_COLOR`). */
+  readonly color: boolean;
+}
+
+/** What a presenter needs beyond its plan. */
 export interface PresenterContext {
-  mode: "loopback" | "paste";
-  /** Where the code runs. Default: {@link detectRuntime} of this process. */
-  runtime?: RuntimeInfo;
   /**
    * Aborted with a CredCancelledError when the user cancels in the presenter (Ctrl+C in the
    * terminal face); the sign-in's signal should follow it.
@@ -23,54 +31,32 @@ export interface PresenterContext {
 }
 
 /**
- * The presenter for a sign-in: the one given, or one chosen for where the code runs (`auto`):
- * a tslab kernel gets the notebook display, Deno's kernel its display and prompt, an
- * interactive terminal the ink app, anything else (pipes, CI, other kernels) plain lines on
- * stderr. ink and React load only when the terminal face is chosen.
+ * The presenter of a planned face: the caller's own, a notebook card (tslab's display, or
+ * Deno's with its prompt), the ink app, or plain lines on stderr. ink and React load only when
+ * the terminal face is built. Under `fallback`, a face that cannot start gives plain lines.
  */
-export async function selectPresenter(
-  choice: PresenterChoice | undefined,
-  context: PresenterContext,
-): Promise<Presenter> {
-  if (typeof choice === "object" && choice !== null) return choice;
-  const runtime = context.runtime ?? detectRuntime();
-  switch (choice ?? uiSetting() ?? "auto") {
+export async function selectPresenter(plan: FacePlan, context: PresenterContext = {}): Promise<Presenter> {
+  const { face } = plan;
+  if (typeof face === "object") return face;
+  try {
+    return await build(face, plan, context);
+  } catch (error) {
+    // A face that cannot start (no kernel display, no raw mode) falls back to plain lines.
+    if (plan.fallback) return createPlainPresenter();
+    throw error;
+  }
+}
+
+function build(face: FaceName, plan: FacePlan, context: PresenterContext): Presenter | Promise<Presenter> {
+  switch (face) {
     case "plain":
       return createPlainPresenter();
     case "terminal":
-      return terminalPresenter(context);
-    case "notebook":
-      return notebookPresenter(runtime);
-    default:
-      return autoPresenter(runtime, context);
+      return createTerminalPresenter({ abort: context.abort, color: plan.color });
+    // Kernel › Interrupt cancels the sign-in the card shows (see interrupt.ts).
+    case "tslab":
+      return cancelledByInterrupt(createNotebookPresenter());
+    case "deno":
+      return cancelledByInterrupt(createDenoPresenter());
   }
-}
-
-async function autoPresenter(runtime: RuntimeInfo, context: PresenterContext): Promise<Presenter> {
-  try {
-    if (runtime.kind === "tslab" || runtime.kind === "deno-jupyter") return await notebookPresenter(runtime);
-    if (runtime.kind === "terminal") return await terminalPresenter(context);
-  } catch {
-    // A face that cannot start (no kernel display, no raw mode) falls back to plain lines.
-  }
-  return createPlainPresenter();
-}
-
-function terminalPresenter(context: PresenterContext): Promise<Presenter> {
-  return createTerminalPresenter({ abort: context.abort });
-}
-
-async function notebookPresenter(runtime: RuntimeInfo): Promise<Presenter> {
-  // Kernel › Interrupt cancels the sign-in this card shows (see interrupt.ts).
-  if (runtime.kind === "tslab") return cancelledByInterrupt(createNotebookPresenter());
-  if (runtime.kind === "deno-jupyter") return cancelledByInterrupt(createDenoPresenter());
-  throw new CredCredentialsError(
-    'presenter: "notebook" needs a tslab or Deno Jupyter kernel; use "auto", "terminal" or "plain" here.',
-    { code: ERROR_CODES.PRESENTER_UNAVAILABLE },
-  );
-}
-
-/** The `ui` setting (cred-auth config), read only when the call names no presenter. */
-function uiSetting(): PresenterChoice | undefined {
-  return (require("../settings/read.js") as typeof import("../settings/read.js")).readSetting("ui");
 }

@@ -63,13 +63,15 @@ export function sandbox(emulator?: Emulator, extra: NodeJS.ProcessEnv = {}): San
 /** Everything each started process has written to stderr so far. */
 const stderrSoFar = new WeakMap<ChildProcess, { text: string }>();
 
-/** Starts `node dist/cli.js ...args`. */
+/** Starts `node dist/cli.js ...args`; with `wrapper` (such as `strace -o FILE`), under that command. */
 export function startCli(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
   nodeArgs: readonly string[] = [],
+  wrapper: readonly string[] = [],
 ): ChildProcess {
-  const child = spawn(process.execPath, [...nodeArgs, CLI, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+  const command = [...wrapper, process.execPath, ...nodeArgs, CLI, ...args];
+  const child = spawn(command[0]!, command.slice(1), { env, stdio: ["pipe", "pipe", "pipe"] });
   const seen = { text: "" };
   stderrSoFar.set(child, seen);
   child.stderr!.on("data", (chunk: Buffer | string) => (seen.text += chunk.toString()));

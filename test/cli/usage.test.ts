@@ -37,11 +37,15 @@ test("-h, --help and `help`: the program's help on stdout, exit 0", async () => 
   }
 });
 
-test("--version prints package.json's version", async () => {
+test("--version, -v and -V print package.json's version", async () => {
   const { env } = sandbox();
-  const r = await runCli(["--version"], env);
-  assert.equal(r.code, 0);
-  assert.equal(r.stdout, `${pkg.version}\n`);
+  for (const flag of ["--version", "-v", "-V"]) {
+    const r = await runCli([flag], env);
+    assert.equal(r.code, 0, flag);
+    assert.equal(r.stdout, `${pkg.version}\n`, flag);
+    assert.equal(r.stderr, "", flag);
+  }
+  assert.match((await runCli(["--help"], env)).stdout, /\n {2}-v, --version {2}print the version\n/);
 });
 
 test("each command's --help lists its arguments and every documented flag", async () => {
@@ -70,6 +74,7 @@ test("each command's --help lists its arguments and every documented flag", asyn
     ],
     emulator: ["--port", "--metadata-project", "--metadata-email"],
     config: [
+      "init [CLIENT_FILE]",
       "set KEY VALUE",
       "get KEY",
       "unset KEY",
@@ -155,7 +160,7 @@ test("usage errors: one line naming the problem and the help to read, exit 2", a
     ],
     [["emulator", "--bogus"], /Unknown option "\(not shown: it may be a secret\)".*\(see cred-auth emulator --help\)$/],
     [["emulator", "--port", "http"], /--port must be a number/],
-    [["config"], /missing ACTION: set, get, unset, list, path \(see cred-auth config --help\)$/],
+    [["config"], /missing ACTION: init, set, get, unset, list, path \(see cred-auth config --help\)$/],
     [["config", "frob"], /unknown action \(not shown: it may be a secret\)/],
     [
       ["config", "set", "colour", "blue"],

@@ -3,6 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "node:http";
 import { withEmulator } from "../support/emulator.ts";
+import { verifyIdToken } from "../support/id-tokens.ts";
 import { postForm, signAssertion, tokenRequest } from "./support.ts";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
@@ -115,7 +116,9 @@ test("service accounts: a key from createServiceAccountKey signs a jwt-bearer as
     grant_type: JWT_BEARER,
     assertion: signAssertion(key.private_key, { ...claims, scope: undefined, target_audience: "https://svc.example" }),
   });
-  assert.equal(typeof idToken.json.id_token, "string");
+  assert.deepEqual(Object.keys(idToken.json), ["id_token"]);
+  const verified = await verifyIdToken(emu, String(idToken.json.id_token), "https://svc.example");
+  assert.equal(verified.email, key.client_email);
 });
 
 test("service accounts: bad signature, unknown account, wrong audience, expired or long-lived assertions are refused", async () => {

@@ -3,15 +3,18 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { parseEmulatorArgs } from "cred-auth/emulator";
+import { parseEmulatorArgs, startEmulator } from "cred-auth/emulator";
+import { runCli, sandbox } from "../cli/support.ts";
 
 test("parseEmulatorArgs: defaults, --port, --flag=value, metadata pair, errors", () => {
   assert.deepEqual(parseEmulatorArgs([]), {
     port: 9099,
     metadata: null,
+    metadataPlatform: "compute-engine",
     quiet: false,
     codePage: true,
     serviceAccounts: [],
+    runServices: [],
   });
   assert.equal(parseEmulatorArgs(["--no-code-page"]).codePage, false);
   assert.equal(parseEmulatorArgs(["--port", "0"]).port, 0);
@@ -28,6 +31,9 @@ test("parseEmulatorArgs: defaults, --port, --flag=value, metadata pair, errors",
   assert.throws(() => parseEmulatorArgs(["--port"]), /needs a value/);
   assert.throws(() => parseEmulatorArgs(["--metadata-project", "p"]), /both/);
   assert.throws(() => parseEmulatorArgs(["--bogus"]), /Unknown option/);
+  assert.equal(parseEmulatorArgs(["--metadata-platform", "cloud-run"]).metadataPlatform, "cloud-run");
+  assert.equal(parseEmulatorArgs(["--metadata-platform=compute-engine"]).metadataPlatform, "compute-engine");
+  assert.throws(() => parseEmulatorArgs(["--metadata-platform", "lambda"]), /compute-engine or cloud-run/);
 });
 
 test("parseEmulatorArgs: --service-account EMAIL[=MEMBER,...], repeatable, members checked", () => {
@@ -136,6 +142,23 @@ test("runEmulatorCommand on a port in use fails with a clear message", async () 
     const [code] = await once(child, "exit");
     assert.equal(code, 3);
     assert.match(stderr, new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is already in use`));
+  } finally {
+    await taken.close();
+  }
+});
+
+test("cred-auth emulator --port N on a busy port: one line naming the port and what to do, exit 3", async () => {
+  const taken = await startEmulator();
+  try {
+    const port = taken.url.split(":").at(-1) ?? "";
+    const { env } = sandbox();
+    const r = await runCli(["emulator", "--port", port, "--quiet"], env);
+    assert.equal(r.code, 3, r.stderr);
+    assert.equal(
+      r.stderr,
+      `cred-auth: port ${port} on 127.0.0.1 is already in use: stop what holds it, or choose another port with --port N (--port 0 picks a free one)\n`,
+    );
+    assert.doesNotMatch(r.stderr, /unexpected/);
   } finally {
     await taken.close();
   }

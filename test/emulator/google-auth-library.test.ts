@@ -104,7 +104,23 @@ test("Compute gets a metadata token with GCE_METADATA_HOST pointing at the emula
   const { token } = await compute.getAccessToken();
   const info = emu.checkAccessToken(String(token));
   assert.equal(info?.account, identity.email);
-  assert.deepEqual(info?.scopes, ["https://www.googleapis.com/auth/devstorage.read_only"]);
+  assert.deepEqual(
+    info?.scopes,
+    ["https://www.googleapis.com/auth/cloud-platform"],
+    "on Compute Engine the VM's scopes, not the asked ones",
+  );
+  emu.setMetadataPlatform("cloud-run");
+  try {
+    const cloudRun = new Compute({ scopes: ["https://www.googleapis.com/auth/devstorage.read_only"] });
+    const scoped = emu.checkAccessToken(String((await cloudRun.getAccessToken()).token));
+    assert.deepEqual(
+      scoped?.scopes,
+      ["https://www.googleapis.com/auth/devstorage.read_only"],
+      "Cloud Run honours them",
+    );
+  } finally {
+    emu.setMetadataPlatform("compute-engine");
+  }
   const res = await compute.request<string>({
     url: `${emu.url}/storage/v1/b/demo-bucket/o/hello.txt?alt=media`,
     responseType: "text",

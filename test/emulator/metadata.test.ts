@@ -2,6 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { withEmulator } from "../support/emulator.ts";
+import { verifyIdToken } from "../support/id-tokens.ts";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
 const identity = { projectId: "emu-project", email: "vm-sa@emu-project.iam.gserviceaccount.com" };
@@ -50,7 +51,7 @@ test("project id, numeric project id, service account email, scopes, listing", a
   assert.equal(await (await md("universe/universe-domain")).text(), "googleapis.com");
 });
 
-test("token: JSON access token checkable like any other, default and requested scopes, counted", async () => {
+test("token: JSON access token checkable like any other, the VM's scopes whatever is asked (Compute Engine), counted", async () => {
   const before = emu.stats().metadataTokenRequests;
   const res = await md("instance/service-accounts/default/token");
   assert.equal(res.status, 200);
@@ -64,25 +65,31 @@ test("token: JSON access token checkable like any other, default and requested s
   const scoped = (await (await md("instance/service-accounts/default/token?scopes=a,b")).json()) as {
     access_token: string;
   };
-  assert.deepEqual(emu.checkAccessToken(scoped.access_token)?.scopes, ["a", "b"]);
+  assert.deepEqual(emu.checkAccessToken(scoped.access_token)?.scopes, [CLOUD], "a VM ignores ?scopes=");
   assert.equal(emu.stats().metadataTokenRequests, before + 2);
   const tokeninfo = (await (await fetch(`${emu.url}/tokeninfo?access_token=${body.access_token}`)).json()) as {
     email?: string;
+    scope?: string;
   };
   assert.equal(tokeninfo.email, undefined, "no e-mail scope, no email field (as Google)");
-  const withEmail = (await (
-    await md("instance/service-accounts/default/token?scopes=https://www.googleapis.com/auth/userinfo.email")
-  ).json()) as { access_token: string };
-  const info2 = (await (await fetch(`${emu.url}/tokeninfo?access_token=${withEmail.access_token}`)).json()) as {
-    email?: string;
-  };
-  assert.equal(info2.email, identity.email);
+  assert.equal(tokeninfo.scope, CLOUD, "tokeninfo shows the scopes the token really has");
+  emu.setMetadataPlatform("cloud-run");
+  try {
+    const withEmail = (await (
+      await md("instance/service-accounts/default/token?scopes=https://www.googleapis.com/auth/userinfo.email")
+    ).json()) as { access_token: string };
+    const info2 = (await (await fetch(`${emu.url}/tokeninfo?access_token=${withEmail.access_token}`)).json()) as {
+      email?: string;
+    };
+    assert.equal(info2.email, identity.email);
+  } finally {
+    emu.setMetadataPlatform("compute-engine");
+  }
 });
 
 test("identity: an id token for an audience", async () => {
   const res = await md("instance/service-accounts/default/identity?audience=https://run.example&format=full");
-  const idToken = await res.text();
-  const claims = JSON.parse(Buffer.from(idToken.split(".")[1], "base64url").toString());
+  const claims = await verifyIdToken(emu, await res.text(), "https://run.example");
   assert.equal(claims.aud, "https://run.example");
   assert.equal(claims.email, identity.email);
   assert.equal((await md("instance/service-accounts/default/identity")).status, 400);

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { approveSignIn, DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "cred-auth/emulator";
 import { withEmulator } from "../support/emulator.ts";
+import { verifyIdToken } from "../support/id-tokens.ts";
 import { authUrl, pkcePair, postForm, startReceiver, tokenRequest } from "./support.ts";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
@@ -79,11 +80,10 @@ test("code flow with PKCE: Allow redirects to the loopback app with code, state 
   assert.equal(reply.json.expires_in, 3600);
   assert.equal(reply.json.scope, `${EMAIL} openid ${CLOUD}`);
   assert.equal(typeof reply.json.refresh_token, "string");
-  const idToken = String(reply.json.id_token);
-  const claims = JSON.parse(Buffer.from(idToken.split(".")[1], "base64url").toString());
+  const claims = await verifyIdToken(emu, String(reply.json.id_token), DEMO_CLIENT.clientId);
   assert.equal(claims.email, "carol@example.com");
   assert.equal(claims.aud, DEMO_CLIENT.clientId);
-  assert.equal(claims.iss, emu.url);
+  assert.equal(claims.iss, "https://accounts.google.com");
   assert.ok(claims.exp > Date.now() / 1000);
 
   const info = emu.checkAccessToken(String(reply.json.access_token));

@@ -160,15 +160,16 @@ test("/v1/oauthtoken: an external_account_authorized_user refresh token with HTT
   );
   assert.equal(ok.status, 200, JSON.stringify(ok.json));
   await assertWorks(String(ok.json.access_token));
+  const rotated = String(ok.json.refresh_token);
   const encoded = await postForm(
     file.token_url,
-    { grant_type: "refresh_token", refresh_token: file.refresh_token },
+    { grant_type: "refresh_token", refresh_token: rotated },
     basic(encodeURIComponent(file.client_id), encodeURIComponent(file.client_secret)),
   );
   assert.equal(encoded.status, 200, "RFC 6749's form-encoded Basic credentials work too");
   const wrongSecret = await postForm(
     file.token_url,
-    { grant_type: "refresh_token", refresh_token: file.refresh_token },
+    { grant_type: "refresh_token", refresh_token: String(encoded.json.refresh_token) },
     basic(file.client_id, "GOCSPX-wrong"),
   );
   assert.equal(wrongSecret.status, 401);

@@ -1,11 +1,14 @@
 // Every example in examples/ runs in a child process against the emulator (OAuth) and its fake
-// Google APIs, with the real client libraries, and fails when the API rejects its token.
+// Google APIs, with the real client libraries, and fails when the API rejects its token. They run
+// as a user runs them: the JavaScript the packed tarball ships, from the project that installed it.
 import assert from "node:assert/strict";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { Storage } from "@google-cloud/storage";
 import { loadUserCredentials } from "cred-auth";
+import { builtinModules } from "node:module";
+import { CONSUMER_DEPENDENCIES, installedPackage } from "../package/consumer.ts";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
 import { CLOUD_PLATFORM, exampleEnv, runExample, tempDir } from "./support.ts";
 import type { RunResult } from "./support.ts";
@@ -132,4 +135,39 @@ test("every example is listed in examples/README.md and run by a test", () => {
     assert.ok(readme.includes(`(./${name})`), `${name} missing from examples/README.md`);
     assert.ok(examples.some((e) => e.name === name) || serial.includes(`"${name}"`), `${name} is not run by a test`);
   }
+});
+
+test("the package ships each example as JavaScript beside its TypeScript; examples/README.md installs what they import", async () => {
+  const examplesDir = new URL("../../examples/", import.meta.url);
+  const names = readdirSync(examplesDir).filter((f) => f.endsWith(".ts"));
+  const { files } = await installedPackage();
+  for (const name of names) {
+    assert.ok(files.includes(`examples/${name}`), `the package lacks examples/${name}`);
+    assert.ok(
+      files.includes(`examples/${name.replace(/\.ts$/, ".js")}`),
+      `the package lacks the JavaScript of ${name}`,
+    );
+  }
+  const imported = new Set(
+    names.flatMap((name) =>
+      [...readFileSync(new URL(name, examplesDir), "utf8").matchAll(/^import .* from "([^"]+)";$/gm)].map(
+        (m) => m[1] ?? "",
+      ),
+    ),
+  );
+  const packages = [...imported].filter(
+    (p) => !p.startsWith("node:") && !builtinModules.includes(p) && p !== "cred-auth",
+  );
+  const install = /^npm install (.*)$/m.exec(readFileSync(new URL("README.md", examplesDir), "utf8"))?.[1]?.split(" ");
+  assert.ok(install, "examples/README.md has no `npm install` line");
+  assert.deepEqual(
+    packages.filter((p) => !install.includes(p)),
+    [],
+    "imported by an example, not installed by the README",
+  );
+  assert.deepEqual(
+    packages.filter((p) => !(CONSUMER_DEPENDENCIES as readonly string[]).includes(p)),
+    [],
+    "not installed by the tests",
+  );
 });

@@ -1,5 +1,5 @@
-// Helpers for running the examples in child processes against the emulator.
-import { spawn } from "node:child_process";
+// Helpers for running the examples in child processes against the emulator, from the installed package.
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { after } from "node:test";
 import { approveSignIn, DEMO_CLIENT } from "cred-auth/emulator";
 import type { Emulator } from "cred-auth/emulator";
+import { consumerWorkspace, installedPackage } from "../package/consumer.ts";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform";
@@ -68,22 +69,29 @@ export interface RunResult {
   stderr: string;
 }
 
-function spawnExample(name: string, args: string[], env: Record<string, string>): ReturnType<typeof spawn> {
-  return spawn(process.execPath, ["--disable-warning=ExperimentalWarning", join(ROOT, "examples", name), ...args], {
-    cwd: ROOT,
+/**
+ * Starts the example `name` (examples/NAME.ts) as a user of the package runs it: the JavaScript
+ * the package ships beside it (node_modules/cred-auth/examples/NAME.js), in a directory of the
+ * project that installed the packed tarball, on the Node the suite runs on (22).
+ */
+async function spawnExample(name: string, args: string[], env: Record<string, string>): Promise<ChildProcess> {
+  const consumer = await installedPackage();
+  const script = join(consumer.packageDir, "examples", name.replace(/\.ts$/, ".js"));
+  return spawn(process.execPath, [script, ...args], {
+    cwd: consumerWorkspace(consumer, "example-"),
     env,
     stdio: ["pipe", "pipe", "pipe"],
   });
 }
 
-/** Runs `examples/<name>` with Node's type stripping and no input; kills it after `timeoutMs`. */
-export function runExample(
+/** Runs the installed example `name` with no input; kills it after `timeoutMs`. */
+export async function runExample(
   name: string,
   args: string[],
   env: Record<string, string>,
   timeoutMs = 120_000,
 ): Promise<RunResult> {
-  const child = spawnExample(name, args, env);
+  const child = await spawnExample(name, args, env);
   child.stdin?.end();
   return collect(child, timeoutMs);
 }
@@ -108,7 +116,7 @@ export async function runExampleWithSignIn(
   account: string,
   timeoutMs = 120_000,
 ): Promise<SignInRun> {
-  const child = spawnExample(name, args, env);
+  const child = await spawnExample(name, args, env);
   const done = collect(child, timeoutMs);
   const stderrMatch = waitForStderr(child);
   const authUrl = (await stderrMatch(AUTH_URL))?.[0];
@@ -128,7 +136,7 @@ export async function runExampleWithSignIn(
 }
 
 /** Waits for a pattern in what the child wrote to stderr so far or writes next; undefined once it exits. */
-function waitForStderr(child: ReturnType<typeof spawn>): (pattern: RegExp) => Promise<RegExpExecArray | undefined> {
+function waitForStderr(child: ChildProcess): (pattern: RegExp) => Promise<RegExpExecArray | undefined> {
   let seen = "";
   let exited = false;
   const waiters = new Set<() => void>();
@@ -157,7 +165,7 @@ function waitForStderr(child: ReturnType<typeof spawn>): (pattern: RegExp) => Pr
 }
 
 /** Output and exit code of a child process, killed after `timeoutMs`. */
-export function collect(child: ReturnType<typeof spawn>, timeoutMs: number): Promise<RunResult> {
+export function collect(child: ChildProcess, timeoutMs: number): Promise<RunResult> {
   let stdout = "";
   let stderr = "";
   child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

@@ -5,9 +5,8 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { test } from "node:test";
 import type { SignInEvent } from "cred-auth";
-import { signIn } from "../../dist/oauth/flow.js";
 import { withEmulator } from "../support/emulator.ts";
-import { freePortRange } from "./support.ts";
+import { freePortRange, signInWith } from "./support.ts";
 import { chromiumAvailable, withBrowser } from "../support/chromium.ts";
 
 const available = chromiumAvailable("the Chromium sign-in tests");
@@ -46,7 +45,7 @@ test("Chromium signs in through the loopback receiver: consent, Allow, success p
         landed.catch(() => {});
       },
     };
-    const result = await signIn({
+    const result = await signInWith({
       scopes: ["openid", "email"],
       env,
       ports: await freePortRange(10),

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import { CredConnectionError } from "cred-auth";
 import type { SignInEvent } from "cred-auth";
 import { approveSignIn } from "cred-auth/emulator";
-import { signIn } from "../../dist/oauth/flow.js";
+import { signInWith } from "./support.ts";
 import { withEmulator } from "../support/emulator.ts";
 
 const emulator = await withEmulator();
@@ -30,7 +30,7 @@ test("all of 8080-8089 busy: CredConnectionError before any URL is shown or brow
   const events: SignInEvent[] = [];
   try {
     await assert.rejects(
-      signIn({ scopes: ["openid"], env, presenter: { update: (e) => void events.push(e) }, openBrowser: true }),
+      signInWith({ scopes: ["openid"], env, presenter: { update: (e) => void events.push(e) }, openBrowser: true }),
       (error: Error) => {
         assert.ok(error instanceof CredConnectionError);
         assert.match(error.message, /Could not find open port in 8080-8089/);
@@ -51,7 +51,7 @@ test("the first free port of 8080-8089 is used, as http://localhost:PORT/", asyn
   const release = await hold(8080, 8084);
   try {
     let redirect = "";
-    const result = await signIn({
+    const result = await signInWith({
       scopes: ["openid"],
       env,
       openBrowser: false,

@@ -6,10 +6,10 @@ import { CredCancelledError, CredCredentialsError } from "cred-auth";
 import type { Presenter, SignInEvent } from "cred-auth";
 import { approveSignIn } from "cred-auth/emulator";
 import type { Emulator } from "cred-auth/emulator";
-import { MAX_PASTE_ATTEMPTS, SignInPendingError, cancelSignIn, signIn } from "../../dist/oauth/flow.js";
+import { MAX_PASTE_ATTEMPTS, SignInPendingError, cancelSignIn } from "../../dist/oauth/flow.js";
 import { completePendingSignIn, getPendingSignIn } from "../../dist/oauth/pending.js";
 import { withEmulator } from "../support/emulator.ts";
-import { freePortRange, rawRequest } from "./support.ts";
+import { freePortRange, rawRequest, signInWith } from "./support.ts";
 
 const SCOPES = ["https://www.googleapis.com/auth/cloud-platform", "openid", "email"];
 const emulator: Emulator = await withEmulator();
@@ -54,7 +54,7 @@ test("loopback: the browser's final address pasted back completes the sign-in; t
   const ports = await freePortRange(10);
   const f = face([() => finalAddress(f.url)]);
   const codes = emulator.stats().byGrant.authorization_code ?? 0;
-  const result = await signIn({ scopes: SCOPES, env, ports, presenter: f.presenter, openBrowser: false });
+  const result = await signInWith({ scopes: SCOPES, env, ports, presenter: f.presenter, openBrowser: false });
   assert.equal(result.account, "alice@example.com");
   assert.deepEqual(f.types(), ["url", "waiting", "signed-in"]);
   assert.deepEqual(f.events[1], { type: "waiting", paste: true }, "the face is told it may offer the paste");
@@ -74,7 +74,7 @@ test("the listener wins when the browser comes back first; the paste prompt is e
       }),
     );
   const browser = f.url.then((url) => approveSignIn(url));
-  const result = await signIn({ scopes: SCOPES, env, ports, presenter: f.presenter, openBrowser: false });
+  const result = await signInWith({ scopes: SCOPES, env, ports, presenter: f.presenter, openBrowser: false });
   assert.equal((await browser).status, 200);
   assert.ok(emulator.checkAccessToken(result.accessToken));
   assert.equal(promptAborted, true);
@@ -92,7 +92,7 @@ test("another sign-in's address (wrong state) and a wrong code are refused; the 
       return address;
     };
   });
-  await signIn({ scopes: SCOPES, env, ports, presenter: other.presenter, openBrowser: false });
+  await signInWith({ scopes: SCOPES, env, ports, presenter: other.presenter, openBrowser: false });
 
   const f = face([
     () => otherAddress,
@@ -103,12 +103,12 @@ test("another sign-in's address (wrong state) and a wrong code are refused; the 
     },
     () => finalAddress(f.url, "bob@example.com"),
   ]);
-  const result = await signIn({ scopes: SCOPES, env, ports, presenter: f.presenter, openBrowser: false });
+  const result = await signInWith({ scopes: SCOPES, env, ports, presenter: f.presenter, openBrowser: false });
   assert.equal(result.account, "bob@example.com");
   assert.deepEqual(f.types(), ["url", "waiting", "waiting", "waiting", "signed-in"]);
   const [, , stateRefused, codeRefused] = f.events as Array<Extract<SignInEvent, { type: "waiting" }>>;
   assert.match(stateRefused!.rejected!.message, /another sign-in/);
-  assert.match(codeRefused!.rejected!.message, /not accepted.*wrong, already used or expired/);
+  assert.match(codeRefused!.rejected!.message, /invalid_grant: the sign-in code was already used or has expired/);
   assert.ok(!codeRefused!.rejected!.message.includes("4/0AWrongCode"), "the code is not quoted");
 });
 
@@ -117,8 +117,8 @@ test(`after ${MAX_PASTE_ATTEMPTS} refused pastes the sign-in fails, and its port
   const wrong = async () => "4/0AWrongCode_again";
   const f = face([wrong, wrong, wrong, wrong]);
   await assert.rejects(
-    signIn({ scopes: SCOPES, env, ports, presenter: f.presenter, openBrowser: false }),
-    (error: Error) => error instanceof CredCredentialsError && /not accepted/.test(error.message),
+    signInWith({ scopes: SCOPES, env, ports, presenter: f.presenter, openBrowser: false }),
+    (error: Error) => error instanceof CredCredentialsError && /already used or has expired/.test(error.message),
   );
   assert.deepEqual(f.types(), ["url", "waiting", "waiting", "waiting", "failed"]);
   await assert.rejects(rawRequest(portOf(await f.url), "/"), /ECONNREFUSED/);
@@ -130,7 +130,7 @@ test("a face that cannot read (a notebook cell) with pasteBack: SignInPendingErr
   let pending: SignInPendingError | undefined;
   let saved = 0;
   await assert.rejects(
-    signIn({
+    signInWith({
       scopes: SCOPES,
       env,
       ports,
@@ -153,7 +153,7 @@ test("a face that cannot read (a notebook cell) with pasteBack: SignInPendingErr
   assert.deepEqual(f.types(), ["url", "waiting"]);
   assert.deepEqual(f.events[1], { type: "waiting", paste: true });
   const address = await finalAddress(f.url);
-  await assert.rejects(completePendingSignIn("4/0ANotTheCode"), /not accepted/);
+  await assert.rejects(completePendingSignIn("4/0ANotTheCode"), /already used or has expired/);
   assert.equal(getPendingSignIn(), pending!.pending, "still pending after a wrong code");
   const { result, savedTo } = await completePendingSignIn(address);
   assert.equal(result.account, "alice@example.com");
@@ -176,10 +176,10 @@ test("a new sign-in cancels the pending one: port closed, its face told, nothing
     pasteBack: true,
     complete: async () => void saved++,
   };
-  await assert.rejects(signIn({ ...options, presenter: first.presenter }), SignInPendingError);
+  await assert.rejects(signInWith({ ...options, presenter: first.presenter }), SignInPendingError);
   const oldAddress = await finalAddress(first.url);
   const second = face();
-  await assert.rejects(signIn({ ...options, presenter: second.presenter }), SignInPendingError);
+  await assert.rejects(signInWith({ ...options, presenter: second.presenter }), SignInPendingError);
   // Told at once (the same tick), not after a timeout.
   const told = first.events.at(-1) as Extract<SignInEvent, { type: "failed" }>;
   assert.equal(told.type, "failed");
@@ -198,7 +198,7 @@ test("cancelSignIn() (the interrupt hook) ends a waiting sign-in: CredCancelledE
   const ports = await freePortRange(10);
   const f = face([]);
   let saved = 0;
-  const running = signIn({
+  const running = signInWith({
     scopes: SCOPES,
     env,
     ports,
@@ -222,7 +222,7 @@ test("copy-paste: a code that is not accepted is said so and asked for again; th
     async () => "4/0AWrongCode_first",
     async () => (await approveSignIn(await f.url, { account: "carol@example.com" })).code ?? "",
   ]);
-  const result = await signIn({
+  const result = await signInWith({
     scopes: SCOPES,
     env,
     useLocalWebserver: false,
@@ -232,5 +232,5 @@ test("copy-paste: a code that is not accepted is said so and asked for again; th
   assert.equal(result.account, "carol@example.com");
   assert.deepEqual(f.types(), ["url", "code-needed", "code-needed", "signed-in"]);
   const asked = f.events[2] as Extract<SignInEvent, { type: "code-needed" }>;
-  assert.match(asked.rejected?.message ?? "", /not accepted \(invalid_grant\): it is wrong, already used or expired/);
+  assert.match(asked.rejected?.message ?? "", /invalid_grant: the sign-in code was already used or has expired/);
 });

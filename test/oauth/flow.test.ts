@@ -3,12 +3,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "cred-auth";
 import type { Presenter, SignInEvent } from "cred-auth";
-import { approveSignIn } from "cred-auth/emulator";
+import { inspect } from "node:util";
+import { approveSignIn, DEMO_WEB_CLIENT } from "cred-auth/emulator";
 import type { BrowserResult, Emulator } from "cred-auth/emulator";
-import { SignInPendingError, signIn, startSignIn } from "../../dist/oauth/flow.js";
+import { SignInPendingError } from "../../dist/oauth/flow.js";
 import { completePendingSignIn, getPendingSignIn } from "../../dist/oauth/pending.js";
 import { withEmulator } from "../support/emulator.ts";
-import { freePortRange, hasIpv6Loopback, rawRequest } from "./support.ts";
+import { freePortRange, hasIpv6Loopback, rawRequest, signInWith, startSignInWith } from "./support.ts";
 
 const SCOPES = ["https://www.googleapis.com/auth/cloud-platform", "openid", "email"];
 const emulator: Emulator = await withEmulator();
@@ -49,7 +50,7 @@ test("loopback: URL, waiting, browser comes back, tokens, signed-in; the browser
   let browser: { promise: Promise<BrowserResult> } | undefined;
   const r = recorder((event) => (browser = later(() => approveSignIn(event.url, { account: "bob@example.com" }))));
   const before = emulator.stats().byGrant.authorization_code ?? 0;
-  const result = await signIn({ scopes: SCOPES, env, ports, presenter: r.presenter, openBrowser: false });
+  const result = await signInWith({ scopes: SCOPES, env, ports, presenter: r.presenter, openBrowser: false });
   assert.deepEqual(r.types(), ["url", "waiting", "signed-in"]);
   const url = r.events[0] as Extract<SignInEvent, { type: "url" }>;
   assert.equal(url.mode, "loopback");
@@ -84,7 +85,7 @@ test("copy-paste: the user pastes the code shown by the code page; same PKCE ver
     (event) => (browser = later(() => approveSignIn(event.url))),
     async () => (await browser!.promise).code ?? "",
   );
-  const result = await signIn({
+  const result = await signInWith({
     scopes: SCOPES,
     env,
     useLocalWebserver: false,
@@ -105,7 +106,7 @@ test("copy-paste: the whole redirect URL may be pasted instead of the code", asy
     (event) => (browser = later(() => approveSignIn(event.url, { followRedirect: false }))),
     async () => (await browser!.promise).url,
   );
-  const result = await signIn({
+  const result = await signInWith({
     scopes: SCOPES,
     env,
     useLocalWebserver: false,
@@ -121,7 +122,7 @@ test("Deny in the browser: CredCredentialsError in words, failed event, error pa
   let browser: { promise: Promise<BrowserResult> } | undefined;
   const r = recorder((event) => (browser = later(() => approveSignIn(event.url, { decision: "deny" }))));
   await assert.rejects(
-    signIn({ scopes: SCOPES, env, ports, presenter: r.presenter, openBrowser: false }),
+    signInWith({ scopes: SCOPES, env, ports, presenter: r.presenter, openBrowser: false }),
     (error: Error) => {
       assert.ok(error instanceof CredCredentialsError);
       assert.match(error.message, /Sign-in was denied in the browser/);
@@ -148,7 +149,7 @@ test("stray requests and a wrong state before the real callback do not end the f
       return approveSignIn(event.url);
     });
   });
-  const result = await signIn({ scopes: SCOPES, env, ports, presenter: r.presenter, openBrowser: false });
+  const result = await signInWith({ scopes: SCOPES, env, ports, presenter: r.presenter, openBrowser: false });
   assert.deepEqual(answers, [404, 404, 404, 400, 400]);
   assert.ok(emulator.checkAccessToken(result.accessToken));
   assert.equal((await browser!.promise).status, 200);
@@ -164,7 +165,7 @@ test("the browser may come back over IPv6 ::1", async (t) => {
       return rawRequest(Number(redirect.port), redirect.pathname + redirect.search, { host: "::1" });
     });
   });
-  const result = await signIn({ scopes: SCOPES, env, ports, presenter: r.presenter, openBrowser: false });
+  const result = await signInWith({ scopes: SCOPES, env, ports, presenter: r.presenter, openBrowser: false });
   assert.ok(emulator.checkAccessToken(result.accessToken));
   assert.equal((await browser!.promise).status, 200);
 });
@@ -173,7 +174,7 @@ test("nobody comes back: timeout as CredCredentialsError; abort as CredCancelled
   const ports = await freePortRange(10);
   const r = recorder();
   await assert.rejects(
-    signIn({ scopes: SCOPES, env, ports, presenter: r.presenter, openBrowser: false, timeoutMs: 100 }),
+    signInWith({ scopes: SCOPES, env, ports, presenter: r.presenter, openBrowser: false, timeoutMs: 100 }),
     (error: Error) => {
       assert.ok(error instanceof CredCredentialsError);
       assert.match(error.message, /Timed out waiting for the browser sign-in/);
@@ -185,7 +186,14 @@ test("nobody comes back: timeout as CredCredentialsError; abort as CredCancelled
   const controller = new AbortController();
   const aborted = recorder(() => void setImmediate(() => controller.abort()));
   await assert.rejects(
-    signIn({ scopes: SCOPES, env, ports, presenter: aborted.presenter, openBrowser: false, signal: controller.signal }),
+    signInWith({
+      scopes: SCOPES,
+      env,
+      ports,
+      presenter: aborted.presenter,
+      openBrowser: false,
+      signal: controller.signal,
+    }),
     CredCancelledError,
   );
   await assert.rejects(rawRequest(ports.first, "/"), /ECONNREFUSED/);
@@ -196,7 +204,7 @@ test("nobody comes back: timeout as CredCredentialsError; abort as CredCancelled
     (signal) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(new CredCancelledError("x")))),
   );
   await assert.rejects(
-    signIn({
+    signInWith({
       scopes: SCOPES,
       env,
       useLocalWebserver: false,
@@ -208,7 +216,7 @@ test("nobody comes back: timeout as CredCredentialsError; abort as CredCancelled
   );
   const slow = recorder(undefined, () => new Promise(() => {}));
   await assert.rejects(
-    signIn({
+    signInWith({
       scopes: SCOPES,
       env,
       useLocalWebserver: false,
@@ -224,7 +232,7 @@ test("a presenter that cannot read a code leaves the sign-in pending; completePe
   const r = recorder();
   let pendingError: SignInPendingError | undefined;
   await assert.rejects(
-    signIn({ scopes: SCOPES, env, useLocalWebserver: false, presenter: r.presenter, openBrowser: false }),
+    signInWith({ scopes: SCOPES, env, useLocalWebserver: false, presenter: r.presenter, openBrowser: false }),
     (error: Error) => {
       assert.ok(error instanceof SignInPendingError);
       assert.ok(error instanceof CredCredentialsError);
@@ -251,7 +259,7 @@ test("a presenter that cannot read a code leaves the sign-in pending; completePe
 
 test("startSignIn: the two phases; a loopback sign-in also takes the pasted redirect URL", async () => {
   const ports = await freePortRange(10);
-  const pending = await startSignIn({ scopes: SCOPES, env, ports });
+  const pending = await startSignInWith({ scopes: SCOPES, env, ports });
   assert.equal(pending.mode, "loopback");
   assert.equal(pending.redirectUri, `http://localhost:${ports.first}/`);
   // A browser on another machine cannot reach us: the user copies the address it failed to load.
@@ -263,10 +271,10 @@ test("startSignIn: the two phases; a loopback sign-in also takes the pasted redi
 });
 
 test("a code used twice is refused without quoting it", async () => {
-  const pending = await startSignIn({ scopes: SCOPES, env, useLocalWebserver: false });
+  const pending = await startSignInWith({ scopes: SCOPES, env, useLocalWebserver: false });
   const { code } = await approveSignIn(pending.url);
   const first = await pending.exchangeCode(code!);
-  const again = await startSignIn({ scopes: SCOPES, env, useLocalWebserver: false });
+  const again = await startSignInWith({ scopes: SCOPES, env, useLocalWebserver: false });
   await assert.rejects(again.exchangeCode(code!), (error: Error) => {
     assert.ok(error instanceof CredCredentialsError);
     assert.equal(error.code, ERROR_CODES.INVALID_GRANT);
@@ -284,7 +292,7 @@ test("a denied copy-paste sign-in pasted as URL reads as denied", async () => {
     return (await approveSignIn(url, { decision: "deny", followRedirect: false })).url;
   });
   await assert.rejects(
-    signIn({ scopes: SCOPES, env, useLocalWebserver: false, presenter: r.presenter, openBrowser: false }),
+    signInWith({ scopes: SCOPES, env, useLocalWebserver: false, presenter: r.presenter, openBrowser: false }),
     /denied/,
   );
   assert.equal(r.types().at(-1), "failed");
@@ -292,7 +300,7 @@ test("a denied copy-paste sign-in pasted as URL reads as denied", async () => {
 
 test("an unknown client is rejected by the sign-in page; cancel() frees the port", async () => {
   const ports = await freePortRange(10);
-  const pending = await startSignIn({
+  const pending = await startSignInWith({
     scopes: SCOPES,
     env,
     ports,
@@ -310,7 +318,7 @@ test("an unknown client is rejected by the sign-in page; cancel() frees the port
 test("a loopback redirectUri of the caller's is listened on exactly (host, port, path)", async () => {
   const { first } = await freePortRange(1);
   const redirectUri = `http://127.0.0.1:${first}/callback`;
-  const pending = await startSignIn({ scopes: SCOPES, env, redirectUri });
+  const pending = await startSignInWith({ scopes: SCOPES, env, redirectUri });
   assert.equal(pending.mode, "loopback");
   assert.equal(pending.redirectUri, redirectUri);
   assert.equal((await rawRequest(first, "/?code=x&state=y")).status, 404, "only the given path counts");
@@ -325,7 +333,7 @@ test("the code exchange with a loopback emulator ignores HTTP(S)_PROXY", async (
   const saved = names.map((n) => process.env[n]);
   for (const n of names) process.env[n] = "http://127.0.0.1:9"; // nothing listens there
   try {
-    const pending = await startSignIn({ scopes: SCOPES, env, useLocalWebserver: false });
+    const pending = await startSignInWith({ scopes: SCOPES, env, useLocalWebserver: false });
     const { code } = await approveSignIn(pending.url);
     const result = await pending.exchangeCode(code!);
     assert.ok(emulator.checkAccessToken(result.accessToken));
@@ -335,4 +343,46 @@ test("the code exchange with a loopback emulator ignores HTTP(S)_PROXY", async (
       else process.env[n] = saved[i];
     });
   }
+});
+
+test("an attempt is open until its first exchange (done) or cancel (cancelled), once; it shows no client secret", async () => {
+  const pending = await startSignInWith({ scopes: SCOPES, env, useLocalWebserver: false });
+  assert.equal(pending.ended, undefined);
+  const printed = `${JSON.stringify(pending)} ${inspect(pending, { showHidden: true, depth: 4 })}`;
+  assert.ok(!printed.includes(DEMO_WEB_CLIENT.clientSecret), "the client secret is not shown");
+  const { code } = await approveSignIn(pending.url);
+  await pending.exchangeCode(code!);
+  assert.equal(pending.ended, "done");
+  pending.cancel("too late");
+  assert.equal(pending.ended, "done", "a done attempt stays done");
+  await assert.rejects(pending.exchangeCode(code!), { code: ERROR_CODES.SIGN_IN_ENDED });
+  await assert.rejects(pending.waitForBrowser(), { code: ERROR_CODES.SIGN_IN_ENDED });
+
+  const cancelled = await startSignInWith({ scopes: SCOPES, env, useLocalWebserver: false });
+  cancelled.cancel("replaced by a test");
+  cancelled.cancel("a second reason");
+  assert.equal(cancelled.ended, "cancelled");
+  await assert.rejects(
+    cancelled.exchangeCode("4/0Ax"),
+    (e: Error) => e instanceof CredCancelledError && e.message === "replaced by a test",
+  );
+});
+
+test("loopback: the browser's code and a pasted address both in flight; the first exchange wins, the other is told it ended", async (t) => {
+  const ports = await freePortRange(10);
+  const pending = await startSignInWith({ scopes: SCOPES, env, ports });
+  const { url } = await approveSignIn(pending.url, { followRedirect: false });
+  const other = new URL((await approveSignIn(pending.url, { followRedirect: false })).url); // a second approval
+  emulator.setTokenDelay(300); // both exchanges are under way before either is answered
+  t.after(() => emulator.setTokenDelay(0));
+  const exchanges = () => emulator.stats().byGrant.authorization_code ?? 0;
+  const before = exchanges();
+  const browser = pending.waitForBrowser();
+  const page = rawRequest(ports.first, other.pathname + other.search);
+  while (exchanges() === before) await new Promise((resolve) => setTimeout(resolve, 5));
+  const pasted = pending.exchangeCode(url);
+  await browser;
+  await assert.rejects(pasted, { code: ERROR_CODES.SIGN_IN_ENDED });
+  assert.equal(pending.ended, "done");
+  assert.equal((await page).status, 200, "the browser that won gets the success page");
 });

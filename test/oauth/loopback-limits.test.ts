@@ -1,17 +1,14 @@
 // The loopback receiver's limits and clean-ups, each a behaviour a regression would silently
 // drop: an empty code, a second callback, the URL and header size limits, the Host check, a
-// half-bound localhost port, the abort listener, the port range from the environment.
+// half-bound localhost port, the abort listener.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { getEventListeners } from "node:events";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request, type Server } from "node:http";
 import { connect, createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { CredCancelledError, CredConnectionError, CredCredentialsError } from "cred-auth";
-import { DEFAULT_TIMEOUT_MS, portRangeFromEnv, startLoopbackReceiver } from "../../dist/oauth/loopback.js";
-import { settingsFile } from "../../dist/settings/index.js";
+import { DEFAULT_TIMEOUT_MS, startLoopbackReceiver } from "../../dist/oauth/loopback.js";
 import { completeSignIn, freePortRange, hasIpv6Loopback, rawRequest, withCreatedServers } from "./support.ts";
 
 const STATE = "c3RhdGUtb2YtdGhpcy1zaWduLWluLTEyMzQ1Njc4OTA";
@@ -184,21 +181,6 @@ test("a request target that is no URL at all is a stray request: 404, and the si
   }
 });
 
-test("without ports, the range comes from the env given: here the loopback-ports setting", async () => {
-  const ports = await freePortRange(1);
-  const home = mkdtempSync(join(tmpdir(), "cred-auth-loopback-"));
-  try {
-    const env = { HOME: home, XDG_CONFIG_HOME: join(home, "config") };
-    mkdirSync(dirname(settingsFile(env)), { recursive: true });
-    writeFileSync(settingsFile(env), JSON.stringify({ "loopback-ports": `${ports.first}-${ports.last}` }));
-    const receiver = await startLoopbackReceiver({ state: STATE, env });
-    receiver.close();
-    assert.equal(receiver.port, ports.first);
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
-});
-
 test("a port whose ::1 is taken is given up whole: its 127.0.0.1 server does not stay behind", async (t) => {
   if (!(await hasIpv6Loopback())) return t.skip("no IPv6 loopback here");
   const ports = await freePortRange(2);
@@ -359,26 +341,62 @@ test("redirect URIs name the host as a browser would; the path is the caller's",
   }
 });
 
-test("CRED_AUTH_LOOPBACK_PORTS: spaces allowed, ports 1-65535, first <= last", () => {
-  assert.deepEqual(portRangeFromEnv({ CRED_AUTH_LOOPBACK_PORTS: " 20000 - 20009 " }), { first: 20000, last: 20009 });
-  assert.deepEqual(portRangeFromEnv({ CRED_AUTH_LOOPBACK_PORTS: "   " }), { first: 8080, last: 8089 });
-  assert.deepEqual(portRangeFromEnv({ CRED_AUTH_LOOPBACK_PORTS: "1-65535" }), { first: 1, last: 65535 });
-  assert.deepEqual(portRangeFromEnv({ CRED_AUTH_LOOPBACK_PORTS: "7-7" }), { first: 7, last: 7 });
-  for (const bad of ["0-5", "1-65536", "10-9", "20000-", "x20000", "20000-20009x", "123456"]) {
-    assert.throws(
-      () => portRangeFromEnv({ CRED_AUTH_LOOPBACK_PORTS: bad }),
-      (e: Error & { code?: string }) =>
-        e instanceof CredCredentialsError &&
-        e.code === "ERR_INVALID_OPTION" &&
-        e.message.includes(`CRED_AUTH_LOOPBACK_PORTS="${bad}" is not a port range`),
-      bad,
-    );
-  }
-});
-
 test("a port that cannot be listened on for another reason fails with CredConnectionError, not a hang", async () => {
   await assert.rejects(
     startLoopbackReceiver({ state: STATE, ports: { first: 70000, last: 70000 }, host: "127.0.0.1" }),
     (e: Error) => e instanceof CredConnectionError || e instanceof RangeError,
   );
+});
+
+test("the receiver's states, each left once: listening, answering, closed; a late finish or close changes nothing", async () => {
+  const receiver = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1) });
+  assert.equal(receiver.state, "listening");
+  const page = rawRequest(receiver.port, `/?state=${STATE}&code=${CODE}`);
+  const callback = await receiver.callback;
+  assert.equal(receiver.state, "answering");
+  receiver.close(); // a code came: only finish ends it
+  assert.equal(receiver.state, "answering");
+  callback.finish({ ok: true });
+  assert.equal(receiver.state, "closed");
+  callback.finish({ ok: false, message: "Too late." }); // the page is gone: no second answer, no throw
+  receiver.close();
+  assert.equal(receiver.state, "closed");
+  assert.equal((await page).status, 200);
+
+  const failed = await startLoopbackReceiver({ state: STATE, ports: await freePortRange(1) });
+  failed.close();
+  assert.equal(failed.state, "closed");
+  await assert.rejects(failed.callback, CredCancelledError);
+  failed.close();
+  assert.equal(failed.state, "closed");
+});
+
+test("aborted while its port is being bound: the receiver comes up closed, cancelled", async () => {
+  const controller = new AbortController();
+  const starting = startLoopbackReceiver({ state: STATE, ports: await freePortRange(1), signal: controller.signal });
+  controller.abort();
+  const receiver = await starting;
+  assert.equal(receiver.state, "closed");
+  await assert.rejects(receiver.callback, CredCancelledError);
+  await assert.rejects(rawRequest(receiver.port, "/"), /ECONNREFUSED/);
+});
+
+test("each state's timer ends with it: a process whose sign-in ended exits at once", async () => {
+  const loopback = JSON.stringify(new URL("../../dist/oauth/loopback.js", import.meta.url).pathname);
+  const ports = await freePortRange(2);
+  // A code that is answered, then a receiver closed while listening: no timer may keep the process up.
+  const script = `const { startLoopbackReceiver } = require(${loopback});
+const http = require("node:http");
+(async () => {
+  const a = await startLoopbackReceiver({ state: "s", ports: { first: ${ports.first}, last: ${ports.first} } });
+  http.get({ host: "127.0.0.1", port: a.port, path: "/?state=s&code=c" }, (res) => res.resume());
+  (await a.callback).finish({ ok: true });
+  const b = await startLoopbackReceiver({ state: "s", ports: { first: ${ports.last}, last: ${ports.last} } });
+  b.close();
+  await b.callback.catch(() => {});
+})();`;
+  const started = Date.now();
+  const child = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 30_000 });
+  assert.equal(child.status, 0, child.stderr);
+  assert.ok(Date.now() - started < 20_000, "the process did not wait for a 60 s or 300 s timer");
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CredCancelledError, CredConnectionError, CredCredentialsError } from "cred-auth";
-import { portRangeFromEnv, startLoopbackReceiver } from "../../dist/oauth/loopback.js";
+import { startLoopbackReceiver } from "../../dist/oauth/loopback.js";
 import { freePortRange, hasIpv6Loopback, occupy, rawRequest } from "./support.ts";
 
 const STATE = "state-abc";
@@ -144,14 +144,6 @@ test("every port of the range busy: CredConnectionError naming the range", async
   } finally {
     await release();
   }
-});
-
-test("CRED_AUTH_LOOPBACK_PORTS sets the range; default 8080-8089; nonsense is refused", () => {
-  assert.deepEqual(portRangeFromEnv({}), { first: 8080, last: 8089 });
-  assert.deepEqual(portRangeFromEnv({ CRED_AUTH_LOOPBACK_PORTS: "20000-20009" }), { first: 20000, last: 20009 });
-  assert.deepEqual(portRangeFromEnv({ CRED_AUTH_LOOPBACK_PORTS: "20005" }), { first: 20005, last: 20005 });
-  assert.throws(() => portRangeFromEnv({ CRED_AUTH_LOOPBACK_PORTS: "9-1" }), CredCredentialsError);
-  assert.throws(() => portRangeFromEnv({ CRED_AUTH_LOOPBACK_PORTS: "abc" }), CredCredentialsError);
 });
 
 test("a slow client cannot hold the receiver: an idle connection does not block closing", async () => {

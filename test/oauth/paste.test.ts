@@ -3,8 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CredCredentialsError } from "cred-auth";
-import { resolveEndpoints } from "../../dist/google/endpoints.js";
-import { parsePastedCode, pasteRedirectUri } from "../../dist/oauth/paste.js";
+import { parsePastedCode } from "../../dist/oauth/paste.js";
 
 const STATE = "Zm9vYmFyLXN0YXRlLW9mLXRoaXMtc2lnbi1pbi0xMjM";
 const CODE = "4/0AeanS0b-x_Yz+/=";
@@ -70,21 +69,4 @@ test("a bare code: trimmed; empty, spaced or too long is refused", () => {
   assert.equal(parsePastedCode(` ${"a".repeat(4096)} `, STATE), "a".repeat(4096));
   // "code=" inside a bare code that does not start a parameter is still a bare code
   assert.equal(parsePastedCode("4/0Acode=x", STATE), "4/0Acode=x");
-});
-
-test("the copy-paste redirect URI: the caller's (trimmed), else the code page; it must be http(s)", () => {
-  const google = resolveEndpoints({});
-  assert.equal(pasteRedirectUri("  https://org.example/cb ", google, {}), "https://org.example/cb");
-  assert.equal(pasteRedirectUri("   ", google, { CRED_AUTH_REDIRECT_URI: "http://h.example/p" }), "http://h.example/p");
-  assert.equal(pasteRedirectUri("HTTPS://org.example/cb", google, {}), "HTTPS://org.example/cb");
-  assert.throws(
-    () => pasteRedirectUri(undefined, google, {}),
-    (e: Error) =>
-      e instanceof CredCredentialsError && /host docs\/oauth\.html .*CRED_AUTH_REDIRECT_URI/.test(e.message),
-  );
-  assert.throws(
-    () => pasteRedirectUri("javascript:alert(1)//https://x", google, {}),
-    (e: Error) => e instanceof CredCredentialsError && /must be an http\(s\) address, not "javascript:/.test(e.message),
-  );
-  assert.throws(() => pasteRedirectUri("ftp://org.example/https://", google, {}), /must be an http\(s\) address/);
 });

@@ -3,20 +3,71 @@ import { request, type Server as HttpServer } from "node:http";
 import { createRequire } from "node:module";
 import { createServer, type ListenOptions, type Server } from "node:net";
 import type { LoopbackReceiver } from "../../dist/oauth/loopback.js";
+import { planSignIn } from "../../dist/credentials/plan.js";
+import { signIn, startSignIn, type PendingSignIn, type SignInResult } from "../../dist/oauth/flow.js";
+import type { CompleteSignIn } from "../../dist/oauth/pending.js";
+import type { FlowPlan, PortRange } from "../../dist/oauth/plan.js";
+import type { Presenter, SaveUserCredentialsOptions } from "cred-auth";
 
-/** A random range of `count` ports, each free on 127.0.0.1 right now (bounded tries). */
+/** One sign-in as a test asks for it: the library's options, the environment, and test-only overrides. */
+export interface SignInCall extends Omit<SaveUserCredentialsOptions, "presenter"> {
+  scopes: readonly string[];
+  env: NodeJS.ProcessEnv;
+  /** Loopback ports to try (as CRED_AUTH_LOOPBACK_PORTS would say). */
+  ports?: PortRange;
+  /** The plan's paste-back verdict instead of none. */
+  pasteBack?: boolean;
+}
+
+/**
+ * The flow of `call`, planned by the library's own planner (credentials/plan.ts) with no settings
+ * file. The flow is the caller's (loopback unless `useLocalWebserver: false`), so the plan has no
+ * paste-back verdict of its own, and the scopes are the given ones (no account scopes added).
+ */
+export function flowPlan({ scopes, env, ports, pasteBack, ...options }: SignInCall): FlowPlan {
+  const sources = {
+    env: ports ? { ...env, CRED_AUTH_LOOPBACK_PORTS: rangeEnv(ports) } : env,
+    settings: () => ({}),
+  };
+  const request = { scopes, options: { includeAccountScopes: false, useLocalWebserver: true, ...options } };
+  const { flow } = planSignIn(request, sources);
+  return pasteBack === undefined ? flow : { ...flow, pasteBack };
+}
+
+/** startSignIn of the planned `call`. */
+export function startSignInWith(call: SignInCall): Promise<PendingSignIn> {
+  return startSignIn(flowPlan(call), call.signal);
+}
+
+/** signIn of the planned `call`, shown by `presenter`. */
+export function signInWith(
+  call: SignInCall & { presenter: Presenter; complete?: CompleteSignIn },
+): Promise<SignInResult> {
+  const { presenter, complete, signal } = call;
+  return signIn(flowPlan(call), { presenter, signal, complete });
+}
+
+/**
+ * A random range of `count` ports, each free right now on 127.0.0.1 and (where there is IPv6) ::1,
+ * as the receiver binds `localhost` (bounded tries). Drawn below Linux's ephemeral range
+ * (32768-60999), where the machine's own outgoing connections take their ports.
+ */
 export async function freePortRange(count = 3): Promise<{ first: number; last: number }> {
+  const addresses = (await hasIpv6Loopback()) ? ["127.0.0.1", "::1"] : ["127.0.0.1"];
   for (let attempt = 0; attempt < 50; attempt++) {
-    const first = 20000 + Math.floor(Math.random() * 30000);
+    const first = 20000 + Math.floor(Math.random() * (32768 - 20000 - count));
     const servers: Server[] = [];
     let ok = true;
     for (let port = first; port < first + count && ok; port++) {
-      const server = createServer();
-      ok = await new Promise<boolean>((resolve) => {
-        server.once("error", () => resolve(false));
-        server.listen(port, "127.0.0.1", () => resolve(true));
-      });
-      if (ok) servers.push(server);
+      for (const host of addresses) {
+        if (!ok) break;
+        const server = createServer();
+        ok = await new Promise<boolean>((resolve) => {
+          server.once("error", () => resolve(false));
+          server.listen({ port, host, ipv6Only: host === "::1" }, () => resolve(true));
+        });
+        if (ok) servers.push(server);
+      }
     }
     await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
     if (ok) return { first, last: first + count - 1 };

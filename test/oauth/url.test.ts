@@ -3,10 +3,9 @@ import { createHash } from "node:crypto";
 import { test } from "node:test";
 import { CredCredentialsError, ERROR_CODES } from "cred-auth";
 import { buildAuthorizationUrl, createPkce, createState } from "../../dist/oauth/pkce.js";
-import { parsePastedCode, pasteRedirectUri } from "../../dist/oauth/paste.js";
-import { loopbackTarget, signInMode } from "../../dist/oauth/mode.js";
-import { resolveEndpoints } from "../../dist/google/endpoints.js";
+import { parsePastedCode } from "../../dist/oauth/paste.js";
 import { emailOf } from "../../dist/oauth/exchange.js";
+import { resolveEndpoints } from "../../dist/google/endpoints.js";
 
 test("state is fresh and carries at least 128 bits", () => {
   const a = createState();
@@ -79,49 +78,6 @@ test("a pasted URL of another sign-in, with an error, or without a code is refus
   assert.throws(() => parsePastedCode("https://e.org/?state=s1", "s1"), { code: ERROR_CODES.INVALID_CODE });
   assert.throws(() => parsePastedCode("   ", "s1"), { code: ERROR_CODES.INVALID_CODE });
   assert.throws(() => parsePastedCode("two words", "s1"), CredCredentialsError);
-});
-
-test("copy-paste redirect: option, then the emulator's code page, then CRED_AUTH_REDIRECT_URI, else how to host oauth.html", () => {
-  const google = resolveEndpoints({});
-  const emulator = resolveEndpoints({ CRED_AUTH_EMULATOR_HOST: "127.0.0.1:9099" });
-  const env = { CRED_AUTH_REDIRECT_URI: "https://env.example/oauth.html" };
-  assert.equal(pasteRedirectUri("https://opt.example/cb", emulator, env), "https://opt.example/cb");
-  assert.equal(pasteRedirectUri(undefined, emulator, env), "http://127.0.0.1:9099/oauth/code");
-  assert.equal(pasteRedirectUri(undefined, google, env), "https://env.example/oauth.html");
-  assert.throws(() => pasteRedirectUri(undefined, google, {}), /docs\/oauth\.html/);
-});
-
-test("mode: loopback by default, paste when asked or when the redirect URI is not loopback", () => {
-  assert.equal(signInMode({}), "loopback");
-  assert.equal(signInMode({ useLocalWebserver: false }), "paste");
-  assert.equal(signInMode({ redirectUri: "https://org.example/oauth" }), "paste");
-  assert.equal(signInMode({ redirectUri: "http://127.0.0.1:9004/cb" }), "loopback");
-  assert.throws(
-    () => signInMode({ useLocalWebserver: true, redirectUri: "https://org.example/oauth" }),
-    /not a loopback address/,
-  );
-  assert.deepEqual(loopbackTarget("http://[::1]:9004/cb"), {
-    host: "::1",
-    ports: { first: 9004, last: 9004 },
-    path: "/cb",
-  });
-  assert.equal(loopbackTarget("http://localhost/"), undefined);
-});
-
-test("authLocalWebserver is the deprecated alias: it warns once and means the same", async () => {
-  const warnings: Error[] = [];
-  const listen = (w: Error) => warnings.push(w);
-  process.on("warning", listen);
-  try {
-    assert.equal(signInMode({ authLocalWebserver: false }), "paste");
-    assert.equal(signInMode({ authLocalWebserver: true }), "loopback");
-    await new Promise((resolve) => setImmediate(resolve));
-  } finally {
-    process.off("warning", listen);
-  }
-  const ours = warnings.filter((w) => (w as { code?: string }).code === "CRED_AUTH_DEP_AUTH_LOCAL_WEBSERVER");
-  assert.equal(ours.length, 1);
-  assert.equal(ours[0]!.name, "DeprecationWarning");
 });
 
 test("the account comes from the ID token's email claim", () => {

@@ -20,10 +20,8 @@ import { DEMO_CLIENT, approveSignIn, startEmulator } from "cred-auth/emulator";
 import { findApplicationDefaultCredentials } from "../../dist/credentials/adc.js";
 import { toCredError } from "../../dist/google/token-errors.js";
 import { startLoopbackReceiver } from "../../dist/oauth/loopback.js";
-import { startSignIn } from "../../dist/oauth/flow.js";
-import { resolveEndpoints } from "../../dist/google/endpoints.js";
 import { tempDir } from "../support/files.ts";
-import { freePortRange, rangeEnv } from "../oauth/support.ts";
+import { freePortRange, rangeEnv, startSignInWith } from "../oauth/support.ts";
 import { withEmulator } from "../support/emulator.ts";
 import { SCOPES, interceptWarnings } from "./support.ts";
 
@@ -181,10 +179,9 @@ test("saveUserCredentials: a destination that cannot be written fails before any
 });
 
 test("say what was rejected: a failed code exchange or service-account key never blames a refresh token", async (t) => {
-  const pending = await startSignIn({
+  const pending = await startSignInWith({
     scopes: SCOPES,
     env: { CRED_AUTH_EMULATOR_HOST: emu.host },
-    endpoints: resolveEndpoints({ CRED_AUTH_EMULATOR_HOST: emu.host }),
     useLocalWebserver: false,
   });
   t.after(() => pending.cancel());

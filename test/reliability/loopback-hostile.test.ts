@@ -9,10 +9,8 @@ import { networkInterfaces } from "node:os";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { approveSignIn } from "cred-auth/emulator";
-import { startSignIn } from "../../dist/oauth/flow.js";
-import { resolveEndpoints } from "../../dist/google/endpoints.js";
 import { withEmulator } from "../support/emulator.ts";
-import { freePortRange, hasIpv6Loopback } from "../oauth/support.ts";
+import { freePortRange, hasIpv6Loopback, startSignInWith } from "../oauth/support.ts";
 import { mapLimit } from "./support.ts";
 
 const REQUESTS = 5000;
@@ -171,10 +169,9 @@ test(`a waiting sign-in survives ${REQUESTS} hostile requests and held connectio
   t.diagnostic(`seed ${seed} (repeat with CRED_AUTH_FUZZ_SEED=${seed})`);
   const rnd = prng(seed);
   const ports = await freePortRange(3);
-  const pending = await startSignIn({
+  const pending = await startSignInWith({
     scopes: SCOPES,
     env,
-    endpoints: resolveEndpoints(env),
     ports,
     useLocalWebserver: true,
     timeoutMs: 200_000,
@@ -283,10 +280,9 @@ test(`a waiting sign-in survives ${REQUESTS} hostile requests and held connectio
 
 test("the receiver is not reachable on this machine's non-loopback interface addresses", async (t) => {
   const ports = await freePortRange(2);
-  const pending = await startSignIn({
+  const pending = await startSignInWith({
     scopes: SCOPES,
     env,
-    endpoints: resolveEndpoints(env),
     ports,
     useLocalWebserver: true,
     timeoutMs: 60_000,

@@ -9,8 +9,7 @@ import { test } from "node:test";
 import { DEMO_WEB_CLIENT } from "cred-auth/emulator";
 import { CredCredentialsError, ERROR_CODES } from "cred-auth";
 import { approveSignIn } from "cred-auth/emulator";
-import { startSignIn } from "../../dist/oauth/flow.js";
-import { resolveEndpoints } from "../../dist/google/endpoints.js";
+import { startSignInWith } from "../oauth/support.ts";
 import { withEmulator } from "../support/emulator.ts";
 
 const SCOPES = ["https://www.googleapis.com/auth/cloud-platform", "openid", "email"];
@@ -18,10 +17,9 @@ const emu = await withEmulator();
 const env: NodeJS.ProcessEnv = { CRED_AUTH_EMULATOR_HOST: emu.host };
 
 async function pasteSignIn() {
-  const pending = await startSignIn({
+  const pending = await startSignInWith({
     scopes: SCOPES,
     env,
-    endpoints: resolveEndpoints(env),
     useLocalWebserver: false,
   });
   assert.equal(pending.mode, "paste");

@@ -1,19 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { HostFacts } from "../../dist/runtime/index.js";
 import { detectRuntime } from "../../dist/runtime/index.js";
-
-function host(overrides: Partial<HostFacts> = {}): HostFacts {
-  return {
-    platform: "linux",
-    stdinIsTTY: true,
-    stdoutIsTTY: true,
-    stderrIsTTY: true,
-    hostname: "devbox",
-    inContainer: () => false,
-    ...overrides,
-  };
-}
+import { hostFacts as host } from "../support/host.ts";
 const desktop = { DISPLAY: ":0" };
 
 test("tslab kernel: globalThis.__tslab__ wins over everything else", () => {
@@ -134,14 +122,26 @@ test("container: remote, no browser; the marker check runs only when needed", ()
   assert.equal(checks, 1);
 });
 
-test("CRED_AUTH_REMOTE overrides the detection both ways; other values are ignored", () => {
-  const inContainer = () => true;
-  const local = detectRuntime({ ...desktop, CRED_AUTH_REMOTE: "0", SSH_TTY: "/dev/pts/1" }, {}, host({ inContainer }));
+test("the user's word on remote (given by the plan) overrides the detection both ways, and is the reason", () => {
+  let checks = 0;
+  const inContainer = () => {
+    checks++;
+    return true;
+  };
+  const said = { remote: false, saidBy: "CRED_AUTH_REMOTE=0" };
+  const local = detectRuntime({ ...desktop, SSH_TTY: "/dev/pts/1" }, {}, host({ inContainer }), said);
   assert.equal(local.remote, false);
-  assert.ok(local.reasons.some((r) => r.includes("CRED_AUTH_REMOTE=0")));
-  assert.equal(detectRuntime({ ...desktop, CRED_AUTH_REMOTE: "1" }, {}, host()).remote, true);
-  assert.equal(detectRuntime({ ...desktop, CRED_AUTH_REMOTE: "yes" }, {}, host({ inContainer })).remote, true);
-  assert.equal(detectRuntime({ ...desktop, CRED_AUTH_REMOTE: "yes" }, {}, host()).remote, false);
+  assert.ok(local.reasons.includes("local: CRED_AUTH_REMOTE=0"), local.reasons.join("; "));
+  assert.equal(local.canOpenBrowser, true, "a local machine with a display can open one");
+  assert.equal(checks, 0, "nothing detected when the user said");
+  const remote = detectRuntime(desktop, {}, host(), { remote: true, saidBy: "the remote setting (cred-auth config)" });
+  assert.equal(remote.remote, true);
+  assert.ok(remote.reasons.includes("remote: the remote setting (cred-auth config)"));
+  assert.equal(
+    detectRuntime({ ...desktop, CRED_AUTH_REMOTE: "1" }, {}, host()).remote,
+    false,
+    "the variable is the plan's to read",
+  );
 });
 
 test("hosted and cloud workspaces are remote", () => {

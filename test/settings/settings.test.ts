@@ -1,17 +1,18 @@
-// Where the settings plug into the library, in-process with a settings file in a temp directory
-// (XDG_CONFIG_HOME of the env each function is given): the OAuth client, the loopback ports and
-// `remote`, each after the options and the environment, before the defaults; a corrupt file or a bad
-// value is left out with a warning on stderr (checked in a child process), never an exception.
+// Where the settings plug into the library: the sign-in plan (credentials/plan.ts), in-process
+// with a settings file in a temp directory (XDG_CONFIG_HOME of the env each plan is given): the
+// OAuth client, the loopback ports, `remote` and the face, each after the options and the
+// environment, before the defaults; a corrupt file or a bad value is left out with a warning on
+// stderr (checked in a child process), never an exception.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { resolveClient } from "../../dist/oauth/client.js";
-import { resolveEndpoints } from "../../dist/google/endpoints.js";
-import { portRangeFromEnv } from "../../dist/oauth/loopback.js";
-import { detectRuntime, type HostFacts } from "../../dist/runtime/index.js";
+import { chooseClient, planSignIn, planSources } from "../../dist/credentials/plan.js";
+import { type Endpoints, resolveEndpoints } from "../../dist/google/endpoints.js";
+import type { HostFacts } from "../../dist/runtime/index.js";
+import { hostFacts } from "../support/host.ts";
 import { readSettings, settingsFile } from "../../dist/settings/index.js";
 
 const google = resolveEndpoints({});
@@ -26,6 +27,24 @@ function withSettings(settings: Record<string, unknown> | string): NodeJS.Proces
   mkdirSync(join(env.XDG_CONFIG_HOME, "cred-auth"), { recursive: true });
   writeFileSync(settingsFile(env), typeof settings === "string" ? settings : JSON.stringify(settings));
   return env;
+}
+
+/** A client of the call's own, so that a plan needs none from the settings. */
+const OWN = { clientId: "own-id", clientSecret: "GOCSPX-own" };
+
+/** The client the plan chooses for `options` in `env` (whose settings file it reads). */
+function resolveClient(options: { clientId?: string; clientSecret?: string }, env: NodeJS.ProcessEnv, at: Endpoints) {
+  return chooseClient(options, "loopback", at, planSources(env));
+}
+
+/** The loopback ports the plan chooses in `env`. */
+function portRangeFromEnv(env: NodeJS.ProcessEnv) {
+  const { redirect } = planSignIn(
+    { scopes: ["openid"], options: { ...OWN, useLocalWebserver: true } },
+    planSources(env),
+  ).flow;
+  assert.equal(redirect.mode, "loopback");
+  return redirect.ports;
 }
 
 const CLIENT = { clientId: "1234-set.apps.googleusercontent.com", clientSecret: "GOCSPX-set/ti+ng=" };
@@ -82,26 +101,37 @@ test("loopback ports: the environment, then the setting, then 8080-8089", () => 
   assert.deepEqual(portRangeFromEnv(withSettings({})), { first: 8080, last: 8089 });
 });
 
+/** A host inside a container (so remote unless said otherwise). */
 function host(overrides: Partial<HostFacts> = {}): HostFacts {
-  return {
-    platform: "linux",
-    stdinIsTTY: true,
-    stdoutIsTTY: true,
-    stderrIsTTY: true,
-    hostname: "devbox",
-    inContainer: () => true,
-    ...overrides,
-  };
+  return hostFacts({ inContainer: () => true, ...overrides });
+}
+
+/** Where the plan says the code runs, in `env` on `facts`. */
+function detectRuntime(env: NodeJS.ProcessEnv, facts: HostFacts) {
+  const sources = { ...planSources(env), globals: {}, host: facts };
+  return planSignIn({ scopes: ["openid"], options: { ...OWN, useLocalWebserver: true } }, sources).runtime;
 }
 
 test("remote: CRED_AUTH_REMOTE, then the setting, then the detection (here: a container)", () => {
   const local = withSettings({ remote: false });
-  const info = detectRuntime({ ...local, DISPLAY: ":0" }, {}, host());
+  const info = detectRuntime({ ...local, DISPLAY: ":0" }, host());
   assert.equal(info.remote, false);
   assert.ok(info.reasons.includes("local: the remote setting (cred-auth config)"), info.reasons.join("; "));
-  assert.equal(detectRuntime({ ...local, CRED_AUTH_REMOTE: "1" }, {}, host()).remote, true);
-  assert.equal(detectRuntime(withSettings({}), {}, host()).remote, true);
-  assert.equal(detectRuntime(withSettings({ remote: true }), {}, host({ inContainer: () => false })).remote, true);
+  assert.equal(detectRuntime({ ...local, CRED_AUTH_REMOTE: "1" }, host()).remote, true);
+  assert.equal(detectRuntime(withSettings({}), host()).remote, true);
+  assert.equal(detectRuntime(withSettings({ remote: true }), host({ inContainer: () => false })).remote, true);
+});
+
+test("the face: the presenter option, then the ui setting, then auto", () => {
+  const plain = withSettings({ ui: "plain" });
+  const faceOf = (env: NodeJS.ProcessEnv, presenter?: "terminal") => {
+    const sources = { ...planSources(env), globals: {}, host: host() };
+    const options = { ...OWN, useLocalWebserver: true, ...(presenter ? { presenter } : {}) };
+    return planSignIn({ scopes: ["openid"], options }, sources).face;
+  };
+  assert.deepEqual(faceOf(plain), { face: "plain", fallback: false, color: true });
+  assert.equal(faceOf(plain, "terminal").face, "terminal");
+  assert.deepEqual(faceOf(withSettings({})), { face: "terminal", fallback: true, color: true });
 });
 
 test("readSettings keeps the valid values of a file edited by hand", () => {

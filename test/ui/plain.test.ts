@@ -4,7 +4,8 @@ import { test } from "node:test";
 import { CredCancelledError, CredCredentialsError } from "cred-auth";
 import { createPlainPresenter, linesFor } from "../../dist/ui/plain.js";
 import { selectPresenter } from "../../dist/ui/select.js";
-import { browserExpected, openBrowser } from "../../dist/oauth/browser.js";
+import { openBrowser } from "../../dist/oauth/browser.js";
+import { planSignIn } from "../../dist/credentials/plan.js";
 
 function streams() {
   const output = new PassThrough();
@@ -64,19 +65,24 @@ test("readCode: closed input is a CredCredentialsError, abort a CredCancelledErr
 
 test("selectPresenter returns a given presenter as is, else one that reads codes", async () => {
   const mine = { update() {} };
-  assert.equal(await selectPresenter(mine, { mode: "paste" }), mine);
-  const plain = await selectPresenter("plain", { mode: "paste" });
+  assert.equal(await selectPresenter({ face: mine, fallback: false, color: true }), mine);
+  const plain = await selectPresenter({ face: "plain", fallback: false, color: true });
   assert.equal(typeof plain.update, "function");
   assert.equal(typeof plain.readCode, "function");
 });
 
-test("a browser is expected only where one can show: BROWSER, CI, SSH, display", async () => {
-  assert.equal(browserExpected({ BROWSER: "none", DISPLAY: ":0" }), false);
-  assert.equal(browserExpected({ BROWSER: "/opt/vscode/helper.sh", SSH_CONNECTION: "1 2 3 4" }), true);
-  assert.equal(browserExpected({ CI: "true", DISPLAY: ":0" }), false);
-  assert.equal(browserExpected({ SSH_TTY: "/dev/pts/0", DISPLAY: ":0" }), false);
-  assert.equal(await openBrowser("https://example.org/", { BROWSER: "none" }), false);
-  assert.equal(await openBrowser("https://example.org/", { BROWSER: "/nonexistent/browser-command" }), false);
+test("a browser is planned only where one can show: BROWSER, CI, SSH, display; a command that is not there opens none", async () => {
+  const browserOf = (env: NodeJS.ProcessEnv) =>
+    planSignIn({ scopes: ["openid"], options: { clientId: "i", clientSecret: "s" } }, { env, settings: () => ({}) })
+      .flow.browser;
+  assert.equal(browserOf({ BROWSER: "none", DISPLAY: ":0" }), "none");
+  assert.deepEqual(browserOf({ BROWSER: "/opt/vscode/helper.sh", SSH_CONNECTION: "1 2 3 4" }), {
+    command: "/opt/vscode/helper.sh",
+  });
+  assert.equal(browserOf({ CI: "true", DISPLAY: ":0" }), "none");
+  assert.equal(browserOf({ SSH_TTY: "/dev/pts/0", DISPLAY: ":0" }), "none");
+  assert.equal(await openBrowser("https://example.org/", "none"), false);
+  assert.equal(await openBrowser("https://example.org/", { command: "/nonexistent/browser-command" }), false);
 });
 
 test("BROWSER names the command that gets the URL (with %s, or as last argument)", async (t) => {
@@ -96,9 +102,9 @@ test("BROWSER names the command that gets the URL (with %s, or as last argument)
     rmSync(opened);
     return text;
   };
-  assert.equal(await openBrowser("https://idp.example/a?b=1", { BROWSER: script }), true);
+  assert.equal(await openBrowser("https://idp.example/a?b=1", { command: script }), true);
   assert.equal(await waitForFile(), "https://idp.example/a?b=1|");
-  assert.equal(await openBrowser("https://idp.example/c", { BROWSER: `${script} --new-window %s --x` }), true);
+  assert.equal(await openBrowser("https://idp.example/c", { command: `${script} --new-window %s --x` }), true);
   assert.equal(await waitForFile(), "--new-window|https://idp.example/c|--x|");
 });
 

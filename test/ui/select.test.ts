@@ -2,12 +2,27 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { test } from "node:test";
 import { CredCredentialsError, ERROR_CODES } from "cred-auth";
-import type { Presenter } from "cred-auth";
-import type { RuntimeInfo } from "../../dist/runtime/index.js";
-import { selectPresenter } from "../../dist/ui/select.js";
+import type { Presenter, SaveUserCredentialsOptions } from "cred-auth";
+import { planFace } from "../../dist/credentials/plan.js";
+import type { HostFacts } from "../../dist/runtime/index.js";
+import { type FacePlan, selectPresenter } from "../../dist/ui/select.js";
 
-function runtime(kind: RuntimeInfo["kind"]): RuntimeInfo {
-  return { kind, interactive: kind !== "pipe", ci: false, canOpenBrowser: false, remote: false, reasons: [] };
+const PIPE: HostFacts = {
+  platform: "linux",
+  stdinIsTTY: false,
+  stdoutIsTTY: false,
+  stderrIsTTY: false,
+  hostname: "box",
+  inContainer: () => false,
+};
+
+/** The face the plan chooses for `presenter` where the globals are `globals` (no settings file, no terminal). */
+function faceFor(
+  presenter: SaveUserCredentialsOptions["presenter"],
+  globals: object,
+  env: NodeJS.ProcessEnv = {},
+): FacePlan {
+  return planFace(presenter === undefined ? {} : { presenter }, { env, settings: () => ({}), globals, host: PIPE });
 }
 
 /** Runs `body` with extra globals, removing them afterwards. */
@@ -44,7 +59,7 @@ async function stderrOf(body: () => Promise<void> | void): Promise<string> {
 
 test("a Presenter object is used as given", async () => {
   const mine: Presenter = { update() {} };
-  assert.equal(await selectPresenter(mine, { mode: "loopback", runtime: runtime("terminal") }), mine);
+  assert.equal(await selectPresenter(faceFor(mine, {})), mine);
 });
 
 test("auto in tslab: the kernel's notebook display", async () => {
@@ -54,7 +69,7 @@ test("auto in tslab: the kernel's notebook display", async () => {
       id === "tslab" ? { newDisplay: () => ({ html: (h: string) => void shown.push(h) }) } : undefined,
   };
   await withGlobals({ __tslab__: kernel }, async () => {
-    const presenter = await selectPresenter("auto", { mode: "paste", runtime: runtime("tslab") });
+    const presenter = await selectPresenter(faceFor("auto", globalThis));
     assert.equal(presenter.readCode, undefined);
     presenter.update({ type: "waiting" });
     assert.equal(shown.length, 1);
@@ -66,15 +81,18 @@ test("auto under Deno's kernel: Deno.jupyter.display", async () => {
   const shown: unknown[] = [];
   const Deno = { jupyter: { display: async (bundle: unknown) => void shown.push(bundle) } };
   await withGlobals({ Deno }, async () => {
-    const presenter = await selectPresenter(undefined, { mode: "loopback", runtime: runtime("deno-jupyter") });
+    const presenter = await selectPresenter(faceFor(undefined, globalThis));
     presenter.update({ type: "waiting" });
     assert.equal(shown.length, 1);
   });
 });
 
 test("auto in a pipe or another kernel: plain lines on stderr", async () => {
-  for (const kind of ["pipe", "jupyter"] as const) {
-    const presenter = await selectPresenter("auto", { mode: "loopback", runtime: runtime(kind) });
+  for (const [kind, env] of [
+    ["pipe", {}],
+    ["jupyter", { JPY_PARENT_PID: "1" }],
+  ] as const) {
+    const presenter = await selectPresenter(faceFor("auto", {}, env));
     const written = await stderrOf(() =>
       presenter.update({
         type: "url",
@@ -90,24 +108,33 @@ test("auto in a pipe or another kernel: plain lines on stderr", async () => {
 });
 
 test("auto in tslab without a reachable kernel display falls back to plain", async () => {
-  const presenter = await selectPresenter("auto", { mode: "loopback", runtime: runtime("tslab") });
+  const presenter = await selectPresenter(faceFor("auto", { __tslab__: { require: () => undefined } }));
   const written = await stderrOf(() => presenter.update({ type: "waiting" }));
   assert.match(written, /Waiting/);
 });
 
 test("plain is plain even in a notebook", async () => {
   await withGlobals({ __tslab__: { require: () => assert.fail("tslab must not be used") } }, async () => {
-    const presenter = await selectPresenter("plain", { mode: "loopback", runtime: runtime("tslab") });
+    const presenter = await selectPresenter(faceFor("plain", globalThis));
     const written = await stderrOf(() => presenter.update({ type: "waiting" }));
     assert.match(written, /Waiting/);
   });
 });
 
-test("notebook outside a notebook kernel: a clear error", async () => {
-  await assert.rejects(
-    selectPresenter("notebook", { mode: "loopback", runtime: runtime("terminal") }),
+test("notebook outside a notebook kernel: a clear error, when the sign-in is planned", () => {
+  assert.throws(
+    () => faceFor("notebook", {}),
     (error: Error) => error instanceof CredCredentialsError && error.code === ERROR_CODES.PRESENTER_UNAVAILABLE,
   );
+});
+
+test("a planned face that cannot start: plain lines when it was chosen automatically, the error when forced", async () => {
+  const broken: FacePlan = { face: "tslab", fallback: false, color: true };
+  await assert.rejects(selectPresenter(broken), Error);
+  const written = await stderrOf(async () =>
+    (await selectPresenter({ ...broken, fallback: true })).update({ type: "waiting" }),
+  );
+  assert.match(written, /Waiting/);
 });
 
 test("importing cred-auth loads neither ink nor React", () => {

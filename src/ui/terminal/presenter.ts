@@ -20,6 +20,8 @@ export interface TerminalPresenterOptions {
   abort?: AbortController;
   /** Shows the app. Default: ink's `render` on `stdout`/`stdin` (tests pass ink-testing-library's). */
   mount?: Mount;
+  /** Whether the face may colour its text on a terminal (default `true`; `NO_COLOR` turns it off in the plan). */
+  color?: boolean;
 }
 
 /**
@@ -28,8 +30,7 @@ export interface TerminalPresenterOptions {
  */
 export async function createTerminalPresenter(options: TerminalPresenterOptions = {}): Promise<Presenter> {
   const modules = await loadTerminalModules();
-  const { createSignInApp } = await import("./app.js");
-  const SignInApp = createSignInApp(modules);
+  const { SignInApp } = await import("./sign-in-app.js");
   const store = createStore();
   const codes = codeQueue();
   let cancelled = false;
@@ -55,7 +56,8 @@ export async function createTerminalPresenter(options: TerminalPresenterOptions 
         stdin: options.stdin ?? process.stdin,
         exitOnCtrlC: false,
       }));
-  const app = mount(modules.react.createElement(SignInApp, { store, onCode, onCancel: cancel }));
+  const color = options.color ?? true;
+  const app = mount(modules.react.createElement(SignInApp, { modules, store, onCode, onCancel: cancel, color }));
   let closed = false;
 
   return {

@@ -1,16 +1,27 @@
+// The OAuth client a sign-in runs as, chosen by the plan (credentials/plan.ts): the options, the
+// environment (id and secret, then a client-secret file), the settings, the emulator's demo client.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { CredCredentialsError } from "cred-auth";
-import { resolveClient } from "../../dist/oauth/client.js";
-import { resolveEndpoints } from "../../dist/google/endpoints.js";
+import { chooseClient } from "../../dist/credentials/plan.js";
+import { type Endpoints, resolveEndpoints } from "../../dist/google/endpoints.js";
 
 const google = resolveEndpoints({});
 const emulator = resolveEndpoints({ CRED_AUTH_EMULATOR_HOST: "127.0.0.1:9" });
 const dir = mkdtempSync(join(tmpdir(), "cred-auth-client-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The plan's client for these options and environment, with no settings file. */
+function clientOf(
+  options: { clientId?: string; clientSecret?: string; mode?: "loopback" | "paste"; redirectUri?: string },
+  env: NodeJS.ProcessEnv,
+  endpoints: Endpoints,
+) {
+  return chooseClient(options, options.mode ?? "loopback", endpoints, { env, settings: () => ({}) });
+}
 
 function secretFile(name: string, content: string): string {
   const path = join(dir, name);
@@ -20,7 +31,7 @@ function secretFile(name: string, content: string): string {
 
 test("options win over the environment and the file", () => {
   const env = { CRED_AUTH_CLIENT_ID: "env-id", CRED_AUTH_CLIENT_SECRET: "env-secret" };
-  assert.deepEqual(resolveClient({ clientId: "opt-id", clientSecret: "opt-secret" }, env, google), {
+  assert.deepEqual(clientOf({ clientId: "opt-id", clientSecret: "opt-secret" }, env, google), {
     clientId: "opt-id",
     clientSecret: "opt-secret",
     source: "options",
@@ -33,7 +44,7 @@ test("CRED_AUTH_CLIENT_ID/SECRET come next", () => {
     CRED_AUTH_CLIENT_SECRET: "env-secret",
     CRED_AUTH_CLIENT_SECRET_FILE: "/nonexistent",
   };
-  assert.deepEqual(resolveClient({}, env, google), { clientId: "env-id", clientSecret: "env-secret", source: "env" });
+  assert.deepEqual(clientOf({}, env, google), { clientId: "env-id", clientSecret: "env-secret", source: "env" });
 });
 
 test("a client-secret file of the installed or the web shape", () => {
@@ -44,12 +55,12 @@ test("a client-secret file of the installed or the web shape", () => {
     }),
   );
   const web = secretFile("web.json", JSON.stringify({ web: { client_id: "w-id", client_secret: "w-secret" } }));
-  assert.deepEqual(resolveClient({}, { CRED_AUTH_CLIENT_SECRET_FILE: installed }, google), {
+  assert.deepEqual(clientOf({}, { CRED_AUTH_CLIENT_SECRET_FILE: installed }, google), {
     clientId: "i-id",
     clientSecret: "i-secret",
     source: "file",
   });
-  assert.deepEqual(resolveClient({}, { CRED_AUTH_CLIENT_SECRET_FILE: web }, google), {
+  assert.deepEqual(clientOf({}, { CRED_AUTH_CLIENT_SECRET_FILE: web }, google), {
     clientId: "w-id",
     clientSecret: "w-secret",
     source: "file",
@@ -64,7 +75,7 @@ test("a broken client-secret file is an error naming the file, never its content
   );
   for (const path of [broken, wrongShape, join(dir, "missing.json")]) {
     assert.throws(
-      () => resolveClient({}, { CRED_AUTH_CLIENT_SECRET_FILE: path }, google),
+      () => clientOf({}, { CRED_AUTH_CLIENT_SECRET_FILE: path }, google),
       (error: Error) => {
         assert.ok(error instanceof CredCredentialsError);
         assert.ok(error.message.includes(path), error.message);
@@ -76,16 +87,16 @@ test("a broken client-secret file is an error naming the file, never its content
 });
 
 test("the demo clients only with the emulator: desktop for loopback, web for copy-paste", () => {
-  assert.equal(resolveClient({}, {}, emulator).source, "demo");
-  const desktop = resolveClient({ mode: "loopback" }, {}, emulator);
-  const web = resolveClient({ mode: "paste" }, {}, emulator);
+  assert.equal(clientOf({}, {}, emulator).source, "demo");
+  const desktop = clientOf({ mode: "loopback" }, {}, emulator);
+  const web = clientOf({ mode: "paste" }, {}, emulator);
   assert.notEqual(desktop.clientId, web.clientId);
   assert.match(web.clientId, /web/);
 });
 
 test("no client anywhere: two lines on how to create a Desktop client", () => {
   assert.throws(
-    () => resolveClient({}, {}, google),
+    () => clientOf({}, {}, google),
     (error: Error) => {
       assert.ok(error instanceof CredCredentialsError);
       const lines = error.message.split("\n");
@@ -101,7 +112,7 @@ test("no client anywhere: two lines on how to create a Desktop client", () => {
 
 test("half a client is refused without echoing the secret", () => {
   assert.throws(
-    () => resolveClient({ clientSecret: "TOPSECRET-3" }, {}, emulator),
+    () => clientOf({ clientSecret: "TOPSECRET-3" }, {}, emulator),
     (error: Error) => {
       assert.ok(error instanceof CredCredentialsError);
       assert.doesNotMatch(error.message, /TOPSECRET/);
@@ -109,7 +120,7 @@ test("half a client is refused without echoing the secret", () => {
     },
   );
   assert.throws(
-    () => resolveClient({}, { CRED_AUTH_CLIENT_ID: "only-id" }, emulator),
+    () => clientOf({}, { CRED_AUTH_CLIENT_ID: "only-id" }, emulator),
     /CRED_AUTH_CLIENT_ID and CRED_AUTH_CLIENT_SECRET/,
   );
 });
@@ -117,9 +128,9 @@ test("half a client is refused without echoing the secret", () => {
 test("copy-paste to an explicit redirectUri needs the caller's id and secret (FACTS 1)", () => {
   const message = "Unable to get valid credentials: please provide a valid client_id and/or client_secret.";
   const paste = { mode: "paste" as const, redirectUri: "https://example.org/oauth.html" };
-  assert.throws(() => resolveClient(paste, {}, emulator), { message });
-  assert.throws(() => resolveClient({ ...paste, clientId: "only-id" }, {}, emulator), { message });
-  assert.equal(resolveClient({ ...paste, clientId: "id", clientSecret: "s" }, {}, emulator).source, "options");
+  assert.throws(() => clientOf(paste, {}, emulator), { message });
+  assert.throws(() => clientOf({ ...paste, clientId: "only-id" }, {}, emulator), { message });
+  assert.equal(clientOf({ ...paste, clientId: "id", clientSecret: "s" }, {}, emulator).source, "options");
   // Without an explicit redirect URI the emulator's demo web client is fine.
-  assert.equal(resolveClient({ mode: "paste" }, {}, emulator).source, "demo");
+  assert.equal(clientOf({ mode: "paste" }, {}, emulator).source, "demo");
 });

@@ -1,0 +1,412 @@
+// The sign-in plan: every decision of a sign-in, made once, here, from the call's options, the
+// environment, the user's settings (read at most once) and where the code runs (detected once).
+// The OAuth flow (oauth/) and the faces (ui/) receive the result as plain values and decide
+// nothing of their own. The settings order, option > environment > setting > default, is
+// written once: `chosen` below.
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { codePageUrl, type Endpoints, resolveEndpoints } from "../google/endpoints.js";
+import type { ImpersonationChain } from "../google/impersonation.js";
+import {
+  CLIENT_DOC,
+  type ClientSource,
+  fromSecretFile,
+  incompleteClientError,
+  noClientError,
+  type ResolvedClient,
+} from "../oauth/client.js";
+import { DEFAULT_TIMEOUT_MS } from "../oauth/loopback.js";
+import type { BrowserLaunch, FlowPlan, LoopbackHost, LoopbackRedirect, PortRange } from "../oauth/plan.js";
+import { assertValidScopes, missingScopes } from "../oauth/scopes.js";
+import type { SaveUserCredentialsOptions } from "../options.js";
+import { currentHost, detectRuntime, type HostFacts, type RuntimeInfo } from "../runtime/index.js";
+import { parsePortRange, type Settings } from "../settings/keys.js";
+import { readSettings } from "../settings/read.js";
+import { CLOUD_PLATFORM_SCOPE, DEMO_CLIENT, DEMO_WEB_CLIENT, ENV, LOOPBACK_PORTS } from "../shared/constants.js";
+import type { FacePlan } from "../ui/select.js";
+
+/** The scopes that name the account, asked for by default with the caller's (as gcloud does). */
+export const ACCOUNT_SCOPES: readonly string[] = ["openid", "https://www.googleapis.com/auth/userinfo.email"];
+
+/** Where a sign-in's decisions come from besides the call's options. */
+export interface PlanSources {
+  readonly env: NodeJS.ProcessEnv;
+  /** The user's settings (`cred-auth config`): the file is read on the first call, then kept. */
+  settings(): Settings;
+  /** The globals a notebook kernel marks (default `globalThis`). */
+  readonly globals?: object;
+  /** The facts of this process (default: {@link currentHost}). */
+  readonly host?: HostFacts;
+}
+
+/** The sources of this process: `env`, and the settings file it names, read once when first needed. */
+export function planSources(env: NodeJS.ProcessEnv = process.env): PlanSources {
+  let settings: Settings | undefined;
+  return { env, settings: () => (settings ??= readSettings(env)) };
+}
+
+/** What a sign-in is asked to do. */
+export interface SignInRequest {
+  /** The scopes to sign in for, checked by the caller; undefined: the `scopes` setting, else cloud-platform (`cred-auth login`). */
+  readonly scopes?: readonly string[];
+  readonly options: SaveUserCredentialsOptions;
+  /** The user signs in to act as the last service account of this chain (`impersonateServiceAccount`). */
+  readonly impersonation?: ImpersonationChain;
+}
+
+/** A sign-in, decided. */
+export interface SignInPlan {
+  /** The scopes asked for by the caller (or the default); the tokens of an impersonation get these. */
+  readonly scopes: readonly string[];
+  /** The service account (and delegates) the signed-in user acts as, when impersonating. */
+  readonly impersonation?: ImpersonationChain;
+  /** Where the code runs: the one detection of this sign-in. */
+  readonly runtime: RuntimeInfo;
+  /** What the OAuth flow is told. */
+  readonly flow: FlowPlan;
+  /** How the sign-in is shown. */
+  readonly face: FacePlan;
+  /**
+   * The line that names the flow chosen for this machine, why, and the option or flag that changes
+   * it; undefined when the caller chose the flow.
+   */
+  readonly announcement?: string;
+}
+
+/**
+ * Plans a sign-in for scopes the caller has checked (or the default ones). Throws, before
+ * anything is shown or bound, what the plan cannot be made with: a flow the options
+ * contradict, no usable OAuth client, a face that cannot run here, a copy-paste flow without a
+ * code page, a port range that is none.
+ */
+export function planSignIn(request: SignInRequest, sources: PlanSources = planSources()): SignInPlan {
+  const { options, impersonation } = request;
+  const scopes = request.scopes ?? defaultScopes(sources);
+  const runtime = runtimeOf(sources);
+  const endpoints = resolveEndpoints(sources.env);
+  const codePage = codePageUrl(endpoints, sources.env);
+  const flow = flowChoice(options, runtime, codePage);
+  const client = chooseClient(options, flow.mode, endpoints, sources);
+  const face = facePlan(options.presenter, runtime, sources);
+  // Impersonation: the user's token only asks for the service account's (cloud-platform).
+  const signInScopes = impersonation ? [CLOUD_PLATFORM_SCOPE] : scopes;
+  return {
+    scopes,
+    ...(impersonation ? { impersonation } : {}),
+    runtime,
+    face,
+    ...(flow.line ? { announcement: flow.line } : {}),
+    flow: {
+      scopes: withAccountScopes(signInScopes, options.includeAccountScopes ?? true),
+      endpoints,
+      client,
+      redirect:
+        flow.mode === "paste"
+          ? { mode: "paste", uri: pasteRedirectUri(options.redirectUri, codePage) }
+          : loopbackRedirect(options.redirectUri, sources),
+      pasteBack: flow.pasteBack,
+      browser: browserLaunch(options.openBrowser ?? runtime.canOpenBrowser, sources.env),
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      ...(options.loginHint ? { loginHint: options.loginHint } : {}),
+    },
+  };
+}
+
+/**
+ * The scopes of a call that names none (`cred-auth login` without --scopes): the `scopes`
+ * setting, else cloud-platform. A caller that names scopes has checked them already.
+ */
+function defaultScopes(sources: PlanSources): readonly string[] {
+  const scopes = sources.settings().scopes ?? [CLOUD_PLATFORM_SCOPE];
+  assertValidScopes(scopes); // a hand-edited settings file may name a scope Google would refuse
+  return scopes;
+}
+
+/** The face alone, for a call that completes a waiting sign-in (`completeSignIn`, `{ code }`). */
+export function planFace(options: SaveUserCredentialsOptions, sources: PlanSources = planSources()): FacePlan {
+  return facePlan(options.presenter, runtimeOf(sources), sources);
+}
+
+/** Where the code runs and whether a browser can be launched there, for a command that opens pages (`config init`). */
+export interface BrowserPlan {
+  readonly runtime: RuntimeInfo;
+  readonly browser: BrowserLaunch;
+}
+
+/** The browser half of a plan alone: the one runtime detection, and the launch it allows. */
+export function planBrowser(sources: PlanSources = planSources()): BrowserPlan {
+  const runtime = runtimeOf(sources);
+  return { runtime, browser: browserLaunch(runtime.canOpenBrowser, sources.env) };
+}
+
+/** The settings order: the call's option, else the environment, else the settings; undefined when none says. */
+function chosen<T>(
+  option: T | undefined,
+  fromEnv: () => T | undefined,
+  fromSettings: () => T | undefined,
+): T | undefined {
+  return option ?? fromEnv() ?? fromSettings();
+}
+
+/** The caller's scopes plus {@link ACCOUNT_SCOPES} (unless already there), so the account can be named. */
+export function withAccountScopes(scopes: readonly string[], include: boolean): string[] {
+  return include ? [...scopes, ...missingScopes(scopes, ACCOUNT_SCOPES)] : [...scopes];
+}
+
+// ---------------------------------------------------------------- where the code runs
+
+/** The one detection of a sign-in, with the user's word on `remote` (`CRED_AUTH_REMOTE`, the setting). */
+function runtimeOf(sources: PlanSources): RuntimeInfo {
+  const forced = sources.env[ENV.remote]?.trim();
+  const said = chosen(
+    undefined,
+    () =>
+      forced === "0" || forced === "1" ? { remote: forced === "1", saidBy: `${ENV.remote}=${forced}` } : undefined,
+    () => {
+      const remote = sources.settings().remote;
+      return remote === undefined ? undefined : { remote, saidBy: "the remote setting (cred-auth config)" };
+    },
+  );
+  return detectRuntime(sources.env, sources.globals, sources.host ?? currentHost(), said);
+}
+
+// ---------------------------------------------------------------- the flow
+
+/** The flow of a sign-in, and the line that says so when it was chosen for this machine. */
+interface FlowChoice {
+  mode: "loopback" | "paste";
+  /** Loopback on a remote machine: the browser's final address is pasted back; undefined: no verdict. */
+  pasteBack?: boolean;
+  line?: string;
+}
+
+let warnedAuthLocalWebserver = false;
+
+/**
+ * What the caller said about the flow: `useLocalWebserver`, or its deprecated alias
+ * `authLocalWebserver` (which warns once per process); `undefined` when neither was given.
+ * The one place that reads the alias.
+ */
+export function callerUseLocalWebserver(options: SaveUserCredentialsOptions): boolean | undefined {
+  if (options.authLocalWebserver !== undefined && !warnedAuthLocalWebserver) {
+    warnedAuthLocalWebserver = true;
+    process.emitWarning("The authLocalWebserver option is deprecated; use useLocalWebserver (same meaning).", {
+      type: "DeprecationWarning",
+      code: "CRED_AUTH_DEP_AUTH_LOCAL_WEBSERVER",
+    });
+  }
+  return options.useLocalWebserver ?? options.authLocalWebserver;
+}
+
+/**
+ * The flow: the caller's choice (`useLocalWebserver`, default loopback; a `redirectUri` that is
+ * not a loopback address can only be the copy-paste flow), else the runtime's: the loopback flow
+ * on a local machine; on a remote one the copy-paste flow when a page that shows the code is
+ * configured, else the loopback flow completed by pasting the browser's final address back.
+ */
+function flowChoice(
+  options: SaveUserCredentialsOptions,
+  runtime: RuntimeInfo,
+  codePage: string | undefined,
+): FlowChoice {
+  const local = callerUseLocalWebserver(options);
+  if (local !== undefined || options.redirectUri) return { mode: callerMode(local, options.redirectUri) };
+  const where = runtime.reasons.find((r) => r.startsWith("remote:") || r.startsWith("local:"));
+  const why = where?.replace(/^(remote|local): /, "");
+  if (!runtime.remote) {
+    return {
+      mode: "loopback",
+      pasteBack: false,
+      line: `loopback sign-in: the browser can reach this machine${why ? ` (${why})` : ""}; useLocalWebserver: false (--no-use-local-webserver) pastes a code instead.`,
+    };
+  }
+  if (codePage) {
+    return {
+      mode: "paste",
+      pasteBack: false,
+      line: `copy-paste sign-in: this machine looks remote (${why ?? "detected"}) and a code page is configured; useLocalWebserver: true (--use-local-webserver) uses the loopback flow instead.`,
+    };
+  }
+  return {
+    mode: "loopback",
+    pasteBack: true,
+    line: `loopback sign-in with the address pasted back: this machine looks remote (${why ?? "detected"}) and no code page is configured; ${ENV.redirectUri} or redirectUri (--redirect-uri) names a code page instead.`,
+  } satisfies FlowChoice;
+}
+
+/** The caller's flow: a redirectUri that is not a loopback address means copy-paste, and contradicts `useLocalWebserver: true`. */
+function callerMode(said: boolean | undefined, redirectUri: string | undefined): "loopback" | "paste" {
+  if (said === false) return "paste";
+  if (!redirectUri || loopbackTarget(redirectUri)) return "loopback";
+  if (said === true) {
+    throw new CredCredentialsError(
+      `redirectUri "${redirectUri}" is not a loopback address (http://localhost:PORT/), so the browser cannot come back to this program; use useLocalWebserver: false for a page that shows the code.`,
+      { code: ERROR_CODES.INVALID_OPTION },
+    );
+  }
+  return "paste";
+}
+
+/** Host, port and path of a loopback redirect URI such as `http://127.0.0.1:9004/cb`; else undefined. */
+export function loopbackTarget(uri: string): Omit<LoopbackRedirect, "mode"> | undefined {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return undefined;
+  }
+  const host = url.hostname === "[::1]" ? "::1" : url.hostname;
+  if (url.protocol !== "http:" || !url.port || !isLoopbackHost(host)) return undefined;
+  if (url.search || url.hash) return undefined;
+  const port = Number(url.port);
+  return { host, ports: { first: port, last: port }, path: url.pathname };
+}
+
+function isLoopbackHost(host: string): host is LoopbackHost {
+  return host === "localhost" || host === "127.0.0.1" || host === "::1";
+}
+
+/** The caller's loopback redirect URI exactly, else localhost on the first free port of the range. */
+function loopbackRedirect(redirectUri: string | undefined, sources: PlanSources): LoopbackRedirect {
+  const target = redirectUri ? loopbackTarget(redirectUri) : undefined;
+  return { mode: "loopback", ...(target ?? { host: "localhost", ports: loopbackPorts(sources), path: "/" }) };
+}
+
+/** `CRED_AUTH_LOOPBACK_PORTS` (`20000-20009` or `20000`), else the `loopback-ports` setting, else 8080-8089. */
+function loopbackPorts(sources: PlanSources): PortRange {
+  const value = chosen(
+    undefined,
+    () => sources.env[ENV.loopbackPorts]?.trim() || undefined,
+    () => sources.settings()["loopback-ports"],
+  );
+  if (value === undefined) return { ...LOOPBACK_PORTS };
+  const range = parsePortRange(value);
+  if (range) return range;
+  throw new CredCredentialsError(`${ENV.loopbackPorts}="${value}" is not a port range; use for example 20000-20009.`, {
+    code: ERROR_CODES.INVALID_OPTION,
+  });
+}
+
+/**
+ * Where the copy-paste flow sends the browser: the caller's `redirectUri`, else the configured
+ * code page (the emulator's, or `CRED_AUTH_REDIRECT_URI`). Google has no code page of its own any more.
+ */
+function pasteRedirectUri(redirectUri: string | undefined, codePage: string | undefined): string {
+  const uri = redirectUri?.trim() || codePage;
+  if (!uri) {
+    throw new CredCredentialsError(
+      `The copy-paste sign-in needs a page that shows the code: host docs/oauth.html (see docs/oauth-client.md) and pass its address as redirectUri or ${ENV.redirectUri}, or use the loopback flow (useLocalWebserver: true).`,
+      { code: ERROR_CODES.INVALID_OPTION },
+    );
+  }
+  if (!/^https?:\/\//i.test(uri))
+    throw new CredCredentialsError(`The redirect URI must be an http(s) address, not "${uri}".`, {
+      code: ERROR_CODES.INVALID_OPTION,
+    });
+  return uri;
+}
+
+/** Launch a browser? `BROWSER` names the command (`none`: never), else the system's default. */
+function browserLaunch(wanted: boolean, env: NodeJS.ProcessEnv): BrowserLaunch {
+  const command = env.BROWSER?.trim();
+  if (!wanted || command?.toLowerCase() === "none") return "none";
+  return command ? { command } : "system";
+}
+
+// ---------------------------------------------------------------- the client
+
+/**
+ * The OAuth client: the call's options, else `CRED_AUTH_CLIENT_ID`/`CRED_AUTH_CLIENT_SECRET`,
+ * else a Google client-secret JSON file named by `CRED_AUTH_CLIENT_SECRET_FILE`, else the user's
+ * settings (`cred-auth config`), else the emulator-only demo client. No client of another project
+ * is ever borrowed.
+ */
+export function chooseClient(
+  options: Pick<SaveUserCredentialsOptions, "clientId" | "clientSecret" | "redirectUri">,
+  mode: "loopback" | "paste",
+  endpoints: Endpoints,
+  sources: PlanSources,
+): ResolvedClient {
+  // FACTS 1: the copy-paste flow towards an explicit redirect URI needs a complete client of the caller's.
+  const toOwnPage = mode === "paste" && Boolean(options.redirectUri);
+  if (toOwnPage && Boolean(options.clientId?.trim()) !== Boolean(options.clientSecret?.trim()))
+    throw incompleteClientError();
+  const { env } = sources;
+  const client = chosen(
+    clientPair(options.clientId, options.clientSecret, "options", "the clientId and clientSecret options"),
+    () =>
+      clientPair(env[ENV.clientId], env[ENV.clientSecret], "env", `${ENV.clientId} and ${ENV.clientSecret}`) ??
+      fromSecretFile(env[ENV.clientSecretFile]),
+    () => clientOfSettings(sources.settings()),
+  );
+  if (client) return client;
+  if (toOwnPage) throw incompleteClientError();
+  if (endpoints.emulator) return { ...(mode === "paste" ? DEMO_WEB_CLIENT : DEMO_CLIENT), source: "demo" };
+  throw noClientError();
+}
+
+/**
+ * The client an id and a secret make, both trimmed; undefined when neither is given; an error
+ * naming `what` (where they came from) when only one is.
+ */
+function clientPair(
+  id: string | undefined,
+  secret: string | undefined,
+  source: ClientSource,
+  what: string,
+): ResolvedClient | undefined {
+  const clientId = id?.trim();
+  const clientSecret = secret?.trim();
+  if (!clientId && !clientSecret) return undefined;
+  if (!clientId || !clientSecret) {
+    throw new CredCredentialsError(
+      `Give both parts of the OAuth client: ${what} (only one is set); see ${CLIENT_DOC}.`,
+      { code: ERROR_CODES.NO_OAUTH_CLIENT },
+    );
+  }
+  return { clientId, clientSecret, source };
+}
+
+/** The client kept by `cred-auth config`: its client-secret file, or its id and secret. */
+function clientOfSettings(settings: Settings): ResolvedClient | undefined {
+  const file = settings["client-secret-file"];
+  const fromFile = file ? fromSecretFile(file, "the client-secret-file setting (cred-auth config)") : undefined;
+  if (fromFile) return { ...fromFile, source: "settings" };
+  return clientPair(
+    settings["client-id"],
+    settings["client-secret"],
+    "settings",
+    "the client-id and client-secret settings (cred-auth config set client-id ID client-secret SECRET)",
+  );
+}
+
+// ---------------------------------------------------------------- the face
+
+/**
+ * The face: the caller's presenter or choice, else the `ui` setting, else `auto`: chosen for
+ * where the code runs (a tslab or Deno kernel: the notebook card; an interactive terminal: the
+ * ink app; anything else: plain lines). `notebook` outside a notebook kernel is an error.
+ */
+function facePlan(
+  choice: SaveUserCredentialsOptions["presenter"],
+  runtime: RuntimeInfo,
+  sources: PlanSources,
+): FacePlan {
+  const color = !sources.env.NO_COLOR;
+  const wanted =
+    chosen(
+      choice,
+      () => undefined,
+      () => sources.settings().ui,
+    ) ?? "auto";
+  if (typeof wanted === "object") return { face: wanted, fallback: false, color };
+  if (wanted === "plain" || wanted === "terminal") return { face: wanted, fallback: false, color };
+  const notebook = runtime.kind === "tslab" ? "tslab" : runtime.kind === "deno-jupyter" ? "deno" : undefined;
+  if (wanted === "notebook") {
+    if (notebook) return { face: notebook, fallback: false, color };
+    throw new CredCredentialsError(
+      'presenter: "notebook" needs a tslab or Deno Jupyter kernel; use "auto", "terminal" or "plain" here.',
+      { code: ERROR_CODES.PRESENTER_UNAVAILABLE },
+    );
+  }
+  return { face: notebook ?? (runtime.kind === "terminal" ? "terminal" : "plain"), fallback: true, color };
+}

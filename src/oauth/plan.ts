@@ -1,0 +1,56 @@
+// What the OAuth flow is told: every decision of a sign-in already made, as plain values.
+// credentials/plan.ts makes them once (options, environment, settings, runtime); the flow reads
+// no settings, no environment and detects nothing.
+import type { Endpoints } from "../google/endpoints.js";
+import type { ResolvedClient } from "./client.js";
+
+/** An inclusive port range. */
+export interface PortRange {
+  first: number;
+  last: number;
+}
+
+/** Where a loopback receiver listens: `localhost` (127.0.0.1 and ::1), or one address. */
+export type LoopbackHost = "localhost" | "127.0.0.1" | "::1";
+
+/** The browser comes back to a receiver on this machine (`http://HOST:PORT/PATH`). */
+export interface LoopbackRedirect {
+  readonly mode: "loopback";
+  readonly host: LoopbackHost;
+  /** Ports tried in order: the first free one is used. */
+  readonly ports: PortRange;
+  readonly path: string;
+}
+
+/** The browser lands on a page that shows the code, which the user pastes (copy-paste flow). */
+export interface CodePageRedirect {
+  readonly mode: "paste";
+  /** The page's address, the redirect URI of the sign-in. */
+  readonly uri: string;
+}
+
+/** How to open the user's browser: not at all, the system's default, or the `BROWSER` command. */
+export type BrowserLaunch = "none" | "system" | { readonly command: string };
+
+/** A sign-in's flow, decided: what {@link startSignIn} and {@link signIn} need (oauth/flow.ts). */
+export interface FlowPlan {
+  /** The scopes asked for. */
+  readonly scopes: readonly string[];
+  /** Google's endpoints, or the emulator's. */
+  readonly endpoints: Endpoints;
+  /** The OAuth client the sign-in runs as. */
+  readonly client: ResolvedClient;
+  /** Where the browser is sent back: the loopback receiver, or a code page. */
+  readonly redirect: LoopbackRedirect | CodePageRedirect;
+  /**
+   * Loopback: the browser is probably on another machine, so its final address may be pasted
+   * back (`true`), or it is here (`false`); undefined: no verdict, a face that can read offers it.
+   */
+  readonly pasteBack: boolean | undefined;
+  /** Whether and how to launch a browser for the URL (always shown as well). */
+  readonly browser: BrowserLaunch;
+  /** How long the user has to finish, in milliseconds. */
+  readonly timeoutMs: number;
+  /** Pre-selects the account on the sign-in page. */
+  readonly loginHint?: string;
+}

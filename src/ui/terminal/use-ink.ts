@@ -1,0 +1,15 @@
+// The ink modules every component draws with. ink and ink-text-input are ESM with top-level await,
+// so they cannot be required: the terminal face loads them with import() (modules.ts) and the app
+// hands them down through this context.
+import { createContext, useContext } from "react";
+import type { TerminalModules } from "./modules.js";
+
+/** The loaded ink modules, provided by {@link SignInApp} to the components under it. */
+export const InkModules = createContext<TerminalModules | undefined>(undefined);
+
+/** The ink modules of the app this component is drawn in. */
+export function useInk(): TerminalModules {
+  const modules = useContext(InkModules);
+  if (!modules) throw new Error("useInk: a component of the terminal face was drawn outside its SignInApp");
+  return modules;
+}
