@@ -6,9 +6,12 @@ const LAYERS = [
   { name: "credentials", path: "^src/(credentials/|options\\.ts)" },
   { name: "cache, hosted, ui", path: "^src/(cache|hosted|ui)/" },
   { name: "oauth", path: "^src/oauth/" },
-  { name: "google (client plumbing, file formats)", path: "^src/google/" },
+  { name: "google (talking to Google's token services)", path: "^src/google/" },
   { name: "access-token-cache", path: "^src/access-token-cache/" },
-  { name: "runtime, util, settings", path: "^src/(runtime|util|settings)/" },
+  { name: "runtime, settings", path: "^src/(runtime|settings)/" },
+  { name: "formats (every on-disk shape, every cache key)", path: "^src/formats/" },
+  { name: "util", path: "^src/util/" },
+  { name: "trust (URL policy, file-trust rule, redaction, terminal-safe text)", path: "^src/trust/" },
   { name: "shared, errors, messages", path: "^src/(shared/|errors\\.ts|messages\\.ts|version\\.ts)" },
 ];
 
@@ -38,6 +41,17 @@ module.exports = {
       severity: "error",
       from: { path: "^src/oauth/" },
       to: { path: "^src/ui/" },
+    },
+    {
+      name: "cli-composes",
+      comment:
+        "The command line parses arguments, calls the library (credentials/) and prints: it never talks to Google, keeps tokens or reads credentials files itself. Of formats/ it may use the impersonation chain's syntax (checked before a sign-in), of trust/ the terminal-safe text.",
+      severity: "error",
+      from: { path: "^src/(cli\\.ts|cli/)" },
+      to: {
+        path: "^src/(google|access-token-cache|formats|trust)/",
+        pathNot: ["^src/formats/impersonation-chain\\.ts$", "^src/trust/text\\.ts$"],
+      },
     },
     {
       name: "decided-above",

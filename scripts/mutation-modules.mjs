@@ -26,7 +26,28 @@ export const MUTATION_MODULES = [
   { name: "token-errors", file: "src/google/token-errors.ts", tests: ["test/google/token-errors.test.ts"] },
   {
     name: "files",
-    file: "src/google/files.ts",
-    tests: ["test/google/files.test.ts"],
+    file: "src/formats/credentials-file.ts",
+    tests: ["test/formats/credentials-file.test.ts"],
+  },
+  // The trust boundary (issue 24): the URL policy, the file-trust rule, the redaction owner, external-account parsing.
+  {
+    name: "url-policy",
+    file: "src/trust/urls.ts",
+    tests: ["test/trust/urls.test.ts", "test/formats/destinations.test.ts"],
+  },
+  {
+    name: "file-trust",
+    file: "src/trust/files.ts",
+    tests: [
+      "test/trust/files.test.ts",
+      "test/util/atomic-write-behaviour.test.ts",
+      "test/util/atomic-write-edges.test.ts",
+    ],
+  },
+  { name: "redaction", file: "src/trust/redact.ts", tests: ["test/trust/redact.test.ts"] },
+  {
+    name: "external-account",
+    file: "src/formats/external-account.ts",
+    tests: ["test/formats/external-account.test.ts"],
   },
 ];

@@ -73,8 +73,10 @@ export const ERROR_CODES = {
   SUBJECT_TOKEN_UNREACHABLE: "ERR_SUBJECT_TOKEN_UNREACHABLE",
   /** Google's Security Token Service refused the exchange or refresh (`error.error`, `error.status`). */
   STS_REJECTED: "ERR_STS_REJECTED",
-  /** A credentials file names a token URL that is not Google's STS (or, with the emulator, loopback). */
+  /** A credentials file names a URL that would receive a secret and is not Google's service in the trusted universe (or, with the emulator, loopback). */
   UNSAFE_TOKEN_URL: "ERR_UNSAFE_TOKEN_URL",
+  /** A credentials file is for another universe than the one the user trusts (`GOOGLE_CLOUD_UNIVERSE_DOMAIN`, the `universeDomain` option). */
+  UNTRUSTED_UNIVERSE: "ERR_UNTRUSTED_UNIVERSE",
   /** The caller (or a delegate) lacks the Service Account Token Creator role on the account to impersonate. */
   IMPERSONATION_DENIED: "ERR_IMPERSONATION_DENIED",
   /** The service account to impersonate (or a delegate) does not exist. */

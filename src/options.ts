@@ -37,6 +37,12 @@ export interface DefaultOptions extends UserCredentialsOptions {
    * skips the layer, an array puts these environments ahead of the built-ins.
    */
   hosted?: boolean | readonly HostedEnvironment[];
+  /**
+   * The universe whose Google services may receive the secrets of an Application Default
+   * Credentials file: a file for another universe, or naming a URL outside it, is refused.
+   * Default: `GOOGLE_CLOUD_UNIVERSE_DOMAIN`, else `googleapis.com` (docs/security.md).
+   */
+  universeDomain?: string;
 }
 
 /** Options of {@link saveUserCredentials}. */

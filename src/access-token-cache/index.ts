@@ -11,13 +11,13 @@
  */
 export {
   type CachedAccessToken,
-  type TokenCacheIdentity,
   type TokenCacheLocation,
   tokenCacheDir,
-  tokenCacheKey,
   readCachedToken,
   writeCachedToken,
   deleteCachedToken,
   hasValidity,
 } from "./store.js";
+// Keys are built in formats/cache-keys.ts (with every other key); re-exported for callers of this room.
+export { type TokenCacheIdentity, tokenCacheKey } from "../formats/cache-keys.js";
 export { type GetTokenWithCacheOptions, MIN_VALIDITY_MS, getTokenWithCache } from "./get.js";

@@ -1,7 +1,6 @@
 // Access tokens on disk, one small JSON file per credentials+scopes key. Kept light: it sits on
 // print-token's hot path, so it loads only node builtins.
 import {
-  type Stats,
   closeSync,
   constants,
   existsSync,
@@ -16,33 +15,10 @@ import {
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { ENV } from "../shared/constants.js";
-import { readFileLimitedSync } from "../util/atomic-write.js";
-import { sha256Hex } from "./sha256.js";
+import { type CachedAccessToken, entryText, parseCachedToken } from "../formats/token-cache-entry.js";
+import { ownedPrivately, readTrustedFileSync } from "../trust/files.js";
 
-/** An access token as the token cache keeps it: never a refresh token or key. */
-export interface CachedAccessToken {
-  access_token: string;
-  /** When the token expires, in milliseconds since the epoch. */
-  expiry_date: number;
-  /** Always `Bearer` for Google's tokens. */
-  token_type: string;
-  /** The scopes the token was requested for, when known. */
-  scopes?: string[];
-}
-
-/**
- * What identifies the credentials behind a token. Structurally matches the parsed
- * `authorized_user` and `service_account` files; only hashes of these fields reach the disk.
- */
-export type TokenCacheIdentity =
-  | { type: "authorized_user"; client_id: string; refresh_token: string; token_uri?: string }
-  | {
-      type: "service_account";
-      client_email: string;
-      private_key_id?: string;
-      private_key: string;
-      token_uri?: string;
-    };
+export type { CachedAccessToken };
 
 /** Where the cache lives: a directory, or `false` when it is turned off. */
 export interface TokenCacheLocation {
@@ -68,27 +44,6 @@ export function tokenCacheDir(
   return join(env.HOME || homedir(), ".cache", "cred-auth", "tokens");
 }
 
-/**
- * The cache key of a credentials file and the scopes its tokens are requested with: a sha256
- * hex digest, so neither the refresh token nor the key can be read back from a file name.
- *
- * `tokenUrl` is the token endpoint actually used (default: the file's `token_uri`), so tokens
- * of an emulator never serve Google. For `authorized_user` files pass the granted scopes
- * (a refresh cannot change them); for service accounts the requested ones.
- *
- * Every key derives from secret material (the refresh token; the private key), never from public
- * values alone: a forged key file carrying a victim's `client_email` and `private_key_id` with a
- * private key of its own must not find the victim's tokens.
- */
-export function tokenCacheKey(file: TokenCacheIdentity, scopes: readonly string[], tokenUrl?: string): string {
-  const identity =
-    file.type === "authorized_user"
-      ? [file.type, file.client_id, file.refresh_token]
-      : [file.type, file.client_email, file.private_key_id ?? "", sha256Hex(file.private_key)];
-  const sortedScopes = [...new Set(scopes)].sort();
-  return sha256Hex(JSON.stringify(["cred-auth-token-v2", ...identity, tokenUrl ?? file.token_uri ?? "", sortedScopes]));
-}
-
 /** The cached token for `key`, or undefined when there is none or its file is unreadable or corrupt. */
 export function readCachedToken(key: string, location: TokenCacheLocation = {}): CachedAccessToken | undefined {
   return withCacheDir(location, false, (base) => readEntry(base, key));
@@ -111,23 +66,13 @@ export function readEntry(base: string, key: string): CachedAccessToken | undefi
 const MAX_ENTRY_BYTES = 64 * 1024;
 
 /**
- * @internal A token-cache file's text. Throws for anything but a small regular file of ours that
- * nobody else may write, judged on the opened descriptor: not a symbolic link (`O_NOFOLLOW`), not
- * a FIFO or device (which must not block print-token), not a file another user planted.
+ * @internal A token-cache file's text, under the file-trust rule for files cred-auth keeps
+ * (trust/files.ts): a small regular file of ours that nobody else may write, judged on the opened
+ * descriptor; not a symbolic link (`O_NOFOLLOW`), not a FIFO or device (which must not block
+ * print-token), not a file another user planted. Throws otherwise.
  */
 export function readSmallFile(path: string): string {
-  return readFileLimitedSync(path, MAX_ENTRY_BYTES, { noFollow: true, check: refuseForeign }).toString("utf8");
-}
-
-function refuseForeign(stats: Stats): void {
-  // Stryker disable next-line StringLiteral,ObjectLiteral: equivalent: every caller turns any error here into "no entry"
-  if (!ownedPrivately(stats)) throw Object.assign(new Error("not a private file of this user"), { code: "EPERM" });
-}
-
-/** Ours (the current uid) and not writable by group or others. Windows has neither: true there. */
-function ownedPrivately(stats: Stats): boolean {
-  if (process.platform === "win32" || typeof process.getuid !== "function") return true;
-  return stats.uid === process.getuid() && (stats.mode & 0o022) === 0;
+  return readTrustedFileSync(path, { maxBytes: MAX_ENTRY_BYTES, keeper: "cred-auth", noFollow: true }).toString("utf8");
 }
 
 /**
@@ -142,18 +87,12 @@ export function writeCachedToken(key: string, token: CachedAccessToken, location
 
 /** @internal Stores `token` under `key` in an opened cache directory (see {@link withCacheDir}). */
 export function writeEntry(base: string, key: string, token: CachedAccessToken): boolean {
-  const entry: CachedAccessToken = {
-    access_token: token.access_token,
-    expiry_date: token.expiry_date,
-    token_type: token.token_type || "Bearer",
-    ...(token.scopes ? { scopes: [...token.scopes] } : {}),
-  };
   const target = tokenPath(base, key);
   const temp = `${target}.${uniqueSuffix()}.tmp`;
   try {
     const fd = openSync(temp, "wx", 0o600);
     try {
-      writeSync(fd, `${JSON.stringify(entry)}\n`);
+      writeSync(fd, entryText(token));
       // Stryker disable next-line CallExpression: durability, not observable without a power cut (docs/security.md)
       fsyncSync(fd);
     } finally {
@@ -266,34 +205,6 @@ function checkedKey(key: string): string {
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(key))
     throw new TypeError("token cache key must be 1-128 characters of [A-Za-z0-9_-]");
   return key;
-}
-
-function parseCachedToken(text: string): CachedAccessToken | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-    // Stryker disable next-line BlockStatement: equivalent: json stays undefined, which is no token
-  } catch {
-    return undefined;
-  }
-  // Stryker disable next-line ConditionalExpression: equivalent for the typeof half: a number or string has no access_token
-  if (typeof json !== "object" || json === null) return undefined;
-  const { access_token, expiry_date, token_type, scopes } = json as Record<string, unknown>;
-  if (
-    typeof access_token !== "string" ||
-    access_token === "" ||
-    // Stryker disable next-line ConditionalExpression: equivalent: Number.isFinite is false for a non-number
-    typeof expiry_date !== "number" ||
-    !Number.isFinite(expiry_date)
-  )
-    return undefined;
-  const token: CachedAccessToken = {
-    access_token,
-    expiry_date,
-    token_type: typeof token_type === "string" && token_type ? token_type : "Bearer",
-  };
-  if (Array.isArray(scopes) && scopes.every((s) => typeof s === "string")) token.scopes = scopes;
-  return token;
 }
 
 /**

@@ -7,9 +7,12 @@ import {
   CredentialsFileError,
   readAuthorizedUserFile,
   writeUserCredentialsFile,
-} from "../google/files.js";
+} from "../formats/credentials-file.js";
 import { getCredentialInfo, setCredentialInfo } from "../google/info.js";
 import { authorizedUserFileFrom, userRefreshClientFrom } from "../google/load-user.js";
+import { CredAuthError } from "../errors.js";
+import { ownershipProblem } from "../trust/files.js";
+import { quoted } from "../trust/text.js";
 import { CredentialsCache } from "./base.js";
 
 /** Default directory name of the disk caches, under the configuration directory. */
@@ -98,7 +101,14 @@ export class ReadWriteCredentialsCache extends FileCredentialsCache {
       if (!(error instanceof CredentialsFileError && error.problem === "missing")) warnUnusable(error);
       return null;
     }
-    return userRefreshClientFrom(file, { path });
+    try {
+      // A token_uri or universe the URL policy refuses makes the file as unusable as a malformed one.
+      return await userRefreshClientFrom(file, { path });
+    } catch (error) {
+      if (!(error instanceof CredAuthError)) throw error;
+      warnUnusable(error);
+      return null;
+    }
   }
 }
 
@@ -110,22 +120,16 @@ export class WriteOnlyCredentialsCache extends FileCredentialsCache {}
 
 /** Someone who may write the directory may replace the cache file between two runs. */
 function warnIfSharedDirectory(path: string): void {
-  if (process.platform === "win32" || typeof process.getuid !== "function") return;
   let stats: Stats;
   try {
     stats = statSync(dirname(path));
   } catch {
     return;
   }
-  const writable =
-    stats.uid !== process.getuid()
-      ? `belongs to another user (uid ${stats.uid})`
-      : (stats.mode & 0o022) !== 0
-        ? `may be written by others (mode ${(stats.mode & 0o777).toString(8)})`
-        : undefined;
+  const writable = ownershipProblem(stats);
   if (!writable) return;
   process.emitWarning(
-    `The credentials cache directory ${JSON.stringify(dirname(path))} ${writable}: others could plant credentials there. Run chmod 700 on it (it must be yours).`,
+    `The credentials cache directory ${quoted(dirname(path))} ${writable}: others could plant credentials there. Run chmod 700 on it (it must be yours).`,
     { type: "CredAuthWarning", code: CACHE_WARNING_CODE },
   );
 }

@@ -1,6 +1,7 @@
 // A small exact argument parser: the options each command declares, `--name value`,
-// `--name=value`, `--` to end options, and one-line usage errors that never echo a value
-// (a mistyped `--client_secrt=SECRET` must not print the secret).
+// `--name=value`, `--` to end options, and one-line usage errors that never echo what was typed
+// (a mistyped `--client_secrt=SECRET`, or a secret pasted where a command or an option belongs,
+// must not be printed): they name the argument's place, and only names of our own.
 import { CredAuthError, ERROR_CODES } from "../errors.js";
 
 /** One option of a command. Flags set `value`; options with a `metavar` take an argument. */
@@ -71,7 +72,8 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
     const eq = word.indexOf("=");
     const name = eq === -1 ? word : word.slice(0, eq);
     const option = byName.get(name);
-    if (!option) throw new UsageError(`unknown option ${safeName(name)}${suggestion(name, byName)}`, spec.name);
+    if (!option)
+      throw new UsageError(`unknown option at argument ${i + 1} ${NOT_SHOWN}${suggestion(name, byName)}`, spec.name);
     if (option.metavar === undefined) {
       if (eq !== -1) throw new UsageError(`option ${name} takes no value`, spec.name);
       parsed.options[option.key] = option.value ?? true;
@@ -96,14 +98,33 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
   return parsed;
 }
 
+/** What a usage error says instead of a word the user typed. */
+export const NOT_SHOWN = "(not shown: it may be a secret)";
+
 /**
- * The word as typed when it looks like an option or command name (short, letters, `-` and `_`,
- * no digits), else a placeholder: a secret typed in the wrong place must not be printed.
+ * What to print for an unknown word the user typed (a command, an action, a setting's name): never
+ * the word, which may be a secret pasted in the wrong place, however much it looks like a name.
  */
-export function safeName(word: string): string {
-  return /^-{0,2}[A-Za-z][A-Za-z_-]{0,24}$/.test(word) ? word : "(unrecognised)";
+export function safeName(_word: string): string {
+  return NOT_SHOWN;
 }
 
+/**
+ * `message` with every argument in `args` (of 4 characters or more) that is not one of `known`
+ * replaced by {@link NOT_SHOWN}: for messages of parsers that are not ours (the emulator's own).
+ */
+export function withoutArguments(message: string, args: readonly string[], known: readonly string[]): string {
+  const words = args
+    .flatMap((arg) => (arg.startsWith("--") && arg.includes("=") ? [arg, arg.slice(0, arg.indexOf("="))] : [arg]))
+    // Shorter words are no secret, and replacing them would garble the message.
+    .filter((word) => word.length >= 4 && !known.includes(word))
+    .sort((a, b) => b.length - a.length);
+  let out = message;
+  for (const word of words) out = out.split(word).join(NOT_SHOWN);
+  return out;
+}
+
+/** A known spelling the typed name differs from only in case, dashes and underscores (ours: safe to print). */
 function suggestion(name: string, byName: Map<string, OptionSpec>): string {
   const normalized = normalize(name);
   for (const known of byName.keys()) if (normalize(known) === normalized) return ` (did you mean ${known}?)`;

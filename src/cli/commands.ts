@@ -1,6 +1,7 @@
 // What each command accepts, and the help built from it.
 import { CLOUD_PLATFORM_SCOPE as CLOUD_PLATFORM } from "../shared/constants.js";
 import type { CommandSpec, OptionSpec } from "./args.js";
+import { settingKeys } from "./lazy.js";
 
 const scopesOption = (help: string): OptionSpec => ({ key: "scopes", names: ["--scopes"], metavar: "S1,S2", help });
 
@@ -191,7 +192,7 @@ export const CONFIG: CommandSpec = {
   options: [],
   // A getter: the table of keys loads only for this help, not on print-token's path.
   get epilog() {
-    const { SETTINGS } = require("../settings/keys.js") as typeof import("../settings/keys.js");
+    const { SETTINGS } = settingKeys();
     return [
       "Keys:",
       ...SETTINGS.map((s) => `  ${`${s.key} ${s.metavar}`.padEnd(31)}  ${s.help}`),

@@ -2,12 +2,13 @@
 // every shell and notebook. Reads go through the same reader the library uses (so `list` shows what
 // a sign-in will see); writes go through conf (src/settings/store.ts), loaded only here.
 import { resolve } from "node:path";
-import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { CredAuthError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { fromSecretFile } from "../oauth/client.js";
 import { CLIENT_PAIR, SETTINGS, settingSpec, type SettingKey, type Settings } from "../settings/keys.js";
 import { settingsFile } from "../settings/paths.js";
 import { readSettings } from "../settings/read.js";
 import { UsageError, safeName } from "./args.js";
+import { settingsStore } from "./lazy.js";
 import { configInit } from "./config-init.js";
 import { EXIT, writeOut } from "./output.js";
 
@@ -113,13 +114,13 @@ export async function writeSettings(changes: Settings, removed: readonly Setting
   const path = settingsFile();
   let kept: SettingKey[] = [];
   try {
-    const store = await (require("../settings/store.js") as typeof import("../settings/store.js")).openSettingsStore();
+    const store = await settingsStore().openSettingsStore();
     kept = removed.filter((key) => store.get(key) !== undefined);
     for (const key of kept) store.delete(key);
     for (const [key, value] of Object.entries(changes)) store.set(key as SettingKey, value as never);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (!code) throw error;
+    if (!code || error instanceof CredAuthError) throw error;
     throw new CredCredentialsError(
       `Cannot write the settings file ${path} (${code}); make its directory writable, or use options or environment variables instead.`,
       { cause: error, code: ERROR_CODES.FILE_INVALID },

@@ -2,7 +2,8 @@
 // mistakes reported as usage errors and a port it cannot listen on as a one-line connection error.
 import { parseEmulatorArgs, runEmulatorCommand } from "../emulator/main.js";
 import { CredConnectionError } from "../errors.js";
-import { UsageError } from "./args.js";
+import { UsageError, withoutArguments } from "./args.js";
+import { EMULATOR } from "./commands.js";
 import { EXIT } from "./output.js";
 
 /** Runs the emulator until SIGINT or SIGTERM. */
@@ -11,7 +12,16 @@ export async function runEmulator(args: readonly string[]): Promise<number> {
   try {
     port = parseEmulatorArgs([...args]).port;
   } catch (error) {
-    throw new UsageError((error as Error).message.replace(/\s*Usage:.*$/s, ""), "emulator");
+    // The emulator's own parser may quote what was typed: only our option names are printed.
+    const message = (error as Error).message.replace(/\s*Usage:.*$/s, "");
+    throw new UsageError(
+      withoutArguments(
+        message,
+        args,
+        EMULATOR.options.flatMap((o) => o.names),
+      ),
+      "emulator",
+    );
   }
   try {
     await runEmulatorCommand([...args]);

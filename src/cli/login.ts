@@ -1,6 +1,6 @@
 // `cred-auth login DESTINATION`: a sign-in saved as an Application Default Credentials file.
-import { accessSync, constants, readFileSync, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
+import { checkSaveDestination } from "../credentials/destination.js";
 import { planSources } from "../credentials/plan.js";
 import { saveSignIn } from "../credentials/user.js";
 import { CredAuthError, CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
@@ -10,7 +10,10 @@ import type { SaveUserCredentialsOptions } from "../options.js";
 import type { Settings } from "../settings/keys.js";
 import { UsageError, parseScopes, parseSeconds, type ParsedArgs } from "./args.js";
 import { EXIT } from "./output.js";
-import { type ImpersonationChain, parseImpersonationChain, targetOfImpersonationUrl } from "../google/impersonation.js";
+import { type ImpersonationChain, parseImpersonationChain } from "../formats/impersonation-chain.js";
+import { printable, quoted } from "../trust/text.js";
+import { writeSettings } from "./config.js";
+import { fileToken } from "./lazy.js";
 
 const UI_CHOICES = ["auto", "plain", "terminal"] as const;
 
@@ -20,12 +23,11 @@ const UI_CHOICES = ["auto", "plain", "terminal"] as const;
  * the settings file once for the whole command.
  */
 export async function login(args: ParsedArgs): Promise<number> {
-  const destination = resolve(args.positionals[0]);
+  const destination = checkedDestination(args.positionals[0] as string);
   const { options, impersonation } = signInOptions(args);
   const remember = args.options.remember === true;
   if (remember && typeof args.options.clientSecretFile !== "string")
     throw new UsageError("--remember keeps the --client-secret-file FILE given with it; give one");
-  checkDestination(args.positionals[0], destination);
   // No --scopes: the plan takes the `scopes` setting, else cloud-platform.
   const scopes = typeof args.options.scopes === "string" ? parseScopes(args.options.scopes) : undefined;
   if (scopes) assertValidScopes(scopes); // Google's error page for a bad scope never comes back
@@ -65,15 +67,15 @@ export async function login(args: ParsedArgs): Promise<number> {
  * minutes to reach every Google server.
  */
 async function checkImpersonation(path: string): Promise<void> {
-  const { readAdcFileSync } = require("../google/adc-file.js") as typeof import("../google/adc-file.js");
-  const file = readAdcFileSync(path);
-  if (file.type !== "impersonated_service_account") return;
   try {
-    const { impersonatedToken } = require("./print-impersonated.js") as typeof import("./print-impersonated.js");
-    await impersonatedToken(file, path, undefined, false);
+    const { accessTokenForFile, describeCredentialsFile } = fileToken();
+    if (describeCredentialsFile(path).credentialsType !== "impersonated_service_account") return;
+    await accessTokenForFile(path);
   } catch (error) {
     const reason = error instanceof CredAuthError ? error.message : "the check failed";
-    process.stderr.write(`cred-auth: warning: the file is saved, but impersonating failed just now: ${reason}\n`);
+    process.stderr.write(
+      `cred-auth: warning: the file is saved, but impersonating failed just now: ${printable(reason)}\n`,
+    );
   }
 }
 
@@ -94,13 +96,10 @@ async function rememberClient(file: string, remember: boolean, settings: Setting
   if (settings["client-secret-file"] === file) return;
   if (!remember && !(await askToRemember(file))) return;
   try {
-    await (require("./config.js") as typeof import("./config.js")).writeSettings({ "client-secret-file": file }, [
-      "client-id",
-      "client-secret",
-    ]);
+    await writeSettings({ "client-secret-file": file }, ["client-id", "client-secret"]);
   } catch (error) {
     const reason = error instanceof CredAuthError ? error.message : "the settings file cannot be written";
-    process.stderr.write(`cred-auth: warning: the OAuth client was not remembered: ${reason}\n`);
+    process.stderr.write(`cred-auth: warning: the OAuth client was not remembered: ${printable(reason)}\n`);
   }
 }
 
@@ -158,52 +157,11 @@ function clientOptions(o: ParsedArgs["options"]): Pick<SaveUserCredentialsOption
   return { clientId, clientSecret };
 }
 
-/** Fails before any sign-in when the destination cannot be written: nobody wants to sign in twice. */
-function checkDestination(typed: string, destination: string): void {
-  if (/[\\/]$/.test(typed) || isDirectory(destination)) {
-    throw new UsageError(
-      `DESTINATION ${JSON.stringify(typed)} is a directory; give a file path such as ${JSON.stringify(resolve(destination, "credentials.json"))}`,
-    );
-  }
-  let parent = dirname(destination);
-  while (!exists(parent) && dirname(parent) !== parent) parent = dirname(parent);
-  if (!isDirectory(parent))
-    throw new CredCredentialsError(
-      `Cannot save credentials to ${JSON.stringify(destination)}: ${JSON.stringify(parent)} is not a directory.`,
-      { code: ERROR_CODES.FILE_UNWRITABLE },
-    );
-  try {
-    accessSync(parent, constants.W_OK);
-  } catch (error) {
-    throw new CredCredentialsError(
-      `Cannot save credentials to ${JSON.stringify(destination)}: the directory ${JSON.stringify(parent)} is not writable.`,
-      { cause: error, code: ERROR_CODES.FILE_UNWRITABLE },
-    );
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function exists(path: string): boolean {
-  try {
-    statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Where the file is and how to use it (the presenter has already said who signed in). */
 function savedMessage(destination: string): string {
   const { account, actsAs } = savedIdentity(destination);
   return [
-    `${account ? `Signed in as ${account}. ` : ""}${actsAs ? `Its tokens act as ${actsAs}. ` : ""}To use the credentials saved to ${destination} as Application Default Credentials:`,
+    `${account ? `Signed in as ${printable(account)}. ` : ""}${actsAs ? `Its tokens act as ${printable(actsAs)}. ` : ""}To use the credentials saved to ${printable(destination)} as Application Default Credentials:`,
     `  ${exportLine(destination)}`,
     "",
   ].join("\n");
@@ -211,27 +169,30 @@ function savedMessage(destination: string): string {
 
 /** Who signed in (from the sign-in's id_token) and, for an impersonated file, the account acted as. */
 function savedIdentity(path: string): { account?: string; actsAs?: string } {
-  let file: {
-    account?: unknown;
-    source_credentials?: { account?: unknown };
-    service_account_impersonation_url?: unknown;
-  };
   try {
-    file = JSON.parse(readFileSync(path, "utf8")) as typeof file;
+    return fileToken().describeCredentialsFile(path);
   } catch {
     return {};
   }
-  const account = file.account ?? file.source_credentials?.account;
-  const url = file.service_account_impersonation_url;
-  const actsAs = typeof url === "string" ? targetOfImpersonationUrl(url) : undefined;
-  return {
-    ...(typeof account === "string" && account ? { account } : {}),
-    ...(actsAs ? { actsAs } : {}),
-  };
+}
+
+/**
+ * DESTINATION, resolved and checked before anything else happens: a path typed with a trailing
+ * separator names a directory (a usage error); whether the file can be written there (a directory,
+ * a special file, another user's directory or link, read-only, /proc) is the library's check.
+ */
+function checkedDestination(typed: string): string {
+  if (/[\\/]$/.test(typed))
+    throw new UsageError(
+      `DESTINATION ${quoted(typed)} is a directory; give a file path such as ${quoted(resolve(typed, "credentials.json"))}`,
+    );
+  const destination = resolve(typed);
+  checkSaveDestination(destination);
+  return destination;
 }
 
 function exportLine(path: string): string {
-  if (process.platform === "win32") return `set GOOGLE_APPLICATION_CREDENTIALS=${path}`;
-  const quoted = /^[A-Za-z0-9_./@%+=:,-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
-  return `export GOOGLE_APPLICATION_CREDENTIALS=${quoted}`;
+  if (process.platform === "win32") return printable(`set GOOGLE_APPLICATION_CREDENTIALS=${path}`);
+  const word = /^[A-Za-z0-9_./@%+=:,-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+  return printable(`export GOOGLE_APPLICATION_CREDENTIALS=${word}`);
 }

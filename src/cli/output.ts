@@ -2,6 +2,7 @@
 // error classes only (their messages never hold a secret); stacks only with CRED_AUTH_DEBUG=1.
 import { writeSync } from "node:fs";
 import { CredAuthError, CredCancelledError, CredConnectionError } from "../errors.js";
+import { printable } from "../trust/text.js";
 import { debugEnabled } from "../util/debug.js";
 import { UsageError } from "./args.js";
 
@@ -18,7 +19,8 @@ export function exitCodeFor(error: unknown): number {
 
 /** Prints `cred-auth: MESSAGE` on stderr (and, under CRED_AUTH_DEBUG=1, the stack and causes). */
 export function reportError(error: unknown): void {
-  process.stderr.write(`cred-auth: ${errorLine(error)}\n`);
+  // Messages quote paths, URLs and servers' words: no control character reaches the terminal raw.
+  process.stderr.write(`cred-auth: ${printable(errorLine(error))}\n`);
   if (debugEnabled()) process.stderr.write(debugDetails(error));
 }
 

@@ -9,13 +9,13 @@ import { CredAuthError, CredConnectionError, CredImpersonationError, CredUnsafeT
 import { metadataClient } from "../hosted/clients.js";
 import { metadataBaseUrl } from "../hosted/metadata.js";
 import { parseJson, platformFetch, tokenCredentials } from "../hosted/http.js";
-import { galEndpoints, resolveEndpoints } from "../google/endpoints.js";
 import { ENV } from "../shared/constants.js";
-import { readFileLimited } from "../util/atomic-write.js";
-import { isOnGoogleCloud, loadGoogleAuth } from "../util/lazy.js";
+import { readTrustedFile } from "../trust/files.js";
+import { type Universe, trustedUniverse } from "../trust/urls.js";
+import { isOnGoogleCloud } from "../util/lazy.js";
 import { tokenCacheDir } from "../access-token-cache/index.js";
 import { attachTokenCache } from "./share-access-tokens.js";
-import { MAX_CREDENTIALS_FILE_BYTES, readCredentialsFile } from "../google/files.js";
+import { MAX_CREDENTIALS_FILE_BYTES, readCredentialsFile } from "../formats/credentials-file.js";
 import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
 import { serviceAccountClientFrom } from "./service-account.js";
 import { externalAdc, impersonation } from "./lazy.js";
@@ -44,7 +44,8 @@ const METADATA_PROBE_TIMEOUT_MS = 2000;
 /**
  * Application Default Credentials: `GOOGLE_APPLICATION_CREDENTIALS` (when set, the only
  * place looked at, as google-auth-library does), else gcloud's well-known file, else the
- * metadata server. Found credentials are proven by obtaining a token.
+ * metadata server. Found credentials are proven by obtaining a token. A file's URLs are judged in
+ * `universe` (the URL policy, trust/urls.ts): a file that would send a secret elsewhere is refused.
  *
  * @throws CredConnectionError when credentials were found but the token server cannot be
  * reached: a sign-in would fail for the same reason.
@@ -52,14 +53,15 @@ const METADATA_PROBE_TIMEOUT_MS = 2000;
 export async function findApplicationDefaultCredentials(
   scopes: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
+  universe: Universe = trustedUniverse(env),
 ): Promise<AdcOutcome> {
   const named = env[ADC_ENV]?.trim();
-  if (named) return fromFileOrReason(named, `${ADC_ENV}=${named}`, scopes, env);
+  if (named) return fromFileOrReason(named, `${ADC_ENV}=${named}`, scopes, env, universe);
 
   const reasons: string[] = [`${ADC_ENV} is not set`];
   const wellKnown = wellKnownFile(env);
   if (await isFile(wellKnown)) {
-    const outcome = await fromFileOrReason(wellKnown, `gcloud's ADC file ${wellKnown}`, scopes, env);
+    const outcome = await fromFileOrReason(wellKnown, `gcloud's ADC file ${wellKnown}`, scopes, env, universe);
     if (outcome.found) return outcome;
     reasons.push(...outcome.reasons);
   } else {
@@ -84,9 +86,10 @@ async function fromFileOrReason(
   what: string,
   scopes: readonly string[],
   env: NodeJS.ProcessEnv,
+  universe: Universe,
 ): Promise<AdcOutcome> {
   try {
-    return { found: await fromFile(path, what, scopes, env), reasons: [] };
+    return { found: await fromFile(path, what, scopes, env, universe), reasons: [] };
   } catch (error) {
     // A network failure, or a file that names a service account we may not act as or a URL we
     // will not send a token to: a sign-in as someone else would hide the problem, not solve it.
@@ -100,40 +103,36 @@ async function fromFileOrReason(
   }
 }
 
-/** Credentials from an ADC file: our two types through our loaders, any other through google-auth-library. */
+/**
+ * Credentials from an ADC file, each type through cred-auth's own reader (google-auth-library
+ * never reads the file itself): a type cred-auth does not read is refused by credentials-file.ts.
+ */
 async function fromFile(
   path: string,
   what: string,
   scopes: readonly string[],
   env: NodeJS.ProcessEnv,
+  universe: Universe,
 ): Promise<AdcCredentials> {
   const type = await peekType(path);
   let credentials: AuthClient;
   let projectId: string | null = null;
-  if (type === "authorized_user" || type === "service_account" || type === undefined) {
-    const file = await readCredentialsFile(path); // reports a missing or malformed file precisely
+  if (type === "external_account" || type === "external_account_authorized_user") {
+    const external = await externalAdc().externalAdcClient(path, scopes, universe);
+    if (external === undefined) throw new TypeError(`${path} changed its type while it was read`);
+    ({ credentials, projectId } = external);
+  } else if (type === "impersonated_service_account") {
+    ({ credentials, projectId } = await impersonation().impersonatedAdcClient(path, scopes, env, universe));
+  } else {
+    const file = await readCredentialsFile(path); // reports a missing, malformed or unknown file precisely
     if (file.type === "service_account") {
-      credentials = await serviceAccountClientFrom(file, scopes, { path, env });
+      credentials = await serviceAccountClientFrom(file, scopes, { path, env, universe });
       projectId = file.project_id;
     } else {
-      const user = await userRefreshClientFrom(file, { path, env });
+      const user = await userRefreshClientFrom(file, { path, env, universe });
       attachTokenCache(user, { dir: tokenCacheDir(env) }); // reuse an earlier process's access token
       credentials = user;
     }
-  } else if (type === "external_account" || type === "external_account_authorized_user") {
-    ({ credentials, projectId } = (await externalAdc().externalAdcClient(path, scopes, env)) as NonNullable<
-      Awaited<ReturnType<ReturnType<typeof externalAdc>["externalAdcClient"]>>
-    >);
-  } else if (type === "impersonated_service_account") {
-    ({ credentials, projectId } = await impersonation().impersonatedAdcClient(path, scopes, env));
-  } else {
-    const { GoogleAuth } = await loadGoogleAuth();
-    const auth = new GoogleAuth({
-      keyFilename: path,
-      scopes: [...scopes],
-      clientOptions: { endpoints: galEndpoints(resolveEndpoints(env)) },
-    });
-    credentials = await auth.getClient();
   }
   await proveCredentials(credentials as Parameters<typeof proveCredentials>[0], `Getting an access token with ${what}`);
   return { credentials, projectId, source: what };
@@ -146,7 +145,9 @@ async function fromFile(
 async function peekType(path: string): Promise<string | undefined> {
   try {
     const type = (
-      JSON.parse((await readFileLimited(path, MAX_CREDENTIALS_FILE_BYTES)).toString("utf8")) as { type?: unknown }
+      JSON.parse(
+        (await readTrustedFile(path, { maxBytes: MAX_CREDENTIALS_FILE_BYTES, keeper: "anyone" })).toString("utf8"),
+      ) as { type?: unknown }
     ).type;
     return typeof type === "string" ? type : undefined;
   } catch {

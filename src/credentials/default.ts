@@ -5,7 +5,8 @@ import { SignInPendingError } from "../oauth/pending.js";
 import { assertValidScopes } from "../oauth/scopes.js";
 import type { DefaultOptions } from "../options.js";
 import { CLOUD_PLATFORM_SCOPE, ENV } from "../shared/constants.js";
-import type { ImpersonationChain } from "../google/impersonation.js";
+import type { ImpersonationChain } from "../formats/impersonation-chain.js";
+import { trustedUniverse } from "../trust/urls.js";
 import { debug } from "../util/debug.js";
 import { findApplicationDefaultCredentials } from "./adc.js";
 import { impersonation } from "./lazy.js";
@@ -71,7 +72,7 @@ async function resolveDefault(
   for (const attempt of hosted.attempts) reasons.push(`hosted ${attempt.name}: ${attempt.error.message}`);
   if (hosted.attempts.length === 0) debug(env, "hosted: no hosted notebook environment here (or CRED_AUTH_HOSTED=off)");
 
-  const adc = await findApplicationDefaultCredentials(scopes, env);
+  const adc = await findApplicationDefaultCredentials(scopes, env, trustedUniverse(env, options.universeDomain));
   if (adc.found) {
     debug(env, `ADC: using Application Default Credentials from ${adc.found.source}`);
     return [adc.found.credentials, adc.found.projectId];

@@ -1,55 +1,85 @@
 // default() for external_account and external_account_authorized_user files: google-auth-library's
-// own clients, with the file's token_url checked (Google's STS, or the emulator) and the project id
-// the file carries (quota_project_id, else project_id; never a Resource Manager call).
+// own clients, built from the fields formats/external-account.ts checked and the URLs the URL
+// policy judged (formats/destinations.ts), never from the raw file: an unchecked field such as
+// cloud_resource_manager_url would receive the federated token. The subject token comes from
+// cred-auth's own reader (google/sts.ts: no redirect, bounded, non-blocking), not the library's.
+// The project id is the one the file carries (quota_project_id; never a Resource Manager call).
 import type { AuthClient } from "google-auth-library";
-import { readAdcFileSync } from "../google/adc-file.js";
-import { safeStsUrl } from "../google/external-account.js";
-import { safeServiceUrl } from "../google/service-url.js";
-import { readFileLimitedSync } from "../util/atomic-write.js";
-import { MAX_CREDENTIALS_FILE_BYTES } from "../google/files.js";
+import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../formats/external-account.js";
+import { readAdcFileSync } from "../formats/adc-file.js";
+import { externalAccountDestinations, externalAuthorizedUserTokenUrl } from "../formats/destinations.js";
+import { readSubjectToken } from "../google/sts.js";
+import type { Universe } from "../trust/urls.js";
 import { loadGoogleAuth, withValidatedConfig } from "../util/lazy.js";
+
+type GoogleAuthLibrary = Awaited<ReturnType<typeof loadGoogleAuth>>;
 
 /** A client for a federation file, or undefined when the file is of another type. */
 export async function externalAdcClient(
   path: string,
   scopes: readonly string[],
-  env: NodeJS.ProcessEnv,
+  universe: Universe,
 ): Promise<{ credentials: AuthClient; projectId: string | null } | undefined> {
   const file = readAdcFileSync(path); // validates, naming the file in its errors
   if (file.type !== "external_account" && file.type !== "external_account_authorized_user") return undefined;
-  const json = JSON.parse(readFileLimitedSync(path, MAX_CREDENTIALS_FILE_BYTES).toString("utf8")) as Record<
-    string,
-    unknown
-  >;
-  const tokenUrl = safeStsUrl(file.tokenUrl, file.universeDomain, env);
-  const projectId = stringOr(json.quota_project_id) ?? stringOr(json.project_id) ?? null;
   const gal = await loadGoogleAuth();
   const credentials = withValidatedConfig(() =>
     file.type === "external_account"
-      ? gal.ExternalAccountClient.fromJSON({
-          ...(json as unknown as Parameters<typeof gal.ExternalAccountClient.fromJSON>[0]),
-          token_url: tokenUrl,
-          scopes: [...scopes],
-          ...(file.serviceAccountImpersonationUrl
-            ? {
-                service_account_impersonation_url: safeServiceUrl(
-                  file.serviceAccountImpersonationUrl,
-                  "iamcredentials",
-                  file.universeDomain,
-                  env,
-                ),
-              }
-            : {}),
-        })
-      : new gal.ExternalAccountAuthorizedUserClient({
-          ...(json as unknown as ConstructorParameters<typeof gal.ExternalAccountAuthorizedUserClient>[0]),
-          token_url: tokenUrl,
-        }),
+      ? identityPoolClient(gal, file, scopes, universe, path)
+      : authorizedUserClient(gal, file, universe, path),
   );
-  if (!credentials) return undefined;
-  return { credentials, projectId };
+  return { credentials, projectId: file.quotaProjectId ?? null };
 }
 
-function stringOr(value: unknown): string | undefined {
-  return typeof value === "string" && value !== "" ? value : undefined;
+/** An `external_account` file's client: only its checked fields, the judged URLs, and our subject-token reader. */
+function identityPoolClient(
+  gal: GoogleAuthLibrary,
+  file: ExternalAccountFile,
+  scopes: readonly string[],
+  universe: Universe,
+  path: string,
+): AuthClient {
+  const urls = externalAccountDestinations(file, universe, path);
+  return new gal.IdentityPoolClient({
+    type: "external_account",
+    audience: file.audience,
+    subject_token_type: file.subjectTokenType,
+    token_url: urls.tokenUrl,
+    subject_token_supplier: { getSubjectToken: () => readSubjectToken(file.source) },
+    cloud_resource_manager_url: urls.cloudResourceManagerUrl,
+    universe_domain: universe.domain,
+    scopes: [...scopes],
+    ...(urls.impersonationUrl === undefined ? {} : { service_account_impersonation_url: urls.impersonationUrl }),
+    ...(file.impersonationLifetimeSec === undefined
+      ? {}
+      : { service_account_impersonation: { token_lifetime_seconds: file.impersonationLifetimeSec } }),
+    ...(file.workforcePoolUserProject === undefined
+      ? {}
+      : { workforce_pool_user_project: file.workforcePoolUserProject }),
+    ...(file.clientId === undefined ? {} : { client_id: file.clientId }),
+    ...(file.clientSecret === undefined ? {} : { client_secret: file.clientSecret }),
+    ...(file.quotaProjectId === undefined ? {} : { quota_project_id: file.quotaProjectId }),
+  });
+}
+
+/** An `external_account_authorized_user` file's client, from its checked fields and judged token URL. */
+function authorizedUserClient(
+  gal: GoogleAuthLibrary,
+  file: ExternalAuthorizedUserFile,
+  universe: Universe,
+  path: string,
+): AuthClient {
+  const tokenUrl = externalAuthorizedUserTokenUrl(file, universe, path);
+  return new gal.ExternalAccountAuthorizedUserClient({
+    type: "external_account_authorized_user",
+    audience: file.audience,
+    client_id: file.clientId,
+    client_secret: file.clientSecret,
+    refresh_token: file.refreshToken,
+    token_url: tokenUrl,
+    // Required by the type, never asked by the client: the judged token URL stands in for it.
+    token_info_url: tokenUrl,
+    universe_domain: universe.domain,
+    ...(file.quotaProjectId === undefined ? {} : { quota_project_id: file.quotaProjectId }),
+  });
 }

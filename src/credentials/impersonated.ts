@@ -3,28 +3,29 @@
 // CredImpersonationErrors. For default() with impersonated_service_account files, and for the
 // impersonateServiceAccount option.
 import type { AuthClient, Impersonated } from "google-auth-library";
-import { readAdcFileSync } from "../google/adc-file.js";
-import { type AuthorizedUserFile, writeCredentialsText } from "../google/files.js";
-import { impersonatedFileJson, parseImpersonatedFile } from "../google/impersonated-file.js";
-import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
+import { readAdcFileSync } from "../formats/adc-file.js";
+import { type AuthorizedUserFile, writeCredentialsText } from "../formats/credentials-file.js";
+import { impersonatedDestinations } from "../formats/destinations.js";
+import type { ImpersonationChain } from "../formats/impersonation-chain.js";
 import {
-  type ImpersonationChain,
-  MAX_LIFETIME_SEC,
   delegateResourceName,
-  impersonationErrorOf,
-  impersonationUrl,
+  impersonatedFileJson,
+  impersonationDestination,
+  parseImpersonatedFile,
   projectOfServiceAccount,
-} from "../google/impersonation.js";
-import { safeServiceUrl } from "../google/service-url.js";
+} from "../formats/impersonated-file.js";
+import { MAX_LIFETIME_SEC, impersonationErrorOf } from "../google/iam-credentials.js";
+import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
+import { type Universe, trustedUniverse } from "../trust/urls.js";
 import { loadGoogleAuth, withValidatedConfig } from "../util/lazy.js";
 import { serviceAccountClientFrom } from "./service-account.js";
 
-/** Where to ask: the chain's generateAccessToken URL (gcloud's, else the one a file names). */
+/** Where to ask: the chain's generateAccessToken URL (a file's, judged; else Google's for the target in the trusted universe). */
 export interface ImpersonateOptions {
-  env?: NodeJS.ProcessEnv;
-  universeDomain?: string;
-  /** A file's `service_account_impersonation_url`; default: Google's URL for the target. */
+  /** The universe the user trusts (default: from `process.env`). */
+  universe?: Universe;
+  /** A file's `service_account_impersonation_url`, already judged (formats/destinations.ts). */
   url?: string;
 }
 
@@ -38,13 +39,7 @@ export async function impersonate(
   scopes: readonly string[],
   options: ImpersonateOptions = {},
 ): Promise<Impersonated> {
-  const universeDomain = options.universeDomain ?? "googleapis.com";
-  const url = safeServiceUrl(
-    options.url ?? impersonationUrl(chain.target, universeDomain),
-    "iamcredentials",
-    universeDomain,
-    options.env,
-  );
+  const url = options.url ?? impersonationDestination(chain.target, options.universe ?? trustedUniverse());
   const { Impersonated } = await loadGoogleAuth();
   const client = withValidatedConfig(
     () =>
@@ -63,7 +58,9 @@ export async function impersonate(
     try {
       return await refresh();
     } catch (error) {
-      throw impersonationErrorOf(error, chain.target) ?? error;
+      // The source's token went in the request: Google's answer may echo it.
+      const sent = typeof source.credentials.access_token === "string" ? [source.credentials.access_token] : [];
+      throw impersonationErrorOf(error, chain.target, sent) ?? error;
     }
   };
   return client;
@@ -74,18 +71,19 @@ export async function impersonatedAdcClient(
   path: string,
   scopes: readonly string[],
   env: NodeJS.ProcessEnv,
+  universe: Universe,
 ): Promise<{ credentials: Impersonated; projectId: string | null }> {
   const file = readAdcFileSync(path); // validates, naming the file in its errors
   if (file.type !== "impersonated_service_account") throw new TypeError(`${path} is not impersonated_service_account`);
+  const { iamUrl } = impersonatedDestinations(file, universe, path); // before any client is made
   const { source } = file;
   const sourceClient =
     source.type === "service_account"
-      ? await serviceAccountClientFrom(source, [CLOUD_PLATFORM_SCOPE], { path, env })
-      : await userRefreshClientFrom(source, { path, env });
+      ? await serviceAccountClientFrom(source, [CLOUD_PLATFORM_SCOPE], { path, env, universe })
+      : await userRefreshClientFrom(source, { path, env, universe });
   const credentials = await impersonate(sourceClient, file, scopes.length > 0 ? scopes : (file.scopes ?? []), {
-    env,
-    universeDomain: file.universeDomain,
-    url: file.impersonationUrl,
+    universe,
+    url: iamUrl,
   });
   const sourceProject = source.type === "service_account" ? source.project_id : null;
   return {

@@ -5,7 +5,7 @@
 // written once: `chosen` below.
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { codePageUrl, type Endpoints, resolveEndpoints } from "../google/endpoints.js";
-import type { ImpersonationChain } from "../google/impersonation.js";
+import type { ImpersonationChain } from "../formats/impersonation-chain.js";
 import {
   CLIENT_DOC,
   type ClientSource,

@@ -1,11 +1,10 @@
 import type { JWT } from "google-auth-library";
-import { resolveEndpoints } from "../google/endpoints.js";
 import { CLOUD_PLATFORM_SCOPE, GOOGLE_ENDPOINTS } from "../shared/constants.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 import { chooseTokenUrl, guardTokenRequests, tokenTimeoutMs } from "../google/token-requests.js";
-import { readServiceAccountKeyFile, type ServiceAccountKeyFile } from "../google/files.js";
+import { readServiceAccountKeyFile, type ServiceAccountKeyFile } from "../formats/credentials-file.js";
 import { setCredentialInfo } from "../google/info.js";
-import type { LoadCredentialsOptions } from "../google/load-user.js";
+import { type LoadCredentialsOptions, type UserRefreshClientOptions, universeFor } from "../google/load-user.js";
 import { proveCredentials } from "../google/load-user.js";
 
 /** Service account credentials: a google-auth-library `JWT` whose `projectId` is the key's `project_id`. */
@@ -37,11 +36,8 @@ export async function loadServiceAccountCredentials(
   return credentials;
 }
 
-/** Options of {@link serviceAccountClientFrom}. */
-export interface ServiceAccountClientOptions extends LoadCredentialsOptions {
-  path?: string;
-  env?: NodeJS.ProcessEnv;
-}
+/** Options of {@link serviceAccountClientFrom}: where the key came from, the environment, the universe. */
+export type ServiceAccountClientOptions = UserRefreshClientOptions;
 
 /**
  * A `JWT` client for `key`, without contacting any server. google-auth-library's JWT client
@@ -53,9 +49,9 @@ export async function serviceAccountClientFrom(
   scopes: readonly string[] | undefined,
   options: ServiceAccountClientOptions = {},
 ): Promise<ServiceAccountCredentials> {
+  const tokenUrl = chooseTokenUrl(key, universeFor(options), options.path);
   const { JWT } = await loadGoogleAuth();
   const granted = scopes && scopes.length > 0 ? [...scopes] : [CLOUD_PLATFORM_SCOPE];
-  const tokenUrl = chooseTokenUrl(key.token_uri, resolveEndpoints(options.env, { announce: false }));
   const client = new JWT({
     email: key.client_email,
     key: key.private_key,

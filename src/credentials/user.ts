@@ -16,8 +16,8 @@ import {
   authorizedUserFile as buildAuthorizedUserFile,
   checkWritableDestination,
   writeUserCredentialsFile,
-} from "../google/files.js";
-import type { ImpersonationChain } from "../google/impersonation.js";
+} from "../formats/credentials-file.js";
+import type { ImpersonationChain } from "../formats/impersonation-chain.js";
 import { CLOUD_PLATFORM_SCOPE, ENV } from "../shared/constants.js";
 import { getCredentialInfo } from "../google/info.js";
 import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";

@@ -1,5 +1,5 @@
-import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { EMULATOR_PATHS, ENV, GOOGLE_ENDPOINTS } from "../shared/constants.js";
+import { emulatorBaseUrl } from "../trust/urls.js";
 
 /** The OAuth 2.0 endpoints a flow talks to. Every network endpoint is chosen here. */
 export interface Endpoints {
@@ -12,8 +12,6 @@ export interface Endpoints {
   /** True when these are a local emulator's endpoints. */
   emulator: boolean;
 }
-
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
 /**
  * Google's endpoints, or the emulator's when `CRED_AUTH_EMULATOR_HOST` is set.
@@ -59,39 +57,11 @@ export function announceEmulator(base: string): void {
 }
 
 /**
- * Whether a URL's `hostname` (as `new URL()` spells it) is this machine: `localhost`, `[::1]` or
- * an address of 127.0.0.0/8. The only hosts a token may be sent to over plain http.
- */
-export function isLoopbackHostname(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname);
-}
-
-/**
  * The page that shows a copy-paste sign-in's code when the caller names none: the emulator's,
  * else `CRED_AUTH_REDIRECT_URI`. Google has no such page of its own any more.
  */
 export function codePageUrl(endpoints: Endpoints, env: NodeJS.ProcessEnv): string | undefined {
   return endpoints.codePageUrl || env[ENV.redirectUri]?.trim() || undefined;
-}
-
-/** `http://host:port` for a loopback `host:port`; throws for anything else. */
-export function emulatorBaseUrl(hostPort: string): string {
-  let url: URL;
-  try {
-    url = new URL(`http://${hostPort}`);
-  } catch {
-    throw new CredCredentialsError(
-      `${ENV.emulatorHost}="${hostPort}" is not a host:port; use for example 127.0.0.1:9099.`,
-      { code: ERROR_CODES.INVALID_OPTION },
-    );
-  }
-  if (!LOOPBACK_HOSTS.has(url.hostname) || url.pathname !== "/" || !url.port) {
-    throw new CredCredentialsError(
-      `${ENV.emulatorHost} must be a loopback host:port such as 127.0.0.1:9099, not "${hostPort}"; the emulator never runs elsewhere.`,
-      { code: ERROR_CODES.INVALID_OPTION },
-    );
-  }
-  return `http://${url.host}`;
 }
 
 /** The same endpoints in the shape google-auth-library's OAuth2 clients take (`endpoints` option). */

@@ -2,8 +2,9 @@ import type { OAuth2Client, UserRefreshClient } from "google-auth-library";
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { resolveEndpoints } from "./endpoints.js";
 import { chooseTokenUrl, guardTokenRequests, tokenTimeoutMs } from "./token-requests.js";
+import { type Universe, trustedUniverse } from "../trust/urls.js";
 import { loadUserRefreshClient } from "../util/lazy.js";
-import { authorizedUserFile, readAuthorizedUserFile, type AuthorizedUserFile } from "./files.js";
+import { authorizedUserFile, readAuthorizedUserFile, type AuthorizedUserFile } from "../formats/credentials-file.js";
 import { clientSecretsOf, getCredentialInfo, recordClientSecrets, refreshTokenOf, setCredentialInfo } from "./info.js";
 import { toCredError } from "./token-errors.js";
 
@@ -11,20 +12,34 @@ import { toCredError } from "./token-errors.js";
 export interface LoadCredentialsOptions {
   /** Limit for one attempt at a token request, in milliseconds (default 20000; gaxios retries). */
   timeoutMs?: number;
+  /**
+   * The universe whose Google services may receive the credentials' secrets: a file for another
+   * universe is refused. Default: `GOOGLE_CLOUD_UNIVERSE_DOMAIN`, else `googleapis.com`.
+   */
+  universeDomain?: string;
 }
 
 /** Options of {@link userRefreshClientFrom}. */
 export interface UserRefreshClientOptions extends LoadCredentialsOptions {
   /** Where the credentials came from; recorded in their {@link CredentialInfo}. */
   path?: string;
-  /** Environment to read `CRED_AUTH_EMULATOR_HOST` from. Default `process.env`. */
+  /** Environment to read `CRED_AUTH_EMULATOR_HOST` and `GOOGLE_CLOUD_UNIVERSE_DOMAIN` from. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /** The universe decided by the caller (default: from `env` and {@link LoadCredentialsOptions.universeDomain}). */
+  universe?: Universe;
+}
+
+/** The universe a loader trusts: the caller's decision, else the option and the environment's. */
+export function universeFor(options: UserRefreshClientOptions): Universe {
+  return options.universe ?? trustedUniverse(options.env, options.universeDomain);
 }
 
 /**
  * Loads user credentials from an `authorized_user` JSON file (written by `cred-auth login`,
  * `saveUserCredentials`, gcloud or pydata-google-auth) and proves they work by obtaining an
- * access token from the file's `token_uri` (Google's when it has none).
+ * access token from the file's `token_uri` (Google's when it has none; a `token_uri` or
+ * `universe_domain` outside the trusted universe is refused with a `CredAuthError` whose code is
+ * `ERR_UNSAFE_TOKEN_URL` or `ERR_UNTRUSTED_UNIVERSE`).
  *
  * @throws CredCredentialsError when the file is missing or malformed, or the token server
  * rejects the credentials (`invalid_grant`: expired or revoked; `invalid_client`).
@@ -50,9 +65,9 @@ export async function userRefreshClientFrom(
   file: AuthorizedUserFile,
   options: UserRefreshClientOptions = {},
 ): Promise<UserRefreshClient> {
+  const tokenUrl = chooseTokenUrl(file, universeFor(options), options.path);
   const UserRefreshClient = await loadUserRefreshClient();
   const endpoints = resolveEndpoints(options.env, { announce: false });
-  const tokenUrl = chooseTokenUrl(file.token_uri, endpoints);
   const client = new UserRefreshClient({
     clientId: file.client_id,
     clientSecret: file.client_secret,

@@ -1,8 +1,13 @@
-// One POST to a Google token service (STS, IAM Credentials) with plain fetch: bounded in time,
-// its JSON body read whatever the status. Each caller judges the reply and names its own errors.
+// One POST to a Google token service (STS, IAM Credentials) at a URL the URL policy judged
+// (trust/urls.ts): bounded in time and size, no redirect followed (trust/http.ts), its JSON body
+// read whatever the status. Each caller judges the reply and names its own errors.
+import { boundedFetch } from "../trust/http.js";
 
 /** How long a token service, or a subject-token URL, may take to answer. */
 export const SERVICE_TIMEOUT_MS = 30_000;
+
+/** A token service's answer is a small JSON object; anything this big is not one. */
+export const MAX_SERVICE_REPLY_BYTES = 256 * 1024;
 
 /** A service's answer: its status, and its body parsed as JSON (undefined when it is not JSON). */
 export interface ServiceReply {
@@ -18,11 +23,25 @@ export async function postToService(
   body: string,
   unreachable: (cause: unknown) => Error,
 ): Promise<ServiceReply> {
-  let response: Response;
+  const reply = await boundedFetch(
+    url,
+    { method: "POST", headers, body, timeoutMs: SERVICE_TIMEOUT_MS, maxBytes: MAX_SERVICE_REPLY_BYTES },
+    unreachable,
+  );
+  return { ok: reply.ok, status: reply.status, body: parsed(reply.text) };
+}
+
+function parsed(text: string): unknown {
   try {
-    response = await fetch(url, { method: "POST", headers, body, signal: AbortSignal.timeout(SERVICE_TIMEOUT_MS) });
-  } catch (cause) {
-    throw unreachable(cause);
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
-  return { ok: response.ok, status: response.status, body: await response.json().catch(() => undefined) };
+}
+
+/** An access token a token service gave. */
+export interface FetchedToken {
+  accessToken: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
 }

@@ -5,6 +5,7 @@ import {
   type CredErrorCode,
   ERROR_CODES,
 } from "../errors.js";
+import { redaction } from "../trust/lazy.js";
 import { codeOfOAuthError, meaningOf, oauthErrorWord } from "./oauth-errors.js";
 
 /** What the caller was doing: a code exchange's errors mean other things than a refresh's. */
@@ -239,8 +240,6 @@ function isTimeout(error: unknown): boolean {
   return false;
 }
 
-const REDACTED = "<redacted by cred-auth>";
-
 /** Request fields whose values are credentials. */
 const SECRET_FIELDS = new Set([
   "refresh_token",
@@ -253,9 +252,6 @@ const SECRET_FIELDS = new Set([
   "access_token",
   "token",
 ]);
-
-/** Shorter values are left alone: replacing them everywhere would garble messages, not protect anything. */
-const MIN_SECRET_LENGTH = 8;
 
 interface ChainLink {
   message?: unknown;
@@ -271,49 +267,32 @@ interface ChainLink {
  * (`config.data`/`body`: refresh token, client secret, code, JWT assertion; `headers`:
  * Authorization), and their message and `response.data` are whatever the server replied,
  * which a misbehaving server or proxy may have filled with the request itself. Every value
- * in `secrets` and every credential found in the kept request is replaced in the messages,
- * stacks and replies of the cause chain, then the requests are blanked out.
+ * in `secrets` and every credential found in the kept request is replaced, in every form
+ * (trust/redact.ts, the redaction owner), in the messages, stacks and replies of the cause chain,
+ * then the requests are blanked out.
  */
 export function redactTokenRequestError(
   error: unknown,
   secrets: Iterable<string> = [],
   grantType: string | undefined = grantTypeOf(error),
 ): void {
+  const { MIN_SECRET_LENGTH, formsOf, scrubDeep } = redaction();
   const links = chainOf(error);
   const found = new Set([...secrets].filter((s) => typeof s === "string" && s.length >= MIN_SECRET_LENGTH));
   for (const link of links) {
     collectSecrets(link.config, found);
     collectSecrets(link.response?.config, found);
   }
-  const ordered = [...new Set([...found].flatMap(secretForms))].sort((a, b) => b.length - a.length);
+  const forms = formsOf(found);
   for (const link of links) {
-    if (ordered.length > 0) {
-      replaceText(link, "message", ordered);
-      replaceText(link, "stack", ordered);
-      if (link.response && "data" in link.response) link.response.data = scrubDeep(link.response.data, ordered, 0);
+    if (forms.length > 0) {
+      replaceText(link, "message", forms);
+      replaceText(link, "stack", forms);
+      if (link.response && "data" in link.response) link.response.data = scrubDeep(link.response.data, forms);
     }
     redactConfig(link.config, grantType);
     redactConfig(link.response?.config, grantType);
   }
-}
-
-/**
- * The forms a secret the library sent can take on its way back in a reply: raw, percent-encoded
- * (`encodeURIComponent`, form encoding with `+`, either hex case, once or twice) and JSON-escaped
- * (`\\/`, `\\n`). Basic `Authorization` forms are added by {@link collectSecrets}. Google's
- * secrets hold `/`, `+` and `=` (`1//0g…`, `4/0A…`, `GOCSPX-…`), so each form differs.
- */
-export function secretForms(secret: string): string[] {
-  const percent = encodeURIComponent(secret);
-  const form = new URLSearchParams([["", secret]]).toString().slice(1);
-  const json = JSON.stringify(secret).slice(1, -1);
-  const forms = [secret, percent, form, json, json.replaceAll("/", "\\/"), encodeURIComponent(percent)];
-  return [...new Set([...forms, ...forms.map(lowerHex)])].filter((form) => form.length >= MIN_SECRET_LENGTH);
-}
-
-/** `%2F` as `%2f`: percent-encoding is case-insensitive, and some servers write lower case. */
-function lowerHex(text: string): string {
-  return text.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
 }
 
 /** The error, its causes and gaxios' `error` twins, each once. */
@@ -331,6 +310,7 @@ function chainOf(error: unknown): ChainLink[] {
 
 /** Adds the credentials a kept request carried (body fields, Authorization header) to `found`. */
 export function collectSecrets(config: unknown, found: Set<string>): void {
+  const { MIN_SECRET_LENGTH, basicForms, formDecoded } = redaction();
   if (!config || typeof config !== "object") return;
   const c = config as { data?: unknown; body?: unknown; headers?: unknown };
   for (const body of [c.data, c.body]) {
@@ -357,23 +337,6 @@ export function collectSecrets(config: unknown, found: Set<string>): void {
   }
 }
 
-/** The Basic credentials of a client, raw and form-encoded first (RFC 6749 2.3.1), base64-encoded. */
-function basicForms(clientId: string, secret: string): string[] {
-  const encode = (text: string) => new URLSearchParams([["", text]]).toString().slice(1);
-  return [`${clientId}:${secret}`, `${encode(clientId)}:${encode(secret)}`].map((pair) =>
-    Buffer.from(pair, "utf8").toString("base64"),
-  );
-}
-
-/** A Basic password as RFC 6749 2.3.1 sends it (form-encoded), decoded; unchanged when it is not. */
-function formDecoded(text: string): string {
-  try {
-    return decodeURIComponent(text.replaceAll("+", " "));
-  } catch {
-    return text;
-  }
-}
-
 function fieldsOf(body: unknown): [string, string][] {
   if (body instanceof URLSearchParams) return [...body];
   if (typeof body === "string") {
@@ -395,6 +358,7 @@ function fieldsOf(body: unknown): [string, string][] {
 
 /** Scrubs one text property where it holds a secret (a DOMException's `message` is read-only, and never does). */
 function replaceText(link: ChainLink, key: "message" | "stack", secrets: readonly string[]): void {
+  const { scrub } = redaction();
   const text = link[key];
   if (typeof text !== "string") return;
   const scrubbed = scrub(text, secrets);
@@ -404,20 +368,6 @@ function replaceText(link: ChainLink, key: "message" | "stack", secrets: readonl
   } catch {
     // a read-only property: nothing we can do, and nothing of ours put the secret there
   }
-}
-
-function scrub(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-  return out;
-}
-
-function scrubDeep(value: unknown, secrets: readonly string[], depth: number): unknown {
-  if (typeof value === "string") return scrub(value, secrets);
-  if (depth > 8 || !value || typeof value !== "object") return value;
-  if (Array.isArray(value)) return value.map((item) => scrubDeep(item, secrets, depth + 1));
-  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, scrubDeep(item, secrets, depth + 1)]));
 }
 
 function redactConfig(config: unknown, grantType: string | undefined): void {
@@ -430,6 +380,7 @@ function redactConfig(config: unknown, grantType: string | undefined): void {
 
 /** Only the request's `grant_type` survives: it says what was rejected, and it is no secret. */
 function redactedBody(grant: string | undefined): string {
+  const { REDACTED } = redaction();
   return grant && /^[\w:.-]{1,100}$/.test(grant) ? `grant_type=${encodeURIComponent(grant)}&${REDACTED}` : REDACTED;
 }
 

@@ -2,8 +2,12 @@
 // client hard-codes Google's token URL and no client bounds a token request in time, so
 // both are enforced here with a request interceptor on the client's own transporter.
 import type { AuthClient } from "google-auth-library";
-import { announceEmulator, isLoopbackHostname, type Endpoints } from "./endpoints.js";
-import { ENV, GOOGLE_ENDPOINTS } from "../shared/constants.js";
+import type { CredentialsFile } from "../formats/credentials-file.js";
+import { credentialsTokenUrl } from "../formats/destinations.js";
+import { ENV } from "../shared/constants.js";
+import { type Universe, isLoopbackHostname } from "../trust/urls.js";
+import { announceEmulator } from "./endpoints.js";
+import { tokenErrors } from "./lazy.js";
 
 /** How long one token request attempt may take before it counts as a timeout. */
 export const DEFAULT_TOKEN_TIMEOUT_MS = 20_000;
@@ -22,16 +26,14 @@ type Adapter = NonNullable<PreparedOptions["adapter"]>;
 type ErrorRedactor = NonNullable<PreparedOptions["errorRedactor"]>;
 
 /**
- * The token URL for credentials whose file says `fileTokenUri`. The file's URL is honoured,
- * except that an active emulator (`CRED_AUTH_EMULATOR_HOST`) stands in for Google's, exactly as
- * it does for every other Google endpoint.
+ * The token URL of the credentials in `file` (read from `path`): its `token_uri` judged by the URL
+ * policy in `universe` (formats/destinations.ts), an active emulator standing in for Google's. The
+ * emulator's notice is said when the emulator is the one asked.
  */
-export function chooseTokenUrl(fileTokenUri: string | undefined, endpoints: Endpoints): string {
-  const useEndpoints =
-    fileTokenUri === undefined || (endpoints.emulator && sameUrl(fileTokenUri, GOOGLE_ENDPOINTS.tokenUrl));
-  const tokenUrl = useEndpoints ? endpoints.tokenUrl : fileTokenUri;
-  // The emulator notice is said only when the emulator is the one asked (not another file's token_uri).
-  if (endpoints.emulator && sameUrl(tokenUrl, endpoints.tokenUrl)) announceEmulator(new URL(endpoints.tokenUrl).origin);
+export function chooseTokenUrl(file: CredentialsFile, universe: Universe, path?: string): string {
+  const tokenUrl = credentialsTokenUrl(file, universe, path);
+  if (universe.emulator !== undefined && tokenUrl.startsWith(`${universe.emulator}/`))
+    announceEmulator(universe.emulator);
   return tokenUrl;
 }
 
@@ -97,8 +99,7 @@ function usableAccessToken(data: object): boolean {
  */
 function redactingSentSecrets(options: PreparedOptions, inner: PreparedOptions["errorRedactor"]): ErrorRedactor {
   // Loaded on use: print-token's cached path loads this module but makes no request.
-  const { collectSecrets, grantTypeOf, redactTokenRequestError } =
-    require("./token-errors.js") as typeof import("./token-errors.js");
+  const { collectSecrets, grantTypeOf, redactTokenRequestError } = tokenErrors();
   const sent = new Set<string>();
   collectSecrets(options, sent);
   // Read before gaxios' own redactor rewrites the body: it says what a rejection was about.

@@ -4,6 +4,9 @@ import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../error
 import { platformClient } from "./clients.js";
 import { parseJson, platformFetch, projectIdFromEnv, statusError, tokenCredentials } from "./http.js";
 import type { HostedCredentials, HostedEnvironment } from "./types.js";
+import type { Redact } from "../trust/redact.js";
+import { redaction } from "../trust/lazy.js";
+import { printable } from "../trust/text.js";
 
 /** How long the user-secrets service may take to answer. */
 export const KAGGLE_TIMEOUT_MS = 10_000;
@@ -124,7 +127,7 @@ async function fetchKaggleToken(target: KaggleTarget, env: NodeJS.ProcessEnv, ti
   const body = parseJson(LABEL, WHAT, reply.text) as KaggleReply | null;
   if (body?.wasSuccessful !== true) {
     throw new CredConnectionError(
-      `${LABEL}: ${WHAT} could not give a ${target.label} token${backendReason(body)}; ${ATTACH} again, or try later.`,
+      `${LABEL}: ${WHAT} could not give a ${target.label} token${backendReason(body, redaction().redactor([env.KAGGLE_USER_SECRETS_TOKEN, env.KAGGLE_IAP_TOKEN]))}; ${ATTACH} again, or try later.`,
       { code: ERROR_CODES.SERVER_ERROR },
     );
   }
@@ -143,10 +146,13 @@ interface KaggleReply {
   errors?: unknown;
 }
 
-/** The backend's first error string (a failed reply holds no token), short and on one line. */
-function backendReason(body: KaggleReply | null): string {
+/**
+ * The backend's first error string (a failed reply holds no token), short, on one line, printable,
+ * and without the tokens the request carried (trust/redact.ts: a backend may echo the request).
+ */
+function backendReason(body: KaggleReply | null, redact: Redact): string {
   const first = Array.isArray(body?.errors) ? body.errors.find((e) => typeof e === "string") : undefined;
   return typeof first === "string" && first.trim() !== ""
-    ? ` (it said: ${first.replace(/\s+/g, " ").trim().slice(0, 160)})`
+    ? ` (it said: ${printable(redact(first).replace(/\s+/g, " ").trim().slice(0, 160))})`
     : "";
 }

@@ -1,6 +1,6 @@
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { ENV } from "../shared/constants.js";
-import { readFileLimitedSync } from "../util/atomic-write.js";
+import { readTrustedFileSync } from "../trust/files.js";
 
 /** Where an OAuth client id and secret came from. */
 export type ClientSource = "options" | "env" | "file" | "settings" | "demo";
@@ -45,7 +45,7 @@ export const MAX_CLIENT_SECRET_FILE_BYTES = 64 * 1024;
  * process forever, a device never end. Throws the system error (or ENOTFILE / EFBIG).
  */
 export function readClientSecretText(path: string): string {
-  return readFileLimitedSync(path, MAX_CLIENT_SECRET_FILE_BYTES).toString("utf8");
+  return readTrustedFileSync(path, { maxBytes: MAX_CLIENT_SECRET_FILE_BYTES, keeper: "anyone" }).toString("utf8");
 }
 
 /** The client in the client-secret file `namedBy` names (default `CRED_AUTH_CLIENT_SECRET_FILE`), if it names one. */

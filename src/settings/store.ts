@@ -1,7 +1,10 @@
 // The settings file as a conf store, for `cred-auth config` (the only writer). conf is ESM-only
 // and brings a schema validator: it is loaded with import() when a setting is written or listed,
 // never when cred-auth is imported or a token is printed.
-import { chmodSync, lstatSync, mkdirSync, renameSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, renameSync, statSync } from "node:fs";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { ownershipProblem } from "../trust/files.js";
+import { printable } from "../trust/text.js";
 import { SETTINGS, type SettingKey, type Settings } from "./keys.js";
 import { SETTINGS_FILE_NAME, settingsDirectory, settingsFile, type SettingsEnv } from "./paths.js";
 
@@ -16,13 +19,17 @@ export interface SettingsStore {
 
 /**
  * Opens the settings file with conf: the directory is created (or tightened) to 0700 first, since
- * conf would create it 0755; the file is written 0600. A file that is not valid JSON or that the
- * schema rejects is moved aside to `config.json.corrupt` with a warning on stderr, and the store
- * starts empty.
+ * conf would create it 0755; the file is written 0600. A directory or a file that another user
+ * owns, or a file others may write, is refused (the file holds a client secret, and conf would
+ * keep what someone else put there). A file that is not valid JSON or that the schema rejects is
+ * moved aside to `config.json.corrupt` with a warning on stderr, and the store starts empty.
+ *
+ * @throws CredCredentialsError (`ERR_FILE_UNWRITABLE`) for a directory or file that is not the user's own.
  */
 export async function openSettingsStore(env: SettingsEnv = process.env): Promise<SettingsStore> {
   const directory = settingsDirectory(env);
   privateDirectory(directory);
+  checkOwnFile(settingsFile(env));
   const { default: Conf } = await import("conf");
   const options = {
     cwd: directory,
@@ -56,12 +63,46 @@ export async function openSettingsStore(env: SettingsEnv = process.env): Promise
   };
 }
 
-/** Creates `directory` with mode 0700, or tightens one of ours that group or others can read. */
+/**
+ * Creates `directory` with mode 0700, or tightens one of ours that group or others can read;
+ * refuses one that another user owns, or reached through another user's link: its owner could
+ * read or swap the file.
+ */
 function privateDirectory(directory: string): void {
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   if (process.platform === "win32") return;
-  const stat = lstatSync(directory);
-  if ((stat.mode & 0o077) !== 0 && stat.uid === process.getuid?.()) chmodSync(directory, 0o700);
+  const link = foreignLink(directory);
+  const stat = statSync(directory);
+  const problem = link ?? (stat.uid !== process.getuid?.() ? `belongs to another user (uid ${stat.uid})` : undefined);
+  if (problem !== undefined) throw untrusted(`the settings directory ${printable(directory)} ${problem}`);
+  if ((stat.mode & 0o077) !== 0) chmodSync(directory, 0o700);
+}
+
+/** Refuses a settings file that is not a regular file of the user's own (or is reached through another user's link), or that others may write. */
+function checkOwnFile(path: string): void {
+  let stat: ReturnType<typeof statSync>;
+  try {
+    stat = statSync(path);
+  } catch {
+    return; // none yet: conf creates it, 0600
+  }
+  // conf would block on a FIFO (or read a device forever): only a regular file is opened.
+  const problem = foreignLink(path) ?? (stat.isFile() ? ownershipProblem(stat) : "is not a regular file");
+  if (problem !== undefined)
+    throw untrusted(`the settings file ${printable(path)} ${problem}; remove it, then set again`);
+}
+
+/** "is a symbolic link of another user (uid N)" when `path` is one (root's and ours are followed), else undefined. */
+function foreignLink(path: string): string | undefined {
+  const stat = lstatSync(path);
+  if (!stat.isSymbolicLink() || stat.uid === process.getuid?.() || stat.uid === 0) return undefined;
+  return `is a symbolic link of another user (uid ${stat.uid})`;
+}
+
+function untrusted(what: string): CredCredentialsError {
+  return new CredCredentialsError(`Cannot keep settings: ${what}; cred-auth writes no secret there.`, {
+    code: ERROR_CODES.FILE_UNWRITABLE,
+  });
 }
 
 /** A file conf cannot parse, or whose values its schema rejects. */

@@ -1,9 +1,9 @@
-import { type Stats, closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { type Stats, constants } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { isProcessAlive } from "./alive.js";
 
-// Loaded on first use: print-token's cached path only reads with readFileLimitedSync, and loading
-// these two costs milliseconds of its start-up (bench/README.md, target 2).
+// Loaded on first use: print-token's cached path only reads (trust/files.ts), and loading these
+// two costs milliseconds of its start-up (bench/README.md, target 2).
 const fsp = () => require("node:fs/promises") as typeof import("node:fs/promises");
 const randomBytes = (size: number): Buffer =>
   (require("node:crypto") as typeof import("node:crypto")).randomBytes(size);
@@ -178,106 +178,3 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 // Stryker restore all
-
-/** A file bigger than the reader accepts. `code` is `EFBIG`, like the system error. */
-export class FileTooLargeError extends Error {
-  override name = "FileTooLargeError";
-  readonly code = "EFBIG";
-  constructor(
-    readonly path: string,
-    readonly maxBytes: number,
-  ) {
-    super(`${path} is larger than ${maxBytes} bytes`);
-  }
-}
-
-/** A path that exists but is not a regular file (a directory, a FIFO, a device). */
-export class NotAFileError extends Error {
-  override name = "NotAFileError";
-  readonly code: "EISDIR" | "ENOTFILE";
-  constructor(
-    readonly path: string,
-    isDirectory: boolean,
-  ) {
-    super(`${path} is not a regular file`);
-    this.code = isDirectory ? "EISDIR" : "ENOTFILE";
-  }
-}
-
-/** Options of {@link readFileLimited}. */
-export interface ReadLimitedOptions {
-  /** Refuse a symbolic link at `path` itself (`O_NOFOLLOW`): it fails with `ELOOP`. */
-  noFollow?: boolean;
-  /** Called with the stats of the opened descriptor (a regular file); throw to refuse it. */
-  check?: (stats: Stats) => void;
-}
-
-/**
- * Reads a whole regular file of at most `maxBytes` bytes. The file is opened with `O_NONBLOCK`
- * (a FIFO swapped in after any earlier check cannot block the open) and judged by `fstat` of
- * that descriptor, never by the path again. Throws {@link NotAFileError} for directories and
- * special files, {@link FileTooLargeError} beyond the limit, and the system error otherwise.
- */
-export async function readFileLimited(
-  path: string,
-  maxBytes: number,
-  options: ReadLimitedOptions = {},
-): Promise<Buffer> {
-  const file = await fsp().open(path, readFlags(options));
-  try {
-    const stats = await file.stat();
-    checkOpened(path, stats, maxBytes, options);
-    // The size can change between stat and read: read one byte past the limit to notice.
-    const buffer = Buffer.alloc(Math.min(stats.size, maxBytes) + 1);
-    let length = 0;
-    // Stryker disable next-line EqualityOperator: equivalent: a full buffer makes the extra read ask for 0 bytes, which reads none and breaks
-    while (length < buffer.length) {
-      const { bytesRead } = await file.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-    }
-    if (length > maxBytes) throw new FileTooLargeError(path, maxBytes);
-    return buffer.subarray(0, length);
-  } finally {
-    await file.close();
-  }
-}
-
-/** {@link readFileLimited}, synchronously (for the CLI's fast path). */
-export function readFileLimitedSync(path: string, maxBytes: number, options: ReadLimitedOptions = {}): Buffer {
-  const fd = openSync(path, readFlags(options));
-  try {
-    const stats = fstatSync(fd);
-    checkOpened(path, stats, maxBytes, options);
-    const buffer = Buffer.alloc(Math.min(stats.size, maxBytes) + 1);
-    let length = 0;
-    // Stryker disable next-line EqualityOperator: equivalent, as in readFileLimited
-    while (length < buffer.length) {
-      const bytesRead = readSync(fd, buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-    }
-    if (length > maxBytes) throw new FileTooLargeError(path, maxBytes);
-    return buffer.subarray(0, length);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Read-only, non-blocking (Windows has neither O_NONBLOCK nor O_NOFOLLOW: plain there). */
-function readFlags(options: ReadLimitedOptions): number {
-  const nonBlock = constants.O_NONBLOCK ?? 0;
-  const noFollow = options.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0;
-  return constants.O_RDONLY | nonBlock | noFollow;
-}
-
-function checkOpened(path: string, stats: Stats, maxBytes: number, options: ReadLimitedOptions): void {
-  checkRegular(path, stats);
-  // Stryker disable next-line ConditionalExpression,BlockStatement,CallExpression: equivalent in outcome: without it the read stops at maxBytes + 1 and throws the same error; it only spares reading a big file
-  if (stats.size > maxBytes) throw new FileTooLargeError(path, maxBytes);
-  options.check?.(stats);
-}
-
-function checkRegular(path: string, stats: { isFile(): boolean; isDirectory(): boolean }): void {
-  if (!stats.isFile()) throw new NotAFileError(path, stats.isDirectory());
-}

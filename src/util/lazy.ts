@@ -54,7 +54,7 @@ function requireDeep<T>(specifier: string, from?: string): T | undefined {
 /**
  * Runs `make` with google-auth-library's "does not validate the credential configuration"
  * console warning off. Only for configurations cred-auth has validated itself (the token and
- * impersonation URLs are checked in google/service-url.ts): the warning would be untrue there,
+ * impersonation URLs are judged by trust/urls.ts through formats/destinations.ts): the warning would be untrue there,
  * and it is printed on every load. A library laid out otherwise just warns.
  */
 export function withValidatedConfig<T>(make: () => T): T {

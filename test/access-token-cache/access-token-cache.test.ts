@@ -27,7 +27,7 @@ import {
   writeCachedToken,
 } from "../../dist/access-token-cache/index.js";
 import type { CachedAccessToken } from "../../dist/access-token-cache/index.js";
-import { sha256Hex } from "../../dist/access-token-cache/sha256.js";
+import { sha256Hex } from "../../dist/util/sha256.js";
 
 const HOUR = 3_600_000;
 const user = {

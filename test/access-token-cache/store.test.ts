@@ -18,13 +18,11 @@ import { homedir, tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { test } from "node:test";
-import { sha256Hex } from "../../dist/access-token-cache/sha256.js";
 import {
   deleteCachedToken,
   hasValidity,
   readCachedToken,
   tokenCacheDir,
-  tokenCacheKey,
   withCacheDir,
   writeCachedToken,
 } from "../../dist/access-token-cache/store.js";
@@ -52,41 +50,6 @@ test("the cache directory: CRED_AUTH_TOKEN_CACHE (off turns it off), XDG_CACHE_H
   assert.equal(tokenCacheDir({ LOCALAPPDATA: "/l", HOME: "/home/u" }, "linux"), "/home/u/.cache/cred-auth/tokens");
   assert.equal(tokenCacheDir({ LOCALAPPDATA: "/l", HOME: "/home/u" }, "win32"), join("/l", "cred-auth", "tokens"));
   assert.equal(tokenCacheDir({ HOME: "" }, "linux"), join(homedir(), ".cache", "cred-auth", "tokens"));
-});
-
-test("keys: a sha256 of the secret identity, token URL and the set of scopes", () => {
-  const user = { type: "authorized_user" as const, client_id: "c.apps", refresh_token: "1//0gAbC+/=" };
-  const key = tokenCacheKey(user, ["b", "a", "b"]);
-  assert.match(key, /^[0-9a-f]{64}$/);
-  assert.equal(
-    key,
-    sha256Hex(JSON.stringify(["cred-auth-token-v2", "authorized_user", "c.apps", "1//0gAbC+/=", "", ["a", "b"]])),
-  );
-  assert.equal(tokenCacheKey(user, ["a", "b"]), key);
-  assert.notEqual(tokenCacheKey({ ...user, refresh_token: "1//0gOther" }, ["a", "b"]), key);
-  assert.notEqual(tokenCacheKey(user, ["a", "b"], "http://127.0.0.1:9099/token"), key);
-  assert.equal(
-    tokenCacheKey({ ...user, token_uri: "https://t/" }, ["a", "b"]),
-    tokenCacheKey(user, ["a", "b"], "https://t/"),
-  );
-  const sa = {
-    type: "service_account" as const,
-    client_email: "sa@p.iam",
-    private_key_id: "kid",
-    private_key: "PEM-1",
-  };
-  assert.equal(
-    tokenCacheKey(sa, ["s"]),
-    sha256Hex(
-      JSON.stringify(["cred-auth-token-v2", "service_account", "sa@p.iam", "kid", sha256Hex("PEM-1"), "", ["s"]]),
-    ),
-  );
-  assert.notEqual(tokenCacheKey({ ...sa, private_key: "PEM-2" }, ["s"]), tokenCacheKey(sa, ["s"]));
-  const { private_key_id: _, ...noId } = sa;
-  assert.equal(
-    tokenCacheKey(noId, []),
-    sha256Hex(JSON.stringify(["cred-auth-token-v2", "service_account", "sa@p.iam", "", sha256Hex("PEM-1"), "", []])),
-  );
 });
 
 test("a written token reads back: only its four fields, file 0600 in a new directory 0700, no temp file left", (t) => {

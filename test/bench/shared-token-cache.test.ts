@@ -11,7 +11,7 @@ import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
 import { ROOT, runNode } from "./support.ts";
 import { attachTokenCache } from "../../dist/credentials/share-access-tokens.js";
 import { userRefreshClientFrom } from "../../dist/google/load-user.js";
-import { readAuthorizedUserFile } from "../../dist/google/files.js";
+import { readAuthorizedUserFile } from "../../dist/formats/credentials-file.js";
 import { tokenCacheKey, writeCachedToken, readCachedToken } from "../../dist/access-token-cache/index.js";
 
 const CLI = join(ROOT, "dist", "cli.js");

@@ -132,7 +132,12 @@ test("print-token's cached path does not load node:crypto (several milliseconds 
 test("dist/cli-bundle.js holds the command line: the token cache and the file reader live inside it", () => {
   assert.match(readFileSync(join(DIST, "cli.js"), "utf8"), /^#!\/usr\/bin\/env node\n/, "the bin keeps the shebang");
   const bundle = readFileSync(join(DIST, "cli-bundle.js"), "utf8");
-  for (const inside of ["access-token-cache/store.js", "google/files.js", "cli/print-token.js"])
+  for (const inside of [
+    "access-token-cache/store.js",
+    "formats/credentials-file.js",
+    "credentials/file-token.js",
+    "cli/print-token.js",
+  ])
     assert.ok(bundle.includes(`dist/${inside}`), `${inside} is not bundled`);
   // One copy of each module: the error classes too (instanceof), and the cold paths.
   for (const inside of ["errors.js", "google/load-user.js", "cli/login.js"])

@@ -171,7 +171,7 @@ test("refusals: no role, unknown account, a revoked source, an unsafe URL, a bad
   cases.push([
     "unsafe URL",
     evil,
-    /service_account_impersonation_url host "evil\.example" is not Google's IAM Credentials API/,
+    /service_account_impersonation_url at "https:\/\/evil\.example", which is not Google's IAM Credentials API/,
     1,
   ]);
   for (const [what, path, message, code] of cases) {

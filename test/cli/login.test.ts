@@ -2,9 +2,18 @@
 // stderr and answers the emulator's consent page the way a browser would (approveSignIn).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
-import { spawnSync, type ChildProcess } from "node:child_process";
+import { execFileSync, spawnSync, type ChildProcess } from "node:child_process";
 import { approveSignIn, DEMO_CLIENT } from "cred-auth/emulator";
 import { withEmulator } from "../support/emulator.ts";
 import { freePortRange, rangeEnv } from "../oauth/support.ts";
@@ -229,6 +238,38 @@ test("a destination that cannot be written fails before any sign-in", {
   assert.equal(child.status, 1, child.stderr);
   assert.match(child.stderr, /^cred-auth: Cannot save credentials to .* is not writable\.\n$/);
   assert.doesNotMatch(child.stderr, /authorize this application/);
+});
+
+test("an impossible destination fails first, with one line, before the emulator notice or any URL: /proc, a FIFO, another user's directory", {
+  skip: process.platform !== "linux",
+}, async () => {
+  const box = await loginBox();
+  const fifo = join(box.dir, "fifo.json");
+  execFileSync("mkfifo", [fifo]);
+  const cases: Array<[string, RegExp]> = [
+    // root may "access" /proc for writing (mode bits are not asked of root), yet nothing can be created there
+    [join("/proc", "adc.json"), /the directory "\/proc" is not writable\.$/],
+    [join("/proc", "sys", "adc.json"), /the directory "\/proc\/sys" is not writable\.$/],
+    [fifo, /fifo\.json": it is not a regular file; give a file path\.$/],
+    [box.dir, /: it is a directory; give a file path\.$/],
+  ];
+  if (process.getuid?.() === 0) {
+    const theirs = join(box.dir, "theirs");
+    mkdirSync(theirs);
+    chownSync(theirs, 65534, 65534);
+    cases.push([
+      join(theirs, "adc.json"),
+      /the directory ".*theirs" belongs to another user \(uid 65534\); cred-auth writes no secret there\.$/,
+    ]);
+  }
+  for (const [destination, problem] of cases) {
+    const r = await runCli(["login", destination, "--no-browser"], box.env);
+    assert.equal(r.code, 1, `${destination}: ${r.stderr}`);
+    assert.equal(r.notice, undefined, `${destination}: refused before anything else was said`);
+    assert.match(r.stderr, /^cred-auth: Cannot save credentials to "[^\n]*\n$/, destination);
+    assert.match(r.stderr.trim(), problem, destination);
+    assert.doesNotMatch(r.stderr, /oauth2|authorize/i);
+  }
 });
 
 test("a destination under a file fails before any sign-in", async () => {

@@ -114,7 +114,7 @@ test("failures: missing subject-token file, STS refusal, unsafe token_url; coded
   writeFileSync(evil, JSON.stringify({ ...json, token_url: "https://evil.example/v1/oauthtoken" }));
   const unsafe = await printToken([evil], box.env);
   assert.notEqual(unsafe.code, 0);
-  assert.match(unsafe.stderr, /not Google's STS/);
+  assert.match(unsafe.stderr, /not Google's Security Token Service/);
 });
 
 test("no secret in any output of this file", () => {

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "cred-auth";
-import { grantTypeOf, redactTokenRequestError, secretForms, toCredError } from "../../dist/google/token-errors.js";
+import { grantTypeOf, redactTokenRequestError, toCredError } from "../../dist/google/token-errors.js";
 
 const REFRESH = "1//0gAbC+dEf/GhI=jkl";
 const SECRET = "GOCSPX-a/b+c=d_eFgH";
@@ -121,16 +121,6 @@ test("a client secret sent in the body is also scrubbed as the Basic header a pr
   });
   redactTokenRequestError(error);
   assert.equal(error.message, `${REDACTED} ${REDACTED}`);
-});
-
-test("secretForms lists each encoding once, lower-case hex too, and nothing shorter than 8 characters", () => {
-  const forms = secretForms("ab/c+d=e");
-  assert.deepEqual(new Set(forms).size, forms.length);
-  for (const form of ["ab/c+d=e", "ab%2Fc%2Bd%3De", "ab%2fc%2bd%3de", "ab%252Fc%252Bd%253De", "ab\\/c+d=e"])
-    assert.ok(forms.includes(form), `${form} missing from ${forms}`);
-  assert.deepEqual(secretForms("a b"), []);
-  assert.ok(secretForms('a"b\ncdefg').includes('a\\"b\\ncdefg'));
-  assert.ok(secretForms("ab cd ef gh").includes("ab+cd+ef+gh"));
 });
 
 test("grant_type is read from data or body of the error or its response, and survives redaction", () => {

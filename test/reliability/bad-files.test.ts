@@ -8,8 +8,8 @@ import { chmodSync, copyFileSync, mkdirSync, readdirSync, symlinkSync, writeFile
 import { basename, dirname, join, relative } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { CredCredentialsError, cache, loadServiceAccountCredentials, loadUserCredentials } from "cred-auth";
-import { readCredentialsFile } from "../../dist/google/files.js";
+import { CredCredentialsError, cache, exceptions, loadServiceAccountCredentials, loadUserCredentials } from "cred-auth";
+import { readCredentialsFile } from "../../dist/formats/credentials-file.js";
 import { CACHE_WARNING_CODE } from "../../dist/cache/disk.js";
 import { tempDir, userFileFields } from "../support/files.ts";
 import { closedPort, interceptWarnings, isolatedEnv, lines, mapLimit, runCli, runNode } from "./support.ts";
@@ -24,8 +24,11 @@ const TYPE = (what: string) =>
   new RegExp(`has type ${what}; cred-auth accepts "authorized_user" or "service_account"\\.$`);
 const MISSING = (field: string) => new RegExp(`is missing the required field "${field}"\\.$`);
 const WRONG = (kind: string, field: string) => new RegExp(`has ${kind} in "${field}" where a string belongs\\.$`);
-const TOKEN_URI =
-  /has a "token_uri" that is not an https URL \(plain http is allowed only to 127\.0\.0\.1, ::1 or localhost\)\.$/;
+/** A token_uri the URL policy refuses (trust/urls.ts): the file parses, no loader sends its secret there. */
+const TOKEN_URI = (at: string) =>
+  new RegExp(
+    `has a token_uri at "${at}", which is not Google's OAuth 2\\.0 token endpoint \\(https://oauth2\\.googleapis\\.com\\) in the universe cred-auth trusts \\(googleapis\\.com\\); cred-auth sends no token there\\.$`,
+  );
 const SCOPES = /has "scopes" that is not an array of scope strings\.$/;
 const KEY = /has a "private_key" that is not a valid PEM private key; download a new key for this service account\.$/;
 
@@ -64,9 +67,9 @@ const EXPECTED: Record<string, RegExp> = {
   "user-refresh_token-array.json": WRONG("an array", "refresh_token"),
   "user-refresh_token-empty.json": /has an empty "refresh_token"\.$/,
   "user-token_uri-number.json": WRONG("a number", "token_uri"),
-  "user-token_uri-http-remote.json": TOKEN_URI,
-  "user-token_uri-file.json": TOKEN_URI,
-  "user-token_uri-not-url.json": TOKEN_URI,
+  "user-token_uri-http-remote.json": TOKEN_URI("http://token.example.com"),
+  "user-token_uri-file.json": TOKEN_URI("file://"),
+  "user-token_uri-not-url.json": /has a token_uri that is not a URL; write it again\.$/,
   "user-scopes-number.json": SCOPES,
   "user-scopes-mixed.json": SCOPES,
   "user-id_token-bool.json": WRONG("a boolean", "id_token"),
@@ -98,7 +101,12 @@ interface BadCase {
   problem: RegExp;
   /** `absent`: the cache sees nothing there at all (no warning). Default: one warning. */
   cache?: "absent";
+  /** The file parses; the URL policy refuses it where its secret would be sent (a CredUnsafeTokenUrlError). */
+  policy?: true;
 }
+
+/** The committed fixtures whose shape is fine and whose token_uri the URL policy refuses. */
+const POLICY = new Set(["user-token_uri-http-remote.json", "user-token_uri-file.json", "user-token_uri-not-url.json"]);
 
 const MiB = 1024 * 1024;
 
@@ -194,6 +202,7 @@ function allCases(): BadCase[] {
   const fixtures = committed.map((name) => ({
     name,
     problem: EXPECTED[name]!,
+    ...(POLICY.has(name) ? { policy: true as const } : {}),
     build: (path: string) => {
       copyFileSync(join(FIXTURES, name), path);
       return path;
@@ -213,9 +222,10 @@ function buildAll(root: string, cases: BadCase[]): string[] {
 }
 
 function assertRefused(error: unknown, path: string, badCase: BadCase, via: string): true {
+  const expected = badCase.policy ? exceptions.CredUnsafeTokenUrlError : CredCredentialsError;
   assert.ok(
-    error instanceof CredCredentialsError,
-    `${badCase.name} via ${via}: CredCredentialsError, got ${(error as Error)?.name}: ${(error as Error)?.message}`,
+    error instanceof expected,
+    `${badCase.name} via ${via}: ${expected.name}, got ${(error as Error)?.name}: ${(error as Error)?.message}`,
   );
   const prefix = `Credentials file ${JSON.stringify(path)} `;
   assert.ok(error.message.startsWith(prefix), `${badCase.name} via ${via}: names the file: ${error.message}`);
@@ -229,7 +239,7 @@ process.env.CRED_AUTH_EMULATOR_HOST = `127.0.0.1:${await closedPort()}`;
 process.env.CRED_AUTH_HOSTED = "off";
 
 // A file without read permission is in allCases() when not root; as root (CI) it is covered by
-// test/google/files.test.ts, which reads it as "nobody" in a child process.
+// test/formats/credentials-file.test.ts, which reads it as "nobody" in a child process.
 
 test("readCredentialsFile, loadUserCredentials and loadServiceAccountCredentials refuse every bad file", {
   timeout: 60_000,
@@ -239,6 +249,14 @@ test("readCredentialsFile, loadUserCredentials and loadServiceAccountCredentials
   await Promise.all(
     cases.map(async (badCase, index) => {
       const path = paths[index]!;
+      if (badCase.policy) {
+        // The shape is fine; the token_uri is judged where the refresh token would go.
+        assert.equal((await readCredentialsFile(path)).type, "authorized_user", badCase.name);
+        await assert.rejects(loadUserCredentials(path), (error) =>
+          assertRefused(error, path, badCase, "loadUserCredentials"),
+        );
+        return;
+      }
       await assert.rejects(readCredentialsFile(path), (error) =>
         assertRefused(error, path, badCase, "readCredentialsFile"),
       );
@@ -370,7 +388,7 @@ test("print-token refreshes, never hangs or fails, whatever sits at its token-ca
   const { startEmulator } = await import("cred-auth/emulator");
   const { testCredentialsFile } = await import("../support/emulator.ts");
   const { tokenCacheKey } = await import("../../dist/access-token-cache/index.js");
-  const { readCredentialsFile: read } = await import("../../dist/google/files.js");
+  const { readCredentialsFile: read } = await import("../../dist/formats/credentials-file.js");
   const emu = await startEmulator();
   t.after(() => emu.close());
   const home = tempDir(t, "cred-auth-bad-tokens-");
@@ -467,9 +485,9 @@ test("an unreadable file (permission denied)", async (t) => {
   chmodSync(path, 0o000);
   if (process.getuid?.() !== 0)
     return assert.rejects(readCredentialsFile(path), /cannot be read \(permission denied\)/);
-  // root reads anything: read as "nobody" in a child process instead. (Here, not in test/google/files.test.ts:
+  // root reads anything: read as "nobody" in a child process instead. (Here, not in test/formats/credentials-file.test.ts:
   // the mutation run's sandbox is a 0700 directory that "nobody" cannot enter.)
-  const script = `import("${new URL("../../dist/google/files.js", import.meta.url).href}").then((f) => f.readCredentialsFile(${JSON.stringify(path)})).then(() => console.log("READ"), (e) => console.log(e.name + ": " + e.message))`;
+  const script = `import("${new URL("../../dist/formats/credentials-file.js", import.meta.url).href}").then((f) => f.readCredentialsFile(${JSON.stringify(path)})).then(() => console.log("READ"), (e) => console.log(e.name + ": " + e.message))`;
   const child = spawnSync(process.execPath, ["-e", script], { uid: 65534, gid: 65534, encoding: "utf8" });
   assert.equal(child.status, 0, child.stderr);
   assert.match(

@@ -169,7 +169,7 @@ test("saveUserCredentials: a destination that cannot be written fails before any
     (error: Error & { code?: string }) => {
       assert.ok(error instanceof CredCredentialsError);
       assert.match(error.message, /^Cannot save credentials to .*\/file" is not a directory\.$/);
-      assert.equal(error.code, "ERR_FILE_INVALID");
+      assert.equal(error.code, "ERR_FILE_UNWRITABLE");
       return true;
     },
   );

@@ -22,8 +22,8 @@ import type { TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
 import { cache, getUserCredentials } from "cred-auth";
 import { DEMO_CLIENT } from "cred-auth/emulator";
-import { writeUserCredentialsFile } from "../../dist/google/files.js";
-import { readFileLimitedSync } from "../../dist/util/atomic-write.js";
+import { writeUserCredentialsFile } from "../../dist/formats/credentials-file.js";
+import { readFileLimitedSync } from "../../dist/trust/files.js";
 import { tokenCacheKey } from "../../dist/access-token-cache/index.js";
 import { tempDir } from "../support/files.ts";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
@@ -282,8 +282,8 @@ test("a FIFO swapped in right after the first look at the path never blocks a bo
     const { readFileLimitedSync } = require(process.argv[2]);
     try { console.log("read", readFileLimitedSync(path, 1024).length); } catch (e) { console.log("refused", e.code); }
   `;
-  const atomicWrite = fileURLToPath(new URL("../../dist/util/atomic-write.js", import.meta.url));
-  const result = await runNode(["-e", script, "--", path, atomicWrite], { killAfterMs: 20_000 });
+  const trustFiles = fileURLToPath(new URL("../../dist/trust/files.js", import.meta.url));
+  const result = await runNode(["-e", script, "--", path, trustFiles], { killAfterMs: 20_000 });
   assert.equal(result.signal, null, "the read blocked on the FIFO (killed after 20 s)");
   assert.match(result.stdout, /^(read 2|refused ENOTFILE)$/m, result.stderr);
   // And a FIFO there from the start is refused, opened without blocking.
@@ -301,7 +301,7 @@ const KILL_AT_RENAME = `
 test("the next save removes the temp files (whole refresh tokens) of the user's killed saves", async (t) => {
   const dir = tempDir(t);
   const path = join(dir, "creds.json");
-  const files = fileURLToPath(new URL("../../dist/google/files.js", import.meta.url));
+  const files = fileURLToPath(new URL("../../dist/formats/credentials-file.js", import.meta.url));
   const saver = `
     ${KILL_AT_RENAME}
     require(process.argv[2]).writeUserCredentialsFile(process.argv[1], {

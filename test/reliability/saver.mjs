@@ -25,7 +25,7 @@ for (let n = start; ; n++) {
 
 async function saver(kind, target) {
   if (kind === "file") {
-    const { writeUserCredentialsFile } = await import("../../dist/google/files.js");
+    const { writeUserCredentialsFile } = await import("../../dist/formats/credentials-file.js");
     return (n) => writeUserCredentialsFile(target, credentialsDocument(slot, n));
   }
   process.env.HOME = target;

@@ -13,7 +13,8 @@ import {
 import { join } from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { readFileLimited, writeFileAtomic } from "../../dist/util/atomic-write.js";
+import { readFileLimited } from "../../dist/trust/files.js";
+import { writeFileAtomic } from "../../dist/util/atomic-write.js";
 import { firstOutput, tempDir } from "../support/files.ts";
 
 const atomicWriteUrl = new URL("../../dist/util/atomic-write.js", import.meta.url).href;

@@ -1,0 +1,119 @@
+// New access tokens for accessTokenForFile (./file-token.ts), loaded only when the token cache has
+// none: user credentials and keys through google-auth-library's clients (the token URL judged and
+// guarded), federation files through STS, impersonated files through IAM Credentials.
+import type { Credentials } from "google-auth-library";
+import type { CachedAccessToken } from "../access-token-cache/index.js";
+import type { CredentialsFile } from "../formats/credentials-file.js";
+import type { ExternalAccountDestinations } from "../formats/destinations.js";
+import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../formats/external-account.js";
+import type { ImpersonatedFile } from "../formats/impersonated-file.js";
+import { generateAccessToken } from "../google/iam-credentials.js";
+import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
+import type { FetchedToken } from "../google/service-request.js";
+import { exchangeSubjectToken, readSubjectToken, refreshExternalAuthorizedUser } from "../google/sts.js";
+import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { printable, quoted } from "../trust/text.js";
+import type { Universe } from "../trust/urls.js";
+import { serviceAccountClientFrom } from "./service-account.js";
+
+/** A new access token for `file` (read from `path`), as the token cache stores it. */
+export async function credentialsFileToken(
+  file: CredentialsFile,
+  path: string,
+  scopes: readonly string[],
+  { env, universe }: { env: NodeJS.ProcessEnv; universe: Universe },
+): Promise<CachedAccessToken> {
+  if (file.type === "authorized_user") {
+    const client = await userRefreshClientFrom(file, { path, env, universe });
+    await proveCredentials(client, `Getting an access token with the user credentials in ${quoted(path)}`);
+    return cachedFrom(client.credentials, scopes, path);
+  }
+  // From the parsed key, not the path: the key may sit inside an impersonated_service_account file.
+  const jwt = await serviceAccountClientFrom(file, scopes, { path, env, universe });
+  await proveCredentials(
+    jwt,
+    `Getting an access token for service account ${printable(file.client_email)} with the key in ${quoted(path)}`,
+  );
+  return cachedFrom(jwt.credentials, scopes, path);
+}
+
+function cachedFrom(credentials: Credentials, scopes: readonly string[], path: string): CachedAccessToken {
+  const { access_token, expiry_date } = credentials;
+  if (!access_token)
+    throw new CredCredentialsError(`The token server returned no access token for ${quoted(path)}.`, {
+      code: ERROR_CODES.SERVER_ERROR,
+    });
+  // Without a known expiry the token is printed but never served from the cache.
+  return {
+    access_token,
+    expiry_date: typeof expiry_date === "number" ? expiry_date : Date.now(),
+    token_type: "Bearer",
+    scopes: [...scopes],
+  };
+}
+
+/** The subject token of an `external_account` file, read once per token asked for (google/sts.ts). */
+export function subjectTokenOf(file: ExternalAccountFile): Promise<string> {
+  return readSubjectToken(file.source);
+}
+
+/**
+ * STS's federated token; with `service_account_impersonation_url`, that token (cloud-platform,
+ * as google-auth-library asks) then gets the service account's token with `scopes`.
+ */
+export async function externalAccountFileToken(
+  file: ExternalAccountFile,
+  urls: ExternalAccountDestinations,
+  subjectToken: string,
+  scopes: readonly string[],
+): Promise<CachedAccessToken> {
+  const target = file.impersonationTarget;
+  if (urls.impersonationUrl === undefined || target === undefined)
+    return cached(await exchangeSubjectToken(file, { tokenUrl: urls.tokenUrl, subjectToken, scopes }), scopes);
+  const federated = await exchangeSubjectToken(file, {
+    tokenUrl: urls.tokenUrl,
+    subjectToken,
+    scopes: [CLOUD_PLATFORM_SCOPE],
+  });
+  const impersonated = await generateAccessToken({
+    url: urls.impersonationUrl,
+    target,
+    sourceToken: federated.accessToken,
+    delegates: [],
+    scopes,
+    ...(file.impersonationLifetimeSec ? { lifetimeSec: file.impersonationLifetimeSec } : {}),
+  });
+  return cached(impersonated, scopes);
+}
+
+/** A workforce user's token from STS's /v1/oauthtoken. */
+export async function externalUserFileToken(
+  file: ExternalAuthorizedUserFile,
+  tokenUrl: string,
+  scopes: readonly string[],
+): Promise<CachedAccessToken> {
+  return cached(await refreshExternalAuthorizedUser(file, tokenUrl), scopes);
+}
+
+/** The source's token (`source()`, itself cached), then generateAccessToken at the judged `iamUrl`. */
+export async function impersonatedFileToken(
+  file: ImpersonatedFile,
+  iamUrl: string,
+  source: () => Promise<CachedAccessToken>,
+  scopes: readonly string[],
+): Promise<CachedAccessToken> {
+  const sourceToken = (await source()).access_token;
+  const got = await generateAccessToken({
+    url: iamUrl,
+    target: file.target,
+    sourceToken,
+    delegates: file.delegates,
+    scopes,
+  });
+  return cached(got, scopes);
+}
+
+function cached(token: FetchedToken, scopes: readonly string[]): CachedAccessToken {
+  return { access_token: token.accessToken, expiry_date: token.expiresAt, token_type: "Bearer", scopes: [...scopes] };
+}

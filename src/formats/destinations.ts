@@ -1,0 +1,107 @@
+/**
+ * Where each kind of credentials file may send what it holds: every URL a file names, judged by
+ * the URL policy (trust/urls.ts) in the universe the user trusts, after the file's own
+ * `universe_domain` was checked against it. One function per file type; everything that sends a
+ * secret (the CLI's print-token, default(), the loaders, google-auth-library's clients) gets its
+ * URLs here and nowhere else. A URL a file leaves out is Google's default for the file's universe.
+ */
+import { type Destination, type GoogleService, type Universe, checkFileUniverse, trustedUrl } from "../trust/urls.js";
+import type { CredentialsFile } from "./credentials-file.js";
+import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "./external-account.js";
+import type { ImpersonatedFile } from "./impersonated-file.js";
+
+/** Where an `authorized_user` or `service_account` file's secret goes: its token URL. */
+export function credentialsTokenUrl(file: CredentialsFile, universe: Universe, path?: string): string {
+  checkFileUniverse(file.universe_domain, universe, path);
+  const raw = file.token_uri ?? `https://oauth2.${universe.domain}/token`;
+  // The refresh token or key sent there is the file's own: a local token server is allowed.
+  return trustedUrl(raw, destination("oauth2", "token_uri", path, true), universe);
+}
+
+/** The judged URLs of an `external_account` file. */
+export interface ExternalAccountDestinations {
+  /** STS: receives the subject token (read from elsewhere: never the file's own). */
+  tokenUrl: string;
+  /** IAM Credentials: receives the federated token, when the file impersonates. */
+  impersonationUrl?: string;
+  /** Cloud Resource Manager: receives the federated token on google-auth-library's `getProjectId()`. */
+  cloudResourceManagerUrl: string;
+}
+
+/** Where an `external_account` file's tokens go; a foreign `token_info_url` is refused too. */
+export function externalAccountDestinations(
+  file: ExternalAccountFile,
+  universe: Universe,
+  path?: string,
+): ExternalAccountDestinations {
+  checkFileUniverse(file.universeDomain, universe, path);
+  if (file.tokenInfoUrl !== undefined)
+    trustedUrl(file.tokenInfoUrl, destination("sts", "token_info_url", path), universe);
+  const impersonation = file.serviceAccountImpersonationUrl;
+  return {
+    tokenUrl: trustedUrl(file.tokenUrl, destination("sts", "token_url", path), universe),
+    ...(impersonation === undefined
+      ? {}
+      : {
+          impersonationUrl: trustedUrl(
+            impersonation,
+            destination("iamcredentials", "service_account_impersonation_url", path),
+            universe,
+          ),
+        }),
+    cloudResourceManagerUrl: trustedUrl(
+      file.cloudResourceManagerUrl ?? `https://cloudresourcemanager.${file.universeDomain}/v1/projects/`,
+      destination("cloudresourcemanager", "cloud_resource_manager_url", path),
+      universe,
+    ),
+  };
+}
+
+/** Where an `external_account_authorized_user` file's refresh token goes; foreign `token_info_url` and `revoke_url` are refused too. */
+export function externalAuthorizedUserTokenUrl(
+  file: ExternalAuthorizedUserFile,
+  universe: Universe,
+  path?: string,
+): string {
+  checkFileUniverse(file.universeDomain, universe, path);
+  for (const [field, url] of [
+    ["token_info_url", file.tokenInfoUrl],
+    ["revoke_url", file.revokeUrl],
+  ] as const)
+    if (url !== undefined) trustedUrl(url, destination("sts", field, path), universe);
+  return trustedUrl(file.tokenUrl, destination("sts", "token_url", path), universe);
+}
+
+/** The judged URLs of an `impersonated_service_account` file. */
+export interface ImpersonatedDestinations {
+  /** IAM Credentials: receives the source's access token. */
+  iamUrl: string;
+  /** The source credentials' token URL. */
+  sourceTokenUrl: string;
+}
+
+/** Where an `impersonated_service_account` file's tokens go. */
+export function impersonatedDestinations(
+  file: ImpersonatedFile,
+  universe: Universe,
+  path?: string,
+): ImpersonatedDestinations {
+  checkFileUniverse(file.universeDomain, universe, path);
+  return {
+    iamUrl: trustedUrl(
+      file.impersonationUrl,
+      destination("iamcredentials", "service_account_impersonation_url", path),
+      universe,
+    ),
+    sourceTokenUrl: credentialsTokenUrl(file.source, universe, path),
+  };
+}
+
+function destination(service: GoogleService, field: string, file?: string, ownSecretOnly = false): Destination {
+  return {
+    service,
+    field,
+    ...(file === undefined ? {} : { file }),
+    ...(ownSecretOnly ? { ownSecretOnly } : {}),
+  };
+}

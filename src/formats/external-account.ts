@@ -1,0 +1,189 @@
+/**
+ * `external_account` (workload and workforce identity federation) and
+ * `external_account_authorized_user` files: their shape, checked field by field. Formats:
+ * google-auth-library's identitypoolclient, baseexternalclient and
+ * externalAccountAuthorizedUserClient, and gcloud's `iam workload-identity-pools create-cred-config`
+ * output. Only the fields read here go any further (google-auth-library gets objects built from
+ * them, credentials/external-adc.ts); the URLs are judged where they are used
+ * (formats/destinations.ts).
+ */
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { quoted } from "../trust/text.js";
+import { targetOfImpersonationUrl } from "./impersonated-file.js";
+
+/** Where an external_account file's subject token comes from. */
+export type SubjectTokenSource =
+  | { kind: "file"; file: string; jsonField?: string }
+  | { kind: "url"; url: string; headers: Record<string, string>; jsonField?: string };
+
+export interface ExternalAccountFile {
+  type: "external_account";
+  audience: string;
+  subjectTokenType: string;
+  /** As written (absent: the file's universe's STS); judged where used. */
+  tokenUrl: string;
+  source: SubjectTokenSource;
+  serviceAccountImpersonationUrl?: string;
+  /** The service account that URL names (checked when the file is read). */
+  impersonationTarget?: string;
+  /** `service_account_impersonation.token_lifetime_seconds` (Google's default: 3600). */
+  impersonationLifetimeSec?: number;
+  workforcePoolUserProject?: string;
+  /** STS client authentication (a workforce pool's OAuth client), sent as Basic credentials. */
+  clientId?: string;
+  clientSecret?: string;
+  /** Where google-auth-library's `getProjectId()` sends the federated token; judged where used. */
+  cloudResourceManagerUrl?: string;
+  /** An introspection URL some tools write; cred-auth sends nothing there, but a foreign one is refused. */
+  tokenInfoUrl?: string;
+  quotaProjectId?: string;
+  /** The universe the file names (absent: googleapis.com); it must be the one the user trusts. */
+  universeDomain: string;
+}
+
+export interface ExternalAuthorizedUserFile {
+  type: "external_account_authorized_user";
+  audience: string;
+  clientId: string;
+  clientSecret: string;
+  refreshToken: string;
+  tokenUrl: string;
+  tokenInfoUrl?: string;
+  revokeUrl?: string;
+  quotaProjectId?: string;
+  universeDomain: string;
+}
+
+/** Field readers whose errors name the file being parsed. */
+function fieldsOf(path: string | undefined) {
+  const named = path === undefined ? "" : ` ${quoted(path)}`;
+  const invalid = (what: string) =>
+    new CredCredentialsError(
+      `Credentials file${named} ${what}; write it again with gcloud or your administrator's config.`,
+      { code: ERROR_CODES.FILE_INVALID },
+    );
+  function str(json: Record<string, unknown>, key: string, required: true): string;
+  function str(json: Record<string, unknown>, key: string, required: false): string | undefined;
+  function str(json: Record<string, unknown>, key: string, required: boolean): string | undefined {
+    const value = json[key];
+    if ((value === undefined || value === null) && !required) return undefined;
+    if (typeof value !== "string" || value === "") throw invalid(`has no "${key}" string`);
+    return value;
+  }
+  return { invalid, str };
+}
+
+type Fields = ReturnType<typeof fieldsOf>;
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Subject tokens come from a file or a URL; AWS, executable and certificate sources are not read by cred-auth. */
+function parseSource(value: unknown, { invalid, str }: Fields): SubjectTokenSource {
+  if (!isObject(value)) throw invalid('has no "credential_source" object');
+  const format = value.format;
+  let jsonField: string | undefined;
+  if (format !== undefined) {
+    if (!isObject(format) || (format.type !== "text" && format.type !== "json"))
+      throw invalid('has a "credential_source.format" whose "type" is neither "text" nor "json"');
+    if (format.type === "json") jsonField = str(format, "subject_token_field_name", true);
+  }
+  const field = jsonField === undefined ? {} : { jsonField };
+  if (typeof value.file === "string" && value.file !== "") return { kind: "file", file: value.file, ...field };
+  if (typeof value.url === "string" && value.url !== "") {
+    // Stryker disable next-line Regex,StringLiteral: equivalent: a protocol is one scheme and a colon, and no other text is http(s)
+    if (!/^https?:$/.test(URL.canParse(value.url) ? new URL(value.url).protocol : ""))
+      throw invalid('has a "credential_source.url" that is not an http or https URL');
+    const headers = value.headers ?? {};
+    if (!isObject(headers) || Object.values(headers).some((h) => typeof h !== "string"))
+      throw invalid('has "credential_source.headers" that are not strings');
+    return { kind: "url", url: value.url, headers: headers as Record<string, string>, ...field };
+  }
+  throw invalid('has a "credential_source" with neither "file" nor "url" (cred-auth reads these two)');
+}
+
+/** Validates an `external_account` file's JSON; `path` names the file in errors. */
+export function parseExternalAccount(json: Record<string, unknown>, path?: string): ExternalAccountFile {
+  const fields = fieldsOf(path);
+  const { str } = fields;
+  const universeDomain = str(json, "universe_domain", false) ?? "googleapis.com";
+  const impersonation = impersonationOf(json, fields);
+  const optional = {
+    workforcePoolUserProject: str(json, "workforce_pool_user_project", false),
+    clientId: str(json, "client_id", false),
+    clientSecret: str(json, "client_secret", false),
+    cloudResourceManagerUrl: str(json, "cloud_resource_manager_url", false),
+    tokenInfoUrl: str(json, "token_info_url", false),
+    quotaProjectId: str(json, "quota_project_id", false),
+  };
+  return {
+    type: "external_account",
+    audience: str(json, "audience", true),
+    subjectTokenType: str(json, "subject_token_type", true),
+    tokenUrl: str(json, "token_url", false) ?? `https://sts.${universeDomain}/v1/token`,
+    source: parseSource(json.credential_source, fields),
+    universeDomain,
+    ...impersonation,
+    ...present(optional),
+  };
+}
+
+type Impersonation = Pick<
+  ExternalAccountFile,
+  "serviceAccountImpersonationUrl" | "impersonationTarget" | "impersonationLifetimeSec"
+>;
+
+/** The service account the file acts as, its URL's account checked, with the token lifetime asked (only then). */
+function impersonationOf(json: Record<string, unknown>, fields: Fields): Impersonation {
+  const url = fields.str(json, "service_account_impersonation_url", false);
+  if (url === undefined) return {};
+  const target = targetOfImpersonationUrl(url);
+  if (target === undefined)
+    throw fields.invalid('has a "service_account_impersonation_url" that does not end in ACCOUNT:generateAccessToken');
+  const lifetime = impersonationLifetime(json.service_account_impersonation, fields);
+  return {
+    serviceAccountImpersonationUrl: url,
+    impersonationTarget: target,
+    ...(lifetime === undefined ? {} : { impersonationLifetimeSec: lifetime }),
+  };
+}
+
+/** `service_account_impersonation.token_lifetime_seconds`: 600 to 43200, as Google documents for workload identity federation. */
+function impersonationLifetime(value: unknown, { invalid }: Fields): number | undefined {
+  const seconds = isObject(value) ? value.token_lifetime_seconds : undefined;
+  if (seconds === undefined) return undefined;
+  // Stryker disable next-line ConditionalExpression: equivalent: Number.isInteger is false for a non-number; the typeof is for the compiler
+  if (typeof seconds !== "number" || !Number.isInteger(seconds) || seconds < 600 || seconds > 43200)
+    throw invalid(
+      'has a "service_account_impersonation.token_lifetime_seconds" that is not a whole number from 600 to 43200',
+    );
+  return seconds;
+}
+
+/** Validates an `external_account_authorized_user` file's JSON. */
+export function parseExternalAuthorizedUser(json: Record<string, unknown>, path?: string): ExternalAuthorizedUserFile {
+  const { str } = fieldsOf(path);
+  const universeDomain = str(json, "universe_domain", false) ?? "googleapis.com";
+  return {
+    type: "external_account_authorized_user",
+    audience: str(json, "audience", true),
+    clientId: str(json, "client_id", true),
+    clientSecret: str(json, "client_secret", true),
+    refreshToken: str(json, "refresh_token", true),
+    tokenUrl: str(json, "token_url", false) ?? `https://sts.${universeDomain}/v1/oauthtoken`,
+    universeDomain,
+    ...present({
+      tokenInfoUrl: str(json, "token_info_url", false),
+      revokeUrl: str(json, "revoke_url", false),
+      quotaProjectId: str(json, "quota_project_id", false),
+    }),
+  };
+}
+
+/** The entries of `fields` that hold a value. */
+function present<T extends Record<string, string | undefined>>(fields: T): Partial<Record<keyof T, string>> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<
+    Record<keyof T, string>
+  >;
+}

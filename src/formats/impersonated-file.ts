@@ -1,0 +1,131 @@
+/**
+ * `impersonated_service_account` files, as `gcloud auth application-default login
+ * --impersonate-service-account` writes them: `source_credentials` (an `authorized_user` or
+ * `service_account`), `service_account_impersonation_url` naming the account, `delegates`; and
+ * the IAM Credentials URL gcloud writes and the account it names.
+ */
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
+import { quoted } from "../trust/text.js";
+import { type Universe, trustedUrl } from "../trust/urls.js";
+import {
+  type AuthorizedUserFile,
+  type CredentialsFile,
+  parseCredentialsText,
+  userCredentialsJson,
+} from "./credentials-file.js";
+import type { ImpersonationChain } from "./impersonation-chain.js";
+
+const RESOURCE_PREFIX = "projects/-/serviceAccounts/";
+
+/** A delegate as the API names it (`projects/-/serviceAccounts/EMAIL`); gcloud's files hold the bare e-mail. */
+export function delegateResourceName(delegate: string): string {
+  return delegate.startsWith("projects/") ? delegate : `${RESOURCE_PREFIX}${delegate}`;
+}
+
+/** The `service_account_impersonation_url` gcloud writes for `target`. */
+export function impersonationUrl(target: string, universeDomain = "googleapis.com"): string {
+  return `https://iamcredentials.${universeDomain}/v1/${RESOURCE_PREFIX}${target}:generateAccessToken`;
+}
+
+/** The account an impersonation URL names (google-auth-library's reading), or undefined. */
+export function targetOfImpersonationUrl(url: string): string | undefined {
+  if (url.length > 256) return undefined;
+  const encoded = /(?<target>[^/]+):generateAccessToken$/.exec(url)?.groups?.target;
+  let target: string;
+  try {
+    target = decodeURIComponent(encoded ?? "");
+  } catch {
+    return undefined; // a malformed %-escape
+  }
+  // An e-mail or a numeric unique id; never a path, query or space smuggled in through escapes.
+  return /^[^\s/?#%]+$/.test(target) ? target : undefined;
+}
+
+/** The project of a user-managed service account (`NAME@PROJECT.iam.gserviceaccount.com`), else null. */
+export function projectOfServiceAccount(email: string): string | null {
+  return /^[^@]+@([a-z][a-z0-9-]{4,28}[a-z0-9])\.iam\.gserviceaccount\.com$/.exec(email)?.[1] ?? null;
+}
+
+export interface ImpersonatedFile extends ImpersonationChain {
+  type: "impersonated_service_account";
+  /** The credentials that ask for the impersonated token. */
+  source: CredentialsFile;
+  /** As written in the file (judged where it is used, formats/destinations.ts). */
+  impersonationUrl: string;
+  quotaProjectId?: string;
+  universeDomain: string;
+  /** The impersonated token's scopes when the caller names none (google-auth-library reads them too). */
+  scopes?: string[];
+}
+
+/** Validates an `impersonated_service_account` file's JSON; `path` names the file in errors. */
+export function parseImpersonatedFile(json: Record<string, unknown>, path: string): ImpersonatedFile {
+  const invalid = (what: string) =>
+    new CredCredentialsError(
+      `Credentials file ${quoted(path)} ${what}; write it again with \`cred-auth login FILE --impersonate-service-account SA\` or gcloud.`,
+      { code: ERROR_CODES.FILE_INVALID },
+    );
+  const sourceJson = json.source_credentials;
+  if (typeof sourceJson !== "object" || sourceJson === null || Array.isArray(sourceJson))
+    throw invalid('has no "source_credentials" object');
+  const source = parseCredentialsText(JSON.stringify(sourceJson), path);
+  const url = json.service_account_impersonation_url;
+  const target = typeof url === "string" ? targetOfImpersonationUrl(url) : undefined;
+  if (typeof url !== "string" || target === undefined)
+    throw invalid('has no "service_account_impersonation_url" ending in ACCOUNT:generateAccessToken');
+  const delegates = json.delegates ?? [];
+  if (!Array.isArray(delegates) || delegates.some((d) => typeof d !== "string" || d.trim() === ""))
+    throw invalid('has "delegates" that are not a list of service account e-mails');
+  const scopes = json.scopes;
+  if (scopes !== undefined && (!Array.isArray(scopes) || scopes.some((x) => typeof x !== "string" || x === "")))
+    throw invalid('has "scopes" that are not a list of scope strings');
+  const quota = json.quota_project_id;
+  if (quota !== undefined && typeof quota !== "string") throw invalid('has a "quota_project_id" that is not a string');
+  return {
+    type: "impersonated_service_account",
+    source,
+    target,
+    delegates: delegates.map((d: string) => d.trim()),
+    impersonationUrl: url,
+    universeDomain: source.universe_domain ?? "googleapis.com",
+    ...(quota ? { quotaProjectId: quota } : {}),
+    ...(scopes && scopes.length > 0 ? { scopes: scopes as string[] } : {}),
+  };
+}
+
+/**
+ * The file gcloud writes for `source` impersonating `chain` (keys sorted, as gcloud's), with the
+ * token's `scopes` when they are not just the default cloud-platform (gcloud writes none;
+ * google-auth-library reads them).
+ */
+export function impersonatedFileJson(
+  source: AuthorizedUserFile,
+  chain: ImpersonationChain,
+  scopes: readonly string[] = [],
+): string {
+  const file = {
+    delegates: chain.delegates,
+    ...(keepsScopes(scopes) ? { scopes: [...scopes] } : {}),
+    service_account_impersonation_url: impersonationUrl(chain.target, source.universe_domain),
+    source_credentials: JSON.parse(userCredentialsJson(source)) as unknown,
+    type: "impersonated_service_account",
+  };
+  return `${JSON.stringify(file, null, 2)}\n`;
+}
+
+function keepsScopes(scopes: readonly string[]): boolean {
+  return scopes.length > 0 && !(scopes.length === 1 && scopes[0] === CLOUD_PLATFORM_SCOPE);
+}
+
+/**
+ * The IAM Credentials URL for impersonating `target` in the trusted universe, judged by the URL
+ * policy (the `impersonateServiceAccount` option; a file's own URL is judged in destinations.ts).
+ */
+export function impersonationDestination(target: string, universe: Universe): string {
+  return trustedUrl(
+    impersonationUrl(target, universe.domain),
+    { service: "iamcredentials", field: "impersonation URL" },
+    universe,
+  );
+}

@@ -1,0 +1,44 @@
+/**
+ * The settings file's shape (`cred-auth config` writes it through conf, settings/store.ts): a
+ * JSON object of at most 64 KiB, read under the file-trust rule for files cred-auth keeps itself
+ * (trust/files.ts): non-blocking (a FIFO planted there cannot hang a sign-in), a regular file, the
+ * current user's and not writable by others (another user's file would choose the OAuth client
+ * and the scopes). Each value is checked against the table of keys by settings/read.ts.
+ */
+import { UntrustedFileError, readTrustedFileSync } from "../trust/files.js";
+
+/** Settings files are a few hundred bytes; anything much larger is not one. */
+export const MAX_SETTINGS_BYTES = 64 * 1024;
+
+/** What reading the settings file found: its JSON object, nothing, or why it is not used. */
+export type SettingsFileRead =
+  | { kind: "object"; json: Record<string, unknown> }
+  | { kind: "absent" }
+  /** Why the file is ignored, in words that follow "the settings file PATH". */
+  | { kind: "ignored"; problem: string };
+
+/** The settings file at `path`, judged and parsed; never throws. */
+export function readSettingsFile(path: string): SettingsFileRead {
+  let text: string;
+  try {
+    text = readTrustedFileSync(path, { maxBytes: MAX_SETTINGS_BYTES, keeper: "cred-auth" }).toString("utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return { kind: "absent" };
+    if (error instanceof UntrustedFileError)
+      return { kind: "ignored", problem: `${error.problem}, who would choose your OAuth client; it is not used` };
+    if (code === "ENOTFILE") return { kind: "ignored", problem: "is not a regular file; settings are ignored" };
+    return { kind: "ignored", problem: `cannot be read (${code ?? "error"}); settings are ignored` };
+  }
+  try {
+    const json: unknown = JSON.parse(text);
+    if (typeof json === "object" && json !== null && !Array.isArray(json))
+      return { kind: "object", json: json as Record<string, unknown> };
+  } catch {
+    // said below
+  }
+  return {
+    kind: "ignored",
+    problem: "is not a JSON object and is ignored; fix or remove it (cred-auth config set rewrites it)",
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * A token-cache entry (access-token-cache/): one small JSON file holding an access token and
+ * nothing that outlives it, never a refresh token or key. Written by {@link entryText}, read back
+ * by {@link parseCachedToken}, which takes only well-typed fields.
+ */
+
+/** An access token as the token cache keeps it: never a refresh token or key. */
+export interface CachedAccessToken {
+  access_token: string;
+  /** When the token expires, in milliseconds since the epoch. */
+  expiry_date: number;
+  /** Always `Bearer` for Google's tokens. */
+  token_type: string;
+  /** The scopes the token was requested for, when known. */
+  scopes?: string[];
+}
+
+/** The file's text: only `access_token`, `expiry_date`, `token_type` and `scopes`, whatever else `token` holds. */
+export function entryText(token: CachedAccessToken): string {
+  const entry: CachedAccessToken = {
+    access_token: token.access_token,
+    expiry_date: token.expiry_date,
+    token_type: token.token_type || "Bearer",
+    ...(token.scopes ? { scopes: [...token.scopes] } : {}),
+  };
+  return `${JSON.stringify(entry)}\n`;
+}
+
+/** The token an entry's text holds, or undefined when it is not a well-formed entry. */
+export function parseCachedToken(text: string): CachedAccessToken | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+    // Stryker disable next-line BlockStatement: equivalent: json stays undefined, which is no token
+  } catch {
+    return undefined;
+  }
+  // Stryker disable next-line ConditionalExpression: equivalent for the typeof half: a number or string has no access_token
+  if (typeof json !== "object" || json === null) return undefined;
+  const { access_token, expiry_date, token_type, scopes } = json as Record<string, unknown>;
+  if (
+    typeof access_token !== "string" ||
+    access_token === "" ||
+    // Stryker disable next-line ConditionalExpression: equivalent: Number.isFinite is false for a non-number
+    typeof expiry_date !== "number" ||
+    !Number.isFinite(expiry_date)
+  )
+    return undefined;
+  const token: CachedAccessToken = {
+    access_token,
+    expiry_date,
+    token_type: typeof token_type === "string" && token_type ? token_type : "Bearer",
+  };
+  if (Array.isArray(scopes) && scopes.every((s) => typeof s === "string")) token.scopes = scopes;
+  return token;
+}

@@ -1,0 +1,172 @@
+/**
+ * Google's Security Token Service, for `external_account` and `external_account_authorized_user`
+ * files (their shape: formats/external-account.ts): the subject token read from its file or URL,
+ * the token exchange, the refresh, and STS's refusals as {@link CredStsError}s. Every URL here was
+ * judged by the URL policy (formats/destinations.ts) before it gets here.
+ */
+import { CredStsError, CredSubjectTokenFileError, CredSubjectTokenUrlError, ERROR_CODES } from "../errors.js";
+import type {
+  ExternalAccountFile,
+  ExternalAuthorizedUserFile,
+  SubjectTokenSource,
+} from "../formats/external-account.js";
+import { isObject } from "../formats/external-account.js";
+import { readTrustedFile } from "../trust/files.js";
+import { boundedFetch } from "../trust/http.js";
+import { basicForms, redactor } from "../trust/redact.js";
+import { printable, quoted } from "../trust/text.js";
+import { type FetchedToken, SERVICE_TIMEOUT_MS, postToService } from "./service-request.js";
+
+const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
+const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token";
+
+/** Subject tokens (JWTs, SAML assertions) are a few kilobytes; anything this big is not one. */
+export const MAX_SUBJECT_TOKEN_BYTES = 256 * 1024;
+
+function pickToken(text: string, jsonField: string | undefined, fail: (what: string) => Error): string {
+  let token = text;
+  if (jsonField !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw fail("is not JSON");
+    }
+    const value = isObject(parsed) ? parsed[jsonField] : undefined;
+    if (typeof value !== "string") throw fail(`has no string field ${quoted(jsonField.slice(0, 100))}`);
+    token = value;
+  }
+  token = token.trim();
+  if (token === "") throw fail("is empty");
+  return token;
+}
+
+/**
+ * The subject token, read once from its file (under the file-trust rule: non-blocking, a regular
+ * file, bounded) or its URL (no redirect followed, bounded in time and size). It goes only to the
+ * judged STS URL ({@link exchangeSubjectToken}).
+ */
+export async function readSubjectToken(source: SubjectTokenSource): Promise<string> {
+  if (source.kind === "file") return readSubjectTokenFile(source.file, source.jsonField);
+  const where = new URL(source.url);
+  const shown = printable(`${where.origin}${where.pathname}`.slice(0, 200));
+  const reply = await boundedFetch(
+    source.url,
+    { headers: source.headers, timeoutMs: SERVICE_TIMEOUT_MS, maxBytes: MAX_SUBJECT_TOKEN_BYTES },
+    (cause) =>
+      new CredSubjectTokenUrlError(`The subject-token URL ${shown} could not be reached; check it from here.`, {
+        cause,
+      }),
+  );
+  const fail = (what: string, status?: number) =>
+    new CredSubjectTokenUrlError(`The subject-token URL ${shown} ${what}.`, status === undefined ? {} : { status });
+  if (reply.redirect)
+    throw fail(`answered with a redirect (HTTP ${reply.status}), which is never followed`, reply.status);
+  if (!reply.ok) throw fail(`answered HTTP ${reply.status}; check the URL and its headers`, reply.status);
+  if (reply.tooLarge) throw fail(`answered more than ${MAX_SUBJECT_TOKEN_BYTES / 1024} KiB, which is no subject token`);
+  return pickToken(reply.text, source.jsonField, (what) => fail(`'s answer ${what}`));
+}
+
+async function readSubjectTokenFile(file: string, jsonField: string | undefined): Promise<string> {
+  const shown = quoted(file);
+  let text: string;
+  try {
+    text = (await readTrustedFile(file, { maxBytes: MAX_SUBJECT_TOKEN_BYTES, keeper: "anyone" })).toString("utf8");
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    const why = code === "ENOTFILE" ? "is not a regular file" : code === "EFBIG" ? "is too large" : "could not be read";
+    throw new CredSubjectTokenFileError(
+      `The subject-token file ${shown} ${why} (${typeof code === "string" ? code : "error"}); check that it is written there.`,
+      { cause },
+    );
+  }
+  return pickToken(
+    text,
+    jsonField,
+    (what) => new CredSubjectTokenFileError(`The subject-token file ${shown} ${what}.`),
+  );
+}
+
+/** What {@link exchangeSubjectToken} sends, and where. */
+export interface SubjectTokenExchange {
+  /** The judged STS URL. */
+  tokenUrl: string;
+  /** The subject token, read once ({@link readSubjectToken}). */
+  subjectToken: string;
+  scopes: readonly string[];
+}
+
+/** Exchanges the file's subject token at STS for a federated access token (no impersonation leg). */
+export function exchangeSubjectToken(file: ExternalAccountFile, exchange: SubjectTokenExchange): Promise<FetchedToken> {
+  const form: Record<string, string> = {
+    grant_type: TOKEN_EXCHANGE,
+    requested_token_type: ACCESS_TOKEN_TYPE,
+    subject_token_type: file.subjectTokenType,
+    subject_token: exchange.subjectToken,
+    audience: file.audience,
+    scope: exchange.scopes.join(" "),
+  };
+  if (file.workforcePoolUserProject) form.options = JSON.stringify({ userProject: file.workforcePoolUserProject });
+  const client =
+    file.clientId !== undefined && file.clientSecret !== undefined
+      ? { id: file.clientId, secret: file.clientSecret }
+      : undefined;
+  return postSts(exchange.tokenUrl, form, client, [exchange.subjectToken]);
+}
+
+/** Refreshes an `external_account_authorized_user` file's access token at STS's /v1/oauthtoken (`tokenUrl`, judged). */
+export function refreshExternalAuthorizedUser(
+  file: ExternalAuthorizedUserFile,
+  tokenUrl: string,
+): Promise<FetchedToken> {
+  return postSts(
+    tokenUrl,
+    { grant_type: "refresh_token", refresh_token: file.refreshToken },
+    { id: file.clientId, secret: file.clientSecret },
+    [file.refreshToken],
+  );
+}
+
+async function postSts(
+  url: string,
+  form: Record<string, string>,
+  client: { id: string; secret: string } | undefined,
+  secrets: readonly string[],
+): Promise<FetchedToken> {
+  const basic = client ? Buffer.from(`${client.id}:${client.secret}`).toString("base64") : undefined;
+  const response = await postToService(
+    url,
+    {
+      "Content-Type": "application/x-www-form-urlencoded",
+      ...(basic === undefined ? {} : { Authorization: `Basic ${basic}` }),
+    },
+    new URLSearchParams(form).toString(),
+    (cause) =>
+      new CredStsError("Google's Security Token Service could not be reached; check the network and retry.", {
+        code: ERROR_CODES.UNREACHABLE,
+        cause,
+      }),
+  );
+  const reply = isObject(response.body) ? response.body : {};
+  if (!response.ok || typeof reply.access_token !== "string" || reply.access_token === "") {
+    const sent = [...secrets, ...(client ? [client.secret, ...basicForms(client.id, client.secret)] : [])];
+    throw stsRefusal(response.status, reply, sent);
+  }
+  const expiresIn = typeof reply.expires_in === "number" ? reply.expires_in : 3600;
+  return { accessToken: reply.access_token, expiresAt: Date.now() + expiresIn * 1000 };
+}
+
+/** STS's refusal, its words cut short, with every form of what we sent taken out and made printable. */
+function stsRefusal(status: number, reply: Record<string, unknown>, sent: readonly string[]): CredStsError {
+  const redact = redactor(sent);
+  const code = typeof reply.error === "string" ? reply.error : "";
+  const error = /^[\w.-]{1,100}$/.test(code) && redact(code) === code ? code : "server_error";
+  const said =
+    typeof reply.error_description === "string"
+      ? printable(redact(reply.error_description).replace(/\s+/g, " ").slice(0, 300))
+      : "no description";
+  return new CredStsError(`Google's Security Token Service refused the token request: ${error}: ${said}`, {
+    error,
+    status,
+  });
+}

@@ -1,0 +1,25 @@
+/**
+ * Terminal-safe text: what a user, a file or a server supplied (a path, a universe, a server's
+ * words) is printed only through {@link printable}, so an ESC or OSC sequence hidden in it
+ * cannot retitle the terminal, hide a line or write a link.
+ */
+
+/**
+ * C0 and C1 control characters, DEL, and the Unicode format characters that reorder or hide text
+ * (bidirectional overrides and isolates, zero-width joiners, the line and paragraph separators).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's whole job
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
+/** `text` with every control and hiding character written as a visible escape (`\x1b`, `\u202e`). */
+export function printable(text: string): string {
+  return text.replace(UNSAFE, (char) => {
+    const code = char.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+}
+
+/** A path or name as messages quote it: JSON-quoted, then made {@link printable}. */
+export function quoted(text: string): string {
+  return printable(JSON.stringify(text));
+}

@@ -1,0 +1,194 @@
+/**
+ * The URL policy: which host may receive a secret or a token. Every URL a credentials file or a
+ * setting names that will be sent one (`token_uri`, `token_url`, `service_account_impersonation_url`,
+ * `token_info_url`, `revoke_url`, `cloud_resource_manager_url`, ...) is judged by
+ * {@link trustedUrl} against the universe the *user* chose ({@link trustedUniverse}), never the
+ * one the file names: a file may come from someone else, and the URL it names would receive the
+ * secret. See docs/security.md, "The trust boundary".
+ */
+import { CredCredentialsError, CredUnsafeTokenUrlError, ERROR_CODES } from "../errors.js";
+import { EMULATOR_PATHS, ENV } from "../shared/constants.js";
+import { quoted } from "./text.js";
+
+/** Google's own universe: the one cred-auth trusts unless the user says otherwise. */
+export const DEFAULT_UNIVERSE = "googleapis.com";
+
+/** google-cloud's own variable naming the universe (Trusted Partner Cloud, sovereign clouds). */
+export const UNIVERSE_ENV = "GOOGLE_CLOUD_UNIVERSE_DOMAIN";
+
+/** The universe whose Google services may receive secrets, decided once from the user's own word. */
+export interface Universe {
+  /** `googleapis.com`, or the domain the user chose. */
+  readonly domain: string;
+  /** Who chose it: nobody (the default), {@link UNIVERSE_ENV}, or the `universeDomain` option. */
+  readonly chosenBy: "default" | "environment" | "option";
+  /**
+   * The local emulator's base URL (`CRED_AUTH_EMULATOR_HOST`): Google's URLs of the default
+   * universe go there instead, and plain http to this machine is allowed.
+   */
+  readonly emulator?: string;
+}
+
+/**
+ * The universe the user trusts: the `universeDomain` option, else {@link UNIVERSE_ENV}, else
+ * googleapis.com; with the emulator's base URL when `CRED_AUTH_EMULATOR_HOST` is set.
+ *
+ * @throws CredCredentialsError (`ERR_INVALID_OPTION`) when the option, the variable or the
+ * emulator host is not usable.
+ */
+export function trustedUniverse(env: NodeJS.ProcessEnv = process.env, option?: string): Universe {
+  const fromEnv = env[UNIVERSE_ENV]?.trim();
+  const chosen = option?.trim() ? checkedDomain(option, "the universeDomain option") : undefined;
+  const domain = chosen ?? (fromEnv ? checkedDomain(fromEnv, UNIVERSE_ENV) : DEFAULT_UNIVERSE);
+  const chosenBy = chosen ? "option" : fromEnv ? "environment" : "default";
+  const host = env[ENV.emulatorHost]?.trim();
+  return host ? { domain, chosenBy, emulator: emulatorBaseUrl(host) } : { domain, chosenBy };
+}
+
+const DOMAIN = /^(?=.{4,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+function checkedDomain(value: string, where: string): string {
+  const domain = value.trim().toLowerCase();
+  if (!DOMAIN.test(domain))
+    throw new CredCredentialsError(
+      `${where} is not a domain such as ${DEFAULT_UNIVERSE} (${quoted(value.slice(0, 100))}).`,
+      { code: ERROR_CODES.INVALID_OPTION },
+    );
+  return domain;
+}
+
+/** The Google services a file's URLs may name, with the API's name for messages. */
+const SERVICES = {
+  oauth2: "Google's OAuth 2.0 token endpoint",
+  sts: "Google's Security Token Service",
+  iamcredentials: "Google's IAM Credentials API",
+  cloudresourcemanager: "Google's Cloud Resource Manager",
+} as const;
+
+/** A Google service that may receive a secret: its host is `SERVICE.UNIVERSE`. */
+export type GoogleService = keyof typeof SERVICES;
+
+/** Where a URL came from and what it will receive. */
+export interface Destination {
+  service: GoogleService;
+  /** The field that names the URL, e.g. `token_url`. */
+  field: string;
+  /** The file that names it, for messages. */
+  file?: string;
+  /**
+   * The URL receives only secrets the same file holds (an `authorized_user` refresh token, a key's
+   * assertion): whoever wrote the file has them already, so plain http to this machine (a local
+   * token server, the emulator of a test) is allowed without the emulator too.
+   */
+  ownSecretOnly?: boolean;
+}
+
+/**
+ * Hosts of Google's OAuth token endpoint older files name (google-auth-library and gcloud have
+ * written each): `https://accounts.google.com/o/oauth2/token`, `https://www.googleapis.com/oauth2/v4/token`.
+ */
+const LEGACY_OAUTH2_HOSTS = new Set(["accounts.google.com", "www.googleapis.com"]);
+
+/**
+ * `raw` judged for `destination` in `universe`: the URL to send the secret to.
+ * - `https://SERVICE.UNIVERSE/...` (no port, no user info) is Google's: allowed; with the
+ *   emulator, Google's URLs of the default universe go to the emulator instead;
+ * - `http://` to this machine (127.0.0.0/8, ::1, localhost): with the emulator, or when the URL
+ *   receives only the file's own secret ({@link Destination.ownSecretOnly});
+ * - anything else is refused with a {@link CredUnsafeTokenUrlError}.
+ */
+export function trustedUrl(raw: string, destination: Destination, universe: Universe): string {
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (url === undefined)
+    throw new CredUnsafeTokenUrlError(
+      `${namer(destination)} has a ${destination.field} that is not a URL; write it again.`,
+    );
+  if (isGoogle(url, destination.service, universe.domain)) {
+    if (universe.emulator === undefined) return url.toString();
+    if (universe.domain === DEFAULT_UNIVERSE) return emulated(url, destination.service, universe.emulator);
+  } else if (url.protocol === "http:" && isLoopbackHostname(url.hostname)) {
+    if (universe.emulator !== undefined || destination.ownSecretOnly) return url.toString();
+  }
+  throw refusal(url, destination, universe);
+}
+
+function isGoogle(url: URL, service: GoogleService, domain: string): boolean {
+  if (url.protocol !== "https:" || url.username !== "" || url.password !== "" || url.port !== "") return false;
+  if (url.hostname === `${service}.${domain}`) return true;
+  return service === "oauth2" && domain === DEFAULT_UNIVERSE && LEGACY_OAUTH2_HOSTS.has(url.hostname);
+}
+
+/** Google's URL as the emulator serves it: the OAuth token endpoint at its token path, the others at theirs. */
+function emulated(url: URL, service: GoogleService, emulator: string): string {
+  return `${emulator}${service === "oauth2" ? EMULATOR_PATHS.token : url.pathname}`;
+}
+
+function refusal(url: URL, destination: Destination, universe: Universe): CredUnsafeTokenUrlError {
+  const expected = `${destination.service}.${universe.domain}`;
+  const local =
+    url.protocol === "http:" && isLoopbackHostname(url.hostname)
+      ? `; plain http to this machine is allowed only with ${ENV.emulatorHost} set`
+      : "";
+  return new CredUnsafeTokenUrlError(
+    `${namer(destination)} has a ${destination.field} at ${quoted(`${url.protocol}//${url.host}`.slice(0, 100))}, which is not ${SERVICES[destination.service]} (https://${expected}) in the universe cred-auth trusts (${universe.domain})${local}; cred-auth sends no token there.`,
+  );
+}
+
+/** How messages name the file: `Credentials file "PATH"`, as every other problem with a file is said. */
+function namer(destination: Destination): string {
+  return destination.file === undefined ? "The credentials file" : `Credentials file ${quoted(destination.file)}`;
+}
+
+/**
+ * Refuses a file whose `universe_domain` (absent: googleapis.com) is not the universe the user
+ * trusts, with a message that names both and how to trust the file's.
+ */
+export function checkFileUniverse(named: string | undefined, universe: Universe, file?: string): void {
+  const fileUniverse = named ?? DEFAULT_UNIVERSE;
+  if (fileUniverse === universe.domain) return;
+  const theirs = quoted(fileUniverse.slice(0, 100));
+  const how = DOMAIN.test(fileUniverse)
+    ? `; to trust ${theirs}, set ${UNIVERSE_ENV}=${fileUniverse} (or pass universeDomain: ${theirs})`
+    : "";
+  const where = file === undefined ? "The credentials file" : `Credentials file ${quoted(file)}`;
+  throw new CredUnsafeTokenUrlError(
+    `${where} is for the universe ${theirs}, but cred-auth trusts ${JSON.stringify(universe.domain)} (${chosenWords(universe)})${how}.`,
+    { code: ERROR_CODES.UNTRUSTED_UNIVERSE },
+  );
+}
+
+function chosenWords(universe: Universe): string {
+  if (universe.chosenBy === "option") return "the universeDomain option";
+  if (universe.chosenBy === "environment") return UNIVERSE_ENV;
+  return "the default";
+}
+
+/**
+ * Whether a URL's `hostname` (as `new URL()` spells it) is this machine: `localhost`, `[::1]` or
+ * an address of 127.0.0.0/8. The only hosts a token may be sent to over plain http.
+ */
+export function isLoopbackHostname(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/** `http://host:port` for a loopback `host:port` (`CRED_AUTH_EMULATOR_HOST`); throws for anything else. */
+export function emulatorBaseUrl(hostPort: string): string {
+  let url: URL;
+  try {
+    url = new URL(`http://${hostPort}`);
+  } catch {
+    throw new CredCredentialsError(
+      `${ENV.emulatorHost}=${quoted(hostPort)} is not a host:port; use for example 127.0.0.1:9099.`,
+      { code: ERROR_CODES.INVALID_OPTION },
+    );
+  }
+  if (!LOOPBACK_HOSTS.has(url.hostname) || url.pathname !== "/" || !url.port) {
+    throw new CredCredentialsError(
+      `${ENV.emulatorHost} must be a loopback host:port such as 127.0.0.1:9099, not ${quoted(hostPort)}; the emulator never runs elsewhere.`,
+      { code: ERROR_CODES.INVALID_OPTION },
+    );
+  }
+  return `http://${url.host}`;
+}

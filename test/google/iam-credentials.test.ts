@@ -1,0 +1,158 @@
+// The impersonation chain in gcloud's order, the URLs, and generateAccessToken against the
+// emulator's IAM Credentials API: its reply read exactly, each refusal a CredImpersonationError
+// with its own code, Google's status, no caller token in any message.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { CredCredentialsError, ERROR_CODES, exceptions, loadServiceAccountCredentials } from "cred-auth";
+import { generateAccessToken, impersonationError } from "../../dist/google/iam-credentials.js";
+import {
+  impersonationUrl,
+  projectOfServiceAccount,
+  targetOfImpersonationUrl,
+} from "../../dist/formats/impersonated-file.js";
+import { parseImpersonationChain } from "../../dist/formats/impersonation-chain.js";
+import { withEmulator } from "../support/emulator.ts";
+import { tempDir } from "../support/files.ts";
+
+const emu = await withEmulator();
+const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
+const sa = (name: string) => `${name}@chain-project.iam.gserviceaccount.com`;
+const base = (email: string) => `${emu.url}/v1/projects/-/serviceAccounts/${email}:generateAccessToken`;
+
+test("gcloud's order: the last e-mail is the target, the others delegates in order; spaces trimmed", () => {
+  assert.deepEqual(parseImpersonationChain(sa("t"), "--x"), { target: sa("t"), delegates: [] });
+  assert.deepEqual(parseImpersonationChain(` ${sa("a")} , ${sa("b")},${sa("t")} `, "--x"), {
+    target: sa("t"),
+    delegates: [sa("a"), sa("b")],
+  });
+  assert.deepEqual(parseImpersonationChain([sa("a"), sa("t")], "--x"), { target: sa("t"), delegates: [sa("a")] });
+  for (const bad of ["", ",", `${sa("a")},`, "no-at-sign", "a@b@c", "a b@c.d", "x@y/z", [], [sa("a"), ""]]) {
+    assert.throws(
+      () => parseImpersonationChain(bad, "--impersonate-service-account"),
+      (error: unknown) =>
+        error instanceof CredCredentialsError &&
+        error.code === ERROR_CODES.INVALID_OPTION &&
+        error.message.startsWith("--impersonate-service-account takes service account e-mails"),
+      JSON.stringify(bad),
+    );
+  }
+});
+
+test("URLs: gcloud's impersonation URL, its target read back, the project of a user-managed account", () => {
+  const url = impersonationUrl(sa("t"));
+  assert.equal(
+    url,
+    `https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/${sa("t")}:generateAccessToken`,
+  );
+  assert.equal(targetOfImpersonationUrl(url), sa("t"));
+  assert.equal(
+    impersonationUrl("x@y.z", "example-universe.com").startsWith("https://iamcredentials.example-universe.com/"),
+    true,
+  );
+  assert.equal(targetOfImpersonationUrl(url.replace(":generateAccessToken", ":signBlob")), undefined);
+  assert.equal(targetOfImpersonationUrl(url.replace("@", "%40")), sa("t"), "an escaped @ is read");
+  assert.equal(targetOfImpersonationUrl(url.replace(sa("t"), "123456789012345678901")), "123456789012345678901");
+  for (const smuggled of ["..%2F..%2Fx%40y.z", "a%20b%40c.d", "x%40y.z%3Fq", "%E0%A4%A"])
+    assert.equal(targetOfImpersonationUrl(url.replace(sa("t"), smuggled)), undefined, smuggled);
+  assert.equal(targetOfImpersonationUrl(`https://x/${"a".repeat(300)}:generateAccessToken`), undefined);
+  assert.equal(projectOfServiceAccount(sa("t")), "chain-project");
+  assert.equal(projectOfServiceAccount("123-compute@developer.gserviceaccount.com"), null);
+  assert.equal(projectOfServiceAccount("x@ab.iam.gserviceaccount.com"), null, "too short to be a project id");
+});
+
+test("generateAccessToken: the emulator's token acts as the target, with the scopes and expiry asked", async (t) => {
+  const caller = emu.createServiceAccountKey({ projectId: "chain-project", email: sa("caller") });
+  emu.addServiceAccount({ email: sa("hop"), tokenCreators: [`serviceAccount:${sa("caller")}`] });
+  emu.addServiceAccount({ email: sa("t"), tokenCreators: [`serviceAccount:${sa("hop")}`] });
+  const sourceToken = await keyToken(caller, tempDir(t));
+  const before = Date.now();
+  const got = await generateAccessToken({
+    url: base(sa("t")),
+    target: sa("t"),
+    sourceToken,
+    delegates: [sa("hop")],
+    scopes: ["https://www.googleapis.com/auth/bigquery"],
+    lifetimeSec: 900,
+  });
+  const info = emu.checkAccessToken(got.accessToken);
+  assert.equal(info?.account, sa("t"));
+  assert.deepEqual(info?.scopes, ["https://www.googleapis.com/auth/bigquery"]);
+  assert.ok(got.expiresAt > before + 890_000 && got.expiresAt <= Date.now() + 900_000, "900 s asked, 900 s given");
+
+  const refusals: Array<[string, Parameters<typeof generateAccessToken>[0], string, string]> = [
+    [
+      "no delegate",
+      { url: base(sa("t")), target: sa("t"), sourceToken, delegates: [], scopes: [CLOUD] },
+      ERROR_CODES.IMPERSONATION_DENIED,
+      "PERMISSION_DENIED",
+    ],
+    [
+      "unknown",
+      { url: base(sa("ghost")), target: sa("ghost"), sourceToken, delegates: [], scopes: [CLOUD] },
+      ERROR_CODES.SERVICE_ACCOUNT_NOT_FOUND,
+      "NOT_FOUND",
+    ],
+    [
+      "bad caller",
+      {
+        url: base(sa("t")),
+        target: sa("t"),
+        sourceToken: "ya29.not-a-token-of-the-emulator",
+        delegates: [],
+        scopes: [CLOUD],
+      },
+      ERROR_CODES.IMPERSONATION_FAILED,
+      "UNAUTHENTICATED",
+    ],
+    [
+      "too long",
+      { url: base(sa("hop")), target: sa("hop"), sourceToken, delegates: [], scopes: [CLOUD], lifetimeSec: 7200 },
+      ERROR_CODES.IMPERSONATION_FAILED,
+      "INVALID_ARGUMENT",
+    ],
+  ];
+  for (const [what, request, code, status] of refusals) {
+    await assert.rejects(generateAccessToken(request), (error: unknown) => {
+      assert.ok(error instanceof exceptions.CredImpersonationError, `${what}: ${String(error)}`);
+      assert.equal(error.code, code, what);
+      assert.equal(error.error, status, what);
+      assert.ok(!error.message.includes(request.sourceToken), `${what}: no caller token`);
+      assert.ok(error.message.includes(JSON.stringify(request.target)), `${what}: names the account`);
+      return true;
+    });
+  }
+});
+
+test("generateAccessToken: an unreachable API is a CredConnectionError; a 200 without a token is a refusal", async () => {
+  await assert.rejects(
+    generateAccessToken({
+      url: "http://127.0.0.1:1/v1/x:generateAccessToken",
+      target: "x@y.z",
+      sourceToken: "t",
+      delegates: [],
+      scopes: [CLOUD],
+    }),
+    (error: unknown) => error instanceof exceptions.CredConnectionError && error.code === ERROR_CODES.UNREACHABLE,
+  );
+  const odd = impersonationError(200, { accessToken: 7 }, "x@y.z", []);
+  assert.equal(odd.code, ERROR_CODES.IMPERSONATION_FAILED);
+  assert.equal(odd.error, "HTTP 200");
+  const long = impersonationError(
+    403,
+    { error: { status: "PERMISSION_DENIED", message: `a\nb${"c".repeat(500)}` } },
+    "x@y.z",
+    [],
+  );
+  assert.ok(!long.message.includes("\n") && long.message.length < 600, "one line, Google's text cut short");
+});
+
+/** A token of the key, from the emulator (the key's token_uri is the emulator's). */
+async function keyToken(key: Record<string, string>, dir: string): Promise<string> {
+  const path = join(dir, "caller.json");
+  writeFileSync(path, JSON.stringify(key), { mode: 0o600 });
+  const { token } = await (await loadServiceAccountCredentials(path)).getAccessToken();
+  assert.ok(token);
+  return token;
+}

@@ -1,0 +1,189 @@
+// The redaction owner (src/trust/redact.ts) and terminal-safe text (src/trust/text.ts): every form
+// a Google-shaped secret can come back in from an echoing server is taken out; nothing a user, a
+// file or a server supplied reaches a terminal with a control character in it.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import {
+  MIN_SECRET_LENGTH,
+  REDACTED,
+  basicForms,
+  formDecoded,
+  formEncoded,
+  formsOf,
+  redactor,
+  scrub,
+  scrubDeep,
+  secretForms,
+} from "../../dist/trust/redact.js";
+import { printable, quoted } from "../../dist/trust/text.js";
+
+const REFRESH = "1//0gAbC-dEf+gHi/jKl=mNo";
+const CLIENT_SECRET = "GOCSPX-s3cr/et+val=ue";
+const CODE = "4/0AeaYSHb cD+eF/g";
+
+/** Every way an echoing server could write `secret`, as a test's attacker would try them. */
+function echoes(secret: string): string[] {
+  const percent = encodeURIComponent(secret);
+  const b64 = (text: string) => Buffer.from(text).toString("base64");
+  const b64url = (text: string) => Buffer.from(text).toString("base64url");
+  return [
+    secret,
+    percent,
+    percent.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
+    new URLSearchParams({ v: secret }).toString().slice(2),
+    encodeURIComponent(percent),
+    JSON.stringify(secret),
+    JSON.stringify(secret).replaceAll("/", "\\/"),
+    b64(secret),
+    b64url(secret),
+    // inside longer encoded texts, at every alignment
+    b64(`x${secret}`),
+    b64(`xy${secret}`),
+    b64(`xyz${secret}yz`),
+    b64url(`{"refresh_token":"${secret}"}`),
+    b64(`client:${secret}`),
+    b64(`a-client.apps:${new URLSearchParams({ v: secret }).toString().slice(2)}`),
+  ];
+}
+
+test("each echo of a Google-shaped secret is taken out, whatever surrounds it", () => {
+  const redact = redactor([REFRESH, CLIENT_SECRET, CODE]);
+  for (const secret of [REFRESH, CLIENT_SECRET, CODE]) {
+    for (const echo of echoes(secret)) {
+      const out = redact(`server said: [${echo}] done`);
+      assert.ok(out.includes(REDACTED), `${echo} not redacted: ${out}`);
+      for (const left of echoes(secret)) assert.ok(!out.includes(left) || left.length < 8, `${left} left in ${out}`);
+      assert.ok(out.startsWith("server said: [") && out.endsWith("] done"), out);
+    }
+  }
+});
+
+test("secretForms: raw, percent (both cases, twice), form, JSON (\\/ too), base64 and base64url cores; each once, none under 8", () => {
+  const forms = secretForms("ab/c+d=e f");
+  assert.equal(new Set(forms).size, forms.length, "each once");
+  for (const form of [
+    "ab/c+d=e f",
+    "ab%2Fc%2Bd%3De%20f",
+    "ab%2fc%2bd%3de%20f",
+    "ab%2Fc%2Bd%3De+f",
+    "ab%2fc%2bd%3de+f",
+    "ab%252Fc%252Bd%253De%2520f",
+    "ab\\/c+d=e f",
+    Buffer.from("ab/c+d=e f").toString("base64").slice(0, 13),
+  ])
+    assert.ok(forms.includes(form), `${form} missing from ${forms.join(" ")}`);
+  assert.ok(secretForms('a"b\ncdefg').includes('a\\"b\\ncdefg'));
+  assert.ok(
+    secretForms("??>>??>>??>>").some((f) => f.includes("_") || f.includes("-")),
+    "base64url has its own alphabet",
+  );
+  assert.ok(secretForms("??>>??>>??>>").some((f) => f.includes("/") || f.includes("+")));
+  // Its base64 holds both "+" and "/": the base64url echo is another text, and is taken out too.
+  const urlSafe = Buffer.from("??>>??>>??>>").toString("base64url");
+  assert.notEqual(urlSafe, Buffer.from("??>>??>>??>>").toString("base64"));
+  assert.equal(redactor(["??>>??>>??>>"])(`[${urlSafe}]`), `[${REDACTED}]`);
+  const shifted = Buffer.from("x??>>??>>??>>").toString("base64url");
+  assert.ok(redactor(["??>>??>>??>>"])(shifted).includes(REDACTED), "base64url at another alignment");
+  assert.deepEqual(secretForms("a b"), []);
+  assert.ok(secretForms("abcdefgh").every((f) => f.length >= MIN_SECRET_LENGTH));
+  assert.equal(MIN_SECRET_LENGTH, 8);
+  // The cores exclude the characters shared with what surrounds the secret.
+  const inside = Buffer.from(`${"x".repeat(5)}abcdefghijkl${"y".repeat(5)}`).toString("base64");
+  assert.ok(
+    secretForms("abcdefghijkl").some((f) => f.length >= 8 && inside.includes(f)),
+    "found at any alignment",
+  );
+  for (const before of [0, 1, 2]) {
+    const encoded = Buffer.from(`${"z".repeat(before)}abcdefghijkl`).toString("base64");
+    assert.ok(
+      secretForms("abcdefghijkl").some((f) => f.length >= 14 && encoded.includes(f)),
+      `alignment ${before}`,
+    );
+  }
+});
+
+test("redactor: secrets shorter than 8 and non-strings are ignored; longer forms go first", () => {
+  assert.equal(REDACTED, "<redacted by cred-auth>");
+  assert.equal(
+    redactor([["a", "b", "c", "d", "e", "f", "g", "h"], { length: 9 }])("a,b,c,d,e,f,g,h"),
+    "a,b,c,d,e,f,g,h",
+  );
+  const redact = redactor(["tiny7ch", 42, undefined, null, "abcdefgh", "abcdefghij"]);
+  assert.equal(redact("tiny7ch 42 abcdefghij abcdefgh"), `tiny7ch 42 ${REDACTED} ${REDACTED}`);
+  assert.equal(redactor([])("nothing to hide"), "nothing to hide");
+  const forms = formsOf(["abcdefgh", "abcdefghijkl"]);
+  for (let i = 1; i < forms.length; i++) assert.ok(forms[i - 1]!.length >= forms[i]!.length, "longest first");
+  assert.deepEqual(formsOf(["abcdefgh", "abcdefgh"]), formsOf(["abcdefgh"]), "each form once");
+  assert.equal(scrub("a-secret-x a-secret-x", ["a-secret-x"]), `${REDACTED} ${REDACTED}`);
+  assert.equal(scrub("untouched", ["a-secret-x"]), "untouched");
+});
+
+test("scrubDeep: strings in plain objects and arrays, 8 levels deep; other objects and values kept", () => {
+  const forms = formsOf([REFRESH]);
+  const date = new Date(0);
+  const input = { a: REFRESH, b: [1, `x${REFRESH}`, { c: REFRESH }], d: date, e: null, f: 7, g: true };
+  assert.deepEqual(scrubDeep(input, forms), {
+    a: REDACTED,
+    b: [1, `x${REDACTED}`, { c: REDACTED }],
+    d: date,
+    e: null,
+    f: 7,
+    g: true,
+  });
+  assert.equal((scrubDeep(input, forms) as { d: unknown }).d, date, "the same object, not a copy");
+  let deep: unknown = REFRESH;
+  for (let i = 0; i < 12; i++) deep = { n: deep };
+  const out = JSON.stringify(scrubDeep(deep, forms));
+  assert.ok(out.includes(REFRESH), "past 8 levels nothing is walked (the reply is cut short elsewhere)");
+  let nine: unknown = REFRESH;
+  for (let i = 0; i < 9; i++) nine = [nine];
+  assert.ok(!JSON.stringify(scrubDeep(nine, forms)).includes(REFRESH), "8 levels and the string itself");
+  let twelve: unknown = REFRESH;
+  for (let i = 0; i < 12; i++) twelve = [twelve];
+  assert.ok(JSON.stringify(scrubDeep(twelve, forms)).includes(REFRESH), "arrays count as levels too");
+  const fn = () => REFRESH;
+  assert.equal(scrubDeep(fn, forms), fn, "a function is left alone");
+  assert.equal(scrubDeep(42, forms), 42);
+  const withProto = Object.create({ inherited: 1 }) as Record<string, unknown>;
+  withProto.own = REFRESH;
+  assert.equal(scrubDeep(withProto, forms), withProto, "a class instance is left alone");
+  assert.equal(scrubDeep(undefined, forms), undefined);
+});
+
+test("form encoding both ways, and Basic credentials as RFC 6749 sends them", () => {
+  assert.equal(formEncoded("a b/c+d=e*"), "a+b%2Fc%2Bd%3De*");
+  assert.equal(formDecoded("a+b%2Fc%2Bd%3De"), "a b/c+d=e");
+  assert.equal(formDecoded("%E0%A4%A"), "%E0%A4%A", "a malformed escape is left as it is");
+  assert.deepEqual(basicForms("id", "s/e+c=r et"), [
+    Buffer.from("id:s/e+c=r et").toString("base64"),
+    Buffer.from("id:s%2Fe%2Bc%3Dr+et").toString("base64"),
+  ]);
+  assert.deepEqual(basicForms("a b", "x"), [
+    Buffer.from("a b:x").toString("base64"),
+    Buffer.from("a+b:x").toString("base64"),
+  ]);
+});
+
+test("printable: C0, DEL, C1 and the characters that reorder or hide text are escaped; the rest is kept", () => {
+  assert.equal(printable("plain text, é, 日本, emoji 🔑"), "plain text, é, 日本, emoji 🔑");
+  assert.equal(printable("\u001b]0;evil\u0007\u001b[2J"), "\\x1b]0;evil\\x07\\x1b[2J");
+  assert.equal(printable("a\nb\rc\td\u0000"), "a\\x0ab\\x0dc\\x09d\\x00");
+  assert.equal(printable("\u007f\u0080\u009b\u009d\u009f\u00a0"), "\\x7f\\x80\\x9b\\x9d\\x9f\u00a0");
+  assert.equal(
+    printable("\u061c\u200b\u200e\u200f\u2028\u2029\u202a\u202e\u2060\u2066\u2069\ufeff"),
+    "\\u061c\\u200b\\u200e\\u200f\\u2028\\u2029\\u202a\\u202e\\u2060\\u2066\\u2069\\ufeff",
+  );
+  assert.equal(printable("\u200a\u202f\u206a"), "\u200a\u202f\u206a", "neighbours of the ranges are kept");
+  assert.equal(quoted("/tmp/\u001b[31mred\u009b.json"), '"/tmp/\\u001b[31mred\\x9b.json"');
+  assert.equal(quoted('a"b'), '"a\\"b"');
+});
+
+test("secretForms lists each encoding once, lower-case hex too, and nothing shorter than 8 characters", () => {
+  const forms = secretForms("ab/c+d=e");
+  assert.deepEqual(new Set(forms).size, forms.length);
+  for (const form of ["ab/c+d=e", "ab%2Fc%2Bd%3De", "ab%2fc%2bd%3de", "ab%252Fc%252Bd%253De", "ab\\/c+d=e"])
+    assert.ok(forms.includes(form), `${form} missing from ${forms}`);
+  assert.deepEqual(secretForms("a b"), []);
+  assert.ok(secretForms('a"b\ncdefg').includes('a\\"b\\ncdefg'));
+  assert.ok(secretForms("ab cd ef gh").includes("ab+cd+ef+gh"));
+});
