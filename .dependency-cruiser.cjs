@@ -6,7 +6,10 @@ const LAYERS = [
   { name: "credentials", path: "^src/(credentials/|options\\.ts)" },
   { name: "cache, hosted, ui", path: "^src/(cache|hosted|ui)/" },
   { name: "oauth", path: "^src/oauth/" },
-  { name: "google (talking to Google's token services)", path: "^src/google/" },
+  {
+    name: "token-services (talking to Google's token services: OAuth, STS, IAM Credentials)",
+    path: "^src/token-services/",
+  },
   { name: "access-token-cache", path: "^src/access-token-cache/" },
   { name: "runtime, settings", path: "^src/(runtime|settings)/" },
   { name: "formats (every on-disk shape, every cache key)", path: "^src/formats/" },
@@ -49,7 +52,7 @@ module.exports = {
       severity: "error",
       from: { path: "^src/(cli\\.ts|cli/)" },
       to: {
-        path: "^src/(google|access-token-cache|formats|trust)/",
+        path: "^src/(token-services|access-token-cache|formats|trust)/",
         pathNot: ["^src/formats/impersonation-chain\\.ts$", "^src/trust/text\\.ts$"],
       },
     },

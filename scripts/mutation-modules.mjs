@@ -23,7 +23,11 @@ export const MUTATION_MODULES = [
     tests: ["test/access-token-cache/store.test.ts"],
   },
   { name: "token-cache-lock", file: "src/access-token-cache/lock.ts", tests: ["test/access-token-cache/lock.test.ts"] },
-  { name: "token-errors", file: "src/google/token-errors.ts", tests: ["test/google/token-errors.test.ts"] },
+  {
+    name: "token-errors",
+    file: "src/token-services/token-errors.ts",
+    tests: ["test/token-services/token-errors.test.ts"],
+  },
   {
     name: "files",
     file: "src/formats/credentials-file.ts",

@@ -14,7 +14,7 @@ export { getUserCredentials, saveUserCredentials } from "./credentials/user.js";
 export { completeSignIn } from "./credentials/complete.js";
 export { SignInPendingError, cancelSignIn } from "./oauth/pending.js";
 export type { PendingSignIn, SignInResult } from "./oauth/flow.js";
-export { loadUserCredentials } from "./google/load-user.js";
+export { loadUserCredentials } from "./token-services/load-user.js";
 export { loadServiceAccountCredentials } from "./credentials/service-account.js";
 export * as cache from "./cache/index.js";
 export * as exceptions from "./errors.js";
@@ -32,7 +32,7 @@ export {
 } from "./errors.js";
 export type { CredErrorCode, CredErrorOptions } from "./errors.js";
 export type { CredentialsCache, CredentialsCacheOptions } from "./cache/index.js";
-export type { LoadCredentialsOptions } from "./google/load-user.js";
+export type { LoadCredentialsOptions } from "./token-services/load-user.js";
 export type { ServiceAccountCredentials } from "./credentials/service-account.js";
 export type { DefaultOptions, UserCredentialsOptions, SaveUserCredentialsOptions, PresenterChoice } from "./options.js";
 export type { Presenter, SignInEvent } from "./oauth/events.js";

@@ -8,8 +8,8 @@ import {
   readAuthorizedUserFile,
   writeUserCredentialsFile,
 } from "../formats/credentials-file.js";
-import { getCredentialInfo, setCredentialInfo } from "../google/info.js";
-import { authorizedUserFileFrom, userRefreshClientFrom } from "../google/load-user.js";
+import { getCredentialInfo, setCredentialInfo } from "../token-services/info.js";
+import { authorizedUserFileFrom, userRefreshClientFrom } from "../token-services/load-user.js";
 import { CredAuthError } from "../errors.js";
 import { ownershipProblem } from "../trust/files.js";
 import { quoted } from "../trust/text.js";

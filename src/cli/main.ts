@@ -38,24 +38,31 @@ async function dispatch(argv: readonly string[]): Promise<number> {
   }
 }
 
+// Each command is loaded when it runs, through a typed getter: print-token's cached path must not
+// pay for login's or config's imports. They live here, in the dispatcher, not in cli/lazy.ts: the
+// commands import lazy.ts themselves, and a getter there would make a circle of types.
+const emulatorCommand = (): typeof import("./emulator.js") => require("./emulator.js");
+const configCommand = (): typeof import("./config.js") => require("./config.js");
+const printTokenCommand = (): typeof import("./print-token.js") => require("./print-token.js");
+const loginCommand = (): typeof import("./login.js") => require("./login.js");
+
 async function runCommand(spec: CommandSpec, argv: readonly string[]): Promise<number> {
   if (spec.name === "emulator") {
     // The emulator parses its own flags; its help is ours.
     if (argv.includes("-h") || argv.includes("--help")) return writeOut(commandHelp(spec));
     noteStdoutStream();
-    return (require("./emulator.js") as typeof import("./emulator.js")).runEmulator(argv);
+    return emulatorCommand().runEmulator(argv);
   }
   if (spec.name === "config") {
     // config's words depend on its action (set KEY VALUE..., get KEY, list); it parses them itself.
     if (argv.includes("-h") || argv.includes("--help")) return writeOut(commandHelp(spec));
-    return (require("./config.js") as typeof import("./config.js")).config(argv);
+    return configCommand().config(argv);
   }
   const args = parseCommandArgs(spec, argv);
   if (args.help) return writeOut(commandHelp(spec));
-  if (spec.name === "print-token")
-    return (require("./print-token.js") as typeof import("./print-token.js")).printToken(args);
+  if (spec.name === "print-token") return printTokenCommand().printToken(args);
   noteStdoutStream();
-  return (require("./login.js") as typeof import("./login.js")).login(args);
+  return loginCommand().login(args);
 }
 
 /** `cred-auth help [COMMAND]`. */

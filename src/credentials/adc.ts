@@ -16,7 +16,7 @@ import { isOnGoogleCloud } from "../util/lazy.js";
 import { tokenCacheDir } from "../access-token-cache/index.js";
 import { attachTokenCache } from "./share-access-tokens.js";
 import { MAX_CREDENTIALS_FILE_BYTES, readCredentialsFile } from "../formats/credentials-file.js";
-import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
+import { proveCredentials, userRefreshClientFrom } from "../token-services/load-user.js";
 import { serviceAccountClientFrom } from "./service-account.js";
 import { externalAdc, impersonation } from "./lazy.js";
 

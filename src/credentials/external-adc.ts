@@ -2,13 +2,13 @@
 // own clients, built from the fields formats/external-account.ts checked and the URLs the URL
 // policy judged (formats/destinations.ts), never from the raw file: an unchecked field such as
 // cloud_resource_manager_url would receive the federated token. The subject token comes from
-// cred-auth's own reader (google/sts.ts: no redirect, bounded, non-blocking), not the library's.
+// cred-auth's own reader (token-services/sts.ts: no redirect, bounded, non-blocking), not the library's.
 // The project id is the one the file carries (quota_project_id; never a Resource Manager call).
 import type { AuthClient } from "google-auth-library";
 import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../formats/external-account.js";
 import { readAdcFileSync } from "../formats/adc-file.js";
 import { externalAccountDestinations, externalAuthorizedUserTokenUrl } from "../formats/destinations.js";
-import { readSubjectToken } from "../google/sts.js";
+import { readSubjectToken } from "../token-services/sts.js";
 import type { Universe } from "../trust/urls.js";
 import { loadGoogleAuth, withValidatedConfig } from "../util/lazy.js";
 

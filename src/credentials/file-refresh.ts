@@ -7,10 +7,10 @@ import type { CredentialsFile } from "../formats/credentials-file.js";
 import type { ExternalAccountDestinations } from "../formats/destinations.js";
 import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../formats/external-account.js";
 import type { ImpersonatedFile } from "../formats/impersonated-file.js";
-import { generateAccessToken } from "../google/iam-credentials.js";
-import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
-import type { FetchedToken } from "../google/service-request.js";
-import { exchangeSubjectToken, readSubjectToken, refreshExternalAuthorizedUser } from "../google/sts.js";
+import { generateAccessToken } from "../token-services/iam-credentials.js";
+import { proveCredentials, userRefreshClientFrom } from "../token-services/load-user.js";
+import type { FetchedToken } from "../token-services/service-request.js";
+import { exchangeSubjectToken, readSubjectToken, refreshExternalAuthorizedUser } from "../token-services/sts.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { printable, quoted } from "../trust/text.js";
@@ -53,7 +53,7 @@ function cachedFrom(credentials: Credentials, scopes: readonly string[], path: s
   };
 }
 
-/** The subject token of an `external_account` file, read once per token asked for (google/sts.ts). */
+/** The subject token of an `external_account` file, read once per token asked for (token-services/sts.ts). */
 export function subjectTokenOf(file: ExternalAccountFile): Promise<string> {
   return readSubjectToken(file.source);
 }

@@ -14,7 +14,7 @@ import {
 } from "../formats/destinations.js";
 import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../formats/external-account.js";
 import type { ImpersonatedFile } from "../formats/impersonated-file.js";
-import { chooseTokenUrl } from "../google/token-requests.js";
+import { chooseTokenUrl } from "../token-services/token-requests.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { type Universe, trustedUniverse } from "../trust/urls.js";
 import { fileRefresh } from "./lazy.js";

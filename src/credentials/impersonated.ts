@@ -14,8 +14,8 @@ import {
   parseImpersonatedFile,
   projectOfServiceAccount,
 } from "../formats/impersonated-file.js";
-import { MAX_LIFETIME_SEC, impersonationErrorOf } from "../google/iam-credentials.js";
-import { proveCredentials, userRefreshClientFrom } from "../google/load-user.js";
+import { MAX_LIFETIME_SEC, impersonationErrorOf } from "../token-services/iam-credentials.js";
+import { proveCredentials, userRefreshClientFrom } from "../token-services/load-user.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { type Universe, trustedUniverse } from "../trust/urls.js";
 import { loadGoogleAuth, withValidatedConfig } from "../util/lazy.js";

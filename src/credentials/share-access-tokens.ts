@@ -3,7 +3,7 @@
 // itself never holds an access token; the token cache never holds a refresh token.
 import type { Credentials, UserRefreshClient } from "google-auth-library";
 import { CredCredentialsError } from "../errors.js";
-import { toCredError } from "../google/token-errors.js";
+import { toCredError } from "../token-services/token-errors.js";
 import {
   MIN_VALIDITY_MS,
   deleteCachedToken,
@@ -13,7 +13,7 @@ import {
   writeCachedToken,
   type TokenCacheLocation,
 } from "../access-token-cache/index.js";
-import { clientSecretsOf, getCredentialInfo, refreshTokenOf } from "../google/info.js";
+import { clientSecretsOf, getCredentialInfo, refreshTokenOf } from "../token-services/info.js";
 
 const attached = new WeakSet<object>();
 

@@ -1,9 +1,9 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { Credentials, GetTokenOptions } from "google-auth-library";
 import { type CredAuthError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { galEndpoints, type Endpoints } from "../google/endpoints.js";
-import { toCredError } from "../google/token-errors.js";
-import { guardTokenRequests } from "../google/token-requests.js";
+import { galEndpoints, type Endpoints } from "../token-services/endpoints.js";
+import { toCredError } from "../token-services/token-errors.js";
+import { guardTokenRequests } from "../token-services/token-requests.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 import { missingScopes, scopesNotGrantedError } from "./scopes.js";
 

@@ -4,9 +4,9 @@ import { isProcessAlive } from "./alive.js";
 
 // Loaded on first use: print-token's cached path only reads (trust/files.ts), and loading these
 // two costs milliseconds of its start-up (bench/README.md, target 2).
-const fsp = () => require("node:fs/promises") as typeof import("node:fs/promises");
-const randomBytes = (size: number): Buffer =>
-  (require("node:crypto") as typeof import("node:crypto")).randomBytes(size);
+const fsp = (): typeof import("node:fs/promises") => require("node:fs/promises");
+const crypto = (): typeof import("node:crypto") => require("node:crypto");
+const randomBytes = (size: number): Buffer => crypto().randomBytes(size);
 
 /** Options of {@link writeFileAtomic}. */
 export interface AtomicWriteOptions {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { CredCredentialsError } from "cred-auth";
 import { chooseClient } from "../../dist/credentials/plan.js";
-import { type Endpoints, resolveEndpoints } from "../../dist/google/endpoints.js";
+import { type Endpoints, resolveEndpoints } from "../../dist/token-services/endpoints.js";
 
 const google = resolveEndpoints({});
 const emulator = resolveEndpoints({ CRED_AUTH_EMULATOR_HOST: "127.0.0.1:9" });

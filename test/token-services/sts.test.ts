@@ -12,7 +12,7 @@ import {
   exchangeSubjectToken as exchangeAt,
   readSubjectToken,
   refreshExternalAuthorizedUser as refreshAt,
-} from "../../dist/google/sts.js";
+} from "../../dist/token-services/sts.js";
 import {
   type ExternalAccountFile,
   type ExternalAuthorizedUserFile,

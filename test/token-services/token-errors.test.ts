@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "cred-auth";
-import { grantTypeOf, redactTokenRequestError, toCredError } from "../../dist/google/token-errors.js";
+import { grantTypeOf, redactTokenRequestError, toCredError } from "../../dist/token-services/token-errors.js";
 
 const REFRESH = "1//0gAbC+dEf/GhI=jkl";
 const SECRET = "GOCSPX-a/b+c=d_eFgH";
