@@ -130,7 +130,13 @@ test("print-identity-token with a cached ID token loads no package either; a new
 
 test("help, --version and usage errors load no package either", async () => {
   const box = sandbox();
-  for (const args of [["--help"], ["--version"], ["login", "--help"], ["print-token"]]) {
+  const newCommands = [
+    ["print-identity-token", "--help"],
+    ["status", "--help"],
+    ["revoke", "--help"],
+    ["revoke", "a", "b"],
+  ];
+  for (const args of [["--help"], ["--version"], ["login", "--help"], ["print-token"], ...newCommands]) {
     const r = await loadedBy(box, args);
     assert.deepEqual(packagesIn(r.modules), [], args.join(" "));
   }
