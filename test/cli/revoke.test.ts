@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEMO_CLIENT } from "cred-auth/emulator";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
-import { runCli, sandbox, secretsIn, serviceAccountFile, type Sandbox } from "./support.ts";
+import { type CliResult, runCli, sandbox, secretsIn, serviceAccountFile, type Sandbox } from "./support.ts";
 
 const emu = await withEmulator();
 const ID_SCOPES = [
@@ -56,7 +56,7 @@ const cacheEntries = (b: Sandbox) =>
  * What the emulator's token endpoint says to the refresh token: a copy of the revoked file (taken
  * before revoke removed it) handed to print-token, which refreshes with it (`--fresh`: not from the cache).
  */
-async function refreshWith(b: Sandbox, refreshToken: string): Promise<{ code: number; stderr: string }> {
+async function refreshWith(b: Sandbox, refreshToken: string): Promise<CliResult> {
   const copy = join(b.dir, "copy-of-revoked.json");
   const json = { type: "authorized_user", ...DEMO_CLIENT_FIELDS, refresh_token: refreshToken };
   writeFileSync(copy, JSON.stringify(json), { mode: 0o600 });
