@@ -83,6 +83,16 @@ export const ERROR_CODES = {
   SERVICE_ACCOUNT_NOT_FOUND: "ERR_SERVICE_ACCOUNT_NOT_FOUND",
   /** The IAM Credentials API refused to impersonate for another reason (`error.error`, `error.status`). */
   IMPERSONATION_FAILED: "ERR_IMPERSONATION_FAILED",
+  /** These credentials cannot mint ID tokens (federation without service-account impersonation, a platform that hands out access tokens only). */
+  ID_TOKEN_UNSUPPORTED: "ERR_ID_TOKEN_UNSUPPORTED",
+  /** The token server answered without an ID token: user credentials signed in without the `openid` scope. */
+  NO_ID_TOKEN: "ERR_NO_ID_TOKEN",
+  /** The token server refused the ID token's audience (`invalid_audience`: not an OAuth client of the same project). */
+  INVALID_AUDIENCE: "ERR_INVALID_AUDIENCE",
+  /** These credentials cannot be revoked by cred-auth (a key, federation, a metadata server): nothing was removed. */
+  NOT_REVOCABLE: "ERR_NOT_REVOCABLE",
+  /** Google's revoke endpoint refused the token (already revoked, expired, or not one): nothing was removed. */
+  REVOKE_REFUSED: "ERR_REVOKE_REFUSED",
 } as const;
 
 /** One of {@link ERROR_CODES}' values. */

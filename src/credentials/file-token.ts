@@ -76,7 +76,7 @@ export async function accessTokenForFile(path: string, options: FileTokenOptions
 }
 
 /** What one token request for a file decides once and passes down. */
-interface TokenRequest {
+export interface TokenRequest {
   path: string;
   env: NodeJS.ProcessEnv;
   universe: Universe;
@@ -93,7 +93,7 @@ function tokenFor(file: AdcFile, request: TokenRequest): Promise<CachedAccessTok
 }
 
 /** User credentials (the scopes granted at login) or a service account key (`requested`, else cloud-platform). */
-function credentialsToken(file: CredentialsFile, request: TokenRequest): Promise<CachedAccessToken> {
+export function credentialsToken(file: CredentialsFile, request: TokenRequest): Promise<CachedAccessToken> {
   const scopes = file.type === "service_account" ? (request.requested ?? [CLOUD_PLATFORM_SCOPE]) : (file.scopes ?? []);
   const tokenUrl = chooseTokenUrl(file, request.universe, request.path);
   return getTokenWithCache(

@@ -120,7 +120,7 @@ async function fetchMetadataProjectId(label: string, base: string, timeoutMs: nu
 }
 
 /** A busy or failing metadata server (429, 5xx) is asked again with backoff; Colab's propagation error is final. */
-async function metadataGetRetrying(label: string, url: string, timeoutMs: number) {
+export async function metadataGetRetrying(label: string, url: string, timeoutMs: number) {
   for (let attempt = 1; ; attempt++) {
     const reply = await metadataGet(label, url, timeoutMs);
     const temporary = reply.status === 429 || reply.status >= 500;

@@ -111,9 +111,32 @@ test("print-token with a cached token loads no package and only the allowed modu
   }
 });
 
+test("print-identity-token with a cached ID token loads no package either; a new one loads google-auth-library", async () => {
+  const emu = await withEmulator();
+  const box = sandbox(emu);
+  const { path } = serviceAccountFile(emu, box);
+  const args = ["print-identity-token", path, "--audiences", "https://hello-abc123-uc.a.run.app"];
+  const first = await loadedBy(box, args);
+  assert.equal(first.code, 0, first.stderr);
+  assert.ok(
+    packagesIn(first.modules).includes("google-auth-library"),
+    `a new token loaded: ${packagesIn(first.modules)}`,
+  );
+  const cached = await loadedBy(box, args);
+  assert.equal(cached.code, 0, cached.stderr);
+  assert.deepEqual(packagesIn(cached.modules), [], "the cached path loaded packages");
+  assert.deepEqual(distFilesIn(cached.modules), ALLOWED);
+});
+
 test("help, --version and usage errors load no package either", async () => {
   const box = sandbox();
-  for (const args of [["--help"], ["--version"], ["login", "--help"], ["print-token"]]) {
+  const newCommands = [
+    ["print-identity-token", "--help"],
+    ["status", "--help"],
+    ["revoke", "--help"],
+    ["revoke", "a", "b"],
+  ];
+  for (const args of [["--help"], ["--version"], ["login", "--help"], ["print-token"], ...newCommands]) {
     const r = await loadedBy(box, args);
     assert.deepEqual(packagesIn(r.modules), [], args.join(" "));
   }
