@@ -20,6 +20,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import {
   deleteCachedToken,
+  deleteCachedTokensOf,
   hasValidity,
   readCachedToken,
   tokenCacheDir,
@@ -64,19 +65,51 @@ test("a written token reads back: only its four fields, file 0600 in a new direc
   assert.deepEqual(readCachedToken(KEY, { dir }), { ...TOKEN, scopes: ["s1", "s2"] });
   assert.equal(writeCachedToken(KEY, { ...TOKEN, token_type: "" }, { dir }), true);
   assert.deepEqual(JSON.parse(readFileSync(file, "utf8")), TOKEN, "token_type defaults to Bearer, no scopes");
-  deleteCachedToken(KEY, { dir });
+  assert.equal(deleteCachedToken(KEY, { dir }), true, "one was there");
   assert.equal(existsSync(file), false);
-  deleteCachedToken(KEY, { dir });
+  assert.equal(deleteCachedToken(KEY, { dir }), false, "none was there");
   assert.equal(readCachedToken(KEY, { dir }), undefined);
+});
+
+test("deleteCachedTokensOf removes an owner's entries (OWNER-...json) and nothing else, and counts them", (t) => {
+  const dir = join(scratch(t), "tokens");
+  const owner = "b".repeat(64);
+  const mine = [`${owner}-1`, `${owner}-2`, `${owner}-3`];
+  for (const key of [...mine, owner, "c".repeat(64), `${"c".repeat(64)}-1`]) writeCachedToken(key, TOKEN, { dir });
+  // Names that only look alike: the owner's prefix without the entry suffix, and a suffix elsewhere.
+  writeFileSync(join(dir, `${owner}-notes.txt`), "kept");
+  mkdirSync(join(dir, `${owner}-dir.json`), { mode: 0o700 });
+  writeFileSync(join(dir, `x${owner}-4.json`), "kept");
+  assert.equal(deleteCachedTokensOf(owner, { dir }), 3);
+  for (const key of mine) assert.equal(readCachedToken(key, { dir }), undefined, `${key} is gone`);
+  assert.deepEqual(readCachedToken(owner, { dir }), TOKEN, "the owner's own access token stays");
+  assert.deepEqual(readCachedToken("c".repeat(64), { dir }), TOKEN);
+  assert.deepEqual(readCachedToken(`${"c".repeat(64)}-1`, { dir }), TOKEN);
+  assert.deepEqual(
+    readdirSync(dir).sort(),
+    [
+      `${"c".repeat(64)}-1.json`,
+      `${"c".repeat(64)}.json`,
+      `${owner}-dir.json`,
+      `${owner}-notes.txt`,
+      `${owner}.json`,
+      `x${owner}-4.json`,
+    ].sort(),
+  );
+  assert.equal(deleteCachedTokensOf(owner, { dir }), 0, "nothing left to remove");
+  assert.equal(deleteCachedTokensOf(owner, { dir: false }), 0, "the cache off");
+  assert.equal(deleteCachedTokensOf(owner, { dir: join(dir, "absent") }), 0, "no directory");
+  assert.equal(existsSync(join(dir, "absent")), false, "and none is created");
+  assert.throws(() => deleteCachedTokensOf("../x", { dir }), /key/, "an owner is a key");
 });
 
 test("the cache off, or a directory that is absent for a read, is never created", (t) => {
   const dir = join(scratch(t), "absent");
   assert.equal(writeCachedToken(KEY, TOKEN, { dir: false }), false);
   assert.equal(readCachedToken(KEY, { dir: false }), undefined);
-  deleteCachedToken(KEY, { dir: false });
+  assert.equal(deleteCachedToken(KEY, { dir: false }), false);
   assert.equal(readCachedToken(KEY, { dir }), undefined);
-  deleteCachedToken(KEY, { dir });
+  assert.equal(deleteCachedToken(KEY, { dir }), false);
   assert.equal(existsSync(dir), false);
   assert.equal(
     withCacheDir({ dir }, false, () => "used"),
