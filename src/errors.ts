@@ -83,6 +83,10 @@ export const ERROR_CODES = {
   SERVICE_ACCOUNT_NOT_FOUND: "ERR_SERVICE_ACCOUNT_NOT_FOUND",
   /** The IAM Credentials API refused to impersonate for another reason (`error.error`, `error.status`). */
   IMPERSONATION_FAILED: "ERR_IMPERSONATION_FAILED",
+  /** A Google API the request needs is not enabled in the project it is billed to (Google's `SERVICE_DISABLED`). */
+  API_DISABLED: "ERR_API_DISABLED",
+  /** The caller may not use the project its request is billed to (Google's `USER_PROJECT_DENIED`). */
+  USER_PROJECT_DENIED: "ERR_USER_PROJECT_DENIED",
 } as const;
 
 /** One of {@link ERROR_CODES}' values. */

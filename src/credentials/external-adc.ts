@@ -4,10 +4,11 @@
 // cloud_resource_manager_url would receive the federated token. The subject token comes from
 // cred-auth's own reader (token-services/sts.ts: no redirect, bounded, non-blocking), not the library's.
 // The project id is the one the file carries (quota_project_id; never a Resource Manager call).
-import type { AuthClient } from "google-auth-library";
+import type { AuthClient, IdentityPoolClient, IdentityPoolClientOptions } from "google-auth-library";
 import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../formats/external-account.js";
 import { readAdcFileSync } from "../formats/adc-file.js";
 import { externalAccountDestinations, externalAuthorizedUserTokenUrl } from "../formats/destinations.js";
+import { impersonationErrorOf } from "../token-services/iam-credentials.js";
 import { readSubjectToken } from "../token-services/sts.js";
 import type { Universe } from "../trust/urls.js";
 import { loadGoogleAuth, withValidatedConfig } from "../util/lazy.js";
@@ -40,7 +41,8 @@ function identityPoolClient(
   path: string,
 ): AuthClient {
   const urls = externalAccountDestinations(file, universe, path);
-  return new gal.IdentityPoolClient({
+  const { FederatedClient } = federationClasses(gal);
+  const options: IdentityPoolClientOptions = {
     type: "external_account",
     audience: file.audience,
     subject_token_type: file.subjectTokenType,
@@ -59,7 +61,8 @@ function identityPoolClient(
     ...(file.clientId === undefined ? {} : { client_id: file.clientId }),
     ...(file.clientSecret === undefined ? {} : { client_secret: file.clientSecret }),
     ...(file.quotaProjectId === undefined ? {} : { quota_project_id: file.quotaProjectId }),
-  });
+  };
+  return new FederatedClient(options, file.impersonationTarget);
 }
 
 /** An `external_account_authorized_user` file's client, from its checked fields and judged token URL. */
@@ -82,4 +85,35 @@ function authorizedUserClient(
     universe_domain: universe.domain,
     ...(file.quotaProjectId === undefined ? {} : { quota_project_id: file.quotaProjectId }),
   });
+}
+
+interface FederationClasses {
+  FederatedClient: new (options: IdentityPoolClientOptions, target: string | undefined) => IdentityPoolClient;
+}
+
+let classes: FederationClasses | undefined;
+
+function federationClasses(gal: GoogleAuthLibrary): FederationClasses {
+  if (classes) return classes;
+
+  /** IAM's refusal of the impersonation step (`service_account_impersonation_url`) as a CredImpersonationError. */
+  class FederatedClient extends gal.IdentityPoolClient {
+    readonly #target: string | undefined;
+
+    constructor(options: IdentityPoolClientOptions, target: string | undefined) {
+      super(options);
+      this.#target = target;
+    }
+
+    protected override async refreshAccessTokenAsync() {
+      try {
+        return await super.refreshAccessTokenAsync();
+      } catch (error) {
+        throw (this.#target === undefined ? undefined : impersonationErrorOf(error, this.#target)) ?? error;
+      }
+    }
+  }
+
+  classes = { FederatedClient };
+  return classes;
 }

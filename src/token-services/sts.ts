@@ -14,7 +14,7 @@ import { isObject } from "../formats/external-account.js";
 import { readTrustedFile } from "../trust/files.js";
 import { boundedFetch } from "../trust/http.js";
 import { basicForms, redactor } from "../trust/redact.js";
-import { printable, quoted } from "../trust/text.js";
+import { printable, quoted, serverWords } from "../trust/text.js";
 import { type FetchedToken, SERVICE_TIMEOUT_MS, postToService } from "./service-request.js";
 
 const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
@@ -156,15 +156,13 @@ async function postSts(
   return { accessToken: reply.access_token, expiresAt: Date.now() + expiresIn * 1000 };
 }
 
-/** STS's refusal, its words cut short, with every form of what we sent taken out and made printable. */
+/** STS's refusal, its words on one line, with every form of what we sent taken out and made printable. */
 function stsRefusal(status: number, reply: Record<string, unknown>, sent: readonly string[]): CredStsError {
   const redact = redactor(sent);
   const code = typeof reply.error === "string" ? reply.error : "";
   const error = /^[\w.-]{1,100}$/.test(code) && redact(code) === code ? code : "server_error";
   const said =
-    typeof reply.error_description === "string"
-      ? printable(redact(reply.error_description).replace(/\s+/g, " ").slice(0, 300))
-      : "no description";
+    typeof reply.error_description === "string" ? serverWords(redact(reply.error_description)) : "no description";
   return new CredStsError(`Google's Security Token Service refused the token request: ${error}: ${said}`, {
     error,
     status,

@@ -192,3 +192,17 @@ export function emulatorBaseUrl(hostPort: string): string {
   }
   return `http://${url.host}`;
 }
+
+/** Google's consoles, where a refusal's link (enable an API, grant a role) may send the user. */
+const CONSOLE_HOSTS = new Set(["console.developers.google.com", "console.cloud.google.com"]);
+
+/**
+ * A link a Google reply asks the user to open (ErrorInfo's `activationUrl`): shown only when it is
+ * an `https` page of Google's console (no user info, no port), so a reply cannot point a user at
+ * another site; else undefined.
+ */
+export function googleConsoleLink(raw: string | undefined): string | undefined {
+  const url = raw !== undefined && URL.canParse(raw) ? new URL(raw) : undefined;
+  if (url?.protocol !== "https:" || url.username !== "" || url.password !== "" || url.port !== "") return undefined;
+  return CONSOLE_HOSTS.has(url.hostname) ? url.toString() : undefined;
+}

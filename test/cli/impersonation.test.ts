@@ -149,13 +149,13 @@ test("refusals: no role, unknown account, a revoked source, an unsafe URL, a bad
     [
       "no role",
       impersonatedFile(box, user.json, sa("locked")),
-      /^cred-auth: Impersonating "locked@.*" was denied \(PERMISSION_DENIED: Permission 'iam\.serviceAccounts\.getAccessToken' denied/,
+      /^cred-auth: Impersonating "locked@.*" was denied: .* Google said \(PERMISSION_DENIED\): Permission 'iam\.serviceAccounts\.getAccessToken' denied on resource \(or it may not exist\)\.$/m,
       1,
     ],
     [
       "unknown account",
       impersonatedFile(box, user.json, sa("nobody")),
-      /^cred-auth: The service account "nobody@.*" or a delegate does not exist \(NOT_FOUND: /,
+      /^cred-auth: The service account "nobody@.*" or a delegate does not exist; check the e-mail\. Google said \(NOT_FOUND\): /,
       1,
     ],
   ];
@@ -220,7 +220,10 @@ test("print-token: an external_account file with service_account_impersonation_u
 
   const refused = await cli(["print-token", file(sa("locked"))], box.env);
   assert.equal(refused.code, 1);
-  assert.match(refused.stderr, /^cred-auth: Impersonating "locked@.*" was denied \(PERMISSION_DENIED/);
+  assert.match(
+    refused.stderr,
+    /^cred-auth: Impersonating "locked@.*" was denied: .* Google said \(PERMISSION_DENIED\)/,
+  );
 });
 
 test("no secret in any output of this file", () => {

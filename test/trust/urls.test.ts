@@ -11,6 +11,7 @@ import {
   UNIVERSE_ENV,
   checkFileUniverse,
   emulatorBaseUrl,
+  googleConsoleLink,
   isLoopbackHostname,
   trustedUniverse,
   trustedUrl,
@@ -287,4 +288,26 @@ test("loopback hosts, and the emulator's host:port", () => {
         message.test(error.message),
       hostPort,
     );
+});
+
+test("googleConsoleLink: a refusal's link is shown only when it is an https page of Google's console", () => {
+  const enable = "https://console.developers.google.com/apis/api/iamcredentials.googleapis.com/overview?project=42";
+  assert.equal(googleConsoleLink(enable), enable);
+  assert.equal(
+    googleConsoleLink("https://console.cloud.google.com/iam-admin/iam?project=p"),
+    "https://console.cloud.google.com/iam-admin/iam?project=p",
+  );
+  for (const bad of [
+    undefined,
+    "",
+    "not a url",
+    "http://console.developers.google.com/x",
+    "https://console.developers.google.com.evil.example/x",
+    "https://evil.example/console.developers.google.com",
+    "https://user@console.cloud.google.com/x",
+    "https://u:p@console.cloud.google.com/x",
+    "https://console.cloud.google.com:8443/x",
+    "javascript:alert(1)",
+  ])
+    assert.equal(googleConsoleLink(bad), undefined, String(bad));
 });
