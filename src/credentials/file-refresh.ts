@@ -15,6 +15,7 @@ import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { printable, quoted } from "../trust/text.js";
 import type { Universe } from "../trust/urls.js";
+import { type RefreshTokenHome, keepRotatedRefreshToken } from "./rotated-refresh-token.js";
 import { serviceAccountClientFrom } from "./service-account.js";
 
 /** A new access token for `file` (read from `path`), as the token cache stores it. */
@@ -87,13 +88,31 @@ export async function externalAccountFileToken(
   return cached(impersonated, scopes);
 }
 
-/** A workforce user's token from STS's /v1/oauthtoken. */
+/** A workforce user's new token, and the refresh token STS rotated in (kept in its file, or why not). */
+export interface WorkforceUserToken {
+  token: CachedAccessToken;
+  /** The new refresh token, when STS rotated it: the cache key of the next run is made from it. */
+  rotated?: string;
+  /** Why the rotated refresh token could not be written back to its file (a warning to show). */
+  warning?: string;
+}
+
+/**
+ * A workforce user's token from STS's /v1/oauthtoken. A refresh token STS rotated is written back
+ * to `home`, the file it came from (credentials/rotated-refresh-token.ts).
+ */
 export async function externalUserFileToken(
   file: ExternalAuthorizedUserFile,
   tokenUrl: string,
   scopes: readonly string[],
-): Promise<CachedAccessToken> {
-  return cached(await refreshExternalAuthorizedUser(file, tokenUrl), scopes);
+  home: RefreshTokenHome,
+): Promise<WorkforceUserToken> {
+  const refreshed = await refreshExternalAuthorizedUser(file, tokenUrl);
+  const token = cached(refreshed, scopes);
+  const rotated = refreshed.rotatedRefreshToken;
+  if (rotated === undefined) return { token };
+  const warning = await keepRotatedRefreshToken(home, { sent: file.refreshToken, rotated });
+  return warning === undefined ? { token, rotated } : { token, warning };
 }
 
 /** The source's token (`source()`, itself cached), then generateAccessToken at the judged `iamUrl`. */

@@ -97,7 +97,10 @@ export interface SubjectTokenExchange {
 }
 
 /** Exchanges the file's subject token at STS for a federated access token (no impersonation leg). */
-export function exchangeSubjectToken(file: ExternalAccountFile, exchange: SubjectTokenExchange): Promise<FetchedToken> {
+export async function exchangeSubjectToken(
+  file: ExternalAccountFile,
+  exchange: SubjectTokenExchange,
+): Promise<FetchedToken> {
   const form: Record<string, string> = {
     grant_type: TOKEN_EXCHANGE,
     requested_token_type: ACCESS_TOKEN_TYPE,
@@ -111,20 +114,41 @@ export function exchangeSubjectToken(file: ExternalAccountFile, exchange: Subjec
     file.clientId !== undefined && file.clientSecret !== undefined
       ? { id: file.clientId, secret: file.clientSecret }
       : undefined;
-  return postSts(exchange.tokenUrl, form, client, [exchange.subjectToken]);
+  return (await postSts(exchange.tokenUrl, form, client, [exchange.subjectToken])).token;
 }
 
-/** Refreshes an `external_account_authorized_user` file's access token at STS's /v1/oauthtoken (`tokenUrl`, judged). */
-export function refreshExternalAuthorizedUser(
+/** A workforce user's new access token, and the refresh token STS rotated in, when it did. */
+export interface RefreshedToken extends FetchedToken {
+  /** The new refresh token: the one sent no longer works, so it must be kept in place of it. */
+  rotatedRefreshToken?: string;
+}
+
+/**
+ * Refreshes an `external_account_authorized_user` file's access token at STS's /v1/oauthtoken
+ * (`tokenUrl`, judged). STS may answer a new refresh token ({@link RefreshedToken.rotatedRefreshToken}).
+ */
+export async function refreshExternalAuthorizedUser(
   file: ExternalAuthorizedUserFile,
   tokenUrl: string,
-): Promise<FetchedToken> {
-  return postSts(
+): Promise<RefreshedToken> {
+  const { token, reply } = await postSts(
     tokenUrl,
     { grant_type: "refresh_token", refresh_token: file.refreshToken },
     { id: file.clientId, secret: file.clientSecret },
     [file.refreshToken],
   );
+  const rotated = rotatedRefreshToken(reply, file.refreshToken);
+  return rotated === undefined ? token : { ...token, rotatedRefreshToken: rotated };
+}
+
+/**
+ * The refresh token a refresh reply rotated in: a non-empty string other than the one `sent`, as
+ * both Google libraries keep it (google-auth-library-nodejs externalAccountAuthorizedUserClient.ts,
+ * google-auth-library-python external_account_authorized_user.py); else undefined.
+ */
+export function rotatedRefreshToken(reply: unknown, sent: string): string | undefined {
+  const value = isObject(reply) ? reply.refresh_token : undefined;
+  return typeof value === "string" && value.trim() !== "" && value !== sent ? value : undefined;
 }
 
 async function postSts(
@@ -132,7 +156,7 @@ async function postSts(
   form: Record<string, string>,
   client: { id: string; secret: string } | undefined,
   secrets: readonly string[],
-): Promise<FetchedToken> {
+): Promise<{ token: FetchedToken; reply: Record<string, unknown> }> {
   const basic = client ? Buffer.from(`${client.id}:${client.secret}`).toString("base64") : undefined;
   const response = await postToService(
     url,
@@ -153,7 +177,7 @@ async function postSts(
     throw stsRefusal(response.status, reply, sent);
   }
   const expiresIn = typeof reply.expires_in === "number" ? reply.expires_in : 3600;
-  return { accessToken: reply.access_token, expiresAt: Date.now() + expiresIn * 1000 };
+  return { token: { accessToken: reply.access_token, expiresAt: Date.now() + expiresIn * 1000 }, reply };
 }
 
 /** STS's refusal, its words on one line, with every form of what we sent taken out and made printable. */

@@ -1,7 +1,7 @@
 // default() with external_account and external_account_authorized_user files: google-auth-library's
 // own clients against the emulator's STS, the project id the file carries, and gcloud's locations.
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import * as credAuth from "cred-auth";
@@ -63,4 +63,56 @@ test("an external_account file whose token_url is not Google's is refused, not p
     withEnv({ GOOGLE_APPLICATION_CREDENTIALS: path }, () => credAuth.default([CLOUD], options)),
     (error: unknown) => (error as { code?: string }).code === credAuth.ERROR_CODES.UNSAFE_TOKEN_URL,
   );
+});
+
+/** A workforce user's file (STS rotates its refresh token on each refresh), mode `mode`. */
+function workforceUserFile(name: string, mode = 0o600): { path: string; json: Record<string, string> } {
+  const json = files().external_account_authorized_user as Record<string, string>;
+  const path = join(home, name);
+  writeFileSync(path, JSON.stringify(json), { mode });
+  chmodSync(path, mode);
+  return { path, json };
+}
+
+const refreshTokenIn = (path: string) =>
+  (JSON.parse(readFileSync(path, "utf8")) as { refresh_token: string }).refresh_token;
+
+test("default(), workforce user: the refresh token STS rotated is kept in memory and in the file, one refresh at a time", async () => {
+  const { path, json } = workforceUserFile("rotating.json");
+  const [credentials] = await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: path }, () =>
+    credAuth.default([CLOUD], options),
+  );
+  const kept = refreshTokenIn(path);
+  assert.notEqual(kept, json.refresh_token, "written back when default() proved the credentials");
+  assert.equal(statSync(path).mode & 0o777, 0o600);
+  // Concurrent refreshes share one: a second would present the refresh token the first just spent.
+  const client = credentials as unknown as { refreshAccessTokenAsync(): Promise<{ access_token?: string }> };
+  const [a, b] = await Promise.all([client.refreshAccessTokenAsync(), client.refreshAccessTokenAsync()]);
+  assert.equal(a.access_token, b.access_token);
+  assert.notEqual(refreshTokenIn(path), kept, "rotated once more, and kept");
+  await client.refreshAccessTokenAsync(); // the token in memory is the newest one: still accepted
+  // Another process (here: another default()) starts from the file, and works.
+  const [again] = await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: path }, () => credAuth.default([CLOUD], options));
+  await assertWorking(again);
+});
+
+test("default(), workforce user whose file cred-auth may not write: a CRED_AUTH_REFRESH_TOKEN warning, the credentials work", async () => {
+  const { path, json } = workforceUserFile("not-mine.json", 0o666);
+  const warnings: Error[] = [];
+  const listen = (warning: Error) => warnings.push(warning);
+  process.on("warning", listen);
+  try {
+    const [credentials] = await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: path }, () =>
+      credAuth.default([CLOUD], options),
+    );
+    await assertWorking(credentials);
+    await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    process.off("warning", listen);
+  }
+  const ours = warnings.filter((w) => (w as { code?: string }).code === "CRED_AUTH_REFRESH_TOKEN");
+  assert.equal(ours.length, 1, warnings.map((w) => w.message).join("\n"));
+  assert.match(ours[0]!.message, /did not write the new one there: the file may be written by others \(mode 666\)/);
+  assert.ok(!ours[0]!.message.includes(json.refresh_token!));
+  assert.equal(refreshTokenIn(path), json.refresh_token, "the file is left alone");
 });
