@@ -160,9 +160,12 @@ function externalUserToken(
 function impersonatedToken(file: ImpersonatedFile, request: TokenRequest): Promise<CachedAccessToken> {
   const scopes = request.requested ?? file.scopes ?? [CLOUD_PLATFORM_SCOPE];
   const { iamUrl } = impersonatedDestinations(file, request.universe, request.path);
+  const { source: credentials } = file;
   const source = (): Promise<CachedAccessToken> =>
-    // The source asks with cloud-platform (a key) or the scopes granted at login (a user), cached too.
-    credentialsToken(file.source, { ...request, requested: undefined });
+    // The source asks with cloud-platform (a key, a workforce user) or the scopes granted at login (a user), cached too.
+    credentials.type === "external_account_authorized_user"
+      ? externalUserToken(credentials, request, "source_credentials")
+      : credentialsToken(credentials, { ...request, requested: undefined });
   return getTokenWithCache(
     impersonatedCacheKey(file, scopes, iamUrl),
     () => fileRefresh().impersonatedFileToken(file, iamUrl, source, scopes),

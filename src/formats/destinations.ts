@@ -93,7 +93,10 @@ export function impersonatedDestinations(
       destination("iamcredentials", "service_account_impersonation_url", path),
       universe,
     ),
-    sourceTokenUrl: credentialsTokenUrl(file.source, universe, path),
+    sourceTokenUrl:
+      file.source.type === "external_account_authorized_user"
+        ? externalAuthorizedUserTokenUrl(file.source, universe, path)
+        : credentialsTokenUrl(file.source, universe, path),
   };
 }
 

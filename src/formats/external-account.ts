@@ -9,7 +9,7 @@
  */
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { quoted } from "../trust/text.js";
-import { targetOfImpersonationUrl } from "./impersonated-file.js";
+import { targetOfImpersonationUrl } from "./impersonation-url.js";
 
 /** Where an external_account file's subject token comes from. */
 export type SubjectTokenSource =

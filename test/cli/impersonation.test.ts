@@ -226,6 +226,39 @@ test("print-token: an external_account file with service_account_impersonation_u
   );
 });
 
+test("print-token: an impersonated_service_account file whose source is a workforce user; its rotated token kept", async () => {
+  const workforce = sa("workforce");
+  emu.addServiceAccount({
+    email: workforce,
+    tokenCreators: ["principalSet://iam.googleapis.com/locations/global/workforcePools/emu-workforce/*"],
+  });
+  const source = {
+    ...emu.issueExternalAccountAuthorizedUser(),
+    token_url: "https://sts.googleapis.com/v1/oauthtoken",
+  } as Record<string, string>;
+  secrets.push(source.refresh_token!, source.client_secret!);
+  for (const cache of ["off", undefined]) {
+    const box = sandbox(emu, cache === undefined ? {} : { CRED_AUTH_TOKEN_CACHE: cache });
+    const path = impersonatedFile(box, source, workforce);
+    for (const run of [1, 2]) {
+      const r = await cli(["print-token", path, "--scopes", "https://www.googleapis.com/auth/bigquery"], box.env);
+      assert.equal(r.code, 0, `cache ${cache ?? "on"}, run ${run}: ${r.stderr}`);
+      const info = emu.checkAccessToken(r.stdout.trim());
+      assert.equal(info?.account, workforce);
+      assert.deepEqual(info?.scopes, ["https://www.googleapis.com/auth/bigquery"]);
+    }
+    const kept = JSON.parse(readFileSync(path, "utf8")) as { source_credentials: Record<string, string> };
+    secrets.push(kept.source_credentials.refresh_token!);
+    assert.notEqual(kept.source_credentials.refresh_token, source.refresh_token, "the source's rotated token is kept");
+    assert.deepEqual(
+      { ...kept.source_credentials, refresh_token: source.refresh_token },
+      source,
+      "the source's other fields as they were",
+    );
+    source.refresh_token = kept.source_credentials.refresh_token!; // the next sandbox starts from the live token
+  }
+});
+
 test("no secret in any output of this file", () => {
   const all = outputs.join("\n");
   for (const secret of secrets)

@@ -116,3 +116,35 @@ test("default(), workforce user whose file cred-auth may not write: a CRED_AUTH_
   assert.ok(!ours[0]!.message.includes(json.refresh_token!));
   assert.equal(refreshTokenIn(path), json.refresh_token, "the file is left alone");
 });
+
+test("default() with an impersonated_service_account file whose source is a workforce user", async () => {
+  const target = "workforce-runner@wf-project.iam.gserviceaccount.com";
+  emulator.addServiceAccount({
+    email: target,
+    tokenCreators: ["principalSet://iam.googleapis.com/locations/global/workforcePools/emu-workforce/*"],
+  });
+  const source = files().external_account_authorized_user as Record<string, string>;
+  const path = join(home, "impersonated-workforce.json");
+  writeFileSync(
+    path,
+    JSON.stringify({
+      type: "impersonated_service_account",
+      service_account_impersonation_url: `https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/${target}:generateAccessToken`,
+      source_credentials: source,
+      delegates: [],
+    }),
+    { mode: 0o600 },
+  );
+  for (const round of [1, 2]) {
+    const [credentials, projectId] = await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: path }, () =>
+      credAuth.default(["https://www.googleapis.com/auth/bigquery"], options),
+    );
+    const { token } = await credentials.getAccessToken();
+    const info = emulator.checkAccessToken(token ?? "");
+    assert.equal(info?.account, target, `round ${round}`);
+    assert.deepEqual(info?.scopes, ["https://www.googleapis.com/auth/bigquery"]);
+    assert.equal(projectId, "wf-project");
+  }
+  const kept = JSON.parse(readFileSync(path, "utf8")) as { source_credentials: { refresh_token: string } };
+  assert.notEqual(kept.source_credentials.refresh_token, source.refresh_token, "the source's rotated token is kept");
+});
