@@ -21,8 +21,7 @@ import { impersonationErrorOf } from "../token-services/iam-credentials.js";
 import { readSubjectToken, rotatedRefreshToken } from "../token-services/sts.js";
 import type { Universe } from "../trust/urls.js";
 import { loadGoogleAuth, withValidatedConfig } from "../util/lazy.js";
-import type { RefreshTokenHome } from "./rotated-refresh-token.js";
-import { rotatedRefreshTokens } from "./lazy.js";
+import { REFRESH_TOKEN_WARNING_CODE, type RefreshTokenHome, keepRotatedRefreshToken } from "./rotated-refresh-token.js";
 
 type GoogleAuthLibrary = Awaited<ReturnType<typeof loadGoogleAuth>>;
 
@@ -161,12 +160,9 @@ function federationClasses(gal: GoogleAuthLibrary): FederationClasses {
       const rotated = rotatedRefreshToken(got.res?.data, sent);
       if (rotated !== undefined) {
         this.#record.refreshToken = rotated;
-        const problem = await rotatedRefreshTokens().keepRotatedRefreshToken(this.#record.home, { sent, rotated });
+        const problem = await keepRotatedRefreshToken(this.#record.home, { sent, rotated });
         if (problem !== undefined)
-          process.emitWarning(problem, {
-            type: "CredAuthWarning",
-            code: rotatedRefreshTokens().REFRESH_TOKEN_WARNING_CODE,
-          });
+          process.emitWarning(problem, { type: "CredAuthWarning", code: REFRESH_TOKEN_WARNING_CODE });
       }
       return got;
     }

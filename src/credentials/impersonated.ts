@@ -19,7 +19,7 @@ import { proveCredentials, userRefreshClientFrom } from "../token-services/load-
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { type Universe, trustedUniverse } from "../trust/urls.js";
 import { loadGoogleAuth, withValidatedConfig } from "../util/lazy.js";
-import { externalAdc } from "./lazy.js";
+import { workforceUserClient } from "./external-adc.js";
 import { serviceAccountClientFrom } from "./service-account.js";
 
 /** Where to ask: the chain's generateAccessToken URL (a file's, judged; else Google's for the target in the trusted universe). */
@@ -86,7 +86,7 @@ export async function impersonatedAdcClient(
     source.type === "service_account"
       ? await serviceAccountClientFrom(source, [CLOUD_PLATFORM_SCOPE], { path, env, universe })
       : source.type === "external_account_authorized_user"
-        ? await externalAdc().workforceUserClient(source, universe, { path, place: "source_credentials" })
+        ? await workforceUserClient(source, universe, { path, place: "source_credentials" })
         : await userRefreshClientFrom(source, { path, env, universe });
   const credentials = await impersonate(sourceClient, file, scopes.length > 0 ? scopes : (file.scopes ?? []), {
     universe,

@@ -25,7 +25,3 @@ export const externalAdc = (): typeof import("./external-adc.js") => require("./
 
 /** A new access token for a credentials file, on a token-cache miss (print-token's refresh). */
 export const fileRefresh = (): typeof import("./file-refresh.js") => require("./file-refresh.js");
-
-/** Writing a refresh token STS rotated back to its file, only when STS rotated one. */
-export const rotatedRefreshTokens = (): typeof import("./rotated-refresh-token.js") =>
-  require("./rotated-refresh-token.js");
