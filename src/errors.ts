@@ -71,6 +71,8 @@ export const ERROR_CODES = {
   SUBJECT_TOKEN_UNREADABLE: "ERR_SUBJECT_TOKEN_UNREADABLE",
   /** An external_account file's subject-token URL (`credential_source.url`) could not be reached or gave no token. */
   SUBJECT_TOKEN_UNREACHABLE: "ERR_SUBJECT_TOKEN_UNREACHABLE",
+  /** An AWS-sourced external_account file found no AWS region or keys: neither in the environment nor from the instance metadata service. */
+  AWS_CREDENTIALS_UNAVAILABLE: "ERR_AWS_CREDENTIALS_UNAVAILABLE",
   /** Google's Security Token Service refused the exchange or refresh (`error.error`, `error.status`). */
   STS_REJECTED: "ERR_STS_REJECTED",
   /** A credentials file names a URL that would receive a secret and is not Google's service in the trusted universe (or, with the emulator, loopback). */

@@ -124,7 +124,7 @@ async function fromFile(
   let credentials: AuthClient;
   let projectId: string | null = null;
   if (type === "external_account" || type === "external_account_authorized_user") {
-    const external = await externalAdc().externalAdcClient(path, scopes, universe);
+    const external = await externalAdc().externalAdcClient(path, scopes, universe, env);
     if (external === undefined) throw new TypeError(`${path} changed its type while it was read`);
     ({ credentials, projectId } = external);
   } else if (type === "impersonated_service_account") {

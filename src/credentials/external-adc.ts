@@ -18,7 +18,7 @@ import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../formats
 import { readAdcFileSync } from "../formats/adc-file.js";
 import { externalAccountDestinations, externalAuthorizedUserTokenUrl } from "../formats/destinations.js";
 import { impersonationErrorOf } from "../token-services/iam-credentials.js";
-import { readSubjectToken, rotatedRefreshToken } from "../token-services/sts.js";
+import { readSubject, rotatedRefreshToken } from "../token-services/sts.js";
 import type { Universe } from "../trust/urls.js";
 import { loadGoogleAuth, withValidatedConfig } from "../util/lazy.js";
 import { REFRESH_TOKEN_WARNING_CODE, type RefreshTokenHome, keepRotatedRefreshToken } from "./rotated-refresh-token.js";
@@ -30,21 +30,25 @@ export async function externalAdcClient(
   path: string,
   scopes: readonly string[],
   universe: Universe,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ credentials: AuthClient; projectId: string | null } | undefined> {
   const file = readAdcFileSync(path); // validates, naming the file in its errors
   if (file.type !== "external_account" && file.type !== "external_account_authorized_user") return undefined;
   const credentials =
     file.type === "external_account"
-      ? await identityPoolClient(file, scopes, universe, path)
+      ? await identityPoolClient(file, scopes, { universe, env }, path)
       : await workforceUserClient(file, universe, { path, place: "file" });
   return { credentials, projectId: file.quotaProjectId ?? null };
 }
 
-/** An `external_account` file's client: only its checked fields, the judged URLs, and our subject-token reader. */
+/**
+ * An `external_account` file's client: only its checked fields, the judged URLs, and our subject
+ * reader (a file, a URL, or an AWS request signed with keys from `env` or IMDS, each refresh).
+ */
 async function identityPoolClient(
   file: ExternalAccountFile,
   scopes: readonly string[],
-  universe: Universe,
+  { universe, env }: { universe: Universe; env: NodeJS.ProcessEnv },
   path: string,
 ): Promise<AuthClient> {
   const urls = externalAccountDestinations(file, universe, path);
@@ -54,7 +58,7 @@ async function identityPoolClient(
     audience: file.audience,
     subject_token_type: file.subjectTokenType,
     token_url: urls.tokenUrl,
-    subject_token_supplier: { getSubjectToken: () => readSubjectToken(file.source) },
+    subject_token_supplier: { getSubjectToken: async () => (await readSubject(file, urls.aws, env)).token() },
     cloud_resource_manager_url: urls.cloudResourceManagerUrl,
     universe_domain: universe.domain,
     scopes: [...scopes],

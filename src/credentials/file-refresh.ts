@@ -10,7 +10,12 @@ import type { ImpersonatedFile } from "../formats/impersonated-file.js";
 import { generateAccessToken } from "../token-services/iam-credentials.js";
 import { proveCredentials, userRefreshClientFrom } from "../token-services/load-user.js";
 import type { FetchedToken } from "../token-services/service-request.js";
-import { exchangeSubjectToken, readSubjectToken, refreshExternalAuthorizedUser } from "../token-services/sts.js";
+import {
+  type Subject,
+  exchangeSubjectToken,
+  readSubject,
+  refreshExternalAuthorizedUser,
+} from "../token-services/sts.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { printable, quoted } from "../trust/text.js";
@@ -54,9 +59,12 @@ function cachedFrom(credentials: Credentials, scopes: readonly string[], path: s
   };
 }
 
-/** The subject token of an `external_account` file, read once per token asked for (token-services/sts.ts). */
-export function subjectTokenOf(file: ExternalAccountFile): Promise<string> {
-  return readSubjectToken(file.source);
+/**
+ * The subject of an `external_account` file, read once per token asked for (token-services/sts.ts):
+ * its token, or an AWS source's region and keys (from `env` or IMDS at the judged URLs).
+ */
+export function subjectOf(file: ExternalAccountFile, urls: ExternalAccountDestinations, env: NodeJS.ProcessEnv) {
+  return readSubject(file, urls.aws, env);
 }
 
 /**
@@ -66,17 +74,14 @@ export function subjectTokenOf(file: ExternalAccountFile): Promise<string> {
 export async function externalAccountFileToken(
   file: ExternalAccountFile,
   urls: ExternalAccountDestinations,
-  subjectToken: string,
+  subject: Subject,
   scopes: readonly string[],
 ): Promise<CachedAccessToken> {
   const target = file.impersonationTarget;
+  const sent = { tokenUrl: urls.tokenUrl, subjectToken: subject.token(), secrets: subject.secrets };
   if (urls.impersonationUrl === undefined || target === undefined)
-    return cached(await exchangeSubjectToken(file, { tokenUrl: urls.tokenUrl, subjectToken, scopes }), scopes);
-  const federated = await exchangeSubjectToken(file, {
-    tokenUrl: urls.tokenUrl,
-    subjectToken,
-    scopes: [CLOUD_PLATFORM_SCOPE],
-  });
+    return cached(await exchangeSubjectToken(file, { ...sent, scopes }), scopes);
+  const federated = await exchangeSubjectToken(file, { ...sent, scopes: [CLOUD_PLATFORM_SCOPE] });
   const impersonated = await generateAccessToken({
     url: urls.impersonationUrl,
     target,

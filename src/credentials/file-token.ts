@@ -122,11 +122,11 @@ function credentialsToken(file: CredentialsFile, request: TokenRequest): Promise
 async function externalAccountToken(file: ExternalAccountFile, request: TokenRequest): Promise<CachedAccessToken> {
   const scopes = request.requested ?? [CLOUD_PLATFORM_SCOPE];
   const urls = externalAccountDestinations(file, request.universe, request.path);
-  // Read once: the key depends on it (a rotated token gets a new key), and the refresh sends it.
-  const subjectToken = await fileRefresh().subjectTokenOf(file);
+  // Read once: the key depends on it (a rotated token, other AWS keys get a new key), and the refresh sends it.
+  const subject = await fileRefresh().subjectOf(file, urls, request.env);
   return getTokenWithCache(
-    externalCacheKey(file, scopes, urls, subjectToken),
-    () => fileRefresh().externalAccountFileToken(file, urls, subjectToken, scopes),
+    externalCacheKey(file, scopes, urls, subject.keyMaterial),
+    () => fileRefresh().externalAccountFileToken(file, urls, subject, scopes),
     request.cache,
   );
 }

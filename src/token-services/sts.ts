@@ -5,7 +5,9 @@
  * judged by the URL policy (formats/destinations.ts) before it gets here.
  */
 import { CredStsError, CredSubjectTokenFileError, CredSubjectTokenUrlError, ERROR_CODES } from "../errors.js";
+import type { AwsSourceUrls } from "../formats/destinations.js";
 import type {
+  AwsSource,
   ExternalAccountFile,
   ExternalAuthorizedUserFile,
   SubjectTokenSource,
@@ -15,6 +17,7 @@ import { readTrustedFile } from "../trust/files.js";
 import { boundedFetch } from "../trust/http.js";
 import { basicForms, redactor } from "../trust/redact.js";
 import { printable, quoted, serverWords } from "../trust/text.js";
+import { awsIdentity, awsSecrets, awsSubjectToken } from "./aws.js";
 import { type FetchedToken, SERVICE_TIMEOUT_MS, postToService } from "./service-request.js";
 
 const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
@@ -41,12 +44,48 @@ function pickToken(text: string, jsonField: string | undefined, fail: (what: str
   return token;
 }
 
+/** A subject token to hand STS, and what the token cache knows it by. */
+export interface Subject {
+  /**
+   * Secret material that tells this subject from any other: the token itself, or an AWS source's
+   * region and keys (its signed request differs every second). Only ever hashed into a cache key.
+   */
+  keyMaterial: string;
+  /** The token STS gets: the one read, or (AWS) a request signed now, so its date is fresh. */
+  token(): string;
+  /** Every secret the token carries or was made from, taken out of STS's words. */
+  secrets: string[];
+}
+
+/**
+ * The file's subject: its token read once from a file or URL ({@link readSubjectToken}), or for an
+ * AWS source the region and keys from `env` or IMDS at the judged `aws` URLs (token-services/aws.ts).
+ */
+export async function readSubject(
+  file: ExternalAccountFile,
+  aws: AwsSourceUrls | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<Subject> {
+  const { source } = file;
+  if (source.kind !== "aws") {
+    const token = await readSubjectToken(source);
+    return { keyMaterial: token, token: () => token, secrets: [token] };
+  }
+  const identity = await awsIdentity(aws ?? {}, env);
+  const { region, keys } = identity;
+  return {
+    keyMaterial: JSON.stringify(["aws", region, keys.accessKeyId, keys.secretAccessKey, keys.sessionToken ?? ""]),
+    token: () => awsSubjectToken(identity, { source, audience: file.audience }),
+    secrets: awsSecrets(identity),
+  };
+}
+
 /**
  * The subject token, read once from its file (under the file-trust rule: non-blocking, a regular
  * file, bounded) or its URL (no redirect followed, bounded in time and size). It goes only to the
  * judged STS URL ({@link exchangeSubjectToken}).
  */
-export async function readSubjectToken(source: SubjectTokenSource): Promise<string> {
+export async function readSubjectToken(source: Exclude<SubjectTokenSource, AwsSource>): Promise<string> {
   if (source.kind === "file") return readSubjectTokenFile(source.file, source.jsonField);
   const where = new URL(source.url);
   const shown = printable(`${where.origin}${where.pathname}`.slice(0, 200));
@@ -94,6 +133,8 @@ export interface SubjectTokenExchange {
   /** The subject token, read once ({@link readSubjectToken}). */
   subjectToken: string;
   scopes: readonly string[];
+  /** What else to take out of STS's words: what the subject token was made from ({@link Subject.secrets}). */
+  secrets?: readonly string[];
 }
 
 /** Exchanges the file's subject token at STS for a federated access token (no impersonation leg). */
@@ -114,7 +155,7 @@ export async function exchangeSubjectToken(
     file.clientId !== undefined && file.clientSecret !== undefined
       ? { id: file.clientId, secret: file.clientSecret }
       : undefined;
-  return (await postSts(exchange.tokenUrl, form, client, [exchange.subjectToken])).token;
+  return (await postSts(exchange.tokenUrl, form, client, [exchange.subjectToken, ...(exchange.secrets ?? [])])).token;
 }
 
 /** A workforce user's new access token, and the refresh token STS rotated in, when it did. */

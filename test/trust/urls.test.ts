@@ -13,6 +13,7 @@ import {
   emulatorBaseUrl,
   googleConsoleLink,
   isLoopbackHostname,
+  trustedImdsUrl,
   trustedUniverse,
   trustedUrl,
 } from "../../dist/trust/urls.js";
@@ -310,4 +311,44 @@ test("googleConsoleLink: a refusal's link is shown only when it is an https page
     "javascript:alert(1)",
   ])
     assert.equal(googleConsoleLink(bad), undefined, String(bad));
+});
+
+test("an AWS source's IMDS URLs: AWS's instance metadata service only (IPv4, IPv6); with the emulator, its IMDS", () => {
+  const field = "credential_source.region_url";
+  const zone = "/latest/meta-data/placement/availability-zone";
+  for (const raw of [
+    `http://169.254.169.254${zone}`,
+    `http://169.254.169.254:80${zone}`,
+    `http://[fd00:ec2::254]${zone}`,
+  ])
+    assert.equal(trustedImdsUrl(raw, field, "/x/aws.json", trustedUniverse({})), raw.replace(":80", ""));
+  assert.equal(
+    trustedImdsUrl(`http://169.254.169.254${zone}?x=1`, field, "/x/aws.json", trustedUniverse(EMU)),
+    `http://127.0.0.1:9099/aws-imds${zone}?x=1`,
+    "the emulator plays IMDS: nothing leaves this machine",
+  );
+  assert.equal(
+    trustedImdsUrl(`http://127.0.0.1:9099/aws-imds${zone}`, field, undefined, trustedUniverse(EMU)),
+    `http://127.0.0.1:9099/aws-imds${zone}`,
+  );
+  for (const raw of [
+    `https://169.254.169.254${zone}`,
+    `http://169.254.169.254:8080${zone}`,
+    `http://user:pw@169.254.169.254${zone}`,
+    `http://169.254.169.254.evil.example${zone}`,
+    `http://169.254.169.253${zone}`,
+    `http://metadata.google.internal${zone}`,
+    `http://127.0.0.1:9099/aws-imds${zone}`,
+    "file:///etc/passwd",
+  ])
+    refused(
+      () => trustedImdsUrl(raw, field, "/x/aws.json", trustedUniverse({})),
+      ERROR_CODES.UNSAFE_TOKEN_URL,
+      /^Credentials file "\/x\/aws\.json" has a credential_source\.region_url at ".*", which is not AWS's instance metadata service \(http:\/\/169\.254\.169\.254 or http:\/\/\[fd00:ec2::254\]\); cred-auth asks no other host for AWS keys\.$/,
+    );
+  refused(
+    () => trustedImdsUrl("not a url", "credential_source.url", undefined, trustedUniverse({})),
+    ERROR_CODES.UNSAFE_TOKEN_URL,
+    /^The credentials file has a credential_source\.url that is not a URL; write it again\.$/,
+  );
 });
