@@ -3,7 +3,7 @@
 // then the command line's hot path bundled into dist/cli.js (see bundleCli below), then the examples
 // as JavaScript beside their TypeScript (see buildExamples below).
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +11,9 @@ import { fileURLToPath } from "node:url";
 const require = createRequire(import.meta.url);
 const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
 
+// From nothing: a module moved or removed must not linger in dist/ (and so in the package, and under
+// tests that would still find it).
+rmSync(DIST, { recursive: true, force: true });
 const tsc = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.json"], {
   stdio: "inherit",
 });

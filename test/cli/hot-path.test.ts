@@ -140,7 +140,7 @@ test("dist/cli-bundle.js holds the command line: the token cache and the file re
   ])
     assert.ok(bundle.includes(`dist/${inside}`), `${inside} is not bundled`);
   // One copy of each module: the error classes too (instanceof), and the cold paths.
-  for (const inside of ["errors.js", "google/load-user.js", "cli/login.js"])
+  for (const inside of ["errors.js", "token-services/load-user.js", "cli/login.js"])
     assert.ok(bundle.includes(`dist/${inside}`), `${inside} is not bundled`);
   // Packages are required from node_modules, never bundled.
   assert.ok(bundle.includes('require("google-auth-library")'));
