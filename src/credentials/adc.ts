@@ -228,13 +228,22 @@ const VM_SCOPES_ADVICE =
   "stop the VM, give it these scopes (gcloud compute instances set-service-account VM --zone ZONE --service-account SA --scopes SCOPES) and start it again; or ask for fewer scopes.";
 
 /**
- * Cloud Run, Cloud Functions and App Engine (their own variables, which google-auth-library's
- * envDetect reads too): their metadata server honours `?scopes=`; anywhere else it is a VM's.
+ * Where the metadata server may honour `?scopes=`: Cloud Run, Cloud Functions and App Engine (their
+ * own variables, which google-auth-library's envDetect reads too), and Kubernetes pods, since GKE's
+ * Workload Identity metadata server mints tokens with the scopes asked (google-auth-library-java
+ * issue 458) and a pod cannot tell it from its node's VM server cheaply: not judged there. Anywhere
+ * else the server is a VM's.
  */
 function honoursRequestedScopes(env: NodeJS.ProcessEnv): boolean {
-  return ["K_SERVICE", "K_CONFIGURATION", "CLOUD_RUN_JOB", "FUNCTION_TARGET", "FUNCTION_NAME", "GAE_SERVICE"].some(
-    (name) => Boolean(env[name]),
-  );
+  return [
+    "K_SERVICE",
+    "K_CONFIGURATION",
+    "CLOUD_RUN_JOB",
+    "FUNCTION_TARGET",
+    "FUNCTION_NAME",
+    "GAE_SERVICE",
+    "KUBERNETES_SERVICE_HOST",
+  ].some((name) => Boolean(env[name]));
 }
 
 /**

@@ -99,13 +99,15 @@ test("default() on a VM without Drive goes on to a sign-in that grants it; faili
   emulator.setMetadata(null);
 });
 
-test("Cloud Run (K_SERVICE): the metadata server honours ?scopes=, nothing to check", async () => {
+test("Cloud Run (K_SERVICE), a GKE pod (KUBERNETES_SERVICE_HOST): the metadata server may honour ?scopes=, not judged", async () => {
   emulator.setMetadata(VM);
   emulator.setMetadataPlatform("cloud-run");
   try {
-    const outcome = await findApplicationDefaultCredentials([CLOUD, DRIVE], envOf({ K_SERVICE: "api" }));
-    assert.ok(outcome.found, outcome.reasons.join("\n"));
-    assert.deepEqual(await scopesOf(outcome.found.credentials), [CLOUD, DRIVE]);
+    for (const where of [{ K_SERVICE: "api" }, { KUBERNETES_SERVICE_HOST: "10.0.0.1" }]) {
+      const outcome = await findApplicationDefaultCredentials([CLOUD, DRIVE], envOf(where));
+      assert.ok(outcome.found, outcome.reasons.join("\n"));
+      assert.deepEqual(await scopesOf(outcome.found.credentials), [CLOUD, DRIVE]);
+    }
   } finally {
     emulator.setMetadataPlatform("compute-engine");
   }
