@@ -15,7 +15,7 @@ import type { AwsSourceUrls } from "../formats/destinations.js";
 import type { AwsSource } from "../formats/external-account.js";
 import { isObject } from "../formats/external-account.js";
 import { boundedFetch } from "../trust/http.js";
-import { printable } from "../trust/text.js";
+import { printable, quoted } from "../trust/text.js";
 
 /** AWS keys: an IAM user's long-term ones, or a role's temporary ones with their session token. */
 export interface AwsKeys {
@@ -67,7 +67,7 @@ export async function awsIdentity(urls: AwsSourceUrls, env: NodeJS.ProcessEnv): 
 function checkedRegion(region: string): string {
   if (!REGION.test(region))
     throw unavailable(
-      `The AWS region ${JSON.stringify(printable(region.slice(0, 40)))} is not a region name such as us-east-1; check AWS_REGION or the instance's placement.`,
+      `The AWS region ${quoted(region.slice(0, 40))} is not a region name such as us-east-1; check AWS_REGION or the instance's placement.`,
     );
   return region;
 }

@@ -108,3 +108,24 @@ test("accessTokenForFile: an instance without a role (IMDS 404) says so", async 
     return true;
   });
 });
+
+test("accessTokenForFile: a region that is no region name (it goes into AWS STS's host name) is refused", async () => {
+  const keys = emulator.issueAwsCredentials();
+  const path = awsFile("aws-bad-region.json", emulator.awsExternalAccountFile({ environmentOnly: true }));
+  const env = {
+    CRED_AUTH_EMULATOR_HOST: emulator.host,
+    CRED_AUTH_TOKEN_CACHE: join(home, "tc"),
+    AWS_REGION: "evil.example/\u001b[2J",
+    AWS_ACCESS_KEY_ID: keys.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: keys.secretAccessKey,
+  };
+  await assert.rejects(accessTokenForFile(path, { env }), (error: unknown) => {
+    assert.equal((error as { code?: string }).code, ERROR_CODES.AWS_CREDENTIALS_UNAVAILABLE);
+    assert.equal(
+      (error as Error).message,
+      'The AWS region "evil.example/\\u001b[2J" is not a region name such as us-east-1; check AWS_REGION or the instance\'s placement.',
+    );
+    assert.ok(!(error as Error).message.includes(keys.secretAccessKey));
+    return true;
+  });
+});
