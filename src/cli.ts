@@ -8,6 +8,9 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 
 useCompileCache(process.env);
+// The bundle is minified; with CRED_AUTH_DEBUG=1 (the rule of util/debug.ts, not imported: that would
+// be a second copy of it beside the bundle's) its frames name the files of dist/ through its map.
+if (/^(1|true|yes)$/i.test(process.env.CRED_AUTH_DEBUG?.trim() ?? "")) process.setSourceMapsEnabled(true);
 require("./cli-bundle.js");
 
 /**

@@ -89,6 +89,16 @@ export const ERROR_CODES = {
   API_DISABLED: "ERR_API_DISABLED",
   /** The caller may not use the project its request is billed to (Google's `USER_PROJECT_DENIED`). */
   USER_PROJECT_DENIED: "ERR_USER_PROJECT_DENIED",
+  /** These credentials cannot mint ID tokens (federation without service-account impersonation, a platform that hands out access tokens only). */
+  ID_TOKEN_UNSUPPORTED: "ERR_ID_TOKEN_UNSUPPORTED",
+  /** The token server answered without an ID token: user credentials signed in without the `openid` scope. */
+  NO_ID_TOKEN: "ERR_NO_ID_TOKEN",
+  /** The token server refused the ID token's audience (`invalid_audience`: not an OAuth client of the same project). */
+  INVALID_AUDIENCE: "ERR_INVALID_AUDIENCE",
+  /** These credentials cannot be revoked by cred-auth (a key, federation, a metadata server): nothing was removed. */
+  NOT_REVOCABLE: "ERR_NOT_REVOCABLE",
+  /** Google's revoke endpoint refused the token (already revoked, expired, or not one): nothing was removed. */
+  REVOKE_REFUSED: "ERR_REVOKE_REFUSED",
 } as const;
 
 /** One of {@link ERROR_CODES}' values. */

@@ -16,6 +16,8 @@ export { SignInPendingError, cancelSignIn } from "./oauth/pending.js";
 export type { PendingSignIn, SignInResult } from "./oauth/flow.js";
 export { loadUserCredentials } from "./token-services/load-user.js";
 export { loadServiceAccountCredentials } from "./credentials/service-account.js";
+export { fetchIdToken, getIdTokenClient } from "./credentials/id-token.js";
+export type { IdTokenOptions } from "./credentials/id-token.js";
 export * as cache from "./cache/index.js";
 export * as exceptions from "./errors.js";
 export {

@@ -16,6 +16,7 @@ export {
   readCachedToken,
   writeCachedToken,
   deleteCachedToken,
+  deleteCachedTokensOf,
   hasValidity,
 } from "./store.js";
 // Keys are built in formats/cache-keys.ts (with every other key); re-exported for callers of this room.

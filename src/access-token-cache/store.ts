@@ -8,6 +8,7 @@ import {
   fsyncSync,
   mkdirSync,
   openSync,
+  readdirSync,
   renameSync,
   unlinkSync,
   writeSync,
@@ -108,13 +109,48 @@ export function writeEntry(base: string, key: string, token: CachedAccessToken):
   }
 }
 
-/** Removes the cached token for `key` (for example after the provider rejected it). */
-export function deleteCachedToken(key: string, location: TokenCacheLocation = {}): void {
-  withCacheDir(location, false, (base) => {
-    try {
-      unlinkSync(tokenPath(base, key));
-    } catch {}
-  });
+/** Removes the cached token for `key` (for example after the provider rejected it); true when one was there. */
+export function deleteCachedToken(key: string, location: TokenCacheLocation = {}): boolean {
+  return (
+    withCacheDir(location, false, (base) => {
+      try {
+        unlinkSync(tokenPath(base, key));
+        return true;
+      } catch {
+        return false;
+      }
+    }) ?? false
+  );
+}
+
+/**
+ * Removes every cached token whose key starts with `owner` and a hyphen: the ID tokens of one
+ * credentials file, whatever their audiences (formats/cache-keys.ts `idTokenCacheKey`). Returns
+ * how many entries went.
+ */
+export function deleteCachedTokensOf(owner: string, location: TokenCacheLocation = {}): number {
+  const prefix = `${checkedKey(owner)}-`;
+  return (
+    withCacheDir(location, false, (base) => {
+      let removed = 0;
+      for (const name of listOrNothing(base)) {
+        if (!name.startsWith(prefix) || !name.endsWith(".json")) continue;
+        try {
+          unlinkSync(join(base, name));
+          removed++;
+        } catch {}
+      }
+      return removed;
+    }) ?? 0
+  );
+}
+
+function listOrNothing(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 /**

@@ -23,7 +23,12 @@ export interface OptionSpec {
 export interface CommandSpec {
   name: string;
   summary: string;
-  positionals: readonly { name: string; help: string }[];
+  positionals: readonly {
+    name: string;
+    help: string;
+    /** May be left out (only after the required ones). */
+    optional?: boolean;
+  }[];
   options: readonly OptionSpec[];
   /** Extra help text after the option list. */
   epilog?: string;
@@ -88,12 +93,14 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
   }
   if (parsed.help) return parsed;
   const wanted = spec.positionals.length;
-  if (parsed.positionals.length < wanted) {
+  const required = spec.positionals.filter((p) => !p.optional).length;
+  if (parsed.positionals.length < required) {
     throw new UsageError(`missing ${spec.positionals[parsed.positionals.length]?.name}`, spec.name);
   }
   if (parsed.positionals.length > wanted) {
     // The word itself is not echoed: it may be a secret typed in the wrong place.
-    throw new UsageError(`too many arguments: expected ${wanted}, got ${parsed.positionals.length}`, spec.name);
+    const expected = required === wanted ? `${wanted}` : `at most ${wanted}`;
+    throw new UsageError(`too many arguments: expected ${expected}, got ${parsed.positionals.length}`, spec.name);
   }
   return parsed;
 }

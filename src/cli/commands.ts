@@ -123,6 +123,79 @@ export const PRINT_TOKEN: CommandSpec = {
   ].join("\n"),
 };
 
+/** The optional FILE of the commands that otherwise look where default() looks. */
+const searchedFile = (what: string): CommandSpec["positionals"][number] => ({
+  name: "[FILE]",
+  help: `an ADC file; without it, ${what} the file default() would use: GOOGLE_APPLICATION_CREDENTIALS, gcloud's ADC file, the metadata server, the cached sign-in`,
+  optional: true,
+});
+
+export const PRINT_IDENTITY_TOKEN: CommandSpec = {
+  name: "print-identity-token",
+  summary:
+    "Print an ID token (for Cloud Run, Cloud Run functions, IAP) for a credentials file or the credentials default() would use.",
+  positionals: [searchedFile("the credentials of")],
+  options: [
+    {
+      key: "audiences",
+      names: ["--audiences", "--audience"],
+      metavar: "AUD",
+      help: "who the token is for: the service's URL, an IAP client id, or a custom audience (one; required but for user credentials, which give their own client's token without it)",
+    },
+    {
+      key: "includeEmail",
+      names: ["--include-email", "--include_email"],
+      help: "put the service account's e-mail in an impersonated or federated token (keys and the metadata server always do)",
+    },
+    { key: "fresh", names: ["--fresh"], help: "ignore the token cache and get a new token" },
+  ],
+  epilog: [
+    "An ID token with more than 5 minutes left is reused from the token cache, as print-token's access tokens are.",
+    "Call a private Cloud Run service (see docs/cloud-run-and-iap.md in the package for IAP and user credentials):",
+    '  curl -H "Authorization: Bearer $(cred-auth print-identity-token key.json --audiences "$URL")" "$URL"',
+  ].join("\n"),
+};
+
+export const REVOKE: CommandSpec = {
+  name: "revoke",
+  summary: "Revoke a user's sign-in at Google, then remove the credentials file and the tokens cached for it.",
+  positionals: [searchedFile("revoke")],
+  options: [
+    {
+      key: "force",
+      names: ["--force"],
+      help: "remove the file and its cached tokens even when nothing could be revoked (a key, a federation file, a refusal)",
+    },
+  ],
+  epilog: [
+    "User credentials (authorized_user, or an impersonated_service_account file with a user source): the refresh",
+    "token is revoked at Google, which ends the whole grant (every refresh and access token of that client and",
+    "account). A service account key, a federation file or the metadata server cannot be revoked from here: revoke",
+    "says what to do instead and removes nothing, unless --force. When the revocation fails, nothing is removed.",
+  ].join("\n"),
+};
+
+export const STATUS: CommandSpec = {
+  name: "status",
+  summary: "Say which credentials default() would use and why, whose they are, and the cached token's time left.",
+  positionals: [searchedFile("describe")],
+  options: [
+    {
+      key: "check",
+      names: ["--check"],
+      help: "ask for a token (from the cache or the server) to prove the credentials work",
+    },
+    {
+      key: "format",
+      names: ["--format"],
+      metavar: "text|json",
+      help: "text: one `name: value` line each (default); json: the same as one JSON object",
+    },
+  ],
+  epilog:
+    "Without --check no server is asked: the account is the one the file records (or the file names none). Exit code 1 when nothing usable is found or the check fails.",
+};
+
 export const EMULATOR: CommandSpec = {
   name: "emulator",
   summary: "Run the local Google-compatible sign-in and token emulator (for tests, CI and trying things out).",
@@ -201,7 +274,15 @@ export const CONFIG: CommandSpec = {
   },
 };
 
-export const COMMANDS: readonly CommandSpec[] = [LOGIN, PRINT_TOKEN, CONFIG, EMULATOR];
+export const COMMANDS: readonly CommandSpec[] = [
+  LOGIN,
+  PRINT_TOKEN,
+  PRINT_IDENTITY_TOKEN,
+  STATUS,
+  REVOKE,
+  CONFIG,
+  EMULATOR,
+];
 
 const EXIT_CODES = [
   "Exit codes: 0 success, 1 credentials error, 2 usage error, 3 connection error, 130 cancelled.",

@@ -5,3 +5,14 @@ export const fileToken = (): typeof import("../credentials/file-token.js") => re
 export const settingsReader = (): typeof import("../settings/read.js") => require("../settings/read.js");
 export const settingsStore = (): typeof import("../settings/store.js") => require("../settings/store.js");
 export const settingKeys = (): typeof import("../settings/keys.js") => require("../settings/keys.js");
+/** An ID token for a file: print-identity-token's cached path. */
+export const idTokenFile = (): typeof import("../credentials/id-token-file.js") =>
+  require("../credentials/id-token-file.js");
+/** An ID token from the credentials default() would use. */
+export const idTokenSearch = (): typeof import("../credentials/id-token-search.js") =>
+  require("../credentials/id-token-search.js");
+/** What credentials default() would use, and what they are (status). */
+export const credentialsState = (): typeof import("../credentials/status.js") => require("../credentials/status.js");
+/** Revoking a file's sign-in and removing it (revoke). */
+export const credentialsRevocation = (): typeof import("../credentials/revoke.js") =>
+  require("../credentials/revoke.js");

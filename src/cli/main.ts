@@ -45,6 +45,10 @@ const emulatorCommand = (): typeof import("./emulator.js") => require("./emulato
 const configCommand = (): typeof import("./config.js") => require("./config.js");
 const printTokenCommand = (): typeof import("./print-token.js") => require("./print-token.js");
 const loginCommand = (): typeof import("./login.js") => require("./login.js");
+const printIdentityTokenCommand = (): typeof import("./print-identity-token.js") =>
+  require("./print-identity-token.js");
+const statusCommand = (): typeof import("./status.js") => require("./status.js");
+const revokeCommand = (): typeof import("./revoke.js") => require("./revoke.js");
 
 async function runCommand(spec: CommandSpec, argv: readonly string[]): Promise<number> {
   if (spec.name === "emulator") {
@@ -61,6 +65,9 @@ async function runCommand(spec: CommandSpec, argv: readonly string[]): Promise<n
   const args = parseCommandArgs(spec, argv);
   if (args.help) return writeOut(commandHelp(spec));
   if (spec.name === "print-token") return printTokenCommand().printToken(args);
+  if (spec.name === "print-identity-token") return printIdentityTokenCommand().printIdentityToken(args);
+  if (spec.name === "status") return statusCommand().status(args);
+  if (spec.name === "revoke") return revokeCommand().revoke(args);
   noteStdoutStream();
   return loginCommand().login(args);
 }

@@ -17,6 +17,7 @@ import { isOnGoogleCloud } from "../util/lazy.js";
 import { tokenCacheDir } from "../access-token-cache/index.js";
 import { attachTokenCache } from "./share-access-tokens.js";
 import { MAX_CREDENTIALS_FILE_BYTES, readCredentialsFile } from "../formats/credentials-file.js";
+import { getCredentialInfo, setCredentialInfo } from "../token-services/info.js";
 import { proveCredentials, userRefreshClientFrom } from "../token-services/load-user.js";
 import { serviceAccountClientFrom } from "./service-account.js";
 import { externalAdc, impersonation } from "./lazy.js";
@@ -141,6 +142,8 @@ async function fromFile(
     }
   }
   await proveCredentials(credentials as Parameters<typeof proveCredentials>[0], `Getting an access token with ${what}`);
+  // Where the client came from, for what is asked of it later (an ID token of a federation file).
+  if (getCredentialInfo(credentials) === undefined) setCredentialInfo(credentials, { scopes: [...scopes], path });
   return { credentials, projectId, source: what };
 }
 

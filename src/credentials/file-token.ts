@@ -18,7 +18,7 @@ import {
   impersonatedDestinations,
 } from "../formats/destinations.js";
 import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../formats/external-account.js";
-import type { ImpersonatedFile } from "../formats/impersonated-file.js";
+import type { ImpersonatedFile, ImpersonationSource } from "../formats/impersonated-file.js";
 import type { RefreshTokenPlace } from "../formats/rotated-refresh-token.js";
 import { chooseTokenUrl } from "../token-services/token-requests.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
@@ -89,7 +89,7 @@ export async function accessTokenForFile(path: string, options: FileTokenOptions
 }
 
 /** What one token request for a file decides once and passes down. */
-interface TokenRequest {
+export interface TokenRequest {
   path: string;
   env: NodeJS.ProcessEnv;
   universe: Universe;
@@ -108,7 +108,7 @@ function tokenFor(file: AdcFile, request: TokenRequest): Promise<CachedAccessTok
 }
 
 /** User credentials (the scopes granted at login) or a service account key (`requested`, else cloud-platform). */
-function credentialsToken(file: CredentialsFile, request: TokenRequest): Promise<CachedAccessToken> {
+export function credentialsToken(file: CredentialsFile, request: TokenRequest): Promise<CachedAccessToken> {
   const scopes = file.type === "service_account" ? (request.requested ?? [CLOUD_PLATFORM_SCOPE]) : (file.scopes ?? []);
   const tokenUrl = chooseTokenUrl(file, request.universe, request.path);
   return getTokenWithCache(
@@ -160,17 +160,26 @@ function externalUserToken(
 function impersonatedToken(file: ImpersonatedFile, request: TokenRequest): Promise<CachedAccessToken> {
   const scopes = request.requested ?? file.scopes ?? [CLOUD_PLATFORM_SCOPE];
   const { iamUrl } = impersonatedDestinations(file, request.universe, request.path);
-  const { source: credentials } = file;
-  const source = (): Promise<CachedAccessToken> =>
-    // The source asks with cloud-platform (a key, a workforce user) or the scopes granted at login (a user), cached too.
-    credentials.type === "external_account_authorized_user"
-      ? externalUserToken(credentials, request, "source_credentials")
-      : credentialsToken(credentials, { ...request, requested: undefined });
+  const source = () => impersonationSourceToken(file.source, request);
   return getTokenWithCache(
     impersonatedCacheKey(file, scopes, iamUrl),
     () => fileRefresh().impersonatedFileToken(file, iamUrl, source, scopes),
     request.cache,
   );
+}
+
+/**
+ * The access token of an impersonated file's source, cached too: it asks with cloud-platform (a key,
+ * a workforce user, whose rotated refresh token is kept in `source_credentials`) or the scopes
+ * granted at login (a user).
+ */
+export function impersonationSourceToken(
+  source: ImpersonationSource,
+  request: TokenRequest,
+): Promise<CachedAccessToken> {
+  return source.type === "external_account_authorized_user"
+    ? externalUserToken(source, request, "source_credentials")
+    : credentialsToken(source, { ...request, requested: undefined });
 }
 
 /** What a credentials file says about whom it signs in as (for the command line's messages). */

@@ -25,3 +25,6 @@ export const externalAdc = (): typeof import("./external-adc.js") => require("./
 
 /** A new access token for a credentials file, on a token-cache miss (print-token's refresh). */
 export const fileRefresh = (): typeof import("./file-refresh.js") => require("./file-refresh.js");
+
+/** A new ID token for a credentials file, on a token-cache miss (print-identity-token's refresh). */
+export const idTokenMint = (): typeof import("./id-token-mint.js") => require("./id-token-mint.js");

@@ -96,3 +96,50 @@ export function impersonatedCacheKey(file: ImpersonatedFile, scopes: readonly st
 function keyOf(parts: readonly string[], scopes: readonly string[]): string {
   return sha256Hex(JSON.stringify([LAYOUT, ...parts, [...new Set(scopes)].sort()]));
 }
+
+/** The version of every ID-token key's layout (apart from access tokens': an ID token never serves as one). */
+const ID_TOKEN_LAYOUT = "cred-auth-id-token-v1";
+
+/**
+ * The first half of every ID-token key: a digest of the credentials' secret material and where
+ * the ID token is asked for, the same for every audience. An ID-token key is `OWNER-REQUEST`, so
+ * every ID token of one credentials file can be found (and removed, `cred-auth revoke`) without
+ * knowing the audiences it was asked for.
+ */
+export type IdTokenOwner =
+  | { type: "authorized_user" | "service_account"; file: TokenCacheIdentity; tokenUrl: string }
+  | { type: "impersonated_service_account"; file: ImpersonatedFile; url: string }
+  | {
+      type: "external_account";
+      file: ExternalAccountFile;
+      urls: ExternalKeyUrls;
+      /** The subject token read now: a rotated one gets a new key. */
+      subjectToken: string;
+    };
+
+/** The owner half of the ID-token keys of `owner` (64 hex digits). */
+export function idTokenKeyOwner(owner: IdTokenOwner): string {
+  return sha256Hex(JSON.stringify([ID_TOKEN_LAYOUT, ...ownerParts(owner)]));
+}
+
+function ownerParts(owner: IdTokenOwner): string[] {
+  if (owner.type === "impersonated_service_account") {
+    // The impersonated access-token key's parts without its scopes: an ID token has none.
+    const { file, url } = owner;
+    return [impersonatedCacheKey(file, [], url)];
+  }
+  if (owner.type === "external_account") return [externalCacheKey(owner.file, [], owner.urls, owner.subjectToken)];
+  return [tokenCacheKey(owner.file, [], owner.tokenUrl)];
+}
+
+/** What changes an ID token besides its credentials: the audience (none: the token server's own) and the e-mail claim. */
+export interface IdTokenRequestKey {
+  audience?: string;
+  includeEmail: boolean;
+}
+
+/** The key of one ID token: `OWNER-REQUEST` (97 characters), see {@link idTokenKeyOwner}. */
+export function idTokenCacheKey(owner: IdTokenOwner, request: IdTokenRequestKey): string {
+  const asked = sha256Hex(JSON.stringify([ID_TOKEN_LAYOUT, request.audience ?? null, request.includeEmail]));
+  return `${idTokenKeyOwner(owner)}-${asked.slice(0, 32)}`;
+}

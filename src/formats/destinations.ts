@@ -5,6 +5,7 @@
  * secret (the CLI's print-token, default(), the loaders, google-auth-library's clients) gets its
  * URLs here and nowhere else. A URL a file leaves out is Google's default for the file's universe.
  */
+import { EMULATOR_PATHS } from "../shared/constants.js";
 import {
   type Destination,
   type GoogleService,
@@ -136,4 +137,31 @@ function destination(service: GoogleService, field: string, file?: string, ownSe
     ...(file === undefined ? {} : { file }),
     ...(ownSecretOnly ? { ownSecretOnly } : {}),
   };
+}
+
+/**
+ * Where an `authorized_user` file's refresh token is revoked: Google's revoke endpoint beside the
+ * token endpoint the file's `token_uri` names, judged as that URL is ({@link credentialsTokenUrl}):
+ * `https://oauth2.UNIVERSE/revoke` for Google's, the emulator's `/revoke` when it stands in, and
+ * for a token server on this machine (allowed for the file's own secret) its `/revoke` beside it,
+ * where the emulator serves it.
+ */
+export function credentialsRevokeUrl(file: CredentialsFile, universe: Universe, path?: string): string {
+  const tokenUrl = new URL(credentialsTokenUrl(file, universe, path));
+  if (universe.emulator !== undefined && tokenUrl.href.startsWith(`${universe.emulator}/`))
+    return `${universe.emulator}${EMULATOR_PATHS.revoke}`;
+  if (tokenUrl.protocol === "http:") return `${tokenUrl.origin}${EMULATOR_PATHS.revoke}`;
+  return `https://oauth2.${universe.domain}/revoke`;
+}
+
+/**
+ * The `generateIdToken` URL of a judged `generateAccessToken` URL (an impersonated or federation
+ * file's `service_account_impersonation_url`): the same host and account, the other method.
+ */
+export function idTokenUrlOf(generateAccessTokenUrl: string): string {
+  const url = new URL(generateAccessTokenUrl);
+  // formats/ checked the file's URL when it was read: anything else is a mistake of ours.
+  if (!url.pathname.endsWith(":generateAccessToken")) throw new TypeError("not a judged generateAccessToken URL");
+  url.pathname = `${url.pathname.slice(0, -":generateAccessToken".length)}:generateIdToken`;
+  return url.href;
 }

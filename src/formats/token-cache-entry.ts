@@ -4,6 +4,12 @@
  * by {@link parseCachedToken}, which takes only well-typed fields.
  */
 
+/**
+ * The `token_type` of an entry under an ID-token key (cache-keys.ts `idTokenCacheKey`): its
+ * `access_token` field holds the ID token, a JWT that lives an hour as an access token does.
+ */
+export const ID_TOKEN_ENTRY_TYPE = "id_token";
+
 /** An access token as the token cache keeps it: never a refresh token or key. */
 export interface CachedAccessToken {
   access_token: string;

@@ -185,6 +185,11 @@ export async function askMetadata<T extends { status: number; text: string }>(as
   }
 }
 
+/** A GET of the metadata server, asked again while it answers a temporary status ({@link askMetadata}). */
+export function metadataGetRetrying(label: string, url: string, timeoutMs: number) {
+  return askMetadata(() => metadataGet(label, url, timeoutMs));
+}
+
 async function metadataGet(label: string, url: string, timeoutMs: number) {
   const reply = await platformFetch(label, WHAT, { url, headers: { "Metadata-Flavor": "Google" }, timeoutMs });
   // Anything else listening there (a proxy, a captive portal) is not a metadata server.

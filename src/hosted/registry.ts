@@ -84,9 +84,7 @@ export async function tryHosted(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ result?: HostedCredentials & { name: string }; attempts: HostedAttempt[] }> {
   const attempts: HostedAttempt[] = [];
-  if (choice === false || hostedDisabledByEnv(env)) return { attempts };
-  const candidates = [...new Set([...(Array.isArray(choice) ? choice : []), ...registered, ...builtInEnvironments])];
-  for (const environment of candidates) {
+  for (const environment of candidatesFor(choice, env)) {
     try {
       if (!environment.detect(env)) continue;
       const given = await environment.credentials(scopes, env);
@@ -110,6 +108,27 @@ export async function tryHosted(
     }
   }
   return { attempts };
+}
+
+/** The environments {@link tryHosted} asks, in order: none when `choice` is false or `CRED_AUTH_HOSTED` is off. */
+function candidatesFor(choice: boolean | readonly HostedEnvironment[], env: NodeJS.ProcessEnv): HostedEnvironment[] {
+  if (choice === false || hostedDisabledByEnv(env)) return [];
+  return [...new Set([...(Array.isArray(choice) ? choice : []), ...registered, ...builtInEnvironments])];
+}
+
+/**
+ * The name of the first hosted environment that detects itself (environment variables only, no
+ * network): the one `default()` asks first. Undefined when none does, or the layer is off.
+ */
+export function detectedHostedEnvironment(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  for (const environment of candidatesFor(true, env)) {
+    try {
+      if (environment.detect(env)) return environment.name;
+    } catch {
+      // a registered environment whose detect() throws is passed over, as tryHosted does
+    }
+  }
+  return undefined;
 }
 
 /** The error as thrown when it is ours; anything else becomes a one-line error naming the environment. */

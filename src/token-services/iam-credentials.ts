@@ -11,10 +11,19 @@ import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { type Redact, redactor } from "../trust/redact.js";
 import { printable, quoted, serverWords } from "../trust/text.js";
 import { googleConsoleLink } from "../trust/urls.js";
+import { type FetchedIdToken, fetchedIdToken } from "./id-token-reply.js";
 import { type FetchedToken, postToService } from "./service-request.js";
 
 /** Google's longest token without an organisation policy that allows more. */
 export const MAX_LIFETIME_SEC = 3600;
+
+/** No answer from IAM Credentials at all (network, time-out). */
+function unreachable(cause: unknown): CredConnectionError {
+  return new CredConnectionError("Google's IAM Credentials API could not be reached; check the network and retry.", {
+    code: ERROR_CODES.UNREACHABLE,
+    cause,
+  });
+}
 
 /** Options of {@link generateAccessToken}. */
 export interface GenerateAccessTokenRequest {
@@ -38,11 +47,7 @@ export async function generateAccessToken(request: GenerateAccessTokenRequest): 
       scope: [...request.scopes],
       lifetime: `${request.lifetimeSec ?? MAX_LIFETIME_SEC}s`,
     }),
-    (cause) =>
-      new CredConnectionError("Google's IAM Credentials API could not be reached; check the network and retry.", {
-        code: ERROR_CODES.UNREACHABLE,
-        cause,
-      }),
+    unreachable,
   );
   const body = response.body;
   const reply = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
@@ -154,4 +159,51 @@ function bearerTokensOf(error: unknown): string[] {
     if (token) tokens.push(token);
   }
   return tokens;
+}
+
+/** Options of {@link generateIdToken}. */
+export interface GenerateIdTokenRequest {
+  /** The judged `generateIdToken` URL (formats/destinations.ts `idTokenUrlOf`). */
+  url: string;
+  target: string;
+  /** The caller's access token (cloud-platform or iam scope). */
+  sourceToken: string;
+  delegates: readonly string[];
+  audience: string;
+  /** Put the account's `email` and `email_verified` in the token (IAP and Cloud Run invoker checks need it). */
+  includeEmail: boolean;
+}
+
+/**
+ * An ID token of `request.target` for `request.audience`, from IAM Credentials'
+ * `generateIdToken` (the caller needs the Token Creator role, whose
+ * `iam.serviceAccounts.getOpenIdToken` permission this is). Refusals as {@link impersonationError}.
+ * Reference: https://cloud.google.com/iam/docs/reference/credentials/rest/v1/projects.serviceAccounts/generateIdToken
+ */
+export async function generateIdToken(request: GenerateIdTokenRequest): Promise<FetchedIdToken> {
+  const response = await postToService(
+    request.url,
+    { Authorization: `Bearer ${request.sourceToken}`, "Content-Type": "application/json" },
+    JSON.stringify({
+      delegates: request.delegates.map(delegateResourceName),
+      audience: request.audience,
+      includeEmail: request.includeEmail,
+    }),
+    unreachable,
+  );
+  const token = (response.body as { token?: unknown } | undefined)?.token;
+  if (!response.ok || typeof token !== "string" || token === "")
+    throw impersonationError(response.status, response.body, request.target, [request.sourceToken]);
+  return fetchedIdToken(token, "Google's IAM Credentials API");
+}
+
+/**
+ * {@link impersonationErrorOf} for google-auth-library's `Impersonated.fetchIdToken`: the refusal
+ * inside its error when IAM Credentials' `generateIdToken` answered; else undefined.
+ */
+export function idTokenImpersonationErrorOf(error: unknown, target: string): CredImpersonationError | undefined {
+  const response = (error as { response?: { status?: unknown; data?: unknown; config?: { url?: unknown } } })?.response;
+  if (typeof response?.status !== "number" || !String(response.config?.url ?? "").endsWith(":generateIdToken"))
+    return undefined;
+  return impersonationError(response.status, response.data, target, bearerTokensOf(error));
 }

@@ -54,6 +54,12 @@ export const OAUTH_ERRORS: Readonly<Record<string, OAuthErrorWord>> = {
   // What invalid_grant blames depends on the grant asked for: token-services/token-errors.ts says which.
   invalid_grant: { code: ERROR_CODES.INVALID_GRANT },
   invalid_rapt: { code: ERROR_CODES.REAUTH_REQUIRED },
+  // A refresh grant's `audience` (a user's ID token for another client): google-auth-library-python#669.
+  invalid_audience: {
+    code: ERROR_CODES.INVALID_AUDIENCE,
+    reply:
+      "the token server refused the audience: a user's ID token can be asked only for the OAuth client id of an IAP resource in the same project as the client that signed in",
+  },
 };
 
 /** `value` when it is a plain OAuth error word; undefined for anything else (a URL or reply anyone can craft). */

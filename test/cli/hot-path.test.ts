@@ -111,9 +111,32 @@ test("print-token with a cached token loads no package and only the allowed modu
   }
 });
 
+test("print-identity-token with a cached ID token loads no package either; a new one loads google-auth-library", async () => {
+  const emu = await withEmulator();
+  const box = sandbox(emu);
+  const { path } = serviceAccountFile(emu, box);
+  const args = ["print-identity-token", path, "--audiences", "https://hello-abc123-uc.a.run.app"];
+  const first = await loadedBy(box, args);
+  assert.equal(first.code, 0, first.stderr);
+  assert.ok(
+    packagesIn(first.modules).includes("google-auth-library"),
+    `a new token loaded: ${packagesIn(first.modules)}`,
+  );
+  const cached = await loadedBy(box, args);
+  assert.equal(cached.code, 0, cached.stderr);
+  assert.deepEqual(packagesIn(cached.modules), [], "the cached path loaded packages");
+  assert.deepEqual(distFilesIn(cached.modules), ALLOWED);
+});
+
 test("help, --version and usage errors load no package either", async () => {
   const box = sandbox();
-  for (const args of [["--help"], ["--version"], ["login", "--help"], ["print-token"]]) {
+  const newCommands = [
+    ["print-identity-token", "--help"],
+    ["status", "--help"],
+    ["revoke", "--help"],
+    ["revoke", "a", "b"],
+  ];
+  for (const args of [["--help"], ["--version"], ["login", "--help"], ["print-token"], ...newCommands]) {
     const r = await loadedBy(box, args);
     assert.deepEqual(packagesIn(r.modules), [], args.join(" "));
   }
@@ -132,18 +155,21 @@ test("print-token's cached path does not load node:crypto (several milliseconds 
 test("dist/cli-bundle.js holds the command line: the token cache and the file reader live inside it", () => {
   assert.match(readFileSync(join(DIST, "cli.js"), "utf8"), /^#!\/usr\/bin\/env node\n/, "the bin keeps the shebang");
   const bundle = readFileSync(join(DIST, "cli-bundle.js"), "utf8");
+  // The bundle is minified: its source map lists the modules inside it.
+  const sources: string[] = JSON.parse(readFileSync(join(DIST, "cli-bundle.js.map"), "utf8")).sources;
+  const bundled = (file: string) => sources.includes(file);
   for (const inside of [
     "access-token-cache/store.js",
     "formats/credentials-file.js",
     "credentials/file-token.js",
     "cli/print-token.js",
   ])
-    assert.ok(bundle.includes(`dist/${inside}`), `${inside} is not bundled`);
+    assert.ok(bundled(inside), `${inside} is not bundled`);
   // One copy of each module: the error classes too (instanceof), and the cold paths.
   for (const inside of ["errors.js", "token-services/load-user.js", "cli/login.js"])
-    assert.ok(bundle.includes(`dist/${inside}`), `${inside} is not bundled`);
+    assert.ok(bundled(inside), `${inside} is not bundled`);
   // Packages are required from node_modules, never bundled.
-  assert.ok(bundle.includes('require("google-auth-library")'));
+  assert.match(bundle, /require\("google-auth-library"\)/);
 });
 
 test("print-token writes its token line without creating process.stdout", async () => {

@@ -1,0 +1,103 @@
+// New ID tokens for ./id-token-file.ts, loaded only when the token cache has none: a user's refresh
+// grant and a key's JWT-bearer grant through google-auth-library's clients (the token URL judged
+// and guarded, as for access tokens), an impersonated account's through IAM Credentials, a
+// federated identity's through STS and then IAM Credentials.
+import type { CachedAccessToken } from "../access-token-cache/index.js";
+import type { CredentialsFile } from "../formats/credentials-file.js";
+import type { ExternalAccountFile } from "../formats/external-account.js";
+import type { ImpersonatedFile } from "../formats/impersonated-file.js";
+import { generateIdToken } from "../token-services/iam-credentials.js";
+import { type FetchedIdToken, fetchedIdToken } from "../token-services/id-token-reply.js";
+import { userRefreshClientFrom } from "../token-services/load-user.js";
+import { exchangeSubjectToken } from "../token-services/sts.js";
+import { toCredError } from "../token-services/token-errors.js";
+import { userIdToken } from "../token-services/user-id-token.js";
+import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
+import { printable, quoted } from "../trust/text.js";
+import type { Universe } from "../trust/urls.js";
+import { serviceAccountClientFrom } from "./service-account.js";
+
+/** Where a user file's or key's ID token is asked for, decided by ./id-token-file.ts. */
+export interface CredentialsIdTokenRequest {
+  path: string;
+  env: NodeJS.ProcessEnv;
+  universe: Universe;
+  /** The judged token URL. */
+  tokenUrl: string;
+  /** Undefined: a user's own ID token (its `aud` is the signed-in client). */
+  audience: string | undefined;
+}
+
+/** A user's refresh grant (with `audience` for another client), or a key's JWT-bearer grant with `target_audience`. */
+export async function credentialsIdToken(
+  file: CredentialsFile,
+  request: CredentialsIdTokenRequest,
+): Promise<FetchedIdToken> {
+  const { path, env, universe, tokenUrl, audience } = request;
+  if (file.type === "authorized_user") {
+    const client = await userRefreshClientFrom(file, { path, env, universe });
+    return userIdToken(
+      client,
+      {
+        tokenUrl,
+        clientId: file.client_id,
+        clientSecret: file.client_secret,
+        refreshToken: file.refresh_token,
+        ...(audience === undefined ? {} : { audience }),
+      },
+      `Getting an ID token with the user credentials in ${quoted(path)}`,
+    );
+  }
+  // From the parsed key, not the path: the key may sit inside an impersonated_service_account file.
+  const jwt = await serviceAccountClientFrom(file, [CLOUD_PLATFORM_SCOPE], { path, env, universe });
+  const what = `Getting an ID token for service account ${printable(file.client_email)} with the key in ${quoted(path)}`;
+  let token: string;
+  try {
+    token = await jwt.fetchIdToken(audience as string);
+  } catch (error) {
+    throw toCredError(error, what);
+  }
+  return fetchedIdToken(token, "The token server");
+}
+
+/** The source's access token (`source()`, itself cached), then generateIdToken at the judged `url`. */
+export async function impersonatedIdToken(
+  file: ImpersonatedFile,
+  url: string,
+  source: () => Promise<CachedAccessToken>,
+  audience: string,
+  includeEmail: boolean,
+): Promise<FetchedIdToken> {
+  const sourceToken = (await source()).access_token;
+  return generateIdToken({ url, target: file.target, sourceToken, delegates: file.delegates, audience, includeEmail });
+}
+
+/** Where a federated identity's ID token is asked for, decided by ./id-token-file.ts. */
+export interface ExternalIdTokenRequest {
+  /** STS, judged. */
+  tokenUrl: string;
+  /** generateIdToken of the account the file impersonates, judged. */
+  idTokenUrl: string;
+  target: string;
+  subjectToken: string;
+  audience: string;
+  includeEmail: boolean;
+}
+
+/**
+ * STS's federated token (cloud-platform, as for the impersonated access token), then
+ * generateIdToken on the account the file impersonates: the federated identity holds the role
+ * that lets it act as that account.
+ */
+export async function externalIdToken(
+  file: ExternalAccountFile,
+  request: ExternalIdTokenRequest,
+): Promise<FetchedIdToken> {
+  const federated = await exchangeSubjectToken(file, {
+    tokenUrl: request.tokenUrl,
+    subjectToken: request.subjectToken,
+    scopes: [CLOUD_PLATFORM_SCOPE],
+  });
+  const { idTokenUrl: url, target, audience, includeEmail } = request;
+  return generateIdToken({ url, target, sourceToken: federated.accessToken, delegates: [], audience, includeEmail });
+}

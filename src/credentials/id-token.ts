@@ -1,0 +1,109 @@
+// ID tokens, the public face: fetchIdToken() and getIdTokenClient(). An ID token says who the caller
+// is to a service that is not a Google API (a private Cloud Run service, a Cloud Run function, an
+// IAP-protected app). Light at import: the work lives in ./id-token-clients.ts, loaded on the first
+// call (importing cred-auth loads nothing new, bench target 1).
+import type { AuthClient, IdTokenClient } from "google-auth-library";
+import type { DefaultOptions } from "../options.js";
+import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
+import { loadGoogleAuth } from "../util/lazy.js";
+import { defaultCredentials } from "./default.js";
+import { requiredAudience } from "./id-token-words.js";
+
+// The work, loaded on the first call. A getter here, not in ./lazy.ts: the modules it loads import
+// lazy.ts themselves, and a getter there would make a circle of types.
+const idTokenClients = (): typeof import("./id-token-clients.js") => require("./id-token-clients.js");
+
+/** Options of {@link fetchIdToken} and {@link getIdTokenClient}: default()'s, and two of their own. */
+export interface IdTokenOptions extends DefaultOptions {
+  /**
+   * The credentials to get ID tokens with: a google-auth-library client cred-auth gave you
+   * (`default()`, `getUserCredentials()`, `loadUserCredentials()`, `loadServiceAccountCredentials()`)
+   * or one you built (`UserRefreshClient`, `JWT`, `Impersonated`, `Compute`, or any client with a
+   * `fetchIdToken(audience)` method). Default: the credentials `default()` finds with the same
+   * options (the cloud-platform scope; a sign-in, when one is needed, asks for it with `openid` and
+   * the e-mail, as `default()` does).
+   */
+  credentials?: AuthClient;
+  /**
+   * Put the service account's `email` and `email_verified` claims in a token of an impersonated
+   * service account or of identity federation (IAM Credentials' `includeEmail`). Default `true`,
+   * as google-auth-library's `Impersonated` does: IAP and Cloud Run's invoker check read the
+   * e-mail. Tokens of keys and of the metadata server always carry it; a user's does when the
+   * e-mail scope was granted.
+   */
+  includeEmail?: boolean;
+}
+
+/**
+ * An ID token for `audience` (a JWT, valid for an hour), from the credentials `default()` would
+ * find, or from `options.credentials`:
+ * - user credentials (`authorized_user`): the refresh grant, with `audience` when it is not the
+ *   signed-in client's own id. Google gives a user's ID token an audience only for the OAuth client
+ *   of an IAP resource in the same project (IAP's desktop flow); see the "Calling Cloud Run and
+ *   IAP" page for which services accept which token;
+ * - a service-account key: the JWT-bearer grant with `target_audience`;
+ * - an impersonated service account: IAM Credentials `generateIdToken`;
+ * - the metadata server: `identity?audience=...&format=full`;
+ * - identity federation files with service-account impersonation: STS, then `generateIdToken`.
+ *
+ * A token with more than 5 minutes left is reused: from the token cache shared with
+ * `cred-auth print-identity-token` for user credentials and keys, in memory for the others.
+ *
+ * ```ts
+ * import { fetchIdToken } from "cred-auth";
+ * const token = await fetchIdToken("https://hello-abc123-uc.a.run.app");
+ * const reply = await fetch("https://hello-abc123-uc.a.run.app", { headers: { Authorization: `Bearer ${token}` } });
+ * ```
+ *
+ * @param audience who the token is for: the service's URL (Cloud Run), an IAP client id, or a custom audience.
+ * @throws CredCredentialsError `ERR_ID_TOKEN_UNSUPPORTED` for credentials that cannot mint ID tokens
+ * (identity federation without service-account impersonation, a platform that hands out access
+ * tokens only); `ERR_NO_ID_TOKEN` for user credentials signed in without `openid`;
+ * `ERR_INVALID_AUDIENCE` when the token server refused the audience; `ERR_INVALID_OPTION` for an
+ * empty audience; and as `default()` throws.
+ * @throws CredImpersonationError when IAM Credentials refused (`code` says why).
+ * @throws CredConnectionError when a server cannot be reached.
+ */
+export async function fetchIdToken(audience: string, options: IdTokenOptions = {}): Promise<string> {
+  return (await idTokenProvider(audience, options)).fetchIdToken(requiredAudience(audience));
+}
+
+/**
+ * google-auth-library's own `IdTokenClient` for `audience`, around the credentials
+ * {@link fetchIdToken} uses: it sends `Authorization: Bearer ID_TOKEN` with every request and asks
+ * for a new token before the old one expires, so `client.request({ url })` calls a private Cloud
+ * Run service or an IAP-protected app.
+ *
+ * ```ts
+ * import { getIdTokenClient } from "cred-auth";
+ * const url = "https://hello-abc123-uc.a.run.app";
+ * const client = await getIdTokenClient(url);
+ * const reply = await client.request({ url });
+ * ```
+ *
+ * @throws as {@link fetchIdToken} when the credentials are looked for; a token's own failures come
+ * from `client.request()`.
+ */
+export async function getIdTokenClient(audience: string, options: IdTokenOptions = {}): Promise<IdTokenClient> {
+  const targetAudience = requiredAudience(audience);
+  const provider = await idTokenProvider(targetAudience, options);
+  const { IdTokenClient } = await loadGoogleAuth();
+  return new IdTokenClient({ targetAudience, idTokenProvider: provider });
+}
+
+/** The credentials, found once, as google-auth-library's `IdTokenProvider`. */
+async function idTokenProvider(
+  audience: string,
+  options: IdTokenOptions,
+): Promise<{ fetchIdToken(audience: string): Promise<string> }> {
+  requiredAudience(audience); // before any credentials are looked for
+  const { credentials: given, includeEmail, ...rest } = options;
+  const credentials = given ?? (await defaultCredentials([CLOUD_PLATFORM_SCOPE], rest))[0];
+  const env = process.env;
+  return {
+    fetchIdToken: async (asked) => {
+      const request = { audience: requiredAudience(asked), includeEmail: includeEmail !== false, env };
+      return (await idTokenClients().idTokenOfClient(credentials, request)).idToken;
+    },
+  };
+}

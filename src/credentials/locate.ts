@@ -1,0 +1,92 @@
+// Which credentials default() would use, found without asking any server: the order of its steps
+// (docs/architecture.md), each place looked at in turn. For `cred-auth status`, `revoke` and
+// `print-identity-token` without a file. default() itself (./default.ts, ./adc.ts) also proves
+// what it finds with a token and moves on when that fails; this only says where it looks first.
+import { statSync } from "node:fs";
+import { READ_WRITE } from "../cache/index.js";
+import { detectedHostedEnvironment } from "../hosted/registry.js";
+import { metadataBaseUrl } from "../hosted/metadata.js";
+import { ENV } from "../shared/constants.js";
+import { isOnGoogleCloud } from "../util/lazy.js";
+import { wellKnownFile } from "./adc.js";
+
+/** Where credentials are found. */
+export type CredentialsSource =
+  | {
+      kind: "file";
+      path: string;
+      /** How it was found: named on the command line, by `GOOGLE_APPLICATION_CREDENTIALS`, gcloud's ADC file, cred-auth's credentials cache. */
+      foundBy: "argument" | "environment" | "gcloud" | "credentials-cache";
+    }
+  | { kind: "metadata"; host: string }
+  | { kind: "none" };
+
+/** What {@link locateCredentials} found, and why. */
+export interface LocatedCredentials {
+  source: CredentialsSource;
+  /** A hosted notebook platform that detects itself: default() asks it before any of these. */
+  hosted?: string;
+  /** Why this source: one line per place looked at first, then the place itself. */
+  reasons: string[];
+}
+
+/**
+ * The credentials default() would use, in its order: `GOOGLE_APPLICATION_CREDENTIALS` (when set,
+ * the only file looked at), gcloud's ADC file, the metadata server (when `GCE_METADATA_HOST` names
+ * one, `METADATA_SERVER_DETECTION=assume-present`, or this is a Google VM: checked locally), then
+ * the credentials cache of `getUserCredentials()`. A hosted notebook platform is named apart.
+ */
+export async function locateCredentials(env: NodeJS.ProcessEnv = process.env): Promise<LocatedCredentials> {
+  const hosted = detectedHostedEnvironment(env);
+  const withHosted = <T extends object>(found: T): T & { hosted?: string } =>
+    hosted === undefined ? found : { ...found, hosted };
+  const named = env[ENV.googleApplicationCredentials]?.trim();
+  if (named)
+    return withHosted({
+      source: { kind: "file", path: named, foundBy: "environment" },
+      reasons: [`${ENV.googleApplicationCredentials} names it (when set, the only file default() reads)`],
+    });
+  const reasons = [`${ENV.googleApplicationCredentials} is not set`];
+  const gcloud = wellKnownFile(env);
+  if (isFile(gcloud))
+    return withHosted({
+      source: { kind: "file", path: gcloud, foundBy: "gcloud" },
+      reasons: [...reasons, "gcloud's ADC file"],
+    });
+  reasons.push(`no gcloud ADC file at ${gcloud}`);
+  const metadata = await metadataServerExpected(env);
+  if (metadata.expected) {
+    const host = new URL(metadataBaseUrl(env)).host;
+    return withHosted({ source: { kind: "metadata", host }, reasons: [...reasons, metadata.why] });
+  }
+  reasons.push(metadata.why);
+  const cached = READ_WRITE.path;
+  if (isFile(cached))
+    return withHosted({
+      source: { kind: "file", path: cached, foundBy: "credentials-cache" },
+      reasons: [...reasons, "the credentials cache of getUserCredentials() (default()'s sign-in step)"],
+    });
+  reasons.push(`no cached sign-in at ${cached}`);
+  return withHosted({ source: { kind: "none" }, reasons });
+}
+
+/** Whether default() asks the metadata server, by its own rules (./adc.ts), without asking it. */
+async function metadataServerExpected(env: NodeJS.ProcessEnv): Promise<{ expected: boolean; why: string }> {
+  const detection = env.METADATA_SERVER_DETECTION?.trim().toLowerCase();
+  if (detection === "none")
+    return { expected: false, why: "the metadata server is off (METADATA_SERVER_DETECTION=none)" };
+  if (env.GCE_METADATA_HOST || env.GCE_METADATA_IP)
+    return { expected: true, why: "the metadata server GCE_METADATA_HOST names" };
+  if (detection === "assume-present")
+    return { expected: true, why: "the metadata server (METADATA_SERVER_DETECTION=assume-present)" };
+  if (await isOnGoogleCloud()) return { expected: true, why: "the metadata server of this Google Cloud machine" };
+  return { expected: false, why: "no metadata server (not on Google Cloud, GCE_METADATA_HOST not set)" };
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false; // not searchable: nothing default() could read there either
+  }
+}

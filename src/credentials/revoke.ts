@@ -1,0 +1,204 @@
+// `cred-auth revoke [FILE]`: a user's sign-in ended at Google, then the file and every token cred-auth
+// cached for it removed. Revoking the refresh token ends the whole grant (every refresh and access
+// token of that client and account: token-services/revoke.ts). Other credentials cannot be revoked
+// from here: a key is deleted in IAM, federation and the metadata server hold no grant of yours.
+// Nothing is removed unless the revocation succeeded, or the caller says `force`.
+import { unlinkSync } from "node:fs";
+import { deleteCachedToken, deleteCachedTokensOf, tokenCacheDir } from "../access-token-cache/index.js";
+import { type AdcFile, readAdcFileSync } from "../formats/adc-file.js";
+import { externalCacheKey, idTokenKeyOwner, impersonatedCacheKey, tokenCacheKey } from "../formats/cache-keys.js";
+import type { AuthorizedUserFile, CredentialsFile } from "../formats/credentials-file.js";
+import {
+  credentialsRevokeUrl,
+  credentialsTokenUrl,
+  externalAuthorizedUserTokenUrl,
+  impersonatedDestinations,
+} from "../formats/destinations.js";
+import { revokeToken } from "../token-services/revoke.js";
+import { CredAuthError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
+import { quoted } from "../trust/text.js";
+import { type Universe, trustedUniverse } from "../trust/urls.js";
+import { type CredentialsSource, locateCredentials } from "./locate.js";
+
+/** Options of {@link revokeCredentials}. */
+export interface RevokeOptions {
+  /** Remove the file and its cached tokens even when nothing could be revoked. */
+  force?: boolean;
+  /** Where the search's variables, the emulator and the cache's place are read. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** What {@link revokeCredentials} did. */
+export interface RevokeOutcome {
+  path: string;
+  /** How the file was found. */
+  foundBy: Extract<CredentialsSource, { kind: "file" }>["foundBy"];
+  type: AdcFile["type"];
+  /** The account whose grant was revoked, when the file names it. */
+  account?: string;
+  /** Whether Google revoked a grant. */
+  revoked: boolean;
+  /** Why nothing was revoked (with `force`): the refusal, or why this type cannot be. */
+  notRevoked?: string;
+  /** Cached access and ID tokens removed. */
+  cacheEntriesRemoved: number;
+}
+
+/**
+ * Revokes the user grant in `path` (or in the file default() would use) at Google's revoke
+ * endpoint, then removes the file and its cached tokens. An `impersonated_service_account` file
+ * with a user source revokes that user's grant.
+ *
+ * @throws CredCredentialsError `ERR_NOT_REVOCABLE` (a key, a federation file, a metadata server:
+ * nothing removed), `ERR_REVOKE_REFUSED` (Google refused: nothing removed), `ERR_NO_CREDENTIALS`.
+ * With `force` neither stops the removal.
+ * @throws CredConnectionError when Google cannot be reached (nothing removed without `force`).
+ */
+export async function revokeCredentials(path: string | undefined, options: RevokeOptions = {}): Promise<RevokeOutcome> {
+  const env = options.env ?? process.env;
+  const source = await fileToRevoke(path, env);
+  const file = readAdcFileSync(source.path);
+  const universe = trustedUniverse(env);
+  const user = userOf(file);
+  let notRevoked: string | undefined;
+  if (user === undefined) {
+    notRevoked = notRevocable(file);
+    if (!options.force)
+      throw new CredCredentialsError(
+        `${quoted(source.path)} ${notRevoked}; nothing was removed (--force removes the file and its cached tokens).`,
+        {
+          code: ERROR_CODES.NOT_REVOCABLE,
+        },
+      );
+  } else {
+    try {
+      await revokeToken(credentialsRevokeUrl(user, universe, source.path), user.refresh_token);
+    } catch (error) {
+      if (!options.force || !(error instanceof CredAuthError)) throw withNothingRemoved(error);
+      notRevoked = error.message;
+    }
+  }
+  const cacheEntriesRemoved = forgetCachedTokens(file, universe, source.path, env);
+  removeFile(source.path);
+  return {
+    path: source.path,
+    foundBy: source.foundBy,
+    type: file.type,
+    ...(user?.account ? { account: user.account } : {}),
+    revoked: notRevoked === undefined,
+    ...(notRevoked === undefined ? {} : { notRevoked }),
+    cacheEntriesRemoved,
+  };
+}
+
+/** `path`, or the file default() would use; a metadata server or nothing at all cannot be revoked here. */
+async function fileToRevoke(
+  path: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<Extract<CredentialsSource, { kind: "file" }>> {
+  if (path !== undefined) return { kind: "file", path, foundBy: "argument" };
+  const { source, reasons } = await locateCredentials(env);
+  if (source.kind === "file") return source;
+  if (source.kind === "metadata")
+    throw new CredCredentialsError(
+      `The credentials default() would use are the metadata server's at ${source.host}: they belong to the machine or service, and nothing of yours can be revoked here.`,
+      { code: ERROR_CODES.NOT_REVOCABLE },
+    );
+  throw new CredCredentialsError(`No credentials file found to revoke: ${reasons.join("; ")}.`, {
+    code: ERROR_CODES.NO_CREDENTIALS,
+  });
+}
+
+/** The user credentials whose grant revoking ends: the file's, or an impersonated file's source. */
+function userOf(file: AdcFile): AuthorizedUserFile | undefined {
+  if (file.type === "authorized_user") return file;
+  if (file.type === "impersonated_service_account" && file.source.type === "authorized_user") return file.source;
+  return undefined;
+}
+
+/** Why this file's credentials cannot be revoked by cred-auth, and what to do instead. */
+function notRevocable(file: AdcFile): string {
+  if (file.type === "service_account" || file.type === "impersonated_service_account")
+    return "holds a service account key, which cannot be revoked with a request: delete the key in IAM (gcloud iam service-accounts keys delete KEY_ID --iam-account EMAIL)";
+  if (file.type === "external_account")
+    return "holds identity federation credentials, whose tokens come from another identity provider and expire within an hour: disable the provider or remove the service account's binding to stop them";
+  return "holds a workforce identity federation sign-in, which cred-auth cannot revoke: sign out with gcloud auth revoke, or ask your administrator";
+}
+
+/** Google's refusal or silence, saying that nothing was removed (and, for a refusal, what would). */
+function withNothingRemoved(error: unknown): unknown {
+  if (!(error instanceof CredCredentialsError || error instanceof CredConnectionError)) return error;
+  const fix = error.code === ERROR_CODES.REVOKE_REFUSED ? " (--force removes the file and its cached tokens)" : "";
+  const message = `${error.message} Nothing was removed${fix}.`;
+  const options = {
+    cause: error,
+    code: error.code,
+    ...(error.error === undefined ? {} : { error: error.error }),
+    ...(error.status === undefined ? {} : { status: error.status }),
+  };
+  return error instanceof CredConnectionError
+    ? new CredConnectionError(message, options)
+    : new CredCredentialsError(message, options);
+}
+
+/** Removes the access and ID tokens cached for the file (print-token's keys, with and without the emulator). */
+function forgetCachedTokens(file: AdcFile, universe: Universe, path: string, env: NodeJS.ProcessEnv): number {
+  const location = { dir: tokenCacheDir(env) };
+  const keys = new Set<string>();
+  const owners = new Set<string>();
+  const credentials = (creds: CredentialsFile): void => {
+    for (const tokenUrl of tokenUrlsOf(creds, universe, path)) {
+      keys.add(
+        tokenCacheKey(
+          creds,
+          creds.type === "authorized_user" ? (creds.scopes ?? []) : [CLOUD_PLATFORM_SCOPE],
+          tokenUrl,
+        ),
+      );
+      owners.add(idTokenKeyOwner({ type: creds.type, file: creds, tokenUrl }));
+    }
+  };
+  if (file.type === "authorized_user" || file.type === "service_account") credentials(file);
+  if (file.type === "impersonated_service_account") {
+    const { source } = file;
+    if (source.type !== "external_account_authorized_user") credentials(source);
+    else {
+      // A workforce user's token, as print-token keys it (always cloud-platform).
+      const tokenUrl = externalAuthorizedUserTokenUrl(source, universe, path);
+      keys.add(externalCacheKey(source, [CLOUD_PLATFORM_SCOPE], { tokenUrl }));
+    }
+    const { iamUrl } = impersonatedDestinations(file, universe, path);
+    keys.add(impersonatedCacheKey(file, file.scopes ?? [CLOUD_PLATFORM_SCOPE], iamUrl));
+    owners.add(idTokenKeyOwner({ type: file.type, file, url: iamUrl }));
+  }
+  let removed = 0;
+  for (const key of keys) if (deleteCachedToken(key, location)) removed++;
+  for (const owner of owners) removed += deleteCachedTokensOf(owner, location);
+  return removed;
+}
+
+/** The token URLs tokens of `file` were cached under: with the emulator standing in for Google, and without. */
+function tokenUrlsOf(file: CredentialsFile, universe: Universe, path: string): string[] {
+  const { emulator: _, ...withoutEmulator } = universe;
+  const urls = [credentialsTokenUrl(file, universe, path)];
+  try {
+    urls.push(credentialsTokenUrl(file, withoutEmulator, path));
+  } catch {
+    // a loopback token_uri is only allowed with the emulator: then there is no other key
+  }
+  return [...new Set(urls)];
+}
+
+function removeFile(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return;
+    throw new CredCredentialsError(
+      `The grant was dealt with, but ${quoted(path)} could not be removed (${typeof code === "string" ? code : "unexpected error"}); delete it yourself.`,
+      { code: ERROR_CODES.FILE_UNWRITABLE, cause: error },
+    );
+  }
+}

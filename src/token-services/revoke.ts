@@ -1,0 +1,71 @@
+// Google's OAuth revoke endpoint: a refresh token (or an access token) posted in the body, never
+// the query string (a URL ends up in logs). Revoking either ends the whole grant: every refresh
+// and access token of that client and account (Google, "Revoking a token"). Reference:
+// https://developers.google.com/identity/protocols/oauth2/native-app#tokenrevoke
+import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { redactor } from "../trust/redact.js";
+import { printable } from "../trust/text.js";
+import { oauthErrorWord } from "./oauth-errors.js";
+import { MAX_SERVICE_REPLY_BYTES, SERVICE_TIMEOUT_MS } from "./service-request.js";
+import { boundedFetch } from "../trust/http.js";
+
+/**
+ * Revokes `token` at the judged `url` (formats/destinations.ts `credentialsRevokeUrl`).
+ *
+ * @throws CredCredentialsError `ERR_REVOKE_REFUSED` when the endpoint refused it (`invalid_token`:
+ * already revoked, expired, or not a token).
+ * @throws CredConnectionError when the endpoint cannot be reached or fails.
+ */
+export async function revokeToken(url: string, token: string): Promise<void> {
+  const reply = await boundedFetch(
+    url,
+    {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token }).toString(),
+      timeoutMs: SERVICE_TIMEOUT_MS,
+      maxBytes: MAX_SERVICE_REPLY_BYTES,
+    },
+    (cause) =>
+      new CredConnectionError(
+        "Google's revoke endpoint could not be reached, so nothing was revoked; check the network and retry.",
+        {
+          code: ERROR_CODES.UNREACHABLE,
+          cause,
+        },
+      ),
+  );
+  if (reply.ok) return;
+  const said = refusalWords(reply.text, token);
+  if (reply.status >= 500 || reply.status === 429 || reply.status === 408)
+    throw new CredConnectionError(
+      `Google's revoke endpoint answered HTTP ${reply.status}${said.text}, so nothing was revoked; try again later.`,
+      {
+        code: ERROR_CODES.SERVER_ERROR,
+        status: reply.status,
+        ...(said.error ? { error: said.error } : {}),
+      },
+    );
+  throw new CredCredentialsError(
+    `Google's revoke endpoint refused the token (HTTP ${reply.status}${said.text}): it was already revoked or has expired, or it is not a token.`,
+    { code: ERROR_CODES.REVOKE_REFUSED, status: reply.status, ...(said.error ? { error: said.error } : {}) },
+  );
+}
+
+/** `: error (description)` from an OAuth error reply, the token scrubbed out in every form. */
+function refusalWords(text: string, token: string): { error?: string; text: string } {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { text: "" };
+  }
+  const error = oauthErrorWord((body as { error?: unknown } | null)?.error);
+  if (error === undefined) return { text: "" };
+  const description = (body as { error_description?: unknown }).error_description;
+  const scrubbed =
+    typeof description === "string" && description.trim() !== ""
+      ? ` (${printable(redactor([token])(description).replace(/\s+/g, " ").slice(0, 200))})`
+      : "";
+  return { error, text: `: ${error}${scrubbed}` };
+}

@@ -1,0 +1,183 @@
+// `cred-auth revoke [FILE] [--force]` as real processes against the emulator: a user's grant is
+// revoked at the emulator's revoke endpoint (which, as Google's, ends every refresh and access token
+// of that client and account), then the file and its cached access and ID tokens are removed. Other
+// types say what cannot be done and remove nothing; a refusal or an unreachable endpoint removes
+// nothing unless --force; every error is one coded line with no secret.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DEMO_CLIENT } from "cred-auth/emulator";
+import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
+import { type CliResult, runCli, sandbox, secretsIn, serviceAccountFile, type Sandbox } from "./support.ts";
+
+const emu = await withEmulator();
+const ID_SCOPES = [
+  "openid",
+  "https://www.googleapis.com/auth/userinfo.email",
+  "https://www.googleapis.com/auth/cloud-platform",
+];
+const HELLO = emu.addRunService({ name: "hello" });
+const outputs: string[] = [];
+const secrets: string[] = [DEMO_CLIENT.clientSecret];
+
+const DEMO_CLIENT_FIELDS = { client_id: DEMO_CLIENT.clientId, client_secret: DEMO_CLIENT.clientSecret };
+const box = (extra: NodeJS.ProcessEnv = {}) => sandbox(emu, { METADATA_SERVER_DETECTION: "none", ...extra });
+
+async function cli(args: string[], env: NodeJS.ProcessEnv) {
+  const r = await runCli(args, env);
+  // print-token's and print-identity-token's stdout is the token they were asked for.
+  outputs.push(args[0]?.startsWith("print-") ? "" : r.stdout, r.stderr);
+  return r;
+}
+
+/** A signed-in user's file, its access token and its ID token cached by print-token and print-identity-token. */
+async function signedInWithTokens(b: Sandbox, name = "user.json") {
+  const path = await testCredentialsFile(emu, b.dir, { scopes: ID_SCOPES, filename: name });
+  const json = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  // The account cred-auth login records (the emulator's test file names none).
+  writeFileSync(path, JSON.stringify({ ...json, account: "alice@example.com" }), { mode: 0o600 });
+  const refreshToken = String(json.refresh_token);
+  secrets.push(refreshToken);
+  const access = await cli(["print-token", path], b.env);
+  assert.equal(access.code, 0, access.stderr);
+  const accessToken = access.stdout.trim();
+  secrets.push(accessToken);
+  const id = await cli(["print-identity-token", path], b.env);
+  assert.equal(id.code, 0, id.stderr);
+  assert.equal(cacheEntries(b).length, 2, "an access token and an ID token cached");
+  return { path, refreshToken, accessToken };
+}
+
+const cacheEntries = (b: Sandbox) =>
+  existsSync(b.tokenCache) ? readdirSync(b.tokenCache).filter((n) => n.endsWith(".json")) : [];
+
+/**
+ * What the emulator's token endpoint says to the refresh token: a copy of the revoked file (taken
+ * before revoke removed it) handed to print-token, which refreshes with it (`--fresh`: not from the cache).
+ */
+async function refreshWith(b: Sandbox, refreshToken: string): Promise<CliResult> {
+  const copy = join(b.dir, "copy-of-revoked.json");
+  const json = { type: "authorized_user", ...DEMO_CLIENT_FIELDS, refresh_token: refreshToken };
+  writeFileSync(copy, JSON.stringify(json), { mode: 0o600 });
+  return cli(["print-token", copy, "--fresh"], b.env);
+}
+
+test("a user file: the grant is revoked at the endpoint, then the file and its cached tokens are gone", async () => {
+  const b = box();
+  const { path, refreshToken, accessToken } = await signedInWithTokens(b);
+  assert.ok(emu.checkAccessToken(accessToken), "the access token works before");
+  const revocations = emu.stats().revocations;
+
+  const r = await cli(["revoke", path], b.env);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "");
+  assert.match(r.stderr, /revoked the sign-in of alice@example\.com at Google/);
+  assert.match(r.stderr, /removed ".*user\.json" and 2 cached tokens\./);
+  assert.equal(emu.stats().revocations, revocations + 1, "one revocation request");
+  const refused = await refreshWith(b, refreshToken);
+  assert.equal(refused.code, 1, "the emulator refuses the refresh token");
+  assert.match(refused.stderr, /invalid_grant/);
+  assert.equal(emu.checkAccessToken(accessToken), null, "the access token it minted is refused too");
+  assert.equal(existsSync(path), false, "the file is gone");
+  assert.deepEqual(cacheEntries(b), [], "its cache entries are gone");
+});
+
+test("without FILE: the file GOOGLE_APPLICATION_CREDENTIALS names; nothing found or a metadata server: coded refusals", async () => {
+  const b = box();
+  const { path, refreshToken } = await signedInWithTokens(b, "adc.json");
+  const r = await cli(["revoke"], { ...b.env, GOOGLE_APPLICATION_CREDENTIALS: path });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match((await refreshWith(b, refreshToken)).stderr, /invalid_grant/);
+  assert.equal(existsSync(path), false);
+
+  const none = await cli(["revoke"], b.env);
+  assert.equal(none.code, 1);
+  assert.match(
+    none.stderr,
+    /^cred-auth: No credentials file found to revoke: GOOGLE_APPLICATION_CREDENTIALS is not set;.*\n$/,
+  );
+
+  const metadata = await cli(["revoke"], { ...b.env, GCE_METADATA_HOST: emu.host, METADATA_SERVER_DETECTION: "" });
+  assert.equal(metadata.code, 1);
+  assert.match(metadata.stderr, /^cred-auth: The credentials default\(\) would use are the metadata server's .*\n$/);
+});
+
+test("a refused revocation removes nothing; --force removes the file and cache and says nothing was revoked", async () => {
+  const b = box();
+  const { path, refreshToken } = await signedInWithTokens(b);
+  emu.revokeRefreshToken(refreshToken); // revoked elsewhere already: the endpoint answers invalid_token
+  const r = await cli(["revoke", path], b.env);
+  assert.equal(r.code, 1);
+  assert.match(
+    r.stderr,
+    /^cred-auth: Google's revoke endpoint refused the token \(HTTP 400: invalid_token \(Token expired or revoked\)\): .* Nothing was removed \(--force removes the file and its cached tokens\)\.\n$/,
+  );
+  assert.ok(existsSync(path), "the file stays");
+  assert.equal(cacheEntries(b).length, 2, "the cache entries stay");
+
+  const forced = await cli(["revoke", path, "--force"], b.env);
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.match(forced.stderr, /warning: nothing was revoked \(--force\): Google's revoke endpoint refused the token/);
+  assert.equal(existsSync(path), false);
+  assert.deepEqual(cacheEntries(b), []);
+});
+
+test("an unreachable revoke endpoint removes nothing (a connection error, exit 3)", async () => {
+  const b = box();
+  const { path } = await signedInWithTokens(b);
+  // A token server on this machine that is gone (nothing listens on port 9) stands in for a network failure:
+  // the revoke endpoint is the one beside the file's token_uri.
+  const json = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  writeFileSync(path, JSON.stringify({ ...json, token_uri: "http://127.0.0.1:9/token" }), { mode: 0o600 });
+  const down = await cli(["revoke", path], b.env);
+  assert.equal(down.code, 3, down.stderr);
+  assert.match(down.stderr, /^cred-auth: .*could not be reached, so nothing was revoked.* Nothing was removed\.\n$/);
+  assert.ok(existsSync(path));
+  assert.equal(cacheEntries(b).length, 2);
+});
+
+test("a service-account key cannot be revoked here: it says how, removes nothing unless --force", async () => {
+  const b = box();
+  const { path, json } = serviceAccountFile(emu, b);
+  secrets.push(json.private_key!);
+  assert.equal((await cli(["print-identity-token", path, "--audiences", HELLO], b.env)).code, 0);
+  const r = await cli(["revoke", path], b.env);
+  assert.equal(r.code, 1);
+  assert.match(
+    r.stderr,
+    /^cred-auth: ".*sa\.json" holds a service account key, which cannot be revoked with a request: delete the key in IAM .*nothing was removed \(--force removes the file and its cached tokens\)\.\n$/,
+  );
+  assert.ok(existsSync(path));
+  assert.equal(cacheEntries(b).length, 1);
+  const forced = await cli(["revoke", "--force", path], b.env);
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.match(forced.stderr, /nothing was revoked \(--force\): holds a service account key/);
+  assert.equal(existsSync(path), false);
+  assert.deepEqual(cacheEntries(b), []);
+});
+
+test("usage mistakes and unreadable files: one line, the right exit code, nothing echoed", async () => {
+  const b = box();
+  const secret = "1//0gSecret/+=Refresh-token";
+  const extra = await cli(["revoke", "a.json", secret], b.env);
+  assert.equal(extra.code, 2);
+  assert.match(extra.stderr, /too many arguments: expected at most 1, got 2/);
+  const broken = join(b.dir, "broken.json");
+  writeFileSync(broken, JSON.stringify({ type: "authorized_user", refresh_token: secret }), { mode: 0o600 });
+  const r = await cli(["revoke", broken], b.env);
+  assert.equal(r.code, 1);
+  assert.equal(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
+  assert.ok(existsSync(broken));
+  secrets.push(secret);
+});
+
+test("no secret in any output of this file's runs", () => {
+  const all = outputs.join("\n");
+  assert.deepEqual(secretsIn(all, secrets), []);
+  for (const secret of secrets) {
+    assert.ok(!all.includes(encodeURIComponent(secret)), "percent-encoded");
+    assert.ok(!all.includes(Buffer.from(secret).toString("base64")), "base64");
+    assert.ok(!all.includes(JSON.stringify(secret).slice(1, -1)), "JSON-escaped");
+  }
+});

@@ -1,0 +1,200 @@
+// `cred-auth status [FILE] [--check] [--format json]` as real processes against the emulator: which
+// credentials default() would use and why, whose they are (from the file alone: the emulator's stats
+// prove no request was made), the cached token's time left; --check asks for a token.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Emulator } from "cred-auth/emulator";
+import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
+import { runCli, sandbox, serviceAccountFile, type Sandbox } from "./support.ts";
+
+const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
+const ID_SCOPES = ["openid", "https://www.googleapis.com/auth/userinfo.email", CLOUD];
+const TARGET = "deployer@st-project.iam.gserviceaccount.com";
+const iamUrl = `https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/${TARGET}:generateAccessToken`;
+
+/** Every request the emulator counted, whatever its kind. */
+function requestsOf(emu: Emulator): number {
+  const s = emu.stats();
+  return (
+    s.tokenRequests +
+    s.metadataTokenRequests +
+    s.apiRequests +
+    s.iamRequests +
+    s.awsImdsRequests +
+    s.idTokens +
+    s.certRequests +
+    s.runRequests +
+    s.revocations
+  );
+}
+
+const box = (emu: Emulator, extra: NodeJS.ProcessEnv = {}) =>
+  sandbox(emu, { METADATA_SERVER_DETECTION: "none", ...extra });
+
+async function aliceFile(emu: Emulator, b: Sandbox, name: string): Promise<string> {
+  const path = await testCredentialsFile(emu, b.dir, { scopes: ID_SCOPES, filename: name });
+  const json = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  writeFileSync(path, JSON.stringify({ ...json, account: "alice@example.com" }), { mode: 0o600 });
+  return path;
+}
+
+async function status(args: string[], env: NodeJS.ProcessEnv) {
+  return runCli(["status", ...args], env);
+}
+
+/** `name: value` lines as a map (the text format). */
+function fields(stdout: string): Map<string, string[]> {
+  const map = new Map<string, string[]>();
+  for (const line of stdout.trimEnd().split("\n")) {
+    const match = /^([a-z ]+):\s+(.*)$/.exec(line);
+    assert.ok(match, `not a status line: ${line}`);
+    map.set(match[1]!, [...(map.get(match[1]!) ?? []), match[2]!]);
+  }
+  return map;
+}
+
+test("status names the account, type, scopes and universe of every kind of file, with no request at all", async () => {
+  const emu = await withEmulator();
+  const b = box(emu);
+  const user = await aliceFile(emu, b, "user.json");
+  const key = serviceAccountFile(emu, b);
+  const imp = join(b.dir, "imp.json");
+  writeFileSync(
+    imp,
+    JSON.stringify({
+      type: "impersonated_service_account",
+      delegates: ["hop@st-project.iam.gserviceaccount.com"],
+      service_account_impersonation_url: iamUrl,
+      source_credentials: JSON.parse(readFileSync(user, "utf8")),
+    }),
+    { mode: 0o600 },
+  );
+
+  const u = await status([user], b.env);
+  assert.equal(u.code, 0, u.stderr);
+  const uf = fields(u.stdout);
+  assert.deepEqual(uf.get("credentials"), [user]);
+  assert.deepEqual(uf.get("found by"), ["named on the command line"]);
+  assert.deepEqual(uf.get("type"), ["authorized_user"]);
+  assert.deepEqual(uf.get("account"), ["alice@example.com"]);
+  assert.deepEqual(uf.get("scopes"), [ID_SCOPES.join(", ")]);
+  assert.deepEqual(uf.get("universe"), ["googleapis.com"]);
+  assert.deepEqual(uf.get("quota project"), ["(none)"]);
+  assert.deepEqual(uf.get("access token"), ["none cached"]);
+
+  const k = fields((await status([key.path], b.env)).stdout);
+  assert.deepEqual(k.get("account"), [key.json.client_email]);
+  assert.deepEqual(k.get("project"), [key.json.project_id]);
+
+  const i = fields((await status([imp], b.env)).stdout);
+  assert.deepEqual(
+    [i.get("account"), i.get("acts as"), i.get("delegates")],
+    [["alice@example.com"], [TARGET], ["hop@st-project.iam.gserviceaccount.com"]],
+  );
+
+  const named = await status(["--format", "json"], { ...b.env, GOOGLE_APPLICATION_CREDENTIALS: user });
+  const json = JSON.parse(named.stdout) as Record<string, unknown>;
+  assert.deepEqual(json.source, { kind: "file", path: user, foundBy: "environment" });
+  assert.equal(json.account, "alice@example.com");
+  assert.deepEqual(json.scopes, ID_SCOPES);
+  assert.deepEqual(json.accessToken, { state: "none" });
+  assert.equal(requestsOf(emu), 0, "status asked no server");
+});
+
+test("a file that records no account (gcloud's) says so instead of asking", async () => {
+  const emu = await withEmulator();
+  const b = box(emu);
+  const gcloud = join(b.dir, "gcloud");
+  mkdirSync(gcloud, { mode: 0o700 });
+  await testCredentialsFile(emu, gcloud, { scopes: [CLOUD], filename: "application_default_credentials.json" });
+  const r = await status([], { ...b.env, CLOUDSDK_CONFIG: gcloud });
+  assert.equal(r.code, 0, r.stderr);
+  const f = fields(r.stdout);
+  assert.deepEqual(f.get("found by"), ["gcloud's ADC file"]);
+  assert.deepEqual(f.get("passed over"), ["GOOGLE_APPLICATION_CREDENTIALS is not set"]);
+  assert.match(f.get("account")?.[0] ?? "", /^not recorded in the file/);
+  assert.equal(requestsOf(emu), 0);
+});
+
+test("the cached token's time left, after print-token; --check asks for a token and says how it went", async () => {
+  const emu = await withEmulator();
+  const b = box(emu);
+  const user = await aliceFile(emu, b, "user.json");
+  assert.equal((await runCli(["print-token", user], b.env)).code, 0);
+  const before = requestsOf(emu);
+  const cached = JSON.parse((await status([user, "--format", "json"], b.env)).stdout) as {
+    accessToken: { state: string; secondsLeft: number };
+  };
+  assert.equal(cached.accessToken.state, "cached");
+  assert.ok(cached.accessToken.secondsLeft > 3000 && cached.accessToken.secondsLeft <= 3600);
+  assert.match(
+    fields((await status([user], b.env)).stdout).get("access token")?.[0] ?? "",
+    /^cached, (59|60) min left$/,
+  );
+  assert.equal(requestsOf(emu), before, "reading the cache is no request");
+
+  const ok = await status([user, "--check"], b.env);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.match(fields(ok.stdout).get("check")?.[0] ?? "", /^ok: a token with \d+ min left$/);
+
+  emu.revokeAll();
+  const fresh = box(emu);
+  const revoked = await aliceFile(emu, fresh, "revoked.json");
+  emu.revokeAll();
+  const failed = await status([revoked, "--check"], fresh.env);
+  assert.equal(failed.code, 1);
+  assert.match(fields(failed.stdout).get("check")?.[0] ?? "", /^failed \(ERR_INVALID_GRANT\): /);
+});
+
+test("the search order: nothing, the metadata server, the cached sign-in; a broken file is a problem line", async () => {
+  const emu = await withEmulator({
+    metadata: { projectId: "vm-project", email: "vm@vm-project.iam.gserviceaccount.com" },
+  });
+  const b = box(emu);
+  const none = await status([], b.env);
+  assert.equal(none.code, 1);
+  const nf = fields(none.stdout);
+  assert.deepEqual(nf.get("credentials"), ["none found (default() would start a sign-in)"]);
+  assert.deepEqual(nf.get("passed over"), [
+    "GOOGLE_APPLICATION_CREDENTIALS is not set",
+    `no gcloud ADC file at ${join(b.dir, ".config", "gcloud", "application_default_credentials.json")}`,
+    "the metadata server is off (METADATA_SERVER_DETECTION=none)",
+  ]);
+
+  const meta = await status([], { ...b.env, METADATA_SERVER_DETECTION: "", GCE_METADATA_HOST: emu.host });
+  assert.equal(meta.code, 0, meta.stderr);
+  assert.deepEqual(fields(meta.stdout).get("credentials"), [`the metadata server at ${emu.host}`]);
+  assert.equal(requestsOf(emu), 0);
+  const checked = await status(["--check"], { ...b.env, METADATA_SERVER_DETECTION: "", GCE_METADATA_HOST: emu.host });
+  assert.equal(checked.code, 0, checked.stderr);
+  assert.deepEqual(fields(checked.stdout).get("account"), ["vm@vm-project.iam.gserviceaccount.com"]);
+
+  const cacheDir = join(b.dir, ".config", "cred");
+  mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+  await testCredentialsFile(emu, cacheDir, { scopes: [CLOUD], filename: "cred_credentials.json" });
+  const fromCache = fields((await status([], b.env)).stdout);
+  assert.deepEqual(fromCache.get("credentials"), [join(cacheDir, "cred_credentials.json")]);
+  assert.match(fromCache.get("found by")?.[0] ?? "", /^the credentials cache of getUserCredentials\(\)/);
+
+  const broken = join(b.dir, "broken.json");
+  writeFileSync(broken, "{ not json", { mode: 0o600 });
+  const bad = await status([broken], b.env);
+  assert.equal(bad.code, 1);
+  assert.match(fields(bad.stdout).get("problem")?.[0] ?? "", /is not valid JSON/);
+});
+
+test("values a file supplies are printed escaped; usage mistakes are usage errors", async () => {
+  const emu = await withEmulator();
+  const b = box(emu);
+  const user = await aliceFile(emu, b, "user.json");
+  const json = JSON.parse(readFileSync(user, "utf8")) as Record<string, unknown>;
+  writeFileSync(user, JSON.stringify({ ...json, account: "eve\u001b]0;owned\u0007@example.com" }), { mode: 0o600 });
+  const r = await status([user], b.env);
+  assert.ok(!r.stdout.includes("\u001b"), "no raw escape character");
+  assert.match(r.stdout, /account: +eve\\x1b\]0;owned\\x07@example\.com/);
+  const format = await status([user, "--format", "yaml"], b.env);
+  assert.equal(format.code, 2);
+  assert.match(format.stderr, /--format must be text or json/);
+});
