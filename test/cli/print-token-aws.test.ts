@@ -6,6 +6,7 @@ import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { withEmulator } from "../support/emulator.ts";
+import { verifyIdToken } from "../support/id-tokens.ts";
 import { type CliResult, runCli, sandbox } from "./support.ts";
 
 const POOL = "projects/123456789012/locations/global/workloadIdentityPools/emu-pool";
@@ -107,6 +108,18 @@ test("an AWS file impersonating a service account prints the service account's t
   const r = await printToken(path, box.env);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(emu.checkAccessToken(r.stdout.trim())?.account, TARGET);
+});
+
+test("print-identity-token: an AWS file impersonating a service account mints its ID token for a Cloud Run URL", async () => {
+  const box = sandbox(emu);
+  const hello = emu.addRunService({ name: "aws-hello" });
+  const path = writeFile(box.dir, emu.awsExternalAccountFile({ impersonate: TARGET }), "aws-id.json");
+  const r = await runCli(["print-identity-token", path, "--audiences", hello], box.env);
+  outputs.push(r.stdout, r.stderr);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal((await verifyIdToken(emu, r.stdout.trim(), hello)).sub !== undefined, true);
+  const reply = await fetch(`${hello}/hi`, { headers: { Authorization: `Bearer ${r.stdout.trim()}` } });
+  assert.equal(reply.status, 200);
 });
 
 test("IMDS at its real address (169.254.169.254) goes to the emulator's IMDS while the emulator is on", async () => {
