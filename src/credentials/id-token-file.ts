@@ -132,6 +132,7 @@ async function externalIdToken(file: ExternalAccountFile, request: IdTokenFileRe
     idTokenUrl: idTokenUrlOf(impersonationUrl),
     target,
     subjectToken: subject.token(),
+    secrets: subject.secrets,
     audience: request.audience as string,
     includeEmail: request.includeEmail,
   };
