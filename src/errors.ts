@@ -71,6 +71,8 @@ export const ERROR_CODES = {
   SUBJECT_TOKEN_UNREADABLE: "ERR_SUBJECT_TOKEN_UNREADABLE",
   /** An external_account file's subject-token URL (`credential_source.url`) could not be reached or gave no token. */
   SUBJECT_TOKEN_UNREACHABLE: "ERR_SUBJECT_TOKEN_UNREACHABLE",
+  /** An AWS-sourced external_account file found no AWS region or keys: neither in the environment nor from the instance metadata service. */
+  AWS_CREDENTIALS_UNAVAILABLE: "ERR_AWS_CREDENTIALS_UNAVAILABLE",
   /** Google's Security Token Service refused the exchange or refresh (`error.error`, `error.status`). */
   STS_REJECTED: "ERR_STS_REJECTED",
   /** A credentials file names a URL that would receive a secret and is not Google's service in the trusted universe (or, with the emulator, loopback). */
@@ -83,6 +85,10 @@ export const ERROR_CODES = {
   SERVICE_ACCOUNT_NOT_FOUND: "ERR_SERVICE_ACCOUNT_NOT_FOUND",
   /** The IAM Credentials API refused to impersonate for another reason (`error.error`, `error.status`). */
   IMPERSONATION_FAILED: "ERR_IMPERSONATION_FAILED",
+  /** A Google API the request needs is not enabled in the project it is billed to (Google's `SERVICE_DISABLED`). */
+  API_DISABLED: "ERR_API_DISABLED",
+  /** The caller may not use the project its request is billed to (Google's `USER_PROJECT_DENIED`). */
+  USER_PROJECT_DENIED: "ERR_USER_PROJECT_DENIED",
   /** These credentials cannot mint ID tokens (federation without service-account impersonation, a platform that hands out access tokens only). */
   ID_TOKEN_UNSUPPORTED: "ERR_ID_TOKEN_UNSUPPORTED",
   /** The token server answered without an ID token: user credentials signed in without the `openid` scope. */

@@ -70,10 +70,14 @@ export class FileCredentialsCache extends CredentialsCache {
     return join(configDirectory(), this.dirname, this.filename);
   }
 
-  /** Writes the credentials' refresh token, client, scopes and account to the cache file. */
+  /**
+   * Writes the credentials' refresh token, client, scopes and account to the cache file: ours, or
+   * a `UserRefreshClient` the caller built with google-auth-library (its client id, secret and
+   * refresh token read from its public fields).
+   */
   override async save(credentials: UserRefreshClient): Promise<void> {
     const path = this.path;
-    await writeUserCredentialsFile(path, authorizedUserFileFrom(credentials));
+    await writeUserCredentialsFile(path, authorizedUserFileFrom(credentials, path));
     const info = getCredentialInfo(credentials);
     setCredentialInfo(credentials, { scopes: info?.scopes ?? [], ...info, path });
   }

@@ -17,6 +17,8 @@ export async function printToken(args: ParsedArgs): Promise<number> {
     process.stderr.write(
       "cred-auth: warning: --scopes is ignored for user credentials; they keep the scopes granted at login.\n",
     );
+  // One line each, made printable by the library (a rotated refresh token that could not be kept).
+  for (const warning of token.warnings) process.stderr.write(`cred-auth: warning: ${warning}\n`);
   return writeOut(formatToken(token, format));
 }
 

@@ -7,7 +7,8 @@ import { join } from "node:path";
 import type { AuthClient, Credentials } from "google-auth-library";
 import { CredAuthError, CredConnectionError, CredImpersonationError, CredUnsafeTokenUrlError } from "../errors.js";
 import { metadataClient } from "../hosted/clients.js";
-import { metadataBaseUrl } from "../hosted/metadata.js";
+import { askMetadata, metadataBaseUrl, vmScopesShortfall } from "../hosted/metadata.js";
+import { vmScopesReason } from "../hosted/metadata-scopes.js";
 import { parseJson, platformFetch, tokenCredentials } from "../hosted/http.js";
 import { ENV } from "../shared/constants.js";
 import { readTrustedFile } from "../trust/files.js";
@@ -35,6 +36,11 @@ export interface AdcOutcome {
   found?: AdcCredentials;
   /** One line per place looked at without success. Never a secret. */
   reasons: string[];
+  /**
+   * Why credentials that were there were passed over, when the user should hear it outside debug
+   * output: a VM whose access scopes lack a requested one (default() warns with it).
+   */
+  passedOver?: string;
 }
 
 const ADC_ENV = ENV.googleApplicationCredentials;
@@ -72,7 +78,7 @@ export async function findApplicationDefaultCredentials(
   const metadata = await fromMetadataServer(scopes, env);
   if ("found" in metadata) return { found: metadata.found, reasons };
   reasons.push(metadata.reason);
-  return { reasons };
+  return metadata.passedOver ? { reasons, passedOver: metadata.reason } : { reasons };
 }
 
 /** gcloud's ADC file: `$CLOUDSDK_CONFIG/…`, else `%APPDATA%\gcloud\…` on Windows, else `~/.config/gcloud/…`. */
@@ -119,7 +125,7 @@ async function fromFile(
   let credentials: AuthClient;
   let projectId: string | null = null;
   if (type === "external_account" || type === "external_account_authorized_user") {
-    const external = await externalAdc().externalAdcClient(path, scopes, universe);
+    const external = await externalAdc().externalAdcClient(path, scopes, universe, env);
     if (external === undefined) throw new TypeError(`${path} changed its type while it was read`);
     ({ credentials, projectId } = external);
   } else if (type === "impersonated_service_account") {
@@ -169,12 +175,14 @@ async function isFile(path: string): Promise<boolean> {
 /**
  * The metadata server, asked only when `GCE_METADATA_HOST`/`GCE_METADATA_IP` name one,
  * `METADATA_SERVER_DETECTION=assume-present`, or this is a Google VM (google-auth-library's
- * cheap checks: BIOS vendor, MAC prefix). `METADATA_SERVER_DETECTION=none` turns it off.
+ * cheap checks: BIOS vendor, MAC prefix). `METADATA_SERVER_DETECTION=none` turns it off. A token
+ * request answered 408, 429 or 5xx is asked again (gcp-metadata's retries); on a VM, credentials
+ * whose access scopes lack a requested one are passed over with the reason (hosted/metadata-scopes.ts).
  */
 async function fromMetadataServer(
   scopes: readonly string[],
   env: NodeJS.ProcessEnv,
-): Promise<{ found: AdcCredentials } | { reason: string }> {
+): Promise<{ found: AdcCredentials } | { reason: string; passedOver?: true }> {
   const detection = env.METADATA_SERVER_DETECTION?.trim().toLowerCase();
   if (detection === "none") return { reason: "metadata server disabled (METADATA_SERVER_DETECTION=none)" };
   const configured = Boolean(env.GCE_METADATA_HOST || env.GCE_METADATA_IP);
@@ -209,7 +217,36 @@ async function fromMetadataServer(
       cause: error,
     });
   }
+  // A VM's token carries its access scopes whatever was asked: one that lacks a requested scope is
+  // passed over with why (a sign-in may grant it, default()'s next step), not handed out in silence.
+  const shortfall = honoursRequestedScopes(env)
+    ? undefined
+    : await vmScopesShortfall("ADC", base, scopes, METADATA_TOKEN_TIMEOUT_MS);
+  if (shortfall !== undefined) return { reason: vmScopesReason(shortfall, VM_SCOPES_ADVICE), passedOver: true };
   return { found: { credentials, projectId: projectId || null, source: `the metadata server at ${host}` } };
+}
+
+/** What to change when a VM's access scopes lack a requested one. */
+const VM_SCOPES_ADVICE =
+  "stop the VM, give it these scopes (gcloud compute instances set-service-account VM --zone ZONE --service-account SA --scopes SCOPES) and start it again; or ask for fewer scopes.";
+
+/**
+ * Where the metadata server may honour `?scopes=`: Cloud Run, Cloud Functions and App Engine (their
+ * own variables, which google-auth-library's envDetect reads too), and Kubernetes pods, since GKE's
+ * Workload Identity metadata server mints tokens with the scopes asked (google-auth-library-java
+ * issue 458) and a pod cannot tell it from its node's VM server cheaply: not judged there. Anywhere
+ * else the server is a VM's.
+ */
+function honoursRequestedScopes(env: NodeJS.ProcessEnv): boolean {
+  return [
+    "K_SERVICE",
+    "K_CONFIGURATION",
+    "CLOUD_RUN_JOB",
+    "FUNCTION_TARGET",
+    "FUNCTION_NAME",
+    "GAE_SERVICE",
+    "KUBERNETES_SERVICE_HOST",
+  ].some((name) => Boolean(env[name]));
 }
 
 /**
@@ -218,11 +255,14 @@ async function fromMetadataServer(
  */
 async function metadataToken(base: string, host: string, scopes: readonly string[]): Promise<Credentials> {
   const query = scopes.length > 0 ? `?${new URLSearchParams({ scopes: scopes.join(",") })}` : "";
-  const reply = await platformFetch("ADC", "the metadata server", {
-    url: `${base}/instance/service-accounts/default/token${query}`,
-    headers: { "Metadata-Flavor": "Google" },
-    timeoutMs: METADATA_TOKEN_TIMEOUT_MS,
-  });
+  // A busy server (408, 429, 5xx) is asked again, as gcp-metadata does (hosted/metadata.ts).
+  const reply = await askMetadata(() =>
+    platformFetch("ADC", "the metadata server", {
+      url: `${base}/instance/service-accounts/default/token${query}`,
+      headers: { "Metadata-Flavor": "Google" },
+      timeoutMs: METADATA_TOKEN_TIMEOUT_MS,
+    }),
+  );
   if (reply.status >= 300 && reply.status < 400)
     throw new CredConnectionError(
       `ADC: the metadata server at ${host} answered its token request with a redirect (HTTP ${reply.status}), which is never followed; check GCE_METADATA_HOST.`,

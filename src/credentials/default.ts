@@ -84,6 +84,9 @@ async function resolveDefault(
       `${adc.reasons[0] ?? `${ENV.googleApplicationCredentials} is unusable`} Falling back to user sign-in.`,
       { code: "CRED_AUTH_ADC" },
     );
+  } else if (adc.passedOver !== undefined) {
+    // A VM's credentials without a requested scope: the user hears why a sign-in follows.
+    process.emitWarning(`ADC: ${adc.passedOver} Falling back to user sign-in.`, { code: "CRED_AUTH_ADC" });
   }
   reasons.push(...adc.reasons.map((reason) => `ADC: ${reason}`));
 

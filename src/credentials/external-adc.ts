@@ -4,13 +4,24 @@
 // cloud_resource_manager_url would receive the federated token. The subject token comes from
 // cred-auth's own reader (token-services/sts.ts: no redirect, bounded, non-blocking), not the library's.
 // The project id is the one the file carries (quota_project_id; never a Resource Manager call).
-import type { AuthClient } from "google-auth-library";
+// Two small subclasses hold what cred-auth adds: IAM's refusals of the impersonation step said as
+// CredImpersonationErrors, and a workforce user's refresh token that STS rotated kept (one refresh at
+// a time, the new token written back to its file).
+import type {
+  AuthClient,
+  ExternalAccountAuthorizedUserClient,
+  ExternalAccountAuthorizedUserClientOptions,
+  IdentityPoolClient,
+  IdentityPoolClientOptions,
+} from "google-auth-library";
 import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../formats/external-account.js";
 import { readAdcFileSync } from "../formats/adc-file.js";
 import { externalAccountDestinations, externalAuthorizedUserTokenUrl } from "../formats/destinations.js";
-import { readSubjectToken } from "../token-services/sts.js";
+import { impersonationErrorOf } from "../token-services/iam-credentials.js";
+import { readSubject, rotatedRefreshToken } from "../token-services/sts.js";
 import type { Universe } from "../trust/urls.js";
 import { loadGoogleAuth, withValidatedConfig } from "../util/lazy.js";
+import { REFRESH_TOKEN_WARNING_CODE, type RefreshTokenHome, keepRotatedRefreshToken } from "./rotated-refresh-token.js";
 
 type GoogleAuthLibrary = Awaited<ReturnType<typeof loadGoogleAuth>>;
 
@@ -19,33 +30,35 @@ export async function externalAdcClient(
   path: string,
   scopes: readonly string[],
   universe: Universe,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ credentials: AuthClient; projectId: string | null } | undefined> {
   const file = readAdcFileSync(path); // validates, naming the file in its errors
   if (file.type !== "external_account" && file.type !== "external_account_authorized_user") return undefined;
-  const gal = await loadGoogleAuth();
-  const credentials = withValidatedConfig(() =>
+  const credentials =
     file.type === "external_account"
-      ? identityPoolClient(gal, file, scopes, universe, path)
-      : authorizedUserClient(gal, file, universe, path),
-  );
+      ? await identityPoolClient(file, scopes, { universe, env }, path)
+      : await workforceUserClient(file, universe, { path, place: "file" });
   return { credentials, projectId: file.quotaProjectId ?? null };
 }
 
-/** An `external_account` file's client: only its checked fields, the judged URLs, and our subject-token reader. */
-function identityPoolClient(
-  gal: GoogleAuthLibrary,
+/**
+ * An `external_account` file's client: only its checked fields, the judged URLs, and our subject
+ * reader (a file, a URL, or an AWS request signed with keys from `env` or IMDS, each refresh).
+ */
+async function identityPoolClient(
   file: ExternalAccountFile,
   scopes: readonly string[],
-  universe: Universe,
+  { universe, env }: { universe: Universe; env: NodeJS.ProcessEnv },
   path: string,
-): AuthClient {
+): Promise<AuthClient> {
   const urls = externalAccountDestinations(file, universe, path);
-  return new gal.IdentityPoolClient({
+  const { FederatedClient } = federationClasses(await loadGoogleAuth());
+  const options: IdentityPoolClientOptions = {
     type: "external_account",
     audience: file.audience,
     subject_token_type: file.subjectTokenType,
     token_url: urls.tokenUrl,
-    subject_token_supplier: { getSubjectToken: () => readSubjectToken(file.source) },
+    subject_token_supplier: { getSubjectToken: async () => (await readSubject(file, urls.aws, env)).token() },
     cloud_resource_manager_url: urls.cloudResourceManagerUrl,
     universe_domain: universe.domain,
     scopes: [...scopes],
@@ -59,18 +72,23 @@ function identityPoolClient(
     ...(file.clientId === undefined ? {} : { client_id: file.clientId }),
     ...(file.clientSecret === undefined ? {} : { client_secret: file.clientSecret }),
     ...(file.quotaProjectId === undefined ? {} : { quota_project_id: file.quotaProjectId }),
-  });
+  };
+  return withValidatedConfig(() => new FederatedClient(options, file.impersonationTarget));
 }
 
-/** An `external_account_authorized_user` file's client, from its checked fields and judged token URL. */
-function authorizedUserClient(
-  gal: GoogleAuthLibrary,
+/**
+ * An `external_account_authorized_user` file's client, from its checked fields and judged token URL;
+ * a refresh token STS rotates is kept in memory and written back at `home` (also the source of an
+ * `impersonated_service_account` file: credentials/impersonated.ts).
+ */
+export async function workforceUserClient(
   file: ExternalAuthorizedUserFile,
   universe: Universe,
-  path: string,
-): AuthClient {
-  const tokenUrl = externalAuthorizedUserTokenUrl(file, universe, path);
-  return new gal.ExternalAccountAuthorizedUserClient({
+  home: RefreshTokenHome,
+): Promise<ExternalAccountAuthorizedUserClient> {
+  const tokenUrl = externalAuthorizedUserTokenUrl(file, universe, home.path);
+  const { WorkforceUserClient } = federationClasses(await loadGoogleAuth());
+  const options: ExternalAccountAuthorizedUserClientOptions = {
     type: "external_account_authorized_user",
     audience: file.audience,
     client_id: file.clientId,
@@ -81,5 +99,88 @@ function authorizedUserClient(
     token_info_url: tokenUrl,
     universe_domain: universe.domain,
     ...(file.quotaProjectId === undefined ? {} : { quota_project_id: file.quotaProjectId }),
-  });
+  };
+  return withValidatedConfig(() => new WorkforceUserClient(options, { home, refreshToken: file.refreshToken }));
+}
+
+/** What a workforce user's client keeps: where its refresh token lives, and the one it holds now. */
+interface RefreshTokenRecord {
+  home: RefreshTokenHome;
+  refreshToken: string;
+}
+
+interface FederationClasses {
+  FederatedClient: new (options: IdentityPoolClientOptions, target: string | undefined) => IdentityPoolClient;
+  WorkforceUserClient: new (
+    options: ExternalAccountAuthorizedUserClientOptions,
+    record: RefreshTokenRecord,
+  ) => ExternalAccountAuthorizedUserClient;
+}
+
+let classes: FederationClasses | undefined;
+
+function federationClasses(gal: GoogleAuthLibrary): FederationClasses {
+  if (classes) return classes;
+
+  /** IAM's refusal of the impersonation step (`service_account_impersonation_url`) as a CredImpersonationError. */
+  class FederatedClient extends gal.IdentityPoolClient {
+    readonly #target: string | undefined;
+
+    constructor(options: IdentityPoolClientOptions, target: string | undefined) {
+      super(options);
+      this.#target = target;
+    }
+
+    protected override async refreshAccessTokenAsync() {
+      try {
+        return await super.refreshAccessTokenAsync();
+      } catch (error) {
+        throw (this.#target === undefined ? undefined : impersonationErrorOf(error, this.#target)) ?? error;
+      }
+    }
+  }
+
+  /**
+   * One refresh at a time (google-auth-library starts one per concurrent caller, and with rotation
+   * the second would present a refresh token the first just spent); a refresh token STS rotated is
+   * kept in memory by the library, and written back to its file here.
+   */
+  class WorkforceUserClient extends gal.ExternalAccountAuthorizedUserClient {
+    readonly #record: RefreshTokenRecord;
+    readonly #refreshOnce = oneAtATime(() => this.#refreshKeeping());
+
+    constructor(options: ExternalAccountAuthorizedUserClientOptions, record: RefreshTokenRecord) {
+      super(options);
+      this.#record = { ...record };
+    }
+
+    protected override refreshAccessTokenAsync() {
+      return this.#refreshOnce();
+    }
+
+    async #refreshKeeping() {
+      const sent = this.#record.refreshToken;
+      const got = await super.refreshAccessTokenAsync();
+      const rotated = rotatedRefreshToken(got.res?.data, sent);
+      if (rotated !== undefined) {
+        this.#record.refreshToken = rotated;
+        const problem = await keepRotatedRefreshToken(this.#record.home, { sent, rotated });
+        if (problem !== undefined)
+          process.emitWarning(problem, { type: "CredAuthWarning", code: REFRESH_TOKEN_WARNING_CODE });
+      }
+      return got;
+    }
+  }
+
+  classes = { FederatedClient, WorkforceUserClient };
+  return classes;
+}
+
+/** Concurrent callers share the one call in progress. */
+function oneAtATime<T>(call: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () =>
+    (pending ??= call().finally(() => {
+      pending = undefined;
+    }));
 }

@@ -10,11 +10,17 @@ import type { ImpersonatedFile } from "../formats/impersonated-file.js";
 import { generateAccessToken } from "../token-services/iam-credentials.js";
 import { proveCredentials, userRefreshClientFrom } from "../token-services/load-user.js";
 import type { FetchedToken } from "../token-services/service-request.js";
-import { exchangeSubjectToken, readSubjectToken, refreshExternalAuthorizedUser } from "../token-services/sts.js";
+import {
+  type Subject,
+  exchangeSubjectToken,
+  readSubject,
+  refreshExternalAuthorizedUser,
+} from "../token-services/sts.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { printable, quoted } from "../trust/text.js";
 import type { Universe } from "../trust/urls.js";
+import { type RefreshTokenHome, keepRotatedRefreshToken } from "./rotated-refresh-token.js";
 import { serviceAccountClientFrom } from "./service-account.js";
 
 /** A new access token for `file` (read from `path`), as the token cache stores it. */
@@ -53,9 +59,12 @@ function cachedFrom(credentials: Credentials, scopes: readonly string[], path: s
   };
 }
 
-/** The subject token of an `external_account` file, read once per token asked for (token-services/sts.ts). */
-export function subjectTokenOf(file: ExternalAccountFile): Promise<string> {
-  return readSubjectToken(file.source);
+/**
+ * The subject of an `external_account` file, read once per token asked for (token-services/sts.ts):
+ * its token, or an AWS source's region and keys (from `env` or IMDS at the judged URLs).
+ */
+export function subjectOf(file: ExternalAccountFile, urls: ExternalAccountDestinations, env: NodeJS.ProcessEnv) {
+  return readSubject(file, urls.aws, env);
 }
 
 /**
@@ -65,17 +74,14 @@ export function subjectTokenOf(file: ExternalAccountFile): Promise<string> {
 export async function externalAccountFileToken(
   file: ExternalAccountFile,
   urls: ExternalAccountDestinations,
-  subjectToken: string,
+  subject: Subject,
   scopes: readonly string[],
 ): Promise<CachedAccessToken> {
   const target = file.impersonationTarget;
+  const sent = { tokenUrl: urls.tokenUrl, subjectToken: subject.token(), secrets: subject.secrets };
   if (urls.impersonationUrl === undefined || target === undefined)
-    return cached(await exchangeSubjectToken(file, { tokenUrl: urls.tokenUrl, subjectToken, scopes }), scopes);
-  const federated = await exchangeSubjectToken(file, {
-    tokenUrl: urls.tokenUrl,
-    subjectToken,
-    scopes: [CLOUD_PLATFORM_SCOPE],
-  });
+    return cached(await exchangeSubjectToken(file, { ...sent, scopes }), scopes);
+  const federated = await exchangeSubjectToken(file, { ...sent, scopes: [CLOUD_PLATFORM_SCOPE] });
   const impersonated = await generateAccessToken({
     url: urls.impersonationUrl,
     target,
@@ -87,13 +93,31 @@ export async function externalAccountFileToken(
   return cached(impersonated, scopes);
 }
 
-/** A workforce user's token from STS's /v1/oauthtoken. */
+/** A workforce user's new token, and the refresh token STS rotated in (kept in its file, or why not). */
+export interface WorkforceUserToken {
+  token: CachedAccessToken;
+  /** The new refresh token, when STS rotated it: the cache key of the next run is made from it. */
+  rotated?: string;
+  /** Why the rotated refresh token could not be written back to its file (a warning to show). */
+  warning?: string;
+}
+
+/**
+ * A workforce user's token from STS's /v1/oauthtoken. A refresh token STS rotated is written back
+ * to `home`, the file it came from (credentials/rotated-refresh-token.ts).
+ */
 export async function externalUserFileToken(
   file: ExternalAuthorizedUserFile,
   tokenUrl: string,
   scopes: readonly string[],
-): Promise<CachedAccessToken> {
-  return cached(await refreshExternalAuthorizedUser(file, tokenUrl), scopes);
+  home: RefreshTokenHome,
+): Promise<WorkforceUserToken> {
+  const refreshed = await refreshExternalAuthorizedUser(file, tokenUrl);
+  const token = cached(refreshed, scopes);
+  const rotated = refreshed.rotatedRefreshToken;
+  if (rotated === undefined) return { token };
+  const warning = await keepRotatedRefreshToken(home, { sent: file.refreshToken, rotated });
+  return warning === undefined ? { token, rotated } : { token, warning };
 }
 
 /** The source's token (`source()`, itself cached), then generateAccessToken at the judged `iamUrl`. */

@@ -3,7 +3,12 @@
 // token it reads the file, judges its URLs (formats/destinations.ts) and reads one cache entry,
 // loading no package at all (test/cli/hot-path.test.ts, bench target 2); getting a new token
 // (google-auth-library, STS, IAM Credentials) lives in ./file-refresh.ts, loaded on a miss.
-import { type CachedAccessToken, getTokenWithCache, tokenCacheDir } from "../access-token-cache/index.js";
+import {
+  type CachedAccessToken,
+  getTokenWithCache,
+  tokenCacheDir,
+  writeCachedToken,
+} from "../access-token-cache/index.js";
 import { type AdcFile, readAdcFileSync } from "../formats/adc-file.js";
 import { externalCacheKey, impersonatedCacheKey, tokenCacheKey } from "../formats/cache-keys.js";
 import type { CredentialsFile } from "../formats/credentials-file.js";
@@ -13,7 +18,8 @@ import {
   impersonatedDestinations,
 } from "../formats/destinations.js";
 import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../formats/external-account.js";
-import type { ImpersonatedFile } from "../formats/impersonated-file.js";
+import type { ImpersonatedFile, ImpersonationSource } from "../formats/impersonated-file.js";
+import type { RefreshTokenPlace } from "../formats/rotated-refresh-token.js";
 import { chooseTokenUrl } from "../token-services/token-requests.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { type Universe, trustedUniverse } from "../trust/urls.js";
@@ -45,6 +51,11 @@ export interface FileToken {
   credentialsType: AdcFile["type"];
   /** True when scopes were asked for user credentials, which keep the scopes granted at sign-in. */
   scopesIgnored: boolean;
+  /**
+   * What went wrong without costing the token, one line each, never a secret: a refresh token
+   * Google's Security Token Service rotated that could not be written back to the file.
+   */
+  warnings: string[];
 }
 
 /**
@@ -64,6 +75,7 @@ export async function accessTokenForFile(path: string, options: FileTokenOptions
     universe,
     requested,
     cache: { fresh: options.fresh === true, dir: tokenCacheDir(env) },
+    warnings: [],
   };
   const token = await tokenFor(file, request);
   return {
@@ -72,6 +84,7 @@ export async function accessTokenForFile(path: string, options: FileTokenOptions
     tokenType: "Bearer",
     credentialsType: file.type,
     scopesIgnored: requested !== undefined && file.type === "authorized_user",
+    warnings: request.warnings,
   };
 }
 
@@ -83,6 +96,8 @@ export interface TokenRequest {
   requested: string[] | undefined;
   /** The token cache: `--fresh`, and its directory (`false`: off). */
   cache: { fresh: boolean; dir: string | false };
+  /** Collected on the way: see {@link FileToken.warnings}. */
+  warnings: string[];
 }
 
 function tokenFor(file: AdcFile, request: TokenRequest): Promise<CachedAccessToken> {
@@ -107,22 +122,36 @@ export function credentialsToken(file: CredentialsFile, request: TokenRequest): 
 async function externalAccountToken(file: ExternalAccountFile, request: TokenRequest): Promise<CachedAccessToken> {
   const scopes = request.requested ?? [CLOUD_PLATFORM_SCOPE];
   const urls = externalAccountDestinations(file, request.universe, request.path);
-  // Read once: the key depends on it (a rotated token gets a new key), and the refresh sends it.
-  const subjectToken = await fileRefresh().subjectTokenOf(file);
+  // Read once: the key depends on it (a rotated token, other AWS keys get a new key), and the refresh sends it.
+  const subject = await fileRefresh().subjectOf(file, urls, request.env);
   return getTokenWithCache(
-    externalCacheKey(file, scopes, urls, subjectToken),
-    () => fileRefresh().externalAccountFileToken(file, urls, subjectToken, scopes),
+    externalCacheKey(file, scopes, urls, subject.keyMaterial),
+    () => fileRefresh().externalAccountFileToken(file, urls, subject, scopes),
     request.cache,
   );
 }
 
-/** A workforce user's token: always cloud-platform (the refresh token's own scope). */
-function externalUserToken(file: ExternalAuthorizedUserFile, request: TokenRequest): Promise<CachedAccessToken> {
+/**
+ * A workforce user's token: always cloud-platform (the refresh token's own scope). When STS rotates
+ * the refresh token, the new one is written back at `place` in the file, and the token is cached
+ * under the key the next run makes from it too.
+ */
+function externalUserToken(
+  file: ExternalAuthorizedUserFile,
+  request: TokenRequest,
+  place: RefreshTokenPlace = "file",
+): Promise<CachedAccessToken> {
   const tokenUrl = externalAuthorizedUserTokenUrl(file, request.universe, request.path);
   const scopes = [CLOUD_PLATFORM_SCOPE];
+  const keyOf = (refreshToken: string) => externalCacheKey({ ...file, refreshToken }, scopes, { tokenUrl });
   return getTokenWithCache(
-    externalCacheKey(file, scopes, { tokenUrl }),
-    () => fileRefresh().externalUserFileToken(file, tokenUrl, scopes),
+    keyOf(file.refreshToken),
+    async () => {
+      const got = await fileRefresh().externalUserFileToken(file, tokenUrl, scopes, { path: request.path, place });
+      if (got.warning !== undefined) request.warnings.push(got.warning);
+      if (got.rotated !== undefined) writeCachedToken(keyOf(got.rotated), got.token, request.cache);
+      return got.token;
+    },
     request.cache,
   );
 }
@@ -131,14 +160,26 @@ function externalUserToken(file: ExternalAuthorizedUserFile, request: TokenReque
 function impersonatedToken(file: ImpersonatedFile, request: TokenRequest): Promise<CachedAccessToken> {
   const scopes = request.requested ?? file.scopes ?? [CLOUD_PLATFORM_SCOPE];
   const { iamUrl } = impersonatedDestinations(file, request.universe, request.path);
-  const source = (): Promise<CachedAccessToken> =>
-    // The source asks with cloud-platform (a key) or the scopes granted at login (a user), cached too.
-    credentialsToken(file.source, { ...request, requested: undefined });
+  const source = () => impersonationSourceToken(file.source, request);
   return getTokenWithCache(
     impersonatedCacheKey(file, scopes, iamUrl),
     () => fileRefresh().impersonatedFileToken(file, iamUrl, source, scopes),
     request.cache,
   );
+}
+
+/**
+ * The access token of an impersonated file's source, cached too: it asks with cloud-platform (a key,
+ * a workforce user, whose rotated refresh token is kept in `source_credentials`) or the scopes
+ * granted at login (a user).
+ */
+export function impersonationSourceToken(
+  source: ImpersonationSource,
+  request: TokenRequest,
+): Promise<CachedAccessToken> {
+  return source.type === "external_account_authorized_user"
+    ? externalUserToken(source, request, "source_credentials")
+    : credentialsToken(source, { ...request, requested: undefined });
 }
 
 /** What a credentials file says about whom it signs in as (for the command line's messages). */

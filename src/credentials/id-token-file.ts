@@ -17,7 +17,7 @@ import { chooseTokenUrl } from "../token-services/token-requests.js";
 import { type Universe, trustedUniverse } from "../trust/urls.js";
 import { quoted } from "../trust/text.js";
 import { checkedAudience, federationMintsNoIdTokens } from "./id-token-words.js";
-import { credentialsToken } from "./file-token.js";
+import { impersonationSourceToken } from "./file-token.js";
 import { fileRefresh, idTokenMint } from "./lazy.js";
 
 /** Options of {@link idTokenForFile}. */
@@ -106,10 +106,11 @@ function impersonatedIdToken(file: ImpersonatedFile, request: IdTokenFileRequest
   const { iamUrl } = impersonatedDestinations(file, request.universe, request.path);
   // The source's own access token, cached under print-token's key for it.
   const source = (): Promise<CachedAccessToken> =>
-    credentialsToken(file.source, {
+    impersonationSourceToken(file.source, {
       ...request,
       requested: undefined,
       cache: { fresh: false, dir: request.cache.dir },
+      warnings: [],
     });
   const audience = request.audience as string; // checkedAudience: required for every type but authorized_user
   return cachedIdToken({ type: file.type, file, url: iamUrl }, request, () =>
@@ -124,16 +125,18 @@ async function externalIdToken(file: ExternalAccountFile, request: IdTokenFileRe
   const target = file.impersonationTarget;
   if (impersonationUrl === undefined || target === undefined)
     throw federationMintsNoIdTokens(quoted(request.path), file.type);
-  const subjectToken = await fileRefresh().subjectTokenOf(file);
+  // A file or URL's token, or (AWS) a request signed now with the region and keys it keys the cache by.
+  const subject = await fileRefresh().subjectOf(file, urls, request.env);
   const asked = {
     tokenUrl: urls.tokenUrl,
     idTokenUrl: idTokenUrlOf(impersonationUrl),
     target,
-    subjectToken,
+    subjectToken: subject.token(),
+    secrets: subject.secrets,
     audience: request.audience as string,
     includeEmail: request.includeEmail,
   };
-  return cachedIdToken({ type: file.type, file, urls, subjectToken }, request, () =>
+  return cachedIdToken({ type: file.type, file, urls, subjectToken: subject.keyMaterial }, request, () =>
     idTokenMint().externalIdToken(file, asked),
   );
 }

@@ -80,6 +80,8 @@ export interface ExternalIdTokenRequest {
   idTokenUrl: string;
   target: string;
   subjectToken: string;
+  /** What the subject token was made from (an AWS source's keys), taken out of STS's words too. */
+  secrets?: readonly string[];
   audience: string;
   includeEmail: boolean;
 }
@@ -96,6 +98,7 @@ export async function externalIdToken(
   const federated = await exchangeSubjectToken(file, {
     tokenUrl: request.tokenUrl,
     subjectToken: request.subjectToken,
+    ...(request.secrets === undefined ? {} : { secrets: request.secrets }),
     scopes: [CLOUD_PLATFORM_SCOPE],
   });
   const { idTokenUrl: url, target, audience, includeEmail } = request;

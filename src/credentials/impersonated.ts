@@ -19,6 +19,7 @@ import { proveCredentials, userRefreshClientFrom } from "../token-services/load-
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { type Universe, trustedUniverse } from "../trust/urls.js";
 import { loadGoogleAuth, withValidatedConfig } from "../util/lazy.js";
+import { workforceUserClient } from "./external-adc.js";
 import { serviceAccountClientFrom } from "./service-account.js";
 
 /** Where to ask: the chain's generateAccessToken URL (a file's, judged; else Google's for the target in the trusted universe). */
@@ -66,7 +67,11 @@ export async function impersonate(
   return client;
 }
 
-/** default() for an impersonated_service_account file: the client, and the project it names. */
+/**
+ * default() for an impersonated_service_account file: the client, and the project it names. The
+ * source is a user, a key, or a workforce user (whose rotated refresh token is written back into
+ * the file's `source_credentials`).
+ */
 export async function impersonatedAdcClient(
   path: string,
   scopes: readonly string[],
@@ -80,7 +85,9 @@ export async function impersonatedAdcClient(
   const sourceClient =
     source.type === "service_account"
       ? await serviceAccountClientFrom(source, [CLOUD_PLATFORM_SCOPE], { path, env, universe })
-      : await userRefreshClientFrom(source, { path, env, universe });
+      : source.type === "external_account_authorized_user"
+        ? await workforceUserClient(source, universe, { path, place: "source_credentials" })
+        : await userRefreshClientFrom(source, { path, env, universe });
   const credentials = await impersonate(sourceClient, file, scopes.length > 0 ? scopes : (file.scopes ?? []), {
     universe,
     url: iamUrl,

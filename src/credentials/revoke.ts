@@ -6,9 +6,14 @@
 import { unlinkSync } from "node:fs";
 import { deleteCachedToken, deleteCachedTokensOf, tokenCacheDir } from "../access-token-cache/index.js";
 import { type AdcFile, readAdcFileSync } from "../formats/adc-file.js";
-import { idTokenKeyOwner, impersonatedCacheKey, tokenCacheKey } from "../formats/cache-keys.js";
+import { externalCacheKey, idTokenKeyOwner, impersonatedCacheKey, tokenCacheKey } from "../formats/cache-keys.js";
 import type { AuthorizedUserFile, CredentialsFile } from "../formats/credentials-file.js";
-import { credentialsRevokeUrl, credentialsTokenUrl, impersonatedDestinations } from "../formats/destinations.js";
+import {
+  credentialsRevokeUrl,
+  credentialsTokenUrl,
+  externalAuthorizedUserTokenUrl,
+  impersonatedDestinations,
+} from "../formats/destinations.js";
 import { revokeToken } from "../token-services/revoke.js";
 import { CredAuthError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
@@ -156,7 +161,13 @@ function forgetCachedTokens(file: AdcFile, universe: Universe, path: string, env
   };
   if (file.type === "authorized_user" || file.type === "service_account") credentials(file);
   if (file.type === "impersonated_service_account") {
-    credentials(file.source);
+    const { source } = file;
+    if (source.type !== "external_account_authorized_user") credentials(source);
+    else {
+      // A workforce user's token, as print-token keys it (always cloud-platform).
+      const tokenUrl = externalAuthorizedUserTokenUrl(source, universe, path);
+      keys.add(externalCacheKey(source, [CLOUD_PLATFORM_SCOPE], { tokenUrl }));
+    }
     const { iamUrl } = impersonatedDestinations(file, universe, path);
     keys.add(impersonatedCacheKey(file, file.scopes ?? [CLOUD_PLATFORM_SCOPE], iamUrl));
     owners.add(idTokenKeyOwner({ type: file.type, file, url: iamUrl }));

@@ -126,7 +126,13 @@ function describe(
   if (file.type === "impersonated_service_account") {
     const scopes = file.scopes ?? [CLOUD_PLATFORM_SCOPE];
     const { iamUrl } = impersonatedDestinations(file, universe, path);
-    const account = file.source.type === "authorized_user" ? file.source.account : file.source.client_email;
+    const { source } = file;
+    const account =
+      source.type === "authorized_user"
+        ? source.account
+        : source.type === "service_account"
+          ? source.client_email
+          : undefined; // a workforce user's file names no account
     return {
       type: file.type,
       ...optional({ account, quotaProject: file.quotaProjectId }),

@@ -6,11 +6,12 @@
  * AWS's "Use the Instance Metadata Service to access instance metadata" and "Retrieve security
  * credentials from instance metadata", and what google-auth-library's AwsClient reads.
  */
+import { EMULATOR_PATHS } from "../shared/constants.js";
 import type { RequestContext } from "./context.js";
 import { awsOf, type AwsState } from "./aws-state.js";
 import { sendText } from "./http.js";
 
-export const AWS_IMDS_PATH = "/aws-imds";
+export const AWS_IMDS_PATH = EMULATOR_PATHS.awsImds;
 const TTL_HEADER = "x-aws-ec2-metadata-token-ttl-seconds";
 const TOKEN_HEADER = "x-aws-ec2-metadata-token";
 const MAX_TTL_SEC = 21_600;

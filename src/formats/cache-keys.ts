@@ -78,15 +78,17 @@ export function externalCacheKey(
 }
 
 /**
- * The key of an impersonated token: the source's secret (refresh token and client secret, or
- * private key), never the public account names alone, with the chain, the URL asked and the scopes.
+ * The key of an impersonated token: the source's secret (refresh token and client secret, a
+ * workforce user's too, or private key), never the public account names alone, with the chain, the URL asked and the scopes.
  */
 export function impersonatedCacheKey(file: ImpersonatedFile, scopes: readonly string[], url: string): string {
   const { source } = file;
   const secret =
     source.type === "authorized_user"
       ? [source.client_id, sha256Hex(source.client_secret), sha256Hex(source.refresh_token)]
-      : [source.client_email, sha256Hex(source.private_key)];
+      : source.type === "external_account_authorized_user"
+        ? [source.audience, source.clientId, sha256Hex(source.clientSecret), sha256Hex(source.refreshToken)]
+        : [source.client_email, sha256Hex(source.private_key)];
   return keyOf([file.type, source.type, ...secret, file.target, JSON.stringify(file.delegates), url], scopes);
 }
 

@@ -6,9 +6,16 @@
  * URLs here and nowhere else. A URL a file leaves out is Google's default for the file's universe.
  */
 import { EMULATOR_PATHS } from "../shared/constants.js";
-import { type Destination, type GoogleService, type Universe, checkFileUniverse, trustedUrl } from "../trust/urls.js";
+import {
+  type Destination,
+  type GoogleService,
+  type Universe,
+  checkFileUniverse,
+  trustedImdsUrl,
+  trustedUrl,
+} from "../trust/urls.js";
 import type { CredentialsFile } from "./credentials-file.js";
-import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "./external-account.js";
+import type { AwsSource, ExternalAccountFile, ExternalAuthorizedUserFile } from "./external-account.js";
 import type { ImpersonatedFile } from "./impersonated-file.js";
 
 /** Where an `authorized_user` or `service_account` file's secret goes: its token URL. */
@@ -19,8 +26,17 @@ export function credentialsTokenUrl(file: CredentialsFile, universe: Universe, p
   return trustedUrl(raw, destination("oauth2", "token_uri", path, true), universe);
 }
 
+/** An AWS source's IMDS URLs, judged (trust/urls.ts `trustedImdsUrl`): each only when the file names it. */
+export interface AwsSourceUrls {
+  regionUrl?: string;
+  credentialsUrl?: string;
+  sessionTokenUrl?: string;
+}
+
 /** The judged URLs of an `external_account` file. */
 export interface ExternalAccountDestinations {
+  /** AWS's instance metadata service, for an AWS source. */
+  aws?: AwsSourceUrls;
   /** STS: receives the subject token (read from elsewhere: never the file's own). */
   tokenUrl: string;
   /** IAM Credentials: receives the federated token, when the file impersonates. */
@@ -40,6 +56,7 @@ export function externalAccountDestinations(
     trustedUrl(file.tokenInfoUrl, destination("sts", "token_info_url", path), universe);
   const impersonation = file.serviceAccountImpersonationUrl;
   return {
+    ...(file.source.kind === "aws" ? { aws: awsSourceUrls(file.source, universe, path) } : {}),
     tokenUrl: trustedUrl(file.tokenUrl, destination("sts", "token_url", path), universe),
     ...(impersonation === undefined
       ? {}
@@ -56,6 +73,18 @@ export function externalAccountDestinations(
       universe,
     ),
   };
+}
+
+/** An AWS source's IMDS URLs, each judged by the URL policy. */
+function awsSourceUrls(source: AwsSource, universe: Universe, path?: string): AwsSourceUrls {
+  const judged = (field: string, raw: string | undefined) =>
+    raw === undefined ? undefined : trustedImdsUrl(raw, `credential_source.${field}`, path, universe);
+  const urls = {
+    regionUrl: judged("region_url", source.regionUrl),
+    credentialsUrl: judged("url", source.credentialsUrl),
+    sessionTokenUrl: judged("imdsv2_session_token_url", source.sessionTokenUrl),
+  };
+  return Object.fromEntries(Object.entries(urls).filter(([, url]) => url !== undefined));
 }
 
 /** Where an `external_account_authorized_user` file's refresh token goes; foreign `token_info_url` and `revoke_url` are refused too. */
@@ -94,7 +123,10 @@ export function impersonatedDestinations(
       destination("iamcredentials", "service_account_impersonation_url", path),
       universe,
     ),
-    sourceTokenUrl: credentialsTokenUrl(file.source, universe, path),
+    sourceTokenUrl:
+      file.source.type === "external_account_authorized_user"
+        ? externalAuthorizedUserTokenUrl(file.source, universe, path)
+        : credentialsTokenUrl(file.source, universe, path),
   };
 }
 

@@ -9,12 +9,31 @@
  */
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { quoted } from "../trust/text.js";
-import { targetOfImpersonationUrl } from "./impersonated-file.js";
+import { targetOfImpersonationUrl } from "./impersonation-url.js";
 
 /** Where an external_account file's subject token comes from. */
 export type SubjectTokenSource =
   | { kind: "file"; file: string; jsonField?: string }
-  | { kind: "url"; url: string; headers: Record<string, string>; jsonField?: string };
+  | { kind: "url"; url: string; headers: Record<string, string>; jsonField?: string }
+  | AwsSource;
+
+/**
+ * An AWS source (`credential_source.environment_id: "aws1"`): the subject token is a signed AWS STS
+ * GetCallerIdentity request, made from the region and AWS keys of the environment or of the EC2
+ * instance metadata service (IMDS) at the URLs named here (judged by the URL policy where used:
+ * IMDS addresses only). As google-auth-library's AwsClient and Python's `google.auth.aws` read it.
+ */
+export interface AwsSource {
+  kind: "aws";
+  /** `regional_cred_verification_url`: the GetCallerIdentity URL signed (never requested), `{region}` filled in. */
+  verificationUrl: string;
+  /** `region_url`: the instance's availability zone (the region is the zone without its letter). */
+  regionUrl?: string;
+  /** `url`: the role name, then `url/ROLE` its temporary keys. */
+  credentialsUrl?: string;
+  /** `imdsv2_session_token_url`: IMDSv2's session token, sent with every IMDS request. */
+  sessionTokenUrl?: string;
+}
 
 export interface ExternalAccountFile {
   type: "external_account";
@@ -79,9 +98,11 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Subject tokens come from a file or a URL; AWS, executable and certificate sources are not read by cred-auth. */
-function parseSource(value: unknown, { invalid, str }: Fields): SubjectTokenSource {
+/** Subject tokens come from a file, a URL or AWS; executable and certificate sources are not read by cred-auth. */
+function parseSource(value: unknown, fields: Fields): SubjectTokenSource {
+  const { invalid, str } = fields;
   if (!isObject(value)) throw invalid('has no "credential_source" object');
+  if (value.environment_id !== undefined) return parseAwsSource(value, fields);
   const format = value.format;
   let jsonField: string | undefined;
   if (format !== undefined) {
@@ -101,6 +122,25 @@ function parseSource(value: unknown, { invalid, str }: Fields): SubjectTokenSour
     return { kind: "url", url: value.url, headers: headers as Record<string, string>, ...field };
   }
   throw invalid('has a "credential_source" with neither "file" nor "url" (cred-auth reads these two)');
+}
+
+/** An AWS source: `environment_id` `aws1` (the only version there is), its verification URL, its IMDS URLs. */
+function parseAwsSource(value: Record<string, unknown>, { invalid, str }: Fields): AwsSource {
+  const id = value.environment_id;
+  const version = typeof id === "string" ? /^aws(\d+)$/.exec(id)?.[1] : undefined;
+  if (version === undefined) throw invalid('has a "credential_source.environment_id" that is not "aws1"');
+  if (version !== "1")
+    throw invalid(`has a "credential_source.environment_id" of AWS version ${version}; only "aws1" exists`);
+  const verificationUrl = str(value, "regional_cred_verification_url", true);
+  const filled = verificationUrl.replace("{region}", "us-east-1");
+  if (!URL.canParse(filled) || new URL(filled).protocol !== "https:")
+    throw invalid('has a "credential_source.regional_cred_verification_url" that is not an https URL');
+  const optional = present({
+    regionUrl: str(value, "region_url", false),
+    credentialsUrl: str(value, "url", false),
+    sessionTokenUrl: str(value, "imdsv2_session_token_url", false),
+  });
+  return { kind: "aws", verificationUrl, ...optional };
 }
 
 /** Validates an `external_account` file's JSON; `path` names the file in errors. */

@@ -1,8 +1,10 @@
 /**
  * `impersonated_service_account` files, as `gcloud auth application-default login
- * --impersonate-service-account` writes them: `source_credentials` (an `authorized_user` or
- * `service_account`), `service_account_impersonation_url` naming the account, `delegates`; and
- * the IAM Credentials URL gcloud writes and the account it names.
+ * --impersonate-service-account` writes them: `source_credentials` (an `authorized_user`, a
+ * `service_account`, or an `external_account_authorized_user`: a workforce user, as gcloud writes
+ * after `--login-config`, which google-auth-library and Python accept too),
+ * `service_account_impersonation_url` naming the account, `delegates`; and the IAM Credentials URL
+ * gcloud writes and the account it names.
  */
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
@@ -14,7 +16,11 @@ import {
   parseCredentialsText,
   userCredentialsJson,
 } from "./credentials-file.js";
+import { type ExternalAuthorizedUserFile, isObject, parseExternalAuthorizedUser } from "./external-account.js";
 import type { ImpersonationChain } from "./impersonation-chain.js";
+import { targetOfImpersonationUrl } from "./impersonation-url.js";
+
+export { targetOfImpersonationUrl };
 
 const RESOURCE_PREFIX = "projects/-/serviceAccounts/";
 
@@ -28,29 +34,18 @@ export function impersonationUrl(target: string, universeDomain = "googleapis.co
   return `https://iamcredentials.${universeDomain}/v1/${RESOURCE_PREFIX}${target}:generateAccessToken`;
 }
 
-/** The account an impersonation URL names (google-auth-library's reading), or undefined. */
-export function targetOfImpersonationUrl(url: string): string | undefined {
-  if (url.length > 256) return undefined;
-  const encoded = /(?<target>[^/]+):generateAccessToken$/.exec(url)?.groups?.target;
-  let target: string;
-  try {
-    target = decodeURIComponent(encoded ?? "");
-  } catch {
-    return undefined; // a malformed %-escape
-  }
-  // An e-mail or a numeric unique id; never a path, query or space smuggled in through escapes.
-  return /^[^\s/?#%]+$/.test(target) ? target : undefined;
-}
-
 /** The project of a user-managed service account (`NAME@PROJECT.iam.gserviceaccount.com`), else null. */
 export function projectOfServiceAccount(email: string): string | null {
   return /^[^@]+@([a-z][a-z0-9-]{4,28}[a-z0-9])\.iam\.gserviceaccount\.com$/.exec(email)?.[1] ?? null;
 }
 
+/** The credentials an `impersonated_service_account` file asks with. */
+export type ImpersonationSource = CredentialsFile | ExternalAuthorizedUserFile;
+
 export interface ImpersonatedFile extends ImpersonationChain {
   type: "impersonated_service_account";
   /** The credentials that ask for the impersonated token. */
-  source: CredentialsFile;
+  source: ImpersonationSource;
   /** As written in the file (judged where it is used, formats/destinations.ts). */
   impersonationUrl: string;
   quotaProjectId?: string;
@@ -67,9 +62,11 @@ export function parseImpersonatedFile(json: Record<string, unknown>, path: strin
       { code: ERROR_CODES.FILE_INVALID },
     );
   const sourceJson = json.source_credentials;
-  if (typeof sourceJson !== "object" || sourceJson === null || Array.isArray(sourceJson))
-    throw invalid('has no "source_credentials" object');
-  const source = parseCredentialsText(JSON.stringify(sourceJson), path);
+  if (!isObject(sourceJson)) throw invalid('has no "source_credentials" object');
+  const source: ImpersonationSource =
+    sourceJson.type === "external_account_authorized_user"
+      ? parseExternalAuthorizedUser(sourceJson, path)
+      : parseCredentialsText(JSON.stringify(sourceJson), path);
   const url = json.service_account_impersonation_url;
   const target = typeof url === "string" ? targetOfImpersonationUrl(url) : undefined;
   if (typeof url !== "string" || target === undefined)
@@ -88,10 +85,18 @@ export function parseImpersonatedFile(json: Record<string, unknown>, path: strin
     target,
     delegates: delegates.map((d: string) => d.trim()),
     impersonationUrl: url,
-    universeDomain: source.universe_domain ?? "googleapis.com",
+    universeDomain: universeOfSource(source),
     ...(quota ? { quotaProjectId: quota } : {}),
     ...(scopes && scopes.length > 0 ? { scopes: scopes as string[] } : {}),
   };
+}
+
+/** The universe of an impersonation's source (absent: googleapis.com). */
+function universeOfSource(source: ImpersonationSource): string {
+  return (
+    (source.type === "external_account_authorized_user" ? source.universeDomain : source.universe_domain) ??
+    "googleapis.com"
+  );
 }
 
 /**

@@ -2,6 +2,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { Credentials } from "google-auth-library";
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { metadataClient } from "./clients.js";
+import { type VmScopesShortfall, parseVmScopes, scopesBeyond, vmScopesReason } from "./metadata-scopes.js";
 import { parseJson, platformFetch, projectIdFromEnv, statusError, tokenCredentials } from "./http.js";
 import type { HostedCredentials, HostedEnvironment } from "./types.js";
 
@@ -9,9 +10,8 @@ import type { HostedCredentials, HostedEnvironment } from "./types.js";
 export const METADATA_TIMEOUT_MS = 3000;
 
 const DEFAULT_METADATA_HOST = "169.254.169.254";
-/** Token requests answered 429 or 5xx are tried this often in all (gcp-metadata retries 3 times too). */
-export const METADATA_TOKEN_ATTEMPTS = 3;
-const RETRY_BASE_MS = 200;
+/** A token request answered 408, 429 or 5xx is asked again this many times, as gcp-metadata's gaxios does. */
+export const METADATA_RETRIES = 3;
 const WHAT = "the metadata server";
 
 /** A hosted platform whose runtime serves its user's token on the GCE metadata server. */
@@ -25,6 +25,12 @@ export interface MetadataPlatform {
   whenNoToken: string;
   /** Per-request timeout (default {@link METADATA_TIMEOUT_MS}). */
   timeoutMs?: number;
+  /**
+   * Set for a platform that runs on a Compute Engine VM (Vertex AI Workbench, Cloud Workstations):
+   * its metadata server ignores `?scopes=`, so the VM's access scopes are checked against the
+   * requested ones (hosted/metadata-scopes.ts); `whenScopesMissing` says what to change.
+   */
+  vm?: { whenScopesMissing: string };
 }
 
 /** A {@link HostedEnvironment} getting its credentials from the metadata server. */
@@ -56,8 +62,27 @@ export async function metadataCredentials(
   const source = () => fetchMetadataToken(platform, base, scopes, timeoutMs);
   const credentials = await metadataClient(platform.label, scopes, source);
   await credentials.getAccessToken(); // the first token proves the server serves this notebook
+  if (platform.vm !== undefined) await refuseNarrowerVmScopes(platform.label, base, scopes, platform.vm, timeoutMs);
   const projectId = projectIdFromEnv(env) ?? (await fetchMetadataProjectId(platform.label, base, timeoutMs));
   return { credentials, projectId };
+}
+
+/**
+ * A VM platform's credentials whose access scopes lack a requested one are refused, as a sign-in
+ * that granted less than asked is: `ERR_INVALID_SCOPE`, naming the VM's scopes and what to change.
+ */
+async function refuseNarrowerVmScopes(
+  label: string,
+  base: string,
+  scopes: readonly string[],
+  vm: { whenScopesMissing: string },
+  timeoutMs: number,
+): Promise<void> {
+  const shortfall = await vmScopesShortfall(label, base, scopes, timeoutMs);
+  if (shortfall === undefined) return;
+  throw new CredCredentialsError(`${label}: ${vmScopesReason(shortfall, vm.whenScopesMissing)}`, {
+    code: ERROR_CODES.INVALID_SCOPE,
+  });
 }
 
 /** `http://HOST/computeMetadata/v1`, honouring GCE_METADATA_IP and GCE_METADATA_HOST like google-auth-library. */
@@ -74,11 +99,8 @@ async function fetchMetadataToken(
   timeoutMs: number,
 ): Promise<Credentials> {
   const query = scopes.length > 0 ? `?${new URLSearchParams({ scopes: scopes.join(",") })}` : "";
-  const reply = await metadataGetRetrying(
-    platform.label,
-    `${base}/instance/service-accounts/default/token${query}`,
-    timeoutMs,
-  );
+  const url = `${base}/instance/service-accounts/default/token${query}`;
+  const reply = await askMetadata(() => metadataGet(platform.label, url, timeoutMs));
   if (reply.status !== 200 && /credential propagation was unsuccessful/i.test(reply.text)) {
     throw new CredCredentialsError(
       `${platform.label}: credential propagation was unsuccessful (HTTP ${reply.status}); ${platform.whenNoToken}`,
@@ -119,14 +141,53 @@ async function fetchMetadataProjectId(label: string, base: string, timeoutMs: nu
   }
 }
 
-/** A busy or failing metadata server (429, 5xx) is asked again with backoff; Colab's propagation error is final. */
-export async function metadataGetRetrying(label: string, url: string, timeoutMs: number) {
-  for (let attempt = 1; ; attempt++) {
-    const reply = await metadataGet(label, url, timeoutMs);
-    const temporary = reply.status === 429 || reply.status >= 500;
-    if (!temporary || attempt >= METADATA_TOKEN_ATTEMPTS || /credential propagation/i.test(reply.text)) return reply;
-    await delay(RETRY_BASE_MS * 2 ** (attempt - 1) * (0.5 + Math.random()));
+/**
+ * What a VM's credentials lack: its token carries the VM's access scopes whatever was asked
+ * (hosted/metadata-scopes.ts). The VM's scopes come from Compute Engine's
+ * `instance/service-accounts/default/scopes`; a server that does not list them is not judged
+ * (undefined), nor is a VM whose scopes cover the requested ones.
+ */
+export async function vmScopesShortfall(
+  label: string,
+  base: string,
+  requested: readonly string[],
+  timeoutMs = METADATA_TIMEOUT_MS,
+): Promise<VmScopesShortfall | undefined> {
+  if (requested.length === 0) return undefined;
+  const url = `${base}/instance/service-accounts/default/scopes`;
+  const reply = await askMetadata(() => metadataGet(label, url, timeoutMs));
+  const vmScopes = reply.status === 200 ? parseVmScopes(reply.text) : undefined;
+  if (vmScopes === undefined) return undefined;
+  const missing = scopesBeyond(vmScopes, requested);
+  return missing.length > 0 ? { vmScopes, missing } : undefined;
+}
+
+/** 408, 429 and 5xx: what gaxios asks again for gcp-metadata (its retry config's `statusCodesToRetry`). */
+export function isTemporaryMetadataStatus(status: number): boolean {
+  return status === 408 || status === 429 || (status >= 500 && status < 600);
+}
+
+/** gaxios's wait before retry `n` (1-based): 100 ms, then 500 ms, then 1.5 s (retryDelay 100, multiplier 2). */
+export function metadataRetryDelayMs(n: number): number {
+  return (n === 1 ? 100 : 0) + ((2 ** (n - 1) - 1) / 2) * 1000;
+}
+
+/**
+ * `ask()`, asked again up to {@link METADATA_RETRIES} times with gaxios's backoff while the
+ * metadata server answers a temporary status; Colab's propagation error is final.
+ */
+export async function askMetadata<T extends { status: number; text: string }>(ask: () => Promise<T>): Promise<T> {
+  for (let retry = 1; ; retry++) {
+    const reply = await ask();
+    const again = isTemporaryMetadataStatus(reply.status) && !/credential propagation/i.test(reply.text);
+    if (!again || retry > METADATA_RETRIES) return reply;
+    await delay(metadataRetryDelayMs(retry));
   }
+}
+
+/** A GET of the metadata server, asked again while it answers a temporary status ({@link askMetadata}). */
+export function metadataGetRetrying(label: string, url: string, timeoutMs: number) {
+  return askMetadata(() => metadataGet(label, url, timeoutMs));
 }
 
 async function metadataGet(label: string, url: string, timeoutMs: number) {

@@ -34,6 +34,8 @@ export const EMULATOR_PATHS = {
   run: "/run",
   /** Test controls: stats, fault injection, revocation. */
   admin: "/__emulator",
+  /** AWS's EC2 instance metadata service (IMDS, http://169.254.169.254/...) as the emulator plays it. */
+  awsImds: "/aws-imds",
 } as const;
 
 /**

@@ -5,9 +5,12 @@
  * https://cloud.google.com/iam/docs/reference/credentials/rest/v1/projects.serviceAccounts/generateAccessToken
  */
 import { CredConnectionError, CredImpersonationError, ERROR_CODES } from "../errors.js";
+import { type GoogleApiError, consumerProject, parseGoogleApiError } from "../formats/google-api-error.js";
 import { delegateResourceName } from "../formats/impersonated-file.js";
-import { redactor } from "../trust/redact.js";
-import { printable, quoted } from "../trust/text.js";
+import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
+import { type Redact, redactor } from "../trust/redact.js";
+import { printable, quoted, serverWords } from "../trust/text.js";
+import { googleConsoleLink } from "../trust/urls.js";
 import { type FetchedIdToken, fetchedIdToken } from "./id-token-reply.js";
 import { type FetchedToken, postToService } from "./service-request.js";
 
@@ -55,9 +58,11 @@ export async function generateAccessToken(request: GenerateAccessTokenRequest): 
 }
 
 /**
- * Google's refusal (`{"error": {"code", "message", "status"}}`) as an error a program can branch
- * on: 403 permission denied, 404 no such account, anything else a plain refusal. Every form of
- * `sent` (the caller's token) is taken out of Google's words, which are made printable.
+ * Google's refusal (`{"error": {"code", "message", "status", "details"}}`) as an error a program can
+ * branch on: a 403 by its ErrorInfo `reason` (the API disabled, a quota project the caller may not
+ * use, credentials without the cloud-platform scope, else a missing role), 404 no such account,
+ * anything else a plain refusal. Every form of `sent` (the caller's token) is taken out of Google's
+ * words, which are kept whole on one printable line (trust/text.ts).
  */
 export function impersonationError(
   status: number,
@@ -66,30 +71,61 @@ export function impersonationError(
   sent: readonly string[],
 ): CredImpersonationError {
   const redact = redactor(sent);
-  const error = (body as { error?: { message?: unknown; status?: unknown } } | undefined)?.error;
-  const word = typeof error?.status === "string" ? error.status : "";
-  const googleStatus = /^[A-Z_]{1,40}$/.test(word) && redact(word) === word ? word : `HTTP ${status}`;
-  const said =
-    typeof error?.message === "string"
-      ? printable(redact(error.message).replace(/\s+/g, " ").slice(0, 300))
-      : "no message";
-  const answered = { error: googleStatus, status };
-  const who = quoted(target);
-  if (status === 403)
-    return new CredImpersonationError(
-      `Impersonating ${who} was denied (${googleStatus}: ${said}). The signed-in account needs the Service Account Token Creator role on it (each delegate on the next), and credentials with the cloud-platform scope.`,
-      { code: ERROR_CODES.IMPERSONATION_DENIED, ...answered },
-    );
+  const reply = parseGoogleApiError(body);
+  const word = reply.status !== undefined && redact(reply.status) === reply.status ? reply.status : `HTTP ${status}`;
+  const refusal: Refusal = {
+    who: quoted(target),
+    google: `Google said (${word}): ${reply.message === undefined ? "no message" : serverWords(redact(reply.message))}`,
+    answered: { error: word, status },
+  };
+  if (status === 403) return deniedBecause(reply, refusal, redact);
   if (status === 404)
     return new CredImpersonationError(
-      `The service account ${who} or a delegate does not exist (${googleStatus}: ${said}); check the e-mail.`,
-      { code: ERROR_CODES.SERVICE_ACCOUNT_NOT_FOUND, ...answered },
+      `The service account ${refusal.who} or a delegate does not exist; check the e-mail. ${refusal.google}`,
+      { code: ERROR_CODES.SERVICE_ACCOUNT_NOT_FOUND, ...refusal.answered },
     );
   return new CredImpersonationError(
-    `Google's IAM Credentials API refused to impersonate ${who} (${googleStatus}: ${said}).`,
-    answered,
+    `Google's IAM Credentials API refused to impersonate ${refusal.who}. ${refusal.google}`,
+    refusal.answered,
   );
 }
+
+/** What every refusal's message says: whom, Google's own words, and what the error records. */
+interface Refusal {
+  who: string;
+  google: string;
+  answered: { error: string; status: number };
+}
+
+/** A 403, told apart by Google's ErrorInfo `reason`: each cause has its own cure, so its own code. */
+function deniedBecause(reply: GoogleApiError, refusal: Refusal, redact: Redact): CredImpersonationError {
+  const { who, google, answered } = refusal;
+  const project = consumerProject(reply);
+  const inProject = project === undefined ? "the caller's project" : `project ${printable(project)}`;
+  if (reply.reason === "SERVICE_DISABLED") {
+    const link = googleConsoleLink(redact(reply.metadata.activationUrl ?? ""));
+    return new CredImpersonationError(
+      `Impersonating ${who} failed: the ${IAM_CREDENTIALS_API} is not enabled in ${inProject} (SERVICE_DISABLED); enable it${link === undefined ? "" : ` at ${link}`}, wait a few minutes, then retry. ${google}`,
+      { code: ERROR_CODES.API_DISABLED, ...answered },
+    );
+  }
+  if (reply.reason === "USER_PROJECT_DENIED")
+    return new CredImpersonationError(
+      `Impersonating ${who} failed: the caller may not use ${inProject} for quota and billing (USER_PROJECT_DENIED); grant the caller roles/serviceusage.serviceUsageConsumer on it, or name another quota project (the file's quota_project_id), then retry. ${google}`,
+      { code: ERROR_CODES.USER_PROJECT_DENIED, ...answered },
+    );
+  if (reply.reason === "ACCESS_TOKEN_SCOPE_INSUFFICIENT")
+    return new CredImpersonationError(
+      `Impersonating ${who} was refused: the caller's credentials lack the cloud-platform scope (ACCESS_TOKEN_SCOPE_INSUFFICIENT); sign in again with ${CLOUD_PLATFORM_SCOPE}. ${google}`,
+      { code: ERROR_CODES.INVALID_SCOPE, ...answered },
+    );
+  return new CredImpersonationError(
+    `Impersonating ${who} was denied: the signed-in account needs the Service Account Token Creator role on it (each delegate on the next), and credentials with the cloud-platform scope. ${google}`,
+    { code: ERROR_CODES.IMPERSONATION_DENIED, ...answered },
+  );
+}
+
+const IAM_CREDENTIALS_API = "IAM Service Account Credentials API (iamcredentials.googleapis.com)";
 
 /**
  * The refusal inside a google-auth-library `Impersonated` client's error, when the error is the

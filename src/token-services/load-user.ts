@@ -3,6 +3,7 @@ import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../error
 import { resolveEndpoints } from "./endpoints.js";
 import { chooseTokenUrl, guardTokenRequests, tokenTimeoutMs } from "./token-requests.js";
 import { type Universe, trustedUniverse } from "../trust/urls.js";
+import { credentialsTokenUrl } from "../formats/destinations.js";
 import { loadUserRefreshClient } from "../util/lazy.js";
 import { authorizedUserFile, readAuthorizedUserFile, type AuthorizedUserFile } from "../formats/credentials-file.js";
 import { clientSecretsOf, getCredentialInfo, recordClientSecrets, refreshTokenOf, setCredentialInfo } from "./info.js";
@@ -99,17 +100,21 @@ export async function userRefreshClientFrom(
 }
 
 /**
- * The `authorized_user` file describing `client` (for the cache and `saveUserCredentials`):
- * its client, refresh token and id token, with scopes, token URL and account from its
- * {@link CredentialInfo}.
+ * The `authorized_user` file describing `client` (for the cache): its client, refresh token and
+ * id token, with scopes, token URL and account from its {@link CredentialInfo}. A client the user
+ * built with google-auth-library (`new UserRefreshClient({ clientId, clientSecret, refreshToken })`,
+ * as the original saves any user `Credentials`) is read through its public typed fields
+ * (`_clientId`, `_clientSecret`, `credentials`), and its token URL judged by the URL policy as a
+ * file's `token_uri` would be, since it did not come from us.
  *
- * @throws CredCredentialsError when the client holds no refresh token or client credentials.
+ * @throws CredCredentialsError (`ERR_NOT_SAVABLE`) when the client holds no refresh token or
+ * client credentials; CredUnsafeTokenUrlError when a user-built client's token URL is not Google's.
  */
-export function authorizedUserFileFrom(client: OAuth2Client): AuthorizedUserFile {
+export function authorizedUserFileFrom(client: OAuth2Client, path?: string): AuthorizedUserFile {
   const info = getCredentialInfo(client);
   const refreshToken = refreshTokenOf(client);
-  const clientId = clientSecretsOf(client)?.clientId ?? info?.clientId;
-  const clientSecret = clientSecretsOf(client)?.clientSecret;
+  const clientId = clientSecretsOf(client)?.clientId ?? info?.clientId ?? (client._clientId || undefined);
+  const clientSecret = clientSecretsOf(client)?.clientSecret ?? (client._clientSecret || undefined);
   if (!refreshToken)
     throw new CredCredentialsError(
       "These credentials hold no refresh token, so they cannot be saved; sign in again with offline access.",
@@ -120,17 +125,25 @@ export function authorizedUserFileFrom(client: OAuth2Client): AuthorizedUserFile
       "These credentials have no OAuth client id and secret, so they cannot be saved as an authorized_user file.",
       { code: ERROR_CODES.NOT_SAVABLE },
     );
-  return authorizedUserFile({
+  const file = authorizedUserFile({
     clientId,
     clientSecret,
     refreshToken,
     tokenUrl: info?.tokenUrl ?? String(client.endpoints.oauth2TokenUrl),
-    scopes: info?.scopes ?? [],
+    scopes: info?.scopes ?? grantedScopes(client),
     ...(client.credentials.id_token ? { idToken: client.credentials.id_token } : {}),
     ...(client.quotaProjectId ? { quotaProjectId: client.quotaProjectId } : {}),
     ...(client.universeDomain ? { universeDomain: client.universeDomain } : {}),
     ...(info?.account ? { account: info.account } : {}),
   });
+  // A client we built had its token URL judged when it was built; one the user built, not yet.
+  if (info?.tokenUrl === undefined) credentialsTokenUrl(file, trustedUniverse(), path);
+  return file;
+}
+
+/** The scopes a user-built client's last token was granted (google-auth-library keeps no others). */
+function grantedScopes(client: OAuth2Client): string[] {
+  return (client.credentials.scope ?? "").split(" ").filter((scope) => scope !== "");
 }
 
 /** Obtains an access token once, mapping failures to cred-auth errors. */

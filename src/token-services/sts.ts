@@ -5,7 +5,9 @@
  * judged by the URL policy (formats/destinations.ts) before it gets here.
  */
 import { CredStsError, CredSubjectTokenFileError, CredSubjectTokenUrlError, ERROR_CODES } from "../errors.js";
+import type { AwsSourceUrls } from "../formats/destinations.js";
 import type {
+  AwsSource,
   ExternalAccountFile,
   ExternalAuthorizedUserFile,
   SubjectTokenSource,
@@ -14,7 +16,8 @@ import { isObject } from "../formats/external-account.js";
 import { readTrustedFile } from "../trust/files.js";
 import { boundedFetch } from "../trust/http.js";
 import { basicForms, redactor } from "../trust/redact.js";
-import { printable, quoted } from "../trust/text.js";
+import { printable, quoted, serverWords } from "../trust/text.js";
+import { awsIdentity, awsSecrets, awsSubjectToken } from "./aws.js";
 import { type FetchedToken, SERVICE_TIMEOUT_MS, postToService } from "./service-request.js";
 
 const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
@@ -41,12 +44,48 @@ function pickToken(text: string, jsonField: string | undefined, fail: (what: str
   return token;
 }
 
+/** A subject token to hand STS, and what the token cache knows it by. */
+export interface Subject {
+  /**
+   * Secret material that tells this subject from any other: the token itself, or an AWS source's
+   * region and keys (its signed request differs every second). Only ever hashed into a cache key.
+   */
+  keyMaterial: string;
+  /** The token STS gets: the one read, or (AWS) a request signed now, so its date is fresh. */
+  token(): string;
+  /** Every secret the token carries or was made from, taken out of STS's words. */
+  secrets: string[];
+}
+
+/**
+ * The file's subject: its token read once from a file or URL ({@link readSubjectToken}), or for an
+ * AWS source the region and keys from `env` or IMDS at the judged `aws` URLs (token-services/aws.ts).
+ */
+export async function readSubject(
+  file: ExternalAccountFile,
+  aws: AwsSourceUrls | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<Subject> {
+  const { source } = file;
+  if (source.kind !== "aws") {
+    const token = await readSubjectToken(source);
+    return { keyMaterial: token, token: () => token, secrets: [token] };
+  }
+  const identity = await awsIdentity(aws ?? {}, env);
+  const { region, keys } = identity;
+  return {
+    keyMaterial: JSON.stringify(["aws", region, keys.accessKeyId, keys.secretAccessKey, keys.sessionToken ?? ""]),
+    token: () => awsSubjectToken(identity, { source, audience: file.audience }),
+    secrets: awsSecrets(identity),
+  };
+}
+
 /**
  * The subject token, read once from its file (under the file-trust rule: non-blocking, a regular
  * file, bounded) or its URL (no redirect followed, bounded in time and size). It goes only to the
  * judged STS URL ({@link exchangeSubjectToken}).
  */
-export async function readSubjectToken(source: SubjectTokenSource): Promise<string> {
+export async function readSubjectToken(source: Exclude<SubjectTokenSource, AwsSource>): Promise<string> {
   if (source.kind === "file") return readSubjectTokenFile(source.file, source.jsonField);
   const where = new URL(source.url);
   const shown = printable(`${where.origin}${where.pathname}`.slice(0, 200));
@@ -94,10 +133,15 @@ export interface SubjectTokenExchange {
   /** The subject token, read once ({@link readSubjectToken}). */
   subjectToken: string;
   scopes: readonly string[];
+  /** What else to take out of STS's words: what the subject token was made from ({@link Subject.secrets}). */
+  secrets?: readonly string[];
 }
 
 /** Exchanges the file's subject token at STS for a federated access token (no impersonation leg). */
-export function exchangeSubjectToken(file: ExternalAccountFile, exchange: SubjectTokenExchange): Promise<FetchedToken> {
+export async function exchangeSubjectToken(
+  file: ExternalAccountFile,
+  exchange: SubjectTokenExchange,
+): Promise<FetchedToken> {
   const form: Record<string, string> = {
     grant_type: TOKEN_EXCHANGE,
     requested_token_type: ACCESS_TOKEN_TYPE,
@@ -111,20 +155,41 @@ export function exchangeSubjectToken(file: ExternalAccountFile, exchange: Subjec
     file.clientId !== undefined && file.clientSecret !== undefined
       ? { id: file.clientId, secret: file.clientSecret }
       : undefined;
-  return postSts(exchange.tokenUrl, form, client, [exchange.subjectToken]);
+  return (await postSts(exchange.tokenUrl, form, client, [exchange.subjectToken, ...(exchange.secrets ?? [])])).token;
 }
 
-/** Refreshes an `external_account_authorized_user` file's access token at STS's /v1/oauthtoken (`tokenUrl`, judged). */
-export function refreshExternalAuthorizedUser(
+/** A workforce user's new access token, and the refresh token STS rotated in, when it did. */
+export interface RefreshedToken extends FetchedToken {
+  /** The new refresh token: the one sent no longer works, so it must be kept in place of it. */
+  rotatedRefreshToken?: string;
+}
+
+/**
+ * Refreshes an `external_account_authorized_user` file's access token at STS's /v1/oauthtoken
+ * (`tokenUrl`, judged). STS may answer a new refresh token ({@link RefreshedToken.rotatedRefreshToken}).
+ */
+export async function refreshExternalAuthorizedUser(
   file: ExternalAuthorizedUserFile,
   tokenUrl: string,
-): Promise<FetchedToken> {
-  return postSts(
+): Promise<RefreshedToken> {
+  const { token, reply } = await postSts(
     tokenUrl,
     { grant_type: "refresh_token", refresh_token: file.refreshToken },
     { id: file.clientId, secret: file.clientSecret },
     [file.refreshToken],
   );
+  const rotated = rotatedRefreshToken(reply, file.refreshToken);
+  return rotated === undefined ? token : { ...token, rotatedRefreshToken: rotated };
+}
+
+/**
+ * The refresh token a refresh reply rotated in: a non-empty string other than the one `sent`, as
+ * both Google libraries keep it (google-auth-library-nodejs externalAccountAuthorizedUserClient.ts,
+ * google-auth-library-python external_account_authorized_user.py); else undefined.
+ */
+export function rotatedRefreshToken(reply: unknown, sent: string): string | undefined {
+  const value = isObject(reply) ? reply.refresh_token : undefined;
+  return typeof value === "string" && value.trim() !== "" && value !== sent ? value : undefined;
 }
 
 async function postSts(
@@ -132,7 +197,7 @@ async function postSts(
   form: Record<string, string>,
   client: { id: string; secret: string } | undefined,
   secrets: readonly string[],
-): Promise<FetchedToken> {
+): Promise<{ token: FetchedToken; reply: Record<string, unknown> }> {
   const basic = client ? Buffer.from(`${client.id}:${client.secret}`).toString("base64") : undefined;
   const response = await postToService(
     url,
@@ -153,18 +218,16 @@ async function postSts(
     throw stsRefusal(response.status, reply, sent);
   }
   const expiresIn = typeof reply.expires_in === "number" ? reply.expires_in : 3600;
-  return { accessToken: reply.access_token, expiresAt: Date.now() + expiresIn * 1000 };
+  return { token: { accessToken: reply.access_token, expiresAt: Date.now() + expiresIn * 1000 }, reply };
 }
 
-/** STS's refusal, its words cut short, with every form of what we sent taken out and made printable. */
+/** STS's refusal, its words on one line, with every form of what we sent taken out and made printable. */
 function stsRefusal(status: number, reply: Record<string, unknown>, sent: readonly string[]): CredStsError {
   const redact = redactor(sent);
   const code = typeof reply.error === "string" ? reply.error : "";
   const error = /^[\w.-]{1,100}$/.test(code) && redact(code) === code ? code : "server_error";
   const said =
-    typeof reply.error_description === "string"
-      ? printable(redact(reply.error_description).replace(/\s+/g, " ").slice(0, 300))
-      : "no description";
+    typeof reply.error_description === "string" ? serverWords(redact(reply.error_description)) : "no description";
   return new CredStsError(`Google's Security Token Service refused the token request: ${error}: ${said}`, {
     error,
     status,

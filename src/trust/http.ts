@@ -6,7 +6,7 @@
 
 /** What to send, and the bounds. */
 export interface BoundedRequest {
-  method?: "GET" | "POST";
+  method?: "GET" | "POST" | "PUT";
   headers?: Record<string, string>;
   body?: string;
   /** For the whole exchange, the body read included. */

@@ -23,3 +23,19 @@ export function printable(text: string): string {
 export function quoted(text: string): string {
   return printable(JSON.stringify(text));
 }
+
+/** A server's words are shown whole up to this length; past it, cut at a word (a hostile reply may be long). */
+export const MAX_SERVER_WORDS = 1000;
+
+/**
+ * A server's words (already scrubbed of what was sent) on one {@link printable} line: every run of
+ * white space becomes one space. Kept whole up to {@link MAX_SERVER_WORDS} characters, else cut at
+ * the last space before it, never inside a word, and marked with `…`.
+ */
+export function serverWords(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  if (line.length <= MAX_SERVER_WORDS) return printable(line);
+  const cut = line.slice(0, MAX_SERVER_WORDS + 1);
+  const space = cut.lastIndexOf(" ");
+  return `${printable(space > 0 ? cut.slice(0, space) : cut.slice(0, MAX_SERVER_WORDS))} …`;
+}

@@ -134,6 +134,34 @@ function refusal(url: URL, destination: Destination, universe: Universe): CredUn
   );
 }
 
+/** AWS's EC2 instance metadata service (IMDS): its two link-local addresses, IPv4 and IPv6. */
+const IMDS_HOSTS = new Set(["169.254.169.254", "[fd00:ec2::254]"]);
+
+/**
+ * `raw`, an AWS source's IMDS URL (`credential_source.region_url`, `url`,
+ * `imdsv2_session_token_url`), judged: it receives IMDS's session token and answers the AWS keys
+ * that sign the subject token, so only AWS's instance metadata service is asked, as
+ * google-auth-library and Python once checked too:
+ * - `http://169.254.169.254/...` or `http://[fd00:ec2::254]/...` (no user info, no other port); with
+ *   the emulator, the emulator's IMDS at the same path instead (nothing leaves this machine);
+ * - with the emulator, `http://` to this machine (the emulator's own IMDS URLs);
+ * - anything else is refused with a {@link CredUnsafeTokenUrlError}.
+ */
+export function trustedImdsUrl(raw: string, field: string, file: string | undefined, universe: Universe): string {
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  const named = `${namer({ service: "sts", field, ...(file === undefined ? {} : { file }) })} has a ${field}`;
+  if (url === undefined) throw new CredUnsafeTokenUrlError(`${named} that is not a URL; write it again.`);
+  const plain = url.protocol === "http:" && url.username === "" && url.password === "";
+  if (plain && IMDS_HOSTS.has(url.hostname) && (url.port === "" || url.port === "80"))
+    return universe.emulator === undefined
+      ? url.toString()
+      : `${universe.emulator}${EMULATOR_PATHS.awsImds}${url.pathname}${url.search}`;
+  if (plain && isLoopbackHostname(url.hostname) && universe.emulator !== undefined) return url.toString();
+  throw new CredUnsafeTokenUrlError(
+    `${named} at ${quoted(`${url.protocol}//${url.host}`.slice(0, 100))}, which is not AWS's instance metadata service (http://169.254.169.254 or http://[fd00:ec2::254]); cred-auth asks no other host for AWS keys.`,
+  );
+}
+
 /** How messages name the file: `Credentials file "PATH"`, as every other problem with a file is said. */
 function namer(destination: Destination): string {
   return destination.file === undefined ? "The credentials file" : `Credentials file ${quoted(destination.file)}`;
@@ -191,4 +219,18 @@ export function emulatorBaseUrl(hostPort: string): string {
     );
   }
   return `http://${url.host}`;
+}
+
+/** Google's consoles, where a refusal's link (enable an API, grant a role) may send the user. */
+const CONSOLE_HOSTS = new Set(["console.developers.google.com", "console.cloud.google.com"]);
+
+/**
+ * A link a Google reply asks the user to open (ErrorInfo's `activationUrl`): shown only when it is
+ * an `https` page of Google's console (no user info, no port), so a reply cannot point a user at
+ * another site; else undefined.
+ */
+export function googleConsoleLink(raw: string | undefined): string | undefined {
+  const url = raw !== undefined && URL.canParse(raw) ? new URL(raw) : undefined;
+  if (url?.protocol !== "https:" || url.username !== "" || url.password !== "" || url.port !== "") return undefined;
+  return CONSOLE_HOSTS.has(url.hostname) ? url.toString() : undefined;
 }

@@ -149,13 +149,13 @@ test("refusals: no role, unknown account, a revoked source, an unsafe URL, a bad
     [
       "no role",
       impersonatedFile(box, user.json, sa("locked")),
-      /^cred-auth: Impersonating "locked@.*" was denied \(PERMISSION_DENIED: Permission 'iam\.serviceAccounts\.getAccessToken' denied/,
+      /^cred-auth: Impersonating "locked@.*" was denied: .* Google said \(PERMISSION_DENIED\): Permission 'iam\.serviceAccounts\.getAccessToken' denied on resource \(or it may not exist\)\.$/m,
       1,
     ],
     [
       "unknown account",
       impersonatedFile(box, user.json, sa("nobody")),
-      /^cred-auth: The service account "nobody@.*" or a delegate does not exist \(NOT_FOUND: /,
+      /^cred-auth: The service account "nobody@.*" or a delegate does not exist; check the e-mail\. Google said \(NOT_FOUND\): /,
       1,
     ],
   ];
@@ -220,7 +220,43 @@ test("print-token: an external_account file with service_account_impersonation_u
 
   const refused = await cli(["print-token", file(sa("locked"))], box.env);
   assert.equal(refused.code, 1);
-  assert.match(refused.stderr, /^cred-auth: Impersonating "locked@.*" was denied \(PERMISSION_DENIED/);
+  assert.match(
+    refused.stderr,
+    /^cred-auth: Impersonating "locked@.*" was denied: .* Google said \(PERMISSION_DENIED\)/,
+  );
+});
+
+test("print-token: an impersonated_service_account file whose source is a workforce user; its rotated token kept", async () => {
+  const workforce = sa("workforce");
+  emu.addServiceAccount({
+    email: workforce,
+    tokenCreators: ["principalSet://iam.googleapis.com/locations/global/workforcePools/emu-workforce/*"],
+  });
+  const source = {
+    ...emu.issueExternalAccountAuthorizedUser(),
+    token_url: "https://sts.googleapis.com/v1/oauthtoken",
+  } as Record<string, string>;
+  secrets.push(source.refresh_token!, source.client_secret!);
+  for (const cache of ["off", undefined]) {
+    const box = sandbox(emu, cache === undefined ? {} : { CRED_AUTH_TOKEN_CACHE: cache });
+    const path = impersonatedFile(box, source, workforce);
+    for (const run of [1, 2]) {
+      const r = await cli(["print-token", path, "--scopes", "https://www.googleapis.com/auth/bigquery"], box.env);
+      assert.equal(r.code, 0, `cache ${cache ?? "on"}, run ${run}: ${r.stderr}`);
+      const info = emu.checkAccessToken(r.stdout.trim());
+      assert.equal(info?.account, workforce);
+      assert.deepEqual(info?.scopes, ["https://www.googleapis.com/auth/bigquery"]);
+    }
+    const kept = JSON.parse(readFileSync(path, "utf8")) as { source_credentials: Record<string, string> };
+    secrets.push(kept.source_credentials.refresh_token!);
+    assert.notEqual(kept.source_credentials.refresh_token, source.refresh_token, "the source's rotated token is kept");
+    assert.deepEqual(
+      { ...kept.source_credentials, refresh_token: source.refresh_token },
+      source,
+      "the source's other fields as they were",
+    );
+    source.refresh_token = kept.source_credentials.refresh_token!; // the next sandbox starts from the live token
+  }
 });
 
 test("no secret in any output of this file", () => {

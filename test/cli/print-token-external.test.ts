@@ -3,7 +3,7 @@
 // coded failures that never show a subject token, refresh token or client secret.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_WORKLOAD_AUDIENCE } from "cred-auth/emulator";
 import { withEmulator, workloadFileJson } from "../support/emulator.ts";
@@ -115,6 +115,71 @@ test("failures: missing subject-token file, STS refusal, unsafe token_url; coded
   const unsafe = await printToken([evil], box.env);
   assert.notEqual(unsafe.code, 0);
   assert.match(unsafe.stderr, /not Google's Security Token Service/);
+});
+
+/** An external_account_authorized_user file of the emulator (STS rotates its refresh token), mode 0600. */
+function workforceUserFile(
+  dir: string,
+  name = "workforce.json",
+  mode = 0o600,
+): { path: string; json: Record<string, string> } {
+  const json = {
+    ...emu.issueExternalAccountAuthorizedUser(),
+    token_url: "https://sts.googleapis.com/v1/oauthtoken",
+    quota_project_id: "workforce-project",
+  } as Record<string, string>;
+  secrets.push(json.refresh_token!, json.client_secret!);
+  const path = join(dir, name);
+  writeFileSync(path, JSON.stringify(json), { mode });
+  chmodSync(path, mode);
+  return { path, json };
+}
+
+const fileJson = (path: string) => JSON.parse(readFileSync(path, "utf8")) as Record<string, string>;
+
+test("a refresh token STS rotated is written back: two runs without the token cache both succeed", async () => {
+  const box = sandbox(emu, { CRED_AUTH_TOKEN_CACHE: "off" });
+  const { path, json } = workforceUserFile(box.dir);
+  const first = await printToken([path], box.env);
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal(first.stderr, "", "nothing to warn about");
+  const kept = fileJson(path);
+  secrets.push(kept.refresh_token!);
+  assert.notEqual(kept.refresh_token, json.refresh_token, "the rotated refresh token is in the file");
+  assert.deepEqual({ ...kept, refresh_token: json.refresh_token }, json, "every other field as it was");
+  assert.equal(statSync(path).mode & 0o777, 0o600);
+  assert.deepEqual(readdirSync(box.dir).sort(), ["workforce.json"], "written atomically: no temp file left");
+  const second = await printToken([path], box.env);
+  assert.equal(second.code, 0, `the second run presents the kept token: ${second.stderr}`);
+  assert.ok(emu.checkAccessToken(second.stdout.trim()));
+  assert.notEqual(fileJson(path).refresh_token, kept.refresh_token, "rotated again, and kept again");
+  secrets.push(fileJson(path).refresh_token!);
+});
+
+test("with the token cache, the next run finds the token under the rotated refresh token's key", async () => {
+  const box = sandbox(emu);
+  const { path } = workforceUserFile(box.dir);
+  const first = await printToken([path], box.env);
+  assert.equal(first.code, 0, first.stderr);
+  const kept = fileJson(path).refresh_token!;
+  secrets.push(kept);
+  const second = await printToken([path], box.env);
+  assert.equal(second.code, 0, second.stderr);
+  assert.equal(second.stdout, first.stdout, "the same token, from the cache");
+  assert.equal(fileJson(path).refresh_token, kept, "no refresh (STS would have rotated the token again)");
+});
+
+test("a file cred-auth may not write (others may write it): one clear warning, and the token still printed", async () => {
+  const box = sandbox(emu, { CRED_AUTH_TOKEN_CACHE: "off" });
+  const { path, json } = workforceUserFile(box.dir, "shared.json", 0o664);
+  const r = await printToken([path], box.env);
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(emu.checkAccessToken(r.stdout.trim()), "the token is printed");
+  assert.match(
+    r.stderr,
+    /^cred-auth: warning: Google's Security Token Service replaced the refresh token of ".*shared\.json" and the old one no longer works, but cred-auth did not write the new one there: the file may be written by others \(mode 664\)\. .* Keep the file yours and private \(chmod 600\) so cred-auth can update it\.\n$/,
+  );
+  assert.deepEqual(fileJson(path), json, "the file is left as it was");
 });
 
 test("no secret in any output of this file", () => {

@@ -127,6 +127,37 @@ test("default() refuses instead of signing in as someone else: no role, unknown 
   }
 });
 
+test("default(): IAM's 403s for a disabled API or a denied quota project keep their own codes, no sign-in", async () => {
+  const imp = writeImpersonated("imp-faults.json", {
+    service_account_impersonation_url: iamUrl(TARGET),
+    source_credentials: await aliceFile("alice-faults"),
+  });
+  const tokenFile = join(home, "subject-faults.jwt");
+  writeFileSync(tokenFile, emulator.issueSubjectToken({ audience: DEFAULT_WORKLOAD_AUDIENCE, subject: "faulted-job" }));
+  const wif = join(home, "wif-faults.json");
+  writeFileSync(
+    wif,
+    JSON.stringify(workloadFileJson(tokenFile, { service_account_impersonation_url: iamUrl(TARGET) })),
+  );
+  const faults = [
+    ["service-disabled", ERROR_CODES.API_DISABLED],
+    ["user-project-denied", ERROR_CODES.USER_PROJECT_DENIED],
+  ] as const;
+  for (const path of [imp, wif])
+    for (const [kind, code] of faults) {
+      emulator.failNext(1, { target: "iam", kind });
+      const b = browserPresenter();
+      await assert.rejects(
+        withEnv({ GOOGLE_APPLICATION_CREDENTIALS: path }, () =>
+          credAuth.default([CLOUD], { ...noCache, presenter: b.presenter }),
+        ),
+        assertImpersonationError(code),
+        `${kind} with ${path}`,
+      );
+      assert.deepEqual(b.types(), [], `${kind}: no sign-in`);
+    }
+});
+
 test("default() with an external_account file that impersonates: STS, then the account's token", async () => {
   const tokenFile = join(home, "subject.jwt");
   writeFileSync(tokenFile, emulator.issueSubjectToken({ audience: DEFAULT_WORKLOAD_AUDIENCE, subject: "deploy-job" }));

@@ -112,6 +112,14 @@ test("external_account_authorized_user: the refresh token, the client and its se
   assert.notEqual(key(wifJson), k());
 });
 
+const WORKFORCE_USER = {
+  type: "external_account_authorized_user",
+  audience: "//iam.googleapis.com/locations/global/workforcePools/pool/providers/idp",
+  client_id: "workforce-client",
+  client_secret: "GOCSPX-workforce",
+  refresh_token: "1//0g-workforce-refresh",
+};
+
 test("impersonated: the source's secret, the chain, the URL and the scopes; public names alone find nothing", () => {
   const imp = (source: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
     parseImpersonatedFile(
@@ -135,6 +143,11 @@ test("impersonated: the source's secret, the chain, the URL and the scopes; publ
     k(imp(user), ["https://www.googleapis.com/auth/bigquery"]),
     k(imp(user), CLOUD, "http://127.0.0.1:1/x:generateAccessToken"),
     k(imp(keyFileFields())),
+    k(imp(WORKFORCE_USER)),
+    k(imp({ ...WORKFORCE_USER, refresh_token: "1//0g-another-workforce-token" })),
+    k(imp({ ...WORKFORCE_USER, client_secret: "GOCSPX-another" })),
+    k(imp({ ...WORKFORCE_USER, client_id: "another-client" })),
+    k(imp({ ...WORKFORCE_USER, audience: "//iam.googleapis.com/locations/global/workforcePools/other/providers/x" })),
   ];
   assert.equal(new Set(keys).size, keys.length);
   assert.equal(k(), k(imp({ ...user })));

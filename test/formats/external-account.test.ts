@@ -142,6 +142,33 @@ test("subject-token sources: a file or an http(s) URL, text or JSON; a text form
   );
 });
 
+const VERIFY = "https://sts.{region}.amazonaws.com?Action=GetCallerIdentity&Version=2011-06-15";
+
+test("an AWS source (environment_id aws1): its verification URL and IMDS URLs as written, judged where used", () => {
+  const imds = "http://169.254.169.254/latest";
+  const source = {
+    environment_id: "aws1",
+    region_url: `${imds}/meta-data/placement/availability-zone`,
+    url: `${imds}/meta-data/iam/security-credentials`,
+    imdsv2_session_token_url: `${imds}/api/token`,
+    regional_cred_verification_url: VERIFY,
+  };
+  assert.deepEqual(parseExternalAccount(base({ credential_source: source })).source, {
+    kind: "aws",
+    verificationUrl: VERIFY,
+    regionUrl: source.region_url,
+    credentialsUrl: source.url,
+    sessionTokenUrl: source.imdsv2_session_token_url,
+  });
+  assert.deepEqual(
+    parseExternalAccount(
+      base({ credential_source: { environment_id: "aws1", regional_cred_verification_url: VERIFY } }),
+    ).source,
+    { kind: "aws", verificationUrl: VERIFY },
+    "keys and region from the environment only",
+  );
+});
+
 test("each malformed field: FILE_INVALID naming the file and the field", () => {
   const path = "/home/me/wif.json";
   const cases: Array<[Record<string, unknown>, RegExp]> = [
@@ -172,7 +199,26 @@ test("each malformed field: FILE_INVALID naming the file and the field", () => {
     ],
     [
       base({ credential_source: { environment_id: "aws1", region_url: "http://169.254.169.254" } }),
-      /neither "file" nor "url"/,
+      /has no "regional_cred_verification_url" string/,
+    ],
+    [
+      base({ credential_source: { environment_id: "aws2", regional_cred_verification_url: VERIFY } }),
+      /AWS version 2; only "aws1" exists/,
+    ],
+    [
+      base({ credential_source: { environment_id: "azure1", url: "https://x/" } }),
+      /"credential_source\.environment_id" that is not "aws1"/,
+    ],
+    [base({ credential_source: { environment_id: 1 } }), /"credential_source\.environment_id" that is not "aws1"/],
+    [
+      base({
+        credential_source: { environment_id: "aws1", regional_cred_verification_url: "http://sts.amazonaws.com" },
+      }),
+      /"credential_source\.regional_cred_verification_url" that is not an https URL/,
+    ],
+    [
+      base({ credential_source: { environment_id: "aws1", regional_cred_verification_url: VERIFY, url: 7 } }),
+      /has no "url" string/,
     ],
     [base({ credential_source: { file: 7 } }), /neither "file" nor "url"/],
     [base({ credential_source: { url: "" } }), /neither "file" nor "url"/],

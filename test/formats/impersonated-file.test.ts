@@ -58,6 +58,52 @@ test("a service-account source, no delegates, a URL-encoded target, quota projec
   assert.deepEqual(file.scopes, ["https://www.googleapis.com/auth/bigquery"]);
 });
 
+/** A workforce user's file, as `gcloud auth application-default login --login-config` writes it. */
+const WORKFORCE_USER = {
+  type: "external_account_authorized_user",
+  audience: "//iam.googleapis.com/locations/global/workforcePools/pool/providers/idp",
+  client_id: "workforce-client",
+  client_secret: "GOCSPX-workforce/secret+with=",
+  refresh_token: "1//0g-workforce-refresh/token+x=",
+  token_url: "https://sts.googleapis.com/v1/oauthtoken",
+  universe_domain: "googleapis.com",
+};
+
+test("a workforce user's source (external_account_authorized_user), as google-auth-library and Python accept it", () => {
+  const file = parseImpersonatedFile(gcloudFile(WORKFORCE_USER), "/x/adc.json");
+  assert.equal(file.source.type, "external_account_authorized_user");
+  assert.equal(file.target, SA);
+  assert.equal(file.universeDomain, "googleapis.com");
+  const other = parseImpersonatedFile(gcloudFile({ ...WORKFORCE_USER, universe_domain: "example-universe.com" }), "/x");
+  assert.equal(other.universeDomain, "example-universe.com", "the source's universe is the file's");
+  assert.throws(
+    () => parseImpersonatedFile(gcloudFile({ ...WORKFORCE_USER, refresh_token: "" }), "/x/adc.json"),
+    (error: unknown) =>
+      error instanceof CredCredentialsError &&
+      error.code === ERROR_CODES.FILE_INVALID &&
+      /"\/x\/adc\.json" has no "refresh_token" string/.test(error.message),
+  );
+  assert.throws(
+    () => parseImpersonatedFile(gcloudFile({ ...WORKFORCE_USER, type: "external_account" }), "/x/adc.json"),
+    (error: unknown) => error instanceof CredCredentialsError && error.code === ERROR_CODES.FILE_INVALID,
+    "an external_account (workload) source is not one gcloud writes",
+  );
+  const emulated = trustedUniverse({ CRED_AUTH_EMULATOR_HOST: "127.0.0.1:9099" });
+  assert.equal(impersonatedDestinations(file, emulated).sourceTokenUrl, "http://127.0.0.1:9099/v1/oauthtoken");
+  assert.equal(
+    impersonatedDestinations(file, trustedUniverse({})).sourceTokenUrl,
+    "https://sts.googleapis.com/v1/oauthtoken",
+  );
+  assert.throws(
+    () =>
+      impersonatedDestinations(
+        parseImpersonatedFile(gcloudFile({ ...WORKFORCE_USER, token_url: "https://sts.evil.example/t" }), "/x"),
+        trustedUniverse({}),
+      ),
+    (error: unknown) => (error as { code?: string }).code === ERROR_CODES.UNSAFE_TOKEN_URL,
+  );
+});
+
 test("each broken field: CredCredentialsError, FILE_INVALID, the file named, one line, no secret", () => {
   const path = "/home/me/adc.json";
   const broken: Array<[string, Record<string, unknown>, RegExp]> = [

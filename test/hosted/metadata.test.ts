@@ -16,7 +16,9 @@ delete process.env.GCE_METADATA_HOST;
 delete process.env.GCE_METADATA_IP;
 
 const SCOPES = ["https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/userinfo.email"];
-const IDENTITY = { projectId: "emu-project", email: "notebook-user@example.com" };
+// The server's own list of scopes covers the requested ones: a VM platform (Vertex AI Workbench,
+// Cloud Workstations) checks it (the Compute Engine tests below).
+const IDENTITY = { projectId: "emu-project", email: "notebook-user@example.com", scopes: SCOPES };
 
 const PLATFORMS: Record<string, { env: NodeJS.ProcessEnv; label: string; advice: RegExp }> = {
   colab: {
@@ -44,7 +46,7 @@ const PLATFORMS: Record<string, { env: NodeJS.ProcessEnv; label: string; advice:
 
 // Cloud Run mode (the metadata server honours ?scopes=): these tests check that the layer asks for
 // the caller's scopes. On a VM (Vertex AI Workbench, Cloud Workstations) the server ignores them;
-// checking the scopes a token really has is the library's job (issue 27), tested apart from this.
+// the layer checks the VM's scopes instead (the Compute Engine tests at the end of this file).
 const emu = await withEmulator({ metadata: IDENTITY, metadataPlatform: "cloud-run" });
 const fake = await startFakeMetadata();
 after(() => fake.close());
@@ -261,10 +263,60 @@ test("a metadata server answering 429 or 5xx is asked again with backoff; past t
   const { result, attempts } = await tryHosted(SCOPES, true, env);
   assert.deepEqual(attempts, []);
   assert.ok(result, "two temporary failures, then a token");
-  emu.failNext(3, { target: "metadata", status: 500 });
+  emu.failNext(1, { target: "metadata", status: 408 });
+  emu.failNext(2, { target: "metadata", status: 500 });
+  assert.ok((await tryHosted(SCOPES, true, env)).result, "408 is temporary too: 3 retries, as gcp-metadata's");
+  emu.failNext(4, { target: "metadata", status: 500 });
   const failed = await tryHosted(SCOPES, true, env);
   const error = failed.attempts[0]?.error;
   assert.ok(error instanceof CredConnectionError, String(error));
   assert.match(error.message, /HTTP 500; try again later/);
   emu.reset();
+});
+
+// Compute Engine mode: the metadata server ignores ?scopes= and hands out the VM's access scopes.
+const vm = await withEmulator({
+  metadata: { ...IDENTITY, scopes: ["https://www.googleapis.com/auth/cloud-platform"] },
+  metadataPlatform: "compute-engine",
+});
+const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
+const DRIVE = "https://www.googleapis.com/auth/drive";
+const VM_PLATFORMS = {
+  "vertex-workbench":
+    /; stop the instance, give its VM these scopes \(gcloud compute instances set-service-account INSTANCE /,
+  "cloud-workstations":
+    /; add them to the workstation configuration \(gcloud workstations configs update CONFIG --service-account-scopes SCOPES\)/,
+} as const;
+
+for (const [name, advice] of Object.entries(VM_PLATFORMS)) {
+  test(`${name} on Compute Engine: the VM's scopes serve Google Cloud ones; a scope beyond them (Drive) is refused, saying what to change`, async () => {
+    const env = { ...PLATFORMS[name]!.env, GCE_METADATA_HOST: vm.host };
+    const bigquery = await tryHosted([CLOUD, "https://www.googleapis.com/auth/bigquery"], true, env);
+    assert.deepEqual(bigquery.attempts, []);
+    const { token } = await bigquery.result!.credentials.getAccessToken();
+    assert.deepEqual(vm.checkAccessToken(token ?? "")?.scopes, [CLOUD], "the VM's scopes, whatever was asked");
+
+    const { result, attempts } = await tryHosted([CLOUD, DRIVE], true, env);
+    assert.equal(result, undefined, "no token without Drive handed out in silence");
+    const error = attempts[0]?.error;
+    assert.ok(error instanceof CredCredentialsError, String(error));
+    assert.equal(error.code, ERROR_CODES.INVALID_SCOPE);
+    assert.match(
+      error.message,
+      new RegExp(
+        `^${PLATFORMS[name]!.label}: the metadata server's token lacks https://www\\.googleapis\\.com/auth/drive: this VM's service account has the access scopes https://www\\.googleapis\\.com/auth/cloud-platform, and a VM's token carries those whatever is asked`,
+      ),
+    );
+    assert.match(error.message, advice);
+    assert.doesNotMatch(error.message, /\n/);
+  });
+}
+
+test("Colab on Compute Engine mode: not a VM's server, its scopes are not judged by the VM list", async () => {
+  const { result, attempts } = await tryHosted([CLOUD, DRIVE], true, {
+    ...PLATFORMS.colab!.env,
+    GCE_METADATA_HOST: vm.host,
+  });
+  assert.deepEqual(attempts, []);
+  assert.equal(result?.name, "colab");
 });

@@ -371,7 +371,7 @@ test("an echoing IAM Credentials API: the caller's access token never comes back
   );
   const cli = await printToken(t, path, env);
   assert.equal(cli.code, 1, cli.stderr);
-  assert.match(cli.stderr, /was denied \(PERMISSION_DENIED: caller /);
+  assert.match(cli.stderr, /was denied: .* Google said \(PERMISSION_DENIED\): caller /);
   const lib = await defaultWith(t, path, env);
   assert.match(lib.stdout, /^ERROR CredImpersonationError ERR_IMPERSONATION_DENIED /, lib.stdout);
   const sent = iam.requests.map((r) => r.auth?.replace(/^Bearer /, "") ?? "").filter(Boolean);

@@ -141,11 +141,117 @@ test("generateAccessToken: an unreachable API is a CredConnectionError; a 200 wi
   assert.equal(odd.error, "HTTP 200");
   const long = impersonationError(
     403,
-    { error: { status: "PERMISSION_DENIED", message: `a\nb${"c".repeat(500)}` } },
+    { error: { status: "PERMISSION_DENIED", message: `a\nb ${"word ".repeat(400)}` } },
     "x@y.z",
     [],
   );
-  assert.ok(!long.message.includes("\n") && long.message.length < 600, "one line, Google's text cut short");
+  assert.ok(!long.message.includes("\n"), "one line");
+  assert.match(long.message, /\): a b (word ){190,}word …$/, "a very long text cut after a whole word, and marked");
+  const whole = impersonationError(
+    403,
+    { error: { message: `${"x".repeat(290)} splitting-here ${"y".repeat(200)}` } },
+    "x@y.z",
+    [],
+  );
+  assert.ok(whole.message.endsWith(`splitting-here ${"y".repeat(200)}`), "500 characters are kept whole");
+});
+
+test("403s told apart by Google's ErrorInfo reason: API disabled, quota project denied, missing role; Google's words whole", async (t) => {
+  const caller = emu.createServiceAccountKey({ projectId: "chain-project", email: sa("reasons") });
+  emu.addServiceAccount({ email: sa("reasons-target"), tokenCreators: [`serviceAccount:${sa("reasons")}`] });
+  const sourceToken = await keyToken(caller, tempDir(t));
+  const request = {
+    url: base(sa("reasons-target")),
+    target: sa("reasons-target"),
+    sourceToken,
+    delegates: [],
+    scopes: [CLOUD],
+  };
+  const cases = [
+    {
+      kind: "service-disabled",
+      code: ERROR_CODES.API_DISABLED,
+      says: /is not enabled in project 987654321098 \(SERVICE_DISABLED\); enable it at https:\/\/console\.developers\.google\.com\/apis\/api\/iamcredentials\.googleapis\.com\/overview\?project=987654321098, wait/,
+      // Google's text past 300 characters: the old cut lost its end, mid-word.
+      ends: "If you enabled this API recently, wait a few minutes for the action to propagate to our systems and retry.",
+    },
+    {
+      kind: "user-project-denied",
+      code: ERROR_CODES.USER_PROJECT_DENIED,
+      says: /may not use project 987654321098 for quota and billing \(USER_PROJECT_DENIED\); grant the caller roles\/serviceusage\.serviceUsageConsumer/,
+      ends: "Propagation of the new permission may take a few minutes.",
+    },
+  ] as const;
+  for (const { kind, code, says, ends } of cases) {
+    emu.failNext(1, { target: "iam", kind, project: "987654321098" });
+    await assert.rejects(generateAccessToken(request), (error: unknown) => {
+      assert.ok(error instanceof exceptions.CredImpersonationError, String(error));
+      assert.equal(error.code, code, kind);
+      assert.equal(error.error, "PERMISSION_DENIED");
+      assert.equal(error.status, 403);
+      assert.match(error.message, says);
+      assert.ok(error.message.endsWith(ends), `${kind}: Google's text kept whole: ${error.message}`);
+      assert.doesNotMatch(error.message, /\n/);
+      assert.ok(!error.message.includes(sourceToken));
+      return true;
+    });
+  }
+  // Without a fault: the caller lacks the role (IAM_PERMISSION_DENIED), the Token Creator advice.
+  emu.addServiceAccount({ email: sa("reasons-target"), tokenCreators: [] });
+  await assert.rejects(generateAccessToken(request), (error: unknown) => {
+    assert.ok(error instanceof exceptions.CredImpersonationError);
+    assert.equal(error.code, ERROR_CODES.IMPERSONATION_DENIED);
+    assert.match(error.message, /needs the Service Account Token Creator role/);
+    assert.ok(
+      error.message.endsWith(
+        "Permission 'iam.serviceAccounts.getAccessToken' denied on resource (or it may not exist).",
+      ),
+    );
+    return true;
+  });
+});
+
+test("a 403 for the scope, a foreign activation link, a missing project: each said as Google means it", () => {
+  const info = (reason: string, metadata: Record<string, unknown>) => ({
+    error: {
+      code: 403,
+      status: "PERMISSION_DENIED",
+      message: "words",
+      details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason, metadata }],
+    },
+  });
+  const scope = impersonationError(403, info("ACCESS_TOKEN_SCOPE_INSUFFICIENT", {}), "x@y.z", []);
+  assert.equal(scope.code, ERROR_CODES.INVALID_SCOPE);
+  assert.match(
+    scope.message,
+    /lack the cloud-platform scope .*sign in again with https:\/\/www\.googleapis\.com\/auth\/cloud-platform/,
+  );
+  const phishing = impersonationError(
+    403,
+    info("SERVICE_DISABLED", {
+      consumer: "projects/p-1",
+      activationUrl: "https://console.developers.google.com.evil.example/x",
+    }),
+    "x@y.z",
+    [],
+  );
+  assert.equal(phishing.code, ERROR_CODES.API_DISABLED);
+  assert.match(phishing.message, /not enabled in project p-1 \(SERVICE_DISABLED\); enable it, wait/);
+  assert.ok(!phishing.message.includes("evil"), "a link outside Google's console is not shown");
+  const bare = impersonationError(403, info("USER_PROJECT_DENIED", { consumer: "folders/1" }), "x@y.z", []);
+  assert.equal(bare.code, ERROR_CODES.USER_PROJECT_DENIED);
+  assert.match(bare.message, /may not use the caller's project for quota/);
+  const echoed = "ya29.a0-SECRET-token/with+base64=";
+  const echo = impersonationError(
+    403,
+    info("SERVICE_DISABLED", {
+      consumer: "projects/p-1",
+      activationUrl: `https://console.cloud.google.com/x?t=${echoed}`,
+    }),
+    "x@y.z",
+    [echoed],
+  );
+  assert.ok(!echo.message.includes(echoed), "the redaction owner scrubs the link too");
 });
 
 /** A token of the key, from the emulator (the key's token_uri is the emulator's). */

@@ -10,7 +10,7 @@ import { DEFAULT_WORKFORCE_AUDIENCE, DEFAULT_WORKLOAD_AUDIENCE, startEmulator } 
 import type { Emulator } from "cred-auth/emulator";
 import {
   exchangeSubjectToken as exchangeAt,
-  readSubjectToken,
+  readSubject,
   refreshExternalAuthorizedUser as refreshAt,
 } from "../../dist/token-services/sts.js";
 import {
@@ -38,8 +38,9 @@ const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
 
 /** The file's subject token read once, exchanged at its judged STS URL, as print-token does. */
 async function exchangeSubjectToken(file: ExternalAccountFile, _scopes: undefined, withEnv: NodeJS.ProcessEnv) {
-  const { tokenUrl } = externalAccountDestinations(file, trustedUniverse(withEnv));
-  return exchangeAt(file, { tokenUrl, subjectToken: await readSubjectToken(file.source), scopes: [CLOUD] });
+  const { tokenUrl, aws } = externalAccountDestinations(file, trustedUniverse(withEnv));
+  const subject = await readSubject(file, aws, withEnv);
+  return exchangeAt(file, { tokenUrl, subjectToken: subject.token(), secrets: subject.secrets, scopes: [CLOUD] });
 }
 
 /** A refresh at the file's judged STS URL. */

@@ -15,7 +15,7 @@ import {
   scrubDeep,
   secretForms,
 } from "../../dist/trust/redact.js";
-import { printable, quoted } from "../../dist/trust/text.js";
+import { MAX_SERVER_WORDS, printable, quoted, serverWords } from "../../dist/trust/text.js";
 
 const REFRESH = "1//0gAbC-dEf+gHi/jKl=mNo";
 const CLIENT_SECRET = "GOCSPX-s3cr/et+val=ue";
@@ -186,4 +186,19 @@ test("secretForms lists each encoding once, lower-case hex too, and nothing shor
   assert.deepEqual(secretForms("a b"), []);
   assert.ok(secretForms('a"b\ncdefg').includes('a\\"b\\ncdefg'));
   assert.ok(secretForms("ab cd ef gh").includes("ab+cd+ef+gh"));
+});
+
+test("serverWords: one printable line, whole up to the bound, else cut after a whole word and marked", () => {
+  assert.equal(serverWords("  two\n lines\t\x1b[31m here "), "two lines \\x1b[31m here");
+  const long = `${"a".repeat(290)} never-cut-mid-word ${"b".repeat(100)}`;
+  assert.equal(serverWords(long), long, "past 300 characters, still whole");
+  const words = "word ".repeat(300);
+  const cut = serverWords(words);
+  assert.ok(cut.endsWith("word …"), cut.slice(-20));
+  assert.ok(cut.length <= MAX_SERVER_WORDS + 2);
+  assert.equal(cut.slice(0, -2), words.slice(0, cut.length - 2), "a prefix of whole words");
+  assert.equal(serverWords("x".repeat(MAX_SERVER_WORDS)), "x".repeat(MAX_SERVER_WORDS), "exactly the bound: whole");
+  const oneWord = serverWords("y".repeat(MAX_SERVER_WORDS + 5));
+  assert.equal(oneWord, `${"y".repeat(MAX_SERVER_WORDS)} …`, "no space at all: cut at the bound");
+  assert.equal(serverWords(`${"z ".repeat(600)}\u202e`).includes("\u202e"), false);
 });

@@ -11,7 +11,9 @@ import {
   UNIVERSE_ENV,
   checkFileUniverse,
   emulatorBaseUrl,
+  googleConsoleLink,
   isLoopbackHostname,
+  trustedImdsUrl,
   trustedUniverse,
   trustedUrl,
 } from "../../dist/trust/urls.js";
@@ -287,4 +289,66 @@ test("loopback hosts, and the emulator's host:port", () => {
         message.test(error.message),
       hostPort,
     );
+});
+
+test("googleConsoleLink: a refusal's link is shown only when it is an https page of Google's console", () => {
+  const enable = "https://console.developers.google.com/apis/api/iamcredentials.googleapis.com/overview?project=42";
+  assert.equal(googleConsoleLink(enable), enable);
+  assert.equal(
+    googleConsoleLink("https://console.cloud.google.com/iam-admin/iam?project=p"),
+    "https://console.cloud.google.com/iam-admin/iam?project=p",
+  );
+  for (const bad of [
+    undefined,
+    "",
+    "not a url",
+    "http://console.developers.google.com/x",
+    "https://console.developers.google.com.evil.example/x",
+    "https://evil.example/console.developers.google.com",
+    "https://user@console.cloud.google.com/x",
+    "https://u:p@console.cloud.google.com/x",
+    "https://console.cloud.google.com:8443/x",
+    "javascript:alert(1)",
+  ])
+    assert.equal(googleConsoleLink(bad), undefined, String(bad));
+});
+
+test("an AWS source's IMDS URLs: AWS's instance metadata service only (IPv4, IPv6); with the emulator, its IMDS", () => {
+  const field = "credential_source.region_url";
+  const zone = "/latest/meta-data/placement/availability-zone";
+  for (const raw of [
+    `http://169.254.169.254${zone}`,
+    `http://169.254.169.254:80${zone}`,
+    `http://[fd00:ec2::254]${zone}`,
+  ])
+    assert.equal(trustedImdsUrl(raw, field, "/x/aws.json", trustedUniverse({})), raw.replace(":80", ""));
+  assert.equal(
+    trustedImdsUrl(`http://169.254.169.254${zone}?x=1`, field, "/x/aws.json", trustedUniverse(EMU)),
+    `http://127.0.0.1:9099/aws-imds${zone}?x=1`,
+    "the emulator plays IMDS: nothing leaves this machine",
+  );
+  assert.equal(
+    trustedImdsUrl(`http://127.0.0.1:9099/aws-imds${zone}`, field, undefined, trustedUniverse(EMU)),
+    `http://127.0.0.1:9099/aws-imds${zone}`,
+  );
+  for (const raw of [
+    `https://169.254.169.254${zone}`,
+    `http://169.254.169.254:8080${zone}`,
+    `http://user:pw@169.254.169.254${zone}`,
+    `http://169.254.169.254.evil.example${zone}`,
+    `http://169.254.169.253${zone}`,
+    `http://metadata.google.internal${zone}`,
+    `http://127.0.0.1:9099/aws-imds${zone}`,
+    "file:///etc/passwd",
+  ])
+    refused(
+      () => trustedImdsUrl(raw, field, "/x/aws.json", trustedUniverse({})),
+      ERROR_CODES.UNSAFE_TOKEN_URL,
+      /^Credentials file "\/x\/aws\.json" has a credential_source\.region_url at ".*", which is not AWS's instance metadata service \(http:\/\/169\.254\.169\.254 or http:\/\/\[fd00:ec2::254\]\); cred-auth asks no other host for AWS keys\.$/,
+    );
+  refused(
+    () => trustedImdsUrl("not a url", "credential_source.url", undefined, trustedUniverse({})),
+    ERROR_CODES.UNSAFE_TOKEN_URL,
+    /^The credentials file has a credential_source\.url that is not a URL; write it again\.$/,
+  );
 });

@@ -1,0 +1,52 @@
+/**
+ * Google's API error reply, `{"error": {"code", "message", "status", "details": [...]}}`, as the
+ * IAM Credentials API (and every API behind Google's frontend) sends it: its status word, its
+ * message, and the `google.rpc.ErrorInfo` detail that says why (`reason`, such as
+ * `SERVICE_DISABLED`, `USER_PROJECT_DENIED` or `IAM_PERMISSION_DENIED`, with string `metadata`).
+ * Only these fields are read, each checked for its type; the words are made safe where they are
+ * shown (trust/text.ts, trust/redact.ts). Shape: googleapis/googleapis google/rpc/error_details.proto.
+ */
+
+/** What a Google API error reply says, the fields checked; absent ones undefined. */
+export interface GoogleApiError {
+  /** The google.rpc.Code name, e.g. `PERMISSION_DENIED`. */
+  status?: string;
+  message?: string;
+  /** The ErrorInfo's reason, e.g. `SERVICE_DISABLED`. */
+  reason?: string;
+  /** The ErrorInfo's metadata, its string values only (`consumer`, `activationUrl`, ...). */
+  metadata: Record<string, string>;
+}
+
+const WORD = /^[A-Z][A-Z0-9_]{0,63}$/;
+const ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo";
+
+/** Reads `body` as Google's API error reply; anything else reads as an error that says nothing. */
+export function parseGoogleApiError(body: unknown): GoogleApiError {
+  const error = isRecord(body) && isRecord(body.error) ? body.error : {};
+  const info = Array.isArray(error.details)
+    ? error.details.find((detail) => isRecord(detail) && detail["@type"] === ERROR_INFO)
+    : undefined;
+  const reason = isRecord(info) ? info.reason : undefined;
+  return {
+    ...(typeof error.status === "string" && WORD.test(error.status) ? { status: error.status } : {}),
+    ...(typeof error.message === "string" ? { message: error.message } : {}),
+    ...(typeof reason === "string" && WORD.test(reason) ? { reason } : {}),
+    metadata: isRecord(info) && isRecord(info.metadata) ? stringsOf(info.metadata) : {},
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function stringsOf(record: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(record).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+  );
+}
+
+/** The project an ErrorInfo's `consumer` names (`projects/N`), or undefined. */
+export function consumerProject(error: GoogleApiError): string | undefined {
+  return /^projects\/([a-z0-9][a-z0-9:.-]{0,99})$/i.exec(error.metadata.consumer ?? "")?.[1];
+}
