@@ -6,13 +6,19 @@ export interface CodeInputProps {
   onCode(code: string): void;
   label?: string;
   placeholder?: string;
+  /** Colour (the cursor's inverse, the grey placeholder); off with NO_COLOR. */
+  color: boolean;
 }
 
-/** The masked input for a pasted code or address; Enter hands it over. */
+/**
+ * The input for a pasted code or address, shown as typed: it is a single-use code bound to this
+ * sign-in's PKCE verifier, and a person checks what they pasted. Enter hands it over.
+ */
 export function CodeInput({
   onCode,
   label = "Code:",
   placeholder = "paste the code, then Enter",
+  color,
 }: CodeInputProps): JSX.Element {
   const { ink, TextInput } = useInk();
   const { Box, Text, useInput } = ink;
@@ -28,15 +34,12 @@ export function CodeInput({
     if (key.return && latest.current.trim() !== "") onCode(latest.current.trim());
   });
   return (
-    <Box flexDirection="column">
-      <Text dimColor>The code works like a password: do not share it.</Text>
-      {/* A margin, not a trailing space: ink trims that when a long paste wraps ("Code:****"). */}
-      <Box>
-        <Box flexShrink={0} marginRight={1}>
-          <Text bold>{label}</Text>
-        </Box>
-        <TextInput value={value} onChange={change} mask="*" placeholder={placeholder} />
+    // A margin, not a trailing space: ink trims that when a long paste wraps.
+    <Box>
+      <Box flexShrink={0} marginRight={1}>
+        <Text bold={color}>{label}</Text>
       </Box>
+      <TextInput value={value} onChange={change} placeholder={color ? placeholder : ""} showCursor={color} />
     </Box>
   );
 }
