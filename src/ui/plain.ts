@@ -22,8 +22,6 @@ export interface PlainPresenterOptions {
   prompt?: PromptDevice;
   /** Lines shown first: the flow chosen for this machine and how to change it, notices. */
   notes?: readonly string[];
-  /** Aborted with a CredCancelledError on Ctrl+C at a prompt; without one, Ctrl+C raises SIGINT. */
-  abort?: AbortController;
   /** Opens the controlling terminal (default /dev/tty); for the `tty` prompt. */
   openTerminal?: () => Terminal | undefined;
 }
@@ -35,14 +33,12 @@ export interface Terminal {
   close(): void;
 }
 
-/** The words of a Ctrl+C at a prompt. */
-export const CTRL_C_MESSAGE = "The sign-in was cancelled (Ctrl+C). Nothing was saved.";
-
 /**
- * Shows a sign-in as plain lines (no colour, no cursor movement) and reads a pasted code or
- * address from the terminal or a pipe. What is typed is echoed where it is typed (it is a
- * single-use code bound to this sign-in's PKCE verifier), never written to a redirected stderr.
- * Never writes to stdout.
+ * Shows a sign-in as plain lines and reads a pasted code or address from the terminal or a pipe.
+ * It writes no escape sequence at all: a terminal is read as it is (cooked), so the terminal
+ * itself shows what is typed (a single-use code bound to this sign-in's PKCE verifier: shown,
+ * not masked), where it is typed, never in a redirected stderr; and Ctrl+C stays the terminal's
+ * SIGINT (the CLI's cancel, exit 130). Never writes to stdout.
  */
 export function createPlainPresenter(options: PlainPresenterOptions = {}): Presenter {
   const device = options.prompt ?? defaultDevice(options.input ?? process.stdin);
@@ -54,11 +50,6 @@ export function createPlainPresenter(options: PlainPresenterOptions = {}): Prese
   const say = (line: string): void => void output.write(`${line}\n`);
   for (const note of options.notes ?? []) say(`cred-auth: ${note}`);
   let state = INITIAL_STATE;
-  const cancel = (): void => {
-    const error = new CredCancelledError(CTRL_C_MESSAGE);
-    if (options.abort) options.abort.abort(error);
-    else process.kill(process.pid, "SIGINT");
-  };
   return {
     update(event: SignInEvent) {
       state = reduce(state, event);
@@ -75,7 +66,7 @@ export function createPlainPresenter(options: PlainPresenterOptions = {}): Prese
       if (state.phase === "waiting" && !interactive) return untilAborted(signal);
       const prompt = state.phase === "waiting" ? "Or paste the address here: " : "Enter the authorization code: ";
       if (!interactive) say(prompt.trim());
-      return readLine({ input, output: interactive ? output : undefined, prompt, signal, onCtrlC: cancel });
+      return readLine({ input, output: interactive ? output : undefined, prompt, signal });
     },
     close() {
       terminal?.close();
@@ -162,28 +153,23 @@ export function linesFor(event: SignInEvent, { canPaste = false }: { canPaste?: 
 
 interface LineRequest {
   input: NodeJS.ReadableStream;
-  /** Where the prompt and the echo go (a terminal); undefined: read without echo. */
+  /** Where the prompt goes (the terminal, which echoes what is typed); undefined: no prompt. */
   output: NodeJS.WritableStream | undefined;
   prompt: string;
   signal: AbortSignal;
-  /** Ctrl+C at a terminal prompt (raw mode turns it into input). */
-  onCtrlC(): void;
 }
 
 /**
- * One line from `input`. Its end (EOF, now or already) ends the sign-in at once; Ctrl+C at a
- * terminal is a cancel; the signal's abort too.
+ * One line from `input`, read as the terminal delivers it (not raw: no escape sequences, the
+ * terminal's own echo and Ctrl+C). Its end (EOF, now or already) ends the sign-in at once; the
+ * signal's abort (the CLI's Ctrl+C) too.
  */
-function readLine({ input, output, prompt, signal, onCtrlC }: LineRequest): Promise<string> {
+function readLine({ input, output, prompt, signal }: LineRequest): Promise<string> {
   if (signal.aborted) return Promise.reject(new CredCancelledError(MESSAGES.signInCancelled));
   // A stream that already ended never emits "end" again: a second sign-in must not wait for it.
   if ((input as { readableEnded?: boolean }).readableEnded) return Promise.reject(inputClosed());
   return new Promise((resolve, reject) => {
-    const rl = createInterface({
-      input,
-      ...(output ? { output } : {}),
-      terminal: output !== undefined && isTty(input),
-    });
+    const rl = createInterface({ input, ...(output ? { output } : {}), terminal: false });
     let settled = false;
     const settle = (outcome: () => void): void => {
       if (settled) return;
@@ -191,12 +177,12 @@ function readLine({ input, output, prompt, signal, onCtrlC }: LineRequest): Prom
       outcome();
       rl.close();
     };
-    const onAbort = (): void => settle(() => reject(new CredCancelledError(MESSAGES.signInCancelled)));
+    const onAbort = (): void =>
+      settle(() => {
+        output?.write("\n"); // the prompt's line ends (after the terminal's own ^C), so what follows starts a line
+        reject(new CredCancelledError(MESSAGES.signInCancelled));
+      });
     signal.addEventListener("abort", onAbort, { once: true });
-    rl.on("SIGINT", () => {
-      settle(() => reject(new CredCancelledError(CTRL_C_MESSAGE)));
-      onCtrlC();
-    });
     rl.once("close", () => {
       signal.removeEventListener("abort", onAbort);
       releaseStdin(input);

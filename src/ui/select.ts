@@ -41,7 +41,7 @@ function build(face: FaceName, plan: FacePlan, context: PresenterContext): Prese
   const { notes } = plan;
   switch (face) {
     case "plain":
-      return createPlainPresenter({ prompt: plan.prompt, notes, abort: context.abort });
+      return createPlainPresenter({ prompt: plan.prompt, notes });
     case "terminal":
       return createTerminalPresenter({ abort: context.abort, color: plan.color, notes });
     // Kernel › Interrupt cancels the sign-in the card shows (see interrupt.ts).
