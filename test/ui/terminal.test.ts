@@ -155,6 +155,17 @@ test("paste: a code longer than the terminal is wide keeps the space after the l
   await presenter.close?.();
 });
 
+test("paste: the text and its Enter in one chunk (a paste with its line end, a fast terminal) hand it over", async () => {
+  const { presenter, ink, last } = await start();
+  presenter.update({ type: "url", url: LONG_URL, mode: "loopback", scopes: SCOPES, browserOpened: false });
+  presenter.update({ type: "waiting", paste: true });
+  const address = presenter.readCode!(new AbortController().signal);
+  await until(() => /Address:/.test(last()), "the address input");
+  ink.stdin.write(`http://localhost:1/?state=s&code=4/0Ab${ENTER}`);
+  assert.equal(await address, "http://localhost:1/?state=s&code=4/0Ab");
+  await presenter.close?.();
+});
+
 test("paste: an empty Enter does not submit", async () => {
   const { presenter, ink, last } = await start();
   const code = presenter.readCode!(new AbortController().signal);

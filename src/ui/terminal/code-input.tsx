@@ -27,8 +27,14 @@ export function CodeInput({
   // a handler holding the value of the render before. The ref always has the latest one.
   const latest = useRef("");
   const change = (next: string) => {
-    latest.current = next;
-    setValue(next);
+    // A paste with its line end, or Enter typed in the same read as the text, reaches the input
+    // as one chunk that ends in "\r" (ink splits no key out of text): the line ends there, as in
+    // a cooked terminal, and is handed over.
+    const end = next.search(/[\r\n]/);
+    const line = end < 0 ? next : next.slice(0, end);
+    latest.current = line;
+    setValue(line);
+    if (end >= 0 && line.trim() !== "") onCode(line.trim());
   };
   useInput((_input, key) => {
     if (key.return && latest.current.trim() !== "") onCode(latest.current.trim());
