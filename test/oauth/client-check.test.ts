@@ -4,7 +4,6 @@
 // the emulator, and against "Google" (the emulator behind a loopback HTTPS proxy that plays
 // oauth2.googleapis.com), since the check's words and its skipping differ there.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -20,6 +19,7 @@ import { withEmulator } from "../support/emulator.ts";
 import { type GoogleProxy, startGoogleProxy } from "../support/google-proxy.ts";
 import { closedPort } from "../support/net.ts";
 import { findPeerTools } from "../support/peers.ts";
+import { runNode } from "../reliability/support.ts";
 import { freePortRange, rangeEnv } from "./support.ts";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
@@ -139,8 +139,7 @@ test("at Google: an unknown client in Google's words; a client Google answered f
       out.refused = await checkClient(unknown, "http://localhost:8080/").then(() => "accepted", (e) => ({ code: e.code, message: e.message }));
       console.log(JSON.stringify(out));
     })();`;
-  const child = spawn(process.execPath, ["-e", script], {
-    cwd: root,
+  const run = await runNode(["-e", script], {
     env: {
       PATH: process.env.PATH ?? "",
       HOME: join(root, ".tmp", "no-home"),
@@ -148,13 +147,8 @@ test("at Google: an unknown client in Google's words; a client Google answered f
       NODE_EXTRA_CA_CERTS: proxy.caFile,
     },
   });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (chunk: Buffer) => (out += chunk));
-  child.stderr.on("data", (chunk: Buffer) => (err += chunk));
-  const code = await new Promise((resolve) => child.once("close", resolve));
-  assert.equal(code, 0, err);
-  const result = JSON.parse(out) as {
+  assert.equal(run.code, 0, run.stderr);
+  const result = JSON.parse(run.stdout) as {
     first: boolean;
     known: string;
     again: boolean;
