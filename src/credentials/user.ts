@@ -293,7 +293,23 @@ async function runSignIn(
 ): Promise<SignInResult> {
   announce(plan, process.env);
   const presenter = await presenters().selectPresenter(plan.face);
-  return signInFlow().signIn(plan.flow, { presenter, signal, complete });
+  try {
+    return await signInFlow().signIn(plan.flow, { presenter, signal, complete });
+  } catch (error) {
+    if (error instanceof Error && !(error instanceof SignInPendingError)) shown.add(error);
+    throw error;
+  }
+}
+
+/** Failures of a sign-in that ran: its face has shown them (the card, the terminal). */
+const shown = new WeakSet<Error>();
+
+/**
+ * Whether `error` ended a sign-in that ran (its face showed it): `default()` passes it on as it
+ * is, rather than listing the steps before it (which found nothing, and are in the debug output).
+ */
+export function endedShownSignIn(error: unknown): boolean {
+  return error instanceof Error && shown.has(error);
 }
 
 /**
