@@ -77,6 +77,7 @@ export async function signIn(plan: FlowPlan, run: SignInRun): Promise<SignInResu
       if (!presenter.readCode && plan.pasteBack) {
         leavePending(pending, presenter, complete);
         keepPresenter = true;
+        await presenter.drawn?.();
         throw new SignInPendingError(pending);
       }
       result = paste ? await firstOf(pending, presenter, stop.signal) : await pending.waitForBrowser();
@@ -85,6 +86,7 @@ export async function signIn(plan: FlowPlan, run: SignInRun): Promise<SignInResu
       if (!presenter.readCode) {
         setPendingSignIn(pending, complete, presenter);
         keepPresenter = true;
+        await presenter.drawn?.();
         throw new SignInPendingError(pending);
       }
       result = await within(readPastes(pending, presenter, stop.signal, "code-needed"), plan.timeoutMs, stop.signal);

@@ -49,10 +49,12 @@ export function createDenoPresenter(
   const displayId = `cred-auth-sign-in-${crypto?.randomUUID() ?? Date.now().toString(36)}`;
   let state: ViewState = INITIAL_STATE;
   let shown = false;
+  // Deno's display is asynchronous: the last one sent, so a cell that ends waits for its card.
+  let last: Promise<void> = Promise.resolve();
   const draw = () => {
     const card = { ...state, notes };
     const bundle = { "text/html": renderSignInHtml(card, codeEntry), "text/plain": renderSignInText(card, codeEntry) };
-    jupyter.display(bundle, { raw: true, display_id: displayId, update: shown }).catch(() => {});
+    last = jupyter.display(bundle, { raw: true, display_id: displayId, update: shown }).catch(() => {});
     shown = true;
   };
   const presenter: Presenter = {
@@ -60,6 +62,7 @@ export function createDenoPresenter(
       state = reduce(state, event);
       draw();
     },
+    drawn: () => last,
   };
   if (codeEntry === "prompt" && typeof prompt === "function") {
     presenter.readCode = async (signal: AbortSignal) => {
