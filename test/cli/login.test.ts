@@ -268,7 +268,11 @@ test("remote, --client-secret-file of a Desktop client: loopback with the addres
   assert.equal(r.code, 0, r.stderr);
   const line = r.stderr.split("\n").find((l) => l.includes("sign-in"));
   assert.match(line ?? "", /loopback sign-in with the address pasted back: .* a Desktop client has no code page\.$/);
-  assert.doesNotMatch(r.stderr, /--no-use-local-webserver|--redirect-uri|code page instead/, "no flag that fails for it");
+  assert.doesNotMatch(
+    r.stderr,
+    /--no-use-local-webserver|--redirect-uri|code page instead/,
+    "no flag that fails for it",
+  );
 });
 
 test("--remember keeps the client-secret file; the next login takes its client from the settings", async () => {
