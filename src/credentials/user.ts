@@ -122,7 +122,7 @@ async function userCredentials(
     try {
       await proveCredentials(cached, "Refreshing the cached user credentials");
       debug(env, "cache: the cached credentials cover the scopes and work");
-      noteAccount(cached, options);
+      await noteAccount(cached, options);
       return cached;
     } catch (error) {
       if (error instanceof CredConnectionError) throw error; // the network is down: a sign-in would not help
@@ -164,9 +164,9 @@ const waiting = new WeakMap<PendingSignIn, PendingCredentials>();
  * In a notebook, "using account X (cached)" under the cell, where the plan says (not with the
  * caller's presenter, `accountNote: false`, or the `account-note` setting off).
  */
-function noteAccount(cached: UserRefreshClient, options: UserCredentialsOptions): void {
+async function noteAccount(cached: UserRefreshClient, options: UserCredentialsOptions): Promise<void> {
   const kernel = signInPlanner().planAccountNote(options);
-  if (kernel) presenters().showAccountNote(kernel, getCredentialInfo(cached)?.account);
+  if (kernel) await presenters().showAccountNote(kernel, getCredentialInfo(cached)?.account);
 }
 
 /** Completes the sign-in waiting in this process with a pasted code or address (see `completeSignIn`). */

@@ -80,9 +80,12 @@ export function createDenoPresenter(
   return presenter;
 }
 
-/** The account of cached credentials, as a small note under the cell. */
-export function showDenoNote(globals: object, account: string | undefined): void {
-  denoJupyter(globals)
+/**
+ * The account of cached credentials, as a small note under the cell; resolves once it is sent
+ * (Deno's display is asynchronous, and a note sent after the cell ended could be lost).
+ */
+export function showDenoNote(globals: object, account: string | undefined): Promise<void> {
+  return denoJupyter(globals)
     .display({ ...accountNote(account) }, { raw: true, display_id: `cred-auth-account-${Date.now().toString(36)}` })
     .catch(() => {});
 }

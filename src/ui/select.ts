@@ -56,10 +56,10 @@ function build(face: FaceName, plan: FacePlan, context: PresenterContext): Prese
  * A small note under the cell naming the account of cached credentials ("using account X
  * (cached)"), in the kernel the plan named; never throws (a display that cannot draw shows nothing).
  */
-export function showAccountNote(kernel: NotebookFace, account: string | undefined): void {
+export async function showAccountNote(kernel: NotebookFace, account: string | undefined): Promise<void> {
   try {
     if (kernel === "tslab") showTslabNote(account);
-    else showDenoNote(globalThis, account);
+    else await showDenoNote(globalThis, account);
   } catch {
     // Only a note: a kernel that cannot display it loses nothing.
   }

@@ -251,3 +251,24 @@ test("Deno: a refused sign-in is the card and one line with its code", { skip, t
     assert.match(refused.plain.at(-1) ?? "", /\(ERR_ACCESS_DENIED\)$/);
   });
 });
+
+test("Deno: cached credentials name their account in a small note; accountNote: false leaves it out", {
+  skip,
+  timeout: 90_000,
+}, async () => {
+  await using(denoKernel({ CRED_AUTH_REMOTE: "0" }), async (kernel) => {
+    await kernel.run('import * as credAuth from "cred-auth";');
+    const signedIn = await kernel.run(DENO_SIGN_IN, { onEvent: approving({ account: "carol@example.com" }) });
+    assert.equal(signedIn.status, "ok", `${signedIn.error} ${signedIn.stderr}`);
+    assert.ok(!signedIn.plain.some((text) => /\(cached\)/.test(text)), "a fresh sign-in shows the card, not the note");
+    const scopes = '["https://www.googleapis.com/auth/cloud-platform"]';
+    const cached = await kernel.run(`const cachedCredentials = await credAuth.getUserCredentials(${scopes});`);
+    assert.equal(cached.status, "ok", cached.stderr);
+    assert.deepEqual(cached.plain, ["cred-auth: using account carol@example.com (cached)"]);
+    const quiet = await kernel.run(
+      `const quietCredentials = await credAuth.getUserCredentials(${scopes}, { accountNote: false });`,
+    );
+    assert.equal(quiet.status, "ok", quiet.stderr);
+    assert.deepEqual(quiet.plain, [], "turned off");
+  });
+});
