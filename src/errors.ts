@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { ENV } from "./shared/constants.js";
 
 /**
  * The stable codes of cred-auth's errors (`error.code`). Branch on these, never on message text.
@@ -116,26 +117,66 @@ export interface CredErrorOptions {
   status?: number;
 }
 
+/** Node's (and Deno's) hook for how `console.log`, `util.inspect` and a kernel print an object. */
+const INSPECT = Symbol.for("nodejs.util.inspect.custom");
+
+/** `CRED_AUTH_DEBUG=1`: errors keep their stack frames and print their causes (util/debug.ts reads the same). */
+function debugging(): boolean {
+  return /^(1|true|yes)$/i.test(process.env[ENV.debug]?.trim() ?? "");
+}
+
+/** What `util.inspect` passes a custom inspection (Node's and Deno's own `inspect`). */
+type Inspect = (value: unknown, options: object) => string;
+
 /**
  * Base class of every error thrown by cred-auth. Every class is named after itself (`name` is
  * the class's own name) and has a default `code`, its parent's unless it says its own.
+ *
+ * An error is one line wherever it is printed: its `stack` is `Name [CODE]: message`, without
+ * frames, and `console.log(error)`, a notebook kernel or an uncaught-error report prints that
+ * line, not the fields or the `cause` chain (a network error's cause holds whole HTTP requests).
+ * The `cause` is still there for programs. `CRED_AUTH_DEBUG=1` keeps the frames and prints
+ * everything.
  */
 export class CredAuthError extends Error {
   /** The code of this class's errors when none is given. */
   protected static readonly defaultCode: CredErrorCode = ERROR_CODES.CREDENTIALS;
   /** A stable code to branch on (see {@link ERROR_CODES}). */
   readonly code: CredErrorCode;
+  // `declare`: no own field at all when no server answered (not `error: undefined` in a dump).
   /** The OAuth `error` a server answered with (`invalid_grant`, ...), when one did. Never a body. */
-  readonly error?: string;
+  declare readonly error?: string;
   /** The HTTP status a server answered with, when one did. */
-  readonly status?: number;
+  declare readonly status?: number;
   constructor(message: string, options?: CredErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
+    // Not enumerable, as on a built-in error: a dump of the fields shows what a program branches on.
+    Object.defineProperty(this, "name", {
+      value: new.target.name,
+      enumerable: false,
+      writable: true,
+      configurable: true,
+    });
     this.code = options?.code ?? new.target.defaultCode;
     if (options?.error !== undefined) this.error = options.error;
     if (options?.status !== undefined) this.status = options.status;
+    // An expected state, not a crash: the frames are cred-auth's own, and say nothing to the user.
+    if (!debugging()) setStack(this, `${this.name} [${this.code}]: ${message}`);
   }
+}
+
+// How util.inspect prints an error: one line (`Name [CODE]: message`); everything, stack and
+// causes, with `CRED_AUTH_DEBUG=1`. On the prototype, so the public type stays as it is.
+Object.defineProperty(CredAuthError.prototype, INSPECT, {
+  value(this: CredAuthError, _depth: number, options: object, inspect?: Inspect): string {
+    if (debugging() && inspect) return inspect(this, { ...options, customInspect: false });
+    return `${this.name} [${this.code}]: ${this.message}`;
+  },
+});
+
+/** Replaces `error.stack`, as V8 keeps it: an own, writable, non-enumerable property. */
+function setStack(error: Error, stack: string): void {
+  Object.defineProperty(error, "stack", { value: stack, enumerable: false, writable: true, configurable: true });
 }
 
 /**

@@ -21,6 +21,23 @@ export interface UserCredentialsOptions extends OAuthSignInOptions {
    */
   includeAccountScopes?: boolean;
   /**
+   * What the call does when its sign-in waits for a code or an address that its face cannot read
+   * (a notebook's two-cell sign-in: a remote kernel, or a code page):
+   * - `"return"` (the default in tslab and Deno notebooks): returns at once with credentials
+   *   that work once `completeSignIn(codeOrAddress)` brought the code in a later cell (before
+   *   that they fail with `ERR_SIGN_IN_PENDING`); `saveUserCredentials` writes its file then. The
+   *   cell ends normally, so a cell run right after it is not dropped (tslab drops the cells
+   *   queued behind a failed one).
+   * - `"throw"` (the default with your own `presenter`): throws {@link SignInPendingError}.
+   */
+  whenPending?: "return" | "throw";
+  /**
+   * In a notebook, a small "using account X (cached)" note under the cell when cached user
+   * credentials are returned (default `true`; the `account-note` setting, `cred-auth config set
+   * account-note false`, turns it off for every call that does not say).
+   */
+  accountNote?: boolean;
+  /**
    * Act as a service account, as gcloud's `--impersonate-service-account` does: `"SA"`, or
    * `"DELEGATE,...,SA"` (or the same as an array): the last account is impersonated, through the
    * others in order. The user signs in with the cloud-platform scope and needs the Service

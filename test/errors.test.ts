@@ -1,6 +1,8 @@
 // src/errors.ts: every class names itself and has a default code, its parent's unless it says its own.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { test } from "node:test";
+import { inspect } from "node:util";
 import { ERROR_CODES, exceptions } from "cred-auth";
 import { SignInPendingError } from "../dist/oauth/pending.js";
 import { UsageError } from "../dist/cli/args.js";
@@ -26,7 +28,10 @@ test("each public class is named after itself, with its default code; a given co
     assert.equal(error.code, DEFAULTS[name], name);
     assert.ok(error instanceof exceptions.CredAuthError && error instanceof Error, name);
     assert.equal(String(error), `${name}: words`);
-    assert.match(error.stack ?? "", new RegExp(`^${name}: words\\n`));
+    // One line wherever it is printed: no frames in the stack, no fields or causes in a dump.
+    assert.equal(error.stack, `${name} [${DEFAULTS[name]}]: words`);
+    assert.equal(inspect(error), `${name} [${DEFAULTS[name]}]: words`);
+    assert.deepEqual(Object.keys(error), ["code"], "only the code is an own enumerable field");
     const coded = new (Class as typeof exceptions.CredAuthError)("x", { code: ERROR_CODES.TIMEOUT, status: 408 });
     assert.equal(coded.code, ERROR_CODES.TIMEOUT);
     assert.equal(coded.status, 408);
@@ -45,6 +50,47 @@ test("a subclass takes its parent's default code and its own name; the library's
   const pending = new SignInPendingError({ mode: "paste" } as ConstructorParameters<typeof SignInPendingError>[0]);
   assert.equal(pending.name, "SignInPendingError");
   assert.equal(pending.code, ERROR_CODES.SIGN_IN_PENDING);
-  assert.equal(pending.stack, `SignInPendingError: ${pending.message}`);
+  assert.equal(pending.stack, `SignInPendingError [ERR_SIGN_IN_PENDING]: ${pending.message}`);
   assert.ok(pending instanceof exceptions.CredCredentialsError);
+});
+
+test("a network error's cause (a whole HTTP request) stays for programs, out of what is printed", () => {
+  const cause = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), {
+    config: { url: "http://127.0.0.1:9/token", headers: { authorization: "Basic c2VjcmV0" } },
+    response: undefined,
+  });
+  const error = new exceptions.CredConnectionError("The token server cannot be reached; try again.", {
+    cause,
+    code: ERROR_CODES.UNREACHABLE,
+  });
+  assert.equal(error.cause, cause, "the cause is there for a program");
+  const printed = inspect(error);
+  assert.equal(printed, "CredConnectionError [ERR_UNREACHABLE]: The token server cannot be reached; try again.");
+  assert.doesNotMatch(`${printed}${inspect([error])}${inspect({ error })}`, /config|ECONNREFUSED|cause|at /);
+  const withStatus = new exceptions.CredCredentialsError("refused", { error: "invalid_grant", status: 400 });
+  assert.deepEqual(
+    Object.keys(withStatus),
+    ["code", "error", "status"],
+    "a server's answer is kept when there was one",
+  );
+});
+
+test("CRED_AUTH_DEBUG=1 keeps the frames and prints the causes", () => {
+  const script = `
+    const { CredCredentialsError } = require("./dist/index.js");
+    const error = new CredCredentialsError("outer", { cause: new Error("inner words") });
+    console.log(JSON.stringify({ stack: error.stack, printed: require("node:util").inspect(error) }));`;
+  const run = (debug: string) => {
+    const child = spawnSync(process.execPath, ["-e", script], {
+      cwd: new URL("..", import.meta.url),
+      env: { ...process.env, CRED_AUTH_DEBUG: debug },
+      encoding: "utf8",
+    });
+    assert.equal(child.status, 0, child.stderr);
+    return JSON.parse(child.stdout) as { stack: string; printed: string };
+  };
+  const debug = run("1");
+  assert.match(debug.stack, /^CredCredentialsError: outer\n\s+at /, "frames");
+  assert.match(debug.printed, /inner words/, "the cause is printed");
+  assert.equal(run("").printed, "CredCredentialsError [ERR_CREDENTIALS]: outer");
 });

@@ -4,7 +4,7 @@ import { checkSaveDestination } from "../credentials/destination.js";
 import { planSources } from "../credentials/plan.js";
 import { saveSignIn } from "../credentials/user.js";
 import { CredAuthError, CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { CONFIG_CLIENT_COMMAND, CREATE_CLIENT, readClientSecretFile } from "../oauth/client.js";
+import { type ClientKind, CONFIG_CLIENT_COMMAND, CREATE_CLIENT, readClientSecretFile } from "../oauth/client.js";
 import { assertValidScopes } from "../oauth/scopes.js";
 import type { SaveUserCredentialsOptions } from "../options.js";
 import type { Settings } from "../settings/keys.js";
@@ -24,7 +24,7 @@ const UI_CHOICES = ["auto", "plain", "terminal"] as const;
  */
 export async function login(args: ParsedArgs): Promise<number> {
   const destination = checkedDestination(args.positionals[0] as string);
-  const { options, impersonation } = signInOptions(args);
+  const { options, impersonation, clientKind } = signInOptions(args);
   const remember = args.options.remember === true;
   if (remember && typeof args.options.clientSecretFile !== "string")
     throw new UsageError("--remember keeps the --client-secret-file FILE given with it; give one");
@@ -45,6 +45,7 @@ export async function login(args: ParsedArgs): Promise<number> {
       scopes,
       options: { ...options, signal: cancel.signal },
       ...(impersonation ? { impersonation } : {}),
+      ...(clientKind ? { clientKind } : {}),
     };
     await saveSignIn(request, destination, sources);
   } catch (error) {
@@ -118,10 +119,18 @@ async function askToRemember(file: string): Promise<boolean> {
   }
 }
 
-/** The flags as the library's options, and the chain of --impersonate-service-account (checked before any sign-in). */
-function signInOptions(args: ParsedArgs): { options: SaveUserCredentialsOptions; impersonation?: ImpersonationChain } {
+/**
+ * The flags as the library's options, the chain of --impersonate-service-account (checked before
+ * any sign-in), and the type of the --client-secret-file's client (the plan's advice needs it).
+ */
+function signInOptions(args: ParsedArgs): {
+  options: SaveUserCredentialsOptions;
+  impersonation?: ImpersonationChain;
+  clientKind?: ClientKind;
+} {
   const o = args.options;
-  const options: SaveUserCredentialsOptions = { ...clientOptions(o) };
+  const { kind: clientKind, ...client } = clientOptions(o);
+  const options: SaveUserCredentialsOptions = { ...client };
   let impersonation: ImpersonationChain | undefined;
   if (typeof o.useLocalWebserver === "boolean") options.useLocalWebserver = o.useLocalWebserver;
   if (typeof o.redirectUri === "string") options.redirectUri = o.redirectUri;
@@ -140,10 +149,12 @@ function signInOptions(args: ParsedArgs): { options: SaveUserCredentialsOptions;
       throw new UsageError(`--ui must be one of ${UI_CHOICES.join(", ")}`);
     options.presenter = o.ui as (typeof UI_CHOICES)[number];
   }
-  return { options, ...(impersonation ? { impersonation } : {}) };
+  return { options, ...(impersonation ? { impersonation } : {}), ...(clientKind ? { clientKind } : {}) };
 }
 
-function clientOptions(o: ParsedArgs["options"]): Pick<SaveUserCredentialsOptions, "clientId" | "clientSecret"> {
+function clientOptions(
+  o: ParsedArgs["options"],
+): Pick<SaveUserCredentialsOptions, "clientId" | "clientSecret"> & { kind?: ClientKind } {
   const clientId = typeof o.clientId === "string" ? o.clientId.trim() : undefined;
   const clientSecret = typeof o.clientSecret === "string" ? o.clientSecret.trim() : undefined;
   if (typeof o.clientSecretFile === "string") {

@@ -30,7 +30,8 @@ export function errorLine(error: unknown): string {
     const help = error.command ? `cred-auth ${error.command} --help` : "cred-auth --help";
     return `${oneLine(error.message)} (see ${help})`;
   }
-  if (error instanceof CredAuthError) return oneLine(error.message);
+  // The code last: what to do is read first, the code is what to search for (troubleshooting.md).
+  if (error instanceof CredAuthError) return `${oneLine(error.message)} (${error.code})`;
   const fsError = describeSystemError(error);
   if (fsError) return fsError;
   const name = error instanceof Error && /^[A-Za-z]{1,40}$/.test(error.name) ? error.name : "error";

@@ -11,7 +11,7 @@ import { debug } from "../util/debug.js";
 import { findApplicationDefaultCredentials } from "./adc.js";
 import { impersonation } from "./lazy.js";
 import { sharedResolution } from "./single-flight.js";
-import { impersonationOf, userCredentialsFor } from "./user.js";
+import { endedShownSignIn, impersonationOf, userCredentialsFor } from "./user.js";
 
 /**
  * Application Default Credentials, falling back to user credentials:
@@ -26,7 +26,8 @@ import { impersonationOf, userCredentialsFor } from "./user.js";
  *
  * @returns `[credentials, projectId]`: `projectId` is the service account's or the platform's
  * project, `null` for user credentials.
- * @throws CredCredentialsError "Could not get any valid credentials." with each step's reason.
+ * @throws CredCredentialsError "Could not get any valid credentials." with each step's reason;
+ * a sign-in that ran and failed (denied, a refused code, a timeout) throws its own error.
  * @throws CredConnectionError when a token server cannot be reached.
  * @throws CredCancelledError when `signal` aborts the sign-in.
  * @throws CredImpersonationError when a service account cannot be impersonated (an
@@ -96,7 +97,8 @@ async function resolveDefault(
     if (
       error instanceof SignInPendingError ||
       error instanceof CredCancelledError ||
-      error instanceof CredConnectionError
+      error instanceof CredConnectionError ||
+      endedShownSignIn(error) // the sign-in ran and its face said how it ended: its own error, one line
     )
       throw error;
     reasons.push(`user sign-in: ${(error as Error).message ?? String(error)}`);

@@ -10,6 +10,10 @@ export const signInPlanner = (): typeof import("./plan.js") => require("./plan.j
 /** The OAuth flow. */
 export const signInFlow = (): typeof import("../oauth/flow.js") => require("../oauth/flow.js");
 
+/** Credentials returned before their sign-in finished (a notebook's two-cell sign-in). */
+export const pendingUserCredentials = (): typeof import("./pending-credentials.js") =>
+  require("./pending-credentials.js");
+
 /** The faces. */
 export const presenters = (): typeof import("../ui/select.js") => require("../ui/select.js");
 

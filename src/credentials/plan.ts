@@ -4,25 +4,34 @@
 // nothing of their own. The settings order, option > environment > setting > default, is
 // written once: `chosen` below.
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { codePageUrl, type Endpoints, resolveEndpoints } from "../token-services/endpoints.js";
+import { codePageUrl, type Endpoints, emulatorNotice, resolveEndpoints } from "../token-services/endpoints.js";
 import type { ImpersonationChain } from "../formats/impersonation-chain.js";
 import {
   CLIENT_DOC,
+  type ClientKind,
   type ClientSource,
   fromSecretFile,
   incompleteClientError,
   noClientError,
   type ResolvedClient,
 } from "../oauth/client.js";
-import { DEFAULT_TIMEOUT_MS } from "../oauth/loopback.js";
-import type { BrowserLaunch, FlowPlan, LoopbackHost, LoopbackRedirect, PortRange } from "../oauth/plan.js";
+import { clientProven } from "../oauth/client-check.js";
+import {
+  type BrowserLaunch,
+  DEFAULT_TIMEOUT_MS,
+  type FlowPlan,
+  type LoopbackHost,
+  type LoopbackRedirect,
+  type PortRange,
+} from "../oauth/plan.js";
 import { assertValidScopes, missingScopes } from "../oauth/scopes.js";
 import type { SaveUserCredentialsOptions } from "../options.js";
-import { currentHost, detectRuntime, type HostFacts, type RuntimeInfo } from "../runtime/index.js";
+import { currentHost, detectRuntime, type HostFacts, notebookKernel, type RuntimeInfo } from "../runtime/index.js";
 import { parsePortRange, type Settings } from "../settings/keys.js";
 import { readSettings } from "../settings/read.js";
 import { CLOUD_PLATFORM_SCOPE, DEMO_CLIENT, DEMO_WEB_CLIENT, ENV, LOOPBACK_PORTS } from "../shared/constants.js";
-import type { FacePlan } from "../ui/select.js";
+import type { FacePlan, NotebookFace, PromptDevice } from "../ui/face-plan.js";
+import { checkKnownScopes, unknownScopesNote } from "../oauth/known-scopes.js";
 
 /** The scopes that name the account, asked for by default with the caller's (as gcloud does). */
 export const ACCOUNT_SCOPES: readonly string[] = ["openid", "https://www.googleapis.com/auth/userinfo.email"];
@@ -51,6 +60,8 @@ export interface SignInRequest {
   readonly options: SaveUserCredentialsOptions;
   /** The user signs in to act as the last service account of this chain (`impersonateServiceAccount`). */
   readonly impersonation?: ImpersonationChain;
+  /** The type of the options' client, when the caller read it from a client-secret file (`login --client-secret-file`). */
+  readonly clientKind?: ClientKind;
 }
 
 /** A sign-in, decided. */
@@ -63,13 +74,19 @@ export interface SignInPlan {
   readonly runtime: RuntimeInfo;
   /** What the OAuth flow is told. */
   readonly flow: FlowPlan;
-  /** How the sign-in is shown. */
+  /** How the sign-in is shown (with its notes: the announcement, the emulator, unknown scopes). */
   readonly face: FacePlan;
   /**
-   * The line that names the flow chosen for this machine, why, and the option or flag that changes
-   * it; undefined when the caller chose the flow.
+   * The line that names the flow chosen for this machine, why, and the options or flags that work
+   * instead for this client and this machine; undefined when the caller chose the flow.
    */
   readonly announcement?: string;
+  /**
+   * When the sign-in waits for a code or address its face cannot read (a notebook's two-cell
+   * sign-in): `return` credentials that `completeSignIn` completes, so the cell ends normally
+   * (tslab drops the cells queued behind a failed one), or `throw` {@link SignInPendingError}.
+   */
+  readonly whenPending: "return" | "throw";
 }
 
 /**
@@ -82,19 +99,29 @@ export function planSignIn(request: SignInRequest, sources: PlanSources = planSo
   const { options, impersonation } = request;
   const scopes = request.scopes ?? defaultScopes(sources);
   const runtime = runtimeOf(sources);
-  const endpoints = resolveEndpoints(sources.env);
+  // The emulator's notice goes on the face with the other notes (a notebook shows it in its card).
+  const endpoints = resolveEndpoints(sources.env, { announce: false });
   const codePage = codePageUrl(endpoints, sources.env);
-  const flow = flowChoice(options, runtime, codePage);
-  const client = chooseClient(options, flow.mode, endpoints, sources);
-  const face = facePlan(options.presenter, runtime, sources);
+  const caller = callerMode(callerUseLocalWebserver(options), options.redirectUri);
+  const own = ownClient(options, caller === "paste" && Boolean(options.redirectUri), sources, request.clientKind);
+  const flow = caller ? { mode: caller } : flowChoice(runtime, codePage, own?.kind);
+  const client = own ?? demoClient(flow.mode, endpoints);
   // Impersonation: the user's token only asks for the service account's (cloud-platform).
   const signInScopes = impersonation ? [CLOUD_PLATFORM_SCOPE] : scopes;
+  const announcement = caller ? undefined : flowLine(flow, runtime, client, codePage);
+  const notes = [
+    emulatorNotice(endpoints),
+    ...(announcement ? [announcement] : []),
+    ...scopeNotes(signInScopes, sources.env),
+  ].filter((note): note is string => note !== undefined);
+  const face = facePlan(options, runtime, sources, { flow, notes });
   return {
     scopes,
     ...(impersonation ? { impersonation } : {}),
     runtime,
     face,
-    ...(flow.line ? { announcement: flow.line } : {}),
+    ...(announcement ? { announcement } : {}),
+    whenPending: options.whenPending ?? (face.face === "tslab" || face.face === "deno" ? "return" : "throw"),
     flow: {
       scopes: withAccountScopes(signInScopes, options.includeAccountScopes ?? true),
       endpoints,
@@ -107,8 +134,30 @@ export function planSignIn(request: SignInRequest, sources: PlanSources = planSo
       browser: browserLaunch(options.openBrowser ?? runtime.canOpenBrowser, sources.env),
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ...(options.loginHint ? { loginHint: options.loginHint } : {}),
+      checkClient: shouldCheckClient(client, endpoints),
     },
   };
+}
+
+/**
+ * Whether to ask the token server about the client before the browser opens (a made-up code:
+ * `invalid_client` for a client it does not know, `invalid_grant` for one it does). At the
+ * emulator always: a loopback request of a millisecond or two, and the way to find a dead
+ * emulator or a client it was never told about. At Google unless this process already knows the
+ * client works there: one request (a round trip) before a sign-in that takes the user seconds.
+ */
+function shouldCheckClient(client: ResolvedClient, endpoints: Endpoints): boolean {
+  return endpoints.emulator || !clientProven(client.clientId, endpoints.tokenUrl);
+}
+
+/**
+ * Scopes checked against Google's known ones (a near miss throws, with "did you mean"), unless
+ * `CRED_AUTH_SCOPE_CHECK=off`; the note for scopes the list does not hold.
+ */
+function scopeNotes(scopes: readonly string[], env: NodeJS.ProcessEnv): string[] {
+  if (/^(off|0|false|no)$/i.test(env[ENV.scopeCheck]?.trim() ?? "")) return [];
+  const { unknown } = checkKnownScopes(scopes);
+  return unknown.length > 0 ? [unknownScopesNote(unknown)] : [];
 }
 
 /**
@@ -123,7 +172,29 @@ function defaultScopes(sources: PlanSources): readonly string[] {
 
 /** The face alone, for a call that completes a waiting sign-in (`completeSignIn`, `{ code }`). */
 export function planFace(options: SaveUserCredentialsOptions, sources: PlanSources = planSources()): FacePlan {
-  return facePlan(options.presenter, runtimeOf(sources), sources);
+  return facePlan(options, runtimeOf(sources), sources, { notes: [] });
+}
+
+/**
+ * Where to say which account cached credentials belong to: the notebook card's kernel (a small
+ * "using account X (cached)" note), or nowhere: outside a tslab or Deno kernel, with the caller's
+ * own presenter, or when `accountNote: false` or the `account-note` setting turns it off. Asked
+ * on every cache hit, so it detects only the kernel (no settings read outside a notebook).
+ */
+export function planAccountNote(
+  options: Pick<SaveUserCredentialsOptions, "accountNote" | "presenter">,
+  sources: PlanSources = planSources(),
+): NotebookFace | undefined {
+  if (options.accountNote === false || typeof options.presenter === "object") return undefined;
+  if (options.presenter === "plain" || options.presenter === "terminal") return undefined;
+  const kernel = notebookKernel(sources.globals ?? globalThis);
+  if (!kernel) return undefined;
+  const wanted = chosen(
+    options.accountNote,
+    () => undefined,
+    () => sources.settings()["account-note"],
+  );
+  return wanted === false ? undefined : kernel === "tslab" ? "tslab" : "deno";
 }
 
 /** Where the code runs and whether a browser can be launched there, for a command that opens pages (`config init`). */
@@ -171,12 +242,11 @@ function runtimeOf(sources: PlanSources): RuntimeInfo {
 
 // ---------------------------------------------------------------- the flow
 
-/** The flow of a sign-in, and the line that says so when it was chosen for this machine. */
+/** The flow of a sign-in chosen for this machine. */
 interface FlowChoice {
   mode: "loopback" | "paste";
-  /** Loopback on a remote machine: the browser's final address is pasted back; undefined: no verdict. */
+  /** Loopback on a remote machine: the browser's final address is pasted back; undefined: no verdict (the caller chose). */
   pasteBack?: boolean;
-  line?: string;
 }
 
 let warnedAuthLocalWebserver = false;
@@ -198,45 +268,25 @@ export function callerUseLocalWebserver(options: SaveUserCredentialsOptions): bo
 }
 
 /**
- * The flow: the caller's choice (`useLocalWebserver`, default loopback; a `redirectUri` that is
- * not a loopback address can only be the copy-paste flow), else the runtime's: the loopback flow
- * on a local machine; on a remote one the copy-paste flow when a page that shows the code is
- * configured, else the loopback flow completed by pasting the browser's final address back.
+ * The flow the runtime chooses when the caller did not: the loopback flow on a local machine; on a
+ * remote one the copy-paste flow when a page that shows the code is configured (and the client is
+ * not a Desktop client, which Google sends only to `http://localhost`), else the loopback flow
+ * completed by pasting the browser's final address back.
  */
-function flowChoice(
-  options: SaveUserCredentialsOptions,
-  runtime: RuntimeInfo,
-  codePage: string | undefined,
-): FlowChoice {
-  const local = callerUseLocalWebserver(options);
-  if (local !== undefined || options.redirectUri) return { mode: callerMode(local, options.redirectUri) };
-  const where = runtime.reasons.find((r) => r.startsWith("remote:") || r.startsWith("local:"));
-  const why = where?.replace(/^(remote|local): /, "");
-  if (!runtime.remote) {
-    return {
-      mode: "loopback",
-      pasteBack: false,
-      line: `loopback sign-in: the browser can reach this machine${why ? ` (${why})` : ""}; useLocalWebserver: false (--no-use-local-webserver) pastes a code instead.`,
-    };
-  }
-  if (codePage) {
-    return {
-      mode: "paste",
-      pasteBack: false,
-      line: `copy-paste sign-in: this machine looks remote (${why ?? "detected"}) and a code page is configured; useLocalWebserver: true (--use-local-webserver) uses the loopback flow instead.`,
-    };
-  }
-  return {
-    mode: "loopback",
-    pasteBack: true,
-    line: `loopback sign-in with the address pasted back: this machine looks remote (${why ?? "detected"}) and no code page is configured; ${ENV.redirectUri} or redirectUri (--redirect-uri) names a code page instead.`,
-  } satisfies FlowChoice;
+function flowChoice(runtime: RuntimeInfo, codePage: string | undefined, kind: ClientKind | undefined): FlowChoice {
+  if (!runtime.remote) return { mode: "loopback", pasteBack: false };
+  if (codePage && kind !== "desktop") return { mode: "paste", pasteBack: false };
+  return { mode: "loopback", pasteBack: true };
 }
 
-/** The caller's flow: a redirectUri that is not a loopback address means copy-paste, and contradicts `useLocalWebserver: true`. */
-function callerMode(said: boolean | undefined, redirectUri: string | undefined): "loopback" | "paste" {
+/**
+ * The caller's flow, undefined when the caller left it to the machine: `useLocalWebserver`, and a
+ * redirectUri that is not a loopback address means copy-paste (contradicting `useLocalWebserver: true`).
+ */
+function callerMode(said: boolean | undefined, redirectUri: string | undefined): "loopback" | "paste" | undefined {
   if (said === false) return "paste";
-  if (!redirectUri || loopbackTarget(redirectUri)) return "loopback";
+  if (!redirectUri) return said === true ? "loopback" : undefined;
+  if (loopbackTarget(redirectUri)) return "loopback";
   if (said === true) {
     throw new CredCredentialsError(
       `redirectUri "${redirectUri}" is not a loopback address (http://localhost:PORT/), so the browser cannot come back to this program; use useLocalWebserver: false for a page that shows the code.`,
@@ -244,6 +294,42 @@ function callerMode(said: boolean | undefined, redirectUri: string | undefined):
     );
   }
   return "paste";
+}
+
+// ---------------------------------------------------------------- the flow line
+
+/** How to say the remote verdict is wrong: the setting and the variable that overrule it. */
+const SAY_LOCAL = `${ENV.remote}=0 (or \`cred-auth config set remote false\`)`;
+const SAY_REMOTE = `${ENV.remote}=1 (or \`cred-auth config set remote true\`)`;
+
+/**
+ * The line that names the flow chosen for this machine, why, and only the options, flags and
+ * variables that work instead for this client here: never a code page for a Desktop client
+ * (Google sends it only to `http://localhost`); `CRED_AUTH_REMOTE=0` where "remote" is a guess
+ * (a container, a notebook server's address), which a container on the user's own desktop makes wrong.
+ */
+function flowLine(
+  flow: FlowChoice,
+  runtime: RuntimeInfo,
+  client: ResolvedClient,
+  codePage: string | undefined,
+): string {
+  const desktop = client.kind === "desktop";
+  const { remoteBy } = runtime;
+  const why = remoteBy.kind === "none" ? undefined : remoteBy.kind === "said" ? remoteBy.by : remoteBy.detail;
+  const guess = remoteBy.kind === "container" || remoteBy.kind === "jupyter-server";
+  const local = guess ? `; if the browser runs on this machine, ${SAY_LOCAL} uses the loopback flow` : "";
+  if (!runtime.remote) {
+    const paste =
+      codePage && !desktop ? "; useLocalWebserver: false (--no-use-local-webserver) pastes a code instead" : "";
+    return `loopback sign-in: the browser can reach this machine${why ? ` (${why})` : ""}${paste}; if the browser is on another machine, ${SAY_REMOTE} pastes its final address back.`;
+  }
+  if (flow.mode === "paste")
+    return `copy-paste sign-in: this machine looks remote (${why}) and a code page is configured; useLocalWebserver: true (--use-local-webserver) uses the loopback flow instead${local}.`;
+  const page = desktop
+    ? ""
+    : `; ${ENV.redirectUri} or redirectUri (--redirect-uri) names a code page instead (a Web client's)`;
+  return `loopback sign-in with the address pasted back: this machine looks remote (${why}) and ${desktop ? "a Desktop client has" : "there is"} no code page${page}${local}.`;
 }
 
 /** Host, port and path of a loopback redirect URI such as `http://127.0.0.1:9004/cb`; else undefined. */
@@ -294,7 +380,7 @@ function pasteRedirectUri(redirectUri: string | undefined, codePage: string | un
   const uri = redirectUri?.trim() || codePage;
   if (!uri) {
     throw new CredCredentialsError(
-      `The copy-paste sign-in needs a page that shows the code: host docs/oauth.html (see docs/oauth-client.md) and pass its address as redirectUri or ${ENV.redirectUri}, or use the loopback flow (useLocalWebserver: true).`,
+      `The copy-paste sign-in needs a page that shows the code, and Google has none for a Desktop client: leave useLocalWebserver (--no-use-local-webserver) out, and on a remote machine the loopback sign-in takes the browser's final address pasted back (${SAY_REMOTE}); or, with a Web client, host docs/oauth.html (see docs/oauth-client.md) and pass its address as redirectUri or ${ENV.redirectUri}.`,
       { code: ERROR_CODES.INVALID_OPTION },
     );
   }
@@ -326,20 +412,45 @@ export function chooseClient(
   endpoints: Endpoints,
   sources: PlanSources,
 ): ResolvedClient {
-  // FACTS 1: the copy-paste flow towards an explicit redirect URI needs a complete client of the caller's.
   const toOwnPage = mode === "paste" && Boolean(options.redirectUri);
+  return ownClient(options, toOwnPage, sources) ?? demoClient(mode, endpoints, toOwnPage);
+}
+
+/**
+ * The user's OAuth client (options, environment, file, settings), undefined when none is named.
+ * `toOwnPage`: the copy-paste flow towards the caller's redirect URI needs the caller's whole client.
+ */
+function ownClient(
+  options: Pick<SaveUserCredentialsOptions, "clientId" | "clientSecret">,
+  toOwnPage: boolean,
+  sources: PlanSources,
+  kind?: ClientKind,
+): ResolvedClient | undefined {
+  // FACTS 1: the copy-paste flow towards an explicit redirect URI needs a complete client of the caller's.
   if (toOwnPage && Boolean(options.clientId?.trim()) !== Boolean(options.clientSecret?.trim()))
     throw incompleteClientError();
   const { env } = sources;
+  const fromOptions = clientPair(
+    options.clientId,
+    options.clientSecret,
+    "options",
+    "the clientId and clientSecret options",
+  );
   const client = chosen(
-    clientPair(options.clientId, options.clientSecret, "options", "the clientId and clientSecret options"),
+    fromOptions && kind ? { ...fromOptions, kind } : fromOptions,
     () =>
       clientPair(env[ENV.clientId], env[ENV.clientSecret], "env", `${ENV.clientId} and ${ENV.clientSecret}`) ??
       fromSecretFile(env[ENV.clientSecretFile]),
     () => clientOfSettings(sources.settings()),
   );
-  if (client) return client;
+  if (!client && toOwnPage) throw incompleteClientError();
+  return client;
+}
+
+/** The emulator's demo client for the flow (a Web client for copy-paste); outside the emulator, no client is an error. */
+function demoClient(mode: "loopback" | "paste", endpoints: Endpoints, toOwnPage = false): ResolvedClient {
   if (toOwnPage) throw incompleteClientError();
+  // No kind: the emulator lends the client each flow needs, so the advice may name either flow.
   if (endpoints.emulator) return { ...(mode === "paste" ? DEMO_WEB_CLIENT : DEMO_CLIENT), source: "demo" };
   throw noClientError();
 }
@@ -381,32 +492,69 @@ function clientOfSettings(settings: Settings): ResolvedClient | undefined {
 
 // ---------------------------------------------------------------- the face
 
+/** What the face plan needs of the sign-in: its flow (for how a notebook takes the code) and its notes. */
+interface FaceContext {
+  flow?: FlowChoice;
+  notes: readonly string[];
+}
+
 /**
  * The face: the caller's presenter or choice, else the `ui` setting, else `auto`: chosen for
- * where the code runs (a tslab or Deno kernel: the notebook card; an interactive terminal: the
- * ink app; anything else: plain lines). `notebook` outside a notebook kernel is an error.
+ * where the code runs (a tslab or Deno kernel: the notebook card; an interactive terminal that
+ * can redraw: the ink app; a terminal without cursor control (`TERM=dumb`), a pipe, CI: plain
+ * lines). `notebook` outside a notebook kernel is an error. Also: colour (off with `NO_COLOR`,
+ * no-color.org: set and not empty), where a prompt reads and writes, and how a notebook takes a
+ * pasted code.
  */
 function facePlan(
-  choice: SaveUserCredentialsOptions["presenter"],
+  options: SaveUserCredentialsOptions,
   runtime: RuntimeInfo,
   sources: PlanSources,
+  context: FaceContext,
 ): FacePlan {
-  const color = !sources.env.NO_COLOR;
+  const color = !sources.env.NO_COLOR && runtime.cursorControl;
+  const shared = {
+    color,
+    prompt: promptDevice(runtime),
+    codeEntry: codeEntry(runtime, context.flow),
+    notes: context.notes,
+  };
   const wanted =
     chosen(
-      choice,
+      options.presenter,
       () => undefined,
       () => sources.settings().ui,
     ) ?? "auto";
-  if (typeof wanted === "object") return { face: wanted, fallback: false, color };
-  if (wanted === "plain" || wanted === "terminal") return { face: wanted, fallback: false, color };
+  if (typeof wanted === "object") return { face: wanted, fallback: false, ...shared };
+  if (wanted === "plain" || wanted === "terminal") return { face: wanted, fallback: false, ...shared };
   const notebook = runtime.kind === "tslab" ? "tslab" : runtime.kind === "deno-jupyter" ? "deno" : undefined;
   if (wanted === "notebook") {
-    if (notebook) return { face: notebook, fallback: false, color };
+    if (notebook) return { face: notebook, fallback: false, ...shared };
     throw new CredCredentialsError(
       'presenter: "notebook" needs a tslab or Deno Jupyter kernel; use "auto", "terminal" or "plain" here.',
       { code: ERROR_CODES.PRESENTER_UNAVAILABLE },
     );
   }
-  return { face: notebook ?? (runtime.kind === "terminal" ? "terminal" : "plain"), fallback: true, color };
+  const live = runtime.kind === "terminal" && runtime.cursorControl;
+  return { face: notebook ?? (live ? "terminal" : "plain"), fallback: true, ...shared };
+}
+
+/**
+ * Where a face asks for a pasted code or address and shows what is typed: the terminal on stdin
+ * and stderr; the controlling terminal (/dev/tty, as ssh and sudo do) when stdin is a terminal
+ * but stderr goes to a file or a pipe, so nothing typed reaches a log; a piped stdin is read
+ * without echo (its end ends the sign-in).
+ */
+function promptDevice(runtime: RuntimeInfo): PromptDevice {
+  if (!runtime.tty.stdin || runtime.ci) return "stdin";
+  return runtime.tty.stderr ? "stderr" : "tty";
+}
+
+/**
+ * How a notebook card takes a pasted code or address: in the next cell (`completeSignIn`), or,
+ * under Deno in the copy-paste flow, the kernel's `prompt()`. Beside Deno's loopback wait there
+ * is no prompt (it would hold the kernel, and the browser's redirect with it).
+ */
+function codeEntry(runtime: RuntimeInfo, flow: FlowChoice | undefined): "prompt" | "second-cell" {
+  return runtime.kind === "deno-jupyter" && flow?.mode === "paste" ? "prompt" : "second-cell";
 }

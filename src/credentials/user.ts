@@ -4,7 +4,7 @@ import { CredConnectionError } from "../errors.js";
 import { resolveEndpoints, type Endpoints } from "../token-services/endpoints.js";
 import type { SignInResult } from "../oauth/flow.js";
 import { assertValidScopes, missingScopes } from "../oauth/scopes.js";
-import { completePendingSignIn } from "../oauth/pending.js";
+import { completePendingSignIn, getPendingSignIn, type PendingSignIn, SignInPendingError } from "../oauth/pending.js";
 import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../options.js";
 import { debug } from "../util/debug.js";
 import { loadGoogleAuth } from "../util/lazy.js";
@@ -22,7 +22,15 @@ import { CLOUD_PLATFORM_SCOPE, ENV } from "../shared/constants.js";
 import { getCredentialInfo } from "../token-services/info.js";
 import { proveCredentials, userRefreshClientFrom } from "../token-services/load-user.js";
 import type { PlanSources, SignInPlan, SignInRequest } from "./plan.js";
-import { impersonation, impersonationChain, presenters, signInFlow, signInPlanner } from "./lazy.js";
+import {
+  impersonation,
+  impersonationChain,
+  pendingUserCredentials,
+  presenters,
+  signInFlow,
+  signInPlanner,
+} from "./lazy.js";
+import type { PendingCredentials } from "./pending-credentials.js";
 
 /**
  * User credentials from the cache, or through a sign-in.
@@ -80,7 +88,11 @@ export async function userCredentialsFor(
   options: UserCredentialsOptions,
 ): Promise<UserRefreshClient | Compute | Impersonated> {
   const { chain, rest } = impersonationOf(options);
-  const user = await userCredentials(chain ? [CLOUD_PLATFORM_SCOPE] : scopes, rest);
+  // Impersonation proves the user's credentials at once: a two-cell sign-in stops the cell instead.
+  const user = await userCredentials(
+    chain ? [CLOUD_PLATFORM_SCOPE] : scopes,
+    chain ? { ...rest, whenPending: "throw" } : rest,
+  );
   return chain ? impersonation().impersonateProven(user, chain, scopes) : user;
 }
 
@@ -110,6 +122,7 @@ async function userCredentials(
     try {
       await proveCredentials(cached, "Refreshing the cached user credentials");
       debug(env, "cache: the cached credentials cover the scopes and work");
+      await noteAccount(cached, options);
       return cached;
     } catch (error) {
       if (error instanceof CredConnectionError) throw error; // the network is down: a sign-in would not help
@@ -124,20 +137,49 @@ async function userCredentials(
   let credentials: UserRefreshClient | undefined;
   const plan = signInPlanner().planSignIn({ scopes, options });
   const { endpoints } = plan.flow;
-  await runSignIn(plan, options.signal, async (result) => {
-    credentials = await credentialsFrom(result, endpoints, env);
-    const path = await saveOrWarn(cache, credentials);
-    if (path) shareSignInToken(credentials, result, endpoints);
-    return path;
-  });
+  // A notebook's two-cell sign-in: the cell returns these at once, the next cell completes them.
+  const early =
+    plan.whenPending === "return" ? await pendingUserCredentials().pendingCredentials(plan.flow, env) : undefined;
+  try {
+    await runSignIn(plan, options.signal, async (result) => {
+      credentials = early ? early.fill(result) : await credentialsFrom(result, endpoints, env);
+      const path = await saveOrWarn(cache, credentials);
+      if (path) shareSignInToken(credentials, result, endpoints);
+      return path;
+    });
+  } catch (error) {
+    if (!(early && error instanceof SignInPendingError)) throw error;
+    early.waitFor(error.pending);
+    waiting.set(error.pending, early);
+    debug(env, "sign-in: waiting for completeSignIn(code or address); returning its credentials now");
+    return early.credentials;
+  }
   return credentials as UserRefreshClient;
+}
+
+/** The credentials a first cell returned, by the sign-in they wait for: `completeSignIn` returns the same object. */
+const waiting = new WeakMap<PendingSignIn, PendingCredentials>();
+
+/**
+ * In a notebook, "using account X (cached)" under the cell, where the plan says (not with the
+ * caller's presenter, `accountNote: false`, or the `account-note` setting off).
+ */
+async function noteAccount(cached: UserRefreshClient, options: UserCredentialsOptions): Promise<void> {
+  const kernel = signInPlanner().planAccountNote(options);
+  if (kernel) await presenters().showAccountNote(kernel, getCredentialInfo(cached)?.account);
 }
 
 /** Completes the sign-in waiting in this process with a pasted code or address (see `completeSignIn`). */
 export function completeUserSignIn(code: string, options: UserCredentialsOptions = {}): Promise<UserRefreshClient> {
   const env = process.env;
   const endpoints = resolveEndpoints(env);
-  return completeWithCode({ ...options, code }, (result) => credentialsFrom(result, endpoints, env));
+  const pending = getPendingSignIn();
+  const early = pending ? waiting.get(pending) : undefined;
+  // The first cell's credentials, filled by the completion it left behind; else new ones.
+  return completeWithCode(
+    { ...options, code },
+    async (result) => early?.credentials ?? credentialsFrom(result, endpoints, env),
+  );
 }
 
 /**
@@ -195,15 +237,21 @@ export async function saveUserCredentials(
 export async function saveSignIn(request: SignInRequest, path: string, sources?: PlanSources): Promise<void> {
   checkWritableDestination(path); // before the sign-in: nobody wants to approve twice
   const plan = signInPlanner().planSignIn(request, sources);
-  await runSignIn(plan, request.options.signal, async (result) => {
-    const file = authorizedUserFile(result, plan.flow.endpoints);
-    // Impersonation: the user's token only asked for the service account's, which gets the
-    // caller's scopes each time it is asked for (the file keeps them).
-    if (plan.impersonation) await impersonation().writeImpersonatedFile(path, file, plan.impersonation, plan.scopes);
-    else await writeUserCredentialsFile(path, file);
-    cacheSignInToken(file, result); // `print-token` right after needs no token request
-    return path;
-  });
+  try {
+    await runSignIn(plan, request.options.signal, async (result) => {
+      const file = authorizedUserFile(result, plan.flow.endpoints);
+      // Impersonation: the user's token only asked for the service account's, which gets the
+      // caller's scopes each time it is asked for (the file keeps them).
+      if (plan.impersonation) await impersonation().writeImpersonatedFile(path, file, plan.impersonation, plan.scopes);
+      else await writeUserCredentialsFile(path, file);
+      cacheSignInToken(file, result); // `print-token` right after needs no token request
+      return path;
+    });
+  } catch (error) {
+    // A notebook's two-cell sign-in: the file is written when completeSignIn brings the code.
+    if (plan.whenPending === "return" && error instanceof SignInPendingError) return;
+    throw error;
+  }
 }
 
 /**
@@ -245,14 +293,34 @@ async function runSignIn(
 ): Promise<SignInResult> {
   announce(plan, process.env);
   const presenter = await presenters().selectPresenter(plan.face);
-  return signInFlow().signIn(plan.flow, { presenter, signal, complete });
+  try {
+    return await signInFlow().signIn(plan.flow, { presenter, signal, complete });
+  } catch (error) {
+    if (error instanceof Error && !(error instanceof SignInPendingError)) shown.add(error);
+    throw error;
+  }
 }
 
-/** The flow line on stderr; the plan's reasons as debug lines. */
+/** Failures of a sign-in that ran: its face has shown them (the card, the terminal). */
+const shown = new WeakSet<Error>();
+
+/**
+ * Whether `error` ended a sign-in that ran (its face showed it): `default()` passes it on as it
+ * is, rather than listing the steps before it (which found nothing, and are in the debug output).
+ */
+export function endedShownSignIn(error: unknown): boolean {
+  return error instanceof Error && shown.has(error);
+}
+
+/**
+ * The plan's reasons as debug lines. The notes (the flow line, the emulator, unknown scopes) are
+ * the face's to show; the caller's own presenter knows no notes, so they go to stderr then.
+ */
 function announce(plan: SignInPlan, env: NodeJS.ProcessEnv): void {
   for (const reason of plan.runtime.reasons) debug(env, `runtime: ${reason}`);
-  if (plan.announcement) process.stderr.write(`cred-auth: ${plan.announcement}\n`);
-  else debug(env, "flow: the caller's choice (useLocalWebserver / redirectUri)");
+  if (typeof plan.face.face === "object")
+    for (const note of plan.face.notes) process.stderr.write(`cred-auth: ${note}\n`);
+  if (!plan.announcement) debug(env, "flow: the caller's choice (useLocalWebserver / redirectUri)");
   const { redirect, pasteBack } = plan.flow;
   debug(
     env,

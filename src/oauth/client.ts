@@ -5,11 +5,20 @@ import { readTrustedFileSync } from "../trust/files.js";
 /** Where an OAuth client id and secret came from. */
 export type ClientSource = "options" | "env" | "file" | "settings" | "demo";
 
+/**
+ * What the console calls the client: a Desktop app (`installed`: redirects only to
+ * `http://localhost`, no code page) or a Web application (`web`: its own redirect URIs, such as a
+ * hosted code page). Known only from a client-secret file or for the emulator's demo clients.
+ */
+export type ClientKind = "desktop" | "web";
+
 /** The OAuth client a sign-in runs as. */
 export interface ResolvedClient {
   clientId: string;
   clientSecret: string;
   source: ClientSource;
+  /** The client's type, when known (a client-secret file says it; an id and a secret do not). */
+  kind?: ClientKind;
 }
 
 /** Doc page that explains how to create a client; named in error messages. */
@@ -62,7 +71,10 @@ export function fromSecretFile(
  * for `CRED_AUTH_CLIENT_SECRET_FILE` and the CLI's `--client-secret-file`). `namedBy` says
  * where the path came from, for the error. Errors name the file, never its content.
  */
-export function readClientSecretFile(path: string, namedBy: string): { clientId: string; clientSecret: string } {
+export function readClientSecretFile(
+  path: string,
+  namedBy: string,
+): { clientId: string; clientSecret: string; kind: ClientKind } {
   let text: string;
   try {
     text = readClientSecretText(path);
@@ -83,8 +95,10 @@ export function readClientSecretFile(path: string, namedBy: string): { clientId:
   return client;
 }
 
-/** `{installed|web: {client_id, client_secret}}` → the pair, or undefined when the shape is wrong. */
-export function parseClientSecretJson(text: string): { clientId: string; clientSecret: string } | undefined {
+/** `{installed|web: {client_id, client_secret}}` → the pair and its kind, or undefined when the shape is wrong. */
+export function parseClientSecretJson(
+  text: string,
+): { clientId: string; clientSecret: string; kind: ClientKind } | undefined {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -96,7 +110,7 @@ export function parseClientSecretJson(text: string): { clientId: string; clientS
   if (!isObject(section)) return undefined;
   const { client_id: clientId, client_secret: clientSecret } = section;
   if (typeof clientId !== "string" || typeof clientSecret !== "string" || !clientId || !clientSecret) return undefined;
-  return { clientId, clientSecret };
+  return { clientId, clientSecret, kind: isObject(json.installed) ? "desktop" : "web" };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

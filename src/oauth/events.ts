@@ -74,6 +74,12 @@ export interface Presenter {
    * prompt (a tslab cell has no stdin): the sign-in then completes through a second call.
    */
   readCode?(signal: AbortSignal): Promise<string>;
+  /**
+   * Resolves once every update so far has reached the screen (a kernel whose display is
+   * asynchronous): awaited before a cell ends with its sign-in left waiting, so the card it
+   * leaves is the waiting one.
+   */
+  drawn?(): Promise<void>;
   /** Releases the screen (unmounts an ink app, for example). */
   close?(): void | Promise<void>;
 }

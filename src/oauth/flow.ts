@@ -5,6 +5,7 @@
  */
 import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { startSignIn } from "./attempt.js";
+import { checkClient } from "./client-check.js";
 import type { Presenter } from "./events.js";
 import { openBrowser } from "./browser.js";
 import type { SignInResult } from "./exchange.js";
@@ -64,6 +65,8 @@ export async function signIn(plan: FlowPlan, run: SignInRun): Promise<SignInResu
       started.cancel(reason.message);
       stop.abort(reason);
     });
+    // An unknown client or a dead emulator fails now, before the user is sent anywhere.
+    if (plan.checkClient) await checkClient(plan, pending.redirectUri);
     const browserOpened = await openBrowser(pending.url, plan.browser);
     presenter.update({ type: "url", url: pending.url, mode: pending.mode, scopes: pending.scopes, browserOpened });
     let result: SignInResult;
@@ -74,6 +77,7 @@ export async function signIn(plan: FlowPlan, run: SignInRun): Promise<SignInResu
       if (!presenter.readCode && plan.pasteBack) {
         leavePending(pending, presenter, complete);
         keepPresenter = true;
+        await presenter.drawn?.();
         throw new SignInPendingError(pending);
       }
       result = paste ? await firstOf(pending, presenter, stop.signal) : await pending.waitForBrowser();
@@ -82,6 +86,7 @@ export async function signIn(plan: FlowPlan, run: SignInRun): Promise<SignInResu
       if (!presenter.readCode) {
         setPendingSignIn(pending, complete, presenter);
         keepPresenter = true;
+        await presenter.drawn?.();
         throw new SignInPendingError(pending);
       }
       result = await within(readPastes(pending, presenter, stop.signal, "code-needed"), plan.timeoutMs, stop.signal);

@@ -4,13 +4,13 @@ import { CredCancelledError, CredConnectionError, CredCredentialsError, ERROR_CO
 import { ENV } from "../shared/constants.js";
 import { authorizationError, describeAuthorizationError } from "./errors.js";
 import { PAGE_HEADERS, page } from "./pages.js";
-import type { LoopbackHost, PortRange } from "./plan.js";
+import { DEFAULT_TIMEOUT_MS, type LoopbackHost, type PortRange } from "./plan.js";
 
 export type { LoopbackHost, PortRange } from "./plan.js";
 import { MESSAGES } from "../messages.js";
 
 /** Default time the user has to finish the sign-in in the browser. */
-export const DEFAULT_TIMEOUT_MS = 300_000;
+export { DEFAULT_TIMEOUT_MS };
 
 /** How to start a loopback receiver. */
 export interface LoopbackOptions {

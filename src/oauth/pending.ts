@@ -182,7 +182,5 @@ export class SignInPendingError extends CredCredentialsError {
     );
     // Not enumerable: kernels print an error's own enumerable fields under its message.
     Object.defineProperty(this, "pending", { value: pending, enumerable: false });
-    // A next step, not a crash: kernels print `stack` (tslab does), so it is the message alone.
-    Object.defineProperty(this, "stack", { value: `${this.name}: ${this.message}`, enumerable: false, writable: true });
   }
 }

@@ -4,6 +4,9 @@
 import type { Endpoints } from "../token-services/endpoints.js";
 import type { ResolvedClient } from "./client.js";
 
+/** How long a sign-in waits for the user by default: 5 minutes. */
+export const DEFAULT_TIMEOUT_MS = 300_000;
+
 /** An inclusive port range. */
 export interface PortRange {
   first: number;
@@ -53,4 +56,10 @@ export interface FlowPlan {
   readonly timeoutMs: number;
   /** Pre-selects the account on the sign-in page. */
   readonly loginHint?: string;
+  /**
+   * Ask the token server about the client before the browser opens (oauth/client-check.ts): an
+   * unknown client, or a token server that cannot be reached (a dead emulator), fails at once
+   * instead of after the user signed in.
+   */
+  readonly checkClient: boolean;
 }

@@ -29,9 +29,28 @@ export interface RuntimeInfo {
    * notebook server), so a loopback redirect to this machine cannot reach us.
    */
   remote: boolean;
+  /**
+   * Why the browser is taken to be elsewhere (or here), when `remote` was not the user's word:
+   * `container` and `jupyter-server` are guesses that can be wrong (a container on the user's
+   * own desktop), so the sign-in says how to overrule them.
+   */
+  remoteBy: RemoteEvidence;
+  /** Which of stdin and stderr are terminals (where a prompt can be answered and seen). */
+  tty: { stdin: boolean; stderr: boolean };
+  /**
+   * The terminal moves its cursor and erases lines (TERM is set and not `dumb`; always on
+   * Windows): a live face can redraw. Without it only plain lines make sense.
+   */
+  cursorControl: boolean;
   /** One line per finding, for debug output. */
   reasons: string[];
 }
+
+/** What made `remote` true or false. */
+export type RemoteEvidence =
+  | { kind: "said"; by: string }
+  | { kind: "ssh" | "workspace" | "jupyter-server" | "container"; detail: string }
+  | { kind: "none" };
 
 /** Facts about the host that are not in the environment variables. */
 export interface HostFacts {
@@ -41,8 +60,8 @@ export interface HostFacts {
   stderrIsTTY: boolean;
   /** This machine's host name (a notebook server URL naming it is local). */
   hostname: string;
-  /** Called only when needed: looks for container marker files. */
-  inContainer(): boolean;
+  /** Called only when needed: looks for container marker files; the one found (or true), else false. */
+  inContainer(): boolean | string;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -72,7 +91,7 @@ export function currentHost(): HostFacts {
     stdoutIsTTY: process.stdout?.isTTY === true,
     stderrIsTTY: process.stderr?.isTTY === true,
     hostname: hostname(),
-    inContainer: () => CONTAINER_MARKERS.some((marker) => existsSync(marker)),
+    inContainer: () => CONTAINER_MARKERS.find((marker) => existsSync(marker)) ?? false,
   };
 }
 
@@ -97,9 +116,24 @@ export function detectRuntime(
   const reasons: string[] = [];
   const ci = isCi(env, reasons);
   const kind = detectKind(env, globals, host, ci, reasons);
-  const remote = said ? saidRemote(said, reasons) : isRemote(env, host, reasons);
+  const remoteBy: RemoteEvidence = said ? { kind: "said", by: said.saidBy } : remoteEvidence(env, host);
+  const remote = said ? saidRemote(said, reasons) : remoteBy.kind !== "none";
+  if (remoteBy.kind !== "said" && remoteBy.kind !== "none") reasons.push(`remote: ${remoteBy.detail}`);
   const canOpenBrowser = browserCanOpen(env, host, { ci, remote }, reasons);
-  return { kind, interactive: kind !== "pipe", ci, canOpenBrowser, remote, reasons };
+  const cursorControl = hasCursorControl(env, host.platform);
+  if (kind === "terminal" && !cursorControl) reasons.push(`no cursor control: TERM=${env.TERM?.trim() || "(unset)"}`);
+  const tty = { stdin: host.stdinIsTTY, stderr: host.stderrIsTTY };
+  return { kind, interactive: kind !== "pipe", ci, canOpenBrowser, remote, remoteBy, tty, cursorControl, reasons };
+}
+
+/**
+ * Whether the terminal can redraw: TERM names a terminal type other than `dumb` (Emacs' shell,
+ * some IDE consoles, `TERM=dumb` on purpose). Windows consoles have no TERM and redraw anyway.
+ */
+function hasCursorControl(env: Env, platform: NodeJS.Platform): boolean {
+  const term = env.TERM?.trim().toLowerCase();
+  if (platform === "win32") return term !== "dumb";
+  return term !== undefined && term !== "" && term !== "dumb";
 }
 
 function detectKind(env: Env, globals: object, host: HostFacts, ci: boolean, reasons: string[]): RuntimeKind {
@@ -123,6 +157,15 @@ function detectKind(env: Env, globals: object, host: HostFacts, ci: boolean, rea
   return "pipe";
 }
 
+/**
+ * The notebook kernel these globals belong to, if any: a cheap look at two globals, for a
+ * question asked on every cache hit (whether to name the account in the cell).
+ */
+export function notebookKernel(globals: object = globalThis): "tslab" | "deno-jupyter" | undefined {
+  if ("__tslab__" in globals && (globals as { __tslab__?: unknown }).__tslab__ != null) return "tslab";
+  return hasDenoJupyter(globals) ? "deno-jupyter" : undefined;
+}
+
 function hasDenoJupyter(globals: object): boolean {
   const deno = (globals as { Deno?: { jupyter?: unknown } }).Deno;
   return typeof deno === "object" && deno !== null && typeof deno.jupyter === "object" && deno.jupyter !== null;
@@ -139,27 +182,22 @@ function saidRemote({ remote, saidBy }: RemoteVerdict, reasons: string[]): boole
   return remote;
 }
 
-function isRemote(env: Env, host: HostFacts, reasons: string[]): boolean {
+/** Why the browser is probably on another machine, or `none`. */
+function remoteEvidence(env: Env, host: HostFacts): RemoteEvidence {
   const ssh = SSH_VARIABLES.find((name) => isSet(env[name]));
-  if (ssh) {
-    reasons.push(`remote: SSH session (${ssh})`);
-    return true;
-  }
+  if (ssh) return { kind: "ssh", detail: `SSH session (${ssh})` };
   const workspace = REMOTE_WORKSPACE_VARIABLES.find((name) => isSet(env[name]));
-  if (workspace) {
-    reasons.push(`remote: hosted or cloud workspace (${workspace})`);
-    return true;
-  }
+  if (workspace) return { kind: "workspace", detail: `hosted or cloud workspace (${workspace})` };
   const server = env.JUPYTER_SERVER_URL;
-  if (isSet(server) && isOtherHostUrl(server, host.hostname)) {
-    reasons.push("remote: the Jupyter server is not on this machine's loopback (JUPYTER_SERVER_URL)");
-    return true;
-  }
-  if (host.inContainer()) {
-    reasons.push("remote: inside a container");
-    return true;
-  }
-  return false;
+  if (isSet(server) && isOtherHostUrl(server, host.hostname))
+    return {
+      kind: "jupyter-server",
+      detail: "the Jupyter server is not on this machine's loopback (JUPYTER_SERVER_URL)",
+    };
+  const container = host.inContainer();
+  if (container)
+    return { kind: "container", detail: `inside a container${typeof container === "string" ? ` (${container})` : ""}` };
+  return { kind: "none" };
 }
 
 function browserCanOpen(

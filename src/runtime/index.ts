@@ -1,2 +1,2 @@
-export { detectRuntime, currentHost } from "./detect.js";
-export type { RuntimeInfo, RuntimeKind, HostFacts, RemoteVerdict } from "./detect.js";
+export { detectRuntime, currentHost, notebookKernel } from "./detect.js";
+export type { RuntimeInfo, RuntimeKind, HostFacts, RemoteEvidence, RemoteVerdict } from "./detect.js";

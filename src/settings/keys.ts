@@ -17,6 +17,8 @@ export interface Settings {
   "loopback-ports"?: string;
   /** The browser is on another machine (true) or this one (false), instead of the detection. */
   remote?: boolean;
+  /** In a notebook, the "using account X (cached)" note when cached credentials are used (default true). */
+  "account-note"?: boolean;
 }
 
 /** A setting's name. */
@@ -117,15 +119,24 @@ export const SETTINGS: readonly SettingSpec[] = [
     parse: (value) => (isPortRange(value) ? value.trim() : undefined),
     check: (value) => typeof value === "string" && isPortRange(value),
   },
-  {
-    key: "remote",
+  yesNo("remote", "true: the browser is on another machine (copy-paste sign-in); false: on this one"),
+  yesNo(
+    "account-note",
+    "in a notebook, a small note naming the account when cached credentials are used (default true)",
+  ),
+];
+
+/** A true/false setting (`1|true|yes|on`, `0|false|no|off` on the command line). */
+function yesNo(key: "remote" | "account-note", help: string): SettingSpec {
+  return {
+    key,
     metavar: "true|false",
-    help: "true: the browser is on another machine (copy-paste sign-in); false: on this one",
+    help,
     schema: { type: "boolean" },
     parse: (value) => (YES.test(value.trim()) ? true : NO.test(value.trim()) ? false : undefined),
     check: (value) => typeof value === "boolean",
-  },
-];
+  };
+}
 
 /** The spec of `key`, or undefined for an unknown name. */
 export function settingSpec(key: string): SettingSpec | undefined {

@@ -82,6 +82,11 @@ export const ENV = {
   remote: "CRED_AUTH_REMOTE",
   /** Milliseconds one token request attempt may take (default 20000); `timeoutMs` options win. */
   tokenTimeout: "CRED_AUTH_TOKEN_TIMEOUT_MS",
+  /**
+   * `off` (or `0`, `false`, `no`): skips the check of scopes against Google's known ones before a
+   * sign-in (for a scope Google added after cred-auth's list was made).
+   */
+  scopeCheck: "CRED_AUTH_SCOPE_CHECK",
   /** Google's own ADC variable: the credentials file `default()` uses first. */
   googleApplicationCredentials: "GOOGLE_APPLICATION_CREDENTIALS",
 } as const;

@@ -49,11 +49,30 @@ let announced: string | undefined;
  * local port instead of Google, and whoever set the variable by mistake should see it.
  */
 export function announceEmulator(base: string): void {
-  if (announced === base) return;
+  const notice = noticeOnce(base);
+  if (notice) process.stderr.write(`cred-auth: ${notice}\n`);
+}
+
+/**
+ * The same notice for a sign-in's face to show with the sign-in (a notebook's card, the
+ * terminal's first lines), every time; it stands for {@link announceEmulator}'s line, which is
+ * then not repeated on stderr.
+ */
+export function emulatorNotice(endpoints: Endpoints): string | undefined {
+  if (!endpoints.emulator) return undefined;
+  const base = new URL(endpoints.tokenUrl).origin;
   announced = base;
-  process.stderr.write(
-    `cred-auth: ${ENV.emulatorHost} is set: using the local emulator at ${base} instead of Google.\n`,
-  );
+  return notice(base);
+}
+
+function noticeOnce(base: string): string | undefined {
+  if (announced === base) return undefined;
+  announced = base;
+  return notice(base);
+}
+
+function notice(base: string): string {
+  return `${ENV.emulatorHost} is set: using the local emulator at ${base} instead of Google.`;
 }
 
 /**

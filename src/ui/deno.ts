@@ -1,11 +1,13 @@
 /**
  * The notebook face under Deno's Jupyter kernel: the same HTML card through
- * `Deno.jupyter.display`, updated in place, and the kernel's `prompt()` (a Jupyter input
- * request) for a pasted code.
+ * `Deno.jupyter.display`, updated in place. A pasted code is read with the kernel's `prompt()`
+ * (a Jupyter input request) in the copy-paste flow; beside the loopback wait (a remote kernel
+ * with a Desktop client), where `prompt()` would hold the kernel and the browser's redirect with
+ * it, the cell ends and the next one brings the address (`completeSignIn`), as under tslab.
  */
 import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { Presenter, SignInEvent } from "../oauth/events.js";
-import { renderSignInHtml, renderSignInText } from "./notebook.js";
+import { accountNote, type CardOptions, type CodeEntry, renderSignInHtml, renderSignInText } from "./notebook.js";
 import { INITIAL_STATE, reduce, type ViewState } from "./view-state.js";
 import { MESSAGES } from "../messages.js";
 
@@ -20,21 +22,39 @@ interface DenoGlobals {
   crypto?: { randomUUID(): string };
 }
 
-/** A presenter for Deno's Jupyter kernel (`globals` defaults to `globalThis`). */
-export function createDenoPresenter(globals: object = globalThis): Presenter {
-  const { Deno, prompt, crypto } = globals as DenoGlobals;
-  const jupyter = Deno?.jupyter;
+/** What the Deno card shows besides the sign-in, and how it takes a pasted code. */
+export interface DenoCardOptions extends CardOptions {
+  /** `prompt`: the kernel's `prompt()` (copy-paste flow); `second-cell`: `completeSignIn` in the next cell. */
+  codeEntry?: CodeEntry;
+}
+
+/** Deno's Jupyter display, or a clear error outside Deno's kernel. */
+function denoJupyter(globals: object): DenoJupyter {
+  const jupyter = (globals as DenoGlobals).Deno?.jupyter;
   if (!jupyter)
     throw new CredCredentialsError(
       'The Deno notebook presenter needs Deno\'s Jupyter kernel (Deno.jupyter); use presenter: "plain" elsewhere.',
       { code: ERROR_CODES.PRESENTER_UNAVAILABLE },
     );
+  return jupyter;
+}
+
+/** A presenter for Deno's Jupyter kernel (`globals` defaults to `globalThis`). */
+export function createDenoPresenter(
+  globals: object = globalThis,
+  { notes = [], codeEntry = "prompt" }: DenoCardOptions = {},
+): Presenter {
+  const { prompt, crypto } = globals as DenoGlobals;
+  const jupyter = denoJupyter(globals);
   const displayId = `cred-auth-sign-in-${crypto?.randomUUID() ?? Date.now().toString(36)}`;
   let state: ViewState = INITIAL_STATE;
   let shown = false;
+  // Deno's display is asynchronous: the last one sent, so a cell that ends waits for its card.
+  let last: Promise<void> = Promise.resolve();
   const draw = () => {
-    const bundle = { "text/html": renderSignInHtml(state, "prompt"), "text/plain": renderSignInText(state, "prompt") };
-    jupyter.display(bundle, { raw: true, display_id: displayId, update: shown }).catch(() => {});
+    const card = { ...state, notes };
+    const bundle = { "text/html": renderSignInHtml(card, codeEntry), "text/plain": renderSignInText(card, codeEntry) };
+    last = jupyter.display(bundle, { raw: true, display_id: displayId, update: shown }).catch(() => {});
     shown = true;
   };
   const presenter: Presenter = {
@@ -42,8 +62,9 @@ export function createDenoPresenter(globals: object = globalThis): Presenter {
       state = reduce(state, event);
       draw();
     },
+    drawn: () => last,
   };
-  if (typeof prompt === "function") {
+  if (codeEntry === "prompt" && typeof prompt === "function") {
     presenter.readCode = async (signal: AbortSignal) => {
       if (signal.aborted) throw new CredCancelledError(MESSAGES.signInCancelled);
       // prompt() blocks the kernel until answered: beside the loopback wait it would keep the
@@ -57,6 +78,16 @@ export function createDenoPresenter(globals: object = globalThis): Presenter {
     };
   }
   return presenter;
+}
+
+/**
+ * The account of cached credentials, as a small note under the cell; resolves once it is sent
+ * (Deno's display is asynchronous, and a note sent after the cell ended could be lost).
+ */
+export function showDenoNote(globals: object, account: string | undefined): Promise<void> {
+  return denoJupyter(globals)
+    .display({ ...accountNote(account) }, { raw: true, display_id: `cred-auth-account-${Date.now().toString(36)}` })
+    .catch(() => {});
 }
 
 /** Never resolves; rejects when `signal` aborts. */

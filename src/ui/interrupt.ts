@@ -71,5 +71,6 @@ export function cancelledByInterrupt(
     },
   };
   if (presenter.readCode) wrapped.readCode = presenter.readCode.bind(presenter);
+  if (presenter.drawn) wrapped.drawn = presenter.drawn.bind(presenter);
   return wrapped;
 }

@@ -5,9 +5,10 @@
  * second cell with `completeSignIn(code)`.
  */
 import { randomBytes } from "node:crypto";
+import { sep } from "node:path";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { Presenter, SignInEvent } from "../oauth/events.js";
-import { INITIAL_STATE, isFinal, reduce, type ViewState } from "./view-state.js";
+import { failureLine, INITIAL_STATE, isFinal, reduce, type ViewState } from "./view-state.js";
 import { describeScopes, PRODUCT_NAME } from "./words.js";
 import { escapeHtml } from "../util/html.js";
 import { MESSAGES } from "../messages.js";
@@ -41,7 +42,7 @@ type KernelRequire = (id: string) => unknown;
  * sends one MIME type per message, so a display with both HTML and `text/plain` goes through
  * the writer that `Display.raw` itself uses, when it can be reached.
  */
-export function kernelTslab(globals: object = globalThis): TslabDisplayModule {
+export function kernelTslab(globals: object = globalThis, loaded: ModuleCache = require.cache): TslabDisplayModule {
   const kernel = (globals as { __tslab__?: { require?: KernelRequire } }).__tslab__;
   if (typeof kernel?.require !== "function") {
     throw new CredCredentialsError(
@@ -50,18 +51,34 @@ export function kernelTslab(globals: object = globalThis): TslabDisplayModule {
     );
   }
   const tslab = kernel.require("tslab") as TslabDisplayModule;
-  const writer = tslabWriter(kernel.require);
+  const writer = tslabWriter(kernel.require, loaded);
   if (!writer) return tslab;
   return { newDisplay: () => bundleDisplay(writer) };
 }
 
-function tslabWriter(require: KernelRequire): TslabJupyterModule | undefined {
-  try {
-    const jupyter = require("tslab/dist/jupyter") as TslabJupyterModule | undefined;
-    return jupyter && "lastWriteDisplayData" in jupyter ? jupyter : undefined;
-  } catch {
-    return undefined;
+/** The module cache of this process (CommonJS `require.cache`): the kernel's modules are in it. */
+export type ModuleCache = Readonly<Record<string, { exports?: unknown } | undefined>>;
+
+const TSLAB_JUPYTER = `${sep}tslab${sep}dist${sep}jupyter.js`;
+
+/**
+ * tslab's display writer: the kernel's own `tslab/dist/jupyter` module. The notebook's
+ * `require` finds it only when tslab is installed beside the notebook; a global tslab (`npm
+ * install -g tslab`) is not on that path, but the running kernel has loaded the module, so it is
+ * in this process's module cache whichever copy runs.
+ */
+function tslabWriter(require: KernelRequire, loaded: ModuleCache): TslabJupyterModule | undefined {
+  const running = Object.keys(loaded).find((path) => path.endsWith(TSLAB_JUPYTER));
+  const candidates = [() => (running ? loaded[running]?.exports : undefined), () => require("tslab/dist/jupyter")];
+  for (const candidate of candidates) {
+    try {
+      const jupyter = candidate() as TslabJupyterModule | undefined;
+      if (jupyter && typeof jupyter === "object" && "lastWriteDisplayData" in jupyter) return jupyter;
+    } catch {
+      // Not this one: try the next.
+    }
   }
+  return undefined;
 }
 
 /** A display sending whole bundles, with its own display id (as tslab's `newDisplay` does). */
@@ -83,12 +100,21 @@ export const COMPLETE_SIGN_IN_CALL = 'await credAuth.completeSignIn("PASTE-THE-C
 /** The second-cell call shown beside the loopback wait, for a browser on another machine. */
 export const COMPLETE_WITH_ADDRESS_CALL = 'await credAuth.completeSignIn("PASTE-THE-ADDRESS-HERE")';
 
+/** What a card shows besides the sign-in's state. */
+export interface CardOptions {
+  /** Lines above the link: the flow chosen for this machine and how to change it, notices. */
+  notes?: readonly string[];
+}
+
 /**
  * A presenter drawing into one updatable notebook display (created at the first event, so
  * nothing shows for a sign-in that never starts). It has no `readCode`: the copy-paste flow
  * then ends the cell and waits for {@link COMPLETE_SIGN_IN_CALL} in another one.
  */
-export function createNotebookPresenter(tslab: TslabDisplayModule = kernelTslab()): Presenter {
+export function createNotebookPresenter(
+  tslab: TslabDisplayModule = kernelTslab(),
+  { notes = [] }: CardOptions = {},
+): Presenter {
   let state: ViewState = INITIAL_STATE;
   let display: NotebookDisplay | undefined;
   // A sign-in left waiting for a paste keeps this presenter: the flow tells it how the sign-in
@@ -96,13 +122,13 @@ export function createNotebookPresenter(tslab: TslabDisplayModule = kernelTslab(
   return {
     update(event: SignInEvent) {
       state = reduce(state, event);
-      display = draw(display ?? tslab, state);
+      display = draw(display ?? tslab, { ...state, notes });
     },
   };
 }
 
 /** Draws `state` (into a new display the first time); never throws. */
-function draw(target: NotebookDisplay | TslabDisplayModule, state: ViewState): NotebookDisplay | undefined {
+function draw(target: NotebookDisplay | TslabDisplayModule, state: CardState): NotebookDisplay | undefined {
   try {
     const display = "newDisplay" in target ? target.newDisplay() : target;
     const html = renderSignInHtml(state);
@@ -115,6 +141,26 @@ function draw(target: NotebookDisplay | TslabDisplayModule, state: ViewState): N
   }
 }
 
+/** The account of cached credentials, as a small note under the cell (`text/plain` with it). */
+export function showTslabNote(account: string | undefined, tslab: TslabDisplayModule = kernelTslab()): void {
+  const display = tslab.newDisplay();
+  const note = accountNote(account);
+  if (display.show) display.show(note);
+  else display.html(note["text/html"]);
+}
+
+/** "cred-auth: using account X (cached)", as HTML (small, the front end's muted colour) and text. */
+export function accountNote(account: string | undefined): DisplayBundle {
+  const text = `${PRODUCT_NAME}: using ${account ? `account ${account}` : "the cached credentials"} (cached)`;
+  return {
+    "text/html": `<div class="cred-auth-account" style="font-size:0.85em;color:${MUTED_COLOR}">${escapeHtml(text)}</div>`,
+    "text/plain": text,
+  };
+}
+
+/** A card: the sign-in's state and the plan's notes. */
+export type CardState = ViewState & { notes?: readonly string[] };
+
 /** How the user hands over a pasted code: a second cell (tslab) or the kernel's prompt (Deno). */
 export type CodeEntry = "second-cell" | "prompt";
 
@@ -123,6 +169,8 @@ export type CodeEntry = "second-cell" | "prompt";
 // has fixed colours, white on Google blue (5.4:1), the same on every theme. The state shows in
 // the left border's colour and in words, never in a colour-emoji glyph.
 const TEXT_COLOR = "var(--jp-content-font-color1, inherit)";
+// Secondary text: JupyterLab's second text colour (AA on its themes), else the page's own.
+const MUTED_COLOR = "var(--jp-content-font-color2, inherit)";
 const ACCENT: Readonly<Record<ViewState["phase"], string>> = {
   preparing: "var(--jp-border-color1, #9aa0a6)",
   waiting: "var(--jp-brand-color1, #1967d2)",
@@ -138,8 +186,12 @@ const CARD_STYLE =
 const CODE_STYLE = "font-family:var(--jp-code-font-family, monospace);color:inherit;background:transparent;padding:0";
 
 /** The whole sign-in card for `state`; every value from outside is HTML-escaped. */
-export function renderSignInHtml(state: ViewState, codeEntry: CodeEntry = "second-cell"): string {
+export function renderSignInHtml(state: CardState, codeEntry: CodeEntry = "second-cell"): string {
   const parts = [`<div style="font-weight:600">${escapeHtml(PRODUCT_NAME)} · Sign in to Google Cloud</div>`];
+  if (state.notes?.length && !isFinal(state))
+    parts.push(
+      `<div data-cred-auth-notes style="font-size:0.9em;margin-top:2px;color:${MUTED_COLOR}">${state.notes.map((note) => `<div>${escapeHtml(note)}</div>`).join("")}</div>`,
+    );
   const scopes = describeScopes(state.scopes);
   if (scopes.length > 0) {
     parts.push(
@@ -169,7 +221,7 @@ function signInLink(url: string): string {
   );
 }
 
-function statusHtml(state: ViewState, codeEntry: CodeEntry): string {
+function statusHtml(state: CardState, codeEntry: CodeEntry): string {
   const rejected = state.rejected
     ? `<div style="font-weight:600">Not accepted: ${escapeHtml(state.rejected)}</div>`
     : "";
@@ -188,7 +240,7 @@ function statusHtml(state: ViewState, codeEntry: CodeEntry): string {
         state.savedTo ? `<div>Saved to <code style="${CODE_STYLE}">${escapeHtml(state.savedTo)}</code></div>` : "",
       ].join("");
     case "failed":
-      return `<span style="font-weight:600">${escapeHtml(state.error ?? "The sign-in failed.")}</span>`;
+      return `<span style="font-weight:600">${escapeHtml(failureLine(state))}</span>`;
   }
 }
 
@@ -203,22 +255,26 @@ const CODE_WARNING = "After signing in, the page shows a code (it works like a p
 function secondCellHelp(): string {
   return (
     `${CODE_WARNING} Copy it, then run in a new cell:<pre style="${CODE_STYLE};margin:6px 0">${escapeHtml(COMPLETE_SIGN_IN_CALL)}</pre>` +
-    "or run this cell again with the option <code>{ code: &quot;…&quot; }</code>. No kernel restart is needed."
+    `${escapeHtml(AFTER_SECOND_CELL)} No kernel restart is needed.`
   );
 }
+
+/** What the second cell does for the first: the credentials it returned work from then on. */
+const AFTER_SECOND_CELL = "The sign-in then finishes here, and what this cell returned works.";
 
 /** Loopback on a machine the browser may not reach: the browser's final address, pasted back. */
 function pasteBackHelp(): string {
   return (
     '<div style="margin-top:6px">If your browser is on another machine, it ends on an error page at ' +
     "<code>http://localhost:…</code>. Copy that page's whole address from the address bar, then run in a new cell:" +
-    `<pre style="${CODE_STYLE};margin:6px 0">${escapeHtml(COMPLETE_WITH_ADDRESS_CALL)}</pre></div>`
+    `<pre style="${CODE_STYLE};margin:6px 0">${escapeHtml(COMPLETE_WITH_ADDRESS_CALL)}</pre>${escapeHtml(AFTER_SECOND_CELL)}</div>`
   );
 }
 
 /** The card as plain text, for nbconvert and text front ends (and screen readers of raw output). */
-export function renderSignInText(state: ViewState, codeEntry: CodeEntry = "second-cell"): string {
+export function renderSignInText(state: CardState, codeEntry: CodeEntry = "second-cell"): string {
   const lines = [`${PRODUCT_NAME} · Sign in to Google Cloud`];
+  if (state.notes?.length && !isFinal(state)) lines.push(...state.notes);
   if (state.url && !isFinal(state)) lines.push(`Open this link in a browser to sign in: ${state.url}`);
   if (state.rejected && !isFinal(state)) lines.push(`Not accepted: ${state.rejected}`);
   lines.push(statusText(state, codeEntry));
@@ -232,13 +288,13 @@ function statusText(state: ViewState, codeEntry: CodeEntry): string {
     case "waiting":
       return `${
         state.paste && codeEntry === "second-cell"
-          ? `${waitingWords(state)} If the browser ends on an error page at http://localhost:…, copy its whole address and run in a new cell: ${COMPLETE_WITH_ADDRESS_CALL}`
+          ? `${waitingWords(state)} If the browser ends on an error page at http://localhost:…, copy its whole address and run in a new cell: ${COMPLETE_WITH_ADDRESS_CALL} ${AFTER_SECOND_CELL}`
           : waitingWords(state)
       }\n${MESSAGES.googleErrorPage}`;
     case "code":
       return codeEntry === "prompt"
         ? `${CODE_WARNING} Paste it into the input box below.`
-        : `${CODE_WARNING} Copy it, then run in a new cell: ${COMPLETE_SIGN_IN_CALL}`;
+        : `${CODE_WARNING} Copy it, then run in a new cell: ${COMPLETE_SIGN_IN_CALL} ${AFTER_SECOND_CELL}`;
     case "checking":
       return "Checking the code…";
     case "signed-in":
@@ -247,6 +303,6 @@ function statusText(state: ViewState, codeEntry: CodeEntry): string {
         ...(state.savedTo ? [`Saved to ${state.savedTo}`] : []),
       ].join("\n");
     case "failed":
-      return state.error ?? "The sign-in failed.";
+      return failureLine(state);
   }
 }

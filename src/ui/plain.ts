@@ -1,7 +1,11 @@
+import { closeSync, openSync } from "node:fs";
 import { createInterface } from "node:readline";
+import { ReadStream, WriteStream } from "node:tty";
 import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { Presenter, SignInEvent } from "../oauth/events.js";
 import { MESSAGES } from "../messages.js";
+import type { PromptDevice } from "./face-plan.js";
+import { failureLine, INITIAL_STATE, reduce, wordsWithCode } from "./view-state.js";
 
 /** Where the plain presenter writes and reads. */
 export interface PlainPresenterOptions {
@@ -9,31 +13,99 @@ export interface PlainPresenterOptions {
   output?: NodeJS.WritableStream;
   /** Default `process.stdin`. */
   input?: NodeJS.ReadableStream;
+  /**
+   * Where a pasted code or address is asked for (credentials/plan.ts decides): `stderr` (the
+   * terminal on stdin and stderr, the default when stdin is a TTY), `tty` (the controlling
+   * terminal, when stderr goes to a log: the lines, the prompt and what is typed go there, not
+   * to the log), `stdin` (a pipe: read without echo, its end ends the sign-in at once).
+   */
+  prompt?: PromptDevice;
+  /** Lines shown first: the flow chosen for this machine and how to change it, notices. */
+  notes?: readonly string[];
+  /** Opens the controlling terminal (default /dev/tty); for the `tty` prompt. */
+  openTerminal?: () => Terminal | undefined;
+}
+
+/** The controlling terminal, opened for a conversation that must not reach a redirected stderr. */
+export interface Terminal {
+  input: NodeJS.ReadableStream & { isTTY?: boolean };
+  output: NodeJS.WritableStream;
+  close(): void;
 }
 
 /**
- * Shows a sign-in as plain lines on stderr, and reads a pasted code from stdin (a terminal
- * or a pipe). While the loopback flow waits, the browser's final address can be pasted too,
- * when stdin is a terminal. Never writes to stdout.
+ * Shows a sign-in as plain lines and reads a pasted code or address from the terminal or a pipe.
+ * It writes no escape sequence at all: a terminal is read as it is (cooked), so the terminal
+ * itself shows what is typed (a single-use code bound to this sign-in's PKCE verifier: shown,
+ * not masked), where it is typed, never in a redirected stderr; and Ctrl+C stays the terminal's
+ * SIGINT (the CLI's cancel, exit 130). Never writes to stdout.
  */
 export function createPlainPresenter(options: PlainPresenterOptions = {}): Presenter {
-  const output = options.output ?? process.stderr;
-  const input = options.input ?? process.stdin;
-  const tty = Boolean((input as { isTTY?: boolean }).isTTY);
+  const device = options.prompt ?? defaultDevice(options.input ?? process.stdin);
+  const terminal = device === "tty" ? (options.openTerminal ?? openControllingTerminal)() : undefined;
+  // With the controlling terminal open, the whole conversation goes there, where the person is.
+  const output = terminal?.output ?? options.output ?? process.stderr;
+  const input = terminal?.input ?? options.input ?? process.stdin;
+  const interactive = terminal !== undefined || (device === "stderr" && isTty(input));
   const say = (line: string): void => void output.write(`${line}\n`);
-  let waiting = false;
+  for (const note of options.notes ?? []) say(`cred-auth: ${note}`);
+  let state = INITIAL_STATE;
   return {
     update(event: SignInEvent) {
-      waiting = event.type === "waiting";
-      for (const line of linesFor(event, { canPaste: tty })) say(line);
+      state = reduce(state, event);
+      // The error's line is the caller's to print (the CLI's last line); only a conversation held
+      // on the terminal, away from stderr, ends with it there too.
+      if (event.type === "failed") {
+        if (terminal) say(`cred-auth: ${failureLine(state)}`);
+        return;
+      }
+      for (const line of linesFor(event, { canPaste: interactive })) say(line);
     },
     readCode(signal: AbortSignal) {
       // A pipe is read only for a code the flow needs; beside the loopback wait it stays untouched.
-      if (waiting && !tty) return untilAborted(signal);
-      const prompt = waiting ? "Or paste the address here: " : "Enter the authorization code: ";
-      return readLine(input, output, prompt, signal);
+      if (state.phase === "waiting" && !interactive) return untilAborted(signal);
+      const prompt = state.phase === "waiting" ? "Or paste the address here: " : "Enter the authorization code: ";
+      if (!interactive) say(prompt.trim());
+      return readLine({ input, output: interactive ? output : undefined, prompt, signal });
+    },
+    close() {
+      terminal?.close();
     },
   };
+}
+
+function isTty(stream: NodeJS.ReadableStream): boolean {
+  return (stream as { isTTY?: boolean }).isTTY === true;
+}
+
+/** Without a plan: the terminal when stdin is one, else the pipe. */
+function defaultDevice(input: NodeJS.ReadableStream): PromptDevice {
+  return isTty(input) ? "stderr" : "stdin";
+}
+
+/**
+ * /dev/tty, the process's controlling terminal, opened for reading and writing (as ssh and sudo
+ * prompt); undefined when there is none (no terminal, Windows), and the face reads stdin instead.
+ */
+export function openControllingTerminal(): Terminal | undefined {
+  let readFd: number | undefined;
+  try {
+    readFd = openSync("/dev/tty", "r");
+    const writeFd = openSync("/dev/tty", "w");
+    const input = new ReadStream(readFd);
+    const output = new WriteStream(writeFd);
+    return {
+      input,
+      output,
+      close() {
+        input.destroy();
+        output.destroy();
+      },
+    };
+  } catch {
+    if (readFd !== undefined) closeSync(readFd);
+    return undefined;
+  }
 }
 
 /** Never resolves; rejects when `signal` aborts. */
@@ -60,17 +132,15 @@ export function linesFor(event: SignInEvent, { canPaste = false }: { canPaste?: 
         `Please visit this URL to authorize this application: ${event.url}`,
       ];
     case "waiting":
-      if (event.rejected) return [`Not accepted: ${event.rejected.message}`];
+      if (event.rejected) return [`Not accepted: ${wordsWithCode(event.rejected)}`];
       return [
         "Waiting for the sign-in to complete in the browser...",
         MESSAGES.googleErrorPage,
         ...(event.paste && canPaste ? [PASTE_BACK_LINE] : []),
       ];
     case "code-needed":
-      if (event.rejected) return [`Not accepted: ${event.rejected.message}`];
-      return [
-        "After signing in, copy the code shown and paste it here. The code is a credential like a password: do not share it.",
-      ];
+      if (event.rejected) return [`Not accepted: ${wordsWithCode(event.rejected)}`];
+      return ["After signing in, copy the code shown and paste it here (it works only for this sign-in)."];
     case "signed-in":
       return [
         event.account ? `Signed in as ${event.account}.` : "Signed in.",
@@ -81,42 +151,60 @@ export function linesFor(event: SignInEvent, { canPaste = false }: { canPaste?: 
   }
 }
 
-function readLine(
-  input: NodeJS.ReadableStream,
-  output: NodeJS.WritableStream,
-  prompt: string,
-  signal: AbortSignal,
-): Promise<string> {
+interface LineRequest {
+  input: NodeJS.ReadableStream;
+  /** Where the prompt goes (the terminal, which echoes what is typed); undefined: no prompt. */
+  output: NodeJS.WritableStream | undefined;
+  prompt: string;
+  signal: AbortSignal;
+}
+
+/**
+ * One line from `input`, read as the terminal delivers it (not raw: no escape sequences, the
+ * terminal's own echo and Ctrl+C). Its end (EOF, now or already) ends the sign-in at once; the
+ * signal's abort (the CLI's Ctrl+C) too.
+ */
+function readLine({ input, output, prompt, signal }: LineRequest): Promise<string> {
   if (signal.aborted) return Promise.reject(new CredCancelledError(MESSAGES.signInCancelled));
+  // A stream that already ended never emits "end" again: a second sign-in must not wait for it.
+  if ((input as { readableEnded?: boolean }).readableEnded) return Promise.reject(inputClosed());
   return new Promise((resolve, reject) => {
-    const rl = createInterface({ input, output, terminal: Boolean((input as { isTTY?: boolean }).isTTY) });
-    let answered = false;
-    const onAbort = (): void => {
-      answered = true;
+    const rl = createInterface({ input, ...(output ? { output } : {}), terminal: false });
+    let settled = false;
+    const settle = (outcome: () => void): void => {
+      if (settled) return;
+      settled = true;
+      outcome();
       rl.close();
-      reject(new CredCancelledError(MESSAGES.signInCancelled));
     };
+    const onAbort = (): void =>
+      settle(() => {
+        output?.write("\n"); // the prompt's line ends (after the terminal's own ^C), so what follows starts a line
+        reject(new CredCancelledError(MESSAGES.signInCancelled));
+      });
     signal.addEventListener("abort", onAbort, { once: true });
     rl.once("close", () => {
       signal.removeEventListener("abort", onAbort);
-      // A piped stdin that stays open would otherwise keep the process alive after the answer.
-      if (input === process.stdin) {
-        process.stdin.pause();
-        // Not a terminal's: a later prompt (login's "Remember …?") must still keep the process up.
-        if (!process.stdin.isTTY) (process.stdin as { unref?: () => void }).unref?.();
-      }
-      if (!answered)
-        reject(
-          new CredCredentialsError(
-            "No authorization code was entered (the input was closed); run again and paste the code.",
-            { code: ERROR_CODES.INVALID_CODE },
-          ),
-        );
+      releaseStdin(input);
+      settle(() => reject(inputClosed()));
     });
-    rl.question(prompt, (answer) => {
-      answered = true;
-      resolve(answer);
-      rl.close();
-    });
+    rl.on("line", (answer) => settle(() => resolve(answer)));
+    if (output) rl.setPrompt(prompt);
+    if (output) rl.prompt();
   });
+}
+
+function inputClosed(): CredCredentialsError {
+  return new CredCredentialsError(
+    "No authorization code was entered: the input is closed (end of file); run again where you can paste the code.",
+    { code: ERROR_CODES.INVALID_CODE },
+  );
+}
+
+/** A piped stdin that stays open would keep the process alive after the answer. */
+function releaseStdin(input: NodeJS.ReadableStream): void {
+  if (input !== process.stdin) return;
+  process.stdin.pause();
+  // Not a terminal's: a later prompt (login's "Remember …?") must still keep the process up.
+  if (!process.stdin.isTTY) (process.stdin as { unref?: () => void }).unref?.();
 }

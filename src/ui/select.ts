@@ -1,25 +1,15 @@
-import { createDenoPresenter } from "./deno.js";
+import { createDenoPresenter, showDenoNote } from "./deno.js";
 import { cancelledByInterrupt } from "./interrupt.js";
-import { createNotebookPresenter } from "./notebook.js";
+import { createNotebookPresenter, showTslabNote } from "./notebook.js";
 import { createPlainPresenter } from "./plain.js";
 import type { Presenter } from "../oauth/events.js";
 import { createTerminalPresenter } from "./terminal/index.js";
+import type { FaceName, FacePlan, NotebookFace } from "./face-plan.js";
+
+export type { FaceName, FacePlan, NotebookFace, PromptDevice } from "./face-plan.js";
 
 /** How a sign-in is shown: chosen from where the code runs (`auto`), or forced. */
 export type PresenterChoice = "auto" | "plain" | "terminal" | "notebook" | Presenter;
-
-/** The faces cred-auth draws: the notebook card under tslab or Deno, the ink app, plain lines. */
-export type FaceName = "tslab" | "deno" | "terminal" | "plain";
-
-/** A sign-in's face, decided (credentials/plan.ts): which one, and how it may draw. */
-export interface FacePlan {
-  /** The face to build, or the caller's own presenter. */
-  readonly face: FaceName | Presenter;
-  /** Chosen for where the code runs (`auto`): a face that cannot start falls back to plain lines. */
-  readonly fallback: boolean;
-  /** Whether the face may colour its text (off with `NO_COLOR`). */
-  readonly color: boolean;
-}
 
 /** What a presenter needs beyond its plan. */
 export interface PresenterContext {
@@ -48,15 +38,29 @@ export async function selectPresenter(plan: FacePlan, context: PresenterContext 
 }
 
 function build(face: FaceName, plan: FacePlan, context: PresenterContext): Presenter | Promise<Presenter> {
+  const { notes } = plan;
   switch (face) {
     case "plain":
-      return createPlainPresenter();
+      return createPlainPresenter({ prompt: plan.prompt, notes });
     case "terminal":
-      return createTerminalPresenter({ abort: context.abort, color: plan.color });
+      return createTerminalPresenter({ abort: context.abort, color: plan.color, notes });
     // Kernel › Interrupt cancels the sign-in the card shows (see interrupt.ts).
     case "tslab":
-      return cancelledByInterrupt(createNotebookPresenter());
+      return cancelledByInterrupt(createNotebookPresenter(undefined, { notes }));
     case "deno":
-      return cancelledByInterrupt(createDenoPresenter());
+      return cancelledByInterrupt(createDenoPresenter(globalThis, { notes, codeEntry: plan.codeEntry }));
+  }
+}
+
+/**
+ * A small note under the cell naming the account of cached credentials ("using account X
+ * (cached)"), in the kernel the plan named; never throws (a display that cannot draw shows nothing).
+ */
+export async function showAccountNote(kernel: NotebookFace, account: string | undefined): Promise<void> {
+  try {
+    if (kernel === "tslab") showTslabNote(account);
+    else await showDenoNote(globalThis, account);
+  } catch {
+    // Only a note: a kernel that cannot display it loses nothing.
   }
 }

@@ -1,5 +1,5 @@
 import type { SignInEvent } from "../oauth/events.js";
-import { describeError } from "./words.js";
+import { describeError, errorCodeOf } from "./words.js";
 
 /** What a sign-in face shows now (the terminal and notebook faces share it). */
 export type Phase = "preparing" | "waiting" | "code" | "checking" | "signed-in" | "failed";
@@ -14,9 +14,11 @@ export interface ViewState {
   savedTo?: string;
   /** The failure in words. */
   error?: string;
+  /** The failure's stable code (`ERR_...`), shown beside the words: what to look up. */
+  errorCode?: string;
   /** Loopback: the browser's final address may be pasted back (see the `waiting` event). */
   paste?: boolean;
-  /** The paste just refused, in words; the face asks again. */
+  /** The paste just refused, in words with its code; the face asks again. */
   rejected?: string;
 }
 
@@ -34,13 +36,27 @@ export function reduce(state: ViewState, event: SignInEvent): ViewState {
       return { ...state, phase: "code", rejected: rejectedWords(event.rejected) };
     case "signed-in":
       return { ...state, phase: "signed-in", account: event.account, savedTo: event.savedTo };
-    case "failed":
-      return { ...state, phase: "failed", error: describeError(event.error) };
+    case "failed": {
+      const errorCode = errorCodeOf(event.error);
+      return { ...state, phase: "failed", error: describeError(event.error), ...(errorCode ? { errorCode } : {}) };
+    }
   }
 }
 
 function rejectedWords(error: Error | undefined): string | undefined {
-  return error ? describeError(error) : undefined;
+  return error ? wordsWithCode(error) : undefined;
+}
+
+/** An error in words with its code: `words (ERR_...)`. */
+export function wordsWithCode(error: Error): string {
+  const code = errorCodeOf(error);
+  return code ? `${describeError(error)} (${code})` : describeError(error);
+}
+
+/** A failure in words with its code, as every face ends: `words (ERR_...)`. */
+export function failureLine(state: ViewState): string {
+  const words = state.error ?? "The sign-in failed.";
+  return state.errorCode ? `${words} (${state.errorCode})` : words;
 }
 
 export function isFinal(state: ViewState): boolean {

@@ -34,6 +34,12 @@ function describeScope(scope: string): string {
 /** The product shown at the top of every sign-in. */
 export const PRODUCT_NAME = "cred-auth";
 
+/** The stable `ERR_...` code of a cred-auth error (any error carrying one), else undefined. */
+export function errorCodeOf(error: Error): string | undefined {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" && /^ERR_[A-Z_]{1,60}$/.test(code) ? code : undefined;
+}
+
 /** What went wrong, in words: the error's own one-line message. */
 export function describeError(error: Error): string {
   const message = error.message.split("\n")[0]?.trim();

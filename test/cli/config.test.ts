@@ -137,7 +137,7 @@ test("a read-only home: config set fails in one line saying what to do; list, ge
   assert.equal(r.code, 1);
   assert.match(
     r.stderr,
-    /^cred-auth: Cannot write the settings file .*config\.json \((EACCES|ENOTDIR|EEXIST)\); make its directory writable, or use options or environment variables instead\.\n$/,
+    /^cred-auth: Cannot write the settings file .*config\.json \((EACCES|ENOTDIR|EEXIST)\); make its directory writable, or use options or environment variables instead\. \(ERR_FILE_INVALID\)\n$/,
   );
   for (const args of [["list"], ["get", "ui"], ["path"]]) {
     const read = await runCli(["config", ...args], env);

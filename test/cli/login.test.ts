@@ -166,7 +166,7 @@ test("copy-paste login (--nouse_local_webserver): the code pasted on stdin compl
   const box = await loginBox();
   const destination = join(box.dir, "pasted.json");
   const r = await login(box, [destination, "--nouse_local_webserver"], async (url, child) => {
-    await waitForStderr(child, /Enter the authorization code: /);
+    await waitForStderr(child, /Enter the authorization code:\n/);
     const result = await approveSignIn(url, { account: "carol@example.com" });
     assert.ok(result.code, "the code page shows a code");
     child.stdin!.end(`${result.code}\n`);
@@ -236,7 +236,7 @@ test("a destination that cannot be written fails before any sign-in", {
   });
   chmodSync(locked, 0o700);
   assert.equal(child.status, 1, child.stderr);
-  assert.match(child.stderr, /^cred-auth: Cannot save credentials to .* is not writable\.\n$/);
+  assert.match(child.stderr, /^cred-auth: Cannot save credentials to .* is not writable\. \(ERR_FILE_UNWRITABLE\)\n$/);
   assert.doesNotMatch(child.stderr, /authorize this application/);
 });
 
@@ -277,7 +277,10 @@ test("a destination under a file fails before any sign-in", async () => {
   writeFileSync(join(box.dir, "plain-file"), "x");
   const r = await runCli(["login", join(box.dir, "plain-file", "adc.json")], box.env);
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /^cred-auth: Cannot save credentials to .*plain-file.* is not a directory\.\n$/);
+  assert.match(
+    r.stderr,
+    /^cred-auth: Cannot save credentials to .*plain-file.* is not a directory\. \(ERR_FILE_UNWRITABLE\)\n$/,
+  );
 });
 
 /** An emulator that also knows a Google-shaped "Desktop app" client, and its client-secret file. */
@@ -293,6 +296,25 @@ async function ownClient(box: Sandbox): Promise<{ emulator: Awaited<ReturnType<t
   box.env.CRED_AUTH_EMULATOR_HOST = emulator.host;
   return { emulator, file };
 }
+
+test("remote, --client-secret-file of a Desktop client: loopback with the address pasted back, and no advice that cannot work", async () => {
+  const box = await loginBox();
+  const { file } = await ownClient(box);
+  box.env.CRED_AUTH_REMOTE = "1"; // the emulator offers a code page: a Web client would paste a code
+  const destination = join(box.dir, "desktop.json");
+  const r = await login(box, [destination, "--client-secret-file", file], async (url) => {
+    assert.match(new URL(url).searchParams.get("redirect_uri") ?? "", /^http:\/\/localhost:\d+\/$/);
+    await approveSignIn(url, {});
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const line = r.stderr.split("\n").find((l) => l.includes("sign-in"));
+  assert.match(line ?? "", /loopback sign-in with the address pasted back: .* a Desktop client has no code page\.$/);
+  assert.doesNotMatch(
+    r.stderr,
+    /--no-use-local-webserver|--redirect-uri|code page instead/,
+    "no flag that fails for it",
+  );
+});
 
 test("--remember keeps the client-secret file; the next login takes its client from the settings", async () => {
   const box = await loginBox();

@@ -120,6 +120,22 @@ test("a hosted environment comes first; one that fails is passed over to ADC", a
   assert.equal(projectId, "hosted-project");
 });
 
+test("a sign-in that ran and was denied: default() throws the sign-in's own error, which its face showed", async () => {
+  const b = browserPresenter({ decision: "deny" });
+  await withEnv(
+    { GOOGLE_APPLICATION_CREDENTIALS: join(home, "nothing-here.json"), CRED_AUTH_HOSTED: "off" },
+    async () => {
+      await assert.rejects(credAuth.default([CLOUD], { ...userOptions, presenter: b.presenter }), (error: Error) => {
+        assert.ok(error instanceof CredCredentialsError);
+        assert.equal(error.code, "ERR_ACCESS_DENIED");
+        assert.match(error.message, /^Sign-in was denied in the browser \(access_denied\); run again and choose Allow/);
+        return true;
+      });
+    },
+  );
+  assert.deepEqual(b.types().at(-1), "failed", "the face said it");
+});
+
 test("everything fails: 'Could not get any valid credentials.' with each step's reason and no secret", async () => {
   const failing: HostedEnvironment = {
     name: "broken-platform",
@@ -127,14 +143,14 @@ test("everything fails: 'Could not get any valid credentials.' with each step's 
     credentials: async () => Promise.reject(new Error("no user here")),
   };
   const missing = join(home, "does-not-exist.json");
-  const b = browserPresenter({ decision: "deny" });
   const warnings: Error[] = [];
   const onWarning = (w: Error) => warnings.push(w);
   process.on("warning", onWarning);
   try {
     await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: missing, CRED_AUTH_HOSTED: undefined }, async () => {
       await assert.rejects(
-        credAuth.default([CLOUD], { ...userOptions, presenter: b.presenter, hosted: [failing] }),
+        // The sign-in cannot even start here (no notebook kernel for the notebook face).
+        credAuth.default([CLOUD], { ...userOptions, presenter: "notebook", hosted: [failing] }),
         (error: Error) => {
           assert.ok(error instanceof CredCredentialsError);
           const lines = error.message.split("\n");
@@ -148,9 +164,10 @@ test("everything fails: 'Could not get any valid credentials.' with each step's 
             error.message,
           );
           assert.ok(
-            lines.some((l) => l.includes("user sign-in") && l.includes("denied")),
+            lines.some((l) => l.includes("user sign-in") && l.includes("needs a tslab or Deno Jupyter kernel")),
             error.message,
           );
+          assert.equal((error as CredCredentialsError).code, "ERR_NO_CREDENTIALS");
           assert.doesNotMatch(error.message, /cred-auth-demo-secret|secret-emulator-only/);
           return true;
         },

@@ -67,7 +67,7 @@ test("remote, no code page (a Desktop client): loopback with the address pasted 
   const lines = first.text.split("\n").filter((line) => /sign-in/.test(line));
   assert.equal(lines.length, 1, first.text);
   assert.match(lines[0]!, /loopback sign-in with the address pasted back/, "names the flow");
-  assert.match(lines[0]!, /looks remote \(CRED_AUTH_REMOTE=1\) and no code page is configured/, "says why");
+  assert.match(lines[0]!, /looks remote \(CRED_AUTH_REMOTE=1\) and there is no code page/, "says why");
   assert.match(lines[0]!, /--redirect-uri/, "names the flag that changes it");
   const url = first.error.pending.url;
   const redirect = new URL(new URL(url).searchParams.get("redirect_uri")!);

@@ -59,11 +59,13 @@ test("a client-secret file of the installed or the web shape", () => {
     clientId: "i-id",
     clientSecret: "i-secret",
     source: "file",
+    kind: "desktop",
   });
   assert.deepEqual(clientOf({}, { CRED_AUTH_CLIENT_SECRET_FILE: web }, google), {
     clientId: "w-id",
     clientSecret: "w-secret",
     source: "file",
+    kind: "web",
   });
 });
 

@@ -20,12 +20,13 @@ import type { Settings } from "../../dist/settings/index.js";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
 const EMULATOR = { CRED_AUTH_EMULATOR_HOST: "127.0.0.1:9" };
+const NOTICE = "CRED_AUTH_EMULATOR_HOST is set: using the local emulator at http://127.0.0.1:9 instead of Google.";
 
 /** Sources with `settings` as the file's content, counting the reads; a desktop terminal unless told. */
 function sources(env: NodeJS.ProcessEnv = {}, settings: Settings = {}, where: Partial<PlanSources> = {}) {
   const read = { count: 0 };
   const planned: PlanSources = {
-    env: { DISPLAY: ":0", ...EMULATOR, ...env },
+    env: { DISPLAY: ":0", TERM: "xterm-256color", ...EMULATOR, ...env },
     settings: () => {
       read.count++;
       return settings;
@@ -60,9 +61,21 @@ test("a local desktop: loopback on 8080-8089, the browser opened, the ink face, 
   assert.deepEqual(p.flow.scopes, [CLOUD, ...ACCOUNT_SCOPES]);
   assert.deepEqual(p.scopes, [CLOUD]);
   assert.equal(p.flow.client.source, "demo");
-  assert.deepEqual(p.face, { face: "terminal", fallback: true, color: true });
+  assert.deepEqual(p.face, {
+    face: "terminal",
+    fallback: true,
+    color: true,
+    prompt: "stderr",
+    codeEntry: "second-cell",
+    notes: [NOTICE, p.announcement],
+  });
   assert.equal(p.runtime.kind, "terminal");
-  assert.match(p.announcement ?? "", /^loopback sign-in: the browser can reach this machine; useLocalWebserver: false/);
+  assert.equal(
+    p.announcement,
+    "loopback sign-in: the browser can reach this machine; useLocalWebserver: false (--no-use-local-webserver) pastes a code instead; if the browser is on another machine, CRED_AUTH_REMOTE=1 (or `cred-auth config set remote true`) pastes its final address back.",
+  );
+  assert.equal(p.flow.checkClient, true, "at the emulator the client is always checked");
+  assert.equal(p.whenPending, "throw", "a terminal reads the code itself");
 });
 
 test("a remote machine: copy-paste when a code page is configured, else loopback with the address pasted back", () => {
@@ -213,10 +226,18 @@ test("the face: the presenter option, then the ui setting, then auto for where t
   const face = (options: SaveUserCredentialsOptions, settings: Settings = {}, where: Partial<PlanSources> = {}) =>
     planSignIn({ scopes: [CLOUD], options }, sources({}, settings, where).sources).face;
   const pipe = { host: host({ stdinIsTTY: false }) };
-  assert.deepEqual(face({}, {}, pipe), { face: "plain", fallback: true, color: true });
+  assert.deepEqual(face({}, {}, pipe), {
+    face: "plain",
+    fallback: true,
+    color: true,
+    prompt: "stdin",
+    codeEntry: "second-cell",
+    notes: [NOTICE, planSignIn({ scopes: [CLOUD], options: {} }, sources({}, {}, pipe).sources).announcement],
+  });
   assert.equal(face({}, {}, { globals: { __tslab__: {} } }).face, "tslab");
   assert.equal(face({}, {}, { globals: { Deno: { jupyter: {} } } }).face, "deno");
-  assert.deepEqual(face({}, { ui: "plain" }), { face: "plain", fallback: false, color: true });
+  assert.equal(face({}, { ui: "plain" }).face, "plain");
+  assert.equal(face({}, { ui: "plain" }).fallback, false);
   assert.equal(face({ presenter: "terminal" }, { ui: "plain" }, pipe).face, "terminal");
   assert.equal(face({ presenter: "auto" }, { ui: "plain" }).face, "terminal", "an explicit auto beats the setting");
   assert.equal(face({ presenter: "notebook" }, {}, { globals: { __tslab__: {} } }).face, "tslab");
@@ -228,7 +249,14 @@ test("the face: the presenter option, then the ui setting, then auto for where t
   );
   const noColor = planSignIn({ scopes: [CLOUD], options: {} }, sources({ NO_COLOR: "1" }).sources).face;
   assert.equal(noColor.color, false);
-  assert.deepEqual(planFace({}, sources({}, { ui: "plain" }).sources), { face: "plain", fallback: false, color: true });
+  assert.deepEqual(planFace({}, sources({}, { ui: "plain" }).sources), {
+    face: "plain",
+    fallback: false,
+    color: true,
+    prompt: "stderr",
+    codeEntry: "second-cell",
+    notes: [],
+  });
 });
 
 test("the browser: the openBrowser option, else where the code runs; BROWSER names the command, none never", () => {

@@ -22,7 +22,7 @@ test("first call signs in through the loopback flow and saves to the cache (0600
   const codes = grants("authorization_code");
   const credentials = await getUserCredentials([CLOUD], { presenter: b.presenter, useLocalWebserver: true });
   assert.deepEqual(b.types(), ["url", "waiting", "signed-in"]);
-  assert.equal(grants("authorization_code") - codes, 1);
+  assert.equal(grants("authorization_code") - codes, 2, "the client check's made-up code, then the exchange");
   assert.equal(credentials.constructor.name, "UserRefreshClient");
   const before = emulator.stats().tokenRequests;
   const { token } = await credentials.getAccessToken();

@@ -156,7 +156,7 @@ test("cred-auth emulator --port N on a busy port: one line naming the port and w
     assert.equal(r.code, 3, r.stderr);
     assert.equal(
       r.stderr,
-      `cred-auth: port ${port} on 127.0.0.1 is already in use: stop what holds it, or choose another port with --port N (--port 0 picks a free one)\n`,
+      `cred-auth: port ${port} on 127.0.0.1 is already in use: stop what holds it, or choose another port with --port N (--port 0 picks a free one) (ERR_CONNECTION)\n`,
     );
     assert.doesNotMatch(r.stderr, /unexpected/);
   } finally {

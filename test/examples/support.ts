@@ -128,7 +128,7 @@ export async function runExampleWithSignIn(
   if (!loopback) {
     if (!result.code) throw new Error(`no code after approving the sign-in: ${result.error ?? result.status}`);
     // Type the code once asked, as a person would, and leave the input open like a terminal.
-    if (await stderrMatch(/Enter the authorization code: /)) child.stdin?.write(`${result.code}\n`);
+    if (await stderrMatch(/Enter the authorization code:/)) child.stdin?.write(`${result.code}\n`);
     await stderrMatch(/Signed in|failed/);
   }
   child.stdin?.end();

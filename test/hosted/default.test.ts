@@ -161,14 +161,16 @@ test("when every step fails, the final CredCredentialsError lists each step's re
   inKaggle();
   kaggle.mode = "unauthorized";
   inColab(); // two platforms detected: both are asked and both reported
-  await assert.rejects(credAuth.default(SCOPES, signInAs("deny")), (error: Error) => {
+  // A user sign-in that cannot start (no notebook kernel for the notebook face) is a step's reason;
+  // one that ran and was denied would be thrown as its own error (test/credentials/default.test.ts).
+  await assert.rejects(credAuth.default(SCOPES, { ...signInAs("deny"), presenter: "notebook" }), (error: Error) => {
     assert.ok(error instanceof credAuth.CredCredentialsError, String(error));
     const lines = error.message.split("\n");
     assert.equal(lines[0], "Could not get any valid credentials.");
     const colab = lines.findIndex((l) => /^- hosted colab: Colab: .*HTTP 404/.test(l));
     const kaggleLine = lines.findIndex((l) => /^- hosted kaggle: Kaggle: .*HTTP 401/.test(l));
     const adc = lines.findIndex((l) => /^- ADC: /.test(l));
-    const user = lines.findIndex((l) => /^- user sign-in: ./.test(l));
+    const user = lines.findIndex((l) => /^- user sign-in: .*needs a tslab or Deno Jupyter kernel/.test(l));
     assert.ok(colab > 0 && kaggleLine > colab && adc > kaggleLine && user > adc, error.message);
     assert.doesNotMatch(error.message, /kaggle-secrets/, "no platform secret in the message");
     return true;

@@ -7,7 +7,8 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { kernelEnv, notebooksDir } from "./support.ts";
+import { type ApproveOptions, approveSignIn, type BrowserResult } from "cred-auth/emulator";
+import { kernelEnv, notebooksDir, type TslabFixture } from "./support.ts";
 
 const driver = fileURLToPath(new URL("./run_cells.py", import.meta.url));
 
@@ -16,6 +17,10 @@ export interface Executed {
   stderr: string;
   plain: string[];
   error: string | null;
+  /** The traceback lines of the kernel's error message (Deno's report of a failed cell; tslab prints on stderr). */
+  traceback: string[];
+  /** The execute reply's status: `ok`, `error`, or `abort` (tslab dropped the request). */
+  status: string | null;
 }
 
 export interface DriverEvent extends Partial<Executed> {
@@ -34,6 +39,10 @@ export interface CellKernelOptions {
   jupyterPath: string;
   emulatorHost: string;
   env?: Record<string, string>;
+  /** The kernel's HOME (default: a fresh one): another kernel's, to play a restarted kernel. */
+  home?: string;
+  /** Where the kernel starts, its notebook's folder (default: notebooks/). */
+  cwd?: string;
 }
 
 /** A Jupyter kernel run cell by cell through run_cells.py (which can press Kernel › Interrupt). */
@@ -42,10 +51,10 @@ export class CellKernel {
   private readonly child: ChildProcess;
   private readonly events: AsyncIterator<string>;
 
-  constructor({ python, kernel, work, jupyterPath, emulatorHost, env = {} }: CellKernelOptions) {
-    this.home = mkdtempSync(join(work, "home-"));
+  constructor({ python, kernel, work, jupyterPath, emulatorHost, env = {}, home, cwd }: CellKernelOptions) {
+    this.home = home ?? mkdtempSync(join(work, "home-"));
     this.child = spawn(python, [driver, kernel], {
-      cwd: notebooksDir,
+      cwd: cwd ?? notebooksDir,
       stdio: ["pipe", "pipe", "inherit"],
       env: kernelEnv(this.home, jupyterPath, emulatorHost, env),
     });
@@ -77,6 +86,20 @@ export class CellKernel {
     }
   }
 
+  /**
+   * Sends every cell's execute request at once, as "Run All" or Shift+Enter pressed twice does
+   * (the second is queued while the first runs); the results in order.
+   */
+  async runTogether(
+    codes: readonly string[],
+    options: { onEvent?: (event: DriverEvent) => Promise<void> | void } = {},
+  ): Promise<Array<Executed & { events: DriverEvent[] }>> {
+    this.child.stdin!.write(`${JSON.stringify({ codes })}\n`);
+    const results: Array<Executed & { events: DriverEvent[] }> = [];
+    for (const _ of codes) results.push(await this.collect(options.onEvent));
+    return results;
+  }
+
   /** Presses Kernel › Interrupt between cells; resolves once a card says "failed". */
   async interrupt(): Promise<Executed & { events: DriverEvent[] }> {
     this.child.stdin!.write(`${JSON.stringify({ interrupt: true })}\n`);
@@ -104,4 +127,44 @@ export async function listening(port: number): Promise<boolean> {
     if (open) return true;
   }
   return false;
+}
+
+/**
+ * An `onEvent` that signs in like a browser at each link a card shows (`approve`: the account,
+ * Deny, a browser on another machine); `got` sees what the browser ended on.
+ */
+export function approving(approve: ApproveOptions = {}, got?: (page: BrowserResult) => void) {
+  return async (event: DriverEvent): Promise<void> => {
+    if (event.event !== "sign-in" || !event.url) return;
+    // Not `got?.(await ...)`: an optional call skips its arguments, and the browser with them.
+    const page = await approveSignIn(event.url, approve);
+    got?.(page);
+  };
+}
+
+/** Runs `work` on `kernel`, which is shut down afterwards whatever happens. */
+export async function using<T>(kernel: CellKernel, work: (kernel: CellKernel) => Promise<T>): Promise<T> {
+  try {
+    return await work(kernel);
+  } finally {
+    await kernel.close();
+  }
+}
+
+/** A tslab kernel in `fixture` (its emulator, kernel spec and work folder), with `env`; `where`: another HOME, another folder. */
+export function tslabKernelIn(
+  fixture: TslabFixture,
+  python: string,
+  env: Record<string, string> = {},
+  where: { home?: string; cwd?: string } = {},
+): CellKernel {
+  return new CellKernel({
+    python,
+    kernel: "tslab",
+    work: fixture.work,
+    jupyterPath: fixture.jupyterPath,
+    emulatorHost: fixture.emulator.host,
+    env,
+    ...where,
+  });
 }

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startEmulator } from "cred-auth/emulator";
-import { CellKernel, listening } from "./cells.ts";
+import { approving, CellKernel, listening, using } from "./cells.ts";
 import {
   codeCells,
   findJupyterPython,
@@ -164,4 +164,111 @@ test("Kernel › Interrupt on Deno's kernel while the sign-in waits: the card sa
   } finally {
     await kernel.close();
   }
+});
+
+/** A Deno kernel of this file's setup, with `env`. */
+const denoKernel = (env: Record<string, string>) =>
+  new CellKernel({
+    python: python!,
+    kernel: "deno",
+    work,
+    jupyterPath,
+    emulatorHost: emulator.host,
+    env: { DENO_NO_UPDATE_CHECK: "1", ...env },
+  });
+
+/** Remote, with no code page: as Google serves a Desktop client. */
+const REMOTE_DESKTOP = { CRED_AUTH_REMOTE: "1", CRED_AUTH_EMULATOR_CODE_PAGE: "off" };
+
+const DENO_SIGN_IN =
+  'const [credentials] = await credAuth.default(["https://www.googleapis.com/auth/cloud-platform"]);';
+
+test("Deno, remote, Desktop client: the first cell ends with the card and the paste-back help; completeSignIn(address) in the next cell signs in", {
+  skip,
+  timeout: 90_000,
+}, async () => {
+  await using(denoKernel(REMOTE_DESKTOP), async (kernel) => {
+    await kernel.run('import * as credAuth from "cred-auth";');
+    let address: string | undefined;
+    // The browser is on another machine: the redirect to the kernel's loopback port is not followed.
+    const remoteBrowser = approving(
+      { account: "carol@example.com", followRedirect: false },
+      (page) => (address = page.url),
+    );
+    const first = await kernel.run(DENO_SIGN_IN, { onEvent: remoteBrowser });
+    assert.equal(first.status, "ok", `the cell ended normally: ${first.error} ${first.stderr}`);
+    assert.equal(first.error, null);
+    const card = first.plain.at(-1) ?? "";
+    assert.match(card, /loopback sign-in with the address pasted back/, "the flow, in the card");
+    assert.match(card, /completeSignIn\("PASTE-THE-ADDRESS-HERE"\)/, "the paste-back instructions");
+    assert.match(address ?? "", /^http:\/\/localhost:\d+\/\?/, "the browser's final address");
+    const second = await kernel.run(
+      `await credAuth.completeSignIn(${JSON.stringify(address)});
+const { token } = await credentials.getAccessToken();
+const response = await fetch(\`http://${emulator.host}/storage/v1/b/demo-bucket/o/hello.txt?alt=media\`, { headers: { Authorization: \`Bearer \${token}\` } });
+await Deno.jupyter.display({ "text/plain": \`\${response.status} \${(await response.text()).trim()}\` }, { raw: true });`,
+    );
+    assert.equal(second.status, "ok", `${second.error} ${second.stderr}`);
+    assert.ok(second.plain.includes("200 Hello from the cred-auth emulator!"), second.plain.join(" | "));
+    assert.ok(
+      second.plain.some((text) => /Signed in as carol@example\.com/.test(text)),
+      "the first card now says signed in",
+    );
+  });
+});
+
+test("Deno: Kernel › Interrupt while the two-cell sign-in waits between cells cancels it; the port closes, the kernel lives on", {
+  skip,
+  timeout: 90_000,
+}, async () => {
+  await using(denoKernel(REMOTE_DESKTOP), async (kernel) => {
+    await kernel.run('import * as credAuth from "cred-auth";');
+    const first = await kernel.run(DENO_SIGN_IN);
+    assert.equal(first.status, "ok", `${first.error} ${first.stderr}`);
+    const link = first.events.find((event) => event.event === "sign-in")?.url;
+    assert.ok(link);
+    const port = Number(new URL(new URL(link).searchParams.get("redirect_uri")!).port);
+    assert.equal(await listening(port), true, "the receiver still listens for a browser that can reach it");
+    const interrupted = await kernel.interrupt();
+    assert.match(interrupted.plain.at(-1) ?? "", /cancelled \(kernel interrupt\)\. Nothing was saved\./);
+    assert.equal(await listening(port), false, `the loopback port ${port} is closed`);
+    const after = await kernel.run(
+      'await Deno.jupyter.display({ "text/plain": await credentials.getAccessToken().then(() => "token", (e) => e.code) }, { raw: true });',
+    );
+    assert.deepEqual(after.plain, ["ERR_CANCELLED"], "the kernel lives on; the credentials say they were cancelled");
+  });
+});
+
+test("Deno: a refused sign-in is the card and one line with its code", { skip, timeout: 90_000 }, async () => {
+  await using(denoKernel({ CRED_AUTH_REMOTE: "0" }), async (kernel) => {
+    await kernel.run('import * as credAuth from "cred-auth";');
+    const refused = await kernel.run(DENO_SIGN_IN, { onEvent: approving({ decision: "deny" }) });
+    assert.equal(refused.status, "error");
+    assert.equal(refused.error, "CredCredentialsError");
+    assert.deepEqual(refused.traceback, [
+      "CredCredentialsError [ERR_ACCESS_DENIED]: Sign-in was denied in the browser (access_denied); run again and choose Allow to sign in.",
+    ]);
+    assert.match(refused.plain.at(-1) ?? "", /\(ERR_ACCESS_DENIED\)$/);
+  });
+});
+
+test("Deno: cached credentials name their account in a small note; accountNote: false leaves it out", {
+  skip,
+  timeout: 90_000,
+}, async () => {
+  await using(denoKernel({ CRED_AUTH_REMOTE: "0" }), async (kernel) => {
+    await kernel.run('import * as credAuth from "cred-auth";');
+    const signedIn = await kernel.run(DENO_SIGN_IN, { onEvent: approving({ account: "carol@example.com" }) });
+    assert.equal(signedIn.status, "ok", `${signedIn.error} ${signedIn.stderr}`);
+    assert.ok(!signedIn.plain.some((text) => /\(cached\)/.test(text)), "a fresh sign-in shows the card, not the note");
+    const scopes = '["https://www.googleapis.com/auth/cloud-platform"]';
+    const cached = await kernel.run(`const cachedCredentials = await credAuth.getUserCredentials(${scopes});`);
+    assert.equal(cached.status, "ok", cached.stderr);
+    assert.deepEqual(cached.plain, ["cred-auth: using account carol@example.com (cached)"]);
+    const quiet = await kernel.run(
+      `const quietCredentials = await credAuth.getUserCredentials(${scopes}, { accountNote: false });`,
+    );
+    assert.equal(quiet.status, "ok", quiet.stderr);
+    assert.deepEqual(quiet.plain, [], "turned off");
+  });
 });

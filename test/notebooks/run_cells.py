@@ -4,17 +4,21 @@ press Kernel > Interrupt (`KernelManager.interrupt_kernel()`) while a cell runs.
 Usage: python3 run_cells.py KERNEL_NAME   (the kernel starts in the current directory)
 
 Reads one JSON request per line on stdin: {"code": "...", "interrupt_on": "waiting" | null}, or
-{"interrupt": true} to interrupt an idle kernel (a sign-in left waiting for a paste after its
-cell ended): then every message is read, whatever cell it belongs to, until a card shows "failed".
+{"codes": ["...", "..."]} to send several execute requests at once (as "Run All" or a quick
+Shift+Enter twice does: each is queued before the one before has finished), or {"interrupt": true}
+to interrupt an idle kernel (a sign-in left waiting for a paste after its cell ended): then every
+message is read, whatever cell it belongs to, until a card shows "failed".
 While the cell runs, prints one JSON line per event on stdout:
   {"event": "sign-in", "url": ...}        a sign-in link appeared in a display (once per link)
   {"event": "card", "status": ...}        a sign-in card showed this status
   {"event": "interrupted"}                interrupt_kernel() was called (once the card said
                                           `interrupt_on`)
 and, when the kernel reports the cell finished (status idle):
-  {"event": "executed", "stdout": ..., "stderr": ..., "plain": [...], "error": ename or null}
-where "plain" holds the text/plain of every display message, in order. An empty line or the end
-of stdin shuts the kernel down.
+  {"event": "executed", "stdout": ..., "stderr": ..., "plain": [...], "error": ename or null,
+   "traceback": the error message's traceback lines (a kernel's own report of a failed cell),
+   "status": the execute reply's status: "ok", "error", or "abort" (tslab dropped the request)}
+where "plain" holds the text/plain of every display message, in order (with "codes", one
+"executed" per cell, in order). An empty line or the end of stdin shuts the kernel down.
 """
 import html
 import json
@@ -28,6 +32,7 @@ from jupyter_client.manager import KernelManager
 SIGN_IN_LINK = re.compile(r'<a href="([^"]+)"[^>]*>Sign in with Google</a>')
 CARD_STATUS = re.compile(r'data-cred-auth-status="([^"]+)"')
 CELL_TIMEOUT_SECONDS = 120
+LATE_SECONDS = 0.5
 
 
 def say(event):
@@ -45,46 +50,94 @@ def messages(client):
             continue
 
 
-def run_cell(manager, client, code, interrupt_on, seen):
-    msg_id = client.execute(code)
-    result = {"event": "executed", "stdout": "", "stderr": "", "plain": [], "error": None}
+def new_result():
+    return {"event": "executed", "stdout": "", "stderr": "", "plain": [], "error": None, "traceback": [], "status": None}
+
+
+def record_display(result, data, seen, interrupt_on, manager):
+    """Records a display's text/plain and reports its link and card states; interrupts on `interrupt_on` (True if so)."""
+    if "text/plain" in data:
+        result["plain"].append(data["text/plain"])
+    page = data.get("text/html", "")
+    for match in SIGN_IN_LINK.finditer(page):
+        url = html.unescape(match.group(1))
+        if url not in seen:
+            seen.add(url)
+            say({"event": "sign-in", "url": url})
+    interrupted = False
+    for status in CARD_STATUS.findall(page):
+        say({"event": "card", "status": status})
+        if status == interrupt_on and manager is not None and not interrupted:
+            interrupted = True
+            manager.interrupt_kernel()
+            say({"event": "interrupted"})
+    return interrupted
+
+
+def run_cells(manager, client, codes, interrupt_on, seen):
+    """Sends every execute request at once, then reads until each cell is idle."""
+    ids = [client.execute(code) for code in codes]
+    results = {msg_id: new_result() for msg_id in ids}
+    idle = set()
     interrupted = False
     for msg in messages(client):
-        if msg["parent_header"].get("msg_id") != msg_id:
+        msg_id = msg["parent_header"].get("msg_id")
+        if msg_id not in results:
             continue
-        kind, content = msg["msg_type"], msg["content"]
+        result, kind, content = results[msg_id], msg["msg_type"], msg["content"]
         if kind == "status" and content["execution_state"] == "idle":
-            say(result)
-            return
-        if kind == "stream":
+            idle.add(msg_id)
+            if len(idle) == len(ids):
+                late_updates(client, results, seen)
+                break
+        elif kind == "stream":
             result[content["name"]] += content["text"]
         elif kind == "error":
             result["error"] = content["ename"]
+            result["traceback"] = content.get("traceback", [])
         elif kind in ("display_data", "update_display_data", "execute_result"):
             data = content.get("data", {})
-            if "text/plain" in data:
-                result["plain"].append(data["text/plain"])
-            page = data.get("text/html", "")
-            for match in SIGN_IN_LINK.finditer(page):
-                url = html.unescape(match.group(1))
-                if url not in seen:
-                    seen.add(url)
-                    say({"event": "sign-in", "url": url})
-            for status in CARD_STATUS.findall(page):
-                say({"event": "card", "status": status})
-                if status == interrupt_on and not interrupted:
-                    interrupted = True
-                    manager.interrupt_kernel()
-                    say({"event": "interrupted"})
-    result["error"] = "the cell did not finish in time"
-    say(result)
+            if record_display(result, data, seen, interrupt_on, None if interrupted else manager):
+                interrupted = True
+    for msg_id in ids:
+        if msg_id not in idle:
+            results[msg_id]["error"] = "the cell did not finish in time"
+    replies = {}
+    while len(replies) < len(ids):
+        try:
+            reply = client.get_shell_msg(timeout=5)
+        except queue.Empty:
+            break
+        # Older replies (kernel_info, cells run before) may still be queued: keep only these cells'.
+        if reply["parent_header"].get("msg_id") in results:
+            replies[reply["parent_header"]["msg_id"]] = reply["content"].get("status")
+    for msg_id in ids:
+        results[msg_id]["status"] = replies.get(msg_id)
+        say(results[msg_id])
+
+
+def late_updates(client, results, seen):
+    """
+    Display updates sent as the cells ended: Deno's kernel publishes a display on its own path,
+    which may overtake the cell's idle status. A front end applies an update by its display id
+    whenever it comes (JupyterLab does), so they count as the cell's: read for LATE_SECONDS more.
+    """
+    deadline = time.monotonic() + LATE_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            msg = client.get_iopub_msg(timeout=max(0.01, deadline - time.monotonic()))
+        except queue.Empty:
+            return
+        result = results.get(msg["parent_header"].get("msg_id"))
+        if result is not None and msg["msg_type"] == "update_display_data":
+            record_display(result, msg["content"].get("data", {}), seen, None, None)
 
 
 def interrupt_idle(manager, client):
     """Interrupts between cells; reports the cards shown until one says "failed"."""
     manager.interrupt_kernel()
     say({"event": "interrupted"})
-    result = {"event": "executed", "stdout": "", "stderr": "", "plain": [], "error": None}
+    result = new_result()
     for msg in messages(client):
         data = msg["content"].get("data", {}) if msg["msg_type"].endswith("display_data") else {}
         if "text/plain" in data:
@@ -113,7 +166,8 @@ def main(kernel_name):
             if request.get("interrupt"):
                 interrupt_idle(manager, client)
                 continue
-            run_cell(manager, client, request["code"], request.get("interrupt_on"), seen)
+            codes = request["codes"] if "codes" in request else [request["code"]]
+            run_cells(manager, client, codes, request.get("interrupt_on"), seen)
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)

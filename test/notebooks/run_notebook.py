@@ -7,7 +7,7 @@ starts in the notebook's directory. While a cell runs, every sign-in link that a
 a display (the href of cred-auth's "Sign in with Google" button) is printed to stdout as
 one JSON line, {"event": "sign-in", "url": ..., "cell": N}, so a test can drive the consent
 page like a browser while the notebook waits; every state a sign-in card shows is printed
-as {"event": "card", "status": ..., "cell": N, "completeSignIn": bool}. A cell holding the placeholder
+as {"event": "card", "status": ..., "cell": N, "completeSignIn": bool, "plain": its text/plain}. A cell holding the placeholder
 PASTE-THE-CODE-HERE waits for a line on stdin, the code a person would paste there
 ({"event": "code-needed", "cell": N} is printed first). At the end the executed notebook
 is written to OUTPUT and {"event": "done", "ok": true|false, "error": ...} is printed.
@@ -56,7 +56,9 @@ class ReportingClient(NotebookClient):
         if msg.get("msg_type") in ("display_data", "update_display_data", "execute_result"):
             page = msg.get("content", {}).get("data", {}).get("text/html", "")
             for status in CARD_STATUS.findall(page):
-                say({"event": "card", "status": status, "cell": cell_index, "completeSignIn": "completeSignIn(" in page})
+                plain = msg.get("content", {}).get("data", {}).get("text/plain", "")
+                say({"event": "card", "status": status, "cell": cell_index, "completeSignIn": "completeSignIn(" in page,
+                     "plain": plain if isinstance(plain, str) else "".join(plain)})
             for match in SIGN_IN_LINK.finditer(page):
                 url = html.unescape(match.group(1))
                 if url not in self.seen:

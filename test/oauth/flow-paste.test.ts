@@ -148,7 +148,11 @@ test("a face that cannot read (a notebook cell) with pasteBack: SignInPendingErr
       return true;
     },
   );
-  assert.equal(pending!.stack, `SignInPendingError: ${pending!.message}`, "no stack frames for a kernel to print");
+  assert.equal(
+    pending!.stack,
+    `SignInPendingError [ERR_SIGN_IN_PENDING]: ${pending!.message}`,
+    "no stack frames for a kernel to print",
+  );
   assert.match(pending!.message, /completeSignIn\("<the address>"\)/);
   assert.deepEqual(f.types(), ["url", "waiting"]);
   assert.deepEqual(f.events[1], { type: "waiting", paste: true });

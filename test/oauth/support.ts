@@ -17,6 +17,8 @@ export interface SignInCall extends Omit<SaveUserCredentialsOptions, "presenter"
   ports?: PortRange;
   /** The plan's paste-back verdict instead of none. */
   pasteBack?: boolean;
+  /** Ask the token server about the client first (default false here: client-check.test.ts tests it). */
+  checkClient?: boolean;
 }
 
 /**
@@ -24,14 +26,14 @@ export interface SignInCall extends Omit<SaveUserCredentialsOptions, "presenter"
  * file. The flow is the caller's (loopback unless `useLocalWebserver: false`), so the plan has no
  * paste-back verdict of its own, and the scopes are the given ones (no account scopes added).
  */
-export function flowPlan({ scopes, env, ports, pasteBack, ...options }: SignInCall): FlowPlan {
+export function flowPlan({ scopes, env, ports, pasteBack, checkClient = false, ...options }: SignInCall): FlowPlan {
   const sources = {
     env: ports ? { ...env, CRED_AUTH_LOOPBACK_PORTS: rangeEnv(ports) } : env,
     settings: () => ({}),
   };
   const request = { scopes, options: { includeAccountScopes: false, useLocalWebserver: true, ...options } };
   const { flow } = planSignIn(request, sources);
-  return pasteBack === undefined ? flow : { ...flow, pasteBack };
+  return { ...flow, checkClient, ...(pasteBack === undefined ? {} : { pasteBack }) };
 }
 
 /** startSignIn of the planned `call`. */

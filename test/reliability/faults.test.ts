@@ -237,7 +237,8 @@ const ENTRY_POINTS = {
       ),
       errorLines[0],
     );
-    assert.match(errorLines[0]!, fault.message);
+    assert.match(errorLines[0]!, / \(ERR_[A-Z_]+\)$/, "the line ends with its code");
+    assert.match(errorLines[0]!.replace(/ \(ERR_[A-Z_]+\)$/, ""), fault.message);
     assert.deepEqual(snapshot(dir), before, "credentials file and token cache untouched, no lock left behind");
   },
 };

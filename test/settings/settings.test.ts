@@ -56,7 +56,7 @@ writeFileSync(
 
 test("the settings' client comes after options and environment, before the emulator's demo client", () => {
   const env = withSettings({ "client-secret-file": clientFile });
-  assert.deepEqual(resolveClient({}, env, google), { ...CLIENT, source: "settings" });
+  assert.deepEqual(resolveClient({}, env, google), { ...CLIENT, source: "settings", kind: "desktop" });
   assert.equal(resolveClient({}, env, emulator).source, "settings");
   assert.equal(resolveClient({ clientId: "o", clientSecret: "p" }, env, google).source, "options");
   const withEnv = { ...env, CRED_AUTH_CLIENT_ID: "e", CRED_AUTH_CLIENT_SECRET: "f" };
@@ -125,13 +125,17 @@ test("remote: CRED_AUTH_REMOTE, then the setting, then the detection (here: a co
 test("the face: the presenter option, then the ui setting, then auto", () => {
   const plain = withSettings({ ui: "plain" });
   const faceOf = (env: NodeJS.ProcessEnv, presenter?: "terminal") => {
-    const sources = { ...planSources(env), globals: {}, host: host() };
+    const sources = { ...planSources({ ...env, TERM: "xterm-256color" }), globals: {}, host: host() };
     const options = { ...OWN, useLocalWebserver: true, ...(presenter ? { presenter } : {}) };
     return planSignIn({ scopes: ["openid"], options }, sources).face;
   };
-  assert.deepEqual(faceOf(plain), { face: "plain", fallback: false, color: true });
+  assert.deepEqual(
+    [faceOf(plain).face, faceOf(plain).fallback, faceOf(plain).color],
+    ["plain", false, true],
+    "the setting: plain lines, in colour where they have any",
+  );
   assert.equal(faceOf(plain, "terminal").face, "terminal");
-  assert.deepEqual(faceOf(withSettings({})), { face: "terminal", fallback: true, color: true });
+  assert.deepEqual([faceOf(withSettings({})).face, faceOf(withSettings({})).fallback], ["terminal", true]);
 });
 
 test("readSettings keeps the valid values of a file edited by hand", () => {

@@ -1,6 +1,7 @@
-// A real terminal for `cred-auth login` (tmux): a fresh 200x50 session per login, with a clean
-// environment pointed at a test emulator, the screen as a person would select it, the exit code.
-// Shared by test/cli/terminal-login.serial.test.ts and test/cli/paste-back.serial.test.ts.
+// A real terminal for `cred-auth login` (tmux): a fresh session per login (200x50 unless told),
+// with a clean environment pointed at a test emulator, the screen as a person would select it,
+// every byte the program wrote to the terminal, stderr redirected to a file when asked, the exit
+// code. Shared by the terminal tests in test/cli/.
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -21,8 +22,23 @@ export interface Login {
   ports: { first: number; last: number };
   /** The pane's text, soft-wrapped lines joined (as a person selecting it would get it). */
   screen(): string;
+  /** The pane's whole history, scrollback included, lines as the terminal shows them (not joined). */
+  history(): string;
+  /** Every byte written to the terminal so far (tmux pipe-pane), escape sequences included. */
+  raw(): string;
+  /** What the command wrote to its redirected stderr (with `stderrToFile`), else "". */
+  log(): string;
   /** The exit code, once the command has ended (written by the shell around it). */
   exitCode(): number | undefined;
+}
+
+/** How a login's terminal is set up. */
+export interface TerminalOptions {
+  /** The terminal's size (default 200x50). */
+  columns?: number;
+  rows?: number;
+  /** `2> FILE`: stderr goes to a log file, as `cred-auth login ... 2>log` does. */
+  stderrToFile?: boolean;
 }
 
 /**
@@ -50,8 +66,8 @@ export function tmuxLogins(prefix: string, skip: string | false) {
 
   const tmux = (...args: string[]): string => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
   const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
-  /** Starts `cred-auth login DEST` in a fresh 200x50 tmux session. */
-  function startLogin(env: Record<string, string>): Login {
+  /** Starts `cred-auth login DEST` in a fresh tmux session (200x50 unless `terminal` says). */
+  function startLogin(env: Record<string, string | undefined>, terminal: TerminalOptions = {}): Login {
     const name = `login${++sessions}`;
     const home = mkdtempSync(join(work, "home-"));
     const destination = join(work, `${name}.json`);
@@ -70,18 +86,24 @@ export function tmuxLogins(prefix: string, skip: string | false) {
       ...env,
     };
     const assignments = Object.entries(variables)
+      .filter((entry): entry is [string, string] => entry[1] !== undefined)
       .map(([k, v]) => `${k}=${shellQuote(v)}`)
       .join(" ");
     const exitFile = join(work, `${name}.exit`);
-    // The shell records the exit code: tmux's #{pane_dead_status} is sometimes empty.
-    const command = `env -i ${assignments} ${shellQuote(process.execPath)} ${shellQuote(cli)} login ${shellQuote(destination)}; echo $? > ${shellQuote(exitFile)}`;
+    const logFile = join(work, `${name}.log`);
+    const rawFile = join(work, `${name}.raw`);
+    const redirect = terminal.stderrToFile ? ` 2> ${shellQuote(logFile)}` : "";
+    // The shell records the exit code: tmux's #{pane_dead_status} is sometimes empty. It waits for
+    // a key first, so that tmux's pipe-pane is attached before the command writes anything.
+    const command = `read -r _; env -i ${assignments} ${shellQuote(process.execPath)} ${shellQuote(cli)} login ${shellQuote(destination)}${redirect}; echo $? > ${shellQuote(exitFile)}`;
+    const [columns, rows] = [String(terminal.columns ?? 200), String(terminal.rows ?? 50)];
     tmux(
       "new-session",
       "-d",
       "-x",
-      "200",
+      columns,
       "-y",
-      "50",
+      rows,
       "-s",
       name,
       command,
@@ -92,11 +114,17 @@ export function tmuxLogins(prefix: string, skip: string | false) {
       "remain-on-exit",
       "on",
     );
+    tmux("pipe-pane", "-o", "-t", name, `cat >> ${shellQuote(rawFile)}`);
+    tmux("send-keys", "-t", name, "Enter");
+    const read = (file: string) => (existsSync(file) ? readFileSync(file, "utf8") : "");
     return {
       name,
       destination,
       ports,
       screen: () => tmux("capture-pane", "-p", "-J", "-t", name),
+      history: () => tmux("capture-pane", "-p", "-S", "-", "-t", name),
+      raw: () => read(rawFile),
+      log: () => read(logFile),
       exitCode() {
         const recorded = existsSync(exitFile) ? readFileSync(exitFile, "utf8").trim() : "";
         return recorded === "" ? undefined : Number(recorded);

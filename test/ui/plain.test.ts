@@ -36,16 +36,52 @@ test("the plain presenter prints the original's URL line, waiting, and who signe
     "Credentials saved to /tmp/x.json.",
   ]);
   assert.deepEqual(linesFor({ type: "signed-in" }), ["Signed in."]);
-  assert.match(linesFor({ type: "code-needed" })[0]!, /like a password/);
+  assert.match(linesFor({ type: "code-needed" })[0]!, /works only for this sign-in/);
 });
 
-test("readCode reads one pasted line, after the prompt", async () => {
+test("readCode from a pipe: one line, the prompt as a line of its own, nothing echoed", async () => {
   const s = streams();
   const presenter = createPlainPresenter({ output: s.output, input: s.input });
   const code = presenter.readCode!(new AbortController().signal);
   s.input.write("4/0pasted-code\n");
   assert.equal(await code, "4/0pasted-code");
-  assert.match(s.written(), /Enter the authorization code: /);
+  assert.equal(s.written(), "Enter the authorization code:\n");
+});
+
+test("readCode after the input ended: at once, a second time too (no wait for an end that came already)", async () => {
+  const s = streams();
+  s.input.end();
+  const presenter = createPlainPresenter({ output: s.output, input: s.input });
+  await assert.rejects(presenter.readCode!(new AbortController().signal), { code: "ERR_INVALID_CODE" });
+  assert.equal(s.input.readableEnded, true, "the first read reached the end");
+  const started = Date.now();
+  await assert.rejects(presenter.readCode!(new AbortController().signal), /input is closed \(end of file\)/);
+  assert.ok(Date.now() - started < 1000);
+});
+
+test("the prompt on the controlling terminal: lines, prompt and echo go there, nothing to the redirected stderr", async () => {
+  const log = streams();
+  const tty = streams();
+  let closed = false;
+  const presenter = createPlainPresenter({
+    output: log.output,
+    input: log.input,
+    prompt: "tty",
+    notes: ["a note"],
+    openTerminal: () => ({ input: tty.input, output: tty.output, close: () => (closed = true) }),
+  });
+  presenter.update({ type: "url", url: "https://idp.example/a", mode: "paste", scopes: [], browserOpened: false });
+  presenter.update({ type: "code-needed" });
+  const code = presenter.readCode!(new AbortController().signal);
+  tty.input.write("4/0Secret-Code\n");
+  assert.equal(await code, "4/0Secret-Code");
+  presenter.update({ type: "failed", error: new CredCredentialsError("refused words", { code: "ERR_INVALID_GRANT" }) });
+  await presenter.close?.();
+  assert.equal(log.written(), "", "the log gets nothing from the face");
+  assert.match(tty.written(), /^cred-auth: a note\nPlease visit this URL/);
+  assert.match(tty.written(), /Enter the authorization code: /);
+  assert.match(tty.written(), /cred-auth: refused words \(ERR_INVALID_GRANT\)/, "the end is said where the person is");
+  assert.ok(closed, "the terminal is released");
 });
 
 test("readCode: closed input is a CredCredentialsError, abort a CredCancelledError", async () => {
@@ -65,8 +101,9 @@ test("readCode: closed input is a CredCredentialsError, abort a CredCancelledErr
 
 test("selectPresenter returns a given presenter as is, else one that reads codes", async () => {
   const mine = { update() {} };
-  assert.equal(await selectPresenter({ face: mine, fallback: false, color: true }), mine);
-  const plain = await selectPresenter({ face: "plain", fallback: false, color: true });
+  const plan = { fallback: false, color: true, prompt: "stdin", codeEntry: "second-cell", notes: [] } as const;
+  assert.equal(await selectPresenter({ ...plan, face: mine }), mine);
+  const plain = await selectPresenter({ ...plan, face: "plain" });
   assert.equal(typeof plain.update, "function");
   assert.equal(typeof plain.readCode, "function");
 });

@@ -129,7 +129,14 @@ test("notebook outside a notebook kernel: a clear error, when the sign-in is pla
 });
 
 test("a planned face that cannot start: plain lines when it was chosen automatically, the error when forced", async () => {
-  const broken: FacePlan = { face: "tslab", fallback: false, color: true };
+  const broken: FacePlan = {
+    face: "tslab",
+    fallback: false,
+    color: true,
+    prompt: "stdin",
+    codeEntry: "second-cell",
+    notes: [],
+  };
   await assert.rejects(selectPresenter(broken), Error);
   const written = await stderrOf(async () =>
     (await selectPresenter({ ...broken, fallback: true })).update({ type: "waiting" }),

@@ -123,17 +123,18 @@ test("failed: the spinner goes and the error is left to the caller (the CLI prin
   assert.equal(last().trim(), "", "a failed state stays final: no spinner came back");
 });
 
-test("paste: masked input, Enter hands the code to readCode", async () => {
+test("paste: the code is shown as typed (single-use, bound to this sign-in's PKCE verifier), Enter hands it over", async () => {
   const { presenter, ink, last, output } = await start();
   presenter.update({ type: "url", url: LONG_URL, mode: "paste", scopes: SCOPES, browserOpened: false });
   presenter.update({ type: "code-needed" });
   const code = presenter.readCode!(new AbortController().signal);
   await until(() => /Code:/.test(last()), "the input");
   assert.match(output(), /paste the code the page shows/);
-  assert.match(last(), /like a password/);
+  assert.match(output(), /works only for this sign-in/);
   ink.stdin.write("4/0AbCdEf");
-  await until(() => last().includes("*********"), "the masked code");
-  assert.ok(!output().includes("4/0AbCdEf"), "the code never appears on screen");
+  await until(() => last().includes("Code: 4/0AbCdEf"), "the code as typed");
+  assert.equal(last().trim(), "Code: 4/0AbCdEf", "the live part is this one line; the rest was written once above");
+  assert.doesNotMatch(output(), /\*\*\*/, "no mask");
   ink.stdin.write(ENTER);
   assert.equal(await code, "4/0AbCdEf");
   await until(() => /Checking the code/.test(last()), "checking");
@@ -146,11 +147,22 @@ test("paste: a code longer than the terminal is wide keeps the space after the l
   await until(() => /Code:/.test(last()), "the input");
   const long = `4/0A${"x".repeat(196)}`;
   ink.stdin.write(long);
-  await until(() => last().includes("*".repeat(50)), "the masked code");
-  assert.match(last(), /Code: \*/, `a space between the label and the mask:\n${last()}`);
-  assert.doesNotMatch(last(), /Code:\*/);
+  await until(() => last().includes("x".repeat(50)), "the long code");
+  assert.match(last(), /Code: 4\/0Ax/, `a space between the label and the code:\n${last()}`);
+  assert.doesNotMatch(last(), /Code:4/);
   ink.stdin.write(ENTER);
   assert.equal(await code, long);
+  await presenter.close?.();
+});
+
+test("paste: the text and its Enter in one chunk (a paste with its line end, a fast terminal) hand it over", async () => {
+  const { presenter, ink, last } = await start();
+  presenter.update({ type: "url", url: LONG_URL, mode: "loopback", scopes: SCOPES, browserOpened: false });
+  presenter.update({ type: "waiting", paste: true });
+  const address = presenter.readCode!(new AbortController().signal);
+  await until(() => /Address:/.test(last()), "the address input");
+  ink.stdin.write(`http://localhost:1/?state=s&code=4/0Ab${ENTER}`);
+  assert.equal(await address, "http://localhost:1/?state=s&code=4/0Ab");
   await presenter.close?.();
 });
 
@@ -160,10 +172,9 @@ test("paste: an empty Enter does not submit", async () => {
   await until(() => /Code:/.test(last()), "the input");
   await type(ink, ENTER);
   await type(ink, "  ");
-  await until(() => last().includes("Code: **"), "spaces typed");
   await type(ink, ENTER);
   await type(ink, "xyz");
-  await until(() => last().includes("Code: *****"), "typed after the blank Enter");
+  await until(() => last().includes("xyz"), "typed after the blank Enter");
   await type(ink, ENTER);
   assert.equal(await code, "xyz", "the blank entries were not submitted; the code is trimmed");
   await presenter.close?.();
@@ -220,4 +231,28 @@ test("close() unmounts and rejects a pending readCode; a second close is harmles
   await rejected;
   await presenter.close?.();
   assert.equal(abort.signal.aborted, false, "closing is not cancelling");
+});
+
+test("NO_COLOR: no colour or style sequence in any frame; the cursor is not drawn in inverse", async () => {
+  let instance: ReturnType<typeof render> | undefined;
+  const presenter = await createTerminalPresenter({
+    color: false,
+    notes: ["loopback sign-in: a note from the plan"],
+    mount: (element) => (instance = render(element)),
+  });
+  const ink = instance!;
+  presenter.update({ type: "url", url: LONG_URL, mode: "loopback", scopes: SCOPES, browserOpened: false });
+  presenter.update({ type: "waiting", paste: true });
+  const code = presenter.readCode!(new AbortController().signal).catch((error: Error) => error);
+  await until(() => /Address:/.test(ink.lastFrame() ?? ""), "the address input");
+  ink.stdin.write("http://localhost:1/?state=s&code=c");
+  await until(() => (ink.lastFrame() ?? "").includes("code=c"), "the address as typed");
+  presenter.update({ type: "signed-in", account: "ann@example.com" });
+  await until(() => /Signed in/.test(ink.lastFrame() ?? ""), "signed in");
+  const everything = ink.frames.join("\n");
+  assert.match(everything, /cred-auth: loopback sign-in: a note from the plan/, "the plan's notes come first");
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: counting escape sequences is the point
+  assert.equal(everything.match(/\u001b\[[0-9;]*m/g)?.length ?? 0, 0, "no SGR sequence at all");
+  await presenter.close?.();
+  assert.ok((await code) instanceof CredCancelledError, "Enter was never pressed: closing ends the read");
 });

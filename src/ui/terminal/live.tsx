@@ -1,44 +1,63 @@
 import type { JSX } from "react";
-import { MESSAGES } from "../../messages.js";
 import type { ViewState } from "../view-state.js";
 import { CodeInput } from "./code-input.js";
 import { PasteBack } from "./paste-back.js";
 import { Spinner } from "./spinner.js";
 import { useInk } from "./use-ink.js";
 
-/** The part of the face that changes with the sign-in: spinner, code input, result. */
-export function Live({ state, onCode }: { state: ViewState; onCode(code: string): void }): JSX.Element | null {
+/** A paste that was not accepted, with its code; the input below asks again. */
+function Rejected({ words, color }: { words: string; color: boolean }): JSX.Element {
+  const { Text } = useInk().ink;
+  return <Text {...(color ? { color: "yellow" } : {})}>Not accepted: {words}</Text>;
+}
+
+/**
+ * The part of the face that changes with the sign-in, a line or two: spinner, input, result.
+ * Everything else is written once above it (permanent-text.ts), so it stays shorter than the
+ * screen at any width and every frame can be erased.
+ */
+export function Live({
+  state,
+  onCode,
+  color,
+}: {
+  state: ViewState;
+  onCode(code: string): void;
+  color: boolean;
+}): JSX.Element | null {
   const { Box, Text } = useInk().ink;
   switch (state.phase) {
     case "preparing":
-      return <Spinner label="Preparing the sign-in…" />;
+      return <Spinner label="Preparing the sign-in…" color={color} />;
     case "waiting":
       return (
         <Box flexDirection="column">
-          <Spinner label="Waiting for the sign-in in the browser… (Ctrl+C to cancel)" />
-          <Text dimColor>{MESSAGES.googleErrorPage}</Text>
-          {state.paste ? <PasteBack state={state} onCode={onCode} /> : null}
+          <Spinner label="Waiting for the sign-in in the browser… (Ctrl+C to cancel)" color={color} />
+          {state.rejected ? <Rejected words={state.rejected} color={color} /> : null}
+          {state.paste ? <PasteBack onCode={onCode} color={color} /> : null}
         </Box>
       );
     case "code":
       return (
         <Box flexDirection="column">
-          {state.rejected ? <Text color="yellow">Not accepted: {state.rejected}</Text> : null}
-          <CodeInput onCode={onCode} />
+          {state.rejected ? <Rejected words={state.rejected} color={color} /> : null}
+          <CodeInput onCode={onCode} color={color} />
         </Box>
       );
     case "checking":
-      return <Spinner label="Checking the code…" />;
+      return <Spinner label="Checking the code…" color={color} />;
     case "signed-in":
       return (
         <Box flexDirection="column">
-          <Text color="green">✔ {state.account ? `Signed in as ${state.account}` : "Signed in"}</Text>
+          <Text {...(color ? { color: "green" } : {})}>
+            ✔ {state.account ? `Signed in as ${state.account}` : "Signed in"}
+          </Text>
           {state.savedTo ? <Text>Saved to {state.savedTo}</Text> : null}
         </Box>
       );
     case "failed":
-      // The error is thrown to the caller, which reports it (the CLI prints one line): shown
-      // here too, it would appear twice. The spinner goes; the words come once, from there.
+      // The error is thrown to the caller, which reports it (the CLI prints one line with its
+      // code): shown here too, it would appear twice. The spinner goes; the words come from there.
       return null;
   }
 }

@@ -22,11 +22,14 @@ export interface TerminalPresenterOptions {
   mount?: Mount;
   /** Whether the face may colour its text on a terminal (default `true`; `NO_COLOR` turns it off in the plan). */
   color?: boolean;
+  /** Lines written first, above the header: the flow chosen for this machine and how to change it, notices. */
+  notes?: readonly string[];
 }
 
 /**
- * The terminal face: an ink app with the sign-in URL, a spinner while the browser is out,
- * a masked input for a pasted code, then the result. ink and React load here, on first use.
+ * The terminal face: the sign-in URL and what to do written once, then an ink app of a line or
+ * two (a spinner while the browser is out, an input for a pasted code or address, shown as
+ * typed), then the result. ink and React load here, on first use.
  */
 export async function createTerminalPresenter(options: TerminalPresenterOptions = {}): Promise<Presenter> {
   const modules = await loadTerminalModules();
@@ -57,7 +60,8 @@ export async function createTerminalPresenter(options: TerminalPresenterOptions 
         exitOnCtrlC: false,
       }));
   const color = options.color ?? true;
-  const app = mount(modules.react.createElement(SignInApp, { modules, store, onCode, onCancel: cancel, color }));
+  const notes = options.notes ?? [];
+  const app = mount(modules.react.createElement(SignInApp, { modules, store, onCode, onCancel: cancel, color, notes }));
   let closed = false;
 
   return {

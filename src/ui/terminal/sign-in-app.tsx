@@ -15,22 +15,25 @@ export interface SignInAppProps {
   onCode(code: string): void;
   /** The user pressed Ctrl+C. */
   onCancel(): void;
-  /** Whether text may be coloured (when the output is a terminal). */
+  /** Whether text may be coloured or styled (off with NO_COLOR, and when the output is no terminal). */
   color: boolean;
+  /** The plan's notes, written first with the header. */
+  notes: readonly string[];
 }
 
-/** The sign-in: the header and URL once as plain lines, then the live part; Ctrl+C cancels. */
-export function SignInApp({ modules, store, onCode, onCancel, color }: SignInAppProps): JSX.Element {
+/** The sign-in: the notes, header and URL once as plain lines, then the live part; Ctrl+C cancels. */
+export function SignInApp({ modules, store, onCode, onCancel, color, notes }: SignInAppProps): JSX.Element {
   const { useInput, useStdin, useStdout } = modules.ink;
   const state = useSyncExternalStore(store.subscribe, store.get);
   const { write, stdout } = useStdout();
   const { isRawModeSupported } = useStdin();
   const [printedUrl, setPrintedUrl] = useState<string | undefined>(undefined);
   const live = state.phase !== "signed-in" && state.phase !== "failed";
+  const styled = color && (stdout as { isTTY?: boolean }).isTTY === true;
 
   useEffect(() => {
     if (!state.url || printedUrl === state.url) return;
-    write(permanentText(state, color && (stdout as { isTTY?: boolean }).isTTY === true));
+    write(permanentText(state, styled, notes));
     setPrintedUrl(state.url);
   }, [state.url, printedUrl]);
 
@@ -44,7 +47,7 @@ export function SignInApp({ modules, store, onCode, onCancel, color }: SignInApp
 
   return (
     <InkModules.Provider value={modules}>
-      <Live state={state} onCode={onCode} />
+      <Live state={state} onCode={onCode} color={styled} />
     </InkModules.Provider>
   );
 }

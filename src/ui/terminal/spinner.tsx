@@ -4,8 +4,8 @@ import { useInk } from "./use-ink.js";
 const SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 const SPINNER_INTERVAL_MS = 80;
 
-/** A spinner and what is being waited for. */
-export function Spinner({ label }: { label: string }): JSX.Element {
+/** A spinner and what is being waited for; cyan unless `color` is off (NO_COLOR). */
+export function Spinner({ label, color }: { label: string; color: boolean }): JSX.Element {
   const { Text } = useInk().ink;
   const [frame, setFrame] = useState(0);
   useEffect(() => {
@@ -14,7 +14,7 @@ export function Spinner({ label }: { label: string }): JSX.Element {
   }, []);
   return (
     <Text>
-      <Text color="cyan">{SPINNER_FRAMES[frame]}</Text> {label}
+      <Text {...(color ? { color: "cyan" } : {})}>{SPINNER_FRAMES[frame]}</Text> {label}
     </Text>
   );
 }

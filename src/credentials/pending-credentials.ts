@@ -1,0 +1,88 @@
+// Credentials returned before their sign-in has finished: a notebook's two-cell sign-in. The
+// first cell ends normally with them (a failed cell makes tslab drop the cell run right after
+// it), the next cell's `completeSignIn(codeOrAddress)` finishes the sign-in, and from then on
+// these very credentials work. Before that they fail with ERR_SIGN_IN_PENDING, saying what to run.
+import type { UserRefreshClient } from "google-auth-library";
+import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
+import type { Endpoints } from "../token-services/endpoints.js";
+import { getCredentialInfo, recordClientSecrets, setCredentialInfo } from "../token-services/info.js";
+import { userRefreshClientFrom } from "../token-services/load-user.js";
+import type { SignInResult } from "../oauth/flow.js";
+import type { PendingSignIn } from "../oauth/pending.js";
+import type { FlowPlan } from "../oauth/plan.js";
+
+/** Credentials waiting for their sign-in, and how the sign-in's tokens complete them. */
+export interface PendingCredentials {
+  /** What the first call returns: a `UserRefreshClient` without tokens until {@link fill}. */
+  readonly credentials: UserRefreshClient;
+  /** The sign-in they wait for, once it is known (its cancel makes them say so). */
+  waitFor(pending: PendingSignIn): void;
+  /** Gives them the sign-in's tokens: from then on they work as any user credentials. */
+  fill(result: SignInResult): UserRefreshClient;
+}
+
+/** Credentials for the planned sign-in that fail, with words saying what to run, until it finishes. */
+export async function pendingCredentials(flow: FlowPlan, env: NodeJS.ProcessEnv): Promise<PendingCredentials> {
+  const { client, endpoints } = flow;
+  // No refresh token yet: the one the sign-in brings replaces the empty one.
+  const credentials = await userRefreshClientFrom(
+    { type: "authorized_user", client_id: client.clientId, client_secret: client.clientSecret, refresh_token: "" },
+    { env },
+  );
+  let waitingFor: PendingSignIn | undefined;
+  credentials.refreshHandler = async () => {
+    throw notFinished(waitingFor);
+  };
+  return {
+    credentials,
+    waitFor(pending) {
+      waitingFor = pending;
+    },
+    fill(result) {
+      return complete(credentials, result, endpoints);
+    },
+  };
+}
+
+/** The error of credentials used before `completeSignIn` ran (or after their sign-in was cancelled). */
+function notFinished(pending: PendingSignIn | undefined): Error {
+  if (pending?.ended === "cancelled")
+    return new CredCancelledError(
+      "The sign-in these credentials were waiting for was cancelled (an interrupt, or a newer sign-in); run the cell that signs in again.",
+    );
+  const what = pending?.mode === "paste" ? "code" : "address";
+  return new CredCredentialsError(
+    `These credentials are waiting for their sign-in: sign in with the link shown, then run await credAuth.completeSignIn("<the ${what}>") in a new cell; they work from then on.`,
+    { code: ERROR_CODES.SIGN_IN_PENDING },
+  );
+}
+
+/**
+ * The sign-in's tokens into `credentials`, recorded as cred-auth records any user credentials
+ * it builds (their client secrets and what they were granted).
+ */
+function complete(credentials: UserRefreshClient, result: SignInResult, endpoints: Endpoints): UserRefreshClient {
+  credentials.refreshHandler = undefined;
+  // google-auth-library's UserRefreshClient refreshes with this (public, if underscored) field.
+  credentials._refreshToken = result.refreshToken;
+  credentials.setCredentials({
+    refresh_token: result.refreshToken,
+    access_token: result.accessToken,
+    ...(result.expiryDate !== undefined ? { expiry_date: result.expiryDate } : {}),
+    ...(result.idToken ? { id_token: result.idToken } : {}),
+  });
+  recordClientSecrets(credentials, {
+    clientId: result.clientId,
+    clientSecret: result.clientSecret,
+    refreshToken: result.refreshToken,
+  });
+  const info = getCredentialInfo(credentials);
+  setCredentialInfo(credentials, {
+    ...info,
+    scopes: result.scopes,
+    clientId: result.clientId,
+    tokenUrl: info?.tokenUrl ?? endpoints.tokenUrl,
+    ...(result.account ? { account: result.account } : {}),
+  });
+  return credentials;
+}

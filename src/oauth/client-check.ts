@@ -1,0 +1,98 @@
+/**
+ * The OAuth client, checked before the user is sent to the browser. A token request with the
+ * client's id and secret and a made-up authorization code is answered `invalid_client` by a
+ * token server that does not know the client (Google: "The OAuth client was not found.", or
+ * "Unauthorized" for a wrong secret), and `invalid_grant` ("Malformed auth code.") by one that
+ * does: the emulator answers the same. A token server that cannot be reached (a dead emulator,
+ * no network) cannot finish a sign-in either. Both would otherwise be found only after the user
+ * signed in, or never (the browser stops at Google's error page and the sign-in waits out its
+ * timeout). What the check cannot see: a client whose consent screen does not list the user as a
+ * test user, a Web client without this redirect URI, a scope the client may not ask for: those
+ * only Google's page in the browser says.
+ */
+import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { galEndpoints } from "../token-services/endpoints.js";
+import { toCredError } from "../token-services/token-errors.js";
+import { guardTokenRequests } from "../token-services/token-requests.js";
+import { loadGoogleAuth } from "../util/lazy.js";
+import type { ClientSource } from "./client.js";
+import type { FlowPlan } from "./plan.js";
+
+/** A code no token server issued: Google calls it "Malformed auth code." (invalid_grant). */
+const MADE_UP_CODE = "cred-auth-client-check";
+
+/** The check waits this long at most; a slower answer lets the sign-in go on unchecked. */
+const CHECK_TIMEOUT_MS = 5_000;
+
+/** Clients a token server has answered for in this process (`TOKEN_URL CLIENT_ID`): not asked again. */
+const proven = new Set<string>();
+
+/** Whether this process already knows the token server at `tokenUrl` accepts `clientId`. */
+export function clientProven(clientId: string, tokenUrl: string): boolean {
+  return proven.has(`${tokenUrl} ${clientId}`);
+}
+
+/**
+ * Asks the token server about the plan's client (one request). Throws, before anything is shown:
+ * a `CredCredentialsError` (`ERR_INVALID_CLIENT`) for a client it does not know, a
+ * `CredConnectionError` (`ERR_UNREACHABLE`) when it cannot be reached. Any other answer (the
+ * expected `invalid_grant`, a slow or failing server) lets the sign-in go on.
+ */
+export async function checkClient(plan: FlowPlan, redirectUri: string): Promise<void> {
+  const { endpoints, client } = plan;
+  const { OAuth2Client } = await loadGoogleAuth();
+  const oauth = new OAuth2Client({
+    clientId: client.clientId,
+    clientSecret: client.clientSecret,
+    endpoints: galEndpoints(endpoints),
+  });
+  guardTokenRequests(oauth, { tokenUrl: endpoints.tokenUrl, timeoutMs: CHECK_TIMEOUT_MS });
+  // google-auth-library asks gaxios to retry a token request 3 times: one attempt is the whole check.
+  oauth.transporter.interceptors.request.add({
+    resolved: async (options) => ({ ...options, retry: false, retryConfig: { ...options.retryConfig, retry: 0 } }),
+  });
+  try {
+    await oauth.getToken({ code: MADE_UP_CODE, redirect_uri: redirectUri });
+  } catch (error) {
+    const failure = toCredError(error, "Checking the OAuth client");
+    if (failure.code === ERROR_CODES.INVALID_CLIENT) throw unknownClient(plan, failure);
+    if (failure.code === ERROR_CODES.UNREACHABLE) throw unreachable(plan, failure);
+    // The server answered something else about the made-up code: it knows the client.
+    if (failure.status !== undefined && failure.status < 500) proven.add(`${endpoints.tokenUrl} ${client.clientId}`);
+  }
+}
+
+/** Where the client came from, and how to leave it out. */
+const FROM: Readonly<Record<ClientSource, string>> = {
+  options: "given as clientId and clientSecret (or --client-secret-file)",
+  env: "from CRED_AUTH_CLIENT_ID and CRED_AUTH_CLIENT_SECRET, or CRED_AUTH_CLIENT_SECRET_FILE",
+  file: "from CRED_AUTH_CLIENT_SECRET_FILE",
+  settings: "from your settings (`cred-auth config unset client-secret-file`, or client-id and client-secret)",
+  demo: "the emulator's demo client",
+};
+
+function unknownClient(plan: FlowPlan, failure: CredCredentialsError | CredConnectionError): CredCredentialsError {
+  const { endpoints, client } = plan;
+  const from = FROM[client.source];
+  const message = endpoints.emulator
+    ? `The emulator at ${origin(endpoints.tokenUrl)} does not know the OAuth client ${client.clientId} (${from}): leave it out to use the emulator's demo client, or register it with the emulator first (POST {"clientId", "clientSecret", "type": "installed"} to ${origin(endpoints.tokenUrl)}/__emulator/oauth-client).`
+    : `Google does not accept the OAuth client ${client.clientId} (${from}): it was deleted, or its id or secret is mistyped. Compare them with the client on the Google Cloud console's Credentials page, or make a new Desktop client with \`cred-auth config init\`.`;
+  return new CredCredentialsError(message, {
+    cause: failure,
+    code: ERROR_CODES.INVALID_CLIENT,
+    error: "invalid_client",
+    ...(failure.status !== undefined ? { status: failure.status } : {}),
+  });
+}
+
+function unreachable(plan: FlowPlan, failure: CredCredentialsError | CredConnectionError): CredConnectionError {
+  const { endpoints } = plan;
+  const message = endpoints.emulator
+    ? `Nothing answers at the emulator's address ${origin(endpoints.tokenUrl)} (CRED_AUTH_EMULATOR_HOST): start it with \`cred-auth emulator --port ${new URL(endpoints.tokenUrl).port}\`, or unset CRED_AUTH_EMULATOR_HOST to sign in with Google.`
+    : `Google's token server (${origin(endpoints.tokenUrl)}) cannot be reached, so a sign-in could not finish: check the network, or the proxy (HTTPS_PROXY), and run again.`;
+  return new CredConnectionError(message, { cause: failure, code: ERROR_CODES.UNREACHABLE });
+}
+
+function origin(url: string): string {
+  return new URL(url).origin;
+}

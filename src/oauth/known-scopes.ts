@@ -1,0 +1,87 @@
+/**
+ * Google's scopes, checked before the browser opens. A misspelt scope URL
+ * (`.../auth/cloud-platfrom`) gets Google's `invalid_scope` error page, which never comes back:
+ * the sign-in would wait out its whole timeout. A scope close to one Google declares is refused
+ * here with "did you mean"; one far from every declared scope is let through with a note, because
+ * the list (google-scopes.ts, generated from Google's discovery documents) cannot be complete:
+ * Google adds scopes, and some are in no discovery document.
+ */
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { googleScopes } from "./lazy.js";
+
+const PREFIX = "https://www.googleapis.com/auth/";
+
+/** What the check found: the scopes it does not know (let through, worth a note). */
+export interface KnownScopesCheck {
+  readonly unknown: readonly string[];
+}
+
+let known: ReadonlySet<string> | undefined;
+
+/**
+ * Checks the scopes under `https://www.googleapis.com/auth/` against Google's declared ones.
+ *
+ * @throws CredCredentialsError (ERR_INVALID_SCOPE) for a scope a typo away from a declared one.
+ */
+export function checkKnownScopes(scopes: readonly string[]): KnownScopesCheck {
+  known ??= new Set(googleScopes().GOOGLE_SCOPES);
+  const unknown: string[] = [];
+  const typos: string[] = [];
+  for (const scope of scopes) {
+    if (!scope.startsWith(PREFIX)) continue;
+    const name = scope.slice(PREFIX.length);
+    if (known.has(name)) continue;
+    const meant = closest(name);
+    if (meant) typos.push(`${scope} (did you mean ${PREFIX}${meant}?)`);
+    else unknown.push(scope);
+  }
+  if (typos.length > 0) {
+    throw new CredCredentialsError(
+      `Google does not know the scope${typos.length > 1 ? "s" : ""} ${typos.join(", ")}: its sign-in page would stop at "Error 400: invalid_scope". Correct the spelling; if Google added the scope after ${googleScopes().GOOGLE_SCOPES_DATE}, CRED_AUTH_SCOPE_CHECK=off skips this check.`,
+      { code: ERROR_CODES.INVALID_SCOPE },
+    );
+  }
+  return { unknown };
+}
+
+/** The note for scopes the list does not hold. */
+export function unknownScopesNote(unknown: readonly string[]): string {
+  return `${unknown.join(", ")} ${unknown.length > 1 ? "are" : "is"} not among the scopes of ${googleScopes().GOOGLE_SCOPES_SOURCE}: if Google's page says "invalid_scope", check the spelling.`;
+}
+
+/** The declared scope `name` is a typo of (case, one or two edits), if any. */
+function closest(name: string): string | undefined {
+  const lower = name.toLowerCase();
+  const allowed = lower.length < 8 ? 1 : 2;
+  let best: { scope: string; distance: number } | undefined;
+  for (const scope of googleScopes().GOOGLE_SCOPES) {
+    if (Math.abs(scope.length - lower.length) > allowed) continue;
+    const distance = scope === lower ? 0 : editDistance(lower, scope, allowed);
+    if (distance <= allowed && (!best || distance < best.distance)) best = { scope, distance };
+  }
+  return best?.scope;
+}
+
+/**
+ * Edits (insert, delete, replace, swap two neighbours) from `a` to `b`, the optimal string
+ * alignment distance; anything above `limit` is reported as `limit + 1`.
+ */
+export function editDistance(a: string, b: string, limit: number): number {
+  let before: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, before[j - 2] + 1);
+      row.push(value);
+      rowMin = Math.min(rowMin, value);
+    }
+    if (rowMin > limit) return limit + 1;
+    before = previous;
+    previous = row;
+  }
+  return Math.min(previous[b.length], limit + 1);
+}

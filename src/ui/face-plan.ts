@@ -1,0 +1,33 @@
+// A sign-in's face, as the plan (credentials/plan.ts) decides it: plain values the faces receive.
+import type { Presenter } from "../oauth/events.js";
+
+/** The faces cred-auth draws: the notebook card under tslab or Deno, the ink app, plain lines. */
+export type FaceName = "tslab" | "deno" | "terminal" | "plain";
+
+/** The notebook kernels whose cells show a card. */
+export type NotebookFace = "tslab" | "deno";
+
+/**
+ * Where a terminal face asks for a pasted code or address and shows what is typed:
+ * - `stderr`: stdin and stderr are the terminal;
+ * - `tty`: stdin is a terminal but stderr goes elsewhere (a log): the face talks to the
+ *   controlling terminal (/dev/tty), as ssh and sudo do, and nothing typed reaches the log;
+ * - `stdin`: stdin is a pipe or a file: a line is read without echo, and its end ends the sign-in.
+ */
+export type PromptDevice = "stderr" | "tty" | "stdin";
+
+/** A sign-in's face, decided (credentials/plan.ts): which one, and how it may draw. */
+export interface FacePlan {
+  /** The face to build, or the caller's own presenter. */
+  readonly face: FaceName | Presenter;
+  /** Chosen for where the code runs (`auto`): a face that cannot start falls back to plain lines. */
+  readonly fallback: boolean;
+  /** Whether the face may colour its text (off with `NO_COLOR`, and on a terminal that cannot redraw). */
+  readonly color: boolean;
+  /** Where a terminal face prompts. */
+  readonly prompt: PromptDevice;
+  /** How a notebook card takes a pasted code or address: the kernel's `prompt()`, or the next cell. */
+  readonly codeEntry: "prompt" | "second-cell";
+  /** Lines shown above the link: the flow chosen and how to change it, the emulator, unknown scopes. */
+  readonly notes: readonly string[];
+}
