@@ -149,7 +149,7 @@ test("refusals: no role, unknown account, a revoked source, an unsafe URL, a bad
     [
       "no role",
       impersonatedFile(box, user.json, sa("locked")),
-      /^cred-auth: Impersonating "locked@.*" was denied: .* Google said \(PERMISSION_DENIED\): Permission 'iam\.serviceAccounts\.getAccessToken' denied on resource \(or it may not exist\)\.$/m,
+      /^cred-auth: Impersonating "locked@.*" was denied: .* Google said \(PERMISSION_DENIED\): Permission 'iam\.serviceAccounts\.getAccessToken' denied on resource \(or it may not exist\)\. \(ERR_IMPERSONATION_DENIED\)$/m,
       1,
     ],
     [

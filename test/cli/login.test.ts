@@ -248,10 +248,10 @@ test("an impossible destination fails first, with one line, before the emulator 
   execFileSync("mkfifo", [fifo]);
   const cases: Array<[string, RegExp]> = [
     // root may "access" /proc for writing (mode bits are not asked of root), yet nothing can be created there
-    [join("/proc", "adc.json"), /the directory "\/proc" is not writable\.$/],
-    [join("/proc", "sys", "adc.json"), /the directory "\/proc\/sys" is not writable\.$/],
-    [fifo, /fifo\.json": it is not a regular file; give a file path\.$/],
-    [box.dir, /: it is a directory; give a file path\.$/],
+    [join("/proc", "adc.json"), /the directory "\/proc" is not writable\. \(ERR_FILE_UNWRITABLE\)$/],
+    [join("/proc", "sys", "adc.json"), /the directory "\/proc\/sys" is not writable\. \(ERR_FILE_UNWRITABLE\)$/],
+    [fifo, /fifo\.json": it is not a regular file; give a file path\. \(ERR_FILE_UNWRITABLE\)$/],
+    [box.dir, /: it is a directory; give a file path\. \(ERR_FILE_UNWRITABLE\)$/],
   ];
   if (process.getuid?.() === 0) {
     const theirs = join(box.dir, "theirs");
@@ -259,7 +259,7 @@ test("an impossible destination fails first, with one line, before the emulator 
     chownSync(theirs, 65534, 65534);
     cases.push([
       join(theirs, "adc.json"),
-      /the directory ".*theirs" belongs to another user \(uid 65534\); cred-auth writes no secret there\.$/,
+      /the directory ".*theirs" belongs to another user \(uid 65534\); cred-auth writes no secret there\. \(ERR_FILE_UNWRITABLE\)$/,
     ]);
   }
   for (const [destination, problem] of cases) {

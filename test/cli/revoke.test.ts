@@ -111,7 +111,7 @@ test("a refused revocation removes nothing; --force removes the file and cache a
   assert.equal(r.code, 1);
   assert.match(
     r.stderr,
-    /^cred-auth: Google's revoke endpoint refused the token \(HTTP 400: invalid_token \(Token expired or revoked\)\): .* Nothing was removed \(--force removes the file and its cached tokens\)\.\n$/,
+    /^cred-auth: Google's revoke endpoint refused the token \(HTTP 400: invalid_token \(Token expired or revoked\)\): .* Nothing was removed \(--force removes the file and its cached tokens\)\. \(ERR_REVOKE_REFUSED\)\n$/,
   );
   assert.ok(existsSync(path), "the file stays");
   assert.equal(cacheEntries(b).length, 2, "the cache entries stay");
@@ -132,7 +132,10 @@ test("an unreachable revoke endpoint removes nothing (a connection error, exit 3
   writeFileSync(path, JSON.stringify({ ...json, token_uri: "http://127.0.0.1:9/token" }), { mode: 0o600 });
   const down = await cli(["revoke", path], b.env);
   assert.equal(down.code, 3, down.stderr);
-  assert.match(down.stderr, /^cred-auth: .*could not be reached, so nothing was revoked.* Nothing was removed\.\n$/);
+  assert.match(
+    down.stderr,
+    /^cred-auth: .*could not be reached, so nothing was revoked.* Nothing was removed\. \(ERR_UNREACHABLE\)\n$/,
+  );
   assert.ok(existsSync(path));
   assert.equal(cacheEntries(b).length, 2);
 });
@@ -146,7 +149,7 @@ test("a service-account key cannot be revoked here: it says how, removes nothing
   assert.equal(r.code, 1);
   assert.match(
     r.stderr,
-    /^cred-auth: ".*sa\.json" holds a service account key, which cannot be revoked with a request: delete the key in IAM .*nothing was removed \(--force removes the file and its cached tokens\)\.\n$/,
+    /^cred-auth: ".*sa\.json" holds a service account key, which cannot be revoked with a request: delete the key in IAM .*nothing was removed \(--force removes the file and its cached tokens\)\. \(ERR_NOT_REVOCABLE\)\n$/,
   );
   assert.ok(existsSync(path));
   assert.equal(cacheEntries(b).length, 1);

@@ -90,7 +90,7 @@ test("a FIFO as the settings file hangs nothing: login goes on, config list and 
   assert.equal(set.code, 1, set.stderr);
   assert.match(
     set.stderr,
-    /^cred-auth: Cannot keep settings: the settings file .*config\.json .*; remove it, then set again; cred-auth writes no secret there\.\n$/,
+    /^cred-auth: Cannot keep settings: the settings file .*config\.json .*; remove it, then set again; cred-auth writes no secret there\. \(ERR_FILE_UNWRITABLE\)\n$/,
   );
   assert.ok(existsSync(file));
 });
@@ -111,7 +111,7 @@ test("config set writes no secret into a directory, or over a file, that another
   assert.equal(r.code, 1, r.stderr);
   assert.match(
     r.stderr,
-    /^cred-auth: Cannot keep settings: the settings directory .*shared\/cred-auth belongs to another user \(uid 65534\); cred-auth writes no secret there\.\n$/,
+    /^cred-auth: Cannot keep settings: the settings directory .*shared\/cred-auth belongs to another user \(uid 65534\); cred-auth writes no secret there\. \(ERR_FILE_UNWRITABLE\)\n$/,
   );
   assert.deepEqual(readdirSync(join(shared, "cred-auth")), [], "nothing written there");
   assert.ok(!r.stderr.includes(secret));
