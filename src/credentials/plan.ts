@@ -26,11 +26,12 @@ import {
 } from "../oauth/plan.js";
 import { assertValidScopes, missingScopes } from "../oauth/scopes.js";
 import type { SaveUserCredentialsOptions } from "../options.js";
-import { currentHost, detectRuntime, type HostFacts, notebookKernel, type RuntimeInfo } from "../runtime/index.js";
+import { currentHost, detectRuntime, type HostFacts, type RuntimeInfo } from "../runtime/index.js";
+import { chosen } from "./settings-order.js";
 import { parsePortRange, type Settings } from "../settings/keys.js";
 import { readSettings } from "../settings/read.js";
 import { CLOUD_PLATFORM_SCOPE, DEMO_CLIENT, DEMO_WEB_CLIENT, ENV, LOOPBACK_PORTS } from "../shared/constants.js";
-import type { FacePlan, NotebookFace, PromptDevice } from "../ui/face-plan.js";
+import type { FacePlan, PromptDevice } from "../ui/face-plan.js";
 import { checkKnownScopes, unknownScopesNote } from "../oauth/known-scopes.js";
 
 /** The scopes that name the account, asked for by default with the caller's (as gcloud does). */
@@ -175,28 +176,6 @@ export function planFace(options: SaveUserCredentialsOptions, sources: PlanSourc
   return facePlan(options, runtimeOf(sources), sources, { notes: [] });
 }
 
-/**
- * Where to say which account cached credentials belong to: the notebook card's kernel (a small
- * "using account X (cached)" note), or nowhere: outside a tslab or Deno kernel, with the caller's
- * own presenter, or when `accountNote: false` or the `account-note` setting turns it off. Asked
- * on every cache hit, so it detects only the kernel (no settings read outside a notebook).
- */
-export function planAccountNote(
-  options: Pick<SaveUserCredentialsOptions, "accountNote" | "presenter">,
-  sources: PlanSources = planSources(),
-): NotebookFace | undefined {
-  if (options.accountNote === false || typeof options.presenter === "object") return undefined;
-  if (options.presenter === "plain" || options.presenter === "terminal") return undefined;
-  const kernel = notebookKernel(sources.globals ?? globalThis);
-  if (!kernel) return undefined;
-  const wanted = chosen(
-    options.accountNote,
-    () => undefined,
-    () => sources.settings()["account-note"],
-  );
-  return wanted === false ? undefined : kernel === "tslab" ? "tslab" : "deno";
-}
-
 /** Where the code runs and whether a browser can be launched there, for a command that opens pages (`config init`). */
 export interface BrowserPlan {
   readonly runtime: RuntimeInfo;
@@ -207,15 +186,6 @@ export interface BrowserPlan {
 export function planBrowser(sources: PlanSources = planSources()): BrowserPlan {
   const runtime = runtimeOf(sources);
   return { runtime, browser: browserLaunch(runtime.canOpenBrowser, sources.env) };
-}
-
-/** The settings order: the call's option, else the environment, else the settings; undefined when none says. */
-function chosen<T>(
-  option: T | undefined,
-  fromEnv: () => T | undefined,
-  fromSettings: () => T | undefined,
-): T | undefined {
-  return option ?? fromEnv() ?? fromSettings();
 }
 
 /** The caller's scopes plus {@link ACCOUNT_SCOPES} (unless already there), so the account can be named. */

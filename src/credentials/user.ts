@@ -1,3 +1,4 @@
+import { planAccountNote } from "./account-note.js";
 import type { Compute, Impersonated, UserRefreshClient } from "google-auth-library";
 import { CACHE_WARNING_CODE, type CredentialsCache, READ_WRITE } from "../cache/index.js";
 import { CredConnectionError } from "../errors.js";
@@ -165,7 +166,7 @@ const waiting = new WeakMap<PendingSignIn, PendingCredentials>();
  * caller's presenter, `accountNote: false`, or the `account-note` setting off).
  */
 async function noteAccount(cached: UserRefreshClient, options: UserCredentialsOptions): Promise<void> {
-  const kernel = signInPlanner().planAccountNote(options);
+  const kernel = planAccountNote(options);
   if (kernel) await presenters().showAccountNote(kernel, getCredentialInfo(cached)?.account);
 }
 
