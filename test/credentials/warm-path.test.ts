@@ -1,0 +1,87 @@
+// default()'s warm path (cached user credentials, a still-valid access token in the token cache)
+// is what a notebook pays on every run after the first (bench/README.md, target 4). It must not
+// load the sign-in plan or what only a sign-in needs: the plan, the runtime's full detection, the
+// settings reader, the client check, the scope data. A preload records require.cache at exit, in
+// a fresh process, so what this test process loaded cannot hide a load.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { DEMO_CLIENT, EMULATOR_PATHS } from "cred-auth/emulator";
+import { withEmulator } from "../support/emulator.ts";
+
+const DIST = fileURLToPath(new URL("../../dist/", import.meta.url));
+const INDEX = join(DIST, "index.js");
+const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
+const SIGN_IN_ONLY = [
+  "credentials/plan.js",
+  "settings/read.js",
+  "oauth/client-check.js",
+  "oauth/known-scopes.js",
+  "oauth/google-scopes.js",
+  "oauth/flow.js",
+  "ui/select.js",
+];
+
+const SCRIPT = `
+const { writeFileSync } = require("node:fs");
+process.on("exit", () => writeFileSync(process.env.RECORD_MODULES_TO, JSON.stringify(Object.keys(require.cache))));
+const credAuth = require(${JSON.stringify(INDEX)});
+credAuth.default([${JSON.stringify(CLOUD)}]).then(async ([credentials]) => {
+  const { token } = await credentials.getAccessToken();
+  process.stdout.write(token ? "TOKEN" : "NONE");
+}, (error) => { process.stdout.write("ERROR " + error.message); });
+`;
+
+function run(env: NodeJS.ProcessEnv): Promise<{ stdout: string; modules: string[] }> {
+  const record = join(env.HOME as string, `modules-${Math.random()}.json`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["-e", SCRIPT], { env: { ...env, RECORD_MODULES_TO: record } });
+    let stdout = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.on("error", reject);
+    child.on("close", () => resolve({ stdout, modules: JSON.parse(readFileSync(record, "utf8")) as string[] }));
+  });
+}
+
+test("default() with cached credentials and a cached token loads nothing only a sign-in needs", async (t) => {
+  const emu = await withEmulator();
+  const home = mkdtempSync(join(tmpdir(), "cred-auth-warm-"));
+  t.after(() => rmSync(home, { recursive: true, force: true }));
+  mkdirSync(join(home, ".config", "cred"), { recursive: true, mode: 0o700 });
+  writeFileSync(
+    join(home, ".config", "cred", "cred_credentials.json"),
+    JSON.stringify({
+      type: "authorized_user",
+      client_id: DEMO_CLIENT.clientId,
+      client_secret: DEMO_CLIENT.clientSecret,
+      refresh_token: emu.issueRefreshToken({ scopes: [CLOUD] }),
+      token_uri: emu.url + EMULATOR_PATHS.token,
+      scopes: [CLOUD],
+    }),
+    { mode: 0o600 },
+  );
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+    CRED_AUTH_HOSTED: "off",
+  };
+  const first = await run(env);
+  assert.equal(first.stdout, "TOKEN", "the first run refreshes and caches the token");
+  const before = emu.stats().tokenRequests;
+  const warm = await run(env);
+  assert.equal(warm.stdout, "TOKEN");
+  assert.equal(emu.stats().tokenRequests, before, "the warm run asks no token server");
+  const ours = warm.modules.filter((m) => m.startsWith(DIST)).map((m) => relative(DIST, m).split("\\").join("/"));
+  assert.ok(ours.includes("credentials/default.js"), "the recorder saw the library");
+  assert.deepEqual(
+    SIGN_IN_ONLY.filter((file) => ours.includes(file)),
+    [],
+    "modules only a sign-in needs were loaded on the warm path",
+  );
+});
