@@ -30,6 +30,7 @@ writeFileSync(
   `import { createRequire } from "node:module";\nconst cjs = createRequire(import.meta.url)("./index.js");\n` +
     `export const { ${names.join(", ")} } = cjs;\nexport default cjs.default;\n`,
 );
+await bundleDeclarations(new Set([...names, "default"]));
 // index.d.ts only re-exports named bindings and declares its own default, so the same text is a valid ESM declaration.
 copyFileSync("dist/index.d.ts", "dist/index.d.mts");
 await bundleCli();
@@ -79,6 +80,62 @@ async function bundleCli() {
     minifySyntax: true,
     sourcemap: "linked",
     sourcesContent: false,
+  });
+}
+
+/**
+ * dist/index.d.ts as one declaration file instead of the ~34 that tsc emits for the public path
+ * (index -> credentials/, oauth/, runtime/, settings/, ui/, ...). A tslab cell that imports
+ * cred-auth is type-checked, and reading those files made the first cell dearer than importing
+ * google-auth-library (bench/README.md, target 9). rollup-plugin-dts keeps every declaration's
+ * TSDoc. The modules behind the `cache` and `exceptions` namespaces stay tsc's own files (errors,
+ * cache/*: 4 files that import nothing else of ours), so their members keep their declarations and
+ * TSDoc and there is one `CredentialsCache` class, not a copy in the bundle. The other
+ * dist/ .d.ts files stay for anything that imports them by path.
+ */
+async function bundleDeclarations(runtimeNames) {
+  const { rollup } = require("rollup");
+  const { dts } = require("rollup-plugin-dts");
+  const index = join(DIST, "index.d.ts");
+  const kept = new Set([
+    join(DIST, "errors.js"),
+    join(DIST, "cache", "base.js"),
+    join(DIST, "cache", "disk.js"),
+    join(DIST, "cache", "index.js"),
+  ]);
+  const bundle = await rollup({
+    input: index,
+    plugins: [dts()],
+    // Packages (google-auth-library) stay imports; so do the kept modules above.
+    external: (id, importer) =>
+      !/^[./]/.test(id) || (importer !== undefined && kept.has(resolve(dirname(importer), id))),
+    logLevel: "warn",
+  });
+  const { output } = await bundle.generate({ format: "es" });
+  await bundle.close();
+  const packageDoc = readFileSync(index, "utf8").match(/^\/\*\*[\s\S]*?\*\/\n/)?.[0] ?? "";
+  if (!packageDoc.includes("@packageDocumentation"))
+    throw new Error("build: dist/index.d.ts lost its @packageDocumentation comment");
+  writeFileSync(index, packageDoc + typeOnlyExports(output[0].code, runtimeNames));
+}
+
+/**
+ * rollup writes `export { CredentialsCache } from './cache/index.js'` for src/index.ts's
+ * `export type { CredentialsCache }`: a value the JavaScript does not export. Every exported name
+ * that dist/index.js does not export goes into an `export type` list, as in the source.
+ */
+function typeOnlyExports(code, runtimeNames) {
+  return code.replace(/^export (type )?\{ ([^}]*) \}( from '[^']+')?;$/gm, (_line, type, list, from = "") => {
+    const specifiers = list.split(", ");
+    const exported = (s) => s.split(" as ").at(-1);
+    const values = type ? [] : specifiers.filter((s) => runtimeNames.has(exported(s)));
+    const types = specifiers.filter((s) => !values.includes(s));
+    return [
+      values.length ? `export { ${values.join(", ")} }${from};` : "",
+      types.length ? `export type { ${types.join(", ")} }${from};` : "",
+    ]
+      .filter(Boolean)
+      .join("\n");
   });
 }
 

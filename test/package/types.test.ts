@@ -3,7 +3,7 @@
 // tslab uses) and current TypeScript with nodenext (CommonJS and ESM) and bundler resolution.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -26,7 +26,12 @@ before(() => {
 after(() => rmSync(project, { recursive: true, force: true }));
 
 function tsc(compiler: "typescript-5.0" | "typescript-current", file: string, flags: string[]): void {
-  const run = spawnSync(
+  const run = runTsc(compiler, file, flags);
+  assert.equal(run.status, 0, `${compiler} ${flags.join(" ")} ${file}:\n${run.stdout}${run.stderr}`);
+}
+
+function runTsc(compiler: "typescript-5.0" | "typescript-current", file: string, flags: string[]) {
+  return spawnSync(
     process.execPath,
     [
       join(modules, compiler, "bin", "tsc"),
@@ -44,8 +49,10 @@ function tsc(compiler: "typescript-5.0" | "typescript-current", file: string, fl
       encoding: "utf8",
     },
   );
-  assert.equal(run.status, 0, `${compiler} ${flags.join(" ")} ${file}:\n${run.stdout}${run.stderr}`);
 }
+
+/** tslab's options for a cell (node10 resolution, skipLibCheck). */
+const TSLAB = ["--module", "esnext", "--moduleResolution", "node10", "--lib", "es2022", "--skipLibCheck"];
 
 test("TypeScript 5.0, module commonjs + moduleResolution node10 (tslab), library files checked too", () => {
   // lib "dom" is left out: @types/node 22's web-globals clash with TS 5.0's lib.dom (TS2502), not cred-auth or google-auth-library.
@@ -93,4 +100,35 @@ test("current TypeScript, bundler resolution", () => {
     "--lib",
     "es2023,dom",
   ]);
+});
+
+test("a tslab cell importing cred-auth reads 5 of its declaration files, not the ~34 tsc emits (bench target 9)", () => {
+  // dist/index.d.ts is bundled (scripts/build.mjs bundleDeclarations); errors and cache/* stay files.
+  writeFileSync(join(project, "cell.ts"), 'import * as credAuth from "cred-auth";\nexport { credAuth };\n');
+  const run = runTsc("typescript-5.0", "cell.ts", [...TSLAB, "--listFiles"]);
+  assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
+  const dist = `${realpathSync(repo)}/dist/`;
+  const ours = run.stdout
+    .split("\n")
+    .filter((file) => file.startsWith(dist))
+    .map((file) => file.slice(dist.length));
+  assert.deepEqual(ours.sort(), [
+    "cache/base.d.ts",
+    "cache/disk.d.ts",
+    "cache/index.d.ts",
+    "errors.d.ts",
+    "index.d.ts",
+  ]);
+});
+
+test("the bundled declarations keep src/index.ts's type-only exports type-only", () => {
+  // CredentialsCache is exported as a type at the top (the class is cache.CredentialsCache);
+  // dist/index.js has no such value, so using it as one must not compile.
+  writeFileSync(
+    join(project, "value.ts"),
+    'import * as credAuth from "cred-auth";\nexport const c = credAuth.CredentialsCache;\n',
+  );
+  const run = runTsc("typescript-5.0", "value.ts", TSLAB);
+  assert.notEqual(run.status, 0, "credAuth.CredentialsCache compiled as a value");
+  assert.match(run.stdout, /CredentialsCache/);
 });
