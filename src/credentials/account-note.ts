@@ -30,11 +30,11 @@ export function planAccountNote(
   if (options.presenter === "plain" || options.presenter === "terminal") return undefined;
   const kernel = notebookKernel(sources?.globals ?? globalThis);
   if (!kernel) return undefined;
-  const settings = sources ?? signInPlanner().planSources();
+  const { settings } = sources ?? signInPlanner().planSources();
   const wanted = chosen(
     options.accountNote,
     () => undefined,
-    () => settings.settings()["account-note"],
+    () => settings()["account-note"],
   );
   return wanted === false ? undefined : kernel === "tslab" ? "tslab" : "deno";
 }
