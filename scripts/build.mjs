@@ -21,7 +21,12 @@ const lenient = process.env.CRED_AUTH_BUILD_LENIENT === "1";
 if (tsc.status !== 0 && !lenient) process.exit(tsc.status ?? 1);
 
 writeFileSync("dist/package.json", `{ "type": "commonjs" }\n`);
-const names = Object.keys(require("../dist/index.js")).filter((n) => n !== "default" && n !== "__esModule");
+const names = exportedNames("../dist/index.js");
+// src/index.ts exports, lazily, the values src/api.ts declares: the same names, or the declarations
+// would promise what the module does not have (or hide what it has).
+const declared = exportedNames("../dist/api.js");
+if (names.join() !== declared.join())
+  throw new Error(`build: src/index.ts exports ${names.join(", ")}; src/api.ts declares ${declared.join(", ")}`);
 // createRequire, not `import cjs from "./index.js"`: importing CommonJS from ESM puts the module
 // through the ESM loader's CommonJS translator too, which made default() in a fresh process about
 // a fifth dearer (bench/README.md, targets 1 and 4). require() shares the same module instance.
@@ -37,6 +42,13 @@ await bundleCli();
 chmodSync("dist/cli.js", 0o755);
 buildExamples();
 if (tsc.status !== 0) console.error("build: type errors ignored (CRED_AUTH_BUILD_LENIENT=1)");
+
+/** The names a CommonJS module of dist/ exports at run time, sorted. */
+function exportedNames(path) {
+  return Object.keys(require(path))
+    .filter((n) => n !== "default" && n !== "__esModule")
+    .sort();
+}
 
 /**
  * The command line bundled into dist/cli-bundle.js (which the bin, dist/cli.js, loads): its dispatcher, print-token, the token cache, the
@@ -84,10 +96,10 @@ async function bundleCli() {
 }
 
 /**
- * dist/index.d.ts as one declaration file instead of the ~34 that tsc emits for the public path
- * (index -> credentials/, oauth/, runtime/, settings/, ui/, ...). A tslab cell that imports
- * cred-auth is type-checked, and reading those files made the first cell dearer than importing
- * google-auth-library (bench/README.md, target 9). rollup-plugin-dts keeps every declaration's
+ * dist/index.d.ts, bundled from src/api.ts's declarations: one file instead of the ~34 that tsc
+ * emits for the public path (api -> credentials/, oauth/, runtime/, settings/, ui/, ...). A tslab
+ * cell that imports cred-auth is type-checked, and reading those files made the first cell dearer
+ * than importing google-auth-library (bench/README.md, target 9). rollup-plugin-dts keeps every declaration's
  * TSDoc. The modules behind the `cache` and `exceptions` namespaces stay tsc's own files (errors,
  * cache/*: 4 files that import nothing else of ours), so their members keep their declarations and
  * TSDoc and there is one `CredentialsCache` class, not a copy in the bundle. The other
@@ -96,27 +108,76 @@ async function bundleCli() {
 async function bundleDeclarations(runtimeNames) {
   const { rollup } = require("rollup");
   const { dts } = require("rollup-plugin-dts");
-  const index = join(DIST, "index.d.ts");
-  const kept = new Set([
-    join(DIST, "errors.js"),
-    join(DIST, "cache", "base.js"),
-    join(DIST, "cache", "disk.js"),
-    join(DIST, "cache", "index.js"),
-  ]);
+  const api = join(DIST, "api.d.ts");
   const bundle = await rollup({
-    input: index,
+    input: api,
     plugins: [dts()],
-    // Packages (google-auth-library) stay imports; so do the kept modules above.
-    external: (id, importer) =>
-      !/^[./]/.test(id) || (importer !== undefined && kept.has(resolve(dirname(importer), id))),
+    // Packages (google-auth-library) stay imports.
+    external: (id) => !/^[./]/.test(id),
     logLevel: "warn",
   });
   const { output } = await bundle.generate({ format: "es" });
   await bundle.close();
-  const packageDoc = readFileSync(index, "utf8").match(/^\/\*\*[\s\S]*?\*\/\n/)?.[0] ?? "";
+  const packageDoc = readFileSync(api, "utf8").match(/^\/\*\*[\s\S]*?\*\/\n/)?.[0] ?? "";
   if (!packageDoc.includes("@packageDocumentation"))
-    throw new Error("build: dist/index.d.ts lost its @packageDocumentation comment");
-  writeFileSync(index, packageDoc + typeOnlyExports(output[0].code, runtimeNames));
+    throw new Error("build: dist/api.d.ts lost its @packageDocumentation comment");
+  const namespaceDocs = { cache: moduleDoc(join(DIST, "cache", "index.d.ts")) };
+  const code = namespacesOfMembers(typeOnlyExports(output[0].code, runtimeNames), namespaceDocs);
+  writeFileSync(join(DIST, "index.d.ts"), packageDoc + code);
+  // api.js would load everything at once; nothing may reach it by accident.
+  for (const file of ["api.js", "api.d.ts"]) rmSync(join(DIST, file));
+}
+
+/** A module's own TSDoc (its leading `@packageDocumentation` comment), without that tag. */
+function moduleDoc(file) {
+  const doc = readFileSync(file, "utf8").match(/^\/\*\*[\s\S]*?\*\/\n/)?.[0] ?? "";
+  if (!doc.includes("@packageDocumentation")) throw new Error(`build: ${file} has no module TSDoc`);
+  return doc.replace(/\n \*\n \* @packageDocumentation\n/, "\n");
+}
+
+/**
+ * rollup-plugin-dts writes `export * as cache from ...` as a namespace of aliases
+ * (`declare const index_d_NOOP: typeof NOOP;`, `type index_d_X = X;`, then
+ * `declare namespace index_d { export { index_d_NOOP as NOOP, ... } }`): a hover on
+ * `credAuth.cache.NOOP` shows the alias, without NOOP's TSDoc, and the namespace is `index_d`.
+ * Here each namespace exports the declarations themselves (which a declaration file may do), is
+ * named as users see it, and carries its module's TSDoc (`docs`); other modules' leading
+ * `@packageDocumentation` comments, left mid-file by the bundle, go.
+ */
+function namespacesOfMembers(code, docs) {
+  let out = code.replace(/^\/\*\*(?:(?!\*\/)[\s\S])*@packageDocumentation[\s\S]*?\*\/\n/gm, "");
+  const blocks = [...out.matchAll(/^declare namespace (\w+) \{\n((?: {2}export .*\n)+)\}\n/gm)];
+  for (const [block, name, body] of blocks) {
+    const members = body.replace(/ {2}export (type )?\{ ([^}]*) \};\n/g, (_line, type, list) => {
+      const specifiers = list.split(", ").map((specifier) => {
+        const [local, exported = local] = specifier.split(" as ");
+        const target = removeAlias(local);
+        return target === exported ? exported : `${target} as ${exported}`;
+      });
+      return `  export ${type ?? ""}{ ${specifiers.join(", ")} };\n`;
+    });
+    const exported = out.match(new RegExp(`^export \\{[^}]*\\b${name} as (\\w+)\\b`, "m"))?.[1];
+    const taken =
+      exported && new RegExp(`^(declare (const|function|class|namespace)|type|interface) ${exported}\\b`, "m");
+    const shown = exported && !taken.test(out) ? exported : name;
+    out = out.replace(block, `${docs[shown] ?? ""}declare namespace ${shown} {\n${members}}\n`);
+    if (shown !== name) out = out.replace(new RegExp(`\\b${name} as ${shown}\\b`), shown);
+  }
+  return out;
+
+  /** Removes `local`'s alias declarations and returns what they alias. */
+  function removeAlias(local) {
+    let target;
+    out = out.replace(
+      new RegExp(`^(?:type ${local} = ([\\w$]+);|declare const ${local}: typeof ([\\w$]+);)\\n`, "gm"),
+      (_line, type, value) => {
+        target = type ?? value;
+        return "";
+      },
+    );
+    if (!target) throw new Error(`build: no alias ${local} in the bundled declarations`);
+    return target;
+  }
 }
 
 /**

@@ -156,3 +156,32 @@ test("the probe notices a heavy module and I/O (positive control)", () => {
     JSON.stringify(report.io),
   );
 });
+
+// src/index.ts loads the credentials machinery on a function's first call (bench/README.md,
+// targets 1 and 9): the import loads the errors, the caches and the version only.
+const MACHINERY = /\/dist\/(credentials|hosted|ui|runtime|settings)\/|\/dist\/oauth\/(?!pending\.js)/;
+
+test("importing cred-auth loads none of the credentials machinery; a first call loads its module", () => {
+  const script = `const m = ${requireFromRepo}("cred-auth");
+    if (m.default !== m.defaultCredentials) throw new Error("default is not defaultCredentials");
+    const before = Object.keys(require.cache).filter((f) => f.includes("/dist/"));
+    const remove = m.registerHostedEnvironment({ name: "probe", detect: () => false, credentials: async () => { throw new Error("unused"); } });
+    remove();
+    const after = Object.keys(require.cache).filter((f) => f.includes("/dist/"));
+    process.stdout.write("\\n@@" + JSON.stringify({ before, after }));`;
+  const child = spawnSync(process.execPath, ["-e", script], { cwd: repo, encoding: "utf8" });
+  assert.equal(child.status, 0, child.stderr);
+  const { before, after } = JSON.parse(child.stdout.split("\n@@").at(-1) ?? "{}") as Record<string, string[]>;
+  assert.ok(
+    before.some((file) => file.endsWith("/dist/cache/disk.js")),
+    "the probe saw the package's own modules",
+  );
+  assert.deepEqual(
+    before.filter((file) => MACHINERY.test(file)),
+    [],
+  );
+  assert.ok(
+    after.some((file) => file.endsWith("/dist/hosted/registry.js")),
+    after.join("\n"),
+  );
+});

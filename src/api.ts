@@ -1,0 +1,46 @@
+/**
+ * cred-auth: get, cache, save and load OAuth 2.0 credentials for Google Cloud APIs from
+ * TypeScript notebooks, terminals and scripts.
+ *
+ * ```ts
+ * import * as credAuth from "cred-auth";
+ * const [credentials, projectId] = await credAuth.default(["https://www.googleapis.com/auth/cloud-platform"]);
+ * ```
+ *
+ * @packageDocumentation
+ */
+// The public API as users see it: its declarations, TSDoc included, become dist/index.d.ts
+// (scripts/build.mjs). The runtime entry, index.ts, exports the same values, loading the
+// credentials machinery on first use.
+export { defaultCredentials as default, defaultCredentials } from "./credentials/default.js";
+export { getUserCredentials, saveUserCredentials } from "./credentials/user.js";
+export { completeSignIn } from "./credentials/complete.js";
+export { SignInPendingError, cancelSignIn } from "./oauth/pending.js";
+export type { PendingSignIn, SignInResult } from "./oauth/flow.js";
+export { loadUserCredentials } from "./token-services/load-user.js";
+export { loadServiceAccountCredentials } from "./credentials/service-account.js";
+export { fetchIdToken, getIdTokenClient } from "./credentials/id-token.js";
+export type { IdTokenOptions } from "./credentials/id-token.js";
+export * as cache from "./cache/index.js";
+export * as exceptions from "./errors.js";
+export {
+  CredAuthError,
+  CredCredentialsError,
+  CredConnectionError,
+  CredCancelledError,
+  CredSubjectTokenFileError,
+  CredSubjectTokenUrlError,
+  CredStsError,
+  CredUnsafeTokenUrlError,
+  CredImpersonationError,
+  ERROR_CODES,
+} from "./errors.js";
+export type { CredErrorCode, CredErrorOptions } from "./errors.js";
+export type { CredentialsCache, CredentialsCacheOptions } from "./cache/index.js";
+export type { LoadCredentialsOptions } from "./token-services/load-user.js";
+export type { ServiceAccountCredentials } from "./credentials/service-account.js";
+export type { DefaultOptions, UserCredentialsOptions, SaveUserCredentialsOptions, PresenterChoice } from "./options.js";
+export type { Presenter, SignInEvent } from "./oauth/events.js";
+export type { HostedEnvironment, HostedCredentials } from "./hosted/types.js";
+export { registerHostedEnvironment } from "./hosted/registry.js";
+export { VERSION, VERSION as __version__ } from "./version.js";
