@@ -55,7 +55,8 @@ async function impersonatingDefault(
 ): Promise<[AuthClient, string | null]> {
   const [source, projectId] = await sharedResolution([CLOUD_PLATFORM_SCOPE], options, resolveDefault);
   const { impersonateProven, projectOfServiceAccount } = impersonation();
-  return [await impersonateProven(source, chain, scopes), projectOfServiceAccount(chain.target) ?? projectId];
+  const universe = trustedUniverse(process.env, options.universeDomain);
+  return [await impersonateProven(source, chain, scopes, universe), projectOfServiceAccount(chain.target) ?? projectId];
 }
 
 async function resolveDefault(

@@ -99,13 +99,17 @@ export async function impersonatedAdcClient(
   };
 }
 
-/** {@link impersonate}, proven with one token as every other source is proven. */
+/**
+ * {@link impersonate}, proven with one token as every other source is proven. `universe`: the one
+ * the user chose (default()'s `universeDomain`), whose IAM Credentials API is asked.
+ */
 export async function impersonateProven(
   source: AuthClient,
   chain: ImpersonationChain,
   scopes: readonly string[],
+  universe?: Universe,
 ): Promise<Impersonated> {
-  const credentials = await impersonate(source, chain, scopes);
+  const credentials = await impersonate(source, chain, scopes, { universe });
   await proveCredentials(credentials, `Impersonating ${chain.target}`);
   return credentials;
 }

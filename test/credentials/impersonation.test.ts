@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { Impersonated } from "google-auth-library";
+import { type AuthClient, Impersonated } from "google-auth-library";
 import * as credAuth from "cred-auth";
 import { CredCredentialsError, ERROR_CODES, cache, exceptions } from "cred-auth";
 import { DEFAULT_WORKLOAD_AUDIENCE } from "cred-auth/emulator";
@@ -192,6 +192,40 @@ test("default() with impersonateServiceAccount: whatever ADC finds asks for the 
   assert.equal(info?.account, sa("viaoption"));
   assert.deepEqual(info?.scopes, [BIGQUERY]);
   assert.equal(projectId, "imp-project", "the impersonated account's project");
+});
+
+test("default() with impersonateServiceAccount asks the IAM Credentials API of the universe the user chose", async () => {
+  // Another universe is outside this machine (no network here, no emulator for it): the source
+  // credentials are a stand-in that records where they are asked to send their token, and sends nothing.
+  const asked: string[] = [];
+  const source = {
+    universeDomain: "tpc.example",
+    getAccessToken: async () => ({ token: "source-token" }),
+    request: async (options: { url?: unknown }) => {
+      asked.push(String(options.url));
+      throw new Error("not sent");
+    },
+  } as unknown as AuthClient;
+  const platform = {
+    name: "tpc-platform",
+    detect: () => true,
+    credentials: async () => ({ credentials: source, projectId: null }),
+  };
+  await assert.rejects(
+    withEnv(
+      { CRED_AUTH_EMULATOR_HOST: undefined, GOOGLE_CLOUD_UNIVERSE_DOMAIN: undefined, CRED_AUTH_HOSTED: undefined },
+      () =>
+        credAuth.default([BIGQUERY], {
+          ...noCache,
+          hosted: [platform],
+          universeDomain: "tpc.example",
+          impersonateServiceAccount: TARGET,
+        }),
+    ),
+  );
+  assert.deepEqual(asked, [
+    `https://iamcredentials.tpc.example/v1/projects/-/serviceAccounts/${TARGET}:generateAccessToken`,
+  ]);
 });
 
 test("getUserCredentials with impersonateServiceAccount: a cloud-platform sign-in, reused from the cache", async () => {
