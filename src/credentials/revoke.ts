@@ -119,9 +119,11 @@ function userOf(file: AdcFile): AuthorizedUserFile | undefined {
 
 /** Why this file's credentials cannot be revoked by cred-auth, and what to do instead. */
 function notRevocable(file: AdcFile): string {
-  if (file.type === "service_account" || file.type === "impersonated_service_account")
+  // An impersonated file's tokens end with its source's (a user source is revoked, not here).
+  const held = file.type === "impersonated_service_account" ? file.source : file;
+  if (held.type === "service_account")
     return "holds a service account key, which cannot be revoked with a request: delete the key in IAM (gcloud iam service-accounts keys delete KEY_ID --iam-account EMAIL)";
-  if (file.type === "external_account")
+  if (held.type === "external_account")
     return "holds identity federation credentials, whose tokens come from another identity provider and expire within an hour: disable the provider or remove the service account's binding to stop them";
   return "holds a workforce identity federation sign-in, which cred-auth cannot revoke: sign out with gcloud auth revoke, or ask your administrator";
 }

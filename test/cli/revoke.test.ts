@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEMO_CLIENT } from "cred-auth/emulator";
-import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
+import { testCredentialsFile, withEmulator, workloadFileJson } from "../support/emulator.ts";
 import { type CliResult, runCli, sandbox, secretsIn, serviceAccountFile, type Sandbox } from "./support.ts";
 
 const emu = await withEmulator();
@@ -158,6 +158,52 @@ test("a service-account key cannot be revoked here: it says how, removes nothing
   assert.match(forced.stderr, /nothing was revoked \(--force\): holds a service account key/);
   assert.equal(existsSync(path), false);
   assert.deepEqual(cacheEntries(b), []);
+});
+
+test("federation files cannot be revoked here: each says why and what to do, and nothing is removed", async () => {
+  const b = box();
+  const workforceUser = {
+    ...emu.issueExternalAccountAuthorizedUser(),
+    token_url: "https://sts.googleapis.com/v1/oauthtoken",
+  } as Record<string, string>;
+  secrets.push(workforceUser.refresh_token!, workforceUser.client_secret!);
+  const impersonationUrl =
+    "https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/runner@p.iam.gserviceaccount.com:generateAccessToken";
+  const files: [string, Record<string, unknown>, RegExp][] = [
+    [
+      "workload.json",
+      workloadFileJson(join(b.dir, "subject-token")),
+      /holds identity federation credentials, whose tokens come from another identity provider and expire within an hour: disable the provider/,
+    ],
+    [
+      "workforce.json",
+      workforceUser,
+      /holds a workforce identity federation sign-in, which cred-auth cannot revoke: sign out with gcloud auth revoke/,
+    ],
+    [
+      "impersonated-workforce.json",
+      {
+        type: "impersonated_service_account",
+        service_account_impersonation_url: impersonationUrl,
+        delegates: [],
+        source_credentials: workforceUser,
+      },
+      /holds a workforce identity federation sign-in, which cred-auth cannot revoke/,
+    ],
+  ];
+  for (const [name, json, why] of files) {
+    const path = join(b.dir, name);
+    writeFileSync(path, JSON.stringify(json), { mode: 0o600 });
+    const r = await cli(["revoke", path], b.env);
+    assert.equal(r.code, 1, `${name}: ${r.stderr}`);
+    assert.match(r.stderr, why, name);
+    assert.match(
+      r.stderr,
+      /nothing was removed \(--force removes the file and its cached tokens\)\. \(ERR_NOT_REVOCABLE\)\n$/,
+    );
+    assert.equal(r.stderr.split("\n").length, 2, `${name}: one line`);
+    assert.ok(existsSync(path), `${name} is still there`);
+  }
 });
 
 test("usage mistakes and unreadable files: one line, the right exit code, nothing echoed", async () => {
