@@ -18,9 +18,16 @@ function element(tag: number, content: Buffer): Buffer {
 
 const sequence = (...items: Buffer[]): Buffer => element(0x30, Buffer.concat(items));
 
-/** A non-negative INTEGER: a leading zero byte keeps a high first bit from reading as a sign. */
+/**
+ * A non-negative INTEGER of big-endian `bytes`, in DER's one encoding: no leading zero byte (a
+ * random serial starting 00 then 00-7f was refused by OpenSSL as "illegal padding", one key in
+ * 512), except the one that keeps a high first bit from reading as a sign.
+ */
 function integer(bytes: Buffer): Buffer {
-  return element(0x02, bytes[0] >= 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes);
+  let start = 0;
+  while (start < bytes.length - 1 && bytes[start] === 0) start++;
+  const value = bytes.subarray(start);
+  return element(0x02, value[0] >= 0x80 ? Buffer.concat([Buffer.from([0]), value]) : value);
 }
 
 function objectId(dotted: string): Buffer {
