@@ -2,18 +2,11 @@ import { homedir } from "node:os";
 import { type Stats, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { UserRefreshClient } from "google-auth-library";
-import {
-  type AuthorizedUserFile,
-  CredentialsFileError,
-  readAuthorizedUserFile,
-  writeUserCredentialsFile,
-} from "../formats/credentials-file.js";
-import { getCredentialInfo, setCredentialInfo } from "../token-services/info.js";
-import { authorizedUserFileFrom, userRefreshClientFrom } from "../token-services/load-user.js";
+import type { AuthorizedUserFile } from "../formats/credentials-file.js";
 import { CredAuthError } from "../errors.js";
-import { ownershipProblem } from "../trust/files.js";
 import { quoted } from "../trust/text.js";
 import { CredentialsCache } from "./base.js";
+import { credentialInfo, credentialsFiles, fileTrust, userCredentials } from "./lazy.js";
 
 /** Default directory name of the disk caches, under the configuration directory. */
 export const DEFAULT_CACHE_DIRNAME = "cred";
@@ -77,7 +70,11 @@ export class FileCredentialsCache extends CredentialsCache {
    */
   override async save(credentials: UserRefreshClient): Promise<void> {
     const path = this.path;
-    await writeUserCredentialsFile(path, authorizedUserFileFrom(credentials, path));
+    await credentialsFiles().writeUserCredentialsFile(
+      path,
+      userCredentials().authorizedUserFileFrom(credentials, path),
+    );
+    const { getCredentialInfo, setCredentialInfo } = credentialInfo();
     const info = getCredentialInfo(credentials);
     setCredentialInfo(credentials, { scopes: info?.scopes ?? [], ...info, path });
   }
@@ -98,6 +95,7 @@ export class ReadWriteCredentialsCache extends FileCredentialsCache {
   override async load(): Promise<UserRefreshClient | null> {
     const path = this.path;
     warnIfSharedDirectory(path);
+    const { readAuthorizedUserFile, CredentialsFileError } = credentialsFiles();
     let file: AuthorizedUserFile;
     try {
       file = await readAuthorizedUserFile(path, { privateOnly: true });
@@ -107,7 +105,7 @@ export class ReadWriteCredentialsCache extends FileCredentialsCache {
     }
     try {
       // A token_uri or universe the URL policy refuses makes the file as unusable as a malformed one.
-      return await userRefreshClientFrom(file, { path });
+      return await userCredentials().userRefreshClientFrom(file, { path });
     } catch (error) {
       if (!(error instanceof CredAuthError)) throw error;
       warnUnusable(error);
@@ -130,7 +128,7 @@ function warnIfSharedDirectory(path: string): void {
   } catch {
     return;
   }
-  const writable = ownershipProblem(stats);
+  const writable = fileTrust().ownershipProblem(stats);
   if (!writable) return;
   process.emitWarning(
     `The credentials cache directory ${quoted(dirname(path))} ${writable}: others could plant credentials there. Run chmod 700 on it (it must be yours).`,

@@ -1,0 +1,18 @@
+// Modules of cache/ loaded when a cache is first used (load, save), as typed getters (one lazy.ts
+// per layer). Importing cred-auth makes the three caches (`cache.READ_WRITE`, ...) but reads and
+// writes nothing: the credentials-file reader and writer and the token services it needs wait for
+// the first load() or save() (bench/README.md, targets 1 and 9).
+
+/** The credentials-file reader and writer (`authorized_user`). */
+export const credentialsFiles = (): typeof import("../formats/credentials-file.js") =>
+  require("../formats/credentials-file.js");
+
+/** User credentials from a file's fields, and the fields of user credentials. */
+export const userCredentials = (): typeof import("../token-services/load-user.js") =>
+  require("../token-services/load-user.js");
+
+/** What cred-auth records beside a client: its scopes, account, file. */
+export const credentialInfo = (): typeof import("../token-services/info.js") => require("../token-services/info.js");
+
+/** The file-trust rule's ownership check. */
+export const fileTrust = (): typeof import("../trust/files.js") => require("../trust/files.js");
