@@ -25,13 +25,14 @@ export { SignInPendingError, cancelSignIn } from "./oauth/pending.js";
 export { VERSION, VERSION as __version__ } from "./version.js";
 
 /**
- * `module()[name]`, required on the first call: the same function to its caller (signature,
+ * `module()[name]`, required on the first call: the same function to its caller (name, signature,
  * overloads, `this`, what it returns and throws), one frame deeper in a stack trace.
  */
-function onFirstCall<M, K extends keyof M>(module: () => M, name: K): M[K] {
-  return function (this: unknown, ...args: unknown[]) {
+function onFirstCall<M, K extends keyof M & string>(module: () => M, name: K): M[K] {
+  const forward = function (this: unknown, ...args: unknown[]) {
     return (module()[name] as (...args: unknown[]) => unknown).apply(this, args);
-  } as M[K];
+  };
+  return Object.defineProperty(forward, "name", { value: name }) as M[K];
 }
 
 const defaults = (): typeof Default => require("./credentials/default.js");

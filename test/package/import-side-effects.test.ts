@@ -166,6 +166,7 @@ const MACHINERY =
 test("importing cred-auth loads none of the credentials machinery; a first call loads its module", () => {
   const script = `const m = ${requireFromRepo}("cred-auth");
     if (m.default !== m.defaultCredentials) throw new Error("default is not defaultCredentials");
+    if (m.getUserCredentials.name !== "getUserCredentials") throw new Error("a forwarder lost its name");
     const before = Object.keys(require.cache).filter((f) => f.includes("/dist/"));
     const remove = m.registerHostedEnvironment({ name: "probe", detect: () => false, credentials: async () => { throw new Error("unused"); } });
     remove();
