@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { approveSignIn, DEFAULT_WORKLOAD_AUDIENCE, DEMO_CLIENT } from "cred-auth/emulator";
-import { withEmulator, workloadFileJson } from "../support/emulator.ts";
+import { withEmulator, workloadFileJson, workloadPrincipal } from "../support/emulator.ts";
 import { freePortRange, rangeEnv } from "../oauth/support.ts";
 import {
   collect,
@@ -26,8 +26,6 @@ const outputs: string[] = [];
 const secrets: string[] = [DEMO_CLIENT.clientSecret];
 const sa = (name: string) => `${name}@imp-project.iam.gserviceaccount.com`;
 const TARGET = sa("deployer");
-const WORKLOAD_PRINCIPAL = (subject: string) =>
-  `principal://iam.googleapis.com/projects/123456789012/locations/global/workloadIdentityPools/emu-pool/subject/${subject}`;
 const iamUrl = (email: string) =>
   `https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/${email}:generateAccessToken`;
 
@@ -205,7 +203,7 @@ test("print-token: an external_account file with service_account_impersonation_u
     writeFileSync(path, JSON.stringify(json));
     return path;
   };
-  emu.addServiceAccount({ email: sa("wif"), tokenCreators: [WORKLOAD_PRINCIPAL("ci-job")] });
+  emu.addServiceAccount({ email: sa("wif"), tokenCreators: [workloadPrincipal("ci-job")] });
   const r = await cli(
     ["print-token", file(sa("wif")), "--format", "json", "--scopes", "https://www.googleapis.com/auth/bigquery"],
     box.env,

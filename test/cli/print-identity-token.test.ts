@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_WORKLOAD_AUDIENCE, DEMO_CLIENT } from "cred-auth/emulator";
-import { testCredentialsFile, withEmulator, workloadFileJson } from "../support/emulator.ts";
+import { testCredentialsFile, withEmulator, workloadFileJson, workloadPrincipal } from "../support/emulator.ts";
 import { verifyIdToken } from "../support/id-tokens.ts";
 import { runCli, sandbox, secretsIn, serviceAccountFile, type Sandbox } from "./support.ts";
 
@@ -144,9 +144,7 @@ test("a federation file: through its service-account impersonation; without one,
   const federated = "federated@cli-project.iam.gserviceaccount.com";
   emu.addServiceAccount({
     email: federated,
-    tokenCreators: [
-      "principal://iam.googleapis.com/projects/123456789012/locations/global/workloadIdentityPools/emu-pool/subject/ci-job",
-    ],
+    tokenCreators: [workloadPrincipal("ci-job")],
   });
   const impersonating = join(b.dir, "wif-imp.json");
   writeFileSync(

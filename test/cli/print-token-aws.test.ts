@@ -5,11 +5,10 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { withEmulator } from "../support/emulator.ts";
+import { WORKLOAD_POOL as POOL, withEmulator } from "../support/emulator.ts";
 import { verifyIdToken } from "../support/id-tokens.ts";
 import { type CliResult, runCli, sandbox } from "./support.ts";
 
-const POOL = "projects/123456789012/locations/global/workloadIdentityPools/emu-pool";
 const TARGET = "aws-deployer@emu-project.iam.gserviceaccount.com";
 const emu = await withEmulator({
   serviceAccounts: [{ email: TARGET, tokenCreators: [`principalSet://iam.googleapis.com/${POOL}/*`] }],

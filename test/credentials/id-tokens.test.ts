@@ -11,7 +11,7 @@ import { JWT } from "google-auth-library";
 import * as credAuth from "cred-auth";
 import { ERROR_CODES, cache } from "cred-auth";
 import { DEFAULT_WORKLOAD_AUDIENCE, DEMO_CLIENT } from "cred-auth/emulator";
-import { testCredentialsFile, workloadFileJson } from "../support/emulator.ts";
+import { testCredentialsFile, workloadFileJson, workloadPrincipal } from "../support/emulator.ts";
 import { emulatorUserClient, pointJwtAt, verifyIdToken } from "../support/id-tokens.ts";
 import { isolatedWorld, withEnv } from "./support.ts";
 
@@ -151,9 +151,7 @@ test("identity federation: through its service-account impersonation, or a coded
   const federated = "federated@id-project.iam.gserviceaccount.com";
   emulator.addServiceAccount({
     email: federated,
-    tokenCreators: [
-      "principal://iam.googleapis.com/projects/123456789012/locations/global/workloadIdentityPools/emu-pool/subject/job-7",
-    ],
+    tokenCreators: [workloadPrincipal("job-7")],
   });
   const impersonating = write(
     "wif-imp.json",

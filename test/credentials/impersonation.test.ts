@@ -10,7 +10,7 @@ import { type AuthClient, Impersonated } from "google-auth-library";
 import * as credAuth from "cred-auth";
 import { CredCredentialsError, ERROR_CODES, cache, exceptions } from "cred-auth";
 import { DEFAULT_WORKLOAD_AUDIENCE } from "cred-auth/emulator";
-import { testCredentialsFile, workloadFileJson } from "../support/emulator.ts";
+import { testCredentialsFile, workloadFileJson, workloadPrincipal } from "../support/emulator.ts";
 import { browserPresenter, isolatedWorld, withEnv } from "../credentials/support.ts";
 
 const { emulator, home } = await isolatedWorld();
@@ -163,9 +163,7 @@ test("default() with an external_account file that impersonates: STS, then the a
   writeFileSync(tokenFile, emulator.issueSubjectToken({ audience: DEFAULT_WORKLOAD_AUDIENCE, subject: "deploy-job" }));
   emulator.addServiceAccount({
     email: sa("federated"),
-    tokenCreators: [
-      "principal://iam.googleapis.com/projects/123456789012/locations/global/workloadIdentityPools/emu-pool/subject/deploy-job",
-    ],
+    tokenCreators: [workloadPrincipal("deploy-job")],
   });
   const path = join(home, "wif-imp.json");
   writeFileSync(

@@ -5,12 +5,11 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { AwsClient, type AwsClientOptions } from "google-auth-library";
 import { DEFAULT_AWS_AUDIENCE, DEFAULT_WORKLOAD_AUDIENCE } from "cred-auth/emulator";
-import { withEmulator } from "../support/emulator.ts";
+import { WORKLOAD_POOL as POOL, withEmulator } from "../support/emulator.ts";
 import { postForm } from "./support.ts";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
 const AWS_TYPE = "urn:ietf:params:aws:token-type:aws4_request";
-const POOL = "projects/123456789012/locations/global/workloadIdentityPools/emu-pool";
 const TARGET = "aws-deployer@emu-project.iam.gserviceaccount.com";
 const emu = await withEmulator({
   serviceAccounts: [{ email: TARGET, tokenCreators: [`principalSet://iam.googleapis.com/${POOL}/*`] }],

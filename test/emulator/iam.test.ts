@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
 import { IdentityPoolClient, Impersonated, UserRefreshClient } from "google-auth-library";
 import { DEFAULT_WORKLOAD_AUDIENCE, DEMO_CLIENT, startEmulator } from "cred-auth/emulator";
-import { withEmulator } from "../support/emulator.ts";
+import { WORKLOAD_POOL as POOL, withEmulator } from "../support/emulator.ts";
 import { postForm, serviceAccountAccessToken, tokenRequest } from "./support.ts";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
@@ -17,7 +17,6 @@ const STORAGE_READ = "https://www.googleapis.com/auth/devstorage.read_only";
 const serviceAccount = (name: string) => `${name}@iam-project.iam.gserviceaccount.com`;
 const [TARGET, HOP1, HOP2, END] = ["target", "hop-1", "hop-2", "chain-end"].map(serviceAccount);
 const GCE = { projectId: "iam-project", email: serviceAccount("gce-default") };
-const POOL = "projects/123456789012/locations/global/workloadIdentityPools/emu-pool";
 const DENIED = {
   error: {
     code: 403,

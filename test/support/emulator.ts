@@ -5,6 +5,13 @@ import { join } from "node:path";
 import { DEFAULT_WORKLOAD_AUDIENCE, DEMO_CLIENT, startEmulator } from "cred-auth/emulator";
 import type { Emulator, EmulatorOptions } from "cred-auth/emulator";
 
+/** The emulator's workload identity pool (its STS audiences name it), as IAM's member identifiers write it. */
+export const WORKLOAD_POOL = "projects/123456789012/locations/global/workloadIdentityPools/emu-pool";
+
+/** IAM's identifier of one subject of the emulator's workload pool, as a Token Creator binding names it. */
+export const workloadPrincipal = (subject: string): string =>
+  `principal://iam.googleapis.com/${WORKLOAD_POOL}/subject/${subject}`;
+
 /** Starts an emulator on a random loopback port and closes it after the current file (or suite). */
 export async function withEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const emulator = await startEmulator(options);
