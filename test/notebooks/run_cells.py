@@ -118,9 +118,11 @@ def run_cells(manager, client, codes, interrupt_on, seen):
 
 def late_updates(client, results, seen):
     """
-    Display updates sent as the cells ended: Deno's kernel publishes a display on its own path,
-    which may overtake the cell's idle status. A front end applies an update by its display id
-    whenever it comes (JupyterLab does), so they count as the cell's: read for LATE_SECONDS more.
+    Displays and display updates sent as the cells ended: Deno's kernel publishes a display on its
+    own path, which may overtake the cell's idle status. A front end shows a display under its cell,
+    and applies an update by its display id, whenever it comes (JupyterLab does), so they count as
+    the cell's: read for LATE_SECONDS more. (Only updates were read at first: a CI run lost a Deno
+    cell's `await Deno.jupyter.display(...)`, seen empty after its idle status.)
     """
     deadline = time.monotonic() + LATE_SECONDS
     while time.monotonic() < deadline:
@@ -129,7 +131,7 @@ def late_updates(client, results, seen):
         except queue.Empty:
             return
         result = results.get(msg["parent_header"].get("msg_id"))
-        if result is not None and msg["msg_type"] == "update_display_data":
+        if result is not None and msg["msg_type"] in ("display_data", "update_display_data", "execute_result"):
             record_display(result, msg["content"].get("data", {}), seen, None, None)
 
 
