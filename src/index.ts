@@ -15,6 +15,7 @@ import type * as IdToken from "./credentials/id-token.js";
 import type * as ServiceAccount from "./credentials/service-account.js";
 import type * as User from "./credentials/user.js";
 import type * as Registry from "./hosted/registry.js";
+import type * as DisplaySafe from "./token-services/display-safe.js";
 import type * as LoadUser from "./token-services/load-user.js";
 
 export * as cache from "./cache/index.js";
@@ -24,13 +25,19 @@ export * from "./errors.js";
 export { SignInPendingError, cancelSignIn } from "./oauth/pending.js";
 export { VERSION, VERSION as __version__ } from "./version.js";
 
+const displayed = (): typeof DisplaySafe => require("./token-services/display-safe.js");
+
 /**
  * `module()[name]`, required on the first call: the same function to its caller (name, signature,
- * overloads, `this`, what it returns and throws), one frame deeper in a stack trace.
+ * overloads, `this`, what it returns and throws), one frame deeper in a stack trace. Here each
+ * credentials object leaves the library, so here it is made display-safe: printed (a notebook
+ * cell's value, console.log, JSON.stringify) it shows a summary, never a secret.
  */
 function onFirstCall<M, K extends keyof M & string>(module: () => M, name: K): M[K] {
   const forward = function (this: unknown, ...args: unknown[]) {
-    return (module()[name] as (...args: unknown[]) => unknown).apply(this, args);
+    const result = (module()[name] as (...args: unknown[]) => unknown).apply(this, args);
+    if (result instanceof Promise) return result.then((value) => displayed().displaySafe(value));
+    return displayed().displaySafe(result);
   };
   return Object.defineProperty(forward, "name", { value: name }) as M[K];
 }

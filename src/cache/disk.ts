@@ -6,7 +6,7 @@ import type { AuthorizedUserFile } from "../formats/credentials-file.js";
 import { CredAuthError } from "../errors.js";
 import { quoted } from "../trust/text.js";
 import { CredentialsCache } from "./base.js";
-import { credentialInfo, credentialsFiles, fileTrust, userCredentials } from "./lazy.js";
+import { credentialInfo, credentialsFiles, displayed, fileTrust, userCredentials } from "./lazy.js";
 
 /** Default directory name of the disk caches, under the configuration directory. */
 export const DEFAULT_CACHE_DIRNAME = "cred";
@@ -105,7 +105,8 @@ export class ReadWriteCredentialsCache extends FileCredentialsCache {
     }
     try {
       // A token_uri or universe the URL policy refuses makes the file as unusable as a malformed one.
-      return await userCredentials().userRefreshClientFrom(file, { path });
+      // They leave the library here: displayed, they show a summary, never a secret.
+      return displayed().displaySafe(await userCredentials().userRefreshClientFrom(file, { path }));
     } catch (error) {
       if (!(error instanceof CredAuthError)) throw error;
       warnUnusable(error);

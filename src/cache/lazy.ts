@@ -14,5 +14,9 @@ export const userCredentials = (): typeof import("../token-services/load-user.js
 /** What cred-auth records beside a client: its scopes, account, file. */
 export const credentialInfo = (): typeof import("../token-services/info.js") => require("../token-services/info.js");
 
+/** The display of a loaded credentials object: a summary, never a secret. */
+export const displayed = (): typeof import("../token-services/display-safe.js") =>
+  require("../token-services/display-safe.js");
+
 /** The file-trust rule's ownership check. */
 export const fileTrust = (): typeof import("../trust/files.js") => require("../trust/files.js");

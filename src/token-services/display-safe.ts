@@ -1,0 +1,106 @@
+// What a credentials object shows when it is displayed: a short summary (its class, type,
+// account, scopes and expiry), never a token, a client secret or a key. Notebooks print a cell's
+// value (tslab through console.log, Deno through Deno.inspect) and keep the output in the .ipynb
+// file, which ends up in git; google-auth-library's clients hold their secrets in plain fields.
+// Applied where a client leaves the library (index.ts, the disk cache's load()); the object
+// itself is unchanged, so google-auth-library and save/load work on it exactly as before.
+import type { Credentials } from "google-auth-library";
+import { getCredentialInfo } from "./info.js";
+
+/** What a displayed credentials object shows (and JSON.stringify writes). */
+export interface CredentialsSummary {
+  type?: string;
+  account?: string;
+  scopes?: string[];
+  /** When the access token held expires (ISO 8601), or "no token yet". */
+  expiry: string;
+}
+
+type Inspect = (value: unknown, options?: object) => string;
+
+const NODE_INSPECT = Symbol.for("nodejs.util.inspect.custom");
+const DENO_INSPECT = Symbol.for("Deno.customInspect");
+
+/** The ADC type each google-auth-library client class stands for. */
+const TYPE_OF_CLASS: Readonly<Record<string, string | undefined>> = {
+  UserRefreshClient: "authorized_user",
+  JWT: "service_account",
+  Impersonated: "impersonated_service_account",
+  IdentityPoolClient: "external_account",
+  AwsClient: "external_account",
+  PluggableAuthClient: "external_account",
+  ExternalAccountAuthorizedUserClient: "external_account_authorized_user",
+  Compute: "metadata server",
+  IdTokenClient: "ID token",
+};
+
+/**
+ * `value`, its credentials objects made display-safe: a client itself, or each client of a
+ * tuple such as default()'s `[credentials, projectId]`. Anything else is returned untouched.
+ */
+export function displaySafe<T>(value: T): T {
+  if (Array.isArray(value)) for (const item of value) guard(item);
+  else guard(value);
+  return value;
+}
+
+/** The summary `credentials` displays as: nothing secret, read when displayed (the expiry moves). */
+export function credentialsSummary(credentials: object): CredentialsSummary {
+  const info = getCredentialInfo(credentials);
+  const fields = credentials as { email?: unknown; serviceAccountEmail?: unknown; scopes?: unknown };
+  const type = adcTypeOf(credentials);
+  const account = info?.account ?? firstString(fields.email, fields.serviceAccountEmail);
+  const scopes = info?.scopes.length ? [...info.scopes] : scopeList(fields.scopes);
+  return {
+    ...(type ? { type } : {}),
+    ...(account ? { account } : {}),
+    ...(scopes?.length ? { scopes } : {}),
+    expiry: expiryOf((credentials as { credentials?: Credentials }).credentials),
+  };
+}
+
+/** Gives a credentials object its display (util.inspect, Deno.inspect, JSON.stringify); others untouched. */
+function guard(value: unknown): void {
+  if (!isCredentials(value) || !Object.isExtensible(value)) return;
+  const name = value.constructor?.name || "Credentials";
+  const show = (inspect: Inspect, options?: object): string => `${name} ${inspect(credentialsSummary(value), options)}`;
+  // Own, non-enumerable: copies, Object.keys and google-auth-library never see them.
+  const hidden = (fn: unknown): PropertyDescriptor => ({ value: fn, configurable: true, writable: true });
+  Object.defineProperties(value, {
+    [NODE_INSPECT]: hidden((_depth: number, options: object, inspect: Inspect) => show(inspect, options)),
+    [DENO_INSPECT]: hidden((inspect: Inspect, options: object) => show(inspect, options)),
+    toJSON: hidden(() => credentialsSummary(value)),
+  });
+}
+
+/** A google-auth-library client, or any object that gives access tokens or request headers. */
+function isCredentials(value: unknown): value is object {
+  if (typeof value !== "object" || value === null) return false;
+  const client = value as { getAccessToken?: unknown; getRequestHeaders?: unknown };
+  return typeof client.getAccessToken === "function" || typeof client.getRequestHeaders === "function";
+}
+
+/** The ADC type of the nearest google-auth-library class `credentials` is (cred-auth's clients extend them). */
+function adcTypeOf(credentials: object): string | undefined {
+  for (let proto = Object.getPrototypeOf(credentials); proto !== null; proto = Object.getPrototypeOf(proto)) {
+    const type = Object.hasOwn(proto, "constructor")
+      ? TYPE_OF_CLASS[(proto.constructor as { name: string }).name]
+      : undefined;
+    if (type !== undefined) return type;
+  }
+  return undefined;
+}
+
+function expiryOf(credentials: Credentials | undefined): string {
+  const expiry = credentials?.expiry_date;
+  return typeof expiry === "number" && Number.isFinite(expiry) ? new Date(expiry).toISOString() : "no token yet";
+}
+
+function firstString(...values: unknown[]): string | undefined {
+  return values.find((v): v is string => typeof v === "string" && v !== "");
+}
+
+function scopeList(scopes: unknown): string[] | undefined {
+  if (typeof scopes === "string") return scopes.split(/\s+/).filter(Boolean);
+  return Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === "string") : undefined;
+}
