@@ -100,6 +100,12 @@ export const ERROR_CODES = {
   NOT_REVOCABLE: "ERR_NOT_REVOCABLE",
   /** Google's revoke endpoint refused the token (already revoked, expired, or not one): nothing was removed. */
   REVOKE_REFUSED: "ERR_REVOKE_REFUSED",
+  /** The destination of a sign-in holds something other than user credentials (a key, a federation or client-secret file): nothing replaced. */
+  DESTINATION_TAKEN: "ERR_DESTINATION_TAKEN",
+  /** `revoke` found the file itself and nobody said yes (no terminal to ask, no `--quiet`): nothing revoked or removed. */
+  NOT_CONFIRMED: "ERR_NOT_CONFIRMED",
+  /** The file changed (another file or a link swapped in) between being read and being removed: it was left in place. */
+  FILE_CHANGED: "ERR_FILE_CHANGED",
 } as const;
 
 /** One of {@link ERROR_CODES}' values. */

@@ -63,4 +63,11 @@ export interface DefaultOptions extends UserCredentialsOptions {
 }
 
 /** Options of {@link saveUserCredentials}. */
-export type SaveUserCredentialsOptions = Omit<UserCredentialsOptions, "credentialsCache">;
+export interface SaveUserCredentialsOptions extends Omit<UserCredentialsOptions, "credentialsCache"> {
+  /**
+   * Replace the file at the path whatever it holds. Without it, a file that is neither empty nor
+   * user credentials (a service account key, a federation or client-secret file) is refused
+   * before any sign-in (`ERR_DESTINATION_TAKEN`); earlier user credentials are replaced as before.
+   */
+  overwrite?: boolean;
+}

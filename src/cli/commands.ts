@@ -14,6 +14,11 @@ export const LOGIN: CommandSpec = {
   options: [
     scopesOption(`comma-separated OAuth scopes (default: the scopes setting, else ${CLOUD_PLATFORM})`),
     {
+      key: "force",
+      names: ["--force"],
+      help: "replace DESTINATION whatever it holds (without it, only earlier user credentials or an empty file are replaced)",
+    },
+    {
       key: "clientId",
       names: ["--client_id", "--client-id"],
       metavar: "ID",
@@ -93,13 +98,21 @@ export const LOGIN: CommandSpec = {
   ].join("\n"),
 };
 
+/** The optional FILE of the commands that otherwise look where default() looks. */
+const searchedFile = (what: string): CommandSpec["positionals"][number] => ({
+  name: "[FILE]",
+  help: `an ADC file; without it, ${what} the file default() would use: GOOGLE_APPLICATION_CREDENTIALS, gcloud's ADC file, the metadata server, the cached sign-in`,
+  optional: true,
+});
+
 export const PRINT_TOKEN: CommandSpec = {
   name: "print-token",
-  summary: "Print an access token for a credentials file (any Application Default Credentials type).",
+  summary:
+    "Print an access token for a credentials file (any Application Default Credentials type) or the credentials default() would use.",
   positionals: [
     {
-      name: "CREDENTIALS_PATH",
-      help: "an ADC file: authorized_user (from login), service_account key, impersonated_service_account, external_account or external_account_authorized_user",
+      ...searchedFile("the credentials of"),
+      help: "an ADC file: authorized_user (from login), service_account key, impersonated_service_account, external_account or external_account_authorized_user; without it, the credentials default() would use: GOOGLE_APPLICATION_CREDENTIALS, gcloud's ADC file, the metadata server, the cached sign-in (never a new sign-in)",
     },
   ],
   options: [
@@ -122,13 +135,6 @@ export const PRINT_TOKEN: CommandSpec = {
     '    "https://storage.googleapis.com/storage/v1/b/BUCKET/o/OBJECT?alt=media"',
   ].join("\n"),
 };
-
-/** The optional FILE of the commands that otherwise look where default() looks. */
-const searchedFile = (what: string): CommandSpec["positionals"][number] => ({
-  name: "[FILE]",
-  help: `an ADC file; without it, ${what} the file default() would use: GOOGLE_APPLICATION_CREDENTIALS, gcloud's ADC file, the metadata server, the cached sign-in`,
-  optional: true,
-});
 
 export const PRINT_IDENTITY_TOKEN: CommandSpec = {
   name: "print-identity-token",
@@ -166,12 +172,20 @@ export const REVOKE: CommandSpec = {
       names: ["--force"],
       help: "remove the file and its cached tokens even when nothing could be revoked (a key, a federation file, a refusal)",
     },
+    {
+      key: "quiet",
+      names: ["--quiet", "-q"],
+      help: "do not ask (as gcloud's --quiet): revoke and remove the file the search found; needed without a terminal",
+    },
   ],
   epilog: [
     "User credentials (authorized_user, or an impersonated_service_account file with a user source): the refresh",
-    "token is revoked at Google, which ends the whole grant (every refresh and access token of that client and",
-    "account). A service account key, a federation file or the metadata server cannot be revoked from here: revoke",
-    "says what to do instead and removes nothing, unless --force. When the revocation fails, nothing is removed.",
+    "token is revoked at Google (or the emulator, with CRED_AUTH_EMULATOR_HOST), which ends the whole grant (every",
+    "refresh and access token of that client and account). A service account key, a federation file or the metadata",
+    "server cannot be revoked from here: revoke says what to do instead and removes nothing, unless --force. When the",
+    "revocation fails, nothing is removed.",
+    "Without FILE, revoke names the file it found and asks (Y/n) on a terminal; without a terminal it does nothing",
+    "unless --quiet. A file GOOGLE_APPLICATION_CREDENTIALS names is revoked and removed only when given as FILE.",
   ].join("\n"),
 };
 

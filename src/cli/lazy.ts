@@ -11,6 +11,9 @@ export const idTokenFile = (): typeof import("../credentials/id-token-file.js") 
 /** An ID token from the credentials default() would use. */
 export const idTokenSearch = (): typeof import("../credentials/id-token-search.js") =>
   require("../credentials/id-token-search.js");
+/** An access token from the credentials default() would use (print-token without FILE). */
+export const accessTokenSearch = (): typeof import("../credentials/access-token-search.js") =>
+  require("../credentials/access-token-search.js");
 /** What credentials default() would use, and what they are (status). */
 export const credentialsState = (): typeof import("../credentials/status.js") => require("../credentials/status.js");
 /** Revoking a file's sign-in and removing it (revoke). */

@@ -23,7 +23,8 @@ const UI_CHOICES = ["auto", "plain", "terminal"] as const;
  * the settings file once for the whole command.
  */
 export async function login(args: ParsedArgs): Promise<number> {
-  const destination = checkedDestination(args.positionals[0] as string);
+  const force = args.options.force === true;
+  const destination = checkedDestination(args.positionals[0] as string, force);
   const { options, impersonation, clientKind } = signInOptions(args);
   const remember = args.options.remember === true;
   if (remember && typeof args.options.clientSecretFile !== "string")
@@ -43,7 +44,7 @@ export async function login(args: ParsedArgs): Promise<number> {
   try {
     const request = {
       scopes,
-      options: { ...options, signal: cancel.signal },
+      options: { ...options, signal: cancel.signal, ...(force ? { overwrite: true } : {}) },
       ...(impersonation ? { impersonation } : {}),
       ...(clientKind ? { clientKind } : {}),
     };
@@ -168,18 +169,21 @@ function clientOptions(
   return { clientId, clientSecret };
 }
 
-/** Where the file is and how to use it (the presenter has already said who signed in). */
+/**
+ * Where the file is and how to use it. Who signed in is the presenter's line ("Signed in as X"),
+ * said once per sign-in; an impersonated file adds whom its tokens act as.
+ */
 function savedMessage(destination: string): string {
-  const { account, actsAs } = savedIdentity(destination);
+  const { actsAs } = savedIdentity(destination);
   return [
-    `${account ? `Signed in as ${printable(account)}. ` : ""}${actsAs ? `Its tokens act as ${printable(actsAs)}. ` : ""}To use the credentials saved to ${printable(destination)} as Application Default Credentials:`,
+    `${actsAs ? `Its tokens act as ${printable(actsAs)}. ` : ""}To use the credentials saved to ${printable(destination)} as Application Default Credentials:`,
     `  ${exportLine(destination)}`,
     "",
   ].join("\n");
 }
 
-/** Who signed in (from the sign-in's id_token) and, for an impersonated file, the account acted as. */
-function savedIdentity(path: string): { account?: string; actsAs?: string } {
+/** For an impersonated file, the account its tokens act as. */
+function savedIdentity(path: string): { actsAs?: string } {
   try {
     return fileToken().describeCredentialsFile(path);
   } catch {
@@ -190,15 +194,16 @@ function savedIdentity(path: string): { account?: string; actsAs?: string } {
 /**
  * DESTINATION, resolved and checked before anything else happens: a path typed with a trailing
  * separator names a directory (a usage error); whether the file can be written there (a directory,
- * a special file, another user's directory or link, read-only, /proc) is the library's check.
+ * a special file, another user's directory or link, read-only, /proc) and whether what is there may
+ * be replaced (user credentials, or anything with --force) is the library's check.
  */
-function checkedDestination(typed: string): string {
+function checkedDestination(typed: string, force: boolean): string {
   if (/[\\/]$/.test(typed))
     throw new UsageError(
       `DESTINATION ${quoted(typed)} is a directory; give a file path such as ${quoted(resolve(typed, "credentials.json"))}`,
     );
   const destination = resolve(typed);
-  checkSaveDestination(destination);
+  checkSaveDestination(destination, { overwrite: force, overwriteHint: "--force" });
   return destination;
 }
 

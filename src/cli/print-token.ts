@@ -1,18 +1,24 @@
-// `cred-auth print-token CREDENTIALS_PATH`: the hot path of shell scripts. It parses the
-// arguments, asks the library (credentials/file-token.ts: the token cache, then a refresh only
-// on a miss) and prints; with a cached token nothing heavier than the bundle loads.
+// `cred-auth print-token [FILE]`: the hot path of shell scripts. It parses the arguments, asks
+// the library (credentials/file-token.ts: the token cache, then a refresh only on a miss) and
+// prints; with a cached token and a FILE nothing heavier than the bundle loads. Without FILE it
+// looks where default() looks (credentials/access-token-search.ts, loaded only then).
 import { type FileToken, accessTokenForFile } from "../credentials/file-token.js";
 import { UsageError, parseScopes, type ParsedArgs } from "./args.js";
+import { accessTokenSearch } from "./lazy.js";
 import { writeOut } from "./output.js";
 
 type Format = "text" | "json" | "header";
 
-/** Prints an access token for the credentials file in `args.positionals[0]`. */
+/** Prints an access token for the credentials file in `args.positionals[0]`, or for what default() would use. */
 export async function printToken(args: ParsedArgs): Promise<number> {
   const format = outputFormat(args.options.format, args.options.header === true);
-  const path = args.positionals[0] as string;
+  const path = args.positionals[0];
   const scopes = typeof args.options.scopes === "string" ? parseScopes(args.options.scopes) : undefined;
-  const token = await accessTokenForFile(path, { ...(scopes ? { scopes } : {}), fresh: args.options.fresh === true });
+  const options = { ...(scopes ? { scopes } : {}), fresh: args.options.fresh === true };
+  const token =
+    path === undefined
+      ? await accessTokenSearch().accessTokenFromSearch(options)
+      : await accessTokenForFile(path, options);
   if (token.scopesIgnored)
     process.stderr.write(
       "cred-auth: warning: --scopes is ignored for user credentials; they keep the scopes granted at login.\n",
@@ -23,12 +29,12 @@ export async function printToken(args: ParsedArgs): Promise<number> {
 }
 
 /** The token as printed: alone, as a header line, or as JSON. */
-export function formatToken(token: FileToken, format: Format): string {
+export function formatToken(token: Pick<FileToken, "accessToken"> & { expiryDate?: number }, format: Format): string {
   if (format === "header") return `Authorization: Bearer ${token.accessToken}\n`;
   if (format === "json") {
     return `${JSON.stringify({
       access_token: token.accessToken,
-      expiry: new Date(token.expiryDate).toISOString(),
+      ...(token.expiryDate === undefined ? {} : { expiry: new Date(token.expiryDate).toISOString() }),
       token_type: "Bearer",
     })}\n`;
   }

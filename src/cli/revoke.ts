@@ -1,22 +1,68 @@
-// `cred-auth revoke [FILE] [--force]`: ends a user's sign-in at Google and removes the file and the
-// tokens cached for it (credentials/revoke.ts); what it did goes to stderr, one line each.
+// `cred-auth revoke [FILE] [--force] [--quiet]`: ends a user's sign-in at Google (or the emulator)
+// and removes the file and the tokens cached for it (credentials/revoke.ts); what it did goes to
+// stderr, one line each, naming where the revocation went. A file nobody named (the search found
+// it) goes only with a person's yes: asked on a terminal as gcloud asks (Y/n), or --quiet.
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+import type { FoundToRevoke } from "../credentials/revoke.js";
 import { printable, quoted } from "../trust/text.js";
 import type { ParsedArgs } from "./args.js";
 import { credentialsRevocation } from "./lazy.js";
 import { EXIT } from "./output.js";
 
-/** Revokes `args.positionals[0]`, or the file default() would use. */
+/** Revokes `args.positionals[0]`, or the file default() would use once a person says yes. */
 export async function revoke(args: ParsedArgs): Promise<number> {
+  const quiet = args.options.quiet === true;
   const done = await credentialsRevocation().revokeCredentials(args.positionals[0], {
     force: args.options.force === true,
+    confirm: (found) => (quiet ? Promise.resolve(true) : askToRevoke(found)),
   });
   const whose = done.account ? ` of ${printable(done.account)}` : "";
   if (done.revoked)
     process.stderr.write(
-      `cred-auth: revoked the sign-in${whose} at Google: its refresh and access tokens no longer work.\n`,
+      `cred-auth: revoked the sign-in${whose} at ${printable(done.revokedAt ?? "Google")}: its refresh and access tokens no longer work.\n`,
     );
   else process.stderr.write(`cred-auth: warning: nothing was revoked (--force): ${printable(done.notRevoked ?? "")}\n`);
   const tokens = done.cacheEntriesRemoved === 1 ? "1 cached token" : `${done.cacheEntriesRemoved} cached tokens`;
   process.stderr.write(`cred-auth: removed ${quoted(done.path)} and ${tokens}.\n`);
   return EXIT.ok;
+}
+
+/** What revoke is about to do to a file it found, in gcloud's words. */
+function aboutTo(found: FoundToRevoke): string {
+  const where = found.foundBy === "gcloud" ? "gcloud's ADC file" : "the cached sign-in of getUserCredentials()";
+  const whose = found.account ? ` of ${found.account}` : "";
+  const what =
+    found.revokedAt === undefined
+      ? `remove ${where} ${quoted(found.path)} and its cached tokens (its credentials cannot be revoked here)`
+      : `revoke the sign-in${whose} at ${found.revokedAt} and remove ${where} ${quoted(found.path)} with its cached tokens`;
+  return printable(`You are about to ${what}.`);
+}
+
+/**
+ * Asks at an interactive terminal (stdin and stderr TTYs), Y/n as gcloud's `auth
+ * application-default revoke` does; without one, refuses with what to run instead.
+ */
+async function askToRevoke(found: FoundToRevoke): Promise<boolean> {
+  if (!process.stdin.isTTY || !process.stderr.isTTY)
+    throw new CredCredentialsError(
+      `${aboutTo(found)} No terminal to ask whether to go on, so nothing was revoked or removed: run cred-auth revoke ${quoted(found.path)}, or add --quiet.`,
+      { code: ERROR_CODES.NOT_CONFIRMED },
+    );
+  const { createInterface } = await import("node:readline/promises");
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  const cancel = new AbortController();
+  // Ctrl+C or Ctrl+D at the question is a no.
+  prompt.once("SIGINT", () => cancel.abort());
+  prompt.once("close", () => cancel.abort());
+  try {
+    const answer = await prompt.question(`${aboutTo(found)}\nDo you want to continue (Y/n)? `, {
+      signal: cancel.signal,
+    });
+    return /^(y(es)?)?$/i.test(answer.trim());
+  } catch {
+    process.stderr.write("\n");
+    return false;
+  } finally {
+    prompt.close();
+  }
 }

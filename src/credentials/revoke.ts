@@ -2,8 +2,10 @@
 // cached for it removed. Revoking the refresh token ends the whole grant (every refresh and access
 // token of that client and account: token-services/revoke.ts). Other credentials cannot be revoked
 // from here: a key is deleted in IAM, federation and the metadata server hold no grant of yours.
-// Nothing is removed unless the revocation succeeded, or the caller says `force`.
-import { unlinkSync } from "node:fs";
+// Nothing is removed unless the revocation succeeded, or the caller says `force`; a file the search
+// found (not named by the caller) only once a person confirmed it; and only the very file that was
+// read (same device and inode), never one a link swapped in meanwhile.
+import { type Stats, lstatSync, statSync, unlinkSync } from "node:fs";
 import { deleteCachedToken, deleteCachedTokensOf, tokenCacheDir } from "../access-token-cache/index.js";
 import { type AdcFile, readAdcFileSync } from "../formats/adc-file.js";
 import { externalCacheKey, idTokenKeyOwner, impersonatedCacheKey, tokenCacheKey } from "../formats/cache-keys.js";
@@ -15,8 +17,14 @@ import {
   impersonatedDestinations,
 } from "../formats/destinations.js";
 import { revokeToken } from "../token-services/revoke.js";
-import { CredAuthError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
+import {
+  CredAuthError,
+  CredCancelledError,
+  CredConnectionError,
+  CredCredentialsError,
+  ERROR_CODES,
+} from "../errors.js";
+import { CLOUD_PLATFORM_SCOPE, ENV } from "../shared/constants.js";
 import { quoted } from "../trust/text.js";
 import { type Universe, trustedUniverse } from "../trust/urls.js";
 import { type CredentialsSource, locateCredentials } from "./locate.js";
@@ -27,6 +35,22 @@ export interface RevokeOptions {
   force?: boolean;
   /** Where the search's variables, the emulator and the cache's place are read. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Asked before anything is revoked or removed when no path was given and the search found the
+   * file (gcloud's ADC file, the cached sign-in); true goes on. Without it such a file is refused
+   * (`ERR_NOT_CONFIRMED`); a file `GOOGLE_APPLICATION_CREDENTIALS` names is refused either way.
+   */
+  confirm?: (found: FoundToRevoke) => Promise<boolean>;
+}
+
+/** The file the search found, as {@link RevokeOptions.confirm} is asked about it. */
+export interface FoundToRevoke {
+  path: string;
+  foundBy: Extract<CredentialsSource, { kind: "file" }>["foundBy"];
+  type: AdcFile["type"];
+  account?: string;
+  /** Where the grant would be revoked: "Google", "the emulator at HOST"; undefined when it cannot be (`force` removes only). */
+  revokedAt?: string;
 }
 
 /** What {@link revokeCredentials} did. */
@@ -37,8 +61,10 @@ export interface RevokeOutcome {
   type: AdcFile["type"];
   /** The account whose grant was revoked, when the file names it. */
   account?: string;
-  /** Whether Google revoked a grant. */
+  /** Whether Google (or the emulator, {@link revokedAt}) revoked a grant. */
   revoked: boolean;
+  /** Where the revocation went: "Google", "the emulator at HOST", "the token server at HOST"; undefined when none was asked. */
+  revokedAt?: string;
   /** Why nothing was revoked (with `force`): the refusal, or why this type cannot be. */
   notRevoked?: string;
   /** Cached access and ID tokens removed. */
@@ -58,9 +84,11 @@ export interface RevokeOutcome {
 export async function revokeCredentials(path: string | undefined, options: RevokeOptions = {}): Promise<RevokeOutcome> {
   const env = options.env ?? process.env;
   const source = await fileToRevoke(path, env);
-  const file = readAdcFileSync(source.path);
+  const { file, identity } = readIdentified(source.path);
   const universe = trustedUniverse(env);
   const user = userOf(file);
+  const revokeUrl = user === undefined ? undefined : credentialsRevokeUrl(user, universe, source.path);
+  const revokedAt = revokeUrl === undefined ? undefined : revokeEndpointName(revokeUrl, universe);
   let notRevoked: string | undefined;
   if (user === undefined) {
     notRevoked = notRevocable(file);
@@ -71,25 +99,68 @@ export async function revokeCredentials(path: string | undefined, options: Revok
           code: ERROR_CODES.NOT_REVOCABLE,
         },
       );
-  } else {
+  }
+  if (source.foundBy !== "argument")
+    await confirmed(options.confirm, {
+      path: source.path,
+      foundBy: source.foundBy,
+      type: file.type,
+      ...(user?.account ? { account: user.account } : {}),
+      ...(revokedAt === undefined ? {} : { revokedAt }),
+    });
+  if (user !== undefined && revokeUrl !== undefined) {
     try {
-      await revokeToken(credentialsRevokeUrl(user, universe, source.path), user.refresh_token);
+      await revokeToken(revokeUrl, user.refresh_token, revokedAt ?? "Google");
     } catch (error) {
       if (!options.force || !(error instanceof CredAuthError)) throw withNothingRemoved(error);
       notRevoked = error.message;
     }
   }
   const cacheEntriesRemoved = forgetCachedTokens(file, universe, source.path, env);
-  removeFile(source.path);
+  removeFile(source.path, identity, notRevoked === undefined ? revokedAt : undefined);
   return {
     path: source.path,
     foundBy: source.foundBy,
     type: file.type,
     ...(user?.account ? { account: user.account } : {}),
     revoked: notRevoked === undefined,
+    ...(revokedAt === undefined ? {} : { revokedAt }),
     ...(notRevoked === undefined ? {} : { notRevoked }),
     cacheEntriesRemoved,
   };
+}
+
+/** Where `url` revokes: Google, the emulator standing in for it, or a token server on this machine. */
+function revokeEndpointName(url: string, universe: Universe): string {
+  const { host, protocol } = new URL(url);
+  if (universe.emulator !== undefined && url.startsWith(`${universe.emulator}/`)) return `the emulator at ${host}`;
+  return protocol === "https:" ? "Google" : `the token server at ${host}`;
+}
+
+/** A person's yes for a file nobody named; without a way to ask, no. */
+async function confirmed(confirm: RevokeOptions["confirm"], found: FoundToRevoke): Promise<void> {
+  if (confirm === undefined)
+    throw new CredCredentialsError(
+      `${quoted(found.path)} was found, not named: nothing was revoked or removed without a person's yes; name the file to revoke it.`,
+      { code: ERROR_CODES.NOT_CONFIRMED },
+    );
+  if (!(await confirm(found))) throw new CredCancelledError("Nothing was revoked or removed.");
+}
+
+/** The file at `path` and the identity of what was read: the same file before and after (no swap while reading). */
+function readIdentified(path: string): { file: AdcFile; identity: Stats } {
+  const before = statSync(path, { throwIfNoEntry: false });
+  const file = readAdcFileSync(path); // says precisely why a missing or broken file cannot be read
+  const after = statSync(path, { throwIfNoEntry: false });
+  if (before === undefined || after === undefined || !sameFile(before, after))
+    throw new CredCredentialsError(`${quoted(path)} changed while it was read; nothing was revoked or removed.`, {
+      code: ERROR_CODES.FILE_CHANGED,
+    });
+  return { file, identity: before };
+}
+
+function sameFile(a: Stats, b: Stats): boolean {
+  return a.dev === b.dev && a.ino === b.ino;
 }
 
 /** `path`, or the file default() would use; a metadata server or nothing at all cannot be revoked here. */
@@ -99,6 +170,12 @@ async function fileToRevoke(
 ): Promise<Extract<CredentialsSource, { kind: "file" }>> {
   if (path !== undefined) return { kind: "file", path, foundBy: "argument" };
   const { source, reasons } = await locateCredentials(env);
+  // Whoever set the variable may use the file for more than this: it goes only when named.
+  if (source.kind === "file" && source.foundBy === "environment")
+    throw new CredCredentialsError(
+      `${ENV.googleApplicationCredentials} names ${quoted(source.path)}: such a file is revoked and removed only when named; run cred-auth revoke ${quoted(source.path)} to do so. Nothing was revoked or removed.`,
+      { code: ERROR_CODES.NOT_CONFIRMED },
+    );
   if (source.kind === "file") return source;
   if (source.kind === "metadata")
     throw new CredCredentialsError(
@@ -192,15 +269,37 @@ function tokenUrlsOf(file: CredentialsFile, universe: Universe, path: string): s
   return [...new Set(urls)];
 }
 
-function removeFile(path: string): void {
+/**
+ * Removes `path` if it is still the file that was read (`identity`): a link swapped in for it or
+ * for a directory on its way would otherwise remove someone's other file. The last look is a
+ * moment before the unlink; Node has no unlink by descriptor to close even that.
+ */
+function removeFile(path: string, identity: Stats, revokedAt: string | undefined): void {
+  const done = revokedAt === undefined ? "The file's tokens were forgotten" : `The grant was revoked at ${revokedAt}`;
+  const now = lstatOrNothing(path);
+  if (now === undefined) return;
+  if (!now.isFile() || !sameFile(now, identity))
+    throw new CredCredentialsError(
+      `${done}, but ${quoted(path)} is no longer the file that was read (${now.isSymbolicLink() ? "a symbolic link" : "another file"} is there now), so it was left in place; check what it is and delete it yourself.`,
+      { code: ERROR_CODES.FILE_CHANGED },
+    );
   try {
     unlinkSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return;
     throw new CredCredentialsError(
-      `The grant was dealt with, but ${quoted(path)} could not be removed (${typeof code === "string" ? code : "unexpected error"}); delete it yourself.`,
+      `${done}, but ${quoted(path)} could not be removed (${typeof code === "string" ? code : "unexpected error"}); delete it yourself.`,
       { code: ERROR_CODES.FILE_UNWRITABLE, cause: error },
     );
+  }
+}
+
+function lstatOrNothing(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
   }
 }

@@ -15,7 +15,6 @@ import { attachTokenCache, cacheSignInToken } from "./share-access-tokens.js";
 import {
   type AuthorizedUserFile,
   authorizedUserFile as buildAuthorizedUserFile,
-  checkWritableDestination,
   writeUserCredentialsFile,
 } from "../formats/credentials-file.js";
 import type { ImpersonationChain } from "../formats/impersonation-chain.js";
@@ -32,6 +31,7 @@ import {
   signInPlanner,
 } from "./lazy.js";
 import type { PendingCredentials } from "./pending-credentials.js";
+import { checkSaveDestination } from "./destination.js";
 
 /**
  * User credentials from the cache, or through a sign-in.
@@ -236,7 +236,8 @@ export async function saveUserCredentials(
  * with its flags as options, and keeps `sources` to read the settings no more than once).
  */
 export async function saveSignIn(request: SignInRequest, path: string, sources?: PlanSources): Promise<void> {
-  checkWritableDestination(path); // before the sign-in: nobody wants to approve twice
+  // Before the sign-in: nobody wants to approve twice, nor lose the key that was there.
+  checkSaveDestination(path, request.options.overwrite ? { overwrite: true } : {});
   const plan = signInPlanner().planSignIn(request, sources);
   try {
     await runSignIn(plan, request.options.signal, async (result) => {

@@ -10,13 +10,15 @@ import { MAX_SERVICE_REPLY_BYTES, SERVICE_TIMEOUT_MS } from "./service-request.j
 import { boundedFetch } from "../trust/http.js";
 
 /**
- * Revokes `token` at the judged `url` (formats/destinations.ts `credentialsRevokeUrl`).
+ * Revokes `token` at the judged `url` (formats/destinations.ts `credentialsRevokeUrl`); `where`
+ * names it in every message ("Google", "the emulator at 127.0.0.1:9099").
  *
  * @throws CredCredentialsError `ERR_REVOKE_REFUSED` when the endpoint refused it (`invalid_token`:
  * already revoked, expired, or not a token).
  * @throws CredConnectionError when the endpoint cannot be reached or fails.
  */
-export async function revokeToken(url: string, token: string): Promise<void> {
+export async function revokeToken(url: string, token: string, where = "Google"): Promise<void> {
+  const endpoint = where === "Google" ? "Google's revoke endpoint" : `The revoke endpoint of ${where}`;
   const reply = await boundedFetch(
     url,
     {
@@ -28,7 +30,7 @@ export async function revokeToken(url: string, token: string): Promise<void> {
     },
     (cause) =>
       new CredConnectionError(
-        "Google's revoke endpoint could not be reached, so nothing was revoked; check the network and retry.",
+        `${endpoint} could not be reached, so nothing was revoked; check the network and retry.`,
         {
           code: ERROR_CODES.UNREACHABLE,
           cause,
@@ -39,7 +41,7 @@ export async function revokeToken(url: string, token: string): Promise<void> {
   const said = refusalWords(reply.text, token);
   if (reply.status >= 500 || reply.status === 429 || reply.status === 408)
     throw new CredConnectionError(
-      `Google's revoke endpoint answered HTTP ${reply.status}${said.text}, so nothing was revoked; try again later.`,
+      `${endpoint} answered HTTP ${reply.status}${said.text}, so nothing was revoked; try again later.`,
       {
         code: ERROR_CODES.SERVER_ERROR,
         status: reply.status,
@@ -47,7 +49,7 @@ export async function revokeToken(url: string, token: string): Promise<void> {
       },
     );
   throw new CredCredentialsError(
-    `Google's revoke endpoint refused the token (HTTP ${reply.status}${said.text}): it was already revoked or has expired, or it is not a token.`,
+    `${endpoint} refused the token (HTTP ${reply.status}${said.text}): it was already revoked or has expired, or it is not a token.`,
     { code: ERROR_CODES.REVOKE_REFUSED, status: reply.status, ...(said.error ? { error: said.error } : {}) },
   );
 }

@@ -136,7 +136,8 @@ test("help, --version and usage errors load no package either", async () => {
     ["revoke", "--help"],
     ["revoke", "a", "b"],
   ];
-  for (const args of [["--help"], ["--version"], ["login", "--help"], ["print-token"], ...newCommands]) {
+  // (print-token without FILE is no usage error: it looks where default() looks.)
+  for (const args of [["--help"], ["--version"], ["login", "--help"], ["print-token", "a", "b"], ...newCommands]) {
     const r = await loadedBy(box, args);
     assert.deepEqual(packagesIn(r.modules), [], args.join(" "));
   }

@@ -62,7 +62,8 @@ test("login --impersonate-service-account: gcloud's file (0600), then print-toke
   const login = await done;
   outputs.push(login.stdout, login.stderr);
   assert.equal(login.code, 0, login.stderr);
-  assert.match(login.stderr, new RegExp(`Signed in as alice@example\\.com\\. Its tokens act as ${TARGET}\\.`));
+  assert.equal(login.stderr.match(/Signed in as alice@example\.com\./g)?.length, 1, "said once, by the sign-in");
+  assert.match(login.stderr, new RegExp(`Its tokens act as ${TARGET}\\.`));
   assert.doesNotMatch(login.stderr, /warning/);
   assert.equal(statSync(destination).mode & 0o777, 0o600);
   const saved = JSON.parse(readFileSync(destination, "utf8")) as Record<string, unknown>;

@@ -5,7 +5,18 @@
 // nothing unless --force; every error is one coded line with no secret.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { DEMO_CLIENT } from "cred-auth/emulator";
 import { testCredentialsFile, withEmulator, workloadFileJson } from "../support/emulator.ts";
@@ -72,7 +83,9 @@ test("a user file: the grant is revoked at the endpoint, then the file and its c
   const r = await cli(["revoke", path], b.env);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, "");
-  assert.match(r.stderr, /revoked the sign-in of alice@example\.com at Google/);
+  // Where it went, said as it is: the emulator stands in for Google here.
+  assert.match(r.stderr, new RegExp(`revoked the sign-in of alice@example\\.com at the emulator at ${emu.host}: `));
+  assert.doesNotMatch(r.stderr, /Google/);
   assert.match(r.stderr, /removed ".*user\.json" and 2 cached tokens\./);
   assert.equal(emu.stats().revocations, revocations + 1, "one revocation request");
   const refused = await refreshWith(b, refreshToken);
@@ -83,12 +96,24 @@ test("a user file: the grant is revoked at the endpoint, then the file and its c
   assert.deepEqual(cacheEntries(b), [], "its cache entries are gone");
 });
 
-test("without FILE: the file GOOGLE_APPLICATION_CREDENTIALS names; nothing found or a metadata server: coded refusals", async () => {
+test("without FILE: a file GOOGLE_APPLICATION_CREDENTIALS names is revoked only when named; nothing found or a metadata server: coded refusals", async () => {
   const b = box();
-  const { path, refreshToken } = await signedInWithTokens(b, "adc.json");
-  const r = await cli(["revoke"], { ...b.env, GOOGLE_APPLICATION_CREDENTIALS: path });
-  assert.equal(r.code, 0, r.stderr);
-  assert.match((await refreshWith(b, refreshToken)).stderr, /invalid_grant/);
+  const { path, accessToken } = await signedInWithTokens(b, "adc.json");
+  const bytes = readFileSync(path);
+  const revocations = emu.stats().revocations;
+  for (const args of [["revoke"], ["revoke", "--quiet"], ["revoke", "--force", "--quiet"]]) {
+    const r = await cli(args, { ...b.env, GOOGLE_APPLICATION_CREDENTIALS: path });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      /^cred-auth: GOOGLE_APPLICATION_CREDENTIALS names ".*adc\.json": such a file is revoked and removed only when named; run cred-auth revoke ".*adc\.json" to do so\. Nothing was revoked or removed\. \(ERR_NOT_CONFIRMED\)\n$/,
+    );
+    assert.deepEqual(readFileSync(path), bytes, "the file is untouched");
+  }
+  assert.equal(emu.stats().revocations, revocations, "nothing was sent");
+  assert.ok(emu.checkAccessToken(accessToken), "the grant still works");
+  const named = await cli(["revoke", path], { ...b.env, GOOGLE_APPLICATION_CREDENTIALS: path });
+  assert.equal(named.code, 0, named.stderr);
   assert.equal(existsSync(path), false);
 
   const none = await cli(["revoke"], b.env);
@@ -103,6 +128,118 @@ test("without FILE: the file GOOGLE_APPLICATION_CREDENTIALS names; nothing found
   assert.match(metadata.stderr, /^cred-auth: The credentials default\(\) would use are the metadata server's .*\n$/);
 });
 
+test("without FILE and without a terminal: gcloud's ADC file and the cached sign-in are named, and left alone unless --quiet", async () => {
+  const b = box();
+  const gcloudDir = join(b.dir, "gcloud");
+  const gcloud = await testCredentialsFile(emu, gcloudDir, {
+    scopes: ID_SCOPES,
+    filename: "application_default_credentials.json",
+  });
+  const env = { ...b.env, CLOUDSDK_CONFIG: gcloudDir };
+  const bytes = readFileSync(gcloud);
+  const revocations = emu.stats().revocations;
+  const asked = await cli(["revoke"], env);
+  assert.equal(asked.code, 1, asked.stderr);
+  assert.match(
+    asked.stderr,
+    /^cred-auth: You are about to revoke the sign-in at the emulator at 127\.0\.0\.1:\d+ and remove gcloud's ADC file ".*application_default_credentials\.json" with its cached tokens\. No terminal to ask whether to go on, so nothing was revoked or removed: run cred-auth revoke ".*", or add --quiet\. \(ERR_NOT_CONFIRMED\)\n$/,
+  );
+  assert.deepEqual(readFileSync(gcloud), bytes, "the file is untouched");
+  assert.equal(emu.stats().revocations, revocations, "nothing was sent");
+
+  const quiet = await cli(["revoke", "--quiet"], env);
+  assert.equal(quiet.code, 0, quiet.stderr);
+  assert.match(quiet.stderr, /revoked the sign-in at the emulator at 127\.0\.0\.1:\d+: /);
+  assert.equal(existsSync(gcloud), false);
+  assert.equal(emu.stats().revocations, revocations + 1);
+
+  // The cached sign-in of getUserCredentials(), the search's last place.
+  const cached = await testCredentialsFile(emu, join(b.dir, ".config", "cred"), {
+    scopes: ID_SCOPES,
+    filename: "cred_credentials.json",
+  });
+  const cachedBytes = readFileSync(cached);
+  const again = await cli(["revoke"], env);
+  assert.equal(again.code, 1, again.stderr);
+  assert.match(again.stderr, /remove the cached sign-in of getUserCredentials\(\) ".*cred_credentials\.json"/);
+  assert.deepEqual(readFileSync(cached), cachedBytes);
+  assert.equal((await cli(["revoke", "-q"], env)).code, 0);
+  assert.equal(existsSync(cached), false);
+});
+
+/** A token server on this machine whose revoke endpoint runs `meanwhile` before it answers 200. */
+async function revokeEndpointThat(meanwhile: () => void): Promise<{ tokenUri: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      if (req.url === "/revoke") meanwhile();
+      res.writeHead(req.url === "/revoke" ? 200 : 404, { "Content-Type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { tokenUri: `http://127.0.0.1:${port}/token`, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+test("a link re-pointed while the revocation is under way: the file read goes, never the one the link now names", {
+  skip: process.platform === "win32",
+}, async () => {
+  const b = box();
+  const user = (refresh: string, tokenUri: string) =>
+    JSON.stringify({ type: "authorized_user", ...DEMO_CLIENT_FIELDS, refresh_token: refresh, token_uri: tokenUri });
+  // The victim's own credentials, which nobody asked to remove.
+  const victimDir = join(b.dir, "victim");
+  mkdirSync(victimDir);
+  const victim = join(victimDir, "adc.json");
+  writeFileSync(victim, user("1//victim-refresh", "https://oauth2.googleapis.com/token"), { mode: 0o600 });
+  const victimBytes = readFileSync(victim);
+  const cases = {
+    "a directory link on the way": (dir: string) => {
+      const link = join(dir, "via");
+      return {
+        setUp: (target: string) => symlinkSync(target, link),
+        path: join(link, "adc.json"),
+        swap: () => {
+          unlinkSync(link);
+          symlinkSync(victimDir, link);
+        },
+      };
+    },
+    "the file itself": (dir: string) => {
+      const path = join(dir, "real", "adc.json");
+      return {
+        setUp: () => {},
+        path,
+        swap: () => {
+          unlinkSync(path);
+          symlinkSync(victim, path);
+        },
+      };
+    },
+  };
+  for (const [name, arrange] of Object.entries(cases)) {
+    const dir = mkdtempSync(join(b.dir, "case-"));
+    const real = join(dir, "real");
+    mkdirSync(real);
+    const plan = arrange(dir);
+    const endpoint = await revokeEndpointThat(() => plan.swap());
+    try {
+      writeFileSync(join(real, "adc.json"), user("1//mine-refresh", endpoint.tokenUri), { mode: 0o600 });
+      plan.setUp(real);
+      const r = await cli(["revoke", plan.path], b.env);
+      assert.equal(r.code, 1, `${name}: ${r.stderr}`);
+      assert.match(
+        r.stderr,
+        /^cred-auth: The grant was revoked at the token server at 127\.0\.0\.1:\d+, but ".*adc\.json" is no longer the file that was read \((a symbolic link|another file) is there now\), so it was left in place; check what it is and delete it yourself\. \(ERR_FILE_CHANGED\)\n$/,
+        name,
+      );
+      assert.deepEqual(readFileSync(victim), victimBytes, `${name}: the victim's file is untouched`);
+    } finally {
+      await endpoint.close();
+    }
+  }
+});
+
 test("a refused revocation removes nothing; --force removes the file and cache and says nothing was revoked", async () => {
   const b = box();
   const { path, refreshToken } = await signedInWithTokens(b);
@@ -111,14 +248,17 @@ test("a refused revocation removes nothing; --force removes the file and cache a
   assert.equal(r.code, 1);
   assert.match(
     r.stderr,
-    /^cred-auth: Google's revoke endpoint refused the token \(HTTP 400: invalid_token \(Token expired or revoked\)\): .* Nothing was removed \(--force removes the file and its cached tokens\)\. \(ERR_REVOKE_REFUSED\)\n$/,
+    /^cred-auth: The revoke endpoint of the emulator at 127\.0\.0\.1:\d+ refused the token \(HTTP 400: invalid_token \(Token expired or revoked\)\): .* Nothing was removed \(--force removes the file and its cached tokens\)\. \(ERR_REVOKE_REFUSED\)\n$/,
   );
   assert.ok(existsSync(path), "the file stays");
   assert.equal(cacheEntries(b).length, 2, "the cache entries stay");
 
   const forced = await cli(["revoke", path, "--force"], b.env);
   assert.equal(forced.code, 0, forced.stderr);
-  assert.match(forced.stderr, /warning: nothing was revoked \(--force\): Google's revoke endpoint refused the token/);
+  assert.match(
+    forced.stderr,
+    /warning: nothing was revoked \(--force\): The revoke endpoint of the emulator at 127\.0\.0\.1:\d+ refused the token/,
+  );
   assert.equal(existsSync(path), false);
   assert.deepEqual(cacheEntries(b), []);
 });
