@@ -154,6 +154,9 @@ for (const name of ["tslab", "deno"] as const) {
         });
         assertNoSecret(first, [], "the first cell");
         assert.ok(address, "the browser ended on the loopback address");
+        const waiting = await k.run("credentials;");
+        assertNoSecret(waiting, [], "the pending credentials, shown before their sign-in finished");
+        assertSummary(waiting, "the pending credentials");
         const call = `await credAuth.completeSignIn(${JSON.stringify(address)});`;
         const second = await k.run(form === "bare" ? call : `const done = ${call}`);
         const secrets = cachedSecrets(k.home);
