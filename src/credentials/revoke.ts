@@ -78,7 +78,10 @@ export interface RevokeOutcome {
  *
  * @throws CredCredentialsError `ERR_NOT_REVOCABLE` (a key, a federation file, a metadata server:
  * nothing removed), `ERR_REVOKE_REFUSED` (Google refused: nothing removed), `ERR_NO_CREDENTIALS`.
- * With `force` neither stops the removal.
+ * With `force` neither stops the removal. `ERR_NOT_CONFIRMED` (a found file without `confirm`, or
+ * the file `GOOGLE_APPLICATION_CREDENTIALS` names: nothing done), `ERR_FILE_CHANGED` (another file
+ * or link at the path: read while it changed, or left in place after the revocation).
+ * @throws CredCancelledError when `confirm` said no (nothing done).
  * @throws CredConnectionError when Google cannot be reached (nothing removed without `force`).
  */
 export async function revokeCredentials(path: string | undefined, options: RevokeOptions = {}): Promise<RevokeOutcome> {

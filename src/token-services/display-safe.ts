@@ -63,12 +63,16 @@ export function credentialsSummary(credentials: object): CredentialsSummary {
 function guard(value: unknown): void {
   if (!isCredentials(value) || !Object.isExtensible(value)) return;
   const name = value.constructor?.name || "Credentials";
-  const show = (inspect: Inspect, options?: object): string => `${name} ${inspect(credentialsSummary(value), options)}`;
+  // The runtime's own inspect formats the summary (colours, depth); without one (an older caller), JSON.
+  const show = (inspect: Inspect | undefined, options?: object): string => {
+    const summary = credentialsSummary(value);
+    return `${name} ${inspect ? inspect(summary, options) : JSON.stringify(summary)}`;
+  };
   // Own, non-enumerable: copies, Object.keys and google-auth-library never see them.
   const hidden = (fn: unknown): PropertyDescriptor => ({ value: fn, configurable: true, writable: true });
   Object.defineProperties(value, {
-    [NODE_INSPECT]: hidden((_depth: number, options: object, inspect: Inspect) => show(inspect, options)),
-    [DENO_INSPECT]: hidden((inspect: Inspect, options: object) => show(inspect, options)),
+    [NODE_INSPECT]: hidden((_depth: number, options: object, inspect?: Inspect) => show(inspect, options)),
+    [DENO_INSPECT]: hidden((inspect?: Inspect, options?: object) => show(inspect, options)),
     toJSON: hidden(() => credentialsSummary(value)),
   });
 }
