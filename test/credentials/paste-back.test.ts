@@ -154,7 +154,8 @@ test("`login` then `print-token` makes 0 token requests; the CLI names the accou
     }
   });
   assert.equal(login.code, 0, login.stderr);
-  assert.match(login.stderr, /Signed in as alice@example\.com\. To use the credentials saved to/, "the success line");
+  assert.equal(login.stderr.match(/Signed in as alice@example\.com\./g)?.length, 1, "the account, said once");
+  assert.match(login.stderr, /\nTo use the credentials saved to/, "the success line");
   assert.ok(existsSync(destination));
   assert.equal(JSON.parse(readFileSync(destination, "utf8")).account, "alice@example.com");
   const before = tokenRequests();
