@@ -52,7 +52,7 @@ export interface AdcCase {
   scopes?: string[];
 }
 
-const ALL: PeerName[] = ["gcloud", "python"];
+const ALL: PeerName[] = ["gcloud", "python", "google-auth-library"];
 const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$`);
 const principal = (pool: string, subject: string) =>
   exactly(`principal://iam.googleapis.com/${pool}/subject/${subject}`);
