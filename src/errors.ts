@@ -96,6 +96,8 @@ export const ERROR_CODES = {
   NO_ID_TOKEN: "ERR_NO_ID_TOKEN",
   /** The token server refused the ID token's audience (`invalid_audience`: not an OAuth client of the same project). */
   INVALID_AUDIENCE: "ERR_INVALID_AUDIENCE",
+  /** A token server sent an ID token whose `aud` is not the audience asked; the token was not handed out. */
+  ID_TOKEN_WRONG_AUDIENCE: "ERR_ID_TOKEN_WRONG_AUDIENCE",
   /** These credentials cannot be revoked by cred-auth (a key, federation, a metadata server): nothing was removed. */
   NOT_REVOCABLE: "ERR_NOT_REVOCABLE",
   /** Google's revoke endpoint refused the token (already revoked, expired, or not one): nothing was removed. */

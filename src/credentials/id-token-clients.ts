@@ -1,8 +1,9 @@
 // An ID token from a google-auth-library client (what default() found, or what the caller built),
 // by what the client is: a user's refresh grant, a key's JWT-bearer grant, IAM Credentials for an
-// impersonated account, the metadata server's identity endpoint, or, for a federation file default()
-// read, that file (./id-token-file.ts). User and key clients share the token cache with
-// print-identity-token (the same key for the same secrets); the others are kept in memory per client.
+// impersonated account, the metadata server's identity endpoint, or, for an impersonated or
+// federation file default() read, that file (./id-token-file.ts). User and key clients and files
+// share the token cache with print-identity-token (the same key for the same secrets and
+// includeEmail); the others are kept in memory per client.
 import type { AuthClient, Impersonated, JWT, UserRefreshClient } from "google-auth-library";
 import {
   type CachedAccessToken,
@@ -11,6 +12,7 @@ import {
   hasValidity,
   tokenCacheDir,
 } from "../access-token-cache/index.js";
+import { readAdcFileSync } from "../formats/adc-file.js";
 import { type IdTokenOwner, idTokenCacheKey } from "../formats/cache-keys.js";
 import { ID_TOKEN_ENTRY_TYPE } from "../formats/token-cache-entry.js";
 import { metadataIdToken } from "../hosted/metadata-identity.js";
@@ -50,24 +52,35 @@ async function otherIdToken(
   client: AuthClient,
   request: ClientIdTokenRequest,
 ): Promise<FetchedIdToken> {
-  if (client instanceof gal.Impersonated) return impersonatedClientIdToken(client, request);
   if (client instanceof gal.Compute) return metadataIdToken(request.audience, request.env);
   const path = getCredentialInfo(client)?.path;
+  if (client instanceof gal.Impersonated) {
+    // An impersonated file default() read: the file's own way, as print-identity-token's (the same
+    // claims, the same cache entry). Not a client the impersonateServiceAccount option built on a
+    // user's file: that path is the source's.
+    if (path !== undefined && readAdcFileSync(path).type === "impersonated_service_account")
+      return fileIdToken(path, request);
+    return impersonatedClientIdToken(client, request);
+  }
   if (client instanceof gal.BaseExternalAccountClient || client instanceof gal.ExternalAccountAuthorizedUserClient) {
     if (path === undefined) throw federationMintsNoIdTokens("This federation client", "external_account");
-    const token = await idTokenForFile(path, request);
-    return { idToken: token.idToken, expiresAt: token.expiryDate };
+    return fileIdToken(path, request);
   }
   const provider = client as AuthClient & { fetchIdToken?: unknown };
   if (typeof provider.fetchIdToken === "function") {
     // A client of the caller's own that is an IdTokenProvider: its own way of getting one.
     const token: unknown = await provider.fetchIdToken(request.audience);
-    return fetchedIdToken(token, "The client's fetchIdToken()");
+    return fetchedIdToken(token, "The client's fetchIdToken()", request.audience);
   }
   throw new CredCredentialsError(
     `These credentials (${printable(client.constructor.name.slice(0, 60))}) cannot mint ID tokens: cred-auth gets ID tokens for user credentials, service-account keys, impersonated service accounts, the metadata server and identity federation with service-account impersonation.`,
     { code: ERROR_CODES.ID_TOKEN_UNSUPPORTED },
   );
+}
+
+async function fileIdToken(path: string, request: ClientIdTokenRequest): Promise<FetchedIdToken> {
+  const token = await idTokenForFile(path, request);
+  return { idToken: token.idToken, expiresAt: token.expiryDate };
 }
 
 /** The refresh grant with this client's own secrets (recorded when cred-auth built it), cached under the secrets' key. */
@@ -102,7 +115,7 @@ function keyClientIdToken(client: JWT, request: ClientIdTokenRequest): Promise<C
   const info = getCredentialInfo(client);
   const mint = async (): Promise<FetchedIdToken> => {
     try {
-      return fetchedIdToken(await client.fetchIdToken(request.audience), "The token server");
+      return fetchedIdToken(await client.fetchIdToken(request.audience), "The token server", request.audience);
     } catch (error) {
       throw toCredError(error, `Getting an ID token for service account ${printable(String(client.email))}`);
     }
@@ -121,12 +134,17 @@ function keyClientIdToken(client: JWT, request: ClientIdTokenRequest): Promise<C
   return cached(owner, request.audience, request, mint);
 }
 
-/** IAM Credentials' generateIdToken through google-auth-library's own client (its endpoint judged when cred-auth built it). */
+/**
+ * IAM Credentials' generateIdToken through google-auth-library's own client, for an `Impersonated`
+ * the caller built (its endpoint is theirs). Its `fetchIdToken` sends `useEmailAzp` with
+ * `includeEmail`, so its `azp` is the e-mail when `includeEmail` is true (the unique id otherwise,
+ * as for a file's token).
+ */
 async function impersonatedClientIdToken(client: Impersonated, request: ClientIdTokenRequest): Promise<FetchedIdToken> {
   const target = client.getTargetPrincipal();
   try {
     const token = await client.fetchIdToken(request.audience, { includeEmail: request.includeEmail });
-    return fetchedIdToken(token, "Google's IAM Credentials API");
+    return fetchedIdToken(token, "Google's IAM Credentials API", request.audience);
   } catch (error) {
     throw (
       idTokenImpersonationErrorOf(error, target) ??

@@ -57,7 +57,7 @@ export async function credentialsIdToken(
   } catch (error) {
     throw toCredError(error, what);
   }
-  return fetchedIdToken(token, "The token server");
+  return fetchedIdToken(token, "The token server", audience as string);
 }
 
 /** The source's access token (`source()`, itself cached), then generateIdToken at the judged `url`. */

@@ -26,10 +26,12 @@ export interface IdTokenOptions extends DefaultOptions {
   credentials?: AuthClient;
   /**
    * Put the service account's `email` and `email_verified` claims in a token of an impersonated
-   * service account or of identity federation (IAM Credentials' `includeEmail`). Default `true`,
-   * as google-auth-library's `Impersonated` does: IAP and Cloud Run's invoker check read the
-   * e-mail. Tokens of keys and of the metadata server always carry it; a user's does when the
-   * e-mail scope was granted.
+   * service account or of identity federation (IAM Credentials' `includeEmail`). Default `false`,
+   * as gcloud's `print-identity-token` (`--include-email`) and `cred-auth print-identity-token`:
+   * the same file gives the same token on both paths, and they share it through the token cache.
+   * Give `true` when the receiver reads the e-mail (an IAP app, a service of your own that checks
+   * it). Tokens of keys and of the metadata server always carry it; a user's does when the e-mail
+   * scope was granted.
    */
   includeEmail?: boolean;
 }
@@ -47,7 +49,9 @@ export interface IdTokenOptions extends DefaultOptions {
  * - identity federation files with service-account impersonation: STS, then `generateIdToken`.
  *
  * A token with more than 5 minutes left is reused: from the token cache shared with
- * `cred-auth print-identity-token` for user credentials and keys, in memory for the others.
+ * `cred-auth print-identity-token` for credentials read from a file (user credentials, keys,
+ * impersonated and federation files; the same `includeEmail` gives the same entry), in memory for
+ * the others (the metadata server, clients you built without a file).
  *
  * ```ts
  * import { fetchIdToken } from "cred-auth";
@@ -59,8 +63,9 @@ export interface IdTokenOptions extends DefaultOptions {
  * @throws CredCredentialsError `ERR_ID_TOKEN_UNSUPPORTED` for credentials that cannot mint ID tokens
  * (identity federation without service-account impersonation, a platform that hands out access
  * tokens only); `ERR_NO_ID_TOKEN` for user credentials signed in without `openid`;
- * `ERR_INVALID_AUDIENCE` when the token server refused the audience; `ERR_INVALID_OPTION` for an
- * empty audience; and as `default()` throws.
+ * `ERR_INVALID_AUDIENCE` when the token server refused the audience; `ERR_ID_TOKEN_WRONG_AUDIENCE`
+ * when a server sent a token whose `aud` is not `audience` (it is never handed out);
+ * `ERR_INVALID_OPTION` for an empty audience; and as `default()` throws.
  * @throws CredImpersonationError when IAM Credentials refused (`code` says why).
  * @throws CredConnectionError when a server cannot be reached.
  */
@@ -102,7 +107,7 @@ async function idTokenProvider(
   const env = process.env;
   return {
     fetchIdToken: async (asked) => {
-      const request = { audience: requiredAudience(asked), includeEmail: includeEmail !== false, env };
+      const request = { audience: requiredAudience(asked), includeEmail: includeEmail === true, env };
       return (await idTokenClients().idTokenOfClient(credentials, request)).idToken;
     },
   };

@@ -182,6 +182,7 @@ export async function handleAdmin(ctx: RequestContext, emulator: Emulator): Prom
       refreshTokensPerClient: state.refreshTokensPerClient,
       granularConsent: state.granularConsent,
       codePage: state.codePageEnabled,
+      refreshGrantAudienceParameters: state.refreshGrantAudienceParameters,
       stsRefreshTokenRotation: stsRefreshOf(state).rotate,
       aws: awsInstanceOf(state, emulator),
     });

@@ -4,6 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { BIGQUERY_ROUTES } from "./apis-bigquery.js";
+import { RESOURCE_MANAGER_ROUTES } from "./resource-manager.js";
 import type { RequestContext } from "./context.js";
 import { type ApiRoute, sendApiError } from "./api-route.js";
 import { bearerToken, sendJson } from "./http.js";
@@ -155,6 +156,7 @@ export const API_ROUTES: ApiRoute[] = [
   },
   { method: "GET", path: /^\/oauth2\/v[23]\/userinfo$/, scopes: [], handle: userInfo },
   ...BIGQUERY_ROUTES,
+  ...RESOURCE_MANAGER_ROUTES,
 ];
 
 /**

@@ -24,10 +24,17 @@ export type {
   FaultTarget,
   MetadataIdentity,
   MetadataPlatform,
+  RefreshGrantAudienceParameter,
 } from "./types.js";
 export { DEFAULT_ACCOUNTS } from "./state.js";
 export { DEFAULT_AWS_AUDIENCE, DEFAULT_WORKFORCE_AUDIENCE, DEFAULT_WORKLOAD_AUDIENCE, STS_PATHS } from "./sts.js";
-export type { ProviderType, ServedSubjectToken, StsControls, SubjectTokenRequest } from "./sts-types.js";
+export type {
+  ProviderType,
+  ServedSubjectToken,
+  StsControls,
+  StsRefreshTokenRotation,
+  SubjectTokenRequest,
+} from "./sts-types.js";
 export { AWS_IMDS_PATH } from "./aws-imds.js";
 export type { AwsControls, AwsCredentials, AwsExternalAccountOptions, AwsInstance } from "./aws-types.js";
 export type { IamControls, ServiceAccountGrant } from "./iam-types.js";

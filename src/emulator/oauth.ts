@@ -319,12 +319,24 @@ function refreshAccessToken(ctx: RequestContext, params: Map<string, string>): R
     return badRequest("invalid_scope", "Some requested scopes were invalid. The refresh token does not cover them.");
   }
   // IAP's desktop flow: an ID token for another client of the same project.
-  const audience = params.get("audience") || undefined;
+  const audience = askedAudience(ctx.state, params);
   if (audience !== undefined && !mayAskIdTokenFor(ctx.state, client.clientId, audience)) return FOREIGN_AUDIENCE;
   const granted = asked.length > 0 ? { ...grant, scopes: asked } : grant;
   const response = userTokenResponse(ctx.state, granted, refreshToken, true, { source: "refresh_token", audience });
   delete response.refresh_token;
   return response;
+}
+
+/**
+ * The other client a refresh grant asks a user's ID token for: the first of the parameters the
+ * emulator honours (`target_audience`, google-auth-library 11's; `audience`, IAP's desktop flow's).
+ */
+function askedAudience(state: EmulatorState, params: Map<string, string>): string | undefined {
+  for (const name of state.refreshGrantAudienceParameters) {
+    const value = params.get(name);
+    if (value) return value;
+  }
+  return undefined;
 }
 
 const JWT_TIME_ERROR =
@@ -423,8 +435,14 @@ export async function handleRevoke(ctx: RequestContext): Promise<void> {
     sendJson(res, 400, { error: "invalid_request", error_description: "Missing required parameter: token" });
     return;
   }
-  if (!revokeGrant(state, token)) {
+  const outcome = revokeGrant(state, token);
+  if (outcome === "unknown") {
     sendJson(res, 400, { error: "invalid_token", error_description: "Token expired or revoked" });
+    return;
+  }
+  if (outcome === "service-account") {
+    // gcloud's store.py: `elif e.args[0] == 'invalid_request': # Service account token`.
+    sendJson(res, 400, { error: "invalid_request", error_description: "Bad Request" });
     return;
   }
   state.stats.revocations += 1;

@@ -2,6 +2,7 @@
 import { createHash, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from "node:crypto";
 import { CLOUD_PLATFORM_SCOPE, DEMO_CLIENT, DEMO_WEB_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";
 import type { AwsInstance } from "./aws-types.js";
+import type { StsRefreshTokenRotation } from "./sts-types.js";
 import { emptyIdTokenStats } from "./id-token-types.js";
 import { ScopeRegistry } from "./scopes.js";
 import type {
@@ -13,6 +14,7 @@ import type {
   FaultTarget,
   MetadataIdentity,
   MetadataPlatform,
+  RefreshGrantAudienceParameter,
 } from "./types.js";
 
 export const DEFAULT_ACCOUNTS = ["alice@example.com", "bob@example.com", "carol@example.com"];
@@ -121,6 +123,24 @@ export function checkMetadataPlatform(platform: unknown): MetadataPlatform {
   throw new RangeError(`The metadata platform must be one of ${METADATA_PLATFORMS.join(", ")}.`);
 }
 
+/** The parameters, or a RangeError naming the ones there are. */
+function checkedAudienceParameters(parameters: unknown): RefreshGrantAudienceParameter[] {
+  const known: readonly unknown[] = ["target_audience", "audience"];
+  if (!Array.isArray(parameters) || !parameters.every((p) => known.includes(p)))
+    throw new RangeError('refreshGrantAudienceParameters: give a list of "target_audience" and "audience".');
+  return [...new Set(parameters as RefreshGrantAudienceParameter[])];
+}
+
+/** STS refresh-token rotations (sts-types.ts says what each does). */
+export const STS_ROTATIONS: readonly StsRefreshTokenRotation[] = [true, false, "revoke-old"];
+
+/** `rotate` when it is one of {@link STS_ROTATIONS}; else a RangeError naming `where`. */
+export function checkedRotation(rotate: unknown, where: string): StsRefreshTokenRotation {
+  if (!STS_ROTATIONS.includes(rotate as StsRefreshTokenRotation))
+    throw new RangeError(`${where}: give true, false or "revoke-old".`);
+  return rotate as StsRefreshTokenRotation;
+}
+
 export class EmulatorState {
   baseUrl = "";
   readonly accounts: string[];
@@ -131,13 +151,15 @@ export class EmulatorState {
   /** The EC2 instance the AWS metadata service plays (aws-state.ts reads it). */
   readonly awsInstance: AwsInstance | undefined;
   /** The initial STS refresh-token rotation (sts-refresh.ts keeps the live switch). */
-  readonly stsRefreshTokenRotation: boolean;
+  readonly stsRefreshTokenRotation: StsRefreshTokenRotation;
   stats: EmulatorStats = emptyStats();
   /** Queued faults per server (failNext). */
   faultQueues: Record<FaultTarget, Fault[]> = emptyFaultQueues();
   readonly scopes: ScopeRegistry;
   readonly granularConsent: boolean;
   readonly codePageEnabled: boolean;
+  /** The refresh grant's ID-token audience parameters, in the order read. */
+  readonly refreshGrantAudienceParameters: readonly RefreshGrantAudienceParameter[];
   /** null: refresh tokens live until revoked. */
   readonly refreshLifetimeMs: number | null;
   readonly refreshTokensPerClient: number;
@@ -161,11 +183,14 @@ export class EmulatorState {
     this.lifetimeSec = lifetime;
     this.metadata = options.metadata ?? null;
     this.metadataPlatform = checkMetadataPlatform(options.metadataPlatform ?? "compute-engine");
-    this.stsRefreshTokenRotation = options.stsRefreshTokenRotation ?? true;
+    this.stsRefreshTokenRotation = checkedRotation(options.stsRefreshTokenRotation ?? true, "stsRefreshTokenRotation");
     this.awsInstance = options.aws;
     this.scopes = new ScopeRegistry(options.extraScopes);
     this.granularConsent = options.granularConsent ?? true;
     this.codePageEnabled = options.codePage ?? true;
+    this.refreshGrantAudienceParameters = checkedAudienceParameters(
+      options.refreshGrantAudienceParameters ?? ["target_audience", "audience"],
+    );
     const refreshLifetime =
       options.refreshTokenLifetimeSec === undefined
         ? TESTING_REFRESH_TOKEN_LIFETIME_SEC

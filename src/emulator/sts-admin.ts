@@ -1,6 +1,7 @@
 /** Admin routes of the STS side (spread into admin.ts's POST actions): issue subject tokens and external-account files. */
 import { HttpError } from "./http.js";
-import type { ProviderType } from "./sts-types.js";
+import { STS_ROTATIONS } from "./state.js";
+import type { ProviderType, StsRefreshTokenRotation } from "./sts-types.js";
 import type { Emulator } from "./types.js";
 
 type StsAction = (emulator: Emulator, body: unknown) => unknown;
@@ -47,11 +48,12 @@ export const STS_ADMIN_ACTIONS: Record<string, StsAction> = {
       throw error instanceof RangeError ? new HttpError(400, error.message) : error;
     }
   },
-  /** `{"rotate": boolean}`: STS refresh-token rotation on or off. */
+  /** `{"rotate": true | false | "revoke-old"}`: STS refresh-token rotation (see StsRefreshTokenRotation). */
   "/sts-refresh-rotation": (emulator, body) => {
     const rotate = field(body, "rotate");
-    if (typeof rotate !== "boolean") throw new HttpError(400, '"rotate" must be true or false.');
-    emulator.setStsRefreshTokenRotation(rotate);
+    if (!STS_ROTATIONS.includes(rotate as StsRefreshTokenRotation))
+      throw new HttpError(400, '"rotate" must be true, false or "revoke-old".');
+    emulator.setStsRefreshTokenRotation(rotate as StsRefreshTokenRotation);
     return { ok: true, rotate };
   },
   /** The reply is a complete `external_account_authorized_user` file. */

@@ -1,14 +1,17 @@
 /**
  * STS `POST /v1/oauthtoken`: the refresh grant of `external_account_authorized_user` files
  * (workforce users who signed in with `gcloud auth application-default login --login-config`),
- * client authenticated by HTTP Basic. Refresh tokens rotate: each refresh may answer a new
- * `refresh_token` (both Google libraries keep it), the old one then stops working, and presenting
- * a rotated one again revokes the whole line (RFC 6749 section 6, RFC 9700 section 4.14.2).
+ * client authenticated by HTTP Basic. As Google documents it, a reply may carry a new
+ * `refresh_token`, and nothing says the presented one dies: it keeps working (gcloud never writes
+ * the new one back, and its own workforce ADC works after a refresh). A rotation that kills the old
+ * token (RFC 6749 section 6, RFC 9700 section 4.14.2: presenting a rotated one again revokes the
+ * whole line) exists only as the fault `"revoke-old"`, for tests of a client's write-back.
  */
 import { randomBytes } from "node:crypto";
 import type { RequestContext } from "./context.js";
 import { perState } from "./per-state.js";
 import type { EmulatorState } from "./state.js";
+import type { StsRefreshTokenRotation } from "./sts-types.js";
 
 const CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform";
 
@@ -27,16 +30,16 @@ interface ExternalRefresh {
   clientId: string;
   clientSecret: string;
   account: string;
-  /** The line of tokens rotated from one sign-in: reuse of a rotated one revokes all of them. */
+  /** The line of tokens rotated from one sign-in: under "revoke-old", reuse of a rotated one revokes all of them. */
   line: string;
-  /** Set once rotated: the token no longer works, and presenting it again is a replay. */
+  /** Set once rotated under "revoke-old": the token no longer works, and presenting it again is a replay. */
   rotated: boolean;
 }
 
-/** The refresh tokens STS has issued, and whether it rotates them; one per emulator state. */
+/** The refresh tokens STS has issued, and how it rotates them; one per emulator state. */
 export class StsRefreshTokens {
   readonly tokens = new Map<string, ExternalRefresh>();
-  rotate: boolean;
+  rotate: StsRefreshTokenRotation;
 
   constructor(state: EmulatorState) {
     this.rotate = state.stsRefreshTokenRotation;
@@ -90,8 +93,8 @@ export function refresh(ctx: RequestContext, p: Map<string, string>): StsReply {
     expires_in: issued.expires_in,
     token_type: "Bearer",
   };
-  if (tokens.rotate) {
-    record.rotated = true;
+  if (tokens.rotate !== false) {
+    record.rotated = tokens.rotate === "revoke-old";
     const { audience, clientId, clientSecret, account, line } = record;
     body.refresh_token = tokens.issue({ audience, clientId, clientSecret, account }, line);
   }

@@ -21,6 +21,15 @@ export interface ServedSubjectToken {
   requiredHeader?: { name: string; value: string };
 }
 
+/**
+ * How STS `/v1/oauthtoken` rotates refresh tokens. `true` (Google's documented behaviour): each
+ * reply carries a new `refresh_token`, and the presented one keeps working. `false`: no
+ * `refresh_token` in the reply. `"revoke-old"`, a fault stricter than Google: the presented token
+ * stops working at once, and presenting a rotated one again revokes its line (RFC 9700 4.14.2),
+ * for tests that a client keeps the newest token.
+ */
+export type StsRefreshTokenRotation = boolean | "revoke-old";
+
 /** What a provider takes: OIDC (or SAML) tokens, or AWS signed GetCallerIdentity requests. */
 export type ProviderType = "oidc" | "aws";
 
@@ -37,6 +46,6 @@ export interface StsControls {
   serveSubjectToken(served: ServedSubjectToken): string;
   /** The JSON of an `external_account_authorized_user` file whose refresh token the emulator's /v1/oauthtoken accepts. */
   issueExternalAccountAuthorizedUser(opts?: { audience?: string; account?: string }): Record<string, string>;
-  /** Turns STS refresh-token rotation on or off at run time (see `stsRefreshTokenRotation`). */
-  setStsRefreshTokenRotation(rotate: boolean): void;
+  /** Sets STS refresh-token rotation at run time (see {@link StsRefreshTokenRotation}). */
+  setStsRefreshTokenRotation(rotate: StsRefreshTokenRotation): void;
 }

@@ -14,7 +14,7 @@ import { perState } from "./per-state.js";
 import type { ProviderType, ServedSubjectToken, StsControls, SubjectTokenRequest } from "./sts-types.js";
 import { awsOf } from "./aws-state.js";
 import { AWS_SUBJECT_TOKEN_TYPE, checkAwsSubjectToken } from "./aws-sigv4.js";
-import type { EmulatorState } from "./state.js";
+import { type EmulatorState, checkedRotation } from "./state.js";
 import { oauthError, principalOf, refresh, type StsReply, stsRefreshOf } from "./sts-refresh.js";
 
 export const STS_PATHS = {
@@ -281,8 +281,7 @@ export function stsControls(sts: () => StsState): StsControls {
     serveSubjectToken: (served) => sts().serve(served),
     issueExternalAccountAuthorizedUser: (opts) => sts().issueAuthorizedUser(opts),
     setStsRefreshTokenRotation: (rotate) => {
-      if (typeof rotate !== "boolean") throw new RangeError("setStsRefreshTokenRotation(rotate): give true or false.");
-      stsRefreshOf(sts().state).rotate = rotate;
+      stsRefreshOf(sts().state).rotate = checkedRotation(rotate, "setStsRefreshTokenRotation(rotate)");
     },
   };
 }

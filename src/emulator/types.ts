@@ -2,7 +2,7 @@
 import type { AwsControls, AwsInstance } from "./aws-types.js";
 import type { IamControls, ServiceAccountGrant } from "./iam-types.js";
 import type { IdTokenControls, IdTokenOptions, IdTokenStats } from "./id-token-types.js";
-import type { StsControls } from "./sts-types.js";
+import type { StsControls, StsRefreshTokenRotation } from "./sts-types.js";
 
 /** An OAuth client the emulator accepts. */
 export interface EmulatorClient {
@@ -65,16 +65,24 @@ export interface EmulatorOptions extends IdTokenOptions {
    */
   codePage?: boolean;
   /**
+   * The refresh grant's parameters that ask for a user's ID token for another OAuth client, in
+   * the order read (default `["target_audience", "audience"]`: google-auth-library 11 sends
+   * `target_audience`, IAP's older desktop flow `audience`). `["target_audience"]` plays a server
+   * that honours only google-auth-library's; `[]` one that honours neither (the signed-in client's
+   * own token comes back).
+   */
+  refreshGrantAudienceParameters?: RefreshGrantAudienceParameter[];
+  /**
    * Service accounts the IAM Credentials API knows, with the members holding
    * roles/iam.serviceAccountTokenCreator on each (see `addServiceAccount`).
    */
   serviceAccounts?: ServiceAccountGrant[];
   /**
-   * STS `/v1/oauthtoken` rotates refresh tokens (default true): each refresh answers a new
-   * `refresh_token`, the presented one stops working, and presenting it again revokes the new one
-   * too. false: the refresh token stays the same and keeps working.
+   * How STS `/v1/oauthtoken` rotates refresh tokens (default true: each refresh answers a new
+   * `refresh_token` and the presented one keeps working, as Google documents). false: no new
+   * token. `"revoke-old"`: the fault that kills the presented token (see `StsRefreshTokenRotation`).
    */
-  stsRefreshTokenRotation?: boolean;
+  stsRefreshTokenRotation?: StsRefreshTokenRotation;
   /**
    * The EC2 instance the emulator's AWS instance metadata service (`/aws-imds`) plays: zone, role,
    * account, whether IMDSv1 is answered (default: us-east-1a, role emu-ec2-role, account
@@ -100,6 +108,9 @@ export type FaultKind =
   | "slow"
   | "service-disabled"
   | "user-project-denied";
+
+/** A refresh-grant parameter that names another OAuth client as a user's ID-token audience. */
+export type RefreshGrantAudienceParameter = "target_audience" | "audience";
 
 /** Which server a fault is queued for. */
 export type FaultTarget = "token" | "metadata" | "iam";

@@ -33,7 +33,7 @@ export async function metadataIdToken(audience: string, env: NodeJS.ProcessEnv):
       `${label} refused the ID-token request (HTTP ${reply.status}: ${printable(firstLine(reply.text))}).`,
       { status: reply.status },
     );
-  return fetchedIdToken(reply.text, label);
+  return fetchedIdToken(reply.text, label, audience);
 }
 
 function firstLine(text: string): string {

@@ -194,7 +194,7 @@ export async function generateIdToken(request: GenerateIdTokenRequest): Promise<
   const token = (response.body as { token?: unknown } | undefined)?.token;
   if (!response.ok || typeof token !== "string" || token === "")
     throw impersonationError(response.status, response.body, request.target, [request.sourceToken]);
-  return fetchedIdToken(token, "Google's IAM Credentials API");
+  return fetchedIdToken(token, "Google's IAM Credentials API", request.audience);
 }
 
 /**

@@ -1,7 +1,11 @@
-// An ID token as a token service hands it out: a JWT whose `exp` says how long it may be used.
-// Only its payload's `exp` is read, unverified: the token is passed on, never trusted here (its
-// receiver checks the signature). Nothing of the token is ever quoted in an error.
-import { CredConnectionError, ERROR_CODES } from "../errors.js";
+// An ID token as a token service hands it out: a JWT whose `exp` says how long it may be used and
+// whose `aud` must be the audience asked. Its payload is read unverified: the token is passed on,
+// never trusted here (its receiver checks the signature), but a token for another audience is
+// refused, whatever the server: a service that honours another parameter than the one sent (the
+// refresh grant's `audience` and `target_audience`) would otherwise hand back a token for the
+// wrong service without a word. Nothing of the token but its `aud` is ever quoted in an error.
+import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { quoted } from "../trust/text.js";
 
 /** An ID token and when it expires. */
 export interface FetchedIdToken {
@@ -12,28 +16,52 @@ export interface FetchedIdToken {
 
 /** ID tokens are a few kilobytes at most; anything longer is not one. */
 const MAX_ID_TOKEN_LENGTH = 16 * 1024;
+/** An `aud` is quoted in an error up to this length (an audience is at most 2048 characters). */
+const MAX_QUOTED_AUDIENCE = 2048;
 
 /**
- * `token` when it is a JWT whose payload holds a numeric `exp`, with that expiry; else a
- * {@link CredConnectionError} (`ERR_SERVER_ERROR`) naming `who` sent it.
+ * `token` when it is a JWT whose payload holds a numeric `exp` and whose `aud` is `audience`, with
+ * that expiry. `who` names the sender in errors.
+ *
+ * @throws CredConnectionError `ERR_SERVER_ERROR` when it is not a readable JWT.
+ * @throws CredCredentialsError `ERR_ID_TOKEN_WRONG_AUDIENCE` when its `aud` is not `audience`.
  */
-export function fetchedIdToken(token: unknown, who: string): FetchedIdToken {
-  const expiresAt = typeof token === "string" ? expiryOf(token.trim()) : undefined;
-  if (typeof token !== "string" || expiresAt === undefined)
+export function fetchedIdToken(token: unknown, who: string, audience: string): FetchedIdToken {
+  const claims = typeof token === "string" ? claimsOf(token.trim()) : undefined;
+  const exp = claims?.exp;
+  if (typeof token !== "string" || typeof exp !== "number" || !Number.isFinite(exp) || exp <= 0)
     throw new CredConnectionError(`${who} sent an ID token that is not a readable JWT; try again later.`, {
       code: ERROR_CODES.SERVER_ERROR,
     });
-  return { idToken: token.trim(), expiresAt };
+  if (!isFor(claims?.aud, audience)) throw wrongAudience(who, audience, claims?.aud);
+  return { idToken: token.trim(), expiresAt: exp * 1000 };
 }
 
-function expiryOf(token: string): number | undefined {
+/** RFC 7519: `aud` is one string, or a list of them. Google's are one string. */
+function isFor(aud: unknown, audience: string): boolean {
+  return aud === audience || (Array.isArray(aud) && aud.includes(audience));
+}
+
+function wrongAudience(who: string, audience: string, aud: unknown): CredCredentialsError {
+  const came =
+    typeof aud === "string"
+      ? quoted(aud.slice(0, MAX_QUOTED_AUDIENCE))
+      : aud === undefined
+        ? "missing"
+        : "not one string";
+  return new CredCredentialsError(
+    `${who} sent an ID token for another audience: asked for ${quoted(audience)}, its aud is ${came}, so cred-auth did not hand it out (the service would refuse it, or another accept it). With a user's credentials, ask for an IAP resource's client id of the same project or for your own client id, and call Cloud Run through a service account or impersonation (see the "Calling Cloud Run and IAP" page).`,
+    { code: ERROR_CODES.ID_TOKEN_WRONG_AUDIENCE },
+  );
+}
+
+function claimsOf(token: string): { exp?: unknown; aud?: unknown } | undefined {
   const parts = token.split(".");
   if (token.length > MAX_ID_TOKEN_LENGTH || parts.length !== 3 || !parts.every((p) => /^[\w-]+$/.test(p)))
     return undefined;
   try {
     const claims: unknown = JSON.parse(Buffer.from(parts[1] as string, "base64url").toString("utf8"));
-    const exp = (claims as { exp?: unknown } | null)?.exp;
-    return typeof exp === "number" && Number.isFinite(exp) && exp > 0 ? exp * 1000 : undefined;
+    return typeof claims === "object" && claims !== null ? (claims as { exp?: unknown; aud?: unknown }) : undefined;
   } catch {
     return undefined;
   }

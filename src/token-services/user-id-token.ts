@@ -1,7 +1,12 @@
-// A user's ID token from the OAuth token endpoint: the refresh grant, with `audience` when the
-// token is for another OAuth client (IAP's documented desktop flow: an IAP resource's client id,
-// in the same project as the client that signed in). Without `audience`, the reply's own
-// `id_token` (its `aud` is the signed-in client). Either way the grant must hold `openid`.
+// A user's ID token from the OAuth token endpoint: the refresh grant, naming the other OAuth client
+// when the token is for one (IAP's desktop flow: an IAP resource's client id, in the same project
+// as the client that signed in). It is named twice, as `target_audience` (what google-auth-library
+// 11 sends, commit "Use `target_audience` > `audience`",) and as
+// `audience` (IAP's older desktop-flow page): no page says which one Google reads or what it does
+// with the other, and a token whose `aud` is not the one asked is refused (id-token-reply.ts), so
+// a server that reads either gives the right token and one that reads neither a clear error.
+// Without an audience, the reply's own `id_token` (its `aud` is the signed-in client). Either way
+// the grant must hold `openid`.
 // Sent through the client's own transporter, so cred-auth's guard on the token URL (time limit,
 // secrets scrubbed from errors: token-requests.ts) and google-auth-library's retries apply, and
 // refusals read as every other token request's (token-errors.ts).
@@ -26,7 +31,8 @@ export interface UserIdTokenRequest {
  * for errors (e.g. `Getting an ID token with the user credentials in "PATH"`).
  *
  * @throws CredCredentialsError `ERR_NO_ID_TOKEN` when the reply holds none (no `openid` granted),
- * `ERR_INVALID_AUDIENCE` when the token server refused the audience, or as any token request.
+ * `ERR_INVALID_AUDIENCE` when the token server refused the audience, `ERR_ID_TOKEN_WRONG_AUDIENCE`
+ * when its token is for another audience, or as any token request.
  * @throws CredConnectionError as any token request.
  */
 export async function userIdToken(
@@ -44,7 +50,7 @@ export async function userIdToken(
         client_id: request.clientId,
         client_secret: request.clientSecret,
         refresh_token: request.refreshToken,
-        ...(request.audience === undefined ? {} : { audience: request.audience }),
+        ...(request.audience === undefined ? {} : { target_audience: request.audience, audience: request.audience }),
       }),
       responseType: "json",
       // As google-auth-library's own token requests: a POST is retried on 5xx too.
@@ -61,5 +67,6 @@ export async function userIdToken(
       `${what} failed: the token server answered without an ID token, so these user credentials were signed in without the openid scope; sign in again (cred-auth login asks for openid by default).`,
       { code: ERROR_CODES.NO_ID_TOKEN },
     );
-  return fetchedIdToken(idToken, "The token server");
+  // Without `audience`, the signed-in client's own token.
+  return fetchedIdToken(idToken, "The token server", request.audience ?? request.clientId);
 }

@@ -236,6 +236,16 @@ test("print-token: an impersonated_service_account file whose source is a workfo
     token_url: "https://sts.googleapis.com/v1/oauthtoken",
   } as Record<string, string>;
   secrets.push(source.refresh_token!, source.client_secret!);
+  // The fault that kills a rotated-away refresh token: only the write-back keeps the second run working.
+  emu.setStsRefreshTokenRotation("revoke-old");
+  try {
+    await runsTwice(source, workforce);
+  } finally {
+    emu.setStsRefreshTokenRotation(true);
+  }
+});
+
+async function runsTwice(source: Record<string, string>, workforce: string): Promise<void> {
   for (const cache of ["off", undefined]) {
     const box = sandbox(emu, cache === undefined ? {} : { CRED_AUTH_TOKEN_CACHE: cache });
     const path = impersonatedFile(box, source, workforce);
@@ -256,7 +266,7 @@ test("print-token: an impersonated_service_account file whose source is a workfo
     );
     source.refresh_token = kept.source_credentials.refresh_token!; // the next sandbox starts from the live token
   }
-});
+}
 
 test("no secret in any output of this file", () => {
   const all = outputs.join("\n");

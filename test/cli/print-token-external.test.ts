@@ -9,7 +9,9 @@ import { DEFAULT_WORKLOAD_AUDIENCE } from "cred-auth/emulator";
 import { withEmulator, workloadFileJson } from "../support/emulator.ts";
 import { runCli, sandbox, type CliResult } from "./support.ts";
 
-const emu = await withEmulator();
+// STS's fault "revoke-old" (Google keeps a rotated-away refresh token working): a run that did not
+// write the new token back fails the next one, so the write-back tests below can fail.
+const emu = await withEmulator({ stsRefreshTokenRotation: "revoke-old" });
 const outputs: string[] = [];
 const secrets: string[] = [];
 
@@ -117,7 +119,7 @@ test("failures: missing subject-token file, STS refusal, unsafe token_url; coded
   assert.match(unsafe.stderr, /not Google's Security Token Service/);
 });
 
-/** An external_account_authorized_user file of the emulator (STS rotates its refresh token), mode 0600. */
+/** An external_account_authorized_user file of the emulator (STS rotates its refresh token away), mode 0600. */
 function workforceUserFile(
   dir: string,
   name = "workforce.json",

@@ -74,27 +74,38 @@ function workforceUserFile(name: string, mode = 0o600): { path: string; json: Re
   return { path, json };
 }
 
+/** `run` under STS's fault "revoke-old": a refresh token rotated away stops working, so only a write-back keeps a file usable. */
+async function killingRotatedTokens(run: () => Promise<void>): Promise<void> {
+  emulator.setStsRefreshTokenRotation("revoke-old");
+  try {
+    await run();
+  } finally {
+    emulator.setStsRefreshTokenRotation(true);
+  }
+}
+
 const refreshTokenIn = (path: string) =>
   (JSON.parse(readFileSync(path, "utf8")) as { refresh_token: string }).refresh_token;
 
-test("default(), workforce user: the refresh token STS rotated is kept in memory and in the file, one refresh at a time", async () => {
-  const { path, json } = workforceUserFile("rotating.json");
-  const [credentials] = await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: path }, () =>
-    credAuth.default([CLOUD], options),
-  );
-  const kept = refreshTokenIn(path);
-  assert.notEqual(kept, json.refresh_token, "written back when default() proved the credentials");
-  assert.equal(statSync(path).mode & 0o777, 0o600);
-  // Concurrent refreshes share one: a second would present the refresh token the first just spent.
-  const client = credentials as unknown as { refreshAccessTokenAsync(): Promise<{ access_token?: string }> };
-  const [a, b] = await Promise.all([client.refreshAccessTokenAsync(), client.refreshAccessTokenAsync()]);
-  assert.equal(a.access_token, b.access_token);
-  assert.notEqual(refreshTokenIn(path), kept, "rotated once more, and kept");
-  await client.refreshAccessTokenAsync(); // the token in memory is the newest one: still accepted
-  // Another process (here: another default()) starts from the file, and works.
-  const [again] = await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: path }, () => credAuth.default([CLOUD], options));
-  await assertWorking(again);
-});
+test("default(), workforce user: the refresh token STS rotated is kept in memory and in the file, one refresh at a time", () =>
+  killingRotatedTokens(async () => {
+    const { path, json } = workforceUserFile("rotating.json");
+    const [credentials] = await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: path }, () =>
+      credAuth.default([CLOUD], options),
+    );
+    const kept = refreshTokenIn(path);
+    assert.notEqual(kept, json.refresh_token, "written back when default() proved the credentials");
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    // Concurrent refreshes share one: a second would present the refresh token the first just spent.
+    const client = credentials as unknown as { refreshAccessTokenAsync(): Promise<{ access_token?: string }> };
+    const [a, b] = await Promise.all([client.refreshAccessTokenAsync(), client.refreshAccessTokenAsync()]);
+    assert.equal(a.access_token, b.access_token);
+    assert.notEqual(refreshTokenIn(path), kept, "rotated once more, and kept");
+    await client.refreshAccessTokenAsync(); // the token in memory is the newest one: still accepted
+    // Another process (here: another default()) starts from the file, and works.
+    const [again] = await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: path }, () => credAuth.default([CLOUD], options));
+    await assertWorking(again);
+  }));
 
 test("default(), workforce user whose file cred-auth may not write: a CRED_AUTH_REFRESH_TOKEN warning, the credentials work", async () => {
   const { path, json } = workforceUserFile("not-mine.json", 0o666);
@@ -117,34 +128,35 @@ test("default(), workforce user whose file cred-auth may not write: a CRED_AUTH_
   assert.equal(refreshTokenIn(path), json.refresh_token, "the file is left alone");
 });
 
-test("default() with an impersonated_service_account file whose source is a workforce user", async () => {
-  const target = "workforce-runner@wf-project.iam.gserviceaccount.com";
-  emulator.addServiceAccount({
-    email: target,
-    tokenCreators: ["principalSet://iam.googleapis.com/locations/global/workforcePools/emu-workforce/*"],
-  });
-  const source = files().external_account_authorized_user as Record<string, string>;
-  const path = join(home, "impersonated-workforce.json");
-  writeFileSync(
-    path,
-    JSON.stringify({
-      type: "impersonated_service_account",
-      service_account_impersonation_url: `https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/${target}:generateAccessToken`,
-      source_credentials: source,
-      delegates: [],
-    }),
-    { mode: 0o600 },
-  );
-  for (const round of [1, 2]) {
-    const [credentials, projectId] = await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: path }, () =>
-      credAuth.default(["https://www.googleapis.com/auth/bigquery"], options),
+test("default() with an impersonated_service_account file whose source is a workforce user", () =>
+  killingRotatedTokens(async () => {
+    const target = "workforce-runner@wf-project.iam.gserviceaccount.com";
+    emulator.addServiceAccount({
+      email: target,
+      tokenCreators: ["principalSet://iam.googleapis.com/locations/global/workforcePools/emu-workforce/*"],
+    });
+    const source = files().external_account_authorized_user as Record<string, string>;
+    const path = join(home, "impersonated-workforce.json");
+    writeFileSync(
+      path,
+      JSON.stringify({
+        type: "impersonated_service_account",
+        service_account_impersonation_url: `https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/${target}:generateAccessToken`,
+        source_credentials: source,
+        delegates: [],
+      }),
+      { mode: 0o600 },
     );
-    const { token } = await credentials.getAccessToken();
-    const info = emulator.checkAccessToken(token ?? "");
-    assert.equal(info?.account, target, `round ${round}`);
-    assert.deepEqual(info?.scopes, ["https://www.googleapis.com/auth/bigquery"]);
-    assert.equal(projectId, "wf-project");
-  }
-  const kept = JSON.parse(readFileSync(path, "utf8")) as { source_credentials: { refresh_token: string } };
-  assert.notEqual(kept.source_credentials.refresh_token, source.refresh_token, "the source's rotated token is kept");
-});
+    for (const round of [1, 2]) {
+      const [credentials, projectId] = await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: path }, () =>
+        credAuth.default(["https://www.googleapis.com/auth/bigquery"], options),
+      );
+      const { token } = await credentials.getAccessToken();
+      const info = emulator.checkAccessToken(token ?? "");
+      assert.equal(info?.account, target, `round ${round}`);
+      assert.deepEqual(info?.scopes, ["https://www.googleapis.com/auth/bigquery"]);
+      assert.equal(projectId, "wf-project");
+    }
+    const kept = JSON.parse(readFileSync(path, "utf8")) as { source_credentials: { refresh_token: string } };
+    assert.notEqual(kept.source_credentials.refresh_token, source.refresh_token, "the source's rotated token is kept");
+  }));

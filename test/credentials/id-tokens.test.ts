@@ -94,7 +94,7 @@ test("a service-account key: the JWT-bearer grant's ID token, and getIdTokenClie
   });
 });
 
-test("an impersonated_service_account file: generateIdToken with the e-mail (default), or without", async () => {
+test("an impersonated_service_account file: generateIdToken without the e-mail (default, as gcloud), or with it", async () => {
   const source = JSON.parse(readFileSync(await userFile("imp-source"), "utf8")) as Record<string, unknown>;
   const path = write("imp.json", {
     type: "impersonated_service_account",
@@ -103,11 +103,12 @@ test("an impersonated_service_account file: generateIdToken with the e-mail (def
     source_credentials: source,
   });
   await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: path }, async () => {
-    const withEmail = await verifyIdToken(emulator, await credAuth.fetchIdToken(helloUrl, noSignIn), helloUrl);
-    assert.equal(withEmail.email, TARGET);
-    const token = await credAuth.fetchIdToken(helloUrl, { ...noSignIn, includeEmail: false });
-    assert.equal((await verifyIdToken(emulator, token, helloUrl)).email, undefined);
-    const reply = await (await credAuth.getIdTokenClient(helloUrl, noSignIn)).request<{ caller: { email: string } }>({
+    const plain = await verifyIdToken(emulator, await credAuth.fetchIdToken(helloUrl, noSignIn), helloUrl);
+    assert.equal(plain.email, undefined);
+    const emailed = { ...noSignIn, includeEmail: true };
+    const token = await credAuth.fetchIdToken(helloUrl, emailed);
+    assert.equal((await verifyIdToken(emulator, token, helloUrl)).email, TARGET);
+    const reply = await (await credAuth.getIdTokenClient(helloUrl, emailed)).request<{ caller: { email: string } }>({
       url: helloUrl,
     });
     assert.equal(reply.data.caller.email, TARGET);
@@ -117,8 +118,10 @@ test("an impersonated_service_account file: generateIdToken with the e-mail (def
 test("the impersonateServiceAccount option: the user's credentials ask IAM for the account's ID token", async () => {
   const path = await userFile("imp-option");
   await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: path }, async () => {
-    const token = await credAuth.fetchIdToken(helloUrl, { ...noSignIn, impersonateServiceAccount: TARGET });
-    assert.equal((await verifyIdToken(emulator, token, helloUrl)).email, TARGET);
+    const asked = { ...noSignIn, impersonateServiceAccount: TARGET, includeEmail: true };
+    const token = await credAuth.fetchIdToken(helloUrl, asked);
+    const claims = await verifyIdToken(emulator, token, helloUrl);
+    assert.equal(claims.email, TARGET, "the account's token, not the source user's");
     await assert.rejects(
       credAuth.fetchIdToken(helloUrl, {
         ...noSignIn,
@@ -160,7 +163,7 @@ test("identity federation: through its service-account impersonation, or a coded
     }),
   );
   await withEnv({ GOOGLE_APPLICATION_CREDENTIALS: impersonating }, async () => {
-    const token = await credAuth.fetchIdToken(helloUrl, noSignIn);
+    const token = await credAuth.fetchIdToken(helloUrl, { ...noSignIn, includeEmail: true });
     assert.equal((await verifyIdToken(emulator, token, helloUrl)).email, federated);
   });
   const plain = write("wif.json", workloadFileJson(tokenFile));

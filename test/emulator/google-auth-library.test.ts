@@ -4,9 +4,10 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { Compute, GoogleAuth, JWT, UserRefreshClient } from "google-auth-library";
+import { Compute, GoogleAuth, IdTokenClient, JWT, UserRefreshClient } from "google-auth-library";
 import { DEMO_CLIENT } from "cred-auth/emulator";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
+import { emulatorUserClient, verifyIdToken } from "../support/id-tokens.ts";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
 const GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token";
@@ -202,4 +203,18 @@ test("@google-cloud/storage lists and downloads from the fake storage API with a
   );
   const [contents] = await storage.bucket("demo-bucket").file("hello.txt").download();
   assert.equal(contents.toString(), "Hello from the cred-auth emulator!\n");
+});
+
+test("UserRefreshClient.fetchIdToken and getIdTokenClient: its target_audience gives the IAP client's token, and the service lets it in", async () => {
+  const iapClient = "gal-iap.apps.emulator.invalid";
+  emu.addClient({ clientId: iapClient, clientSecret: "GOCSPX-gal/iap+x=", type: "web", project: "emulator-project" });
+  const iapUrl = emu.addRunService({ name: "gal-iap", customAudiences: [iapClient] });
+  const client = emulatorUserClient(emu, "alice@example.com", ["openid", "email", CLOUD]);
+  const token = await client.fetchIdToken(iapClient);
+  const claims = await verifyIdToken(emu, token, iapClient);
+  assert.equal(claims.aud, iapClient, "google-auth-library 11 sends target_audience; the emulator reads it");
+  assert.equal(claims.azp, DEMO_CLIENT.clientId);
+  const idClient = new IdTokenClient({ targetAudience: iapClient, idTokenProvider: client });
+  const reply = await idClient.request<{ caller: { email: string } }>({ url: iapUrl });
+  assert.equal(reply.data.caller.email, "alice@example.com");
 });

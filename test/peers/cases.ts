@@ -52,7 +52,7 @@ export interface AdcCase {
   scopes?: string[];
 }
 
-const ALL: PeerName[] = ["gcloud", "python"];
+const ALL: PeerName[] = ["gcloud", "python", "google-auth-library"];
 const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$`);
 const principal = (pool: string, subject: string) =>
   exactly(`principal://iam.googleapis.com/${pool}/subject/${subject}`);
@@ -95,12 +95,34 @@ async function workforceFile(emulator: Emulator, dir: string, subject: string): 
   };
 }
 
-function workforceUser(emulator: Emulator): Record<string, unknown> {
+function workforceUser(
+  emulator: Emulator,
+  file = emulator.issueExternalAccountAuthorizedUser({ account: "alice@example.com" }),
+): Record<string, unknown> {
   return {
-    ...emulator.issueExternalAccountAuthorizedUser({ account: "alice@example.com" }),
+    ...file,
     token_url: "https://sts.googleapis.com/v1/oauthtoken",
     token_info_url: "https://sts.googleapis.com/v1/introspect",
   };
+}
+
+/**
+ * A workforce user's file whose refresh token something else (cred-auth, another library) has
+ * already refreshed, keeping the new token STS answered to itself: Google documents the new token
+ * as optional and says nothing of the old one dying, so the file must keep working for every peer.
+ */
+async function refreshedWorkforceUser(emulator: Emulator): Promise<Record<string, unknown>> {
+  const file = emulator.issueExternalAccountAuthorizedUser({ account: "alice@example.com" });
+  const basic = Buffer.from(`${file.client_id}:${file.client_secret}`).toString("base64");
+  const reply = await fetch(String(file.token_url), {
+    method: "POST",
+    headers: { Authorization: `Basic ${basic}`, "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: String(file.refresh_token) }),
+  });
+  const body = (await reply.json()) as { refresh_token?: unknown };
+  if (reply.status !== 200 || typeof body.refresh_token !== "string" || body.refresh_token === file.refresh_token)
+    throw new Error(`the first refresh did not answer a new refresh token (${reply.status})`);
+  return workforceUser(emulator, file);
 }
 
 function awsFile(emulator: Emulator, impersonate: boolean): Record<string, unknown> {
@@ -235,6 +257,22 @@ export const ADC_CASES: AdcCase[] = [
     account: principal(WORKFORCE_POOL, "alice@example.com"),
     hosts: ["sts.googleapis.com"],
     pythonClass: "google.auth.external_account_authorized_user.Credentials",
+  },
+  {
+    name: "external_account_authorized_user (workforce user) refreshed first by another client",
+    peers: ALL,
+    file: refreshedWorkforceUser,
+    account: principal(WORKFORCE_POOL, "alice@example.com"),
+    hosts: ["sts.googleapis.com"],
+    pythonClass: "google.auth.external_account_authorized_user.Credentials",
+  },
+  {
+    name: "impersonated_service_account (a workforce user source refreshed first by another client)",
+    peers: ALL,
+    file: async (emulator) => impersonating(await refreshedWorkforceUser(emulator)),
+    account: exactly(IMPERSONATED),
+    hosts: ["sts.googleapis.com", "iamcredentials.googleapis.com"],
+    pythonClass: "google.auth.impersonated_credentials.Credentials",
   },
   {
     name: "external_account (AWS, IMDSv2)",

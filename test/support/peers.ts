@@ -12,10 +12,12 @@ import type { Emulator } from "cred-auth/emulator";
 import type { GoogleProxy } from "./google-proxy.ts";
 
 export const ADC_TOKEN_SCRIPT = fileURLToPath(new URL("../peers/adc_token.py", import.meta.url));
+/** The same for google-auth-library, run by this Node. */
+export const ADC_TOKEN_NODE_SCRIPT = fileURLToPath(new URL("../peers/adc_token.mjs", import.meta.url));
 /** Debian's python3-google-auth (1.5.1 on bookworm) is imported by the system interpreter. */
 const SYSTEM_PYTHON = "/usr/bin/python3";
 
-export type PeerName = "gcloud" | "python" | "debian-python";
+export type PeerName = "gcloud" | "python" | "debian-python" | "google-auth-library";
 
 export interface PeerTools {
   /** The `gcloud` on PATH, resolved. */
@@ -119,7 +121,7 @@ export interface PeerRun {
   stderr: string;
   /** The access token the peer printed. */
   token: string;
-  /** Python only: the credentials class google.auth.default() chose, and google-auth's version. */
+  /** Python and google-auth-library: the credentials class the library chose, and the library's version. */
   credentials?: string;
   version?: string;
   /** Every non-loopback address the peer (or a child) tried to connect or send to: must be empty. */
@@ -192,6 +194,7 @@ export async function runPeer(
     const env = peerEnv(emulator, proxy, home, adc ? adcFile : undefined);
     const [command, args] = peerCommand(peer, tools);
     if (peer === "python") env.PYTHONPATH = tools.bundledPython?.path;
+    if (peer === "google-auth-library") env.NODE_EXTRA_CA_CERTS = proxy.caFile;
     const log = join(home, "strace.log");
     const traced = ["-f", "-qq", "-s", "0", "-e", "trace=connect,sendto,sendmsg,sendmmsg", "-o", log, "--"];
     const result = await execute(tools.strace ?? "strace", [...traced, command, ...args], env);
@@ -205,6 +208,7 @@ export async function runPeer(
 function peerCommand(peer: PeerName, tools: PeerTools): [string, string[]] {
   if (peer === "gcloud") return [tools.gcloud ?? "gcloud", ["auth", "application-default", "print-access-token"]];
   if (peer === "python") return [tools.bundledPython?.python ?? "python3", [ADC_TOKEN_SCRIPT]];
+  if (peer === "google-auth-library") return [process.execPath, [ADC_TOKEN_NODE_SCRIPT]];
   return [tools.debianPython?.python ?? SYSTEM_PYTHON, [ADC_TOKEN_SCRIPT]];
 }
 
