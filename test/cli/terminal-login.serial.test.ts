@@ -87,7 +87,7 @@ test("Ctrl+C while waiting: exit code 130, the receiver is closed, nothing is wr
   tmux("send-keys", "-t", login.name, "C-c");
   assert.equal(await until(() => login.exitCode(), "the command to end", login.screen), 130, login.screen());
   assert.equal(login.screen().match(/^.*cancelled.*$/gim)?.length, 1, `said once, with its code: ${login.screen()}`);
-  assert.match(login.screen(), /^cred-auth: The sign-in was cancelled\. \(ERR_CANCELLED\)$/m);
+  assert.match(login.screen(), /^cred-auth: The sign-in was cancelled\. Nothing was saved\. \(ERR_CANCELLED\)$/m);
   assert.equal(existsSync(login.destination), false, "nothing written");
   const port = Number(new URL(new URL(url).searchParams.get("redirect_uri")!).port);
   assert.equal(await portIsClosed(port), true, "the loopback receiver is closed");

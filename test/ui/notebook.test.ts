@@ -103,7 +103,11 @@ test("loopback on a remote machine: the card says to paste the browser's final a
     paste: true,
     rejected: new CredCredentialsError("This address is from an older sign-in."),
   });
-  assert.match(tslab.displays[0]!.at(-1)!, /Not accepted: This address is from an older sign-in\./);
+  assert.match(
+    tslab.displays[0]!.at(-1)!,
+    /Not accepted; still waiting: paste again\.<\/div>.*This address is from an older sign-in\./s,
+    "the refusal, and that the sign-in goes on",
+  );
   const local = fakeTslab();
   const nearby = createNotebookPresenter(local);
   nearby.update({ type: "waiting" });
