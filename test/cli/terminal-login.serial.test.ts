@@ -101,3 +101,20 @@ test("Ctrl+C at the code prompt: exit code 130, nothing written", { skip }, asyn
   assert.equal(await until(() => login.exitCode(), "the command to end", login.screen), 130, login.screen());
   assert.equal(existsSync(login.destination), false);
 });
+
+test("Ctrl+D at the Address prompt (the ink face) ends the sign-in as the end of input ends the plain face's: exit 1, one line, nothing written", {
+  skip,
+}, async () => {
+  const login = startLogin({ CRED_AUTH_REMOTE: "1", CRED_AUTH_EMULATOR_CODE_PAGE: "off" });
+  await until(() => (/Address:/.test(login.screen()) ? true : undefined), "the address prompt", login.screen);
+  const started = Date.now();
+  tmux("send-keys", "-t", login.name, "C-d");
+  assert.equal(await until(() => login.exitCode(), "the command to end", login.screen), 1, login.screen());
+  assert.ok(Date.now() - started < 5000, "at once, not after the sign-in's timeout");
+  assert.match(
+    login.screen(),
+    /^cred-auth: No authorization code was entered: the input is closed \(end of file\).*\(ERR_INVALID_CODE\)$/m,
+  );
+  assert.doesNotMatch(login.screen(), /Address: d/, "Ctrl+D is not typed as a d");
+  assert.equal(existsSync(login.destination), false);
+});

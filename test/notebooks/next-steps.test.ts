@@ -35,7 +35,7 @@ test("tslab: Run All with the placeholder, a wrong code, Deny and a misspelt sco
 }, async () => {
   await using(tslabKernelIn(fixture, python!, REMOTE_DESKTOP), async (kernel) => {
     await kernel.run(IMPORT);
-    await pasteBackMistakes(kernel, PRINT.tslab, failed);
+    await pasteBackMistakes(kernel, PRINT.tslab, failed, () => fixture.emulator.stats().tokenRequests);
     await scopeMistakes(kernel, failed);
   });
 });

@@ -108,11 +108,17 @@ const complete = (address: string) => `const signedIn = await credAuth.completeS
  * - a wrong code: one line "not accepted ... paste again", the card says so; the right address signs in;
  * - Deny: the card and the credentials say denied; a re-run signs in.
  */
-export async function pasteBackMistakes(kernel: CellKernel, print: Print, failed: (ran: Executed) => boolean) {
+export async function pasteBackMistakes(
+  kernel: CellKernel,
+  print: Print,
+  failed: (ran: Executed) => boolean,
+  tokenRequests: () => number,
+) {
   // Nothing cached: each sign-in cell signs in anew.
   const sign = (name: string) =>
     `const [${name}] = await credAuth.default(${SCOPES}, { credentialsCache: credAuth.cache.NOOP });`;
-  // Run All: the sign-in cell, the placeholder cell, then a cell using the credentials.
+  // Run All: the sign-in cell, then the placeholder cell.
+  const before = tokenRequests();
   const [first, placeholder] = await kernel.runTogether([
     sign("ra"),
     'await credAuth.completeSignIn("PASTE-THE-ADDRESS-HERE");',
@@ -127,6 +133,7 @@ export async function pasteBackMistakes(kernel: CellKernel, print: Print, failed
     /\[ERR_INVALID_CODE\].*placeholder: paste the address your browser ended on/,
   );
   assert.equal(linksOf(placeholder!).length, 0);
+  assert.equal(tokenRequests(), before, "no request sent for the placeholder");
   await new Promise((resolve) => setTimeout(resolve, 500));
   const real = await kernel.run(complete(await remoteBrowser(link)));
   assert.equal(real.status, "ok", `${real.error} ${real.stderr}`);
