@@ -54,7 +54,7 @@ function notFinished(pending: PendingSignIn | undefined): Error {
     );
   const what = pending?.mode === "paste" ? "code" : "address";
   return new CredCredentialsError(
-    `These credentials are waiting for their sign-in: sign in with the link shown, then run await credAuth.completeSignIn("<the ${what}>") in a new cell; they work from then on.`,
+    `These credentials are waiting for their sign-in: sign in with the link shown, then run const signedIn = await credAuth.completeSignIn("<the ${what}>"); in a new cell; they work from then on.`,
     { code: ERROR_CODES.SIGN_IN_PENDING },
   );
 }
