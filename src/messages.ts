@@ -4,7 +4,7 @@
  */
 export const MESSAGES = {
   /** A sign-in ended by its `AbortSignal`, a presenter's cancel or the caller. */
-  signInCancelled: "The sign-in was cancelled.",
+  signInCancelled: "The sign-in was cancelled. Nothing was saved.",
   /**
    * Every face while it waits for the browser: Google answers a bad scope, client or redirect
    * with an error page and never comes back, so the wait would last the whole timeout.

@@ -99,6 +99,7 @@ async function resolveDefault(
       error instanceof SignInPendingError ||
       error instanceof CredCancelledError ||
       error instanceof CredConnectionError ||
+      (error as { code?: unknown }).code === ERROR_CODES.INVALID_SCOPE || // a misspelt scope: its own line, whatever came before
       endedShownSignIn(error) // the sign-in ran and its face said how it ended: its own error, one line
     )
       throw error;

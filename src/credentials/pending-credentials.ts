@@ -3,12 +3,12 @@
 // it), the next cell's `completeSignIn(codeOrAddress)` finishes the sign-in, and from then on
 // these very credentials work. Before that they fail with ERR_SIGN_IN_PENDING, saying what to run.
 import type { UserRefreshClient } from "google-auth-library";
-import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { CredCancelledError, CredCredentialsError, type CredErrorCode, ERROR_CODES } from "../errors.js";
 import type { Endpoints } from "../token-services/endpoints.js";
 import { getCredentialInfo, recordClientSecrets, setCredentialInfo } from "../token-services/info.js";
 import { userRefreshClientFrom } from "../token-services/load-user.js";
 import type { SignInResult } from "../oauth/flow.js";
-import type { PendingSignIn } from "../oauth/pending.js";
+import { type PendingSignIn, REPLACED_MESSAGE, whyEnded } from "../oauth/pending.js";
 import type { FlowPlan } from "../oauth/plan.js";
 
 /** Credentials waiting for their sign-in, and how the sign-in's tokens complete them. */
@@ -44,17 +44,31 @@ export async function pendingCredentials(flow: FlowPlan, env: NodeJS.ProcessEnv)
   };
 }
 
-/** The error of credentials used before `completeSignIn` ran (or after their sign-in was cancelled). */
+/** The error of credentials used before `completeSignIn` ran (or after their sign-in ended without tokens). */
 function notFinished(pending: PendingSignIn | undefined): Error {
+  const ended = pending && whyEnded(pending);
+  if (ended) return endedError(ended);
   if (pending?.ended === "cancelled")
     return new CredCancelledError(
-      "The sign-in these credentials were waiting for was cancelled (an interrupt, or a newer sign-in); run the cell that signs in again.",
+      "The sign-in these credentials were waiting for was cancelled; run the cell that signs in again.",
     );
   const what = pending?.mode === "paste" ? "code" : "address";
   return new CredCredentialsError(
-    `These credentials are waiting for their sign-in: sign in with the link shown, then run await credAuth.completeSignIn("<the ${what}>") in a new cell; they work from then on.`,
+    `These credentials are waiting for their sign-in: sign in with the link shown, then run const signedIn = await credAuth.completeSignIn("<the ${what}>"); in a new cell; they work from then on.`,
     { code: ERROR_CODES.SIGN_IN_PENDING },
   );
+}
+
+/** Why these credentials will never work, in the words of how their sign-in ended. */
+function endedError(ended: Error): Error {
+  if (ended instanceof CredCancelledError && ended.message === REPLACED_MESSAGE)
+    return new CredCancelledError(
+      "A newer sign-in replaced the one these credentials were waiting for; use the credentials the newest sign-in cell returned.",
+    );
+  const words = `These credentials' sign-in ended: ${ended.message.split("\n")[0]}`;
+  if (ended instanceof CredCancelledError) return new CredCancelledError(words);
+  const code = (ended as { code?: CredErrorCode }).code ?? ERROR_CODES.CREDENTIALS;
+  return new CredCredentialsError(words, { code });
 }
 
 /**

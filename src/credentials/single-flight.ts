@@ -10,6 +10,13 @@ import type { DefaultOptions } from "../options.js";
 type Resolution = Promise<[AuthClient, string | null]>;
 
 const resolutions = new Map<string, Resolution>();
+/** Credentials no resolution is kept with: a two-cell sign-in's, still waiting (a re-run signs in anew). */
+const notKept = new WeakSet<object>();
+
+/** `credentials` are not kept for later calls: the next call resolves afresh (a re-run shows a new link). */
+export function doNotKeep(credentials: object): void {
+  notKept.add(credentials);
+}
 const objectIds = new WeakMap<object, number>();
 let nextObjectId = 0;
 
@@ -24,7 +31,8 @@ export function sharedResolution(
   const known = resolutions.get(key);
   if (known) return known;
   const resolution = resolve(scopes, options).then(([credentials, projectId]) => {
-    forgetOnFailedRefresh(credentials, () => forget(key, resolution));
+    if (notKept.has(credentials)) forget(key, resolution);
+    else forgetOnFailedRefresh(credentials, () => forget(key, resolution));
     return [credentials, projectId] as [AuthClient, string | null];
   });
   resolutions.set(key, resolution);

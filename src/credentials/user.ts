@@ -1,7 +1,7 @@
 import { planAccountNote } from "./account-note.js";
 import type { Compute, Impersonated, UserRefreshClient } from "google-auth-library";
 import { CACHE_WARNING_CODE, type CredentialsCache, READ_WRITE } from "../cache/index.js";
-import { CredConnectionError } from "../errors.js";
+import { CredConnectionError, ERROR_CODES } from "../errors.js";
 import { resolveEndpoints, type Endpoints } from "../token-services/endpoints.js";
 import type { SignInResult } from "../oauth/flow.js";
 import { assertValidScopes, missingScopes } from "../oauth/scopes.js";
@@ -32,6 +32,7 @@ import {
 } from "./lazy.js";
 import type { PendingCredentials } from "./pending-credentials.js";
 import { checkSaveDestination } from "./destination.js";
+import { doNotKeep } from "./single-flight.js";
 
 /**
  * User credentials from the cache, or through a sign-in.
@@ -152,6 +153,7 @@ async function userCredentials(
     if (!(early && error instanceof SignInPendingError)) throw error;
     early.waitFor(error.pending);
     waiting.set(error.pending, early);
+    doNotKeep(early.credentials); // default() run again must start a new sign-in, not hand these back
     debug(env, "sign-in: waiting for completeSignIn(code or address); returning its credentials now");
     return early.credentials;
   }
@@ -355,7 +357,11 @@ async function completeWithCode<T>(
     debug(env, "completed the pending copy-paste sign-in with the given code");
     return done;
   } catch (error) {
-    presenter.update({ type: "failed", error: error instanceof Error ? error : new Error(String(error)) });
+    // Still waiting (the placeholder, a refused paste) or denied: the first cell's card says so.
+    const shownAbove =
+      getPendingSignIn() !== undefined || (error as { code?: unknown }).code === ERROR_CODES.ACCESS_DENIED;
+    if (!shownAbove)
+      presenter.update({ type: "failed", error: error instanceof Error ? error : new Error(String(error)) });
     throw error;
   } finally {
     await presenter.close?.();

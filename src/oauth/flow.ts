@@ -15,6 +15,7 @@ import {
   SignInPendingError,
   beginSignIn,
   endSignIn,
+  endWaitingSignIn,
   getPendingSignIn,
   setPendingSignIn,
 } from "./pending.js";
@@ -192,12 +193,11 @@ function leavePending(pending: PendingSignIn, presenter: Presenter, complete: Co
       }
       await presenter.close?.();
     },
-    async (error: unknown) => {
+    (error: unknown) => {
       // Completed by a paste, or cancelled by someone who told the presenter: nothing to add.
       if (pending.ended === "done" || getPendingSignIn() !== pending) return;
-      endSignIn(pending);
-      presenter.update({ type: "failed", error: error instanceof Error ? error : new Error(String(error)) });
-      await presenter.close?.();
+      // Denied, timed out: the card, and the credentials the first cell returned, say so.
+      endWaitingSignIn(pending, error instanceof Error ? error : new Error(String(error)));
     },
   );
 }

@@ -41,7 +41,7 @@ export interface PendingSignIn {
 }
 
 /** Ends a sign-in's waits (closes its port) with this error. */
-type Stop = (reason: CredCancelledError) => void;
+type Stop = (reason: Error) => void;
 
 /**
  * The sign-in in progress in this process: none (`idle`), one a call is driving (`running`), or
@@ -57,6 +57,8 @@ let slot: Slot = { name: "idle" };
 /** Sign-ins replaced by a newer one, newest last, so their leftovers can be recognised. */
 const replaced: PendingSignIn[] = [];
 const REMEMBERED = 5;
+/** Why each sign-in that ended early ended (replaced, cancelled, denied): its credentials say so. */
+const endings = new WeakMap<PendingSignIn, Error>();
 
 /** The message of a sign-in replaced by a newer one. */
 export const REPLACED_MESSAGE = "A newer sign-in replaced this one; use the newest link.";
@@ -116,8 +118,9 @@ export function clearPendingSignIn(): void {
   cancelSignIn();
 }
 
-/** The slot's sign-in ends with `reason` (replaced by a newer one, or cancelled): the slot is idle again. */
-function retire(held: Held, reason: CredCancelledError, remember: boolean): void {
+/** The slot's sign-in ends with `reason` (replaced, cancelled, denied): the slot is idle again. */
+function retire(held: Held, reason: Error, remember: boolean): void {
+  endings.set(held.pending, reason);
   if (remember) {
     replaced.push(held.pending);
     if (replaced.length > REMEMBERED) replaced.shift();
@@ -131,14 +134,78 @@ function retire(held: Held, reason: CredCancelledError, remember: boolean): void
   }
 }
 
+/** Why `pending` ended before its tokens came (replaced, cancelled, denied), if it did. */
+export function whyEnded(pending: PendingSignIn): Error | undefined {
+  return endings.get(pending);
+}
+
+/**
+ * The sign-in `pending`, left waiting, ended with `error` (the browser came back with a
+ * refusal): its card and its credentials say so, and a re-run starts a new one.
+ */
+export function endWaitingSignIn(pending: PendingSignIn, error: Error): void {
+  const held = holding(pending);
+  if (held) retire(held, isDenial(error) ? deniedError() : error, false);
+}
+
+/** The words of a sign-in denied in the browser (Deny on the consent page), for a notebook. */
+export function deniedError(): CredCredentialsError {
+  return new CredCredentialsError("The sign-in was denied; run the cell that signs in again.", {
+    code: ERROR_CODES.ACCESS_DENIED,
+    error: "access_denied",
+  });
+}
+
+function isDenial(error: unknown): boolean {
+  return (error as { code?: unknown } | undefined)?.code === ERROR_CODES.ACCESS_DENIED;
+}
+
+/** The placeholders the card and the notebooks write where the address or code goes. */
+const PLACEHOLDER = /^PASTE-THE-(ADDRESS|CODE)-HERE$/i;
+
+/** The placeholder itself pasted (Run All): said here, no request sent; the sign-in keeps waiting. */
+function assertNotPlaceholder(pasted: string, mode: PendingSignIn["mode"] | undefined): void {
+  if (!PLACEHOLDER.test(pasted.trim())) return;
+  const what = mode === "paste" ? "the code the sign-in page showed" : "the address your browser ended on";
+  throw new CredCredentialsError(
+    `"${pasted.trim()}" is the placeholder: paste ${what} in its place, then run this cell again.`,
+    { code: ERROR_CODES.INVALID_CODE },
+  );
+}
+
+/**
+ * A paste the token server refused: a denial ends the sign-in (its card says so); anything
+ * else leaves it waiting, and its card and the error say "not accepted; still waiting".
+ */
+function refusedPaste(waiting: Extract<Slot, { name: "waiting" }>, error: unknown): unknown {
+  const { pending, presenter } = waiting;
+  if (isDenial(error)) {
+    endWaitingSignIn(pending, error as Error);
+    return deniedError();
+  }
+  if (pending.ended || !(error instanceof CredCredentialsError)) return error;
+  presenter?.update(
+    pending.mode === "loopback"
+      ? { type: "waiting", paste: true, rejected: error }
+      : { type: "code-needed", rejected: error },
+  );
+  const reason = error.message.split("\n")[0];
+  return new CredCredentialsError(`Not accepted; the sign-in is still waiting: paste again. (${reason})`, {
+    code: error.code,
+    cause: error,
+  });
+}
+
 /**
  * Completes the waiting sign-in with a pasted code or redirect URL, then runs the starting
  * call's completion (returning where it saved). On success the sign-in is forgotten; a
  * refused code leaves it waiting so the right one can still be pasted. An address from a
- * sign-in that a newer one replaced is refused with words that say so.
+ * sign-in that a newer one replaced is refused with words that say so; the placeholder
+ * itself is refused without a request.
  */
 export async function completePendingSignIn(codeOrUrl: string): Promise<{ result: SignInResult; savedTo?: string }> {
   const waiting = slot.name === "waiting" ? slot : undefined;
+  assertNotPlaceholder(codeOrUrl, waiting?.pending.mode);
   const fromReplaced = replaced.find((old) => old.owns(codeOrUrl));
   if (fromReplaced && !waiting?.pending.owns(codeOrUrl)) {
     throw new CredCredentialsError(
@@ -152,7 +219,12 @@ export async function completePendingSignIn(codeOrUrl: string): Promise<{ result
       { code: ERROR_CODES.NO_PENDING_SIGN_IN },
     );
   }
-  const result = await waiting.pending.exchangeCode(codeOrUrl);
+  let result: SignInResult;
+  try {
+    result = await waiting.pending.exchangeCode(codeOrUrl);
+  } catch (error) {
+    throw refusedPaste(waiting, error);
+  }
   endSignIn(waiting.pending);
   const savedTo = (await waiting.complete?.(result)) || undefined;
   // The face that showed the link hears how it ended (the card in the first cell).

@@ -66,6 +66,12 @@ function suggestion(scope: string): string {
 export function assertValidScopes(scopes: readonly string[]): void {
   const bad = scopes.filter((scope) => !isWellFormedScope(scope));
   if (bad.length === 0) return;
+  const spaced = bad.find((scope) => scope.trim() !== scope && isWellFormedScope(scope.trim()));
+  if (spaced !== undefined)
+    throw new CredCredentialsError(
+      `The scope "${spaced.slice(0, 200)}" has a space around it: remove the space (write "${spaced.trim().slice(0, 200)}").`,
+      { code: ERROR_CODES.INVALID_SCOPE },
+    );
   const named = bad.map((scope) => `"${scope.slice(0, 200)}"${suggestion(scope)}`).join(", ");
   throw new CredCredentialsError(
     `Google would refuse the scope${bad.length > 1 ? "s" : ""} ${named}: give each scope as its full https://www.googleapis.com/auth/... URL, or openid, email, profile.`,

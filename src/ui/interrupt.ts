@@ -52,10 +52,16 @@ export function cancelledByInterrupt(
 ): Presenter {
   let unlisten: Unlisten | undefined;
   const stop = (): void => {
-    unlisten?.();
+    const remove = unlisten;
     unlisten = undefined;
+    remove?.();
+    // Stopped inside a cell's synchronous part, the listener was not there to remove: tslab's
+    // `vm` (breakOnSigint) had taken the SIGINT listeners off, and puts them back when the part
+    // ends. Removed again once it has: an old card must not answer a later interrupt.
+    if (remove) queueMicrotask(remove);
   };
   unlisten = listen(() => {
+    if (!unlisten) return; // a listener put back after its card ended
     stop();
     presenter.update({ type: "failed", error: new CredCancelledError(INTERRUPTED_MESSAGE) });
     cancelSignIn(INTERRUPTED_MESSAGE);

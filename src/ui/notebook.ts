@@ -94,11 +94,13 @@ function bundleDisplay(jupyter: TslabJupyterModule): NotebookDisplay {
   return { show, html: (html) => show({ "text/html": html }) };
 }
 
+// The second cell assigns what completeSignIn returns: a bare call would display the credentials
+// object as the cell's result; this way the cell shows only its short "Signed in as …" note.
 /** The second-cell call shown in the copy-paste flow. */
-export const COMPLETE_SIGN_IN_CALL = 'await credAuth.completeSignIn("PASTE-THE-CODE-HERE")';
+export const COMPLETE_SIGN_IN_CALL = 'const signedIn = await credAuth.completeSignIn("PASTE-THE-CODE-HERE");';
 
 /** The second-cell call shown beside the loopback wait, for a browser on another machine. */
-export const COMPLETE_WITH_ADDRESS_CALL = 'await credAuth.completeSignIn("PASTE-THE-ADDRESS-HERE")';
+export const COMPLETE_WITH_ADDRESS_CALL = 'const signedIn = await credAuth.completeSignIn("PASTE-THE-ADDRESS-HERE");';
 
 /** What a card shows besides the sign-in's state. */
 export interface CardOptions {
@@ -188,9 +190,11 @@ const CODE_STYLE = "font-family:var(--jp-code-font-family, monospace);color:inhe
 /** The whole sign-in card for `state`; every value from outside is HTML-escaped. */
 export function renderSignInHtml(state: CardState, codeEntry: CodeEntry = "second-cell"): string {
   const parts = [`<div style="font-weight:600">${escapeHtml(PRODUCT_NAME)} · Sign in to Google Cloud</div>`];
+  // The notes (the emulator, the flow chosen and which setting changes it) are for whoever
+  // wants to know why: folded away, the card reads in a person's words.
   if (state.notes?.length && !isFinal(state))
     parts.push(
-      `<div data-cred-auth-notes style="font-size:0.9em;margin-top:2px;color:${MUTED_COLOR}">${state.notes.map((note) => `<div>${escapeHtml(note)}</div>`).join("")}</div>`,
+      `<details data-cred-auth-notes style="font-size:0.9em;margin-top:2px;color:${MUTED_COLOR}"><summary style="cursor:pointer">Technical details</summary>${state.notes.map((note) => `<div>${escapeHtml(note)}</div>`).join("")}</details>`,
     );
   const scopes = describeScopes(state.scopes);
   if (scopes.length > 0) {
@@ -223,7 +227,7 @@ function signInLink(url: string): string {
 
 function statusHtml(state: CardState, codeEntry: CodeEntry): string {
   const rejected = state.rejected
-    ? `<div style="font-weight:600">Not accepted: ${escapeHtml(state.rejected)}</div>`
+    ? `<div style="font-weight:600">${NOT_ACCEPTED}</div><div style="font-size:0.9em;color:${MUTED_COLOR}">${escapeHtml(state.rejected)}</div>`
     : "";
   switch (state.phase) {
     case "preparing":
@@ -243,6 +247,9 @@ function statusHtml(state: CardState, codeEntry: CodeEntry): string {
       return `<span style="font-weight:600">${escapeHtml(failureLine(state))}</span>`;
   }
 }
+
+/** A refused paste: the sign-in goes on. */
+const NOT_ACCEPTED = "Not accepted; still waiting: paste again.";
 
 function waitingWords(state: ViewState): string {
   return state.browserOpened
@@ -276,7 +283,7 @@ export function renderSignInText(state: CardState, codeEntry: CodeEntry = "secon
   const lines = [`${PRODUCT_NAME} · Sign in to Google Cloud`];
   if (state.notes?.length && !isFinal(state)) lines.push(...state.notes);
   if (state.url && !isFinal(state)) lines.push(`Open this link in a browser to sign in: ${state.url}`);
-  if (state.rejected && !isFinal(state)) lines.push(`Not accepted: ${state.rejected}`);
+  if (state.rejected && !isFinal(state)) lines.push(`${NOT_ACCEPTED} ${state.rejected}`);
   lines.push(statusText(state, codeEntry));
   return lines.join("\n");
 }

@@ -1,11 +1,12 @@
 import { closeSync, openSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { ReadStream, WriteStream } from "node:tty";
-import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { CredCancelledError } from "../errors.js";
 import type { Presenter, SignInEvent } from "../oauth/events.js";
 import { MESSAGES } from "../messages.js";
 import type { PromptDevice } from "./face-plan.js";
 import { failureLine, INITIAL_STATE, reduce, wordsWithCode } from "./view-state.js";
+import { inputClosedError } from "./words.js";
 
 /** Where the plain presenter writes and reads. */
 export interface PlainPresenterOptions {
@@ -167,7 +168,7 @@ interface LineRequest {
 function readLine({ input, output, prompt, signal }: LineRequest): Promise<string> {
   if (signal.aborted) return Promise.reject(new CredCancelledError(MESSAGES.signInCancelled));
   // A stream that already ended never emits "end" again: a second sign-in must not wait for it.
-  if ((input as { readableEnded?: boolean }).readableEnded) return Promise.reject(inputClosed());
+  if ((input as { readableEnded?: boolean }).readableEnded) return Promise.reject(inputClosedError());
   return new Promise((resolve, reject) => {
     const rl = createInterface({ input, ...(output ? { output } : {}), terminal: false });
     let settled = false;
@@ -186,19 +187,12 @@ function readLine({ input, output, prompt, signal }: LineRequest): Promise<strin
     rl.once("close", () => {
       signal.removeEventListener("abort", onAbort);
       releaseStdin(input);
-      settle(() => reject(inputClosed()));
+      settle(() => reject(inputClosedError()));
     });
     rl.on("line", (answer) => settle(() => resolve(answer)));
     if (output) rl.setPrompt(prompt);
     if (output) rl.prompt();
   });
-}
-
-function inputClosed(): CredCredentialsError {
-  return new CredCredentialsError(
-    "No authorization code was entered: the input is closed (end of file); run again where you can paste the code.",
-    { code: ERROR_CODES.INVALID_CODE },
-  );
 }
 
 /** A piped stdin that stays open would keep the process alive after the answer. */

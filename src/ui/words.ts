@@ -1,3 +1,4 @@
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 // The scopes a sign-in asks for, in the words a person reads on the consent page.
 
 const GOOGLE_SCOPE_PREFIX = "https://www.googleapis.com/auth/";
@@ -29,6 +30,14 @@ export function describeScopes(scopes: readonly string[]): string[] {
 function describeScope(scope: string): string {
   const short = scope.startsWith(GOOGLE_SCOPE_PREFIX) ? scope.slice(GOOGLE_SCOPE_PREFIX.length) : scope;
   return SCOPE_WORDS[short] ?? short;
+}
+
+/** The end of input (EOF, Ctrl+D) where a code or address was asked for: the sign-in ends. */
+export function inputClosedError(): CredCredentialsError {
+  return new CredCredentialsError(
+    "No authorization code was entered: the input is closed (end of file); run again where you can paste the code.",
+    { code: ERROR_CODES.INVALID_CODE },
+  );
 }
 
 /** The product shown at the top of every sign-in. */

@@ -87,7 +87,7 @@ test("Ctrl+C while waiting: exit code 130, the receiver is closed, nothing is wr
   tmux("send-keys", "-t", login.name, "C-c");
   assert.equal(await until(() => login.exitCode(), "the command to end", login.screen), 130, login.screen());
   assert.equal(login.screen().match(/^.*cancelled.*$/gim)?.length, 1, `said once, with its code: ${login.screen()}`);
-  assert.match(login.screen(), /^cred-auth: The sign-in was cancelled\. \(ERR_CANCELLED\)$/m);
+  assert.match(login.screen(), /^cred-auth: The sign-in was cancelled\. Nothing was saved\. \(ERR_CANCELLED\)$/m);
   assert.equal(existsSync(login.destination), false, "nothing written");
   const port = Number(new URL(new URL(url).searchParams.get("redirect_uri")!).port);
   assert.equal(await portIsClosed(port), true, "the loopback receiver is closed");
@@ -99,5 +99,22 @@ test("Ctrl+C at the code prompt: exit code 130, nothing written", { skip }, asyn
   tmux("send-keys", "-t", login.name, "-l", "half-typed");
   tmux("send-keys", "-t", login.name, "C-c");
   assert.equal(await until(() => login.exitCode(), "the command to end", login.screen), 130, login.screen());
+  assert.equal(existsSync(login.destination), false);
+});
+
+test("Ctrl+D at the Address prompt (the ink face) ends the sign-in as the end of input ends the plain face's: exit 1, one line, nothing written", {
+  skip,
+}, async () => {
+  const login = startLogin({ CRED_AUTH_REMOTE: "1", CRED_AUTH_EMULATOR_CODE_PAGE: "off" });
+  await until(() => (/Address:/.test(login.screen()) ? true : undefined), "the address prompt", login.screen);
+  const started = Date.now();
+  tmux("send-keys", "-t", login.name, "C-d");
+  assert.equal(await until(() => login.exitCode(), "the command to end", login.screen), 1, login.screen());
+  assert.ok(Date.now() - started < 5000, "at once, not after the sign-in's timeout");
+  assert.match(
+    login.screen(),
+    /^cred-auth: No authorization code was entered: the input is closed \(end of file\).*\(ERR_INVALID_CODE\)$/m,
+  );
+  assert.doesNotMatch(login.screen(), /Address: d/, "Ctrl+D is not typed as a d");
   assert.equal(existsSync(login.destination), false);
 });

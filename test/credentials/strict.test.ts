@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { CredCredentialsError, getUserCredentials } from "cred-auth";
+import { CredCredentialsError, default as credAuthDefault, getUserCredentials } from "cred-auth";
 import { browserPresenter, isolatedWorld } from "./support.ts";
 
 const { emulator, home } = await isolatedWorld();
@@ -68,4 +68,33 @@ test("a revoked refresh token behind a cached access token: refresh on 401, then
   assert.deepEqual(b.types(), ["url", "waiting", "signed-in"], "the next call signs in again");
   const res = await fresh.request<{ items: unknown[] }>({ url: `${emulator.url}/storage/v1/b/demo-bucket/o` });
   assert.equal(res.status, 200);
+});
+
+test("a scope with a space around it is named as such, in one line, before any sign-in; through default() too", async () => {
+  const { authorizations } = emulator.stats();
+  for (const call of [
+    () => getUserCredentials([`${CLOUD} `], { useLocalWebserver: true }),
+    () => credAuthDefault([` ${CLOUD}`], { useLocalWebserver: true }),
+  ])
+    await assert.rejects(call(), (error: unknown) => {
+      assert.ok(error instanceof CredCredentialsError);
+      assert.equal(error.code, "ERR_INVALID_SCOPE");
+      assert.match(error.message, /has a space around it: remove the space/);
+      assert.doesNotMatch(error.message, /\n/);
+      return true;
+    });
+  assert.equal(emulator.stats().authorizations, authorizations);
+});
+
+test("a misspelt scope through default() is its own one line with 'did you mean', not ERR_NO_CREDENTIALS", async () => {
+  await assert.rejects(
+    credAuthDefault(["https://www.googleapis.com/auth/cloud-platfrom"], { useLocalWebserver: true }),
+    (error: unknown) => {
+      assert.ok(error instanceof CredCredentialsError);
+      assert.equal(error.code, "ERR_INVALID_SCOPE");
+      assert.match(error.message, /^Google does not know the scope .*did you mean/);
+      assert.doesNotMatch(error.message, /\n/);
+      return true;
+    },
+  );
 });

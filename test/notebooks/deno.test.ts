@@ -10,6 +10,7 @@ import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startEmulator } from "cred-auth/emulator";
 import { approving, CellKernel, listening, using } from "./cells.ts";
+import { PRINT, pasteBackMistakes, rerunInEveryState, scopeMistakes } from "./next-steps.ts";
 import {
   codeCells,
   findJupyterPython,
@@ -270,5 +271,30 @@ test("Deno: cached credentials name their account in a small note; accountNote: 
     );
     assert.equal(quiet.status, "ok", quiet.stderr);
     assert.deepEqual(quiet.plain, [], "turned off");
+  });
+});
+
+/** A failed Deno cell: its reply says error. */
+const failedCell = (ran: { status: string | null }) => ran.status === "error";
+
+test("Deno: re-running the sign-in cell starts a new sign-in in every state, for default() and getUserCredentials()", {
+  skip,
+  timeout: 240_000,
+}, async () => {
+  await using(denoKernel(REMOTE_DESKTOP), async (kernel) => {
+    await kernel.run('import * as credAuth from "cred-auth";');
+    await rerunInEveryState(kernel, "default", PRINT.deno);
+    await rerunInEveryState(kernel, "getUserCredentials", PRINT.deno);
+  });
+});
+
+test("Deno: Run All with the placeholder, a wrong code, Deny and a misspelt scope each print one line and lead on", {
+  skip,
+  timeout: 240_000,
+}, async () => {
+  await using(denoKernel(REMOTE_DESKTOP), async (kernel) => {
+    await kernel.run('import * as credAuth from "cred-auth";');
+    await pasteBackMistakes(kernel, PRINT.deno, failedCell, () => emulator.stats().tokenRequests);
+    await scopeMistakes(kernel, failedCell);
   });
 });

@@ -7,8 +7,8 @@ starts in the notebook's directory. While a cell runs, every sign-in link that a
 a display (the href of cred-auth's "Sign in with Google" button) is printed to stdout as
 one JSON line, {"event": "sign-in", "url": ..., "cell": N}, so a test can drive the consent
 page like a browser while the notebook waits; every state a sign-in card shows is printed
-as {"event": "card", "status": ..., "cell": N, "completeSignIn": bool, "plain": its text/plain}. A cell holding the placeholder
-PASTE-THE-CODE-HERE waits for a line on stdin, the code a person would paste there
+as {"event": "card", "status": ..., "cell": N, "completeSignIn": bool, "plain": its text/plain}. A cell holding a placeholder
+(PASTE-THE-CODE-HERE, PASTE-THE-ADDRESS-HERE) waits for a line on stdin, the code a person would paste there
 ({"event": "code-needed", "cell": N} is printed first). At the end the executed notebook
 is written to OUTPUT and {"event": "done", "ok": true|false, "error": ...} is printed.
 """
@@ -25,7 +25,7 @@ from nbclient.exceptions import CellExecutionError
 
 SIGN_IN_LINK = re.compile(r'<a href="([^"]+)"[^>]*>Sign in with Google</a>')
 CARD_STATUS = re.compile(r'data-cred-auth-status="([^"]+)"')
-PLACEHOLDER = "PASTE-THE-CODE-HERE"
+PLACEHOLDERS = ("PASTE-THE-CODE-HERE", "PASTE-THE-ADDRESS-HERE")
 
 
 def say(event):
@@ -41,10 +41,11 @@ class ReportingClient(NotebookClient):
         self.seen = set()
 
     async def async_execute_cell(self, cell, cell_index, *args, **kwargs):
-        if cell.cell_type == "code" and PLACEHOLDER in cell.source:
+        placeholder = next((p for p in PLACEHOLDERS if cell.cell_type == "code" and p in cell.source), None)
+        if placeholder:
             say({"event": "code-needed", "cell": cell_index})
             code = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
-            cell.source = cell.source.replace(PLACEHOLDER, code.strip())
+            cell.source = cell.source.replace(placeholder, code.strip())
         result = await super().async_execute_cell(cell, cell_index, *args, **kwargs)
         if "raises-exception" in cell.metadata.get("tags", []):
             # tslab aborts every request that arrives within 200 ms of a failed cell (it

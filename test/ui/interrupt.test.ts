@@ -73,3 +73,24 @@ test("under Deno, Deno.addSignalListener, and removed again", () => {
   stop();
   assert.deepEqual(calls, ["add SIGINT", "remove SIGINT"]);
 });
+
+test("a listener put back after its card ended (tslab's vm restores SIGINT listeners after a cell's synchronous part) is removed and ignored", async () => {
+  const events: SignInEvent[] = [];
+  const handlers: Array<() => void> = [];
+  // Like tslab's breakOnSigint: a removal made while the cell's synchronous part runs is undone.
+  const listen = (handler: () => void) => {
+    handlers.push(handler);
+    let removals = 0;
+    return () => {
+      removals++;
+      if (removals > 1) handlers.splice(handlers.indexOf(handler), 1);
+    };
+  };
+  const presenter = cancelledByInterrupt({ update: (event) => void events.push(event) }, listen);
+  presenter.update({ type: "failed", error: new CredCancelledError("The sign-in was cancelled. Nothing was saved.") });
+  assert.equal(handlers.length, 1, "still there right after (the vm put it back)");
+  for (const handler of [...handlers]) handler();
+  assert.equal(events.length, 1, "an interrupt now does not touch the ended card");
+  await Promise.resolve();
+  assert.equal(handlers.length, 0, "removed once the synchronous part is over");
+});

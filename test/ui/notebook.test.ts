@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "cred-auth";
-import { createNotebookPresenter, kernelTslab, renderSignInHtml } from "../../dist/ui/notebook.js";
+import {
+  COMPLETE_SIGN_IN_CALL,
+  COMPLETE_WITH_ADDRESS_CALL,
+  createNotebookPresenter,
+  kernelTslab,
+  renderSignInHtml,
+} from "../../dist/ui/notebook.js";
 import { escapeHtml } from "../../dist/util/html.js";
 import { createDenoPresenter } from "../../dist/ui/deno.js";
 import { INITIAL_STATE } from "../../dist/ui/view-state.js";
@@ -103,7 +110,11 @@ test("loopback on a remote machine: the card says to paste the browser's final a
     paste: true,
     rejected: new CredCredentialsError("This address is from an older sign-in."),
   });
-  assert.match(tslab.displays[0]!.at(-1)!, /Not accepted: This address is from an older sign-in\./);
+  assert.match(
+    tslab.displays[0]!.at(-1)!,
+    /Not accepted; still waiting: paste again\.<\/div>.*This address is from an older sign-in\./s,
+    "the refusal, and that the sign-in goes on",
+  );
   const local = fakeTslab();
   const nearby = createNotebookPresenter(local);
   nearby.update({ type: "waiting" });
@@ -295,4 +306,28 @@ test("Deno: no prompt() beside the loopback wait (it would block the redirect); 
   stop.abort();
   await assert.rejects(read, CredCancelledError);
   assert.equal(deno.prompts.length, 0);
+});
+
+test("the notebooks write the second cell as the card does: the same placeholder, assigned (no credentials object shown)", () => {
+  const cellsOf = (name: string) =>
+    (
+      JSON.parse(readFileSync(new URL(`../../notebooks/${name}`, import.meta.url), "utf8")) as {
+        cells: Array<{ source: string[] }>;
+      }
+    ).cells.map((cell) => cell.source.join(""));
+  assert.ok(cellsOf("06-remote-desktop-client.ipynb").some((cell) => cell.includes(COMPLETE_WITH_ADDRESS_CALL)));
+  assert.ok(cellsOf("04-two-cell-sign-in.ipynb").some((cell) => cell.includes(COMPLETE_SIGN_IN_CALL)));
+  for (const call of [COMPLETE_SIGN_IN_CALL, COMPLETE_WITH_ADDRESS_CALL]) assert.match(call, /^const \w+ = await /);
+});
+
+test("the plan's notes (the emulator, the flow and the setting that changes it) are folded behind a details element", () => {
+  const html = renderSignInHtml({
+    ...INITIAL_STATE,
+    phase: "waiting",
+    notes: ["loopback sign-in with the address pasted back: CRED_AUTH_REDIRECT_URI names a code page instead"],
+  });
+  assert.match(
+    html,
+    /<details data-cred-auth-notes[^>]*><summary[^>]*>Technical details<\/summary><div>loopback sign-in/,
+  );
 });

@@ -194,7 +194,11 @@ test("Ctrl+C while waiting aborts the flow with CredCancelledError and says so",
   ink.stdin.write(CTRL_C);
   await until(() => abort.signal.aborted, "the abort");
   assert.ok(abort.signal.reason instanceof CredCancelledError);
-  assert.match(abort.signal.reason.message, /cancelled \(Ctrl\+C\)\. Nothing was saved\./, "what the CLI prints, once");
+  assert.match(
+    abort.signal.reason.message,
+    /^The sign-in was cancelled\. Nothing was saved\.$/,
+    "what the CLI prints, once",
+  );
   await until(() => last().trim() === "", "the spinner is gone");
   assert.doesNotMatch(last(), /cancelled/, "the face does not print it too");
   presenter.update({ type: "failed", error: new Error("other") });

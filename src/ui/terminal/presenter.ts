@@ -4,6 +4,7 @@ import type { Presenter, SignInEvent } from "../../oauth/events.js";
 import { loadTerminalModules } from "./modules.js";
 import { createStore, isFinal, reduce } from "../view-state.js";
 import { MESSAGES } from "../../messages.js";
+import { inputClosedError } from "../words.js";
 
 /** Something that shows a React element and can take it away (ink's `render`). */
 export type Mount = (element: ReactElement) => { unmount(): void };
@@ -41,11 +42,16 @@ export async function createTerminalPresenter(options: TerminalPresenterOptions 
   const cancel = (): void => {
     if (cancelled || isFinal(store.get())) return;
     cancelled = true;
-    const error = new CredCancelledError("The sign-in was cancelled (Ctrl+C). Nothing was saved.");
+    const error = new CredCancelledError(MESSAGES.signInCancelled); // the same words on every face
     store.set(reduce(store.get(), { type: "failed", error }));
     codes.fail(error);
     if (options.abort) options.abort.abort(error);
     else process.kill(process.pid, "SIGINT");
+  };
+  // Ctrl+D where a code or address is asked for ends the sign-in, as EOF does on the plain face.
+  const endOfInput = (): void => {
+    const { phase, paste } = store.get();
+    if (phase === "code" || (phase === "waiting" && paste)) codes.fail(inputClosedError());
   };
   const onCode = (code: string): void => {
     if (codes.push(code)) store.set({ ...store.get(), phase: "checking" });
@@ -61,7 +67,17 @@ export async function createTerminalPresenter(options: TerminalPresenterOptions 
       }));
   const color = options.color ?? true;
   const notes = options.notes ?? [];
-  const app = mount(modules.react.createElement(SignInApp, { modules, store, onCode, onCancel: cancel, color, notes }));
+  const app = mount(
+    modules.react.createElement(SignInApp, {
+      modules,
+      store,
+      onCode,
+      onCancel: cancel,
+      onEndOfInput: endOfInput,
+      color,
+      notes,
+    }),
+  );
   let closed = false;
 
   return {

@@ -15,6 +15,8 @@ export interface SignInAppProps {
   onCode(code: string): void;
   /** The user pressed Ctrl+C. */
   onCancel(): void;
+  /** The user pressed Ctrl+D (end of input), as the plain face's EOF. */
+  onEndOfInput(): void;
   /** Whether text may be coloured or styled (off with NO_COLOR, and when the output is no terminal). */
   color: boolean;
   /** The plan's notes, written first with the header. */
@@ -22,7 +24,15 @@ export interface SignInAppProps {
 }
 
 /** The sign-in: the notes, header and URL once as plain lines, then the live part; Ctrl+C cancels. */
-export function SignInApp({ modules, store, onCode, onCancel, color, notes }: SignInAppProps): JSX.Element {
+export function SignInApp({
+  modules,
+  store,
+  onCode,
+  onCancel,
+  onEndOfInput,
+  color,
+  notes,
+}: SignInAppProps): JSX.Element {
   const { useInput, useStdin, useStdout } = modules.ink;
   const state = useSyncExternalStore(store.subscribe, store.get);
   const { write, stdout } = useStdout();
@@ -41,6 +51,8 @@ export function SignInApp({ modules, store, onCode, onCancel, color, notes }: Si
   useInput(
     (input, key) => {
       if (key.ctrl && input === "c") onCancel();
+      // Raw mode turns Ctrl+D into input too: the end of input, as a cooked terminal's EOF.
+      if (key.ctrl && input === "d") onEndOfInput();
     },
     { isActive: live && isRawModeSupported === true },
   );
