@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // cred-auth's benchmarks (issue 8). Whole processes, timed over repeated runs, each figure a
 // ratio against a baseline measured in the same run; counts where correctness is the point.
-// Usage: node bench/run.mjs [--smoke] [--runs N] [--warmup N] [--out FILE] [--no-hyperfine]
+// Usage: node bench/run.mjs [--smoke] [--runs N] [--warmup N] [--only IDS] [--out FILE] [--no-hyperfine]
 // (`npm run bench` builds first). See bench/README.md.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, release, tmpdir } from "node:os";
@@ -37,12 +37,16 @@ const { values: flags } = parseArgs({
     runs: { type: "string" },
     warmup: { type: "string" },
     out: { type: "string" },
+    only: { type: "string" },
     "no-hyperfine": { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 if (flags.help) {
-  process.stdout.write("Usage: node bench/run.mjs [--smoke] [--runs N] [--warmup N] [--out FILE] [--no-hyperfine]\n");
+  process.stdout.write(
+    "Usage: node bench/run.mjs [--smoke] [--runs N] [--warmup N] [--only IDS] [--out FILE] [--no-hyperfine]\n" +
+      "  --only 2,3,4,6,L: only those targets (L: print-token's cached path split into node start-up, load and work)\n",
+  );
   process.exit(0);
 }
 if (Number(process.versions.node.split(".")[0]) < 22) {
@@ -50,10 +54,14 @@ if (Number(process.versions.node.split(".")[0]) < 22) {
   process.stderr.write(`bench: node ${process.version} is not the project's Node 22; run it with npm run bench\n`);
   process.exit(2);
 }
-const runs = positiveInt(flags.runs, flags.smoke ? 3 : 20);
+// 40 alternating pairs at least for the figures of print-token's cached path (issue 41).
+const runs = positiveInt(flags.runs, flags.smoke ? 3 : 40);
 const warmup = positiveInt(flags.warmup, flags.smoke ? 1 : 3, true);
 const outFile = flags.out ?? join(ROOT, "bench", "results.json");
 const hyperfine = findHyperfine(flags["no-hyperfine"]);
+/** Targets to run (`--only 2,4,L`); every one by default. */
+const only = flags.only?.split(",").map((id) => id.trim());
+const wanted = (id) => only === undefined || only.includes(id) || only.includes(id.replace(/[a-z]$/, ""));
 
 const { startEmulator, DEMO_CLIENT, EMULATOR_PATHS } = await import("cred-auth/emulator");
 const tokenCache = await import("../dist/access-token-cache/index.js");
@@ -101,10 +109,13 @@ async function main() {
   );
 
   const entries = [];
-  const timed = async ({ id, name, target, command, baseline, checks = [], few }) => {
+  const timed = async ({ id, name, target, command, baseline, checks = [], few, pairs = false }) => {
+    if (!wanted(id)) return { checks: [] };
     process.stderr.write(`bench: ${id} ${name}\n`);
     const counts = few ? { runs: Math.min(runs, few), warmup: Math.min(warmup, 1) } : { runs, warmup };
-    const [measured, base] = await timeCommands([command, baseline], { ...counts, hyperfine });
+    const load = loadavg()[0];
+    // pairs: one run a side at a time, the order alternating (A B, B A, ...).
+    const [measured, base] = await timeCommands([command, baseline], { ...counts, hyperfine, round: pairs ? 1 : 5 });
     const entry = ratioEntry({
       id,
       name,
@@ -115,6 +126,7 @@ async function main() {
       baselineSamples: base.samples,
       checks,
     });
+    entry.load = [round(load), round(loadavg()[0])];
     // CPU time (user + system) is less sensitive to other processes than wall time: a second opinion.
     if (measured.cpuMs !== undefined)
       Object.assign(entry, {
@@ -127,7 +139,7 @@ async function main() {
   };
 
   // 1. Importing the package does no I/O and loads nothing heavy.
-  const importLoads = await heavyModulesLoaded(node(fixture("import-cred-auth.mjs")));
+  const importLoads = wanted("1") ? await heavyModulesLoaded(node(fixture("import-cred-auth.mjs"))) : [];
   await timed({
     id: "1",
     name: 'cold import "cred-auth" vs import "google-auth-library"',
@@ -146,12 +158,15 @@ async function main() {
   await timed({
     id: "2",
     name: "print-token, cached token vs node -e 0",
-    target: 1.2,
+    target: 1.1,
+    pairs: true,
     command: printCached,
     baseline: node("-e", "0"),
     checks: [check("heavy modules loaded on the cached path", "none", printLoads.join(", ") || "none")],
   }).then((entry) => entry.checks.push(check(`token requests in ${executions} cached runs`, 0, requests() - before)));
   const cachedToken = primed.stdout.trim();
+  // L. The same run split into node's start-up, loading the command line, and the work.
+  if (wanted("L")) entries.push(...(await phases(printCached, node("-e", "0"), printUser.path)));
 
   // 3. print-token that must refresh (--fresh: the expired-cache path: lock, refresh, write),
   //    vs the least a script can do with google-auth-library.
@@ -179,35 +194,41 @@ async function main() {
   // 4. default() in a fresh process: cached user credentials and a valid cached access token.
   const cached = userFile("home/.config/cred/cred_credentials.json");
   const defaultScript = node(fixture("default.mjs"));
-  before = requests();
-  await expectOk(defaultScript, "priming default()");
-  const primingRequests = requests() - before;
-  before = requests();
-  await expectOk(defaultScript, "default() with a warm token cache");
-  const warmRequests = requests() - before;
-  before = requests();
-  await timed({
-    id: "4",
-    name: "default(), warm caches vs new UserRefreshClient(file)",
-    target: 1.0,
-    command: defaultScript,
-    baseline: node(fixture("gal-construct.mjs"), cached.path),
-    checks: [
-      check("token requests of the first default() (cold token cache)", 1, primingRequests),
-      check("token requests of a second process's default()", 0, warmRequests),
-    ],
-  }).then((entry) =>
-    entry.checks.push(check(`token requests in ${executions} timed default() runs`, 0, requests() - before)),
-  );
+  if (wanted("4")) await defaultTarget();
+  async function defaultTarget() {
+    before = requests();
+    await expectOk(defaultScript, "priming default()");
+    const primingRequests = requests() - before;
+    before = requests();
+    await expectOk(defaultScript, "default() with a warm token cache");
+    const warmRequests = requests() - before;
+    before = requests();
+    await timed({
+      id: "4",
+      name: "default(), warm caches vs new UserRefreshClient(file)",
+      target: 1.0,
+      command: defaultScript,
+      baseline: node(fixture("gal-construct.mjs"), cached.path),
+      checks: [
+        check("token requests of the first default() (cold token cache)", 1, primingRequests),
+        check("token requests of a second process's default()", 0, warmRequests),
+      ],
+    }).then((entry) =>
+      entry.checks.push(check(`token requests in ${executions} timed default() runs`, 0, requests() - before)),
+    );
+  }
 
   // 5. Counts: one refresh, however many ask at once.
-  process.stderr.write("bench: 5 concurrency counts\n");
-  entries.push({
-    id: "5",
-    name: "concurrent token requests",
-    kind: "count",
-    checks: [...(await concurrentCalls(node)), ...(await concurrentProcesses(node, userFile))],
-  });
+  if (wanted("5")) await concurrencyCounts();
+  async function concurrencyCounts() {
+    process.stderr.write("bench: 5 concurrency counts\n");
+    entries.push({
+      id: "5",
+      name: "concurrent token requests",
+      kind: "count",
+      checks: [...(await concurrentCalls(node)), ...(await concurrentProcesses(node, userFile))],
+    });
+  }
 
   // 5c. N concurrent default() in one process: one resolution, one token request, for any N.
   const adc = userFile("adc/creds.json");
@@ -217,7 +238,7 @@ async function main() {
       CRED_AUTH_TOKEN_CACHE: "off",
     });
   const perProcess = [];
-  for (const n of [1, 1000]) {
+  for (const n of wanted("5c") ? [1, 1000] : []) {
     before = requests();
     const { calls, distinctTokens, distinctCredentials } = JSON.parse(
       (await expectOk(concurrentDefault(n), `${n} concurrent default()`)).stdout,
@@ -246,40 +267,46 @@ async function main() {
   );
 
   // 7, 8. Side by side with the Python original's library and with gcloud (when installed).
-  await peers({ timed, printUser, printCached, node, requests, env });
+  if (["7", "7b", "8"].some(wanted)) await peers({ timed, printUser, printCached, node, requests, env });
 
   // 6. Peak memory of print-token's cached path.
-  process.stderr.write("bench: 6 peak memory\n");
-  const rss = await maxRss([printCached, node("-e", "0")], runs);
-  const memory = ratioEntry({
-    id: "6",
-    name: "print-token cached, max RSS vs node -e 0",
-    kind: "memory",
-    unit: "KiB",
-    target: 1.1,
-    samples: rss.samples[0],
-    baselineSamples: rss.samples[1],
-    checks: [],
-  });
-  entries.push(memory);
-  // Most of a node process's RSS is the node binary's own pages, and how many of them the kernel
-  // maps in depends on the page cache; the private (anonymous) memory is what the code controls.
-  if (rss.anonSamples[0].length > 0) {
-    entries.push(
-      ratioEntry({
-        id: "6b",
-        name: "print-token cached, anonymous RSS at exit vs node -e 0",
-        kind: "memory",
-        unit: "KiB",
-        target: null,
-        samples: rss.anonSamples[0],
-        baselineSamples: rss.anonSamples[1],
-        checks: [],
-      }),
-    );
+  if (wanted("6")) await peakMemory();
+  async function peakMemory() {
+    process.stderr.write("bench: 6 peak memory\n");
+    const load = loadavg()[0];
+    const rss = await maxRss([printCached, node("-e", "0")], runs);
+    const memory = ratioEntry({
+      id: "6",
+      name: "print-token cached, max RSS vs node -e 0",
+      kind: "memory",
+      unit: "KiB",
+      target: 1.05,
+      samples: rss.samples[0],
+      baselineSamples: rss.samples[1],
+      checks: [],
+    });
+    memory.load = [round(load), round(loadavg()[0])];
+    entries.push(memory);
+    // Most of a node process's RSS is the node binary's own pages, and how many of them the kernel
+    // maps in depends on the page cache; the private (anonymous) memory is what the code controls.
+    if (rss.anonSamples[0].length > 0) {
+      entries.push(
+        ratioEntry({
+          id: "6b",
+          name: "print-token cached, anonymous RSS at exit vs node -e 0",
+          kind: "memory",
+          unit: "KiB",
+          target: null,
+          samples: rss.anonSamples[0],
+          baselineSamples: rss.anonSamples[1],
+          checks: [],
+        }),
+      );
+    }
   }
 
-  if (!cachedToken) entries[1].checks.push(check("print-token printed a token", "a token", "nothing"));
+  if (!cachedToken)
+    entries.find((e) => e.id === "2")?.checks.push(check("print-token printed a token", "a token", "nothing"));
   machine.loadAfter = loadavg().map((l) => Number(l.toFixed(2)));
   const report = {
     date: new Date().toISOString(),
@@ -421,6 +448,70 @@ async function peers({ timed, printUser, printCached, node, requests, env }) {
 }
 
 /**
+ * L: print-token's cached path and `node -e 0`, in alternating pairs (B A, A B, ...), each run
+ * under bench/lib/phases.cjs: node's start-up (to the first user code), loading the command line
+ * (to its first touch of the credentials file) and the work (to the exit), per run. The rows give
+ * the medians; results.json every run.
+ */
+async function phases(command, baseline, file) {
+  process.stderr.write("bench: L print-token's cached path: start-up, load, work\n");
+  const load = loadavg()[0];
+  const dir = mkdtempSync(join(tmpdir(), "cred-auth-phases-"));
+  const runsOf = [[], []];
+  try {
+    for (let pair = 0; pair < warmup + runs; pair++) {
+      const order = pair % 2 ? [0, 1] : [1, 0];
+      for (const side of order) {
+        const { argv, env } = side === 0 ? command : baseline;
+        const out = join(dir, `${pair}-${side}`);
+        const extra = side === 0 ? { BENCH_PHASES_FILE: file } : {};
+        await expectOk(
+          {
+            argv: [argv[0], "--require", preload("phases.cjs"), ...argv.slice(1)],
+            env: { ...env, ...extra, BENCH_PHASES_OUT: out },
+          },
+          "phases run",
+        );
+        const [ready, working, exited] = readFileSync(out, "utf8").trim().split(" ").map(Number);
+        if (pair >= warmup)
+          runsOf[side].push({ startup: ready, load: working - ready, work: exited - working, total: exited });
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const [cli, floor] = runsOf;
+  const of = (side, key) => side.map((r) => r[key]);
+  const loadNow = [round(load), round(loadavg()[0])];
+  const row = (id, name, samples, baselineSamples) => ({
+    ...ratioEntry({ id, name, kind: "phase", unit: "ms", target: null, samples, baselineSamples, checks: [] }),
+    load: loadNow,
+  });
+  const part = (id, name, samples) => ({
+    id,
+    name,
+    kind: "phase",
+    unit: "ms",
+    median: round(median(samples)),
+    samples: samples.map((s) => round(s)),
+    checks: [],
+    load: loadNow,
+  });
+  return [
+    row(
+      "L",
+      "print-token cached, in-process to exit vs node -e 0 (phases preload)",
+      of(cli, "total"),
+      of(floor, "total"),
+    ),
+    row("La", "  node's start-up (to the first user code)", of(cli, "startup"), of(floor, "startup")),
+    part("Lb", "  loading the command line (to its first touch of the file)", of(cli, "load")),
+    part("Lc", "  the work (file, cache key, cache entry, printing) and exit", of(cli, "work")),
+    part("Ld", "  node -e 0: user code to exit", of(floor, "work")),
+  ];
+}
+
+/**
  * Each command run `count` times (interleaved) under a preload that reports its peak RSS and
  * (Linux) its anonymous RSS at exit. Returns both, per command.
  */
@@ -531,9 +622,10 @@ function machineInfo() {
 }
 
 function table(entries) {
-  const rows = [["#", "benchmark", "median", "baseline", "ratio", "target", "result", "cpu ratio"]];
+  const rows = [["#", "benchmark", "median", "baseline", "ratio", "target", "result", "cpu ratio", "load"]];
   for (const e of entries) {
-    if (e.kind !== "count") {
+    const load = e.load ? `${e.load[0].toFixed(1)}-${e.load[1].toFixed(1)}` : "";
+    if (e.kind !== "count" && e.baselineMedian !== undefined) {
       const cpu = e.cpuRatio === undefined ? "" : `${e.cpuRatio.toFixed(2)}x`;
       rows.push([
         e.id,
@@ -544,15 +636,18 @@ function table(entries) {
         e.target === null ? "(info)" : `<= ${e.target}x`,
         e.pass === null ? "-" : e.pass ? "pass" : "MISS",
         cpu,
+        load,
       ]);
+    } else if (e.kind !== "count") {
+      rows.push([e.id, e.name, quantity(e.median, e.unit), "", "", "(info)", "", "", load]);
     } else {
-      rows.push([e.id, e.name, "", "", "", "", "", ""]);
+      rows.push([e.id, e.name, "", "", "", "", "", "", ""]);
     }
     for (const c of e.checks)
-      rows.push(["", `  ${c.name}`, String(c.actual), "", "", `= ${c.expected}`, c.pass ? "ok" : "FAIL", ""]);
+      rows.push(["", `  ${c.name}`, String(c.actual), "", "", `= ${c.expected}`, c.pass ? "ok" : "FAIL", "", ""]);
   }
   const widths = rows[0].map((_, col) => Math.max(...rows.map((r) => r[col].length)));
-  const right = new Set([2, 3, 4, 7]);
+  const right = new Set([2, 3, 4, 7, 8]);
   const line = (r) =>
     r
       .map((cell, col) => (right.has(col) ? cell.padStart(widths[col]) : cell.padEnd(widths[col])))

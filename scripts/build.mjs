@@ -3,6 +3,7 @@
 // then the command line's hot path bundled into dist/cli.js (see bundleCli below), then the examples
 // as JavaScript beside their TypeScript (see buildExamples below).
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { chmodSync, copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
@@ -10,6 +11,41 @@ import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
 const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
+
+/**
+ * The modules of the command line that print-token's cached path runs, in dist/cli-bundle.js;
+ * every other module is in dist/cli-cold.js. A module missing here that the path does run loads
+ * the cold bundle, and test/cli/hot-path.test.ts fails; one listed here that it does not run is
+ * evaluated by no one but compiled on every run (the test lists what is evaluated).
+ */
+const HOT_PATH = [
+  "cli/start.js",
+  "cli/main.js",
+  "cli/args.js",
+  "cli/commands.js",
+  "cli/output.js",
+  "cli/print-token.js",
+  "credentials/file-token.js",
+  "access-token-cache/index.js",
+  "access-token-cache/get.js",
+  "access-token-cache/store.js",
+  "formats/adc-file.js",
+  "formats/credentials-file.js",
+  "formats/cache-keys.js",
+  "formats/destinations.js",
+  "formats/token-cache-entry.js",
+  "formats/lazy.js",
+  "token-services/token-requests.js",
+  "token-services/endpoints.js",
+  "trust/urls.js",
+  "trust/files.js",
+  "util/sha256.js",
+  "shared/constants.js",
+  "errors.js",
+];
+
+/** The helper behind lazyImports, at the top of each bundle. */
+const LAZY_MODULE = `var __lazyModule=(load,m)=>new Proxy({},{get:(_,k)=>(m??=load())[k],has:(_,k)=>k in(m??=load())});`;
 
 // From nothing: a module moved or removed must not linger in dist/ (and so in the package, and under
 // tests that would still find it).
@@ -40,6 +76,7 @@ await bundleDeclarations(new Set([...names, "default"]));
 copyFileSync("dist/index.d.ts", "dist/index.d.mts");
 await bundleCli();
 chmodSync("dist/cli.js", 0o755);
+stampBundleDigest();
 buildExamples();
 if (tsc.status !== 0) console.error("build: type errors ignored (CRED_AUTH_BUILD_LENIENT=1)");
 
@@ -51,48 +88,180 @@ function exportedNames(path) {
 }
 
 /**
- * The command line bundled into dist/cli-bundle.js (which the bin, dist/cli.js, loads): its dispatcher, print-token, the token cache, the
- * credentials-file reader and, behind lazy `require()`s, login and the rest of the library, in
- * one file (packages stay `require`s of node_modules). Finding and reading ~19 files was a fifth
- * of print-token's start-up (bench/README.md, target 2); one file costs one. Everything is in it
- * so that one copy of each module exists in the process (one set of error classes for
- * `instanceof`, one "using the emulator" notice). Only the emulator stays files (it imports
- * nothing of the library but shared/constants). test/cli/hot-path.test.ts checks what loads.
+ * The command line in two esbuild bundles that hold one copy of each module between them:
+ * - dist/cli-bundle.js (which the bin, dist/cli.js, loads): the modules print-token's cached
+ *   path runs (HOT_PATH: arguments, reading the file, the cache key, the cache entry, printing);
+ * - dist/cli-cold.js: every other module of the command line (login, the refresh, the other
+ *   commands, help, the library), loaded by the first `require` that reaches one of them.
+ * Each side requires the other's modules by name through a small stub, so a module lives in
+ * exactly one bundle (one set of error classes for `instanceof`, one "using the emulator"
+ * notice). Inside both, a module's top-level imports are lazy (`lazyImports`): a module is
+ * evaluated when one of its exports is first read, not when a module that imports it is. One
+ * file rather than ~35 was a fifth of print-token's start-up; evaluating 35 modules where 23 run,
+ * and compiling 142 where 23 run, was most of the rest (bench/README.md, target 2). Packages stay
+ * `require`s of node_modules; the emulator stays files (it imports nothing of the library but
+ * shared/constants). test/cli/hot-path.test.ts checks what loads and what is evaluated.
  */
 async function bundleCli() {
   const esbuild = require("esbuild");
-  const emulatorStaysFiles = {
-    name: "emulator-stays-files",
-    setup(build) {
-      build.onResolve({ filter: /^\.\.?\// }, (args) => {
-        const target = relative(DIST, resolve(dirname(args.importer), args.path))
-          .split("\\")
-          .join("/");
-        if (target.startsWith("..")) throw new Error(`build: ${args.importer} imports ${args.path}, outside dist/`);
-        return target.startsWith("emulator/") ? { path: `./${target}`, external: true } : undefined;
-      });
-    },
-  };
-  await esbuild.build({
-    entryPoints: [join(DIST, "cli", "start.js")],
-    outfile: join(DIST, "cli-bundle.js"),
+  const common = {
     bundle: true,
     platform: "node",
     format: "cjs",
     target: "node22",
     packages: "external",
-    plugins: [emulatorStaysFiles],
     logLevel: "warning",
     legalComments: "none",
     // Fewer bytes to read and scan on every run: print-token's cached path used ~5% less CPU
     // minified (farm-bench, 60 pairs, bench/README.md). Names are kept (only whitespace and
-    // syntax), so error classes still name themselves; the map turns frames back into dist/ files
-    // under CRED_AUTH_DEBUG=1 (src/cli.ts), and lists the modules inside (test/cli/hot-path.test.ts).
+    // syntax), so error classes still name themselves; the maps turn frames back into dist/ files
+    // under CRED_AUTH_DEBUG=1 (src/cli.ts), and list the modules inside (test/cli/hot-path.test.ts).
     minifyWhitespace: true,
     minifySyntax: true,
     sourcemap: "linked",
     sourcesContent: false,
+    banner: { js: LAZY_MODULE },
+  };
+  // Every module of ours the command line can reach (a throwaway single bundle's inputs).
+  const all = await esbuild.build({
+    ...common,
+    entryPoints: [join(DIST, "cli", "start.js")],
+    outfile: join(DIST, "cli-all.js"),
+    write: false,
+    metafile: true,
+    plugins: [emulatorStaysFiles()],
   });
+  const modules = Object.keys(all.metafile.inputs)
+    .map((input) => relative(DIST, resolve(input)).split("\\").join("/"))
+    .filter((m) => !m.startsWith(".."));
+  const missing = HOT_PATH.filter((m) => !modules.includes(m));
+  if (missing.length) throw new Error(`build: HOT_PATH names modules the command line does not have: ${missing}`);
+  const cold = modules.filter((m) => !HOT_PATH.includes(m));
+  await esbuild.build({
+    ...common,
+    stdin: { contents: 'require("./cli/start.js");\n', resolveDir: DIST, sourcefile: "cli-hot-entry.js" },
+    outfile: join(DIST, "cli-bundle.js"),
+    plugins: [emulatorStaysFiles(), otherBundle(HOT_PATH, "./cli-cold.js"), lazyImports()],
+  });
+  await esbuild.build({
+    ...common,
+    stdin: { contents: registry(cold, "exports.load"), resolveDir: DIST, sourcefile: "cli-cold-entry.js" },
+    outfile: join(DIST, "cli-cold.js"),
+    plugins: [emulatorStaysFiles(), otherBundle(cold, null), lazyImports()],
+  });
+}
+
+/**
+ * A module's top-level `const x_js_1 = require("./x.js")` (tsc's form of `import { ... } from`)
+ * becomes a proxy that requires the module when one of its exports is first read: the module is
+ * evaluated when it is used, not when something that imports it is. Namespace imports
+ * (`__importStar`), `export *` and bare side-effect imports stay as they were.
+ */
+function lazyImports() {
+  return {
+    name: "lazy-imports",
+    setup(build) {
+      build.onLoad({ filter: /\.js$/ }, (args) => {
+        if (!resolve(args.path).startsWith(DIST)) return undefined;
+        const code = readFileSync(args.path, "utf8");
+        return {
+          contents: code.replace(
+            /^(const|var) (\w+) = require\(("\.\.?\/[^"]+")\);$/gm,
+            "$1 $2 = __lazyModule(() => require($3));",
+          ),
+          loader: "js",
+        };
+      });
+    },
+  };
+}
+
+/**
+ * Resolves each module of ours that is not in `own` to a stub that takes it from the other
+ * bundle: from dist/cli-bundle.js (`own` is the hot path) through `coldFile`, which is handed the
+ * hot bundle's registry of its own modules on its first load; from dist/cli-cold.js through that
+ * registry.
+ */
+function otherBundle(own, coldFile) {
+  const ownSet = new Set(own);
+  return {
+    name: "other-bundle",
+    setup(build) {
+      build.onResolve({ filter: /^\.\.?\// }, (args) => {
+        if (args.path === coldFile) return { path: coldFile, external: true };
+        const target = distPath(args);
+        return ownSet.has(target) ? undefined : { path: target, namespace: "other-bundle" };
+      });
+      build.onResolve({ filter: /^cli-link:registry$/ }, () => ({ path: "registry", namespace: "cli-link" }));
+      build.onResolve({ filter: /^cli-link:hot$/ }, () => ({ path: "hot", namespace: "cli-link" }));
+      build.onLoad({ filter: /.*/, namespace: "other-bundle" }, (args) => ({
+        contents: coldFile
+          ? `module.exports = require(${JSON.stringify(coldFile)}).load(${JSON.stringify(args.path)}, require("cli-link:registry"));\n`
+          : `module.exports = require("cli-link:hot").get(${JSON.stringify(args.path)});\n`,
+        resolveDir: DIST,
+        loader: "js",
+      }));
+      build.onLoad({ filter: /.*/, namespace: "cli-link" }, (args) => ({
+        contents:
+          args.path === "registry"
+            ? registry(own, "module.exports")
+            : "let hot;\nexports.set = (registry) => { hot ??= registry; };\nexports.get = (name) => hot.load(name);\n",
+        resolveDir: DIST,
+        loader: "js",
+      }));
+    },
+  };
+}
+
+/**
+ * `target = { load(name) }` over `modules` (paths under dist/). The cold bundle's entry
+ * (`exports.load`) also keeps the hot registry it is handed, for its stubs of hot modules.
+ */
+function registry(modules, target) {
+  const entries = modules.map((m) => `  ${JSON.stringify(m)}: () => require(${JSON.stringify(`./${m}`)}),`).join("\n");
+  const keep = target === "exports.load" ? '  require("cli-link:hot").set(hot);\n' : "";
+  const params = target === "exports.load" ? "name, hot" : "name";
+  const body = `const modules = {\n${entries}\n};\n`;
+  return target === "exports.load"
+    ? `${body}exports.load = (${params}) => {\n${keep}  return modules[name]();\n};\n`
+    : `${body}module.exports = { load: (name) => modules[name]() };\n`;
+}
+
+/** Only the emulator stays files: it imports nothing of the library but shared/constants. */
+function emulatorStaysFiles() {
+  return {
+    name: "emulator-stays-files",
+    setup(build) {
+      build.onResolve({ filter: /^\.\.?\// }, (args) => {
+        const target = distPath(args);
+        return target.startsWith("emulator/") ? { path: `./${target}`, external: true } : undefined;
+      });
+    },
+  };
+}
+
+/** The module an import names, as a path under dist/ ("cli/main.js"). */
+function distPath(args) {
+  const target = relative(DIST, resolve(args.resolveDir || dirname(args.importer), args.path))
+    .split("\\")
+    .join("/");
+  if (target.startsWith("..")) throw new Error(`build: ${args.importer} imports ${args.path}, outside dist/`);
+  return target;
+}
+
+/**
+ * Writes dist/cli-bundle.js's digest into dist/cli.js, which names its bytecode cache after it
+ * (src/cli.ts `runBundle`): a cache made from one bundle is never offered to another.
+ */
+function stampBundleDigest() {
+  const digest = createHash("sha256")
+    .update(readFileSync(join(DIST, "cli-bundle.js")))
+    .digest("hex")
+    .slice(0, 16);
+  const bin = readFileSync(join(DIST, "cli.js"), "utf8");
+  const declaration = 'const BUNDLE_DIGEST = "unbuilt";';
+  if (!bin.includes(declaration)) throw new Error(`build: dist/cli.js has no ${declaration}`);
+  writeFileSync(join(DIST, "cli.js"), bin.replace(declaration, `const BUNDLE_DIGEST = "${digest}";`));
 }
 
 /**

@@ -21,14 +21,14 @@ export function findHyperfine(disabled) {
  * `{ samples }` (wall milliseconds) and, with hyperfine, `cpuMs` (mean user + system time).
  *
  * hyperfine runs one command's runs back to back; on a shared machine the load changes
- * under it, so the runs are split into rounds of at most 5 whose order alternates
- * (A B, B A, ...), and both sides see the same weather.
+ * under it, so the runs are split into rounds of at most `round` (default 5) whose order
+ * alternates (A B, B A, ...), and both sides see the same weather; `round: 1` makes pairs.
  */
-export async function timeCommands(commands, { runs, warmup, hyperfine }) {
+export async function timeCommands(commands, { runs, warmup, hyperfine, round: perRound = 5 }) {
   if (!hyperfine) return timeWithHarness(commands, { runs, warmup });
   const results = commands.map(() => ({ samples: [], cpuTotalMs: 0 }));
   const groups = groupByEnv(commands);
-  const rounds = Math.ceil(runs / 5);
+  const rounds = Math.ceil(runs / perRound);
   for (let round = 0; round < rounds; round++) {
     const roundRuns = Math.floor(runs / rounds) + (round < runs % rounds ? 1 : 0);
     for (const group of round % 2 ? [...groups].reverse() : groups) {

@@ -16,13 +16,14 @@ interface Check {
 }
 interface Entry {
   id: string;
-  kind: "time" | "count" | "memory";
+  kind: "time" | "count" | "memory" | "phase";
   median?: number;
   baselineMedian?: number;
   ratio?: number;
   target?: number | null;
   pass?: boolean | null;
   checks: Check[];
+  load?: number[];
 }
 interface Report {
   mode: string;
@@ -66,6 +67,11 @@ test("npm run bench -- --smoke completes, reports all six targets and the exact 
     assert.equal(typeof entry.pass, "boolean");
   }
 
+  // Row L: print-token's cached path split into node's start-up, loading and work, each measured.
+  for (const id of ["L", "La", "Lb", "Lc", "Ld"])
+    assert.ok((byId.get(id)?.median ?? 0) > 0, `row ${id} has no measurement`);
+  assert.ok(byId.get("2")!.load?.length === 2, "the machine's load is recorded with each row");
+
   // Correctness, not speed: asserted exactly.
   const noHeavy = (id: string, what: RegExp) => assert.equal(checkNamed(byId.get(id)!, what).actual, "none");
   noHeavy("1", /heavy modules loaded by the import/);
@@ -93,5 +99,9 @@ test("npm run bench -- --smoke completes, reports all six targets and the exact 
 
   assert.equal(report.correct, true, `a correctness check failed:\n${result.stdout}`);
   assert.equal(result.code, 0, `bench/run.mjs --smoke exited ${result.code}: ${result.stderr}`);
-  assert.match(result.stdout, /^#\s+benchmark\s+median\s+baseline\s+ratio\s+target\s+result/m, "prints the table");
+  assert.match(
+    result.stdout,
+    /^#\s+benchmark\s+median\s+baseline\s+ratio\s+target\s+result\s+cpu ratio\s+load/m,
+    "prints the table",
+  );
 });

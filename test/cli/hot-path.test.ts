@@ -24,11 +24,40 @@ const HEAVY = [
 ];
 /**
  * The dist modules the cached path may load: the bin (dist/cli.js, which turns on the compile
- * cache) and the bundle `npm run build` makes of the whole command line with esbuild
- * (dist/cli-bundle.js: dispatcher, print-token, token cache, credentials-file reader, and the
- * cold paths behind lazy requires). Nothing else of cred-auth.
+ * caches) and the bundle of what print-token's cached path runs (dist/cli-bundle.js). Not the
+ * bundle of the rest of the command line (dist/cli-cold.js), nothing else of cred-auth.
  */
 const ALLOWED = ["cli-bundle.js", "cli.js"];
+/**
+ * The modules of ours print-token's cached path evaluates, and why each: it runs code of every
+ * one of them (with a user or a service-account file, any output format).
+ */
+const EVALUATED_ON_CACHED_PATH = [
+  "cli/start.js", // runs main() and exits
+  "cli/main.js", // dispatch
+  "cli/args.js", // parses the arguments
+  "cli/commands.js", // the commands' options
+  "cli/output.js", // writes the token line
+  "cli/print-token.js",
+  "credentials/file-token.js", // the token for a file: cache first
+  "formats/adc-file.js", // reads the file and tells its type
+  "formats/credentials-file.js", // parses a user or service-account file
+  "trust/files.js", // the file-trust rule, applied to the credentials file and the cache entry
+  "trust/urls.js", // the universe and the file's token URL
+  "formats/destinations.js", // where the file's secrets may go: part of the cache key
+  "token-services/token-requests.js", // the token URL used
+  "token-services/endpoints.js", // the emulator's token URL (these tests set CRED_AUTH_EMULATOR_HOST)
+  "formats/cache-keys.js", // the cache key
+  "util/sha256.js", // the key's digest
+  "access-token-cache/index.js",
+  "access-token-cache/get.js", // the cache lookup
+  "access-token-cache/store.js", // reads the entry
+  "formats/token-cache-entry.js", // parses the entry
+  "shared/constants.js", // the cloud-platform scope, the token URLs
+  "errors.js", // error classes the modules above extend at load
+].sort();
+/** A service-account key is checked with node:crypto, which formats/lazy.js loads. */
+const EVALUATED_FOR_A_KEY = [...EVALUATED_ON_CACHED_PATH, "formats/lazy.js"].sort();
 
 const RECORDER = `
 const Module = require("node:module");
@@ -111,6 +140,56 @@ test("print-token with a cached token loads no package and only the allowed modu
   }
 });
 
+/**
+ * The modules of ours a CLI run evaluates, from V8's coverage: each bundled module is a function
+ * named after its file (esbuild's lazy module wrapper, `"dist/cli/main.js"(exports, module)`), and
+ * a module is evaluated when that function ran. Plain files of dist/ (the emulator) count as
+ * evaluated when they appear at all.
+ */
+async function evaluatedBy(
+  box: Sandbox,
+  args: string[],
+): Promise<{ code: number | null; stderr: string; modules: string[] }> {
+  const coverage = join(box.dir, `coverage-${Math.random()}`);
+  const r = await runCli(args, { ...box.env, NODE_V8_COVERAGE: coverage });
+  const modules = new Set<string>();
+  for (const file of readdirSync(coverage)) {
+    const { result } = JSON.parse(readFileSync(join(coverage, file), "utf8")) as {
+      result: { url: string; functions: { functionName: string; ranges: { count: number }[] }[] }[];
+    };
+    for (const script of result) {
+      if (!script.url.startsWith("file:")) continue;
+      const path = fileURLToPath(script.url);
+      if (!path.startsWith(DIST)) continue;
+      const bundled = script.functions.filter((f) => /^dist\/.+\.js$/.test(f.functionName));
+      for (const f of bundled) if (f.ranges[0]!.count > 0) modules.add(f.functionName.slice("dist/".length));
+      if (bundled.length === 0 && !/^cli(-bundle|-cold)?\.js$/.test(relative(DIST, path)))
+        modules.add(relative(DIST, path));
+    }
+  }
+  return { code: r.code, stderr: r.stderr, modules: [...modules].sort() };
+}
+
+test("print-token's cached path evaluates only the modules it runs; a miss evaluates more, from the other bundle", async () => {
+  const emu = await withEmulator();
+  const box = sandbox(emu);
+  const { path } = await userFile(emu, box);
+  const { path: keyPath } = serviceAccountFile(emu, box);
+  for (const credentials of [path, keyPath]) {
+    // A miss: the refresh runs, so the coverage must see modules beyond the cached path's.
+    const miss = await evaluatedBy(box, ["print-token", credentials]);
+    assert.equal(miss.code, 0, miss.stderr);
+    const more = miss.modules.filter((m) => !EVALUATED_ON_CACHED_PATH.includes(m));
+    assert.ok(more.includes("credentials/file-refresh.js"), `a miss evaluated: ${miss.modules.join(" ")}`);
+    for (const format of [[], ["--format", "json"], ["--header"]]) {
+      const cached = await evaluatedBy(box, ["print-token", credentials, ...format]);
+      assert.equal(cached.code, 0, cached.stderr);
+      const expected = credentials === keyPath ? EVALUATED_FOR_A_KEY : EVALUATED_ON_CACHED_PATH;
+      assert.deepEqual(cached.modules, expected, `print-token ${credentials} ${format.join(" ")}`);
+    }
+  }
+});
+
 test("print-identity-token with a cached ID token loads no package either; a new one loads google-auth-library", async () => {
   const emu = await withEmulator();
   const box = sandbox(emu);
@@ -125,7 +204,7 @@ test("print-identity-token with a cached ID token loads no package either; a new
   const cached = await loadedBy(box, args);
   assert.equal(cached.code, 0, cached.stderr);
   assert.deepEqual(packagesIn(cached.modules), [], "the cached path loaded packages");
-  assert.deepEqual(distFilesIn(cached.modules), ALLOWED);
+  assert.deepEqual(distFilesIn(cached.modules), ["cli-bundle.js", "cli-cold.js", "cli.js"]);
 });
 
 test("help, --version and usage errors load no package either", async () => {
@@ -153,24 +232,47 @@ test("print-token's cached path does not load node:crypto (several milliseconds 
   assert.ok(!cached.modules.includes("node:crypto"), "node:crypto was loaded");
 });
 
-test("dist/cli-bundle.js holds the command line: the token cache and the file reader live inside it", () => {
+test("the two bundles hold the command line, each module once: print-token's cached path in dist/cli-bundle.js", () => {
   assert.match(readFileSync(join(DIST, "cli.js"), "utf8"), /^#!\/usr\/bin\/env node\n/, "the bin keeps the shebang");
-  const bundle = readFileSync(join(DIST, "cli-bundle.js"), "utf8");
-  // The bundle is minified: its source map lists the modules inside it.
-  const sources: string[] = JSON.parse(readFileSync(join(DIST, "cli-bundle.js.map"), "utf8")).sources;
-  const bundled = (file: string) => sources.includes(file);
-  for (const inside of [
-    "access-token-cache/store.js",
-    "formats/credentials-file.js",
-    "credentials/file-token.js",
-    "cli/print-token.js",
-  ])
-    assert.ok(bundled(inside), `${inside} is not bundled`);
-  // One copy of each module: the error classes too (instanceof), and the cold paths.
-  for (const inside of ["errors.js", "token-services/load-user.js", "cli/login.js"])
-    assert.ok(bundled(inside), `${inside} is not bundled`);
+  // The bundles are minified: their source maps list the modules inside them.
+  const sourcesOf = (file: string): string[] => JSON.parse(readFileSync(join(DIST, `${file}.map`), "utf8")).sources;
+  const hot = sourcesOf("cli-bundle.js").filter((s) => s.endsWith(".js"));
+  const cold = sourcesOf("cli-cold.js").filter((s) => s.endsWith(".js"));
+  assert.deepEqual(
+    hot.filter((s) => cold.includes(s)),
+    [],
+    "a module is in both bundles",
+  );
+  for (const inside of EVALUATED_FOR_A_KEY) assert.ok(hot.includes(inside), `${inside} is not in the hot bundle`);
+  // One copy of each module: the cold paths are in the other bundle, never files of dist/.
+  for (const inside of ["token-services/load-user.js", "cli/login.js", "credentials/file-refresh.js", "trust/text.js"])
+    assert.ok(cold.includes(inside), `${inside} is not in the cold bundle`);
   // Packages are required from node_modules, never bundled.
-  assert.match(bundle, /require\("google-auth-library"\)/);
+  assert.match(readFileSync(join(DIST, "cli-cold.js"), "utf8"), /require\("google-auth-library"\)/);
+  assert.doesNotMatch(readFileSync(join(DIST, "cli-bundle.js"), "utf8"), /require\("google-auth-library"\)/);
+});
+
+test("print-token's path runs from a bytecode cache made by a successful print-token, named after the bundle", async () => {
+  const emu = await withEmulator();
+  const box = sandbox(emu);
+  mkdirSync(join(box.dir, ".cache"));
+  const { path } = await userFile(emu, box);
+  const cacheDir = join(box.dir, ".cache", "cred-auth", "compile-cache");
+  const bytecode = () => readdirSync(cacheDir).filter((f) => f.startsWith("print-token-"));
+  assert.equal((await runCli(["--version"], box.env)).code, 0);
+  assert.equal((await runCli(["print-token", join(box.dir, "absent.json")], box.env)).code !== 0, true);
+  assert.deepEqual(bytecode(), [], "only a print-token run that succeeded makes the cache");
+  assert.equal((await runCli(["print-token", path], box.env)).code, 0);
+  const digest = /BUNDLE_DIGEST = "([0-9a-f]{16})"/.exec(readFileSync(join(DIST, "cli.js"), "utf8"))?.[1];
+  assert.ok(digest, "the build wrote the bundle's digest into dist/cli.js");
+  assert.deepEqual(bytecode(), [`print-token-${digest}-${process.version}-${process.arch}.bin`]);
+  const made = statSync(join(cacheDir, bytecode()[0]!));
+  assert.equal(made.mode & 0o777, 0o600);
+  const again = await runCli(["print-token", path, "--header"], box.env);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /^Authorization: Bearer ya29\./);
+  // V8 took the cache: a rejected one is written again (a new file renamed over it).
+  assert.equal(statSync(join(cacheDir, bytecode()[0]!)).ino, made.ino, "the cache was rejected and made again");
 });
 
 test("print-token writes its token line without creating process.stdout", async () => {
