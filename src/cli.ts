@@ -7,6 +7,14 @@ import { lstatSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
+// First, before anything that an older Node lacks: the one line that says which Node ran and what is
+// needed (the code is ERROR_CODES.NODE_TOO_OLD, spelled out: src/errors.ts would load the bundle).
+if (Number(process.versions.node.split(".")[0]) < 22) {
+  process.stderr.write(
+    `cred-auth: cred-auth needs Node.js 22 or newer; this is Node.js ${process.versions.node} (${process.execPath}). Install Node 22 or later (https://nodejs.org), or run the command with it: /path/to/node22 ${process.argv[1] ?? "cred-auth"} ... (ERR_NODE_TOO_OLD)\n`,
+  );
+  process.exit(1);
+}
 useCompileCache(process.env);
 // The bundle is minified; with CRED_AUTH_DEBUG=1 (the rule of util/debug.ts, not imported: that would
 // be a second copy of it beside the bundle's) its frames name the files of dist/ through its map.

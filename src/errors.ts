@@ -100,6 +100,8 @@ export const ERROR_CODES = {
   NOT_REVOCABLE: "ERR_NOT_REVOCABLE",
   /** Google's revoke endpoint refused the token (already revoked, expired, or not one): nothing was removed. */
   REVOKE_REFUSED: "ERR_REVOKE_REFUSED",
+  /** The `cred-auth` command was started by a Node.js older than the package needs (22). */
+  NODE_TOO_OLD: "ERR_NODE_TOO_OLD",
 } as const;
 
 /** One of {@link ERROR_CODES}' values. */
