@@ -1,7 +1,7 @@
 // Query BigQuery with @google-cloud/bigquery and the credentials cred-auth finds: Application
 // Default Credentials when set up, otherwise a sign-in in the browser (cached for next time).
 //
-//   GOOGLE_CLOUD_PROJECT=my-project node examples/bigquery-query.ts
+//   GOOGLE_CLOUD_PROJECT=my-project node node_modules/cred-auth/examples/bigquery-query.js
 //
 // GOOGLE_CLOUD_PROJECT: the project that runs (and pays for) the query.
 // CRED_AUTH_CLIENT_SECRET_FILE: your OAuth client, when a sign-in at Google is needed (docs/oauth-client.md).

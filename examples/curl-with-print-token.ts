@@ -4,7 +4,7 @@
 //   curl -H "Authorization: Bearer $(npx cred-auth print-token credentials.json)" \
 //     "https://storage.googleapis.com/storage/v1/b/BUCKET/o/OBJECT?alt=media"
 //
-//   node examples/curl-with-print-token.ts credentials.json BUCKET OBJECT
+//   node node_modules/cred-auth/examples/curl-with-print-token.js credentials.json BUCKET OBJECT
 //
 // EXAMPLE_API_URL: another Storage endpoint, e.g. the cred-auth emulator's http://127.0.0.1:PORT.
 import { execFile } from "node:child_process";
@@ -15,7 +15,7 @@ import { promisify } from "node:util";
 
 const [credentialsFile, bucket, object] = process.argv.slice(2);
 if (!credentialsFile || !bucket || !object) {
-  console.error("usage: node examples/curl-with-print-token.ts CREDENTIALS_FILE BUCKET OBJECT");
+  console.error("usage: node node_modules/cred-auth/examples/curl-with-print-token.js CREDENTIALS_FILE BUCKET OBJECT");
   process.exit(2);
 }
 

@@ -1,7 +1,7 @@
 // Call a Google API through the `googleapis` package with saved user credentials (a file from
 // `cred-auth login credentials.json`): list the objects of a Cloud Storage bucket.
 //
-//   node examples/googleapis-call.ts credentials.json BUCKET
+//   node node_modules/cred-auth/examples/googleapis-call.js credentials.json BUCKET
 //
 // EXAMPLE_API_URL: another API root, e.g. the cred-auth emulator's http://127.0.0.1:PORT.
 import { google } from "googleapis";
@@ -9,7 +9,7 @@ import * as credAuth from "cred-auth";
 
 const [credentialsFile, bucket] = process.argv.slice(2);
 if (!credentialsFile || !bucket) {
-  console.error("usage: node examples/googleapis-call.ts CREDENTIALS_FILE BUCKET");
+  console.error("usage: node node_modules/cred-auth/examples/googleapis-call.js CREDENTIALS_FILE BUCKET");
   process.exit(2);
 }
 

@@ -2,7 +2,7 @@
 // Prefer keyless auth (ADC on Google Cloud, workload identity federation) where you can: a key
 // file is a long-lived secret.
 //
-//   node examples/service-account.ts key.json
+//   node node_modules/cred-auth/examples/service-account.js key.json
 //
 // EXAMPLE_API_URL: another BigQuery endpoint, e.g. the cred-auth emulator's http://127.0.0.1:PORT.
 import { BigQuery } from "@google-cloud/bigquery";
@@ -10,7 +10,7 @@ import * as credAuth from "cred-auth";
 
 const [keyFile] = process.argv.slice(2);
 if (!keyFile) {
-  console.error("usage: node examples/service-account.ts KEY_FILE");
+  console.error("usage: node node_modules/cred-auth/examples/service-account.js KEY_FILE");
   process.exit(2);
 }
 

@@ -1,7 +1,7 @@
 // List a Cloud Storage bucket and download one object with @google-cloud/storage, signing in
 // as yourself. The first run opens a sign-in; later runs reuse the cached credentials.
 //
-//   node examples/storage-list-download.ts BUCKET [OBJECT]
+//   node node_modules/cred-auth/examples/storage-list-download.js BUCKET [OBJECT]
 //
 // At Google the sign-in needs your OAuth client: CRED_AUTH_CLIENT_SECRET_FILE=client_secret.json
 // (see docs/oauth-client.md).
@@ -11,7 +11,7 @@ import * as credAuth from "cred-auth";
 
 const [bucketName, objectName] = process.argv.slice(2);
 if (!bucketName) {
-  console.error("usage: node examples/storage-list-download.ts BUCKET [OBJECT]");
+  console.error("usage: node node_modules/cred-auth/examples/storage-list-download.js BUCKET [OBJECT]");
   process.exit(2);
 }
 

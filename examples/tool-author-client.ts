@@ -10,7 +10,7 @@
 // - Ask for the narrowest scopes that work, and keep your own cache file, apart from others'.
 //
 //   ACME_CLIENT_ID=... ACME_CLIENT_SECRET=... GOOGLE_CLOUD_PROJECT=my-project \
-//     node examples/tool-author-client.ts
+//     node node_modules/cred-auth/examples/tool-author-client.js
 //
 // A desktop app's client secret is not confidential (it ships with the app); this example reads
 // it from the environment only so that it can be run with any client.
@@ -28,7 +28,7 @@ if (!clientId || !clientSecret) {
 
 try {
   const [credentials, credentialsProject] = await credAuth.default(
-    ["https://www.googleapis.com/auth/bigquery.readonly"],
+    ["https://www.googleapis.com/auth/bigquery"], // the narrowest scope that runs a query job
     {
       clientId,
       clientSecret,

@@ -4,7 +4,7 @@
 // as JavaScript beside their TypeScript (see buildExamples below).
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -72,8 +72,12 @@ writeFileSync(
     `export const { ${names.join(", ")} } = cjs;\nexport default cjs.default;\n`,
 );
 await bundleDeclarations(new Set([...names, "default"]));
-// index.d.ts only re-exports named bindings and declares its own default, so the same text is a valid ESM declaration.
-copyFileSync("dist/index.d.ts", "dist/index.d.mts");
+// The ESM face's declarations: index.d.ts's (CommonJS under dist/package.json) re-exported, with
+// the ESM default of index.mjs. Not a copy: the tarball carries those 40 kB once.
+writeFileSync(
+  "dist/index.d.mts",
+  'export * from "./index.js";\nimport { defaultCredentials } from "./index.js";\nexport default defaultCredentials;\n',
+);
 await bundleCli();
 chmodSync("dist/cli.js", 0o755);
 stampBundleDigest();

@@ -9,6 +9,15 @@ import { lstatSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } 
 import { homedir } from "node:os";
 import { join } from "node:path";
 
+// First, before anything that an older Node lacks: the one line that says which Node ran and what is
+// needed (the code is ERROR_CODES.NODE_TOO_OLD, spelled out: src/errors.ts would load the bundle).
+if (Number(process.versions.node.split(".")[0]) < 22) {
+  process.stderr.write(
+    `cred-auth: cred-auth needs Node.js 22 or newer; this is Node.js ${process.versions.node} (${process.execPath}). Install Node 22 or later (https://nodejs.org), or run the command with it: /path/to/node22 ${process.argv[1] ?? "cred-auth"} ... (ERR_NODE_TOO_OLD)\n`,
+  );
+  process.exit(1);
+}
+
 /** The first 16 hex digits of dist/cli-bundle.js's SHA-256, written in by the build ("unbuilt" before). */
 const BUNDLE_DIGEST: string = "unbuilt";
 

@@ -108,6 +108,8 @@ export const ERROR_CODES = {
   NOT_CONFIRMED: "ERR_NOT_CONFIRMED",
   /** The file changed (another file or a link swapped in) between being read and being removed: it was left in place. */
   FILE_CHANGED: "ERR_FILE_CHANGED",
+  /** The `cred-auth` command was started by a Node.js older than the package needs (22). */
+  NODE_TOO_OLD: "ERR_NODE_TOO_OLD",
 } as const;
 
 /** One of {@link ERROR_CODES}' values. */

@@ -3,6 +3,7 @@
 // (a mistyped `--client_secrt=SECRET`, or a secret pasted where a command or an option belongs,
 // must not be printed): they name the argument's place, and only names of our own.
 import { CredAuthError, ERROR_CODES } from "../errors.js";
+import { editDistance } from "../oauth/known-scopes.js";
 
 /** One option of a command. Flags set `value`; options with a `metavar` take an argument. */
 export interface OptionSpec {
@@ -135,6 +136,10 @@ export function withoutArguments(message: string, args: readonly string[], known
 function suggestion(name: string, byName: Map<string, OptionSpec>): string {
   const normalized = normalize(name);
   for (const known of byName.keys()) if (normalize(known) === normalized) return ` (did you mean ${known}?)`;
+  // A letter missing, extra or wrong (--scope for --scopes): the option is named, the word still is not.
+  if (normalized.length >= 4)
+    for (const known of byName.keys())
+      if (editDistance(normalize(known), normalized, 1) <= 1) return ` (did you mean ${known}?)`;
   return "";
 }
 

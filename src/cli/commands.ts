@@ -191,13 +191,18 @@ export const REVOKE: CommandSpec = {
 
 export const STATUS: CommandSpec = {
   name: "status",
-  summary: "Say which credentials default() would use and why, whose they are, and the cached token's time left.",
+  summary: "Say which credentials default() would use and why, whose they are, and whether they still work.",
   positionals: [searchedFile("describe")],
   options: [
     {
+      key: "noCheck",
+      names: ["--no-check"],
+      help: "read the files only: ask no server whether the credentials still work",
+    },
+    {
       key: "check",
       names: ["--check"],
-      help: "ask for a token (from the cache or the server) to prove the credentials work",
+      help: "ask for a new token to prove the credentials work (the default)",
     },
     {
       key: "format",
@@ -207,7 +212,7 @@ export const STATUS: CommandSpec = {
     },
   ],
   epilog:
-    "Without --check no server is asked: the account is the one the file records (or the file names none). Exit code 1 when nothing usable is found or the check fails.",
+    "One token request (at most 5 s) proves the credentials still work; --no-check asks no server: the account is the one the file records (or the file names none). Exit code 1 when nothing usable is found or the check fails; the last line then says what to do.",
 };
 
 export const EMULATOR: CommandSpec = {

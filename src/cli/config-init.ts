@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { type BrowserPlan, planBrowser, planSources } from "../credentials/plan.js";
 import { openBrowser } from "../oauth/browser.js";
-import { readClientSecretText } from "../oauth/client.js";
+import { credentialsInsteadOfClient, readClientSecretText } from "../oauth/client.js";
 import type { Settings, SettingKey } from "../settings/keys.js";
 import { UsageError } from "./args.js";
 import { EXIT } from "./output.js";
@@ -218,8 +218,11 @@ function installedSection(path: string): Record<string, unknown> {
     throw refused(
       `${path} holds a "Web application" client; signing in on this machine needs a "Desktop app" client: create one (step 3) and download its JSON.`,
     );
+  const credentials = credentialsInsteadOfClient(text, path);
   throw refused(
-    `${path} is not a Google client-secret JSON file (expected {"installed": {...}}): download the client's JSON from the console (step 3).`,
+    credentials
+      ? `${path} ${credentials}; to sign in as yourself, download the "Desktop app" client's JSON from the console (step 3).`
+      : `${path} is not a Google client-secret JSON file (expected {"installed": {...}}): download the client's JSON from the console (step 3).`,
   );
 }
 

@@ -1,7 +1,8 @@
-// `cred-auth status [FILE] [--check] [--format text|json]`: which credentials default() would use
-// (or FILE), why those, whose they are and how long the cached access token has left, from the
-// files alone (credentials/status.ts); `--check` asks for a token. Exit 1 when nothing usable was
-// found or the check failed.
+// `cred-auth status [FILE] [--no-check] [--format text|json]`: which credentials default() would use
+// (or FILE), why those, whose they are, how long the cached access token has left
+// (credentials/status.ts), and whether they still work: one bounded token request, unless
+// --no-check. Exit 1 when nothing usable was found or the check failed; a `next step` line then
+// says what to do, as `gh auth status` does. On a terminal, values wrap at word boundaries.
 import type { CredentialsStatus } from "../credentials/status.js";
 import { printable } from "../trust/text.js";
 import { UsageError, type ParsedArgs } from "./args.js";
@@ -12,18 +13,29 @@ import { EXIT, writeOut } from "./output.js";
 export async function status(args: ParsedArgs): Promise<number> {
   const format = args.options.format ?? "text";
   if (format !== "text" && format !== "json") throw new UsageError("--format must be text or json");
-  const found = await credentialsState().credentialsStatus(args.positionals[0], { check: args.options.check === true });
-  writeOut(format === "json" ? `${JSON.stringify(asJson(found, Date.now()), null, 2)}\n` : asText(found, Date.now()));
+  const found = await credentialsState().credentialsStatus(args.positionals[0], {
+    check: args.options.noCheck !== true,
+  });
+  const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
+  writeOut(
+    format === "json" ? `${JSON.stringify(asJson(found, Date.now()), null, 2)}\n` : asText(found, Date.now(), columns),
+  );
   const usable = found.source.kind !== "none" && found.problem === undefined && found.check?.ok !== false;
   return usable ? EXIT.ok : EXIT.credentials;
 }
 
-/** The status as lines of `name: value`, every value from a file made printable. */
-export function asText(found: CredentialsStatus, now: number): string {
+/** The width of the names' column. */
+const NAME_WIDTH = 15;
+
+/**
+ * The status as lines of `name: value`, every value from a file made printable; with `columns` (a
+ * terminal's width), values wrap at word boundaries under their column.
+ */
+export function asText(found: CredentialsStatus, now: number, columns?: number): string {
   const rows: [string, string | undefined][] = [
     ["credentials", where(found)],
-    ["found by", found.reasons.at(-1)],
-    ...found.reasons.slice(0, -1).map((reason): [string, string] => ["passed over", reason]),
+    ["found by", foundBy(found)],
+    ...passedOver(found).map((reason): [string, string] => ["passed over", reason]),
     ["hosted", found.hosted === undefined ? undefined : `${found.hosted} detected: default() asks it first`],
     ["problem", found.problem?.message],
     ["type", found.type],
@@ -40,18 +52,63 @@ export function asText(found: CredentialsStatus, now: number): string {
     ],
     ["access token", tokenWords(found, now)],
     ["check", checkWords(found, now)],
+    ["next step", nextStep(found)],
   ];
   return rows
     .filter((row): row is [string, string] => row[1] !== undefined)
-    .map(([name, value]) => `${`${name}:`.padEnd(15)}${printable(value)}\n`)
+    .map(([name, value]) => `${`${name}:`.padEnd(NAME_WIDTH)}${wrapped(printable(value), columns)}\n`)
     .join("");
+}
+
+/**
+ * `value` broken at spaces into lines that fit `columns` after the names' column, the lines after
+ * the first indented under it. A word longer than a line (a long path) stays whole on its own line.
+ */
+export function wrapped(value: string, columns: number | undefined): string {
+  const width = columns === undefined ? Number.POSITIVE_INFINITY : columns - NAME_WIDTH;
+  if (value.length <= width || width < 10) return value;
+  const lines: string[] = [];
+  let line = "";
+  for (const word of value.split(" ")) {
+    if (line !== "" && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  lines.push(line);
+  return lines.join(`\n${" ".repeat(NAME_WIDTH)}`);
 }
 
 function where(found: CredentialsStatus): string {
   const { source } = found;
   if (source.kind === "file") return source.path;
   if (source.kind === "metadata") return `the metadata server at ${source.host}`;
-  return "none found (default() would start a sign-in)";
+  return "none found (a program would ask you to sign in)";
+}
+
+/** The places looked at before these credentials were found: every one, when none were. */
+function passedOver(found: CredentialsStatus): readonly string[] {
+  return found.source.kind === "none" ? found.reasons : found.reasons.slice(0, -1);
+}
+
+/** Why these credentials, in the user's words (the search's own reasons name functions). */
+function foundBy(found: CredentialsStatus): string | undefined {
+  const { source } = found;
+  if (source.kind === "none") return undefined;
+  if (source.kind === "file" && source.foundBy === "credentials-cache")
+    return "your last sign-in, which cred-auth saved for your programs";
+  return found.reasons.at(-1);
+}
+
+/** What to do when nothing works: sign in (again), as `gh auth status` ends. */
+function nextStep(found: CredentialsStatus): string | undefined {
+  const { source } = found;
+  if (source.kind === "none") return "to sign in, run: cred-auth login credentials.json";
+  const signedOut =
+    found.check?.ok === false && ["ERR_INVALID_GRANT", "ERR_REAUTH_REQUIRED"].includes(found.check.code);
+  if (signedOut && source.kind === "file" && found.type === "authorized_user")
+    return `to sign in again, run: cred-auth login ${source.path}`;
+  return undefined;
 }
 
 function accountWords(found: CredentialsStatus): string | undefined {
@@ -98,9 +155,11 @@ export function asJson(found: CredentialsStatus, now: number): Record<string, un
     secondsLeft: Math.max(0, Math.round((ms - now) / 1000)),
   });
   const token = found.accessToken;
+  const next = nextStep(found);
   return {
     source: found.source,
     reasons: found.reasons,
+    ...(next === undefined ? {} : { nextStep: next }),
     ...(found.hosted === undefined ? {} : { hosted: found.hosted }),
     ...(found.problem === undefined ? {} : { problem: found.problem }),
     ...(found.type === undefined ? {} : { type: found.type, account: found.account ?? null }),

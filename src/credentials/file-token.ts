@@ -21,6 +21,8 @@ import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../formats
 import type { ImpersonatedFile, ImpersonationSource } from "../formats/impersonated-file.js";
 import type { RefreshTokenPlace } from "../formats/rotated-refresh-token.js";
 import { chooseTokenUrl } from "../token-services/token-requests.js";
+import { scopeCheckNotes } from "../oauth/known-scopes.js";
+import { assertValidScopes } from "../oauth/scopes.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { type Universe, trustedUniverse } from "../trust/urls.js";
 import { fileRefresh } from "./lazy.js";
@@ -69,13 +71,15 @@ export async function accessTokenForFile(path: string, options: FileTokenOptions
   const universe = trustedUniverse(env, options.universeDomain);
   const file = readAdcFileSync(path);
   const requested = options.scopes && options.scopes.length > 0 ? [...options.scopes] : undefined;
+  // A misspelt scope is refused before any request, as a sign-in's is (Google would answer invalid_scope).
+  if (requested) assertValidScopes(requested);
   const request: TokenRequest = {
     path,
     env,
     universe,
     requested,
     cache: { fresh: options.fresh === true, dir: tokenCacheDir(env) },
-    warnings: [],
+    warnings: requested ? scopeCheckNotes(requested, env) : [],
   };
   const token = await tokenFor(file, request);
   return {

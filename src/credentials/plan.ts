@@ -32,7 +32,7 @@ import { parsePortRange, type Settings } from "../settings/keys.js";
 import { readSettings } from "../settings/read.js";
 import { CLOUD_PLATFORM_SCOPE, DEMO_CLIENT, DEMO_WEB_CLIENT, ENV, LOOPBACK_PORTS } from "../shared/constants.js";
 import type { FacePlan, PromptDevice } from "../ui/face-plan.js";
-import { checkKnownScopes, unknownScopesNote } from "../oauth/known-scopes.js";
+import { scopeCheckNotes } from "../oauth/known-scopes.js";
 
 /** The scopes that name the account, asked for by default with the caller's (as gcloud does). */
 export const ACCOUNT_SCOPES: readonly string[] = ["openid", "https://www.googleapis.com/auth/userinfo.email"];
@@ -156,9 +156,7 @@ function shouldCheckClient(client: ResolvedClient, endpoints: Endpoints): boolea
  * `CRED_AUTH_SCOPE_CHECK=off`; the note for scopes the list does not hold.
  */
 function scopeNotes(scopes: readonly string[], env: NodeJS.ProcessEnv): string[] {
-  if (/^(off|0|false|no)$/i.test(env[ENV.scopeCheck]?.trim() ?? "")) return [];
-  const { unknown } = checkKnownScopes(scopes);
-  return unknown.length > 0 ? [unknownScopesNote(unknown)] : [];
+  return scopeCheckNotes(scopes, env);
 }
 
 /**

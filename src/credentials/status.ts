@@ -1,6 +1,7 @@
 // `cred-auth status [FILE]`: which credentials default() would use (or FILE), what they are and
-// whose, and how long the cached access token has left, read from the files alone: no server is
-// asked unless `check` says so. The account comes from the file (cred-auth and gcloud record it
+// whose, and how long the cached access token has left, read from the files; then one bounded
+// token request proves they still work (a revoked sign-in looks fine on disk), unless `check` is
+// false. The account comes from the file (cred-auth and gcloud record it
 // for user credentials; keys and impersonated files name theirs); where a file names none, the
 // status says so rather than asking.
 import { readCachedToken, tokenCacheDir } from "../access-token-cache/index.js";
@@ -10,14 +11,17 @@ import { externalAuthorizedUserTokenUrl, impersonatedDestinations } from "../for
 import { metadataAccountCheck } from "../hosted/metadata-identity.js";
 import { chooseTokenUrl } from "../token-services/token-requests.js";
 import { CredAuthError } from "../errors.js";
-import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
+import { CLOUD_PLATFORM_SCOPE, ENV } from "../shared/constants.js";
 import { type Universe, trustedUniverse } from "../trust/urls.js";
 import { accessTokenForFile } from "./file-token.js";
 import { type CredentialsSource, type LocatedCredentials, locateCredentials } from "./locate.js";
 
 /** Options of {@link credentialsStatus}. */
 export interface StatusOptions {
-  /** Ask for a token (from the cache or the server) to prove the credentials work; also names a metadata server's account. */
+  /**
+   * Ask the server for a new token (one request, bounded by {@link CHECK_TIMEOUT_MS}) to prove the
+   * credentials work; also names a metadata server's account. Default true; false reads files only.
+   */
   check?: boolean;
   /** Where the variables of the search, the emulator and the cache's place are read. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
@@ -60,12 +64,16 @@ export interface CredentialsStatus extends LocatedCredentials {
   check?: CheckResult;
 }
 
-/** The status of `path`, or of the credentials default() would use; no network unless `check`. */
+/** How long the check's token request may take unless CRED_AUTH_TOKEN_TIMEOUT_MS says otherwise. */
+export const CHECK_TIMEOUT_MS = 5_000;
+
+/** The status of `path`, or of the credentials default() would use; no network when `check` is false. */
 export async function credentialsStatus(
   path: string | undefined,
   options: StatusOptions = {},
 ): Promise<CredentialsStatus> {
   const env = options.env ?? process.env;
+  const check = options.check !== false;
   const located: LocatedCredentials =
     path === undefined
       ? await locateCredentials(env)
@@ -78,7 +86,7 @@ export async function credentialsStatus(
       type: "metadata-server",
       accessToken: { state: "unknown", why: "the metadata server keeps its own tokens" },
     };
-    return options.check ? { ...status, check: await checked(() => metadataAccountCheck(env)) } : status;
+    return check ? { ...status, check: await checked(() => metadataAccountCheck(env)) } : status;
   }
   let status: CredentialsStatus;
   try {
@@ -87,11 +95,11 @@ export async function credentialsStatus(
     if (!(error instanceof CredAuthError)) throw error;
     return { ...located, problem: { code: error.code, message: error.message } };
   }
-  if (!options.check) return status;
-  return {
-    ...status,
-    check: await checked(async () => ({ expiryDate: (await accessTokenForFile(source.path, { env })).expiryDate })),
-  };
+  if (!check) return status;
+  // A new token, not the cached one: a revoked grant's cached access token is revoked too.
+  const bounded = { [ENV.tokenTimeout]: String(CHECK_TIMEOUT_MS), ...env };
+  const token = () => accessTokenForFile(source.path, { env: bounded, fresh: true });
+  return { ...status, check: await checked(async () => ({ expiryDate: (await token()).expiryDate })) };
 }
 
 /** What the file says, and the cached token under print-token's key for its default scopes. */

@@ -158,17 +158,18 @@ export function parseCredentialsText(text: string, path: string): CredentialsFil
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw invalid(
-      path,
-      `is not valid JSON${jsonErrorPlace(error)}; it may be truncated or not a credentials file`,
-      error,
-    );
+    throw invalid(path, notJsonProblem(text, error), error);
   }
   if (json === null || typeof json !== "object" || Array.isArray(json)) {
     throw invalid(path, `holds ${jsonKind(json)}, not a JSON object`);
   }
   const fields = json as Record<string, unknown>;
   const type = fields.type;
+  if (type === undefined && isClientSecretShape(fields))
+    throw invalid(
+      path,
+      `is an OAuth client-secret file (an OAuth client's id and secret, as the Google Cloud console downloads it), not credentials; sign in with it to get credentials: cred-auth login credentials.json --client-secret-file ${quote(path)}, then use credentials.json`,
+    );
   if (type === undefined) throw invalid(path, `has no "type" field; expected ${acceptedTypes()}`);
   if (type === "authorized_user") return parseAuthorizedUser(fields, path);
   if (type === "service_account") return parseServiceAccount(fields, path);
@@ -273,7 +274,11 @@ function readError(path: string, error: unknown): CredentialsFileError {
         { cause: error },
       );
     case "EISDIR":
-      return invalid(path, "is a directory, not a credentials file", error);
+      return invalid(
+        path,
+        "is a directory, not a credentials file; give the path of the JSON file itself (the file `cred-auth login FILE` wrote, a key file, gcloud's application_default_credentials.json)",
+        error,
+      );
     case "ENOTFILE":
       return invalid(path, "is not a regular file", error);
     case "EACCES":
@@ -312,6 +317,23 @@ function quote(path: string): string {
 }
 
 /** ` (line L, column C)` when the engine says where parsing stopped; never the text itself. */
+/** Why the text is not JSON: cut short (it ends inside its JSON), or not JSON at some place. */
+function notJsonProblem(text: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : "";
+  const at = Number(/at position (\d+)/.exec(message)?.[1] ?? Number.NaN);
+  const cutShort = /end of JSON input|Unterminated string/i.test(message) || at >= text.trimEnd().length;
+  const place = jsonErrorPlace(error).startsWith(" (line") ? jsonErrorPlace(error) : "";
+  if (cutShort)
+    return `ends before its JSON is complete${place}: it was cut short (an interrupted copy, download or write?); copy or download it again, or sign in again to write a new one`;
+  return `is not valid JSON${jsonErrorPlace(error)}; it is not a credentials file, or it was damaged`;
+}
+
+/** A client-secret file as the console downloads it: `{"installed": {...}}` or `{"web": {...}}`. */
+export function isClientSecretShape(fields: Record<string, unknown>): boolean {
+  const inner = fields.installed ?? fields.web;
+  return typeof inner === "object" && inner !== null && "client_id" in inner;
+}
+
 function jsonErrorPlace(error: unknown): string {
   // Stryker disable next-line StringLiteral: equivalent: JSON.parse throws only SyntaxErrors, and any text without a place gives none
   const message = error instanceof Error ? error.message : "";

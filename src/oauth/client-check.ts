@@ -55,6 +55,7 @@ export async function checkClient(plan: FlowPlan, redirectUri: string): Promise<
     await oauth.getToken({ code: MADE_UP_CODE, redirect_uri: redirectUri });
   } catch (error) {
     const failure = toCredError(error, "Checking the OAuth client");
+    if (failure.code === ERROR_CODES.INVALID_CLIENT && secretRefused(error)) throw wrongSecret(plan, failure);
     if (failure.code === ERROR_CODES.INVALID_CLIENT) throw unknownClient(plan, failure);
     if (failure.code === ERROR_CODES.UNREACHABLE) throw unreachable(plan, failure);
     // The server answered something else about the made-up code: it knows the client.
@@ -67,21 +68,48 @@ const FROM: Readonly<Record<ClientSource, string>> = {
   options: "given as clientId and clientSecret (or --client-secret-file)",
   env: "from CRED_AUTH_CLIENT_ID and CRED_AUTH_CLIENT_SECRET, or CRED_AUTH_CLIENT_SECRET_FILE",
   file: "from CRED_AUTH_CLIENT_SECRET_FILE",
-  settings: "from your settings (`cred-auth config unset client-secret-file`, or client-id and client-secret)",
+  settings: "kept in your settings by `cred-auth config init` or `config set`; `cred-auth config list` shows it",
   demo: "the emulator's demo client",
 };
+
+/** Google's (and the emulator's) words for a known client with a wrong secret: "Unauthorized". */
+function secretRefused(error: unknown): boolean {
+  const data = (error as { response?: { data?: { error_description?: unknown } } } | undefined)?.response?.data;
+  return data?.error_description === "Unauthorized";
+}
+
+function wrongSecret(plan: FlowPlan, failure: CredCredentialsError | CredConnectionError): CredCredentialsError {
+  const { endpoints, client } = plan;
+  const server = endpoints.emulator ? `The emulator at ${origin(endpoints.tokenUrl)}` : "Google";
+  return new CredCredentialsError(
+    `${server} knows the OAuth client ${client.clientId} (${FROM[client.source]}) but refused its client secret: the secret is mistyped, or a new one was made for the client. Copy the secret again from the client on the Google Cloud console's Credentials page (or download the client's JSON again and run \`cred-auth config init FILE\`).`,
+    { cause: failure, code: ERROR_CODES.INVALID_CLIENT, error: "invalid_client", ...statusOf(failure) },
+  );
+}
+
+function statusOf(failure: CredCredentialsError | CredConnectionError): { status?: number } {
+  return failure.status !== undefined ? { status: failure.status } : {};
+}
+
+/** In the emulator's shell, the way past a client it does not know: the demo client, or registering yours. */
+function emulatorWayOut(plan: FlowPlan): string {
+  const register = `register it with the emulator first (POST {"clientId", "clientSecret", "type": "installed"} to ${origin(plan.endpoints.tokenUrl)}/__emulator/oauth-client)`;
+  if (plan.client.source !== "settings") return `leave it out to use the emulator's demo client, or ${register}`;
+  // Unsetting the settings would take the client away from Google too: the environment wins over them.
+  return `for the emulator, give its demo client in this shell, which wins over your settings: CRED_AUTH_CLIENT_ID=cred-auth-demo.apps.emulator.invalid and CRED_AUTH_CLIENT_SECRET=its demo secret (getting-started.md, "The emulator"); or ${register}`;
+}
 
 function unknownClient(plan: FlowPlan, failure: CredCredentialsError | CredConnectionError): CredCredentialsError {
   const { endpoints, client } = plan;
   const from = FROM[client.source];
   const message = endpoints.emulator
-    ? `The emulator at ${origin(endpoints.tokenUrl)} does not know the OAuth client ${client.clientId} (${from}): leave it out to use the emulator's demo client, or register it with the emulator first (POST {"clientId", "clientSecret", "type": "installed"} to ${origin(endpoints.tokenUrl)}/__emulator/oauth-client).`
+    ? `The emulator at ${origin(endpoints.tokenUrl)} does not know the OAuth client ${client.clientId} (${from}): ${emulatorWayOut(plan)}.`
     : `Google does not accept the OAuth client ${client.clientId} (${from}): it was deleted, or its id or secret is mistyped. Compare them with the client on the Google Cloud console's Credentials page, or make a new Desktop client with \`cred-auth config init\`.`;
   return new CredCredentialsError(message, {
     cause: failure,
     code: ERROR_CODES.INVALID_CLIENT,
     error: "invalid_client",
-    ...(failure.status !== undefined ? { status: failure.status } : {}),
+    ...statusOf(failure),
   });
 }
 

@@ -87,12 +87,39 @@ export function readClientSecretFile(
   }
   const client = parseClientSecretJson(text);
   if (!client) {
+    const credentials = credentialsInsteadOfClient(text, path);
     throw new CredCredentialsError(
-      `The OAuth client-secret file ${path} is not a Google client-secret JSON file (expected {"installed": {...}} or {"web": {...}} with client_id and client_secret).`,
+      credentials
+        ? `The OAuth client-secret file ${path} ${credentials}, or give the "Desktop app" client's JSON that the Google Cloud console downloads to sign in as yourself.`
+        : `The OAuth client-secret file ${path} is not a Google client-secret JSON file (expected {"installed": {...}} or {"web": {...}} with client_id and client_secret).`,
       { code: ERROR_CODES.FILE_INVALID },
     );
   }
   return client;
+}
+
+const CREDENTIALS_KINDS: Record<string, string> = {
+  service_account: "a service-account key",
+  authorized_user: "saved user credentials (a sign-in's file)",
+  impersonated_service_account: "credentials that impersonate a service account",
+  external_account: "identity-federation credentials",
+  external_account_authorized_user: "identity-federation credentials",
+};
+
+/**
+ * When the text is a credentials file given where an OAuth client belongs: what it is, and that it
+ * needs no client (`is a service-account key, not an OAuth client: ...`); undefined otherwise.
+ */
+export function credentialsInsteadOfClient(text: string, path: string): string | undefined {
+  let type: unknown;
+  try {
+    type = (JSON.parse(text) as { type?: unknown } | null)?.type;
+  } catch {
+    return undefined;
+  }
+  const kind = typeof type === "string" ? CREDENTIALS_KINDS[type] : undefined;
+  if (!kind) return undefined;
+  return `is ${kind}, not an OAuth client: credentials need no client; use the file as they are (GOOGLE_APPLICATION_CREDENTIALS=${path}, cred-auth print-token ${path})`;
 }
 
 /** `{installed|web: {client_id, client_secret}}` → the pair and its kind, or undefined when the shape is wrong. */

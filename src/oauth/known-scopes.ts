@@ -7,6 +7,7 @@
  * Google adds scopes, and some are in no discovery document.
  */
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { ENV } from "../shared/constants.js";
 import { googleScopes } from "./lazy.js";
 
 const PREFIX = "https://www.googleapis.com/auth/";
@@ -42,6 +43,16 @@ export function checkKnownScopes(scopes: readonly string[]): KnownScopesCheck {
     );
   }
   return { unknown };
+}
+
+/**
+ * {@link checkKnownScopes} unless `CRED_AUTH_SCOPE_CHECK=off`: the notes for scopes the list does
+ * not hold (a near miss throws, with "did you mean").
+ */
+export function scopeCheckNotes(scopes: readonly string[], env: NodeJS.ProcessEnv): string[] {
+  if (/^(off|0|false|no)$/i.test(env[ENV.scopeCheck]?.trim() ?? "")) return [];
+  const { unknown } = checkKnownScopes(scopes);
+  return unknown.length > 0 ? [unknownScopesNote(unknown)] : [];
 }
 
 /** The note for scopes the list does not hold. */

@@ -6,6 +6,7 @@ import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../error
 import { redactor } from "../trust/redact.js";
 import { printable } from "../trust/text.js";
 import { oauthErrorWord } from "./oauth-errors.js";
+import { emulatorNotAnswering, emulatorUrl, networkCode } from "./token-errors.js";
 import { MAX_SERVICE_REPLY_BYTES, SERVICE_TIMEOUT_MS } from "./service-request.js";
 import { boundedFetch } from "../trust/http.js";
 
@@ -30,7 +31,9 @@ export async function revokeToken(url: string, token: string, where = "Google"):
     },
     (cause) =>
       new CredConnectionError(
-        `${endpoint} could not be reached, so nothing was revoked; check the network and retry.`,
+        emulatorUrl(url) && networkCode(cause) === "ECONNREFUSED"
+          ? `Nothing was revoked: ${emulatorNotAnswering(new URL(url), "ECONNREFUSED")}`
+          : `${endpoint} could not be reached, so nothing was revoked; check the network and retry.`,
         {
           code: ERROR_CODES.UNREACHABLE,
           cause,

@@ -6,6 +6,7 @@ import {
   ERROR_CODES,
 } from "../errors.js";
 import { redaction } from "../trust/lazy.js";
+import { isLoopbackHostname } from "../trust/urls.js";
 import { codeOfOAuthError, meaningOf, oauthErrorWord } from "./oauth-errors.js";
 
 /** What the caller was doing: a code exchange's errors mean other things than a refresh's. */
@@ -153,6 +154,13 @@ export function toCredError(error: unknown, what: string, stage?: TokenStage): C
     });
   }
   const code = networkCode(error);
+  // Refused: nothing listens there. Another failure (a reset, a timeout) means the emulator is up.
+  const emulator = code === "ECONNREFUSED" ? emulatorOf(error) : undefined;
+  if (code && emulator)
+    return new CredConnectionError(`${what} failed: ${emulatorNotAnswering(emulator, code)}`, {
+      cause: error,
+      code: ERROR_CODES.UNREACHABLE,
+    });
   if (code)
     return new CredConnectionError(`${what} failed: could not reach the token server (${code}); check the network.`, {
       cause: error,
@@ -210,7 +218,33 @@ function oauthErrorCode(data: unknown): string | undefined {
   return data && typeof data === "object" && "error" in data ? oauthErrorWord(data.error) : undefined;
 }
 
-function networkCode(error: unknown): string | undefined {
+/**
+ * What to do when the emulator is the one not answering: a token server over plain http on this
+ * machine is only ever the emulator's (the URL policy, trust/urls.ts, allows no other).
+ */
+export function emulatorNotAnswering(url: URL, code?: string): string {
+  return `nothing answers at the emulator's address ${url.origin} (CRED_AUTH_EMULATOR_HOST${code ? `; ${code}` : ""}): start it with \`cred-auth emulator --port ${url.port || "80"}\`, or unset CRED_AUTH_EMULATOR_HOST to use Google.`;
+}
+
+/** The emulator's URL when the failed request went to it (gaxios keeps the request's `config.url`). */
+export function emulatorOf(error: unknown): URL | undefined {
+  for (
+    let e = error as (ErrorLike & { config?: { url?: unknown } }) | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as ErrorLike | undefined, depth++
+  ) {
+    if (e.config?.url !== undefined) return emulatorUrl(String(e.config.url));
+  }
+  return undefined;
+}
+
+/** `raw` as a URL when it is the emulator's: plain http on this machine (the URL policy allows no other). */
+export function emulatorUrl(raw: string): URL | undefined {
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  return url?.protocol === "http:" && isLoopbackHostname(url.hostname) ? url : undefined;
+}
+
+export function networkCode(error: unknown): string | undefined {
   for (
     let e = error as ErrorLike | undefined, depth = 0;
     e && depth < 5;

@@ -106,6 +106,11 @@ test("refused with one line, nothing kept: a Web client, garbage, a missing file
     ["web.json", JSON.stringify(web), /holds a "Web application" client; .* needs a "Desktop app" client/],
     ["garbage.json", `not json ${DESKTOP.clientSecret}`, /is not a Google client-secret JSON file/],
     ["array.json", "[]", /is not a Google client-secret JSON file/],
+    [
+      "key.json",
+      JSON.stringify({ type: "service_account", client_email: "sa@p.iam.gserviceaccount.com", private_key: "x" }),
+      /^cred-auth: \S+key\.json is a service-account key, not an OAuth client: credentials need no client; use the file as they are \(GOOGLE_APPLICATION_CREDENTIALS=\S+key\.json, cred-auth print-token \S+key\.json\); to sign in as yourself, download the "Desktop app" client's JSON from the console \(step 3\)\. \(ERR_FILE_INVALID\)$/m,
+    ],
     ["missing.json", "", /^cred-auth: Cannot read .*missing\.json \(ENOENT\)/],
     ["a-directory", "", /^cred-auth: Cannot read .*a-directory \(/],
     [

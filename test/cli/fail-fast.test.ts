@@ -37,13 +37,27 @@ test("the emulator and a client configured in the settings that it does not know
   assert.match(last, /^cred-auth: The emulator at http:\/\/127\.0\.0\.1:\d+ does not know the OAuth client 1234-own/);
   assert.match(
     last,
-    /from your settings \(`cred-auth config unset client-secret-file`/,
-    "where it came from, how to leave it out",
+    /\(kept in your settings by `cred-auth config init` or `config set`; `cred-auth config list` shows it\): for the emulator, give its demo client in this shell, which wins over your settings: CRED_AUTH_CLIENT_ID=cred-auth-demo\.apps\.emulator\.invalid and CRED_AUTH_CLIENT_SECRET=its demo secret/,
+    "where it came from, and a way out that works after config init too (unsetting one setting did not)",
   );
   assert.match(last, /register it with the emulator first/);
   assert.match(last, /\(ERR_INVALID_CLIENT\)$/);
   assert.doesNotMatch(all, /GOCSPX|o\/oauth2\/v2\/auth/, "no secret; no sign-in link was ever shown");
   assert.equal(emulator.stats().authorizations, before, "nobody was sent to the consent page");
+});
+
+test("after `config init` with a client the emulator does not know: the way out names the demo client in the environment", async () => {
+  const box = sandbox(emulator, { CRED_AUTH_REMOTE: "0" });
+  const file = join(box.dir, "client_secret_init.json");
+  const client = { client_id: "1234-own.apps.googleusercontent.com", client_secret: "GOCSPX-own/x+y=" };
+  writeFileSync(file, JSON.stringify({ installed: { ...client, redirect_uris: ["http://localhost"] } }));
+  const init = await runCli(["config", "init", file], box.env);
+  assert.equal(init.code, 0, init.stderr);
+  const { code, last, all } = await failedLogin([], box.env, box.dir);
+  assert.equal(code, 1, all);
+  assert.match(last, /kept in your settings by `cred-auth config init`/);
+  assert.match(last, /give its demo client in this shell, which wins over your settings: CRED_AUTH_CLIENT_ID=/);
+  assert.doesNotMatch(last, /config unset/, "unsetting one setting changes nothing after config init");
 });
 
 test("--client-secret-file with a client the emulator does not know", async () => {

@@ -160,6 +160,17 @@ test("--client-secret-file: the client comes from a Google client-secret JSON fi
     /^cred-auth: The OAuth client-secret file .*client_secret\.json is not a Google client-secret JSON file/,
   );
   assert.ok(!existsSync(`${destination}.2`));
+
+  // A service-account key where the client belongs: named for what it is, and what to do with it.
+  writeFileSync(secretFile, JSON.stringify({ type: "service_account", client_email: "sa@p.iam.gserviceaccount.com" }));
+  const key = await runCli(["login", `${destination}.3`, "--client-secret-file", secretFile], box.env);
+  outputs.push(key.stdout, key.stderr);
+  assert.equal(key.code, 1);
+  assert.equal(
+    key.stderr,
+    `cred-auth: The OAuth client-secret file ${secretFile} is a service-account key, not an OAuth client: credentials need no client; use the file as they are (GOOGLE_APPLICATION_CREDENTIALS=${secretFile}, cred-auth print-token ${secretFile}), or give the "Desktop app" client's JSON that the Google Cloud console downloads to sign in as yourself. (ERR_FILE_INVALID)\n`,
+  );
+  assert.ok(!existsSync(`${destination}.3`));
 });
 
 test("copy-paste login (--nouse_local_webserver): the code pasted on stdin completes it", async () => {

@@ -72,7 +72,7 @@ test("status names the account, type, scopes and universe of every kind of file,
     { mode: 0o600 },
   );
 
-  const u = await status([user], b.env);
+  const u = await status([user, "--no-check"], b.env);
   assert.equal(u.code, 0, u.stderr);
   const uf = fields(u.stdout);
   assert.deepEqual(uf.get("credentials"), [user]);
@@ -84,23 +84,23 @@ test("status names the account, type, scopes and universe of every kind of file,
   assert.deepEqual(uf.get("quota project"), ["(none)"]);
   assert.deepEqual(uf.get("access token"), ["none cached"]);
 
-  const k = fields((await status([key.path], b.env)).stdout);
+  const k = fields((await status([key.path, "--no-check"], b.env)).stdout);
   assert.deepEqual(k.get("account"), [key.json.client_email]);
   assert.deepEqual(k.get("project"), [key.json.project_id]);
 
-  const i = fields((await status([imp], b.env)).stdout);
+  const i = fields((await status([imp, "--no-check"], b.env)).stdout);
   assert.deepEqual(
     [i.get("account"), i.get("acts as"), i.get("delegates")],
     [["alice@example.com"], [TARGET], ["hop@st-project.iam.gserviceaccount.com"]],
   );
 
-  const named = await status(["--format", "json"], { ...b.env, GOOGLE_APPLICATION_CREDENTIALS: user });
+  const named = await status(["--format", "json", "--no-check"], { ...b.env, GOOGLE_APPLICATION_CREDENTIALS: user });
   const json = JSON.parse(named.stdout) as Record<string, unknown>;
   assert.deepEqual(json.source, { kind: "file", path: user, foundBy: "environment" });
   assert.equal(json.account, "alice@example.com");
   assert.deepEqual(json.scopes, ID_SCOPES);
   assert.deepEqual(json.accessToken, { state: "none" });
-  assert.equal(requestsOf(emu), 0, "status asked no server");
+  assert.equal(requestsOf(emu), 0, "status --no-check asked no server");
 });
 
 test("a file that records no account (gcloud's) says so instead of asking", async () => {
@@ -109,7 +109,7 @@ test("a file that records no account (gcloud's) says so instead of asking", asyn
   const gcloud = join(b.dir, "gcloud");
   mkdirSync(gcloud, { mode: 0o700 });
   await testCredentialsFile(emu, gcloud, { scopes: [CLOUD], filename: "application_default_credentials.json" });
-  const r = await status([], { ...b.env, CLOUDSDK_CONFIG: gcloud });
+  const r = await status(["--no-check"], { ...b.env, CLOUDSDK_CONFIG: gcloud });
   assert.equal(r.code, 0, r.stderr);
   const f = fields(r.stdout);
   assert.deepEqual(f.get("found by"), ["gcloud's ADC file"]);
@@ -124,28 +124,37 @@ test("the cached token's time left, after print-token; --check asks for a token 
   const user = await aliceFile(emu, b, "user.json");
   assert.equal((await runCli(["print-token", user], b.env)).code, 0);
   const before = requestsOf(emu);
-  const cached = JSON.parse((await status([user, "--format", "json"], b.env)).stdout) as {
+  const cached = JSON.parse((await status([user, "--format", "json", "--no-check"], b.env)).stdout) as {
     accessToken: { state: string; secondsLeft: number };
   };
   assert.equal(cached.accessToken.state, "cached");
   assert.ok(cached.accessToken.secondsLeft > 3000 && cached.accessToken.secondsLeft <= 3600);
   assert.match(
-    fields((await status([user], b.env)).stdout).get("access token")?.[0] ?? "",
+    fields((await status([user, "--no-check"], b.env)).stdout).get("access token")?.[0] ?? "",
     /^cached, (59|60) min left$/,
   );
   assert.equal(requestsOf(emu), before, "reading the cache is no request");
 
-  const ok = await status([user, "--check"], b.env);
+  // By default status asks for a new token (one request): the cached one proves nothing.
+  const tokensBefore = emu.stats().tokenRequests;
+  const ok = await status([user], b.env);
   assert.equal(ok.code, 0, ok.stderr);
   assert.match(fields(ok.stdout).get("check")?.[0] ?? "", /^ok: a token with \d+ min left$/);
+  assert.equal(emu.stats().tokenRequests, tokensBefore + 1, "one token request");
+  assert.equal(fields(ok.stdout).get("next step"), undefined);
+  assert.equal((await status([user, "--check"], b.env)).code, 0, "--check is still accepted");
 
   emu.revokeAll();
   const fresh = box(emu);
   const revoked = await aliceFile(emu, fresh, "revoked.json");
   emu.revokeAll();
-  const failed = await status([revoked, "--check"], fresh.env);
+  // A revoked file with a cached token looked fine without a request; the default check sees it.
+  assert.equal((await runCli(["print-token", revoked], fresh.env)).code, 1);
+  const failed = await status([revoked], fresh.env);
   assert.equal(failed.code, 1);
   assert.match(fields(failed.stdout).get("check")?.[0] ?? "", /^failed \(ERR_INVALID_GRANT\): /);
+  assert.deepEqual(fields(failed.stdout).get("next step"), [`to sign in again, run: cred-auth login ${revoked}`]);
+  assert.equal((await status([revoked, "--no-check"], fresh.env)).code, 0, "--no-check reads the file only");
 });
 
 test("the search order: nothing, the metadata server, the cached sign-in; a broken file is a problem line", async () => {
@@ -156,27 +165,34 @@ test("the search order: nothing, the metadata server, the cached sign-in; a brok
   const none = await status([], b.env);
   assert.equal(none.code, 1);
   const nf = fields(none.stdout);
-  assert.deepEqual(nf.get("credentials"), ["none found (default() would start a sign-in)"]);
+  assert.deepEqual(nf.get("credentials"), ["none found (a program would ask you to sign in)"]);
+  assert.equal(nf.get("found by"), undefined);
   assert.deepEqual(nf.get("passed over"), [
     "GOOGLE_APPLICATION_CREDENTIALS is not set",
     `no gcloud ADC file at ${join(b.dir, ".config", "gcloud", "application_default_credentials.json")}`,
     "the metadata server is off (METADATA_SERVER_DETECTION=none)",
+    `no cached sign-in at ${join(b.dir, ".config", "cred", "cred_credentials.json")}`,
   ]);
+  assert.deepEqual(nf.get("next step"), ["to sign in, run: cred-auth login credentials.json"]);
+  assert.ok(
+    none.stdout.endsWith("next step:     to sign in, run: cred-auth login credentials.json\n"),
+    "the last line",
+  );
 
-  const meta = await status([], { ...b.env, METADATA_SERVER_DETECTION: "", GCE_METADATA_HOST: emu.host });
+  const meta = await status(["--no-check"], { ...b.env, METADATA_SERVER_DETECTION: "", GCE_METADATA_HOST: emu.host });
   assert.equal(meta.code, 0, meta.stderr);
   assert.deepEqual(fields(meta.stdout).get("credentials"), [`the metadata server at ${emu.host}`]);
   assert.equal(requestsOf(emu), 0);
-  const checked = await status(["--check"], { ...b.env, METADATA_SERVER_DETECTION: "", GCE_METADATA_HOST: emu.host });
+  const checked = await status([], { ...b.env, METADATA_SERVER_DETECTION: "", GCE_METADATA_HOST: emu.host });
   assert.equal(checked.code, 0, checked.stderr);
   assert.deepEqual(fields(checked.stdout).get("account"), ["vm@vm-project.iam.gserviceaccount.com"]);
 
   const cacheDir = join(b.dir, ".config", "cred");
   mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
   await testCredentialsFile(emu, cacheDir, { scopes: [CLOUD], filename: "cred_credentials.json" });
-  const fromCache = fields((await status([], b.env)).stdout);
+  const fromCache = fields((await status(["--no-check"], b.env)).stdout);
   assert.deepEqual(fromCache.get("credentials"), [join(cacheDir, "cred_credentials.json")]);
-  assert.match(fromCache.get("found by")?.[0] ?? "", /^the credentials cache of getUserCredentials\(\)/);
+  assert.deepEqual(fromCache.get("found by"), ["your last sign-in, which cred-auth saved for your programs"]);
 
   const broken = join(b.dir, "broken.json");
   writeFileSync(broken, "{ not json", { mode: 0o600 });
@@ -197,4 +213,36 @@ test("values a file supplies are printed escaped; usage mistakes are usage error
   const format = await status([user, "--format", "yaml"], b.env);
   assert.equal(format.code, 2);
   assert.match(format.stderr, /--format must be text or json/);
+});
+
+test("on a terminal 40 columns wide, values wrap at word boundaries under their column", async () => {
+  const { asText } = await import("../../dist/cli/status.js");
+  const found = {
+    source: {
+      kind: "file" as const,
+      path: "/home/alice/projects/report/credentials.json",
+      foundBy: "argument" as const,
+    },
+    reasons: ["named on the command line"],
+    type: "authorized_user" as const,
+    check: {
+      ok: false as const,
+      code: "ERR_INVALID_GRANT",
+      message: "Getting an access token failed: invalid_grant: the refresh token is expired or revoked; sign in again.",
+    },
+  };
+  const text = asText(found, Date.now(), 40);
+  const lines = text.trimEnd().split("\n");
+  for (const line of lines) assert.ok(line.length <= 40 || !line.slice(15).includes(" "), `too wide: ${line}`);
+  // Nothing is lost or broken inside a word: the wrapped lines joined again are the one-line text.
+  const joined = text.replace(/\n {15}/g, " ");
+  assert.equal(joined, asText(found, Date.now()));
+  assert.ok(
+    lines.some((line) => line.startsWith(" ".repeat(15))),
+    "a wrapped line is indented under its value",
+  );
+  assert.ok(
+    lines.includes("next step:     to sign in again, run:"),
+    `the next step wraps at a space: ${lines.join("|")}`,
+  );
 });

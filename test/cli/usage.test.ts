@@ -158,6 +158,12 @@ test("usage errors: one line naming the problem and the help to read, exit 2", a
       ["login", "out.json", "--clientId", "x"],
       /unknown option at argument 2 \(not shown: it may be a secret\) \(did you mean --client_id\?\)/,
     ],
+    [
+      ["print-token", "key.json", "--scope", "https://www.googleapis.com/auth/cloud-platform"],
+      /^cred-auth: unknown option at argument 2 \(not shown: it may be a secret\) \(did you mean --scopes\?\) \(see cred-auth print-token --help\)$/m,
+    ],
+    [["login", "out.json", "--scopess", "x"], /\(did you mean --scopes\?\)/],
+    [["login", "out.json", "--fresh"], /unknown option at argument 2 \(not shown: it may be a secret\) \(see/],
     [["emulator", "--bogus"], /Unknown option "\(not shown: it may be a secret\)".*\(see cred-auth emulator --help\)$/],
     [["emulator", "--port", "http"], /--port must be a number/],
     [["config"], /missing ACTION: init, set, get, unset, list, path \(see cred-auth config --help\)$/],

@@ -91,3 +91,28 @@ test("describeCredentialsFile: the account of a user file, the account an impers
     actsAs: "sa@p.iam.gserviceaccount.com",
   });
 });
+
+test("a misspelt scope (print-token key.json --scopes …devstorage.readonlyy) is refused before any request; an unknown one noted", async (t) => {
+  const dir = tempDir(t);
+  const path = join(dir, "key.json");
+  writeFileSync(path, JSON.stringify(emu.createServiceAccountKey()));
+  const env = { CRED_AUTH_EMULATOR_HOST: emu.host, CRED_AUTH_TOKEN_CACHE: "off" };
+  const before = emu.stats().tokenRequests;
+  const typo = "https://www.googleapis.com/auth/devstorage.readonlyy";
+  await assert.rejects(accessTokenForFile(path, { env, scopes: [typo] }), {
+    code: ERROR_CODES.INVALID_SCOPE,
+    message: `Google does not know the scope ${typo} (did you mean https://www.googleapis.com/auth/devstorage.read_only?): its sign-in page would stop at "Error 400: invalid_scope". Correct the spelling; if Google added the scope after 2026-08-22, CRED_AUTH_SCOPE_CHECK=off skips this check.`,
+  });
+  await assert.rejects(accessTokenForFile(path, { env, scopes: ["devstorage.read_only"] }), {
+    code: ERROR_CODES.INVALID_SCOPE,
+  });
+  assert.equal(emu.stats().tokenRequests, before, "nothing was asked");
+  const unknown = "https://www.googleapis.com/auth/some.future.scope";
+  const noted = await accessTokenForFile(path, { env, scopes: [unknown] });
+  assert.match(
+    noted.warnings.join("\n"),
+    /some\.future\.scope is not among the scopes of Google's API discovery documents/,
+  );
+  const off = await accessTokenForFile(path, { env: { ...env, CRED_AUTH_SCOPE_CHECK: "off" }, scopes: [unknown] });
+  assert.deepEqual(off.warnings, []);
+});

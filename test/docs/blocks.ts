@@ -1,10 +1,10 @@
 // The fenced code blocks of the shipped Markdown pages (README.md, docs/*.md, examples/*.md), as
-// shell-blocks.test.ts and ts-blocks.test.ts run them.
+// pages.test.ts runs them.
 //
 // THE RULES (for whoever writes docs):
 // 1. A fence's language says what the block is:
-//    - `sh`, `bash`, `shell`, `console`: commands, run by shell-blocks.test.ts;
-//    - `ts`, `typescript`: TypeScript, compiled and run by ts-blocks.test.ts;
+//    - `sh`, `bash`, `shell`, `console`: commands, run by pages.test.ts (shell-blocks.test.ts has the rules);
+//    - `ts`, `typescript`: TypeScript, compiled and run by pages.test.ts (programs.ts);
 //    - `text`, `json`, `python`, or none: not code of ours (output, synopses with [BRACKETS], files,
 //      another language). Any other language fails the test: say which of these it is.
 // 2. Just before a shell or TypeScript fence (blank lines between are allowed) may stand marks:
@@ -93,11 +93,14 @@ function withMarks(block: Block, marks: readonly Mark[]): Block {
   return block;
 }
 
-/** The pages whose blocks the tests run: the README and every page of docs/ and examples/ (all of them ship). */
+/** The page for contributors: in the repository, not in the package (package.json "files"). */
+export const CONTRIBUTOR_PAGE = "docs/architecture.md";
+
+/** The pages whose blocks the tests run: the README and every page of docs/ and examples/ that ships. */
 export function shippedPages(): string[] {
   const pages = (dir: string): string[] =>
     readdirSync(join(ROOT, dir))
-      .filter((n) => n.endsWith(".md"))
+      .filter((n) => n.endsWith(".md") && `${dir}/${n}` !== CONTRIBUTOR_PAGE)
       .sort()
       .map((n) => `${dir}/${n}`);
   return ["README.md", ...pages("docs"), ...pages("examples")];

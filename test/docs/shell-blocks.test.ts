@@ -1,24 +1,21 @@
-// Every shell block of README.md, docs/*.md and examples/*.md runs here, as a user who installed the packed
-// tarball would run it, against the installed package's emulator, or says why not.
+// The shell blocks of README.md, docs/*.md and examples/*.md: each runs (pages.test.ts runs it, in its
+// page's order, as a user who installed the packed tarball would) or says why not.
 //
 // THE RULES (for whoever writes docs; blocks.ts has the rules every block follows, workspace.ts
 // lists what a block finds):
 // 1. A shell block (`sh`, `bash`, `shell`, `console`) either runs, or is marked on the line just
 //    before its fence with a reason:   <!-- not-run: why (e.g. "talks to Google") -->
-// 2. A block runs as one `bash -e -o pipefail` script (`console` blocks: only the lines starting
-//    with `$ `), in a fresh directory of a project that installed cred-auth's tarball, so
-//    `npx cred-auth ...` and `cred-auth ...` both work offline. It must exit 0 within 90 seconds and
-//    print no `cred-auth: warning`. Background jobs (`&`) are killed when the block ends. Blocks run
-//    three at a time, each in its own directory.
+// 2. A block runs as one bash script (`console` blocks: only the lines starting with `$ `) in its
+//    page's folder, a project that installed cred-auth's tarball, so `npx cred-auth ...` and
+//    `cred-auth ...` both work offline. Every command must exit 0 as the reader sees it
+//    (workspace.ts readerScript), within 90 seconds, printing no `cred-auth: warning`. Background
+//    jobs (`&`) are killed when the block ends.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { installedPackage, startPackagedEmulator } from "../package/consumer.ts";
 import { type Block, documentedBlocks, fencedBlocks, ROOT, shellScript } from "./blocks.ts";
-import { blockWorkspace, EMULATOR_ARGS, pool, RUN_CONCURRENCY, runInGroup } from "./workspace.ts";
-
-const BLOCK_TIMEOUT_MS = 90_000;
+import { EMULATOR_ARGS, readerScript, runInGroup } from "./workspace.ts";
 
 const blocks = documentedBlocks().filter((b) => b.kind === "shell");
 const runnable = blocks.filter((b) => b.notRun === undefined);
@@ -83,31 +80,12 @@ test("what the blocks find is set up on the pages: the emulator with its service
   assert.match(command, /^export CRED_AUTH_EMULATOR_HOST=127\.0\.0\.1:9099$/m);
 });
 
-test("each shell block meant to run runs in a project that installed the tarball, against its emulator", async (t) => {
-  const consumer = await installedPackage();
-  const emulator = await startPackagedEmulator(consumer, EMULATOR_ARGS);
-  const results = new Map<Block, { code: number | null; output: string }>();
-  const started = performance.now();
-  await pool(
-    runnable.map((block) => async () => {
-      const { dir, env } = await blockWorkspace(consumer, emulator);
-      const script = ["-e", "-o", "pipefail", "-c", shellScript(block)];
-      results.set(block, await runInGroup("bash", script, dir, env, BLOCK_TIMEOUT_MS));
-    }),
-    RUN_CONCURRENCY,
-  );
-  t.diagnostic(
-    `${runnable.length} blocks, ${RUN_CONCURRENCY} at a time: ${Math.round(performance.now() - started)} ms`,
-  );
-  for (const block of runnable) {
-    await t.test(where(block), () => {
-      const result = results.get(block);
-      assert.equal(
-        result?.code,
-        0,
-        `${where(block)} exited ${result?.code}:\n${shellScript(block)}\n--- output ---\n${result?.output}`,
-      );
-      assert.doesNotMatch(result.output, /cred-auth: warning/, `${where(block)} warned`);
-    });
-  }
+test("a block fails as its reader sees it: a failed command fails it, even when a later one succeeds", async () => {
+  const run = (script: string) => runInGroup("bash", readerScript(script), "/", { PATH: process.env.PATH }, 10_000);
+  assert.equal((await run("true\necho ok")).code, 0);
+  const failed = await run("false\necho later");
+  assert.equal(failed.code, 1);
+  assert.match(failed.output, /\(docs harness\) line 1 exited 1\nlater\n/);
+  assert.equal((await run("false | cat")).code, 1, "a failed pipeline");
+  assert.equal((await run("test -e /nonexistent && echo there")).code, 0, "a test before && is read, not a failure");
 });

@@ -1,4 +1,4 @@
-// The "browser" of test/docs/shell-blocks.test.ts (its BROWSER): opens the sign-in URL the way a
+// The "browser" of test/docs/pages.test.ts (its BROWSER): opens the sign-in URL the way a
 // person would, as alice@example.com, and presses Allow on the emulator's consent page.
 import { approveSignIn } from "cred-auth/emulator";
 

@@ -1,30 +1,31 @@
-// Where a documented block runs (shell-blocks.test.ts, ts-blocks.test.ts): a fresh directory inside
-// the consumer project that installed the packed tarball, against the installed package's emulator.
+// Where a page's blocks run (pages.test.ts): a reader's folder, empty but for what the pages tell a
+// reader to set up, against the installed package's emulator. A page's blocks run in order in one
+// such folder, as a reader goes down the page: what a block writes (a file, HOME's settings and
+// caches) is there for the blocks after it; what it exports is not (each block is a new shell).
 //
-// WHAT A BLOCK FINDS (for whoever writes docs; each item stands for a step a page tells the reader):
+// WHAT A PAGE FINDS (for whoever writes docs; each item is a step a page tells the reader):
+// - The folder is a project that installed cred-auth's tarball and the client libraries
+//   (getting-started.md's Install: `npm init -y`, `npm pkg set type=module`, `npm install ...`):
+//   its package.json says `"type": "module"`, and `npx cred-auth` and `node node_modules/cred-auth/...` work.
 // - CRED_AUTH_EMULATOR_HOST set to a running `cred-auth emulator` (getting-started.md, "the emulator"),
 //   which knows the service account deployer@my-project.iam.gserviceaccount.com that
-//   alice@example.com may impersonate (getting-started.md's `--service-account` line; checked below).
+//   alice@example.com may impersonate (getting-started.md's `--service-account` line; checked by
+//   shell-blocks.test.ts).
 // - A person at the browser: BROWSER opens the sign-in URL, signs in as alice@example.com and
 //   presses Allow; the machine counts as local (CRED_AUTH_REMOTE=0); the loopback ports are free ones.
-// - In the directory: `credentials.json` and `creds.json` (authorized_user files, as
-//   `npx cred-auth login credentials.json` writes them) and `key.json` (a service-account key),
-//   minted through the emulator's admin API; in HOME: `client_secret.json`, the emulator's demo
-//   Desktop client in the shape the Google Cloud console downloads.
-// - The directory is a project that installed cred-auth's tarball and the client libraries
-//   (package.json, node_modules), so `npx cred-auth` and `node node_modules/cred-auth/...` work.
+// - NO files: no credentials file, no key, no client file. A page that uses one makes it first
+//   (`npx cred-auth login FILE`, the emulator's admin API) or says where it comes from in a block
+//   that makes it.
 // - A HOME, XDG_CONFIG_HOME and XDG_CACHE_HOME of its own, `cred-auth` on PATH too, and the tools
 //   of this machine (bash, curl, jq, node 22). No network beyond loopback.
 import { spawn } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEMO_CLIENT } from "cred-auth/emulator";
 import { freePortRange, rangeEnv } from "../oauth/support.ts";
 import { CONSUMER_PATH, type Consumer, consumerWorkspace, type PackagedEmulator } from "../package/consumer.ts";
 
 const BROWSER_SCRIPT = fileURLToPath(new URL("./sign-in-browser.mjs", import.meta.url));
-const CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform";
 
 /** Blocks run at the same time (each in its own directory, with its own ports; each run is mostly waiting). */
 export const RUN_CONCURRENCY = 3;
@@ -48,25 +49,22 @@ export function desktopClientFile(client: { clientId: string; clientSecret: stri
   };
 }
 
-/** A fresh directory for one block, with the files and environment above. */
-export async function blockWorkspace(
+/** A reader's fresh, empty project folder for one page, with the environment above. */
+export async function readerWorkspace(
   consumer: Consumer,
   emulator: PackagedEmulator,
 ): Promise<{ dir: string; env: NodeJS.ProcessEnv }> {
-  const base = consumerWorkspace(consumer, "block-");
+  const base = consumerWorkspace(consumer, "page-");
   const home = join(base, "home");
   const dir = join(base, "work");
   mkdirSync(home, { mode: 0o700 });
-  // The project's own directory, as a user stands in it: its package.json and node_modules.
+  // The project of the Install step: `npm init -y; npm pkg set type=module; npm install ...`.
   mkdirSync(dir);
-  writeFileSync(join(dir, "package.json"), `{ "name": "my-project", "version": "1.0.0", "private": true }\n`);
+  writeFileSync(
+    join(dir, "package.json"),
+    `{ "name": "my-project", "version": "1.0.0", "private": true, "type": "module" }\n`,
+  );
   symlinkSync(join(consumer.dir, "node_modules"), join(dir, "node_modules"), "dir");
-  const write = (path: string, json: unknown): void =>
-    writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`, { mode: 0o600 });
-  for (const name of ["credentials.json", "creds.json"])
-    write(join(dir, name), await emulator.admin("refresh-token", { scopes: [CLOUD_PLATFORM] }));
-  write(join(dir, "key.json"), await emulator.admin("service-account-key", {}));
-  write(join(home, "client_secret.json"), desktopClientFile(DEMO_CLIENT));
   const env: NodeJS.ProcessEnv = {
     PATH: [join(consumer.dir, "node_modules", ".bin"), CONSUMER_PATH].join(delimiter),
     HOME: home,
@@ -82,6 +80,16 @@ export async function blockWorkspace(
     LANG: "C.UTF-8",
   };
   return { dir, env };
+}
+
+/**
+ * A shell block as a reader's shell runs it: every command runs, even after one failed, and the
+ * block fails when any command (or pipeline, with pipefail) did what a reader would see fail: exit
+ * non-zero on its own line. A command before `&&` or `||` is a test the reader reads, not a failure.
+ */
+export function readerScript(script: string): string[] {
+  const trap = `__failed=0; trap 'echo "(docs harness) line $((LINENO - 1)) exited $?" >&2; __failed=1' ERR`;
+  return ["-o", "pipefail", "-c", `${trap}\n${script}\nexit $__failed`];
 }
 
 /**

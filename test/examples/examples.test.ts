@@ -2,13 +2,14 @@
 // Google APIs, with the real client libraries, and fails when the API rejects its token. They run
 // as a user runs them: the JavaScript the packed tarball ships, from the project that installed it.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { Storage } from "@google-cloud/storage";
 import { loadUserCredentials } from "cred-auth";
 import { builtinModules } from "node:module";
-import { CONSUMER_DEPENDENCIES, installedPackage } from "../package/consumer.ts";
+import { CONSUMER_DEPENDENCIES, CONSUMER_PATH, installedPackage } from "../package/consumer.ts";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
 import { CLOUD_PLATFORM, exampleEnv, runExample, tempDir } from "./support.ts";
 import type { RunResult } from "./support.ts";
@@ -170,4 +171,25 @@ test("the package ships each example as JavaScript beside its TypeScript; exampl
     [],
     "not installed by the tests",
   );
+});
+
+test("each example's usage line runs as written from the project that installed the package", async () => {
+  // `node examples/X.ts` found nothing there (MODULE_NOT_FOUND), and `node node_modules/.../X.ts`
+  // is refused (ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING): the line names the shipped .js.
+  const consumer = await installedPackage();
+  const names = readdirSync(join(consumer.packageDir, "examples")).filter((f) => f.endsWith(".ts"));
+  for (const name of names) {
+    const header = readFileSync(join(consumer.packageDir, "examples", name), "utf8").split("\n\n")[0] ?? "";
+    const usage = /^\/\/ .*\bnode (\S+)/m.exec(header)?.[1];
+    assert.equal(usage, `node_modules/cred-auth/examples/${name.replace(/\.ts$/, ".js")}`, `${name}'s usage line`);
+    if (name === "bigquery-query.ts") continue; // it takes no arguments: run above, as a sign-in or with ADC
+    // Without its arguments (or its client), each one says how to run it and exits 2, from the project's folder.
+    const run = spawnSync(process.execPath, [usage], {
+      cwd: consumer.dir,
+      encoding: "utf8",
+      env: { PATH: CONSUMER_PATH },
+    });
+    assert.equal(run.status, 2, `${name}: exit ${run.status}\n${run.stderr}`);
+    assert.match(run.stderr, /^(usage: node node_modules\/cred-auth\/examples\/\S+\.js|Set ACME_CLIENT_ID)/, name);
+  }
 });

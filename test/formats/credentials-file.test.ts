@@ -135,7 +135,24 @@ test("missing file", async (t) => {
 test("a directory", async (t) => {
   const path = join(tempDir(t), "dir.json");
   mkdirSync(path);
-  await assertRejects(path, /is a directory/);
+  await assertRejects(
+    path,
+    /^Credentials file "[^"]+dir\.json" is a directory, not a credentials file; give the path of the JSON file itself \(/,
+  );
+});
+
+test("an OAuth client-secret file is named for what it is, with the sign-in that turns it into credentials", async (t) => {
+  const dir = tempDir(t);
+  const client = { client_id: "1-abc.apps.googleusercontent.com", client_secret: "SECRET-SHOULD-NOT-LEAK" };
+  for (const kind of ["installed", "web"]) {
+    const path = write(dir, `${kind}.json`, { [kind]: { ...client, redirect_uris: ["http://localhost"] } });
+    await assertRejects(
+      path,
+      `is an OAuth client-secret file (an OAuth client's id and secret, as the Google Cloud console downloads it), not credentials; sign in with it to get credentials: cred-auth login credentials.json --client-secret-file ${JSON.stringify(path)}, then use credentials.json`,
+    );
+  }
+  // Another untyped file is still told what types are expected.
+  await assertRejects(write(dir, "other.json", { installed: "x" }), /has no "type" field/);
 });
 
 test("a FIFO is refused without blocking", async (t) => {
@@ -175,7 +192,10 @@ test("bytes that are not UTF-8", async (t) => {
 test("text that is not JSON, without quoting it", async (t) => {
   const dir = tempDir(t);
   const truncated = JSON.stringify(userFileFields()).slice(0, -20);
-  await assertRejects(write(dir, "trunc.json", truncated), /not valid JSON/);
+  await assertRejects(
+    write(dir, "trunc.json", truncated),
+    /ends before its JSON is complete \(line 1, column \d+\): it was cut short/,
+  );
   await assertRejects(write(dir, "token.json", `{"refresh_token": refresh-token-SHOULD-NOT-LEAK}`), /not valid JSON/);
   await assertRejects(write(dir, "pos.json", `{"a": 1 "b"}`), /not valid JSON \(line 1, column \d+\)/);
 });
@@ -413,9 +433,19 @@ test("token_uri is kept as written: where it may send the file's secret is the U
 
 test("JSON errors say where parsing stopped, never what the text was; the cause carries no text either", async (t) => {
   const dir = tempDir(t);
-  const tail = "; it may be truncated or not a credentials file";
+  const tail = "; it is not a credentials file, or it was damaged";
+  const cut =
+    ": it was cut short (an interrupted copy, download or write?); copy or download it again, or sign in again to write a new one";
   await assertRejects(write(dir, "word.json", "refresh-token-SHOULD-NOT-LEAK"), `is not valid JSON${tail}`);
-  await assertRejects(write(dir, "end.json", '{"refresh_token":'), `is not valid JSON (it ends too early)${tail}`);
+  await assertRejects(write(dir, "end.json", '{"refresh_token":'), `ends before its JSON is complete${cut}`);
+  await assertRejects(
+    write(dir, "string.json", '{"refresh_token": "1//abc'),
+    `ends before its JSON is complete (line 1, column 26)${cut}`,
+  );
+  await assertRejects(
+    write(dir, "open.json", '{"a": 1, '),
+    `ends before its JSON is complete (line 1, column 10)${cut}`,
+  );
   const deep = write(dir, "deep.json", `${"\n".repeat(10)}{"abcdefghij" 1}`);
   await assertRejects(deep, `is not valid JSON (line 11, column 15)${tail}`);
   await assert.rejects(readCredentialsFile(deep), (e: Error) => {

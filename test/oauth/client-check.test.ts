@@ -171,3 +171,28 @@ test("at Google: an unknown client in Google's words; a client Google answered f
   assert.equal(checks.length, 2, "one request per check, no retry");
   assert.ok(checks.every((request) => /grant_type=authorization_code/.test(request.body)));
 });
+
+test("a client the emulator knows, with a wrong secret: said as a wrong secret, not as an unknown client", async () => {
+  const ports = await freePortRange(3);
+  const face = faceEvents();
+  const error = await withEnv(
+    { CRED_AUTH_EMULATOR_HOST: emulator.host, CRED_AUTH_LOOPBACK_PORTS: rangeEnv(ports) },
+    () =>
+      getUserCredentials([CLOUD], {
+        ...noCache,
+        clientId: DEMO_CLIENT.clientId,
+        clientSecret: "GOCSPX-typo/x+y=",
+        presenter: face.presenter,
+      }).catch((e: Error) => e),
+  );
+  assert.ok(error instanceof CredCredentialsError, String(error));
+  assert.equal(error.code, ERROR_CODES.INVALID_CLIENT);
+  assert.equal(
+    error.message,
+    `The emulator at http://${emulator.host} knows the OAuth client ${DEMO_CLIENT.clientId} (given as clientId and clientSecret (or --client-secret-file)) but refused its client secret: the secret is mistyped, or a new one was made for the client. Copy the secret again from the client on the Google Cloud console's Credentials page (or download the client's JSON again and run \`cred-auth config init FILE\`).`,
+  );
+  assert.deepEqual(
+    face.events.map((event) => event.type),
+    ["failed"],
+  );
+});

@@ -6,9 +6,20 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
+import { delimiter, dirname, join, posix } from "node:path";
 import { fileURLToPath } from "node:url";
 import { approveSignIn } from "cred-auth/emulator";
 import { withEmulator } from "../support/emulator.ts";
@@ -74,13 +85,30 @@ test("npm pack builds dist/ (prepack), and the tarball installs and works in a c
   ])
     assert.ok(files.includes(needed), `the tarball lacks ${needed}`);
   assert.ok(!files.some((f) => f.startsWith("src/") || f.startsWith("test/")), "sources or tests were packed");
-  // Every relative link of the packed README to docs/ or examples/ resolves inside the package.
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  for (const [, target] of readme.matchAll(/\]\(((?:docs|examples)\/[^)#\s]+)/g))
-    assert.ok(
-      files.includes(target!) || files.includes(`${target}README.md`),
-      `README links to ${target}, not in the package`,
-    );
+  assert.ok(!files.includes("docs/architecture.md"), "the contributors' page was packed");
+  // Every relative link of a packed page resolves inside the package.
+  for (const page of files.filter((f) => f.endsWith(".md"))) {
+    const text = readFileSync(join(clone, page), "utf8")
+      .replace(/```[\s\S]*?```/g, "")
+      .replace(/`[^`\n]*`/g, "");
+    for (const [, link] of text.matchAll(/\]\(([^)#\s]+)/g)) {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(link!)) continue;
+      const target = posix.join(posix.dirname(page), link!);
+      assert.ok(
+        files.includes(target) || files.includes(posix.join(target, "README.md")),
+        `${page} links to ${link}, not in the package`,
+      );
+    }
+  }
+  // No file is packed twice under two names (dist/index.d.mts was once a 40 kB copy of index.d.ts).
+  const seen = new Map<string, string>();
+  for (const file of files.filter((f) => statSync(join(clone, f)).size > 1024)) {
+    const digest = createHash("sha256")
+      .update(readFileSync(join(clone, file)))
+      .digest("hex");
+    assert.equal(seen.get(digest), undefined, `${file} is a copy of ${seen.get(digest)}`);
+    seen.set(digest, file);
+  }
 
   // 2. A consumer project installs the tarball with google-auth-library (the peer dependency).
   const consumer = join(work, "consumer");

@@ -4,7 +4,16 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
-import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -170,4 +179,32 @@ test("the bundled declarations keep src/api.ts's type-only exports type-only", (
   const run = runTsc("typescript-5.0", "value.ts", TSLAB);
   assert.notEqual(run.status, 0, "credAuth.CredentialsCache compiled as a value");
   assert.match(run.stdout, /CredentialsCache/);
+});
+
+test("ESM under node16/nodenext (TypeScript 5.0 and current) and bundler: the default is defaultCredentials, from one declaration file", () => {
+  // dist/index.d.mts re-exports dist/index.d.ts and adds index.mjs's default; it is no copy of it.
+  const text = [
+    'import credAuthDefault, * as credAuth from "cred-auth";',
+    'import { defaultCredentials, type DefaultOptions } from "cred-auth";',
+    "export const viaDefault: typeof defaultCredentials = credAuthDefault;",
+    "export const viaNamespace: typeof defaultCredentials = credAuth.default;",
+    "export const options: DefaultOptions = { hosted: false };",
+    "",
+  ].join("\n");
+  writeFileSync(join(project, "esm-default.mts"), text);
+  for (const [compiler, resolution] of [
+    ["typescript-5.0", "node16"],
+    ["typescript-current", "nodenext"],
+  ] as const)
+    tsc(compiler, "esm-default.mts", ["--module", resolution, "--moduleResolution", resolution, "--lib", "es2023"]);
+  tsc("typescript-current", "esm-default.mts", [
+    "--module",
+    "preserve",
+    "--moduleResolution",
+    "bundler",
+    "--lib",
+    "es2023",
+  ]);
+  const size = statSync(join(repo, "dist", "index.d.mts")).size;
+  assert.ok(size < 400, `dist/index.d.mts is ${size} bytes: a copy of index.d.ts again?`);
 });

@@ -18,7 +18,9 @@ const FIXTURES = fileURLToPath(new URL("../fixtures/bad/", import.meta.url));
 
 const EMPTY = /is empty; sign in again or point to the right file\.$/;
 const NOT_UTF8 = /is not UTF-8 text; a credentials file is JSON\.$/;
-const NOT_JSON = /is not valid JSON( \(line \d+, column \d+\))?; it may be truncated or not a credentials file\.$/;
+const NOT_JSON = /is not valid JSON( \(line \d+, column \d+\))?; it is not a credentials file, or it was damaged\.$/;
+const CUT_SHORT =
+  /ends before its JSON is complete( \(line \d+, column \d+\))?: it was cut short \(an interrupted copy, download or write\?\); copy or download it again, or sign in again to write a new one\.$/;
 const TOP = (kind: string) => new RegExp(`holds ${kind}, not a JSON object\\.$`);
 const TYPE = (what: string) =>
   new RegExp(`has type ${what}; cred-auth accepts "authorized_user" or "service_account"\\.$`);
@@ -42,7 +44,7 @@ const EXPECTED: Record<string, RegExp> = {
   "utf16le-bom.json": NOT_UTF8,
   "double-bom.json": NOT_JSON,
   "nul-padded.json": NOT_JSON,
-  "truncated.json": NOT_JSON,
+  "truncated.json": CUT_SHORT,
   "trailing-garbage.json": NOT_JSON,
   "two-documents.json": NOT_JSON,
   "single-quotes.json": NOT_JSON,
@@ -133,7 +135,7 @@ const MADE_AT_TEST_TIME: BadCase[] = [
       mkdirSync(path);
       return path;
     },
-    problem: /is a directory, not a credentials file\.$/,
+    problem: /is a directory, not a credentials file; give the path of the JSON file itself \(.*\)\.$/,
   },
   {
     name: "a symbolic-link loop",

@@ -155,13 +155,17 @@ test("a token server answering Google's HTML 502 page: CredConnectionError", asy
   await assertFails(loadUserCredentials(path), CredConnectionError, ERROR_CODES.SERVER_ERROR, /HTTP 502/);
 });
 
-test("a token server that refuses connections: CredConnectionError ECONNREFUSED", async (t) => {
-  const { path } = await userFile(t, { token_uri: `http://127.0.0.1:${await closedPort()}/token` });
+test("a token server that refuses connections: CredConnectionError ECONNREFUSED; on this machine, the emulator named", async (t) => {
+  const port = await closedPort();
+  const { path } = await userFile(t, { token_uri: `http://127.0.0.1:${port}/token` });
+  // Plain http on this machine is only ever the emulator's (the URL policy): it is named, with how to start it.
   await assertFails(
     loadUserCredentials(path),
     CredConnectionError,
     ERROR_CODES.UNREACHABLE,
-    /could not reach the token server \(ECONNREFUSED\)/,
+    new RegExp(
+      `failed: nothing answers at the emulator's address http://127\\.0\\.0\\.1:${port} \\(CRED_AUTH_EMULATOR_HOST; ECONNREFUSED\\): start it with \`cred-auth emulator --port ${port}\`, or unset CRED_AUTH_EMULATOR_HOST to use Google\\.$`,
+    ),
   );
 });
 

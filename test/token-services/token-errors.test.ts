@@ -622,3 +622,34 @@ test("a Basic password is scrubbed as sent, not only form-decoded", () => {
   const headers = new Headers({ Authorization: `Basic ${Buffer.from(`id:${password}`).toString("base64")}` });
   assert.equal(messageAfter(gaxiosLike(`saw ${password}`, { config: { headers } })), `saw ${REDACTED}`);
 });
+
+test("a refused connection to the emulator (plain http on this machine) names it and how to start it; anything else does not", () => {
+  const at = (url: unknown, code: string, depth = 0) => {
+    let error: unknown = Object.assign(new Error("x"), { code, config: { url } });
+    for (let i = 0; i < depth; i++) error = new Error("wrap", { cause: error });
+    return toCredError(error, "Refreshing");
+  };
+  const emulator =
+    "Refreshing failed: nothing answers at the emulator's address http://127.0.0.1:9099 (CRED_AUTH_EMULATOR_HOST; ECONNREFUSED): start it with `cred-auth emulator --port 9099`, or unset CRED_AUTH_EMULATOR_HOST to use Google.";
+  for (const url of ["http://127.0.0.1:9099/token", new URL("http://127.0.0.1:9099/token")]) {
+    const mapped = at(url, "ECONNREFUSED");
+    assert.ok(mapped instanceof CredConnectionError);
+    assert.equal(mapped.code, ERROR_CODES.UNREACHABLE);
+    assert.equal(mapped.message, emulator);
+  }
+  assert.equal(at("http://127.0.0.1:9099/token", "ECONNREFUSED", 3).message, emulator, "found down the cause chain");
+  assert.equal(
+    at("http://localhost/token", "ECONNREFUSED").message,
+    "Refreshing failed: nothing answers at the emulator's address http://localhost (CRED_AUTH_EMULATOR_HOST; ECONNREFUSED): start it with `cred-auth emulator --port 80`, or unset CRED_AUTH_EMULATOR_HOST to use Google.",
+  );
+  const generic = (code: string) => `Refreshing failed: could not reach the token server (${code}); check the network.`;
+  assert.equal(
+    at("http://127.0.0.1:9099/token", "ECONNRESET").message,
+    generic("ECONNRESET"),
+    "it answered, then reset",
+  );
+  assert.equal(at("https://127.0.0.1:9099/token", "ECONNREFUSED").message, generic("ECONNREFUSED"), "not plain http");
+  assert.equal(at("http://oauth2.example/token", "ECONNREFUSED").message, generic("ECONNREFUSED"), "not this machine");
+  assert.equal(at("not a url", "ECONNREFUSED").message, generic("ECONNREFUSED"));
+  assert.equal(at(undefined, "ECONNREFUSED").message, generic("ECONNREFUSED"));
+});
