@@ -17,7 +17,7 @@ import { readTrustedFile } from "../trust/files.js";
 import { boundedFetch } from "../trust/http.js";
 import { basicForms, redactor } from "../trust/redact.js";
 import { printable, quoted, serverWords } from "../trust/text.js";
-import { awsIdentity, awsSecrets, awsSubjectToken } from "./aws.js";
+import { awsIdentity, awsSecrets, awsSubjectToken, awsSubjectTokenSecrets } from "./aws.js";
 import { type FetchedToken, SERVICE_TIMEOUT_MS, postToService } from "./service-request.js";
 
 const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
@@ -155,7 +155,10 @@ export async function exchangeSubjectToken(
     file.clientId !== undefined && file.clientSecret !== undefined
       ? { id: file.clientId, secret: file.clientSecret }
       : undefined;
-  return (await postSts(exchange.tokenUrl, form, client, [exchange.subjectToken, ...(exchange.secrets ?? [])])).token;
+  // An AWS subject token may come back decoded: its request, signature and session token are secrets too.
+  const decoded = file.source.kind === "aws" ? awsSubjectTokenSecrets(exchange.subjectToken) : [];
+  const secrets = [exchange.subjectToken, ...decoded, ...(exchange.secrets ?? [])];
+  return (await postSts(exchange.tokenUrl, form, client, secrets)).token;
 }
 
 /** A workforce user's new access token, and the refresh token STS rotated in, when it did. */

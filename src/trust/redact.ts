@@ -4,7 +4,8 @@
  * proxy or a hostile server may do so on purpose. Every secret sent in that request is taken out
  * of the reply's words in every form it can come back in: raw, percent-encoded (either hex case,
  * once or twice), form-encoded (`+` for a space), JSON-escaped, base64 and base64url (alone or
- * inside a longer encoded text, such as Basic credentials `id:secret`). Google's secrets hold
+ * inside a longer encoded text, such as Basic credentials `id:secret`), and decoded when the secret
+ * is itself an encoded text. Google's secrets hold
  * `/`, `+` and `=` (`1//0g…`, `4/0A…`, `GOCSPX-…`), so each form differs.
  */
 
@@ -52,16 +53,22 @@ export function scrubDeep(value: unknown, forms: readonly string[], depth = 0): 
  * The forms a secret can take on its way back in a reply: raw; percent-encoded
  * (`encodeURIComponent`, form encoding, either hex case, once or twice); JSON-escaped (`\\/` too);
  * and the base64 and base64url cores of the raw and form-encoded secret, at each of the three
- * alignments it can have inside a longer encoded text. Forms shorter than {@link MIN_SECRET_LENGTH}
- * are left out.
+ * alignments it can have inside a longer encoded text. A secret that is itself percent-encoded (an
+ * AWS subject token is a URL-encoded request) may come back decoded: each form of its decoded
+ * text too. Forms shorter than {@link MIN_SECRET_LENGTH} are left out.
  */
 export function secretForms(secret: string): string[] {
+  const decoded = percentDecoded(secret);
+  const texts = decoded === secret ? [secret] : [secret, decoded];
+  return [...new Set(texts.flatMap(encodedForms))].filter((f) => f.length >= MIN_SECRET_LENGTH);
+}
+
+function encodedForms(secret: string): string[] {
   const percent = encodeURIComponent(secret);
   const form = formEncoded(secret);
   const json = JSON.stringify(secret).slice(1, -1);
   const texts = [secret, percent, form, json, json.replaceAll("/", "\\/"), encodeURIComponent(percent)];
-  const encoded = [secret, form].flatMap(base64Cores);
-  return [...new Set([...texts, ...texts.map(lowerHex), ...encoded])].filter((f) => f.length >= MIN_SECRET_LENGTH);
+  return [...texts, ...texts.map(lowerHex), ...[secret, form].flatMap(base64Cores)];
 }
 
 /** `application/x-www-form-urlencoded`, as a request body or Basic credentials (RFC 6749 2.3.1) carry it. */
@@ -73,6 +80,15 @@ export function formEncoded(text: string): string {
 export function formDecoded(text: string): string {
   try {
     return decodeURIComponent(text.replaceAll("+", " "));
+  } catch {
+    return text;
+  }
+}
+
+/** A percent-encoded text decoded (`+` stays `+`: a secret's own plus); unchanged when it is not one. */
+function percentDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
   } catch {
     return text;
   }

@@ -202,3 +202,19 @@ test("serverWords: one printable line, whole up to the bound, else cut after a w
   assert.equal(oneWord, `${"y".repeat(MAX_SERVER_WORDS)} …`, "no space at all: cut at the bound");
   assert.equal(serverWords(`${"z ".repeat(600)}\u202e`).includes("\u202e"), false);
 });
+
+test("a secret that is itself percent-encoded (an AWS subject token) is taken out decoded too, in every form", () => {
+  const decoded = '{"headers":[{"key":"authorization","value":"AWS4 Signature=ab/c+d=="}]}';
+  const token = encodeURIComponent(decoded);
+  const redact = redactor([token]);
+  for (const echo of [token, ...echoes(decoded)]) {
+    const out = redact(`server said: [${echo}] done`);
+    assert.ok(out.includes(REDACTED) && !out.includes(echo), `${echo} not redacted: ${out}`);
+  }
+  assert.ok(secretForms("abcdefgh%41").includes("abcdefghA"), "the decoded text");
+  assert.ok(secretForms("abcdefgh%41").includes("abcdefgh%2541"), "and the text as it is, encoded");
+  // A `+` in a plain secret is its own character, not an encoded space: no "decoded" form with a space.
+  assert.ok(!secretForms("abc+defgh").includes("abc defgh"));
+  assert.deepEqual(secretForms("abcdefgh"), [...new Set(secretForms("abcdefgh"))], "a plain secret's forms, once each");
+  assert.ok(secretForms("abc%zzdefgh").includes("abc%zzdefgh"), "a malformed escape: the text as it is");
+});
