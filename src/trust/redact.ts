@@ -50,6 +50,29 @@ export function scrubDeep(value: unknown, forms: readonly string[], depth = 0): 
 }
 
 /**
+ * `error` and its causes (6 deep) as copies with every form of `secrets` taken out of their
+ * messages and stacks, name and `code` kept: what a request's failure says (fetch quotes a header
+ * value it refuses, a URL with its password) may be printed later (CRED_AUTH_DEBUG=1). Not an
+ * Error: its text, scrubbed.
+ */
+export function scrubbedError(error: unknown, secrets: Iterable<unknown>, depth = 0): unknown {
+  const forms = formsOf(secrets);
+  if (!(error instanceof Error)) return typeof error === "string" ? scrub(error, forms) : error;
+  const copy = new Error(scrub(error.message, forms));
+  copy.name = error.name;
+  copy.stack = scrub(error.stack ?? `${error.name}: ${error.message}`, forms);
+  const code = (error as NodeJS.ErrnoException).code;
+  if (typeof code === "string") Object.assign(copy, { code });
+  if (error.cause !== undefined && depth < 6) copy.cause = scrubbedError(error.cause, secrets, depth + 1);
+  return copy;
+}
+
+/** The user info of every URL in `text` (`scheme://user:password@`) taken out: a password in a URL is a secret. */
+export function withoutUrlCredentials(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi, `$1${REDACTED}@`);
+}
+
+/**
  * The forms a secret can take on its way back in a reply: raw; percent-encoded
  * (`encodeURIComponent`, form encoding, either hex case, once or twice); JSON-escaped (`\\/` too);
  * and the base64 and base64url cores of the raw and form-encoded secret, at each of the three

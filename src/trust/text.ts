@@ -3,6 +3,7 @@
  * words) is printed only through {@link printable}, so an ESC or OSC sequence hidden in it
  * cannot retitle the terminal, hide a line or write a link.
  */
+import { withoutUrlCredentials } from "./redact.js";
 
 /**
  * C0 and C1 control characters, DEL, and the Unicode format characters that reorder or hide text
@@ -38,4 +39,12 @@ export function serverWords(text: string): string {
   const cut = line.slice(0, MAX_SERVER_WORDS + 1);
   const space = cut.lastIndexOf(" ");
   return `${printable(space > 0 ? cut.slice(0, space) : cut.slice(0, MAX_SERVER_WORDS))} …`;
+}
+
+/**
+ * A line of debug output (CRED_AUTH_DEBUG=1: stacks, causes from fetch or the file system) as
+ * every other message is shown: {@link printable}, with no URL's user info.
+ */
+export function debugText(line: string): string {
+  return printable(withoutUrlCredentials(line));
 }

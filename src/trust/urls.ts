@@ -177,6 +177,19 @@ export function trustedImdsUrl(raw: string, field: string, file: string | undefi
   );
 }
 
+/**
+ * Refuses a URL a credentials file names with a user name or password in it (a subject-token
+ * `credential_source.url`, which no URL policy judges: any host may serve a subject token): the
+ * password would travel in the clear and be quoted by every failure; headers carry secrets.
+ */
+export function refuseUrlCredentials(raw: string, field: string, file: string | undefined): void {
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (url === undefined || (url.username === "" && url.password === "")) return;
+  throw new CredUnsafeTokenUrlError(
+    `${namer({ service: "sts", field, ...(file === undefined ? {} : { file }) })} has a ${field} with a user name or password in it (at ${quoted(`${url.protocol}//${url.host}`.slice(0, 100))}); cred-auth sends none: give the secret in credential_source.headers instead.`,
+  );
+}
+
 /** How messages name the file: `Credentials file "PATH"`, as every other problem with a file is said. */
 function namer(destination: Destination): string {
   return destination.file === undefined ? "The credentials file" : `Credentials file ${quoted(destination.file)}`;

@@ -13,7 +13,9 @@ import {
   redactor,
   scrub,
   scrubDeep,
+  scrubbedError,
   secretForms,
+  withoutUrlCredentials,
 } from "../../dist/trust/redact.js";
 import { MAX_SERVER_WORDS, printable, quoted, serverWords } from "../../dist/trust/text.js";
 
@@ -217,4 +219,40 @@ test("a secret that is itself percent-encoded (an AWS subject token) is taken ou
   assert.ok(!secretForms("abc+defgh").includes("abc defgh"));
   assert.deepEqual(secretForms("abcdefgh"), [...new Set(secretForms("abcdefgh"))], "a plain secret's forms, once each");
   assert.ok(secretForms("abc%zzdefgh").includes("abc%zzdefgh"), "a malformed escape: the text as it is");
+});
+
+test("scrubbedError: copies of an error and its causes with every form of the secrets out; name and code kept", () => {
+  const root = Object.assign(new Error(`connect failed for ${encodeURIComponent(REFRESH)}`), { code: "ECONNREFUSED" });
+  const top = new TypeError(`fetch failed: ${REFRESH}`, { cause: root });
+  const copy = scrubbedError(top, [REFRESH]) as Error;
+  assert.ok(copy instanceof Error && copy !== top);
+  assert.equal(copy.name, "TypeError");
+  assert.equal(copy.message, `fetch failed: ${REDACTED}`);
+  assert.ok(copy.stack?.startsWith(`TypeError: fetch failed: ${REDACTED}\n`), copy.stack);
+  const cause = copy.cause as NodeJS.ErrnoException;
+  assert.equal(cause.message, `connect failed for ${REDACTED}`);
+  assert.equal(cause.code, "ECONNREFUSED");
+  assert.equal("code" in copy, false, "no code where there was none");
+  assert.equal("cause" in cause, false, "no cause where there was none");
+  assert.equal(scrubbedError(`text ${REFRESH}`, [REFRESH]), `text ${REDACTED}`);
+  assert.equal(scrubbedError(42, [REFRESH]), 42);
+  const stackless = new Error(REFRESH);
+  stackless.stack = undefined;
+  assert.equal((scrubbedError(stackless, [REFRESH]) as Error).stack, `Error: ${REDACTED}`);
+  let deep: Error = new Error(`deep ${REFRESH}`);
+  for (let i = 0; i < 8; i++) deep = new Error(`level ${i}`, { cause: deep });
+  let depth = 0;
+  for (let e: unknown = scrubbedError(deep, [REFRESH]); e instanceof Error; e = e.cause) depth++;
+  assert.equal(depth, 7, "causes are copied six deep, no further");
+});
+
+test("withoutUrlCredentials: the user info of every URL is taken out, nothing else", () => {
+  assert.equal(
+    withoutUrlCredentials("GET http://u:p4ss@127.0.0.1:9/x and HTTPS://only-user@h/y"),
+    `GET http://${REDACTED}@127.0.0.1:9/x and HTTPS://${REDACTED}@h/y`,
+  );
+  for (const text of ["http://host/path@x", "mail me@example.com", "http://h:9/a b@c", "no url here"])
+    assert.equal(withoutUrlCredentials(text), text, text);
+  assert.equal(withoutUrlCredentials("xhttp://u:p@h/"), "xhttp://u:p@h/".replace("u:p", REDACTED));
+  assert.equal(withoutUrlCredentials("git+ssh://me@h/r"), `git+ssh://${REDACTED}@h/r`);
 });

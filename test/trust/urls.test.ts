@@ -11,6 +11,7 @@ import {
   UNIVERSE_ENV,
   checkFileUniverse,
   emulatorBaseUrl,
+  refuseUrlCredentials,
   googleConsoleLink,
   isLoopbackHostname,
   trustedImdsUrl,
@@ -393,4 +394,20 @@ test("an AWS source's IMDS URLs: AWS's instance metadata service only (IPv4, IPv
     ERROR_CODES.UNSAFE_TOKEN_URL,
     /^The credentials file has a credential_source\.url that is not a URL; write it again\.$/,
   );
+});
+
+test("a URL a file names with a user or password in it is refused, whatever its host; others pass", () => {
+  for (const raw of ["http://u:pw@127.0.0.1:5/t", "https://u@subject.example/t", "https://:pw@subject.example/t"])
+    refused(
+      () => refuseUrlCredentials(raw, "credential_source.url", "/x/wif.json"),
+      ERROR_CODES.UNSAFE_TOKEN_URL,
+      /^Credentials file "\/x\/wif\.json" has a credential_source\.url with a user name or password in it \(at "https?:\/\/[^"@]+"\); cred-auth sends none: give the secret in credential_source\.headers instead\.$/,
+    );
+  refused(
+    () => refuseUrlCredentials("http://u:pw@h/", "credential_source.url", undefined),
+    ERROR_CODES.UNSAFE_TOKEN_URL,
+    /^The credentials file has a credential_source\.url with/,
+  );
+  for (const raw of ["https://subject.example/t?user=x", "http://127.0.0.1:5/t", "not a url", "http://h/a@b"])
+    refuseUrlCredentials(raw, "credential_source.url", "/x/wif.json");
 });
