@@ -100,6 +100,8 @@ export const ERROR_CODES = {
   NOT_REVOCABLE: "ERR_NOT_REVOCABLE",
   /** Google's revoke endpoint refused the token (already revoked, expired, or not one): nothing was removed. */
   REVOKE_REFUSED: "ERR_REVOKE_REFUSED",
+  /** A server answered a "token" that is no token (control characters, white space, escape codes): it was not printed. */
+  TOKEN_MALFORMED: "ERR_TOKEN_MALFORMED",
 } as const;
 
 /** One of {@link ERROR_CODES}' values. */

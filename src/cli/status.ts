@@ -3,7 +3,7 @@
 // files alone (credentials/status.ts); `--check` asks for a token. Exit 1 when nothing usable was
 // found or the check failed.
 import type { CredentialsStatus } from "../credentials/status.js";
-import { printable } from "../trust/text.js";
+import { printable, safeJson } from "../trust/text.js";
 import { UsageError, type ParsedArgs } from "./args.js";
 import { credentialsState } from "./lazy.js";
 import { EXIT, writeOut } from "./output.js";
@@ -13,7 +13,7 @@ export async function status(args: ParsedArgs): Promise<number> {
   const format = args.options.format ?? "text";
   if (format !== "text" && format !== "json") throw new UsageError("--format must be text or json");
   const found = await credentialsState().credentialsStatus(args.positionals[0], { check: args.options.check === true });
-  writeOut(format === "json" ? `${JSON.stringify(asJson(found, Date.now()), null, 2)}\n` : asText(found, Date.now()));
+  writeOut(format === "json" ? `${safeJson(asJson(found, Date.now()), 2)}\n` : asText(found, Date.now()));
   const usable = found.source.kind !== "none" && found.problem === undefined && found.check?.ok !== false;
   return usable ? EXIT.ok : EXIT.credentials;
 }

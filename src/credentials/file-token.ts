@@ -22,6 +22,7 @@ import type { ImpersonatedFile, ImpersonationSource } from "../formats/impersona
 import type { RefreshTokenPlace } from "../formats/rotated-refresh-token.js";
 import { chooseTokenUrl } from "../token-services/token-requests.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
+import { checkedToken } from "../trust/text.js";
 import { type Universe, trustedUniverse } from "../trust/urls.js";
 import { fileRefresh } from "./lazy.js";
 
@@ -79,7 +80,7 @@ export async function accessTokenForFile(path: string, options: FileTokenOptions
   };
   const token = await tokenFor(file, request);
   return {
-    accessToken: token.access_token,
+    accessToken: checkedToken(token.access_token, "an access token"),
     expiryDate: token.expiry_date,
     tokenType: "Bearer",
     credentialsType: file.type,
