@@ -54,4 +54,16 @@ export const MUTATION_MODULES = [
     file: "src/formats/external-account.ts",
     tests: ["test/formats/external-account.test.ts"],
   },
+  // Where each file's secrets may go, the keys that keep one configuration's tokens from another's, AWS's signing and IMDS.
+  {
+    name: "destinations",
+    file: "src/formats/destinations.ts",
+    tests: ["test/formats/destinations.test.ts"],
+  },
+  { name: "cache-keys", file: "src/formats/cache-keys.ts", tests: ["test/formats/cache-keys.test.ts"] },
+  {
+    name: "aws",
+    file: "src/token-services/aws.ts",
+    tests: ["test/token-services/aws.test.ts", "test/token-services/aws-imds.test.ts"],
+  },
 ];

@@ -110,6 +110,8 @@ export const ERROR_CODES = {
   FILE_CHANGED: "ERR_FILE_CHANGED",
   /** The `cred-auth` command was started by a Node.js older than the package needs (22). */
   NODE_TOO_OLD: "ERR_NODE_TOO_OLD",
+  /** A server answered a "token" that is no token (control characters, white space, escape codes): it was not printed. */
+  TOKEN_MALFORMED: "ERR_TOKEN_MALFORMED",
 } as const;
 
 /** One of {@link ERROR_CODES}' values. */

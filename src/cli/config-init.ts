@@ -4,12 +4,13 @@
 // when this machine cannot show a browser), takes the JSON file the console downloads, checks that
 // it is a "Desktop app" client (the loopback sign-in needs one), and keeps its id and secret in the
 // settings through the one settings writer (config.ts), so that the downloaded file may go.
-import { readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { type BrowserPlan, planBrowser, planSources } from "../credentials/plan.js";
 import { openBrowser } from "../oauth/browser.js";
 import { credentialsInsteadOfClient, readClientSecretText } from "../oauth/client.js";
+import { newestDownload } from "../oauth/client-download.js";
+import { printable } from "../trust/text.js";
 import type { Settings, SettingKey } from "../settings/keys.js";
 import { UsageError } from "./args.js";
 import { EXIT } from "./output.js";
@@ -125,7 +126,8 @@ async function guide({ runtime, browser }: BrowserPlan, env: NodeJS.ProcessEnv):
 
 async function askForFile(prompt: TerminalPrompt, env: NodeJS.ProcessEnv): Promise<string> {
   const suggestion = newestDownload(env.HOME);
-  const hint = suggestion ? ` [${suggestion}]` : "";
+  // A file's name is shown as terminal-safe text: escape codes in it cannot reach the terminal.
+  const hint = suggestion ? ` [${printable(suggestion)}]` : "";
   for (let attempt = 1; ; attempt++) {
     const answer = cleanPath(await prompt.ask(`The downloaded JSON file${hint}: `), env.HOME);
     const path = answer === "" ? suggestion : answer;
@@ -138,30 +140,8 @@ async function askForFile(prompt: TerminalPrompt, env: NodeJS.ProcessEnv): Promi
       return resolve(path);
     } catch (error) {
       if (attempt >= PATH_ATTEMPTS || !(error instanceof CredCredentialsError)) throw error;
-      say(`${error.message}\n`);
+      say(`${printable(error.message)}\n`);
     }
-  }
-}
-
-/** The newest `client_secret_*.json` in ~/Downloads: where a browser puts the console's download. */
-export function newestDownload(home: string | undefined): string | undefined {
-  if (!home) return undefined;
-  const downloads = join(home, "Downloads");
-  let names: string[];
-  try {
-    names = readdirSync(downloads).filter((n) => /^client_secret.*\.json$/.test(n));
-  } catch {
-    return undefined;
-  }
-  const dated = names.map((n) => ({ path: join(downloads, n), time: modified(join(downloads, n)) }));
-  return dated.sort((a, b) => b.time - a.time)[0]?.path;
-}
-
-function modified(path: string): number {
-  try {
-    return statSync(path).mtimeMs;
-  } catch {
-    return 0;
   }
 }
 
@@ -174,12 +154,11 @@ export function cleanPath(text: string, home: string | undefined): string {
 /** Checks the file, keeps its client in the settings, and says what comes next. */
 async function keep(path: string, store: SettingsWriter): Promise<number> {
   const client = desktopClient(path);
-  const settings = await store({ "client-id": client.clientId, "client-secret": client.clientSecret }, [
-    "client-secret-file",
-  ]);
+  await store({ "client-id": client.clientId, "client-secret": client.clientSecret }, ["client-secret-file"]);
   say(
     [
-      `cred-auth: the Desktop client ${client.clientId} is kept in ${settings}; the downloaded file is no longer needed.`,
+      // The settings writer's line above names the file: said once.
+      `cred-auth: the Desktop client ${printable(client.clientId)} is kept there; the downloaded file is no longer needed.`,
       "Next: `npx cred-auth login credentials.json`, or any sign-in of the library, signs in as this client.",
       "",
     ].join("\n"),

@@ -2,7 +2,7 @@
 // error classes only (their messages never hold a secret); stacks only with CRED_AUTH_DEBUG=1.
 import { writeSync } from "node:fs";
 import { CredAuthError, CredCancelledError, CredConnectionError } from "../errors.js";
-import { printable } from "../trust/text.js";
+import { debugText, printable } from "../trust/text.js";
 import { debugEnabled } from "../util/debug.js";
 import { UsageError } from "./args.js";
 
@@ -114,5 +114,10 @@ function debugDetails(error: unknown): string {
     const text = e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e);
     lines.push(depth === 0 ? text : `caused by: ${text}`);
   }
-  return `${lines.join("\n")}\n`;
+  // Causes come from other code (fetch, the file system): a path's escape codes or a URL's password
+  // are shown as every other message shows them, line by line.
+  return `${lines
+    .flatMap((line) => line.split("\n"))
+    .map(debugText)
+    .join("\n")}\n`;
 }

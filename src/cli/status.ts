@@ -4,7 +4,7 @@
 // --no-check. Exit 1 when nothing usable was found or the check failed; a `next step` line then
 // says what to do, as `gh auth status` does. On a terminal, values wrap at word boundaries.
 import type { CredentialsStatus } from "../credentials/status.js";
-import { printable } from "../trust/text.js";
+import { printable, safeJson } from "../trust/text.js";
 import { UsageError, type ParsedArgs } from "./args.js";
 import { credentialsState } from "./lazy.js";
 import { EXIT, writeOut } from "./output.js";
@@ -18,7 +18,7 @@ export async function status(args: ParsedArgs): Promise<number> {
   });
   const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
   writeOut(
-    format === "json" ? `${JSON.stringify(asJson(found, Date.now()), null, 2)}\n` : asText(found, Date.now(), columns),
+    format === "json" ? `${safeJson(asJson(found, Date.now()), 2)}\n` : asText(found, Date.now(), columns),
   );
   const usable = found.source.kind !== "none" && found.problem === undefined && found.check?.ok !== false;
   return usable ? EXIT.ok : EXIT.credentials;

@@ -24,6 +24,7 @@ import { chooseTokenUrl } from "../token-services/token-requests.js";
 import { scopeCheckNotes } from "../oauth/known-scopes.js";
 import { assertValidScopes } from "../oauth/scopes.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
+import { checkedToken } from "../trust/text.js";
 import { type Universe, trustedUniverse } from "../trust/urls.js";
 import { fileRefresh } from "./lazy.js";
 
@@ -83,7 +84,7 @@ export async function accessTokenForFile(path: string, options: FileTokenOptions
   };
   const token = await tokenFor(file, request);
   return {
-    accessToken: token.access_token,
+    accessToken: checkedToken(token.access_token, "an access token"),
     expiryDate: token.expiry_date,
     tokenType: "Bearer",
     credentialsType: file.type,

@@ -11,6 +11,7 @@ import {
   type GoogleService,
   type Universe,
   checkFileUniverse,
+  refuseUrlCredentials,
   trustedImdsUrl,
   trustedUrl,
 } from "../trust/urls.js";
@@ -45,13 +46,17 @@ export interface ExternalAccountDestinations {
   cloudResourceManagerUrl: string;
 }
 
-/** Where an `external_account` file's tokens go; a foreign `token_info_url` is refused too. */
+/**
+ * Where an `external_account` file's tokens go; a foreign `token_info_url` is refused too, and a
+ * subject-token URL with a user name or password in it.
+ */
 export function externalAccountDestinations(
   file: ExternalAccountFile,
   universe: Universe,
   path?: string,
 ): ExternalAccountDestinations {
   checkFileUniverse(file.universeDomain, universe, path);
+  if (file.source.kind === "url") refuseUrlCredentials(file.source.url, "credential_source.url", path);
   if (file.tokenInfoUrl !== undefined)
     trustedUrl(file.tokenInfoUrl, destination("sts", "token_info_url", path), universe);
   const impersonation = file.serviceAccountImpersonationUrl;
@@ -116,6 +121,7 @@ export function impersonatedDestinations(
   universe: Universe,
   path?: string,
 ): ImpersonatedDestinations {
+  // Stryker disable next-line BlockStatement,CallExpression: equivalent: the file's universe is its source's, which the source's token URL checks too
   checkFileUniverse(file.universeDomain, universe, path);
   return {
     iamUrl: trustedUrl(

@@ -9,7 +9,7 @@
  */
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { quoted } from "../trust/text.js";
-import { targetOfImpersonationUrl } from "./impersonation-url.js";
+import { IMPERSONATION_URL_SHAPE, targetOfImpersonationUrl } from "./impersonation-url.js";
 
 /** Where an external_account file's subject token comes from. */
 export type SubjectTokenSource =
@@ -180,7 +180,7 @@ function impersonationOf(json: Record<string, unknown>, fields: Fields): Imperso
   if (url === undefined) return {};
   const target = targetOfImpersonationUrl(url);
   if (target === undefined)
-    throw fields.invalid('has a "service_account_impersonation_url" that does not end in ACCOUNT:generateAccessToken');
+    throw fields.invalid(`has a "service_account_impersonation_url" that does not end in ${IMPERSONATION_URL_SHAPE}`);
   const lifetime = impersonationLifetime(json.service_account_impersonation, fields);
   return {
     serviceAccountImpersonationUrl: url,

@@ -18,7 +18,7 @@ import {
 } from "./credentials-file.js";
 import { type ExternalAuthorizedUserFile, isObject, parseExternalAuthorizedUser } from "./external-account.js";
 import type { ImpersonationChain } from "./impersonation-chain.js";
-import { targetOfImpersonationUrl } from "./impersonation-url.js";
+import { IMPERSONATION_URL_SHAPE, targetOfImpersonationUrl } from "./impersonation-url.js";
 
 export { targetOfImpersonationUrl };
 
@@ -70,7 +70,7 @@ export function parseImpersonatedFile(json: Record<string, unknown>, path: strin
   const url = json.service_account_impersonation_url;
   const target = typeof url === "string" ? targetOfImpersonationUrl(url) : undefined;
   if (typeof url !== "string" || target === undefined)
-    throw invalid('has no "service_account_impersonation_url" ending in ACCOUNT:generateAccessToken');
+    throw invalid(`has no "service_account_impersonation_url" ending in ${IMPERSONATION_URL_SHAPE}`);
   const delegates = json.delegates ?? [];
   if (!Array.isArray(delegates) || delegates.some((d) => typeof d !== "string" || d.trim() === ""))
     throw invalid('has "delegates" that are not a list of service account e-mails');

@@ -1,12 +1,18 @@
 /**
- * The account an IAM Credentials `...:generateAccessToken` URL names, as google-auth-library reads
- * it: shared by the files that name such a URL (impersonated-file.ts, external-account.ts).
+ * The account an IAM Credentials `...:generateAccessToken` URL names: the one parser for every
+ * reader (impersonated-file.ts, external-account.ts, and through them status, messages, default()
+ * and print-token). The account is read from the URL's path, the part the request goes to; a URL
+ * with a query or a fragment is refused, since a reader of the whole text could take an account
+ * named there while the request acts as the path's.
  */
 
-/** The account an impersonation URL names (google-auth-library's reading), or undefined. */
+/** How messages say the shape a `service_account_impersonation_url` must have. */
+export const IMPERSONATION_URL_SHAPE = "ACCOUNT:generateAccessToken (a URL with no query or fragment)";
+
+/** The account an impersonation URL's path names, or undefined (no such path, a query or fragment, a smuggled path). */
 export function targetOfImpersonationUrl(url: string): string | undefined {
-  if (url.length > 256) return undefined;
-  const encoded = /(?<target>[^/]+):generateAccessToken$/.exec(url)?.groups?.target;
+  if (url.length > 256 || url.includes("?") || url.includes("#") || !URL.canParse(url)) return undefined;
+  const encoded = /\/(?<target>[^/]+):generateAccessToken$/.exec(new URL(url).pathname)?.groups?.target;
   let target: string;
   try {
     target = decodeURIComponent(encoded ?? "");

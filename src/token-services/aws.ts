@@ -217,6 +217,28 @@ const compare = (a = "", b = ""): number => (a < b ? -1 : a > b ? 1 : 0);
 const sha256Hex = (text: string): string => createHash("sha256").update(text).digest("hex");
 const hmac = (key: string | Buffer, text: string): Buffer => createHmac("sha256", key).update(text).digest();
 
+/**
+ * The parts of a serialized subject token ({@link awsSubjectToken}) a server may echo decoded, for
+ * redaction: the decoded request whole, its `Authorization` header and signature, and its session
+ * token. With long-term keys the decoded request alone would be enough to rebuild the subject
+ * token and exchange it. A text that is no such token has none.
+ */
+export function awsSubjectTokenSecrets(token: string): string[] {
+  let request: unknown;
+  try {
+    request = JSON.parse(decodeURIComponent(token));
+  } catch {
+    return [];
+  }
+  if (!isObject(request)) return [];
+  const headers = Array.isArray(request.headers) ? request.headers : [];
+  const value = (key: string) => headers.find((h) => isObject(h) && h.key === key)?.value;
+  const authorization = value("authorization");
+  const signature = typeof authorization === "string" ? /Signature=([0-9a-f]+)/.exec(authorization)?.[1] : undefined;
+  const parts = [JSON.stringify(request), authorization, signature, value("x-amz-security-token")];
+  return parts.filter((part): part is string => typeof part === "string");
+}
+
 /** Every secret of `identity`, for redaction: the secret key and the session token. */
 export function awsSecrets(identity: AwsIdentity): string[] {
   return [identity.keys.secretAccessKey, ...(identity.keys.sessionToken ? [identity.keys.sessionToken] : [])];

@@ -16,8 +16,8 @@ import { isObject } from "../formats/external-account.js";
 import { readTrustedFile } from "../trust/files.js";
 import { boundedFetch } from "../trust/http.js";
 import { basicForms, redactor } from "../trust/redact.js";
-import { printable, quoted, serverWords } from "../trust/text.js";
-import { awsIdentity, awsSecrets, awsSubjectToken } from "./aws.js";
+import { checkedToken, printable, quoted, serverWords } from "../trust/text.js";
+import { awsIdentity, awsSecrets, awsSubjectToken, awsSubjectTokenSecrets } from "./aws.js";
 import { type FetchedToken, SERVICE_TIMEOUT_MS, postToService } from "./service-request.js";
 
 const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
@@ -155,7 +155,10 @@ export async function exchangeSubjectToken(
     file.clientId !== undefined && file.clientSecret !== undefined
       ? { id: file.clientId, secret: file.clientSecret }
       : undefined;
-  return (await postSts(exchange.tokenUrl, form, client, [exchange.subjectToken, ...(exchange.secrets ?? [])])).token;
+  // An AWS subject token may come back decoded: its request, signature and session token are secrets too.
+  const decoded = file.source.kind === "aws" ? awsSubjectTokenSecrets(exchange.subjectToken) : [];
+  const secrets = [exchange.subjectToken, ...decoded, ...(exchange.secrets ?? [])];
+  return (await postSts(exchange.tokenUrl, form, client, secrets)).token;
 }
 
 /** A workforce user's new access token, and the refresh token STS rotated in, when it did. */
@@ -218,7 +221,9 @@ async function postSts(
     throw stsRefusal(response.status, reply, sent);
   }
   const expiresIn = typeof reply.expires_in === "number" ? reply.expires_in : 3600;
-  return { token: { accessToken: reply.access_token, expiresAt: Date.now() + expiresIn * 1000 }, reply };
+  // Checked before it is cached: a "token" with an escape code or a CR LF would be printed later.
+  const accessToken = checkedToken(reply.access_token, "an access token");
+  return { token: { accessToken, expiresAt: Date.now() + expiresIn * 1000 }, reply };
 }
 
 /** STS's refusal, its words on one line, with every form of what we sent taken out and made printable. */

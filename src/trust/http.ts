@@ -1,8 +1,11 @@
 /**
  * One bounded HTTP exchange with a URL a file named or the URL policy judged: no redirect is
  * followed (a redirect would carry the request, headers and body, to a host nobody judged), and
- * the whole exchange, reading the answer included, is bounded in time and in size.
+ * the whole exchange, reading the answer included, is bounded in time and in size. A failure is
+ * handed on with every secret of the request (header values, the body's values, a URL's user info)
+ * taken out of it, so no later printing (CRED_AUTH_DEBUG=1) can show one.
  */
+import { scrubbedError } from "./redact.js";
 
 /** What to send, and the bounds. */
 export interface BoundedRequest {
@@ -28,7 +31,8 @@ export interface BoundedReply {
 
 /**
  * Sends `request` to `url` and reads the answer within the bounds. A failure to get any answer
- * (network, time-out, a body cut short) throws `unreachable(cause)`.
+ * (network, time-out, a body cut short) throws `unreachable(cause)`, the cause scrubbed of the
+ * request's secrets.
  */
 export async function boundedFetch(
   url: string,
@@ -49,8 +53,16 @@ export async function boundedFetch(
     if (redirect) await response.body?.cancel();
     return { status: response.status, ok: response.ok, redirect, ...body };
   } catch (cause) {
-    throw unreachable(cause);
+    throw unreachable(scrubbedError(cause, requestSecrets(url, request)));
   }
+}
+
+/** What a request carries that its failure must not repeat: header values, the body and its form values, the URL's user info. */
+function requestSecrets(url: string, request: BoundedRequest): string[] {
+  const body = request.body === undefined ? [] : [request.body, ...new URLSearchParams(request.body).values()];
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  const userInfo = parsed === undefined ? [] : [parsed.username, parsed.password, decodeURIComponent(parsed.password)];
+  return [...Object.values(request.headers ?? {}), ...body, ...userInfo];
 }
 
 /** The body as UTF-8 text, or `tooLarge` as soon as it passes `maxBytes` (the rest is never read). */

@@ -4,7 +4,8 @@
  * proxy or a hostile server may do so on purpose. Every secret sent in that request is taken out
  * of the reply's words in every form it can come back in: raw, percent-encoded (either hex case,
  * once or twice), form-encoded (`+` for a space), JSON-escaped, base64 and base64url (alone or
- * inside a longer encoded text, such as Basic credentials `id:secret`). Google's secrets hold
+ * inside a longer encoded text, such as Basic credentials `id:secret`), and decoded when the secret
+ * is itself an encoded text. Google's secrets hold
  * `/`, `+` and `=` (`1//0g…`, `4/0A…`, `GOCSPX-…`), so each form differs.
  */
 
@@ -49,19 +50,48 @@ export function scrubDeep(value: unknown, forms: readonly string[], depth = 0): 
 }
 
 /**
+ * `error` and its causes (6 deep) as copies with every form of `secrets` taken out of their
+ * messages and stacks, name and `code` kept: what a request's failure says (fetch quotes a header
+ * value it refuses, a URL with its password) may be printed later (CRED_AUTH_DEBUG=1). Not an
+ * Error: its text, scrubbed.
+ */
+export function scrubbedError(error: unknown, secrets: Iterable<unknown>, depth = 0): unknown {
+  const forms = formsOf(secrets);
+  if (!(error instanceof Error)) return typeof error === "string" ? scrub(error, forms) : error;
+  const copy = new Error(scrub(error.message, forms));
+  copy.name = error.name;
+  copy.stack = scrub(error.stack ?? `${error.name}: ${error.message}`, forms);
+  const code = (error as NodeJS.ErrnoException).code;
+  if (typeof code === "string") Object.assign(copy, { code });
+  if (error.cause !== undefined && depth < 6) copy.cause = scrubbedError(error.cause, secrets, depth + 1);
+  return copy;
+}
+
+/** The user info of every URL in `text` (`scheme://user:password@`) taken out: a password in a URL is a secret. */
+export function withoutUrlCredentials(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi, `$1${REDACTED}@`);
+}
+
+/**
  * The forms a secret can take on its way back in a reply: raw; percent-encoded
  * (`encodeURIComponent`, form encoding, either hex case, once or twice); JSON-escaped (`\\/` too);
  * and the base64 and base64url cores of the raw and form-encoded secret, at each of the three
- * alignments it can have inside a longer encoded text. Forms shorter than {@link MIN_SECRET_LENGTH}
- * are left out.
+ * alignments it can have inside a longer encoded text. A secret that is itself percent-encoded (an
+ * AWS subject token is a URL-encoded request) may come back decoded: each form of its decoded
+ * text too. Forms shorter than {@link MIN_SECRET_LENGTH} are left out.
  */
 export function secretForms(secret: string): string[] {
+  const decoded = percentDecoded(secret);
+  const texts = decoded === secret ? [secret] : [secret, decoded];
+  return [...new Set(texts.flatMap(encodedForms))].filter((f) => f.length >= MIN_SECRET_LENGTH);
+}
+
+function encodedForms(secret: string): string[] {
   const percent = encodeURIComponent(secret);
   const form = formEncoded(secret);
   const json = JSON.stringify(secret).slice(1, -1);
   const texts = [secret, percent, form, json, json.replaceAll("/", "\\/"), encodeURIComponent(percent)];
-  const encoded = [secret, form].flatMap(base64Cores);
-  return [...new Set([...texts, ...texts.map(lowerHex), ...encoded])].filter((f) => f.length >= MIN_SECRET_LENGTH);
+  return [...texts, ...texts.map(lowerHex), ...[secret, form].flatMap(base64Cores)];
 }
 
 /** `application/x-www-form-urlencoded`, as a request body or Basic credentials (RFC 6749 2.3.1) carry it. */
@@ -73,6 +103,15 @@ export function formEncoded(text: string): string {
 export function formDecoded(text: string): string {
   try {
     return decodeURIComponent(text.replaceAll("+", " "));
+  } catch {
+    return text;
+  }
+}
+
+/** A percent-encoded text decoded (`+` stays `+`: a secret's own plus); unchanged when it is not one. */
+function percentDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
   } catch {
     return text;
   }

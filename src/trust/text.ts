@@ -3,6 +3,8 @@
  * words) is printed only through {@link printable}, so an ESC or OSC sequence hidden in it
  * cannot retitle the terminal, hide a line or write a link.
  */
+import { CredConnectionError, ERROR_CODES } from "../errors.js";
+import { withoutUrlCredentials } from "./redact.js";
 
 /**
  * C0 and C1 control characters, DEL, and the Unicode format characters that reorder or hide text
@@ -38,4 +40,47 @@ export function serverWords(text: string): string {
   const cut = line.slice(0, MAX_SERVER_WORDS + 1);
   const space = cut.lastIndexOf(" ");
   return `${printable(space > 0 ? cut.slice(0, space) : cut.slice(0, MAX_SERVER_WORDS))} …`;
+}
+
+/**
+ * A line of debug output (CRED_AUTH_DEBUG=1: stacks, causes from fetch or the file system) as
+ * every other message is shown: {@link printable}, with no URL's user info.
+ */
+export function debugText(line: string): string {
+  return printable(withoutUrlCredentials(line));
+}
+
+/** The longest token printed (Google's access and ID tokens are 2 KiB at most). */
+export const MAX_TOKEN_LENGTH = 16 * 1024;
+
+/** A token as a server must answer it: visible ASCII only (RFC 6750's token characters and more), no white space. */
+const TOKEN = /^[\x21-\x7e]+$/;
+
+/**
+ * `token`, a server's answer about to be printed or put in a header, when it is a token: visible
+ * ASCII, no white space or control character, at most {@link MAX_TOKEN_LENGTH} long. Else one
+ * coded error that shows nothing of it: an escape code or a CR LF in it would reach a terminal, or
+ * add a line to `--format header`.
+ */
+export function checkedToken(token: string, what: string): string {
+  if (token.length <= MAX_TOKEN_LENGTH && TOKEN.test(token)) return token;
+  throw new CredConnectionError(
+    `The server answered ${what} that is not a token (it holds white space, control characters or other text, or is too long); cred-auth printed none of it. Check the token URL the credentials name.`,
+    { code: ERROR_CODES.TOKEN_MALFORMED },
+  );
+}
+
+/** What {@link UNSAFE} finds that JSON leaves raw: all but C0, which JSON writes as escapes (and its own line breaks). */
+const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
+/**
+ * JSON of `value` (indented by `indent`) with every character {@link printable} escapes written as a
+ * `\\uXXXX` escape too (C1, DEL, bidirectional and zero-width characters, which JSON allows raw):
+ * the same data to a JSON reader, nothing hidden or reordered on a terminal.
+ */
+export function safeJson(value: unknown, indent?: number): string {
+  return (JSON.stringify(value, null, indent) ?? "null").replace(
+    JSON_UNSAFE,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }

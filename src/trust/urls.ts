@@ -24,7 +24,7 @@ export interface Universe {
   readonly chosenBy: "default" | "environment" | "option";
   /**
    * The local emulator's base URL (`CRED_AUTH_EMULATOR_HOST`): Google's URLs of the default
-   * universe go there instead, and plain http to this machine is allowed.
+   * universe go there instead, and plain http to exactly this host and port is allowed.
    */
   readonly emulator?: string;
 }
@@ -93,8 +93,9 @@ const LEGACY_OAUTH2_HOSTS = new Set(["accounts.google.com", "www.googleapis.com"
  * `raw` judged for `destination` in `universe`: the URL to send the secret to.
  * - `https://SERVICE.UNIVERSE/...` (no port, no user info) is Google's: allowed; with the
  *   emulator, Google's URLs of the default universe go to the emulator instead;
- * - `http://` to this machine (127.0.0.0/8, ::1, localhost): with the emulator, or when the URL
- *   receives only the file's own secret ({@link Destination.ownSecretOnly});
+ * - `http://` to this machine (127.0.0.0/8, ::1, localhost) without user info: the emulator's own
+ *   host and port, or any port when the URL receives only the file's own secret
+ *   ({@link Destination.ownSecretOnly});
  * - anything else is refused with a {@link CredUnsafeTokenUrlError}.
  */
 export function trustedUrl(raw: string, destination: Destination, universe: Universe): string {
@@ -106,10 +107,23 @@ export function trustedUrl(raw: string, destination: Destination, universe: Univ
   if (isGoogle(url, destination.service, universe.domain)) {
     if (universe.emulator === undefined) return url.toString();
     if (universe.domain === DEFAULT_UNIVERSE) return emulated(url, destination.service, universe.emulator);
-  } else if (url.protocol === "http:" && isLoopbackHostname(url.hostname)) {
-    if (universe.emulator !== undefined || destination.ownSecretOnly) return url.toString();
+  } else if (isPlainLoopback(url)) {
+    if (isEmulator(url, universe) || destination.ownSecretOnly) return url.toString();
   }
   throw refusal(url, destination, universe);
+}
+
+/** `http://` to this machine without user info: the only plain-http URLs a secret may go to. */
+function isPlainLoopback(url: URL): boolean {
+  return url.protocol === "http:" && url.username === "" && url.password === "" && isLoopbackHostname(url.hostname);
+}
+
+/**
+ * Whether `url` is the emulator's own (`CRED_AUTH_EMULATOR_HOST`): exactly its host and port, not
+ * any other port on this machine (another local user may listen there).
+ */
+function isEmulator(url: URL, universe: Universe): boolean {
+  return universe.emulator !== undefined && isPlainLoopback(url) && url.origin === universe.emulator;
 }
 
 function isGoogle(url: URL, service: GoogleService, domain: string): boolean {
@@ -125,10 +139,11 @@ function emulated(url: URL, service: GoogleService, emulator: string): string {
 
 function refusal(url: URL, destination: Destination, universe: Universe): CredUnsafeTokenUrlError {
   const expected = `${destination.service}.${universe.domain}`;
-  const local =
-    url.protocol === "http:" && isLoopbackHostname(url.hostname)
+  const local = !isPlainLoopback(url)
+    ? ""
+    : universe.emulator === undefined
       ? `; plain http to this machine is allowed only with ${ENV.emulatorHost} set`
-      : "";
+      : `; plain http to this machine goes only to the emulator (${ENV.emulatorHost}, ${universe.emulator})`;
   return new CredUnsafeTokenUrlError(
     `${namer(destination)} has a ${destination.field} at ${quoted(`${url.protocol}//${url.host}`.slice(0, 100))}, which is not ${SERVICES[destination.service]} (https://${expected}) in the universe cred-auth trusts (${universe.domain})${local}; cred-auth sends no token there.`,
   );
@@ -144,7 +159,7 @@ const IMDS_HOSTS = new Set(["169.254.169.254", "[fd00:ec2::254]"]);
  * google-auth-library and Python once checked too:
  * - `http://169.254.169.254/...` or `http://[fd00:ec2::254]/...` (no user info, no other port); with
  *   the emulator, the emulator's IMDS at the same path instead (nothing leaves this machine);
- * - with the emulator, `http://` to this machine (the emulator's own IMDS URLs);
+ * - with the emulator, the emulator's own IMDS URLs (its host and port, under its IMDS path);
  * - anything else is refused with a {@link CredUnsafeTokenUrlError}.
  */
 export function trustedImdsUrl(raw: string, field: string, file: string | undefined, universe: Universe): string {
@@ -156,9 +171,22 @@ export function trustedImdsUrl(raw: string, field: string, file: string | undefi
     return universe.emulator === undefined
       ? url.toString()
       : `${universe.emulator}${EMULATOR_PATHS.awsImds}${url.pathname}${url.search}`;
-  if (plain && isLoopbackHostname(url.hostname) && universe.emulator !== undefined) return url.toString();
+  if (isEmulator(url, universe) && url.pathname.startsWith(`${EMULATOR_PATHS.awsImds}/`)) return url.toString();
   throw new CredUnsafeTokenUrlError(
     `${named} at ${quoted(`${url.protocol}//${url.host}`.slice(0, 100))}, which is not AWS's instance metadata service (http://169.254.169.254 or http://[fd00:ec2::254]); cred-auth asks no other host for AWS keys.`,
+  );
+}
+
+/**
+ * Refuses a URL a credentials file names with a user name or password in it (a subject-token
+ * `credential_source.url`, which no URL policy judges: any host may serve a subject token): the
+ * password would travel in the clear and be quoted by every failure; headers carry secrets.
+ */
+export function refuseUrlCredentials(raw: string, field: string, file: string | undefined): void {
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (url === undefined || (url.username === "" && url.password === "")) return;
+  throw new CredUnsafeTokenUrlError(
+    `${namer({ service: "sts", field, ...(file === undefined ? {} : { file }) })} has a ${field} with a user name or password in it (at ${quoted(`${url.protocol}//${url.host}`.slice(0, 100))}); cred-auth sends none: give the secret in credential_source.headers instead.`,
   );
 }
 

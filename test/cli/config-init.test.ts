@@ -8,12 +8,22 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEMO_WEB_CLIENT } from "cred-auth/emulator";
 import { desktopClientFile } from "../docs/workspace.ts";
 import { freePortRange, rangeEnv } from "../oauth/support.ts";
+import { newestDownload } from "../../dist/oauth/client-download.js";
 import { hasTmux } from "../support/tmux.ts";
 import { withEmulator } from "../support/emulator.ts";
 import { CLI, collect, runCli, sandbox, startCli, type Sandbox } from "./support.ts";
@@ -22,6 +32,8 @@ const DESKTOP = {
   clientId: "1234-abcdef.apps.googleusercontent.com",
   clientSecret: "GOCSPX-k3y/with+plus=and/slash",
 };
+/** The client a planted file would make every sign-in run as. */
+const OTHER_DESKTOP = { clientId: "9999-planted.apps.googleusercontent.com", clientSecret: "GOCSPX-planted" };
 const emulator = await withEmulator({ clients: [{ ...DESKTOP, type: "installed", name: "my desktop client" }] });
 const SIGN_IN_BROWSER = fileURLToPath(new URL("../docs/sign-in-browser.mjs", import.meta.url));
 const STEP_PAGES = [
@@ -83,7 +95,8 @@ test("a Desktop client file is kept (id and secret, never printed), and a sign-i
   const init = await runCli(["config", "init", file], box.env);
   assert.equal(init.code, 0, init.stderr);
   assert.equal(init.stdout, "");
-  assert.match(init.stderr, new RegExp(`the Desktop client ${DESKTOP.clientId} is kept in ${settingsPath(box)}`));
+  assert.match(init.stderr, new RegExp(`the Desktop client ${DESKTOP.clientId} is kept there; the downloaded file`));
+  assert.equal(init.stderr.split(settingsPath(box)).length - 1, 1, `the settings file is named once:\n${init.stderr}`);
   assert.match(init.stderr, /npx cred-auth login credentials\.json/);
   noSecret(init.stdout + init.stderr);
   assert.deepEqual(settings(box), { "client-id": DESKTOP.clientId, "client-secret": DESKTOP.clientSecret });
@@ -285,4 +298,60 @@ test("at a terminal, Ctrl+C cancels: exit 130, nothing kept", { skip }, async (t
   assert.equal(await terminal.exitCode(), 130, terminal.screen());
   assert.match(terminal.screen(), /cred-auth: The client setup was cancelled; nothing was kept\./);
   assert.equal(settings(box), undefined);
+});
+
+// Attacker: another local user (or anyone, in a directory anyone may write) plants a newer
+// client_secret file in ~/Downloads. Only a file that passes the file-trust rule is suggested.
+const asRoot = process.getuid?.() === 0 ? false : "planting another user's file needs root (chown)";
+
+test("a planted Downloads file is never suggested: another user's, writable by others, a link, or in an open directory", {
+  skip: asRoot,
+}, () => {
+  const box = sandbox();
+  const downloads = join(box.dir, "Downloads");
+  mkdirSync(downloads);
+  const mine = write(box, "Downloads/client_secret_mine.json", desktopClientFile(DESKTOP));
+  utimesSync(mine, new Date(2020, 0, 1), new Date(2020, 0, 1));
+  assert.equal(newestDownload(box.dir), mine);
+  const foreign = write(box, "Downloads/client_secret_foreign.json", desktopClientFile(DESKTOP));
+  chownSync(foreign, 65534, 65534);
+  const shared = write(box, "Downloads/client_secret_shared.json", desktopClientFile(DESKTOP));
+  chmodSync(shared, 0o666);
+  const groupWritable = write(box, "Downloads/client_secret_group.json", desktopClientFile(DESKTOP));
+  chmodSync(groupWritable, 0o664);
+  symlinkSync(foreign, join(downloads, "client_secret_link.json"));
+  mkdirSync(join(downloads, "client_secret_dir.json"));
+  assert.equal(newestDownload(box.dir), mine, "the user's own file, though older than every planted one");
+  chmodSync(downloads, 0o777);
+  assert.equal(newestDownload(box.dir), undefined, "a Downloads anyone may write: nothing is suggested");
+  chmodSync(downloads, 0o755);
+  chownSync(downloads, 65534, 65534);
+  assert.equal(newestDownload(box.dir), undefined, "another user's Downloads: nothing is suggested");
+  assert.equal(newestDownload(join(box.dir, "nowhere")), undefined);
+  assert.equal(newestDownload(undefined), undefined);
+  assert.equal(newestDownload(""), undefined);
+  chownSync(downloads, 0, 0);
+  const notDir = sandbox();
+  writeFileSync(join(notDir.dir, "Downloads"), "");
+  assert.equal(newestDownload(notDir.dir), undefined, "a Downloads that is a file");
+});
+
+test("at a terminal: the planted newer file is not offered; a trusted file's escape codes are shown escaped", {
+  skip: skip || asRoot,
+}, async (t) => {
+  const box = sandbox();
+  mkdirSync(join(box.dir, "Downloads"));
+  const hostile = "Downloads/client_secret_\u001b]0;owned\u0007.json";
+  const mine = write(box, hostile, desktopClientFile(DESKTOP));
+  utimesSync(mine, new Date(2020, 0, 1), new Date(2020, 0, 1));
+  const planted = write(box, "Downloads/client_secret_planted.json", desktopClientFile(OTHER_DESKTOP));
+  chownSync(planted, 65534, 65534);
+  const terminal = inTerminal(box, terminalEnv(box, { CRED_AUTH_REMOTE: "1" }));
+  t.after(terminal.close);
+  for (let step = 1; step <= 3; step++) await terminal.answer("Press Enter when done.", step, "");
+  await terminal.answer("The downloaded JSON file [", 1, "");
+  assert.equal(await terminal.exitCode(), 0, terminal.screen());
+  assert.ok(!terminal.screen().includes("planted"), terminal.screen());
+  assert.ok(terminal.screen().includes("client_secret_\\x1b]0;owned\\x07.json]"), terminal.screen());
+  assert.deepEqual(settings(box), { "client-id": DESKTOP.clientId, "client-secret": DESKTOP.clientSecret });
 });

@@ -4,7 +4,13 @@
 // keys derive from secret material, never from public fields alone.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { externalCacheKey, impersonatedCacheKey, tokenCacheKey } from "../../dist/formats/cache-keys.js";
+import {
+  externalCacheKey,
+  idTokenCacheKey,
+  idTokenKeyOwner,
+  impersonatedCacheKey,
+  tokenCacheKey,
+} from "../../dist/formats/cache-keys.js";
 import { parseExternalAccount, parseExternalAuthorizedUser } from "../../dist/formats/external-account.js";
 import { parseImpersonatedFile } from "../../dist/formats/impersonated-file.js";
 import { tokenCacheKey as reExported } from "../../dist/access-token-cache/index.js";
@@ -204,4 +210,189 @@ test("user and key files: a sha256 of the secret identity, token URL and the set
     tokenCacheKey(noId, []),
     sha256Hex(JSON.stringify(["cred-auth-token-v2", "service_account", "sa@p.iam", "", sha256Hex("PEM-1"), "", []])),
   );
+});
+
+const LAYOUT = "cred-auth-token-v2";
+const digest = (parts: unknown[]) => sha256Hex(JSON.stringify(parts));
+
+test("external keys, laid out exactly: absent fields are empty strings, present ones are themselves", () => {
+  const file = parseExternalAccount(wifJson);
+  const source = JSON.stringify(file.source);
+  assert.equal(
+    externalCacheKey(file, ["b", "a"], { tokenUrl: STS }, "subject"),
+    digest([
+      LAYOUT,
+      "external_account",
+      wifJson.audience,
+      wifJson.subject_token_type,
+      source,
+      sha256Hex("subject"),
+      "",
+      "",
+      sha256Hex(""),
+      "",
+      "",
+      STS,
+      ["a", "b"],
+    ]),
+  );
+  const full = parseExternalAccount({
+    ...wifJson,
+    workforce_pool_user_project: "wp",
+    client_id: "cid",
+    client_secret: "cs",
+    service_account_impersonation_url: IAM("a@p.iam.gserviceaccount.com"),
+    service_account_impersonation: { token_lifetime_seconds: 1200 },
+  });
+  const urls = { tokenUrl: STS, impersonationUrl: IAM("a@p.iam.gserviceaccount.com") };
+  assert.equal(
+    externalCacheKey(full, [], urls, "subject"),
+    digest([
+      LAYOUT,
+      "external_account",
+      wifJson.audience,
+      wifJson.subject_token_type,
+      source,
+      sha256Hex("subject"),
+      "wp",
+      "cid",
+      sha256Hex("cs"),
+      urls.impersonationUrl,
+      "1200",
+      STS,
+      [],
+    ]),
+  );
+  assert.equal(
+    externalCacheKey(file, [], { tokenUrl: STS }),
+    externalCacheKey(file, [], { tokenUrl: STS }, ""),
+    "no subject token read: the digest of nothing",
+  );
+  const user = parseExternalAuthorizedUser(WORKFORCE_USER);
+  assert.equal(
+    externalCacheKey(user, ["s"], { tokenUrl: STS }),
+    digest([
+      LAYOUT,
+      "external_account_authorized_user",
+      WORKFORCE_USER.audience,
+      "workforce-client",
+      sha256Hex("GOCSPX-workforce"),
+      sha256Hex(WORKFORCE_USER.refresh_token),
+      STS,
+      ["s"],
+    ]),
+  );
+});
+
+const impersonated = (source: Record<string, unknown>, target = "t@p.iam.gserviceaccount.com") =>
+  parseImpersonatedFile(
+    {
+      type: "impersonated_service_account",
+      service_account_impersonation_url: IAM(target),
+      source_credentials: source,
+      delegates: ["d@p.iam.gserviceaccount.com"],
+    },
+    "/x",
+  );
+
+test("impersonated keys, laid out exactly: a service account source is keyed by its private key, not its name alone", () => {
+  const key = keyFileFields();
+  const url = IAM("t@p.iam.gserviceaccount.com");
+  assert.equal(
+    impersonatedCacheKey(impersonated(key), ["s"], url),
+    digest([
+      LAYOUT,
+      "impersonated_service_account",
+      "service_account",
+      key.client_email,
+      sha256Hex(String(key.private_key)),
+      "t@p.iam.gserviceaccount.com",
+      JSON.stringify(["d@p.iam.gserviceaccount.com"]),
+      url,
+      ["s"],
+    ]),
+  );
+  // A forged file naming the victim's account with another private key finds none of the victim's tokens.
+  const real = impersonated(key);
+  const forged = { ...real, source: { ...real.source, private_key: "a forger's key" } } as typeof real;
+  assert.notEqual(impersonatedCacheKey(forged, ["s"], url), impersonatedCacheKey(impersonated(key), ["s"], url));
+  const user = userFileFields();
+  assert.equal(
+    impersonatedCacheKey(impersonated(user), [], url),
+    digest([
+      LAYOUT,
+      "impersonated_service_account",
+      "authorized_user",
+      user.client_id,
+      sha256Hex(String(user.client_secret)),
+      sha256Hex(String(user.refresh_token)),
+      "t@p.iam.gserviceaccount.com",
+      JSON.stringify(["d@p.iam.gserviceaccount.com"]),
+      url,
+      [],
+    ]),
+  );
+  assert.equal(
+    impersonatedCacheKey(impersonated(WORKFORCE_USER), [], url),
+    digest([
+      LAYOUT,
+      "impersonated_service_account",
+      "external_account_authorized_user",
+      WORKFORCE_USER.audience,
+      "workforce-client",
+      sha256Hex("GOCSPX-workforce"),
+      sha256Hex(WORKFORCE_USER.refresh_token),
+      "t@p.iam.gserviceaccount.com",
+      JSON.stringify(["d@p.iam.gserviceaccount.com"]),
+      url,
+      [],
+    ]),
+  );
+});
+
+const ID_LAYOUT = "cred-auth-id-token-v1";
+
+test("idTokenKeyOwner: the credentials' access-token key without scopes, under the ID-token layout, for each kind", () => {
+  const user = { type: "authorized_user" as const, client_id: "c", refresh_token: "r" };
+  const url = IAM("t@p.iam.gserviceaccount.com");
+  const file = impersonated(keyFileFields());
+  const wif = parseExternalAccount(wifJson);
+  const urls = { tokenUrl: STS, impersonationUrl: url };
+  const owners = [
+    [{ type: "authorized_user", file: user, tokenUrl: "https://t/" }, tokenCacheKey(user, [], "https://t/")],
+    [{ type: "impersonated_service_account", file, url }, impersonatedCacheKey(file, [], url)],
+    [{ type: "external_account", file: wif, urls, subjectToken: "s" }, externalCacheKey(wif, [], urls, "s")],
+  ] as const;
+  for (const [owner, accessKey] of owners)
+    assert.equal(idTokenKeyOwner(owner), digest([ID_LAYOUT, accessKey]), owner.type);
+  // Each kind's owner depends on its own secret: two files of one kind never share an owner.
+  const pairs = [
+    [owners[0][0], { ...owners[0][0], file: { ...user, refresh_token: "r2" } }],
+    [
+      owners[1][0],
+      { ...owners[1][0], file: { ...file, source: { ...file.source, private_key: "other" } } as typeof file },
+    ],
+    [owners[1][0], { ...owners[1][0], file: impersonated(keyFileFields(), "u@p.iam.gserviceaccount.com") }],
+    [owners[2][0], { ...owners[2][0], subjectToken: "s2" }],
+    [owners[2][0], { ...owners[2][0], file: parseExternalAccount({ ...wifJson, audience: "//other" }) }],
+  ] as const;
+  for (const [a, b] of pairs) assert.notEqual(idTokenKeyOwner(a), idTokenKeyOwner(b), a.type);
+});
+
+test("idTokenCacheKey: OWNER-REQUEST, the request's audience (none: null) and e-mail claim", () => {
+  const owner = {
+    type: "service_account" as const,
+    file: { type: "service_account" as const, client_email: "e", private_key: "P" },
+    tokenUrl: "u",
+  };
+  const ownerKey = idTokenKeyOwner(owner);
+  const asked = (audience: string | null, includeEmail: boolean) =>
+    digest([ID_LAYOUT, audience, includeEmail]).slice(0, 32);
+  assert.equal(
+    idTokenCacheKey(owner, { audience: "https://a", includeEmail: true }),
+    `${ownerKey}-${asked("https://a", true)}`,
+  );
+  assert.equal(idTokenCacheKey(owner, { includeEmail: false }), `${ownerKey}-${asked(null, false)}`);
+  assert.equal(idTokenCacheKey(owner, { audience: "", includeEmail: false }), `${ownerKey}-${asked("", false)}`);
+  assert.match(idTokenCacheKey(owner, { includeEmail: false }), /^[0-9a-f]{64}-[0-9a-f]{32}$/);
 });

@@ -6,7 +6,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ERROR_CODES } from "cred-auth";
 import {
+  credentialsRevokeUrl,
   credentialsTokenUrl,
+  idTokenUrlOf,
   externalAccountDestinations,
   externalAuthorizedUserTokenUrl,
   impersonatedDestinations,
@@ -207,4 +209,166 @@ test("impersonated_service_account: IAM Credentials and the source's token URL; 
     impersonationDestination(SA, emulated),
     `http://127.0.0.1:9099/v1/projects/-/serviceAccounts/${SA}:generateAccessToken`,
   );
+});
+
+test("a loopback URL receives a secret only when it is the file's own: every other field is refused without the emulator", () => {
+  const local = "http://127.0.0.1:5";
+  for (const [field, value] of [
+    ["token_url", `${local}/v1/token`],
+    ["service_account_impersonation_url", `${local}/v1/projects/-/serviceAccounts/${SA}:generateAccessToken`],
+    ["cloud_resource_manager_url", `${local}/v1/projects/`],
+    ["token_info_url", `${local}/v1/introspect`],
+  ] as const) {
+    refusedWith(
+      () => externalAccountDestinations(wif({ [field]: value }), google, "/x/wif.json"),
+      ERROR_CODES.UNSAFE_TOKEN_URL,
+      new RegExp(
+        `^Credentials file "/x/wif\\.json" has a ${field} at "http://127\\.0\\.0\\.1:5", .*; plain http to this machine is allowed only with CRED_AUTH_EMULATOR_HOST set;`,
+      ),
+    );
+  }
+  const json = {
+    type: "external_account_authorized_user",
+    audience: "//iam.googleapis.com/locations/global/workforcePools/w/providers/p",
+    client_id: "id",
+    client_secret: "GOCSPX-x",
+    refresh_token: "1//0g",
+  };
+  for (const field of ["token_url", "token_info_url", "revoke_url"])
+    refusedWith(
+      () => externalAuthorizedUserTokenUrl(parseExternalAuthorizedUser({ ...json, [field]: `${local}/x` }), google),
+      ERROR_CODES.UNSAFE_TOKEN_URL,
+      new RegExp(`^The credentials file has a ${field} at "http://127\\.0\\.0\\.1:5"`),
+    );
+  const imp = parseImpersonatedFile(
+    {
+      type: "impersonated_service_account",
+      service_account_impersonation_url: `${local}/v1/projects/-/serviceAccounts/${SA}:generateAccessToken`,
+      source_credentials: userFileFields(),
+    },
+    "/x/imp.json",
+  );
+  refusedWith(
+    () => impersonatedDestinations(imp, google, "/x/imp.json"),
+    ERROR_CODES.UNSAFE_TOKEN_URL,
+    /^Credentials file "\/x\/imp\.json" has a service_account_impersonation_url at "http:\/\/127\.0\.0\.1:5"/,
+  );
+  // The file's own refresh token (or key) may go to a local token server: the token_uri, and an impersonated file's source's.
+  const own = parseImpersonatedFile(
+    {
+      type: "impersonated_service_account",
+      service_account_impersonation_url: IAM,
+      source_credentials: userFileFields({ token_uri: `${local}/token` }),
+    },
+    "/x/imp.json",
+  );
+  assert.deepEqual(impersonatedDestinations(own, google), { iamUrl: IAM, sourceTokenUrl: `${local}/token` });
+  refusedWith(
+    () =>
+      impersonatedDestinations(
+        { ...own, source: parseExternalAuthorizedUser({ ...json, token_url: `${local}/t` }) },
+        google,
+      ),
+    ERROR_CODES.UNSAFE_TOKEN_URL,
+    /has a token_url at "http:\/\/127\.0\.0\.1:5"/,
+  );
+  assert.deepEqual(
+    impersonatedDestinations({ ...own, source: parseExternalAuthorizedUser(json) }, google),
+    { iamUrl: IAM, sourceTokenUrl: "https://sts.googleapis.com/v1/oauthtoken" },
+    "a workforce user source: STS's oauthtoken",
+  );
+});
+
+test("external_account: an AWS source's IMDS URLs judged, only those the file names; a subject-token URL with user info refused", () => {
+  const aws = (source: Record<string, unknown>) =>
+    wif({
+      subject_token_type: "urn:ietf:params:aws:token-type:aws4_request",
+      credential_source: {
+        environment_id: "aws1",
+        regional_cred_verification_url:
+          "https://sts.{region}.amazonaws.com?Action=GetCallerIdentity&Version=2011-06-15",
+        ...source,
+      },
+    });
+  const imds = "http://169.254.169.254/latest";
+  const all = {
+    region_url: `${imds}/meta-data/placement/availability-zone`,
+    url: `${imds}/meta-data/iam/security-credentials`,
+    imdsv2_session_token_url: `${imds}/api/token`,
+  };
+  assert.deepEqual(externalAccountDestinations(aws(all), google).aws, {
+    regionUrl: all.region_url,
+    credentialsUrl: all.url,
+    sessionTokenUrl: all.imdsv2_session_token_url,
+  });
+  assert.deepEqual(externalAccountDestinations(aws({ url: all.url }), google).aws, { credentialsUrl: all.url });
+  assert.deepEqual(externalAccountDestinations(aws({}), google).aws, {});
+  assert.deepEqual(externalAccountDestinations(aws({ region_url: all.region_url }), emulated).aws, {
+    regionUrl: "http://127.0.0.1:9099/aws-imds/latest/meta-data/placement/availability-zone",
+  });
+  assert.equal("aws" in externalAccountDestinations(wif(), google), false, "no AWS source: no IMDS URLs");
+  for (const [field, name] of [
+    ["region_url", "credential_source.region_url"],
+    ["url", "credential_source.url"],
+    ["imdsv2_session_token_url", "credential_source.imdsv2_session_token_url"],
+  ] as const)
+    refusedWith(
+      () => externalAccountDestinations(aws({ [field]: "http://evil.example/x" }), google, "/x/aws.json"),
+      ERROR_CODES.UNSAFE_TOKEN_URL,
+      new RegExp(
+        `^Credentials file "/x/aws\\.json" has a ${name.replace(".", "\\.")} at "http://evil\\.example", which is not AWS's instance metadata service`,
+      ),
+    );
+  const subject = (url: string) => wif({ credential_source: { url } });
+  assert.equal(
+    externalAccountDestinations(subject("https://idp.example/token"), google).tokenUrl,
+    "https://sts.googleapis.com/v1/token",
+  );
+  refusedWith(
+    () => externalAccountDestinations(subject("https://me:pw@idp.example/token"), google, "/x/wif.json"),
+    ERROR_CODES.UNSAFE_TOKEN_URL,
+    /^Credentials file "\/x\/wif\.json" has a credential_source\.url with a user name or password in it \(at "https:\/\/idp\.example"\)/,
+  );
+});
+
+test("credentialsRevokeUrl: Google's beside Google's token endpoint, the emulator's, a local token server's own", () => {
+  assert.equal(credentialsRevokeUrl(user(), google), "https://oauth2.googleapis.com/revoke");
+  assert.equal(
+    credentialsRevokeUrl(user({ universe_domain: "tpc.example" }), tpc),
+    "https://oauth2.tpc.example/revoke",
+  );
+  assert.equal(credentialsRevokeUrl(user(), emulated), "http://127.0.0.1:9099/revoke");
+  assert.equal(
+    credentialsRevokeUrl(user({ token_uri: "http://127.0.0.1:9099/some/token" }), emulated),
+    "http://127.0.0.1:9099/revoke",
+    "the emulator's token URL: the emulator's revoke",
+  );
+  assert.equal(
+    credentialsRevokeUrl(user({ token_uri: "http://127.0.0.1:5/a/token" }), google),
+    "http://127.0.0.1:5/revoke",
+  );
+  assert.equal(
+    credentialsRevokeUrl(user({ token_uri: "http://127.0.0.1:5/a/token" }), emulated),
+    "http://127.0.0.1:5/revoke",
+    "another local token server: its own revoke, not the emulator's",
+  );
+  refusedWith(
+    () => credentialsRevokeUrl(user({ token_uri: "https://evil.example/token" }), google, "/x/adc.json"),
+    ERROR_CODES.UNSAFE_TOKEN_URL,
+    /^Credentials file "\/x\/adc\.json" has a token_uri at/,
+  );
+});
+
+test("idTokenUrlOf: the same host and account, generateIdToken; anything but a generateAccessToken URL is a mistake", () => {
+  assert.equal(idTokenUrlOf(IAM), IAM.replace(":generateAccessToken", ":generateIdToken"));
+  assert.equal(
+    idTokenUrlOf(`http://127.0.0.1:9099/v1/projects/-/serviceAccounts/${SA}:generateAccessToken`),
+    `http://127.0.0.1:9099/v1/projects/-/serviceAccounts/${SA}:generateIdToken`,
+  );
+  for (const url of [IAM.replace(":generateAccessToken", ":signBlob"), `${IAM}/x`, "https://x/:generateAccessTokens"])
+    assert.throws(
+      () => idTokenUrlOf(url),
+      (error: Error) => error instanceof TypeError && error.message === "not a judged generateAccessToken URL",
+      url,
+    );
 });

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { mock, test } from "node:test";
 import { AwsRequestSigner } from "google-auth-library";
-import { awsSecrets, awsSubjectToken } from "../../dist/token-services/aws.js";
+import { awsSecrets, awsSubjectToken, awsSubjectTokenSecrets } from "../../dist/token-services/aws.js";
 
 const AUDIENCE = "//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/aws";
 const VERIFY = "https://sts.{region}.amazonaws.com?Action=GetCallerIdentity&Version=2011-06-15";
@@ -81,5 +81,29 @@ test("the query is signed in SigV4's canonical order (AWS sorts it) whatever ord
   assert.equal(
     sign("https://sts.{region}.amazonaws.com?Version=2011-06-15&Action=GetCallerIdentity"),
     sign("https://sts.{region}.amazonaws.com?Action=GetCallerIdentity&Version=2011-06-15"),
+  );
+});
+
+test("the decoded parts of a subject token, for redaction: the request, its Authorization, signature and session token", () => {
+  const source = { kind: "aws", verificationUrl: VERIFY } as const;
+  const token = awsSubjectToken({ region: "eu-west-3", keys: KEYS }, { source, audience: AUDIENCE }, NOW);
+  const request = parse(token);
+  const authorization = header(request, "authorization") ?? "";
+  const signature = /Signature=([0-9a-f]{64})$/.exec(authorization)?.[1];
+  assert.ok(signature);
+  assert.deepEqual(awsSubjectTokenSecrets(token), [
+    decodeURIComponent(token),
+    authorization,
+    signature,
+    KEYS.sessionToken,
+  ]);
+  const longTerm = { accessKeyId: "AKIAEXAMPLEKEY000002", secretAccessKey: KEYS.secretAccessKey };
+  const unsigned = awsSubjectToken({ region: "eu-west-3", keys: longTerm }, { source, audience: AUDIENCE }, NOW);
+  assert.equal(awsSubjectTokenSecrets(unsigned).length, 3, "no session token with long-term keys");
+  for (const text of ["not%a token", "%7B%7D", "%5B%5D", encodeURIComponent('{"headers":[1,{"key":"authorization"}]}')])
+    assert.deepEqual(awsSubjectTokenSecrets(text), text.startsWith("%7B") ? [decodeURIComponent(text)] : [], text);
+  assert.deepEqual(
+    awsSubjectTokenSecrets(encodeURIComponent('{"headers":[{"key":"authorization","value":"AWS4 no signature"}]}')),
+    ['{"headers":[{"key":"authorization","value":"AWS4 no signature"}]}', "AWS4 no signature"],
   );
 });

@@ -13,7 +13,9 @@ import {
   redactor,
   scrub,
   scrubDeep,
+  scrubbedError,
   secretForms,
+  withoutUrlCredentials,
 } from "../../dist/trust/redact.js";
 import { MAX_SERVER_WORDS, printable, quoted, serverWords } from "../../dist/trust/text.js";
 
@@ -201,4 +203,56 @@ test("serverWords: one printable line, whole up to the bound, else cut after a w
   const oneWord = serverWords("y".repeat(MAX_SERVER_WORDS + 5));
   assert.equal(oneWord, `${"y".repeat(MAX_SERVER_WORDS)} …`, "no space at all: cut at the bound");
   assert.equal(serverWords(`${"z ".repeat(600)}\u202e`).includes("\u202e"), false);
+});
+
+test("a secret that is itself percent-encoded (an AWS subject token) is taken out decoded too, in every form", () => {
+  const decoded = '{"headers":[{"key":"authorization","value":"AWS4 Signature=ab/c+d=="}]}';
+  const token = encodeURIComponent(decoded);
+  const redact = redactor([token]);
+  for (const echo of [token, ...echoes(decoded)]) {
+    const out = redact(`server said: [${echo}] done`);
+    assert.ok(out.includes(REDACTED) && !out.includes(echo), `${echo} not redacted: ${out}`);
+  }
+  assert.ok(secretForms("abcdefgh%41").includes("abcdefghA"), "the decoded text");
+  assert.ok(secretForms("abcdefgh%41").includes("abcdefgh%2541"), "and the text as it is, encoded");
+  // A `+` in a plain secret is its own character, not an encoded space: no "decoded" form with a space.
+  assert.ok(!secretForms("abc+defgh").includes("abc defgh"));
+  assert.deepEqual(secretForms("abcdefgh"), [...new Set(secretForms("abcdefgh"))], "a plain secret's forms, once each");
+  assert.ok(secretForms("abc%zzdefgh").includes("abc%zzdefgh"), "a malformed escape: the text as it is");
+});
+
+test("scrubbedError: copies of an error and its causes with every form of the secrets out; name and code kept", () => {
+  const root = Object.assign(new Error(`connect failed for ${encodeURIComponent(REFRESH)}`), { code: "ECONNREFUSED" });
+  const top = new TypeError(`fetch failed: ${REFRESH}`, { cause: root });
+  const copy = scrubbedError(top, [REFRESH]) as Error;
+  assert.ok(copy instanceof Error && copy !== top);
+  assert.equal(copy.name, "TypeError");
+  assert.equal(copy.message, `fetch failed: ${REDACTED}`);
+  assert.ok(copy.stack?.startsWith(`TypeError: fetch failed: ${REDACTED}\n`), copy.stack);
+  const cause = copy.cause as NodeJS.ErrnoException;
+  assert.equal(cause.message, `connect failed for ${REDACTED}`);
+  assert.equal(cause.code, "ECONNREFUSED");
+  assert.equal("code" in copy, false, "no code where there was none");
+  assert.equal("cause" in cause, false, "no cause where there was none");
+  assert.equal(scrubbedError(`text ${REFRESH}`, [REFRESH]), `text ${REDACTED}`);
+  assert.equal(scrubbedError(42, [REFRESH]), 42);
+  const stackless = new Error(REFRESH);
+  stackless.stack = undefined;
+  assert.equal((scrubbedError(stackless, [REFRESH]) as Error).stack, `Error: ${REDACTED}`);
+  let deep: Error = new Error(`deep ${REFRESH}`);
+  for (let i = 0; i < 8; i++) deep = new Error(`level ${i}`, { cause: deep });
+  let depth = 0;
+  for (let e: unknown = scrubbedError(deep, [REFRESH]); e instanceof Error; e = e.cause) depth++;
+  assert.equal(depth, 7, "causes are copied six deep, no further");
+});
+
+test("withoutUrlCredentials: the user info of every URL is taken out, nothing else", () => {
+  assert.equal(
+    withoutUrlCredentials("GET http://u:p4ss@127.0.0.1:9/x and HTTPS://only-user@h/y"),
+    `GET http://${REDACTED}@127.0.0.1:9/x and HTTPS://${REDACTED}@h/y`,
+  );
+  for (const text of ["http://host/path@x", "mail me@example.com", "http://h:9/a b@c", "no url here"])
+    assert.equal(withoutUrlCredentials(text), text, text);
+  assert.equal(withoutUrlCredentials("xhttp://u:p@h/"), "xhttp://u:p@h/".replace("u:p", REDACTED));
+  assert.equal(withoutUrlCredentials("git+ssh://me@h/r"), `git+ssh://${REDACTED}@h/r`);
 });

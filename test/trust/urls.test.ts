@@ -11,6 +11,7 @@ import {
   UNIVERSE_ENV,
   checkFileUniverse,
   emulatorBaseUrl,
+  refuseUrlCredentials,
   googleConsoleLink,
   isLoopbackHostname,
   trustedImdsUrl,
@@ -125,9 +126,38 @@ test("Google's URL of each service in the trusted universe passes unchanged; wit
     "http://127.0.0.1:9099/token",
     "every alias of Google's token endpoint is the emulator's token endpoint",
   );
-  assert.equal(trustedUrl("http://127.0.0.1:5/v1/token", STS, emulated), "http://127.0.0.1:5/v1/token");
-  assert.equal(trustedUrl("http://localhost:5/x", STS, emulated), "http://localhost:5/x");
-  assert.equal(trustedUrl("http://[::1]:5/x", STS, emulated), "http://[::1]:5/x");
+  assert.equal(trustedUrl("http://127.0.0.1:9099/v1/token", STS, emulated), "http://127.0.0.1:9099/v1/token");
+  assert.equal(
+    trustedUrl("http://localhost:9/x", STS, trustedUniverse({ CRED_AUTH_EMULATOR_HOST: "localhost:9" })),
+    "http://localhost:9/x",
+  );
+  assert.equal(
+    trustedUrl("http://[::1]:5/x", STS, trustedUniverse({ CRED_AUTH_EMULATOR_HOST: "[::1]:5" })),
+    "http://[::1]:5/x",
+  );
+});
+
+test("with the emulator, plain http goes to exactly its host and port: another local user's port is refused", () => {
+  const emulated = trustedUniverse(EMU); // 127.0.0.1:9099
+  for (const url of [
+    "http://127.0.0.1:5/v1/token",
+    "http://127.0.0.1:9098/v1/token",
+    "http://127.0.0.2:9099/v1/token",
+    "http://localhost:9099/v1/token",
+    "http://[::1]:9099/v1/token",
+    "http://127.0.0.1/v1/token",
+  ])
+    refused(
+      () => trustedUrl(url, STS, emulated),
+      ERROR_CODES.UNSAFE_TOKEN_URL,
+      /; plain http to this machine goes only to the emulator \(CRED_AUTH_EMULATOR_HOST, http:\/\/127\.0\.0\.1:9099\); cred-auth sends no token there\.$/,
+    );
+  for (const url of ["http://user:pw@127.0.0.1:9099/v1/token", "http://user@127.0.0.1:9099/v1/token"])
+    refused(() => trustedUrl(url, STS, emulated), ERROR_CODES.UNSAFE_TOKEN_URL, /has a token_url at "http:\/\/127/);
+  // A URL that receives only the file's own secret keeps its local token server, but never with user info.
+  assert.equal(trustedUrl("http://127.0.0.1:5/token", OAUTH, emulated), "http://127.0.0.1:5/token");
+  for (const url of ["http://user:pw@127.0.0.1:5/token", "http://user@localhost:5/token"])
+    refused(() => trustedUrl(url, OAUTH, trustedUniverse({})), ERROR_CODES.UNSAFE_TOKEN_URL, /has a token_uri at/);
 });
 
 test("another universe's services pass only when the user chose it; never the legacy Google hosts there", () => {
@@ -346,9 +376,38 @@ test("an AWS source's IMDS URLs: AWS's instance metadata service only (IPv4, IPv
       ERROR_CODES.UNSAFE_TOKEN_URL,
       /^Credentials file "\/x\/aws\.json" has a credential_source\.region_url at ".*", which is not AWS's instance metadata service \(http:\/\/169\.254\.169\.254 or http:\/\/\[fd00:ec2::254\]\); cred-auth asks no other host for AWS keys\.$/,
     );
+  // With the emulator, only its own IMDS stand-in: its host and port, under its IMDS path.
+  for (const raw of [
+    `http://127.0.0.1:9098/aws-imds${zone}`,
+    `http://localhost:9099/aws-imds${zone}`,
+    `http://127.0.0.1:9099${zone}`,
+    `http://127.0.0.1:9099/token`,
+    `http://user:pw@127.0.0.1:9099/aws-imds${zone}`,
+  ])
+    refused(
+      () => trustedImdsUrl(raw, field, "/x/aws.json", trustedUniverse(EMU)),
+      ERROR_CODES.UNSAFE_TOKEN_URL,
+      /which is not AWS's instance metadata service/,
+    );
   refused(
     () => trustedImdsUrl("not a url", "credential_source.url", undefined, trustedUniverse({})),
     ERROR_CODES.UNSAFE_TOKEN_URL,
     /^The credentials file has a credential_source\.url that is not a URL; write it again\.$/,
   );
+});
+
+test("a URL a file names with a user or password in it is refused, whatever its host; others pass", () => {
+  for (const raw of ["http://u:pw@127.0.0.1:5/t", "https://u@subject.example/t", "https://:pw@subject.example/t"])
+    refused(
+      () => refuseUrlCredentials(raw, "credential_source.url", "/x/wif.json"),
+      ERROR_CODES.UNSAFE_TOKEN_URL,
+      /^Credentials file "\/x\/wif\.json" has a credential_source\.url with a user name or password in it \(at "https?:\/\/[^"@]+"\); cred-auth sends none: give the secret in credential_source\.headers instead\.$/,
+    );
+  refused(
+    () => refuseUrlCredentials("http://u:pw@h/", "credential_source.url", undefined),
+    ERROR_CODES.UNSAFE_TOKEN_URL,
+    /^The credentials file has a credential_source\.url with/,
+  );
+  for (const raw of ["https://subject.example/t?user=x", "http://127.0.0.1:5/t", "not a url", "http://h/a@b"])
+    refuseUrlCredentials(raw, "credential_source.url", "/x/wif.json");
 });
