@@ -17,9 +17,7 @@ export async function status(args: ParsedArgs): Promise<number> {
     check: args.options.noCheck !== true,
   });
   const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
-  writeOut(
-    format === "json" ? `${safeJson(asJson(found, Date.now()), 2)}\n` : asText(found, Date.now(), columns),
-  );
+  writeOut(format === "json" ? `${safeJson(asJson(found, Date.now()), 2)}\n` : asText(found, Date.now(), columns));
   const usable = found.source.kind !== "none" && found.problem === undefined && found.check?.ok !== false;
   return usable ? EXIT.ok : EXIT.credentials;
 }
