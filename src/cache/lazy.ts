@@ -16,3 +16,9 @@ export const credentialInfo = (): typeof import("../token-services/info.js") => 
 
 /** The file-trust rule's ownership check. */
 export const fileTrust = (): typeof import("../trust/files.js") => require("../trust/files.js");
+
+/** The cache's secrets in the keychain (loaded when a refresh token is read or written, never on a warm start). */
+export const keychainCache = (): typeof import("./keychain.js") => require("./keychain.js");
+
+/** Where the secrets go: the option, CRED_AUTH_SECRET_STORE, the setting (read on a save). */
+export const secretStores = (): typeof import("./secret-store.js") => require("./secret-store.js");

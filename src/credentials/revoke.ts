@@ -4,6 +4,7 @@
 // from here: a key is deleted in IAM, federation and the metadata server hold no grant of yours.
 // Nothing is removed unless the revocation succeeded, or the caller says `force`.
 import { unlinkSync } from "node:fs";
+import { forgetKeychainEntry } from "../cache/index.js";
 import { deleteCachedToken, deleteCachedTokensOf, tokenCacheDir } from "../access-token-cache/index.js";
 import { type AdcFile, readAdcFileSync } from "../formats/adc-file.js";
 import { externalCacheKey, idTokenKeyOwner, impersonatedCacheKey, tokenCacheKey } from "../formats/cache-keys.js";
@@ -81,6 +82,7 @@ export async function revokeCredentials(path: string | undefined, options: Revok
   }
   const cacheEntriesRemoved = forgetCachedTokens(file, universe, source.path, env);
   removeFile(source.path);
+  await forgetKeychainEntry(source.path); // the credentials cache's refresh token, when it was in the keychain
   return {
     path: source.path,
     foundBy: source.foundBy,
