@@ -6,7 +6,16 @@ import type { AuthorizedUserFile } from "../formats/credentials-file.js";
 import { CredAuthError } from "../errors.js";
 import { quoted } from "../trust/text.js";
 import { CredentialsCache } from "./base.js";
-import { credentialInfo, credentialsFiles, fileTrust, keychainCache, secretStores, userCredentials } from "./lazy.js";
+import {
+  credentialInfo,
+  credentialsFiles,
+  fileTrust,
+  keychainCache,
+  keychainCacheFile,
+  keychainSecrets,
+  secretStores,
+  userCredentials,
+} from "./lazy.js";
 import type { SecretStore } from "./secret-store.js";
 
 /** Default directory name of the disk caches, under the configuration directory. */
@@ -148,9 +157,14 @@ export class WriteOnlyCredentialsCache extends FileCredentialsCache {}
  */
 async function fromKeychainForm(path: string, error: unknown): Promise<UserRefreshClient | null> {
   try {
-    const { keychainForm, keychainClient } = keychainCache();
-    const form = await keychainForm(path);
-    if (form !== undefined) return await keychainClient(form, path);
+    const form = await keychainCacheFile().readKeychainCacheFile(path, { privateOnly: true });
+    if (form !== undefined)
+      return await userCredentials().keychainUserRefreshClient(
+        form.fields,
+        keychainCacheFile().tokenCacheStandIn(form.entry),
+        () => keychainSecrets().withKeychainSecrets(form, path),
+        { path },
+      );
   } catch (formError) {
     if (!(formError instanceof CredAuthError)) throw formError;
     warnUnusable(formError);

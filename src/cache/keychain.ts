@@ -7,21 +7,18 @@ import type { UserRefreshClient } from "google-auth-library";
 import { tokenCacheKey, writeCachedToken } from "../access-token-cache/index.js";
 import type { AuthorizedUserFile } from "../formats/credentials-file.js";
 import {
-  type KeychainCacheFile,
+  KEYCHAIN_SERVICE,
   type KeychainEntry,
   keychainCacheJson,
-  keychainSecretJson,
-  newKeychainEntry,
   readKeychainCacheFile,
   tokenCacheStandIn,
-  withKeychainSecrets,
 } from "../formats/keychain-cache-file.js";
+import { keychainSecretJson, newKeychainEntry } from "../formats/keychain-secrets.js";
 import { recordStandIn } from "../formats/keychain-stand-in.js";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { keychain, keychainAbsence } from "../util/keychain.js";
 import { quoted } from "../trust/text.js";
 import { writeCredentialsText, writeUserCredentialsFile } from "../formats/credentials-file.js";
-import { keychainUserRefreshClient } from "../token-services/load-user.js";
 import type { SecretStore } from "./secret-store.js";
 
 /** `code` of the one note saying the keychain is not used (and why). */
@@ -60,18 +57,6 @@ export async function saveCacheFile(
   await forgetStaleEntries(path);
 }
 
-/** The client of a keychain-form cache file, its secrets read from the keychain on its first refresh. */
-export async function keychainClient(form: KeychainCacheFile, path: string): Promise<UserRefreshClient> {
-  return keychainUserRefreshClient(form.fields, tokenCacheStandIn(form.entry), () => withKeychainSecrets(form, path), {
-    path,
-  });
-}
-
-/** The keychain-form cache file at `path` (a private file), or undefined when it is not in that form. */
-export function keychainForm(path: string): Promise<KeychainCacheFile | undefined> {
-  return readKeychainCacheFile(path, { privateOnly: true });
-}
-
 /**
  * Removes the cache file at `path` and its keychain entry, then entries whose file is gone.
  * True when there was a file.
@@ -100,7 +85,7 @@ export async function deleteCacheFile(path: string): Promise<boolean> {
  */
 export async function forgetEntry(path: string): Promise<boolean> {
   if (keychainAbsence() !== undefined) return false;
-  const reply = await keychain({ op: "delete", account: resolve(path) });
+  const reply = await keychain(KEYCHAIN_SERVICE, { op: "delete", account: resolve(path) });
   return reply.ok && reply.deleted === true;
 }
 
@@ -112,7 +97,11 @@ async function storeSecrets(
 ): Promise<KeychainEntry | undefined> {
   if (store === "auto" && unusable !== undefined) return undefined;
   const entry = newKeychainEntry(path);
-  const reply = await keychain({ op: "set", account: entry.account, secret: keychainSecretJson(file, entry) });
+  const reply = await keychain(KEYCHAIN_SERVICE, {
+    op: "set",
+    account: entry.account,
+    secret: keychainSecretJson(file, entry),
+  });
   if (reply.ok) return entry;
   if (store === "keychain")
     throw new CredCredentialsError(
@@ -157,11 +146,11 @@ function shareStandIn(credentials: UserRefreshClient, file: AuthorizedUserFile, 
  * `path`, just saved, is kept. Never throws.
  */
 async function forgetStaleEntries(path: string): Promise<void> {
-  const listed = await keychain({ op: "accounts" });
+  const listed = await keychain(KEYCHAIN_SERVICE, { op: "accounts" });
   if (!listed.ok) return;
   for (const account of listed.accounts ?? []) {
     if (account === resolve(path) || !(await isStale(account))) continue;
-    await keychain({ op: "delete", account });
+    await keychain(KEYCHAIN_SERVICE, { op: "delete", account });
   }
 }
 

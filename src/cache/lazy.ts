@@ -22,3 +22,11 @@ export const keychainCache = (): typeof import("./keychain.js") => require("./ke
 
 /** Where the secrets go: the option, CRED_AUTH_SECRET_STORE, the setting (read on a save). */
 export const secretStores = (): typeof import("./secret-store.js") => require("./secret-store.js");
+
+/** The keychain form of the cache file: parsed on a warm start, its secrets not read. */
+export const keychainCacheFile = (): typeof import("../formats/keychain-cache-file.js") =>
+  require("../formats/keychain-cache-file.js");
+
+/** The keychain form's secrets, read when a refresh needs them. */
+export const keychainSecrets = (): typeof import("../formats/keychain-secrets.js") =>
+  require("../formats/keychain-secrets.js");

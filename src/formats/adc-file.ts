@@ -19,7 +19,7 @@ import { KEYCHAIN_FIELD } from "./keychain-stand-in.js";
 
 // Loaded only for a file in the keychain form: print-token's path on any other file stays as light as it was.
 // A getter of its own, not formats/lazy.ts's: the keychain form reads through credentials-file.ts, which imports that.
-const keychainCacheFile = (): typeof import("./keychain-cache-file.js") => require("./keychain-cache-file.js");
+const keychainSecrets = (): typeof import("./keychain-secrets.js") => require("./keychain-secrets.js");
 
 /** Any Application Default Credentials file cred-auth reads. */
 export type AdcFile = CredentialsFile | ExternalAccountFile | ExternalAuthorizedUserFile | ImpersonatedFile;
@@ -28,7 +28,7 @@ export type AdcFile = CredentialsFile | ExternalAccountFile | ExternalAuthorized
 export function readAdcFileSync(path: string): AdcFile {
   const { type, keychain } = peekType(path);
   // The credentials cache's file whose secrets are in the keychain (formats/keychain-cache-file.ts).
-  if (type === "authorized_user" && keychain) return keychainCacheFile().keychainUserFileSync(path);
+  if (type === "authorized_user" && keychain) return keychainSecrets().keychainUserFileSync(path);
   if (type === "external_account") return parseExternalAccount(readJson(path), path);
   if (type === "external_account_authorized_user") return parseExternalAuthorizedUser(readJson(path), path);
   if (type === "impersonated_service_account") return parseImpersonatedFile(readJson(path), path);

@@ -14,21 +14,22 @@
  * stands in for the refresh token in the access-token cache's key (formats/cache-keys.ts: keys
  * derive from secret material), so that a warm start finds its access token without the keychain.
  */
-import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { readTrustedFile, readTrustedFileSync } from "../trust/files.js";
 import { quoted } from "../trust/text.js";
-import { KEYCHAIN_SERVICE, keychain, keychainSync, type KeychainReply } from "../util/keychain.js";
 import {
   type AuthorizedUserFile,
   MAX_CREDENTIALS_FILE_BYTES,
   parseCredentialsText,
   userCredentialsJson,
 } from "./credentials-file.js";
-import { KEYCHAIN_FIELD, recordStandIn } from "./keychain-stand-in.js";
+import { KEYCHAIN_FIELD } from "./keychain-stand-in.js";
 
 export { KEYCHAIN_FIELD };
+
+/** The keychain service every cred-auth entry is filed under (`secret-tool search service cred-auth`). */
+export const KEYCHAIN_SERVICE = "cred-auth";
 
 /** The keychain entry a cache file names. */
 export interface KeychainEntry {
@@ -54,11 +55,6 @@ export interface KeychainSecrets {
 
 const ID = /^[0-9a-f]{32}$/;
 
-/** A fresh entry for the cache file at `path`. */
-export function newKeychainEntry(path: string): KeychainEntry {
-  return { service: KEYCHAIN_SERVICE, account: resolve(path), id: randomBytes(16).toString("hex") };
-}
-
 /** Whether parsed JSON is in the keychain form (the field is there; {@link parseKeychainCacheText} checks the rest). */
 export function isKeychainForm(json: unknown): boolean {
   return typeof json === "object" && json !== null && KEYCHAIN_FIELD in json;
@@ -73,11 +69,6 @@ export function keychainCacheJson(file: AuthorizedUserFile, entry: KeychainEntry
   } = JSON.parse(userCredentialsJson(file)) as Record<string, unknown>;
   delete rest.id_token;
   return `${JSON.stringify({ ...rest, [KEYCHAIN_FIELD]: entry }, null, 2)}\n`;
-}
-
-/** What the keychain entry holds: both secrets and the save's id. */
-export function keychainSecretJson(file: AuthorizedUserFile, entry: KeychainEntry): string {
-  return JSON.stringify({ id: entry.id, refresh_token: file.refresh_token, client_secret: file.client_secret });
 }
 
 /**
@@ -126,40 +117,9 @@ export function readKeychainCacheFileSync(path: string): KeychainCacheFile | und
   return keychainFormOf(text, path);
 }
 
-/** The whole `authorized_user` file: the form's fields and the secrets read from its keychain entry. */
-export async function withKeychainSecrets(form: KeychainCacheFile, path: string): Promise<AuthorizedUserFile> {
-  return joined(form, secretsOf(await keychain({ op: "get", account: form.entry.account }), form, path));
-}
-
-/** {@link withKeychainSecrets}, synchronously (`status`, `print-identity-token`, `revoke` read files so). */
-export function withKeychainSecretsSync(form: KeychainCacheFile, path: string): AuthorizedUserFile {
-  return joined(form, secretsOf(keychainSync({ op: "get", account: form.entry.account }), form, path));
-}
-
 /** What stands in for the refresh token in the access-token cache's key of a keychain-form file. */
 export function tokenCacheStandIn(entry: KeychainEntry): string {
   return `cred-auth-keychain:${entry.id}`;
-}
-
-/**
- * The `authorized_user` file of a keychain-form file for any reader (`status`, `print-token`,
- * `print-identity-token`, `revoke`): its `refresh_token` and `client_secret` are read from the
- * keychain when first used, so a token found in the access-token cache (keyed by the save's id)
- * costs no keychain read.
- */
-export function keychainUserFileSync(path: string): AuthorizedUserFile {
-  const form = readKeychainCacheFileSync(path);
-  if (form === undefined) throw invalid(path, `could not be read as a cache file with "${KEYCHAIN_FIELD}"`);
-  let secrets: KeychainSecrets | undefined;
-  const read = (): KeychainSecrets => {
-    secrets ??= withKeychainSecretsSync(form, path);
-    return secrets;
-  };
-  const file = { ...form.fields } as AuthorizedUserFile;
-  for (const name of ["client_secret", "refresh_token"] as const)
-    Object.defineProperty(file, name, { enumerable: true, get: () => read()[name] });
-  recordStandIn(file, tokenCacheStandIn(form.entry));
-  return file;
 }
 
 function keychainFormOf(text: string, path: string): KeychainCacheFile | undefined {
@@ -190,34 +150,7 @@ function checkedEntry(value: unknown, path: string): KeychainEntry {
   return { service: entry.service, account: entry.account, id: entry.id };
 }
 
-function secretsOf(reply: KeychainReply, form: KeychainCacheFile, path: string): KeychainSecrets {
-  if (!reply.ok)
-    throw new CredCredentialsError(
-      `The refresh token of ${quoted(path)} is in the keychain, which could not be read: ${reply.why}. Unlock the keychain, or sign in again.`,
-      { code: ERROR_CODES.KEYCHAIN_UNAVAILABLE },
-    );
-  let held: Partial<Record<"id" | keyof KeychainSecrets, unknown>> | undefined;
-  try {
-    held = typeof reply.secret === "string" ? JSON.parse(reply.secret) : undefined;
-  } catch {
-    held = undefined;
-  }
-  if (
-    held?.id !== form.entry.id ||
-    typeof held.refresh_token !== "string" ||
-    typeof held.client_secret !== "string" ||
-    held.refresh_token === "" ||
-    held.client_secret === ""
-  )
-    throw invalid(path, "names a keychain entry that is gone or belongs to another save; sign in again");
-  return { refresh_token: held.refresh_token, client_secret: held.client_secret };
-}
-
-function joined(form: KeychainCacheFile, secrets: KeychainSecrets): AuthorizedUserFile {
-  return { ...form.fields, ...secrets };
-}
-
-function invalid(path: string, problem: string): CredCredentialsError {
+export function invalid(path: string, problem: string): CredCredentialsError {
   return new CredCredentialsError(`The credentials file ${quoted(path)} ${problem}.`, {
     code: ERROR_CODES.FILE_INVALID,
   });

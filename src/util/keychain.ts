@@ -11,8 +11,6 @@ import { existsSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { ENV } from "../shared/constants.js";
 
-/** The keychain service every cred-auth entry is filed under (`secret-tool search service cred-auth`). */
-export const KEYCHAIN_SERVICE = "cred-auth";
 /** How long one keychain operation may take before it counts as unusable, in milliseconds. */
 export const KEYCHAIN_TIMEOUT_MS = 4000;
 
@@ -48,8 +46,12 @@ process.stdin.setEncoding("utf8").on("data", (c) => (input += c)).on("end", () =
 });
 `;
 
-/** Runs one keychain operation, bounded; never throws (a failure is `{ ok: false, why }`). */
-export function keychain(request: KeychainRequest, env: NodeJS.ProcessEnv = process.env): Promise<KeychainReply> {
+/** Runs one keychain operation on `service`'s entries, bounded; never throws (a failure is `{ ok: false, why }`). */
+export function keychain(
+  service: string,
+  request: KeychainRequest,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<KeychainReply> {
   const child = childCommand(env);
   if ("why" in child) return Promise.resolve({ ok: false, why: child.why });
   return new Promise((resolve) => {
@@ -66,16 +68,20 @@ export function keychain(request: KeychainRequest, env: NodeJS.ProcessEnv = proc
       resolve(signal === "SIGKILL" ? timedOut(env) : replyOf(out));
     });
     proc.stdin.on("error", () => {}); // a child that died early: its close says why
-    proc.stdin.end(JSON.stringify({ service: KEYCHAIN_SERVICE, ...request }));
+    proc.stdin.end(JSON.stringify({ service, ...request }));
   });
 }
 
 /** {@link keychain}, synchronously (for readers that are synchronous: print-identity-token, status, revoke). */
-export function keychainSync(request: KeychainRequest, env: NodeJS.ProcessEnv = process.env): KeychainReply {
+export function keychainSync(
+  service: string,
+  request: KeychainRequest,
+  env: NodeJS.ProcessEnv = process.env,
+): KeychainReply {
   const child = childCommand(env);
   if ("why" in child) return { ok: false, why: child.why };
   const result: SpawnSyncReturns<string> = spawnSync(child.node, ["-e", CHILD, child.binding], {
-    input: JSON.stringify({ service: KEYCHAIN_SERVICE, ...request }),
+    input: JSON.stringify({ service, ...request }),
     encoding: "utf8",
     stdio: ["pipe", "pipe", "ignore"],
     timeout: timeoutMs(env),
