@@ -10,8 +10,14 @@ import { readSetting } from "../settings/read.js";
 import { ENV } from "../shared/constants.js";
 import { printable } from "../trust/text.js";
 
-/** Where the credentials cache keeps its secrets (docs/caching.md). */
-export type SecretStore = (typeof SECRET_STORES)[number];
+/**
+ * Where the credentials cache keeps its refresh token and client secret: `auto` (the keychain when
+ * one answers, else the file, said once), `keychain` (the keychain or an error), `file`.
+ */
+export type SecretStore = "auto" | "keychain" | "file";
+
+// The setting's values are these (settings/keys.ts, below this layer, cannot name the type).
+SECRET_STORES satisfies readonly SecretStore[];
 
 /** The store `option` (a cache's `secretStore`), the environment or the settings choose; `auto` when none says. */
 export function chooseSecretStore(option: SecretStore | undefined, env: NodeJS.ProcessEnv = process.env): SecretStore {

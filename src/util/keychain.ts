@@ -55,7 +55,10 @@ export function keychain(
   const child = childCommand(env);
   if ("why" in child) return Promise.resolve({ ok: false, why: child.why });
   return new Promise((resolve) => {
-    const proc = spawn(child.node, ["-e", CHILD, child.binding], { stdio: ["pipe", "pipe", "ignore"], env });
+    const proc = spawn(child.node, ["-e", CHILD, child.binding], {
+      stdio: ["pipe", "pipe", "ignore"],
+      env: childEnv(env),
+    });
     let out = "";
     const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs(env));
     proc.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
@@ -86,7 +89,7 @@ export function keychainSync(
     stdio: ["pipe", "pipe", "ignore"],
     timeout: timeoutMs(env),
     killSignal: "SIGKILL",
-    env,
+    env: childEnv(env),
   });
   if (result.error && (result.error as NodeJS.ErrnoException).code === "ETIMEDOUT") return timedOut(env);
   if (result.error) return { ok: false, why: result.error.message };
@@ -102,6 +105,12 @@ export function keychainAbsence(env: NodeJS.ProcessEnv = process.env): string | 
   if (process.platform === "darwin" || process.platform === "win32") return undefined;
   if (env.DBUS_SESSION_BUS_ADDRESS) return undefined;
   return "no Secret Service: this session has no D-Bus (DBUS_SESSION_BUS_ADDRESS is not set)";
+}
+
+/** The child's environment: the caller's, without NODE_OPTIONS (a debugger's port, a loader: not for this child). */
+function childEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { NODE_OPTIONS: _, ...rest } = env;
+  return rest;
 }
 
 function childCommand(env: NodeJS.ProcessEnv): { node: string; binding: string } | { why: string } {

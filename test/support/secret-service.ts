@@ -61,6 +61,7 @@ export async function startSecretService(t: { skip(message: string): void }): Pr
     child.on("exit", () => reject(new Error("dbus-run-session ended before giving its address")));
   });
   const env = { PATH: process.env.PATH, DBUS_SESSION_BUS_ADDRESS: address };
+  await daemonPid(env); // before any test asks it (else D-Bus would start a second, locked daemon)
   const stop = () => {
     try {
       if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL"); // its own process group: the bus, the daemon, sleep
@@ -77,23 +78,38 @@ export async function startSecretService(t: { skip(message: string): void }): Pr
       const { stdout, stderr } = await run("secret-tool", args, { env });
       return `${stdout}${stderr}`;
     },
-    async daemonPid() {
-      const { stdout } = await run(
-        "gdbus",
-        [
-          "call",
-          "--session",
-          "--dest",
-          "org.freedesktop.DBus",
-          "--object-path",
-          "/org/freedesktop/DBus",
-          "--method",
-          "org.freedesktop.DBus.GetConnectionUnixProcessID",
-          "org.freedesktop.secrets",
-        ],
-        { env },
-      );
-      return Number(/\d+/.exec(stdout.replace(/^\(uint32 /, ""))?.[0]);
-    },
+    daemonPid: () => daemonPid(env),
   };
+}
+
+/** The daemon takes its bus name a moment after it says it is unlocked: ask until it has (10 s). */
+async function daemonPid(env: NodeJS.ProcessEnv): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ownerPid(env);
+    } catch (error) {
+      if (attempt >= 40) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+/** The process id of the Secret Service's bus name on the bus `env` names. */
+async function ownerPid(env: NodeJS.ProcessEnv): Promise<number> {
+  const { stdout } = await run(
+    "gdbus",
+    [
+      "call",
+      "--session",
+      "--dest",
+      "org.freedesktop.DBus",
+      "--object-path",
+      "/org/freedesktop/DBus",
+      "--method",
+      "org.freedesktop.DBus.GetConnectionUnixProcessID",
+      "org.freedesktop.secrets",
+    ],
+    { env },
+  );
+  return Number(/\d+/.exec(stdout.replace(/^\(uint32 /, ""))?.[0]);
 }
