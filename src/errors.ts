@@ -66,6 +66,8 @@ export const ERROR_CODES = {
   MODULE_MISSING: "ERR_MODULE_MISSING",
   /** Credentials could not be written where asked (the path is a directory, not writable, ...). */
   FILE_UNWRITABLE: "ERR_FILE_UNWRITABLE",
+  /** The operating system's keychain holds (or was asked to hold) the cached refresh token and could not be used: absent, locked, prompting or not answering (docs/caching.md). */
+  KEYCHAIN_UNAVAILABLE: "ERR_KEYCHAIN_UNAVAILABLE",
   /** These credentials cannot be saved: no refresh token, or no client id and secret. */
   NOT_SAVABLE: "ERR_NOT_SAVABLE",
   /** An external_account file's subject-token file (`credential_source.file`) is missing, unreadable or empty. */

@@ -6,7 +6,18 @@ import type { AuthorizedUserFile } from "../formats/credentials-file.js";
 import { CredAuthError } from "../errors.js";
 import { quoted } from "../trust/text.js";
 import { CredentialsCache } from "./base.js";
-import { credentialInfo, credentialsFiles, displayed, fileTrust, userCredentials } from "./lazy.js";
+import {
+  credentialInfo,
+  credentialsFiles,
+  displayed,
+  fileTrust,
+  keychainCache,
+  keychainCacheFile,
+  keychainSecrets,
+  secretStores,
+  userCredentials,
+} from "./lazy.js";
+import type { SecretStore } from "./secret-store.js";
 
 /** Default directory name of the disk caches, under the configuration directory. */
 export const DEFAULT_CACHE_DIRNAME = "cred";
@@ -21,6 +32,12 @@ export interface CredentialsCacheOptions {
   dirname?: string;
   /** File name of the cache file. Default `cred_credentials.json`. */
   filename?: string;
+  /**
+   * Where the refresh token and client secret are kept: `auto` (the keychain when one answers, else
+   * the file, said once), `keychain` (the keychain or an `ERR_KEYCHAIN_UNAVAILABLE` error), `file`.
+   * Default: `CRED_AUTH_SECRET_STORE`, else the `secret-store` setting, else `auto` (docs/caching.md).
+   */
+  secretStore?: SecretStore;
 }
 
 /**
@@ -45,6 +62,8 @@ export class FileCredentialsCache extends CredentialsCache {
   readonly dirname: string;
   /** File name of the cache file. */
   readonly filename: string;
+  /** Where the secrets go, when the constructor was told (else decided on each save). */
+  readonly secretStore: SecretStore | undefined;
 
   constructor(options?: CredentialsCacheOptions);
   constructor(dirname?: string, filename?: string);
@@ -56,6 +75,10 @@ export class FileCredentialsCache extends CredentialsCache {
         : { dirname: dirnameOrOptions, filename };
     this.dirname = pathPart(options.dirname ?? DEFAULT_CACHE_DIRNAME, "dirname");
     this.filename = pathPart(options.filename ?? DEFAULT_CACHE_FILENAME, "filename");
+    this.secretStore =
+      options.secretStore === undefined
+        ? undefined
+        : secretStores().checkedSecretStore(options.secretStore, "The cache's secretStore");
   }
 
   /** `$HOME/.config/<dirname>/<filename>` (Windows: `%APPDATA%/.config/...`), computed on each access. */
@@ -70,13 +93,22 @@ export class FileCredentialsCache extends CredentialsCache {
    */
   override async save(credentials: UserRefreshClient): Promise<void> {
     const path = this.path;
-    await credentialsFiles().writeUserCredentialsFile(
-      path,
-      userCredentials().authorizedUserFileFrom(credentials, path),
-    );
+    const { authorizedUserFileFrom, readPendingSecrets } = userCredentials();
+    await readPendingSecrets(credentials); // credentials loaded from the keychain form, not refreshed yet
+    const file = authorizedUserFileFrom(credentials, path);
+    const store = secretStores().chooseSecretStore(this.secretStore);
+    await keychainCache().saveCacheFile(path, file, store, credentials);
     const { getCredentialInfo, setCredentialInfo } = credentialInfo();
     const info = getCredentialInfo(credentials);
     setCredentialInfo(credentials, { scopes: info?.scopes ?? [], ...info, path });
+  }
+
+  /**
+   * Removes the cache file and, when its secrets are in the keychain, their entry (and entries
+   * whose file is gone). Resolves true when there was a file.
+   */
+  async delete(): Promise<boolean> {
+    return keychainCache().deleteCacheFile(this.path);
   }
 }
 
@@ -100,8 +132,8 @@ export class ReadWriteCredentialsCache extends FileCredentialsCache {
     try {
       file = await readAuthorizedUserFile(path, { privateOnly: true });
     } catch (error) {
-      if (!(error instanceof CredentialsFileError && error.problem === "missing")) warnUnusable(error);
-      return null;
+      if (error instanceof CredentialsFileError && error.problem === "missing") return null;
+      return fromKeychainForm(path, error);
     }
     try {
       // A token_uri or universe the URL policy refuses makes the file as unusable as a malformed one.
@@ -120,6 +152,29 @@ export class ReadWriteCredentialsCache extends FileCredentialsCache {
  * signs in again and refreshes the cached file ({@link REAUTH}).
  */
 export class WriteOnlyCredentialsCache extends FileCredentialsCache {}
+
+/**
+ * The credentials of a cache file whose secrets are in the keychain (read on their first refresh),
+ * or null with the warning of a file that is unusable (`error`, or the keychain form's own).
+ */
+async function fromKeychainForm(path: string, error: unknown): Promise<UserRefreshClient | null> {
+  try {
+    const form = await keychainCacheFile().readKeychainCacheFile(path, { privateOnly: true });
+    if (form !== undefined)
+      return await userCredentials().keychainUserRefreshClient(
+        form.fields,
+        keychainCacheFile().tokenCacheStandIn(form.entry),
+        () => keychainSecrets().withKeychainSecrets(form, path),
+        { path },
+      );
+  } catch (formError) {
+    if (!(formError instanceof CredAuthError)) throw formError;
+    warnUnusable(formError);
+    return null;
+  }
+  warnUnusable(error);
+  return null;
+}
 
 /** Someone who may write the directory may replace the cache file between two runs. */
 function warnIfSharedDirectory(path: string): void {

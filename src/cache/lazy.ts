@@ -20,3 +20,17 @@ export const displayed = (): typeof import("../token-services/display-safe.js") 
 
 /** The file-trust rule's ownership check. */
 export const fileTrust = (): typeof import("../trust/files.js") => require("../trust/files.js");
+
+/** The cache's secrets in the keychain (loaded when a refresh token is read or written, never on a warm start). */
+export const keychainCache = (): typeof import("./keychain.js") => require("./keychain.js");
+
+/** Where the secrets go: the option, CRED_AUTH_SECRET_STORE, the setting (read on a save). */
+export const secretStores = (): typeof import("./secret-store.js") => require("./secret-store.js");
+
+/** The keychain form of the cache file: parsed on a warm start, its secrets not read. */
+export const keychainCacheFile = (): typeof import("../formats/keychain-cache-file.js") =>
+  require("../formats/keychain-cache-file.js");
+
+/** The keychain form's secrets, read when a refresh needs them. */
+export const keychainSecrets = (): typeof import("../formats/keychain-secrets.js") =>
+  require("../formats/keychain-secrets.js");

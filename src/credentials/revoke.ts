@@ -6,6 +6,7 @@
 // found (not named by the caller) only once a person confirmed it; and only the very file that was
 // read (same device and inode), never one a link swapped in meanwhile.
 import { type Stats, lstatSync, statSync, unlinkSync } from "node:fs";
+import { forgetKeychainEntry } from "../cache/index.js";
 import { deleteCachedToken, deleteCachedTokensOf, tokenCacheDir } from "../access-token-cache/index.js";
 import { type AdcFile, readAdcFileSync } from "../formats/adc-file.js";
 import { externalCacheKey, idTokenKeyOwner, impersonatedCacheKey, tokenCacheKey } from "../formats/cache-keys.js";
@@ -121,6 +122,7 @@ export async function revokeCredentials(path: string | undefined, options: Revok
   }
   const cacheEntriesRemoved = forgetCachedTokens(file, universe, source.path, env);
   removeFile(source.path, identity, notRevoked === undefined ? revokedAt : undefined);
+  await forgetKeychainEntry(source.path); // the credentials cache's refresh token, when it was in the keychain
   return {
     path: source.path,
     foundBy: source.foundBy,

@@ -1,12 +1,3 @@
-// The settings order, written once: the call's option, else the environment, else the settings.
-// Its own small module so that the plan (credentials/plan.ts) and the account note's plan
-// (credentials/account-note.ts, asked on every cache hit, where loading the whole plan would cost) share it.
-
-/** The settings order: the call's option, else the environment, else the settings; undefined when none says. */
-export function chosen<T>(
-  option: T | undefined,
-  fromEnv: () => T | undefined,
-  fromSettings: () => T | undefined,
-): T | undefined {
-  return option ?? fromEnv() ?? fromSettings();
-}
+// The settings order (option > environment > setting), written once in settings/order.ts so that the
+// credentials cache (below this layer) shares it; re-exported here for the plan and the account note.
+export { chosen } from "../settings/order.js";

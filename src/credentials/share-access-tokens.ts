@@ -13,6 +13,7 @@ import {
   writeCachedToken,
   type TokenCacheLocation,
 } from "../access-token-cache/index.js";
+import { standInOf } from "../formats/keychain-stand-in.js";
 import { clientSecretsOf, getCredentialInfo, refreshTokenOf } from "../token-services/info.js";
 
 const attached = new WeakSet<object>();
@@ -118,7 +119,8 @@ export function cacheSignInToken(
 /** The token-cache key of a file-loaded user client, or undefined when it has none. */
 function keyOf(client: UserRefreshClient): string | undefined {
   const info = getCredentialInfo(client);
-  const refreshToken = refreshTokenOf(client);
+  // Credentials whose refresh token is in the keychain are keyed by their save's id (formats/keychain-stand-in.ts).
+  const refreshToken = standInOf(client) ?? refreshTokenOf(client);
   const clientId = clientSecretsOf(client)?.clientId ?? info?.clientId;
   if (info?.path === undefined || !refreshToken || !clientId) return undefined;
   const tokenUrl = info.tokenUrl ?? String(client.endpoints.oauth2TokenUrl);

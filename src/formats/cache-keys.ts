@@ -8,6 +8,7 @@
  * reaches the disk (access-token-cache/).
  */
 import { sha256Hex } from "../util/sha256.js";
+import { refreshTokenKeyMaterial } from "./keychain-stand-in.js";
 import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "./external-account.js";
 import type { ImpersonatedFile } from "./impersonated-file.js";
 
@@ -37,7 +38,7 @@ export type TokenCacheIdentity =
 export function tokenCacheKey(file: TokenCacheIdentity, scopes: readonly string[], tokenUrl?: string): string {
   const identity =
     file.type === "authorized_user"
-      ? [file.type, file.client_id, file.refresh_token]
+      ? [file.type, file.client_id, refreshTokenKeyMaterial(file)]
       : [file.type, file.client_email, file.private_key_id ?? "", sha256Hex(file.private_key)];
   return keyOf([...identity, tokenUrl ?? file.token_uri ?? ""], scopes);
 }

@@ -19,6 +19,8 @@ export interface Settings {
   remote?: boolean;
   /** In a notebook, the "using account X (cached)" note when cached credentials are used (default true). */
   "account-note"?: boolean;
+  /** Where the credentials cache keeps its refresh token: the keychain when usable, the keychain only, or the file. */
+  "secret-store"?: "auto" | "keychain" | "file";
 }
 
 /** A setting's name. */
@@ -41,6 +43,8 @@ export interface SettingSpec {
 }
 
 const UI_VALUES = ["auto", "plain", "terminal"] as const;
+/** Where the credentials cache keeps its refresh token and client secret (docs/caching.md). */
+export const SECRET_STORES = ["auto", "keychain", "file"] as const;
 const PORTS = /^(\d{1,5})(?:\s*-\s*(\d{1,5}))?$/;
 
 const text = (value: string): string | undefined => value.trim() || undefined;
@@ -118,6 +122,14 @@ export const SETTINGS: readonly SettingSpec[] = [
     schema: { type: "string", pattern: PORTS.source },
     parse: (value) => (isPortRange(value) ? value.trim() : undefined),
     check: (value) => typeof value === "string" && isPortRange(value),
+  },
+  {
+    key: "secret-store",
+    metavar: SECRET_STORES.join("|"),
+    help: "where the credentials cache keeps its refresh token: the OS keychain when usable (auto), the keychain or an error, the file",
+    schema: { type: "string", enum: [...SECRET_STORES] },
+    parse: (value) => SECRET_STORES.find((v) => v === value.trim()),
+    check: (value) => SECRET_STORES.some((v) => v === value),
   },
   yesNo("remote", "true: the browser is on another machine (copy-paste sign-in); false: on this one"),
   yesNo(

@@ -6,6 +6,8 @@ import { type Universe, trustedUniverse } from "../trust/urls.js";
 import { credentialsTokenUrl } from "../formats/destinations.js";
 import { loadUserRefreshClient } from "../util/lazy.js";
 import { authorizedUserFile, readAuthorizedUserFile, type AuthorizedUserFile } from "../formats/credentials-file.js";
+import type { KeychainSecrets } from "../formats/keychain-cache-file.js";
+import { recordStandIn } from "../formats/keychain-stand-in.js";
 import { clientSecretsOf, getCredentialInfo, recordClientSecrets, refreshTokenOf, setCredentialInfo } from "./info.js";
 import { toCredError } from "./token-errors.js";
 
@@ -97,6 +99,74 @@ export async function userRefreshClientFrom(
     ...(options.path !== undefined ? { path: options.path } : {}),
   });
   return client;
+}
+
+/** What a keychain-loaded client reads its secrets with, once (see {@link keychainUserRefreshClient}). */
+const pendingSecrets = new WeakMap<object, () => Promise<KeychainSecrets>>();
+
+/**
+ * A `UserRefreshClient` for a cache file whose refresh token and client secret are in the keychain
+ * (formats/keychain-cache-file.ts), without reading them: a warm start takes its access token from
+ * the access-token cache (keyed by `standIn`) and never asks the keychain. The first refresh reads
+ * both secrets through `readSecrets`, once, and refreshes as any other client.
+ */
+export async function keychainUserRefreshClient(
+  fields: Omit<AuthorizedUserFile, "client_secret" | "refresh_token">,
+  standIn: string,
+  readSecrets: () => Promise<KeychainSecrets>,
+  options: UserRefreshClientOptions = {},
+): Promise<UserRefreshClient> {
+  // Empty secrets until read: google-auth-library then refreshes through refreshHandler below.
+  const client = await userRefreshClientFrom({ ...fields, client_secret: "", refresh_token: "" }, options);
+  delete client.credentials.refresh_token;
+  recordStandIn(client, standIn);
+  let read: Promise<KeychainSecrets> | undefined;
+  const secrets = async (): Promise<KeychainSecrets> => {
+    read ??= readSecrets();
+    const held = await read.catch((error: unknown) => {
+      read = undefined; // a locked keychain may be unlocked by the next attempt
+      throw error;
+    });
+    client._clientSecret = held.client_secret;
+    client._refreshToken = held.refresh_token;
+    recordClientSecrets(client, {
+      clientId: fields.client_id,
+      clientSecret: held.client_secret,
+      refreshToken: held.refresh_token,
+    });
+    return held;
+  };
+  pendingSecrets.set(client, secrets);
+  // Every way google-auth-library asks with the refresh token reads the secrets first.
+  const target = client as unknown as Refreshing;
+  const refresh = target.refreshTokenNoCache.bind(client);
+  target.refreshTokenNoCache = async () => refresh((await secrets()).refresh_token);
+  const fetchIdToken = target.fetchIdToken.bind(client);
+  target.fetchIdToken = async (audience) => {
+    await secrets();
+    return fetchIdToken(audience);
+  };
+  // Without a refresh token in its credentials, google-auth-library refreshes through this handler.
+  client.refreshHandler = async () => {
+    const held = await secrets();
+    const { tokens } = await target.refreshToken(held.refresh_token);
+    return { access_token: tokens.access_token ?? "", expiry_date: tokens.expiry_date ?? 0 };
+  };
+  return client;
+}
+
+type Tokens = { tokens: { access_token?: string | null; expiry_date?: number | null } };
+
+/** The methods of google-auth-library's UserRefreshClient that use the refresh token (protected in its types). */
+interface Refreshing {
+  refreshToken(refreshToken?: string | null): Promise<Tokens>;
+  refreshTokenNoCache(refreshToken?: string | null): Promise<Tokens>;
+  fetchIdToken(audience: string): Promise<string>;
+}
+
+/** Reads the keychain secrets of a client {@link keychainUserRefreshClient} made, if it has not yet (before saving it). */
+export async function readPendingSecrets(client: object): Promise<void> {
+  await pendingSecrets.get(client)?.();
 }
 
 /**

@@ -141,3 +141,25 @@ test("a user-built client whose token URL is not Google's is refused by the URL 
   );
   assert.deepEqual(readdirSync(home), []);
 });
+
+test("test__save_user_account_credentials into a directory that cannot be written: save() throws (unlike the original), a sign-in warns", async (t) => {
+  // The original logs "Unable to save credentials." and returns. cred-auth's direct save() keeps
+  // its throw on purpose (docs/caching.md, "When the file cannot be written"): the caller asked to
+  // keep credentials, so it hears that they were not kept, with a code. The sign-in path
+  // (getUserCredentials, default) is where the original's warning-and-go-on lives.
+  const home = isolateHome(t);
+  writeFileSync(join(home, ".config"), "a file where the configuration directory should be");
+  const target = new cache.ReadWriteCredentialsCache({
+    dirname: "pydata",
+    filename: "pydata_google_credentials.json",
+    secretStore: "file",
+  });
+  await assert.rejects(target.save(userBuiltClient()), (error: Error) => {
+    assert.ok(error instanceof CredCredentialsError);
+    assert.equal(error.code, ERROR_CODES.FILE_UNWRITABLE);
+    assert.ok(error.message.includes(target.path), error.message);
+    assert.ok(!error.message.includes(REFRESH) && !error.message.includes(SECRET), "no secret in the message");
+    return true;
+  });
+  assert.equal(readFileSync(join(home, ".config"), "utf8"), "a file where the configuration directory should be");
+});

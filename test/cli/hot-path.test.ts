@@ -21,6 +21,7 @@ const HEAVY = [
   "open",
   "tslab",
   "jws",
+  "@napi-rs/keyring", // the keychain: read only when a refresh token is (docs/caching.md)
 ];
 /**
  * The dist modules the cached path may load: the bin (dist/cli.js, which turns on the compile

@@ -25,6 +25,9 @@ const SIGN_IN_ONLY = [
   "oauth/flow.js",
   "ui/select.js",
 ];
+// The keychain is read only when a refresh token is (docs/caching.md): never on the warm path.
+// test/cache/keychain.test.ts runs the warm path on a cache file whose secrets are in the keychain.
+const KEYCHAIN = ["cache/keychain.js", "formats/keychain-secrets.js", "util/keychain.js"];
 
 const SCRIPT = `
 const { writeFileSync } = require("node:fs");
@@ -84,4 +87,10 @@ test("default() with cached credentials and a cached token loads nothing only a 
     [],
     "modules only a sign-in needs were loaded on the warm path",
   );
+  assert.deepEqual(
+    KEYCHAIN.filter((file) => ours.includes(file)),
+    [],
+    "the keychain's modules were loaded on the warm path",
+  );
+  assert.ok(!warm.modules.some((m) => m.includes("@napi-rs")), "the keychain binding was loaded on the warm path");
 });

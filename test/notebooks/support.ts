@@ -91,7 +91,7 @@ export function tslabFixture(prefix: string, skip: string | false): TslabFixture
 /**
  * The environment of a kernel under test: its own HOME, the test's Jupyter path and emulator,
  * ten random loopback ports (never the default 8080-8089 that serial tests hold), no token
- * cache, no metadata server, no browser; `env` on top.
+ * cache, no metadata server, no browser, the credentials cache's refresh token in its file; `env` on top.
  */
 export function kernelEnv(home: string, jupyterPath: string, emulatorHost: string, env: Record<string, string> = {}) {
   const first = 20000 + Math.floor(Math.random() * 4000) * 10;
@@ -107,6 +107,8 @@ export function kernelEnv(home: string, jupyterPath: string, emulatorHost: strin
     CRED_AUTH_TOKEN_CACHE: "off",
     METADATA_SERVER_DETECTION: "none",
     BROWSER: "none",
+    // No Secret Service here: `auto` would add its one note to a sign-in's cell (test/cache/keychain.test.ts tests it).
+    CRED_AUTH_SECRET_STORE: "file",
     ...env,
   };
 }
