@@ -2,83 +2,16 @@
 // nbclient through run_notebook.py) against the emulator, while this test approves the
 // sign-in like a browser.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { startEmulator } from "cred-auth/emulator";
 import { approving, CellKernel, listening, using } from "./cells.ts";
-import { PRINT, pasteBackMistakes, rerunInEveryState, scopeMistakes } from "./next-steps.ts";
-import {
-  codeCells,
-  findJupyterPython,
-  htmlOf,
-  linkPackageForNotebooks,
-  type NotebookRun,
-  type Output,
-  root,
-  runNotebook,
-  statusOf,
-  text,
-} from "./support.ts";
+import { denoFixture, python, skip } from "./deno-kernel.ts";
+import { codeCells, htmlOf, type NotebookRun, type Output, runNotebook, statusOf, text } from "./support.ts";
 
 const driver = fileURLToPath(new URL("./run_deno_notebook.py", import.meta.url));
-// Deno is not a dev dependency (the registry here serves its binary for Linux x64 only, which
-// `npm ci` refuses as an incomplete lock): `npm run setup:deno` (and .ci/run) install it under .tmp/deno.
-const deno = [process.env.DENO_BIN, join(root, ".tmp", "deno", "node_modules", ".bin", "deno"), "deno"].find(
-  (candidate) => candidate && spawnSync(candidate, ["--version"], { stdio: "ignore" }).status === 0,
-);
-
-const python = findJupyterPython();
-const missing = !python
-  ? "Jupyter (python3-nbclient, python3-jupyter-client) is not installed"
-  : !deno
-    ? "Deno is not installed (npm run setup:deno)"
-    : undefined;
-const skip = missing && !process.env.CI ? missing : false;
-if (skip) console.warn(`\n!!! SKIPPING the Deno notebook test: ${skip}. It runs under CI. !!!\n`);
-
-let work: string;
-let jupyterPath: string;
-let emulator: Awaited<ReturnType<typeof startEmulator>>;
-
-before(async () => {
-  if (skip) return;
-  // Under CI nothing skips: say what is missing and how to install it, not a TypeError further on.
-  if (missing)
-    assert.fail(
-      `${missing}; under CI this test must run, so install it first (.ci/run does; DENO_BIN may name a deno binary)`,
-    );
-  work = mkdtempSync(join(tmpdir(), "cred-auth-deno-notebook-"));
-  jupyterPath = installKernelSpec(join(work, "install-home"));
-  linkPackageForNotebooks();
-  emulator = await startEmulator();
-});
-
-after(async () => {
-  await emulator?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
-/**
- * `deno jupyter --install` writes to $HOME/.local/share/jupyter (it ignores
- * JUPYTER_DATA_DIR), so it runs with a throwaway HOME; returns the JUPYTER_PATH to use.
- */
-function installKernelSpec(home: string): string {
-  const install = spawnSync(deno!, ["jupyter", "--install", "--name", "deno", "--force"], {
-    env: { PATH: process.env.PATH ?? "", HOME: home, DENO_NO_UPDATE_CHECK: "1" },
-    encoding: "utf8",
-  });
-  assert.equal(install.status, 0, `deno jupyter --install: ${install.stderr}`);
-  const jupyterDir = join(home, ".local", "share", "jupyter");
-  assert.ok(
-    existsSync(join(jupyterDir, "kernels", "deno", "kernel.json")),
-    "the kernelspec was written under the temporary HOME",
-  );
-  return jupyterDir;
-}
+const fixture = denoFixture("cred-auth-deno-notebook-");
 
 /** Runs one notebook on the Deno kernel; each sign-in it shows is approved as carol. */
 function runOnDeno(name: string): Promise<NotebookRun> {
@@ -86,9 +19,9 @@ function runOnDeno(name: string): Promise<NotebookRun> {
     python: python!,
     driver,
     name,
-    work,
-    jupyterPath,
-    emulatorHost: emulator.host,
+    work: fixture.work,
+    jupyterPath: fixture.jupyterPath,
+    emulatorHost: fixture.emulator.host,
     account: "carol@example.com",
     env: { DENO_NO_UPDATE_CHECK: "1" },
   });
@@ -113,7 +46,7 @@ test("05-deno: default() signs in through Deno.jupyter.display on a real Deno ke
   const [setup, signIn, request] = codeCells(run);
   assert.ok(setup && signIn && request);
   assert.ok(
-    shownOf(setup).includes(`Using the emulator at http://${emulator.host}`),
+    shownOf(setup).includes(`Using the emulator at http://${fixture.emulator.host}`),
     `the kernel got the test's emulator: ${shownOf(setup)}`,
   );
   assert.equal(run.signIns.length, 1, "one sign-in link was shown while the cell waited");
@@ -141,9 +74,9 @@ test("Kernel › Interrupt on Deno's kernel while the sign-in waits: the card sa
   const kernel = new CellKernel({
     python: python!,
     kernel: "deno",
-    work,
-    jupyterPath,
-    emulatorHost: emulator.host,
+    work: fixture.work,
+    jupyterPath: fixture.jupyterPath,
+    emulatorHost: fixture.emulator.host,
     env: { DENO_NO_UPDATE_CHECK: "1" },
   });
   try {
@@ -172,9 +105,9 @@ const denoKernel = (env: Record<string, string>) =>
   new CellKernel({
     python: python!,
     kernel: "deno",
-    work,
-    jupyterPath,
-    emulatorHost: emulator.host,
+    work: fixture.work,
+    jupyterPath: fixture.jupyterPath,
+    emulatorHost: fixture.emulator.host,
     env: { DENO_NO_UPDATE_CHECK: "1", ...env },
   });
 
@@ -206,7 +139,7 @@ test("Deno, remote, Desktop client: the first cell ends with the card and the pa
     const second = await kernel.run(
       `await credAuth.completeSignIn(${JSON.stringify(address)});
 const { token } = await credentials.getAccessToken();
-const response = await fetch(\`http://${emulator.host}/storage/v1/b/demo-bucket/o/hello.txt?alt=media\`, { headers: { Authorization: \`Bearer \${token}\` } });
+const response = await fetch(\`http://${fixture.emulator.host}/storage/v1/b/demo-bucket/o/hello.txt?alt=media\`, { headers: { Authorization: \`Bearer \${token}\` } });
 await Deno.jupyter.display({ "text/plain": \`\${response.status} \${(await response.text()).trim()}\` }, { raw: true });`,
     );
     assert.equal(second.status, "ok", `${second.error} ${second.stderr}`);
@@ -271,30 +204,5 @@ test("Deno: cached credentials name their account in a small note; accountNote: 
     );
     assert.equal(quiet.status, "ok", quiet.stderr);
     assert.deepEqual(quiet.plain, [], "turned off");
-  });
-});
-
-/** A failed Deno cell: its reply says error. */
-const failedCell = (ran: { status: string | null }) => ran.status === "error";
-
-test("Deno: re-running the sign-in cell starts a new sign-in in every state, for default() and getUserCredentials()", {
-  skip,
-  timeout: 240_000,
-}, async () => {
-  await using(denoKernel(REMOTE_DESKTOP), async (kernel) => {
-    await kernel.run('import * as credAuth from "cred-auth";');
-    await rerunInEveryState(kernel, "default", PRINT.deno);
-    await rerunInEveryState(kernel, "getUserCredentials", PRINT.deno);
-  });
-});
-
-test("Deno: Run All with the placeholder, a wrong code, Deny and a misspelt scope each print one line and lead on", {
-  skip,
-  timeout: 240_000,
-}, async () => {
-  await using(denoKernel(REMOTE_DESKTOP), async (kernel) => {
-    await kernel.run('import * as credAuth from "cred-auth";');
-    await pasteBackMistakes(kernel, PRINT.deno, failedCell, () => emulator.stats().tokenRequests);
-    await scopeMistakes(kernel, failedCell);
   });
 });
