@@ -144,8 +144,12 @@ test("a missing cache is null, silently, and creates nothing", async (t) => {
 });
 
 const UNUSABLE: Array<[string, (path: string) => void, RegExp]> = [
-  ["corrupt", (p) => writeFileSync(p, '{"type": "authorized_user", '), /not valid JSON/],
-  ["truncated", (p) => writeFileSync(p, JSON.stringify(userFileFields()).slice(0, 40)), /not valid JSON/],
+  ["corrupt", (p) => writeFileSync(p, '{"type": "authorized_user", '), /ends before its JSON is complete/],
+  [
+    "truncated",
+    (p) => writeFileSync(p, JSON.stringify(userFileFields()).slice(0, 40)),
+    /ends before its JSON is complete/,
+  ],
   ["empty", (p) => writeFileSync(p, ""), /is empty/],
   ["wrong type", (p) => writeFileSync(p, JSON.stringify(keyFileFields())), /holds "service_account" credentials/],
   ["not a file", (p) => mkdirSync(p), /is a directory/],

@@ -71,7 +71,8 @@ const FAULTS: FaultCase[] = [
   {
     name: "connection refused",
     code: ERROR_CODES.UNREACHABLE,
-    message: /could not reach the token server \(ECONNREFUSED\); check the network\.$/,
+    message:
+      /nothing answers at the emulator's address http:\/\/127\.0\.0\.1:\d+ \(CRED_AUTH_EMULATOR_HOST; ECONNREFUSED\): start it with `cred-auth emulator --port \d+`, or unset CRED_AUTH_EMULATOR_HOST to use Google\.$/,
   },
   {
     name: "garbage instead of JSON",
