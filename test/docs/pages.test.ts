@@ -87,7 +87,10 @@ test("the documented TypeScript blocks are found, and continued blocks join thei
   );
 });
 
-test("each page runs as a reader runs it: blocks in order, in a folder that starts empty", async (t) => {
+// The install, two tsc runs and every page in one test: longer than the suite's 240 s per test under load.
+test("each page runs as a reader runs it: blocks in order, in a folder that starts empty", {
+  timeout: 900_000,
+}, async (t) => {
   const packing = performance.now();
   const consumer = await installedPackage();
   t.diagnostic(`the installed package, packed and found or installed: ${Math.round(performance.now() - packing)} ms`);
