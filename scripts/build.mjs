@@ -39,6 +39,8 @@ const HOT_PATH = [
   "token-services/endpoints.js",
   "trust/urls.js",
   "trust/files.js",
+  "trust/text.js",
+  "formats/keychain-stand-in.js",
   "util/sha256.js",
   "shared/constants.js",
   "errors.js",

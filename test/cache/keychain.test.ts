@@ -133,7 +133,7 @@ test("with a Secret Service: no file holds the secrets, a new process needs no s
 
   // The cache file works for the commands that find it: status, print-token.
   const status = await run(process.execPath, [CLI, "status"], { env: w.env });
-  assert.match(status.stdout, /credentials cache/);
+  assert.match(status.stdout, /found by: +your last sign-in, which cred-auth saved/);
   const printed = await run(process.execPath, [CLI, "print-token", w.cachePath], {
     env: { ...w.env, CRED_AUTH_TOKEN_CACHE: "off" },
   });

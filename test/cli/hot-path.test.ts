@@ -46,6 +46,8 @@ const EVALUATED_ON_CACHED_PATH = [
   "trust/files.js", // the file-trust rule, applied to the credentials file and the cache entry
   "trust/urls.js", // the universe and the file's token URL
   "formats/destinations.js", // where the file's secrets may go: part of the cache key
+  "formats/keychain-stand-in.js", // a cache file whose secrets are in the keychain: its stand-in key
+  "trust/text.js", // the token checked printable before it is printed
   "token-services/token-requests.js", // the token URL used
   "token-services/endpoints.js", // the emulator's token URL (these tests set CRED_AUTH_EMULATOR_HOST)
   "formats/cache-keys.js", // the cache key
@@ -246,7 +248,12 @@ test("the two bundles hold the command line, each module once: print-token's cac
   );
   for (const inside of EVALUATED_FOR_A_KEY) assert.ok(hot.includes(inside), `${inside} is not in the hot bundle`);
   // One copy of each module: the cold paths are in the other bundle, never files of dist/.
-  for (const inside of ["token-services/load-user.js", "cli/login.js", "credentials/file-refresh.js", "trust/text.js"])
+  for (const inside of [
+    "token-services/load-user.js",
+    "cli/login.js",
+    "credentials/file-refresh.js",
+    "trust/redact.js",
+  ])
     assert.ok(cold.includes(inside), `${inside} is not in the cold bundle`);
   // Packages are required from node_modules, never bundled.
   assert.match(readFileSync(join(DIST, "cli-cold.js"), "utf8"), /require\("google-auth-library"\)/);

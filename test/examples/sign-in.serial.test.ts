@@ -69,7 +69,7 @@ test("tool-author-client.ts signs in with the tool's own client, scopes and cach
   assert.equal(params.get("client_id"), ACME.clientId, "the sign-in did not use the tool's client");
   assert.equal(
     params.get("scope"),
-    "https://www.googleapis.com/auth/bigquery.readonly openid https://www.googleapis.com/auth/userinfo.email",
+    "https://www.googleapis.com/auth/bigquery openid https://www.googleapis.com/auth/userinfo.email",
   );
   const consentPage = await (await fetch(first.authUrl)).text();
   assert.match(consentPage, new RegExp(ACME.name), "the consent page does not name the tool");

@@ -358,7 +358,12 @@ test("an echoing IAM Credentials API: the caller's access token never comes back
       .writeHead(403, { "Content-Type": "application/json" })
       .end(JSON.stringify({ error: { code: 403, status: "PERMISSION_DENIED", message: `caller ${echo}` } }));
   });
-  const env = isolatedEnv(home, { CRED_AUTH_EMULATOR_HOST: emu.host, CRED_AUTH_TOKEN_CACHE: join(home, "tokens") });
+  // Plain http on loopback goes only to the emulator's own host and port: the echoing API stands in for it
+  // (the source's token_uri names the real emulator, a file's own token URL).
+  const env = isolatedEnv(home, {
+    CRED_AUTH_EMULATOR_HOST: new URL(iam.url).host,
+    CRED_AUTH_TOKEN_CACHE: join(home, "tokens"),
+  });
   const source = JSON.parse(
     readFileSync(await testCredentialsFile(emu, join(home, "user"), { scopes: [CLOUD] }), "utf8"),
   );
