@@ -5,7 +5,7 @@
 // it is a "Desktop app" client (the loopback sign-in needs one), and keeps its id and secret in the
 // settings through the one settings writer (config.ts), so that the downloaded file may go.
 import { join, resolve } from "node:path";
-import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { type BrowserPlan, planBrowser, planSources } from "../credentials/plan.js";
 import { openBrowser } from "../oauth/browser.js";
 import { credentialsInsteadOfClient, readClientSecretText } from "../oauth/client.js";
@@ -14,6 +14,7 @@ import { printable } from "../trust/text.js";
 import type { Settings, SettingKey } from "../settings/keys.js";
 import { UsageError } from "./args.js";
 import { EXIT } from "./output.js";
+import { type TerminalPrompt, terminalPrompt } from "./prompt.js";
 
 /** The settings writer (config.ts's `writeSettings`): stores `changes`, removes `removed`, returns the file's path. */
 export type SettingsWriter = (changes: Settings, removed: readonly SettingKey[]) => Promise<string>;
@@ -110,7 +111,7 @@ function stepText(step: ConsoleStep, index: number): string {
 
 /** Walks through the steps at the terminal and returns the path of the downloaded file, checked. */
 async function guide({ runtime, browser }: BrowserPlan, env: NodeJS.ProcessEnv): Promise<string> {
-  const prompt = await terminalPrompt();
+  const prompt = await terminalPrompt("The client setup was cancelled; nothing was kept.");
   try {
     for (const [index, step] of CONSOLE_STEPS.entries()) {
       say(stepText(step, index));
@@ -235,31 +236,4 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function say(text: string): void {
   process.stderr.write(text);
-}
-
-interface TerminalPrompt {
-  /** One line typed at the terminal; Ctrl+C or a closed input cancels (CredCancelledError). */
-  ask(question: string): Promise<string>;
-  close(): void;
-}
-
-/** Questions on stderr, answers from stdin (an interactive terminal). */
-async function terminalPrompt(): Promise<TerminalPrompt> {
-  const { createInterface } = await import("node:readline/promises");
-  const lines = createInterface({ input: process.stdin, output: process.stderr });
-  const cancel = new AbortController();
-  lines.once("SIGINT", () => cancel.abort());
-  lines.once("close", () => cancel.abort());
-  return {
-    async ask(question) {
-      try {
-        return await lines.question(question, { signal: cancel.signal });
-      } catch (error) {
-        if (cancel.signal.aborted)
-          throw new CredCancelledError("The client setup was cancelled; nothing was kept.", { cause: error });
-        throw error;
-      }
-    },
-    close: () => lines.close(),
-  };
 }

@@ -8,6 +8,7 @@ import { printable, quoted } from "../trust/text.js";
 import type { ParsedArgs } from "./args.js";
 import { credentialsRevocation } from "./lazy.js";
 import { EXIT } from "./output.js";
+import { terminalPrompt } from "./prompt.js";
 
 /** Revokes `args.positionals[0]`, or the file default() would use once a person says yes. */
 export async function revoke(args: ParsedArgs): Promise<number> {
@@ -48,18 +49,12 @@ async function askToRevoke(found: FoundToRevoke): Promise<boolean> {
       `${aboutTo(found)} No terminal to ask whether to go on, so nothing was revoked or removed: run cred-auth revoke ${quoted(found.path)}, or add --quiet.`,
       { code: ERROR_CODES.NOT_CONFIRMED },
     );
-  const { createInterface } = await import("node:readline/promises");
-  const prompt = createInterface({ input: process.stdin, output: process.stderr });
-  const cancel = new AbortController();
-  // Ctrl+C or Ctrl+D at the question is a no.
-  prompt.once("SIGINT", () => cancel.abort());
-  prompt.once("close", () => cancel.abort());
+  const prompt = await terminalPrompt("The revocation was cancelled; nothing was revoked or removed.");
   try {
-    const answer = await prompt.question(`${aboutTo(found)}\nDo you want to continue (Y/n)? `, {
-      signal: cancel.signal,
-    });
+    const answer = await prompt.ask(`${aboutTo(found)}\nDo you want to continue (Y/n)? `);
     return /^(y(es)?)?$/i.test(answer.trim());
   } catch {
+    // Ctrl+C or Ctrl+D at the question is a no.
     process.stderr.write("\n");
     return false;
   } finally {
