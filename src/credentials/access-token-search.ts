@@ -7,7 +7,7 @@ import { tryHosted } from "../hosted/registry.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { findApplicationDefaultCredentials } from "./adc.js";
 import { type FileToken, type FileTokenOptions, accessTokenForFile } from "./file-token.js";
-import { type CredentialsSource, locateCredentials } from "./locate.js";
+import { type CredentialsSource, locateCredentials, noCredentialsFound } from "./locate.js";
 
 /** An access token, and where it came from. */
 export interface FoundAccessToken extends Pick<FileToken, "accessToken" | "scopesIgnored" | "warnings"> {
@@ -40,10 +40,7 @@ export async function accessTokenFromSearch(options: FileTokenOptions = {}): Pro
       code: ERROR_CODES.NO_CREDENTIALS,
     });
   }
-  throw new CredCredentialsError(
-    `No credentials found: ${located.reasons.join("; ")}. Sign in and save a file with \`cred-auth login FILE\`, then give FILE (or set GOOGLE_APPLICATION_CREDENTIALS to it).`,
-    { code: ERROR_CODES.NO_CREDENTIALS },
-  );
+  throw noCredentialsFound(located);
 }
 
 /** The token a client holds or gets now, and when it expires. */

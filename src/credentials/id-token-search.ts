@@ -1,14 +1,13 @@
 // `cred-auth print-identity-token` without a file: an ID token from the credentials default()
 // would use (./locate.ts), a hosted platform's first. It never starts a sign-in: with nothing
 // found it says what to run.
-import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { tryHosted } from "../hosted/registry.js";
 import { metadataIdToken } from "../hosted/metadata-identity.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { type FileIdTokenOptions, idTokenForFile } from "./id-token-file.js";
 import { checkedAudience } from "./id-token-words.js";
 import { idTokenOfClient } from "./id-token-clients.js";
-import { type CredentialsSource, locateCredentials } from "./locate.js";
+import { type CredentialsSource, locateCredentials, noCredentialsFound } from "./locate.js";
 
 /** An ID token, and where it came from. */
 export interface FoundIdToken {
@@ -45,8 +44,5 @@ export async function idTokenFromSearch(options: FileIdTokenOptions = {}): Promi
     const token = await metadataIdToken(checkedAudience(options.audience, "metadata-server") as string, env);
     return { idToken: token.idToken, expiryDate: token.expiresAt, source };
   }
-  throw new CredCredentialsError(
-    `No credentials found: ${located.reasons.join("; ")}. Sign in and save a file with \`cred-auth login FILE\`, then give FILE (or set GOOGLE_APPLICATION_CREDENTIALS to it).`,
-    { code: ERROR_CODES.NO_CREDENTIALS },
-  );
+  throw noCredentialsFound(located);
 }

@@ -4,6 +4,7 @@
 // what it finds with a token and moves on when that fails; this only says where it looks first.
 import { statSync } from "node:fs";
 import { READ_WRITE } from "../cache/index.js";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { detectedHostedEnvironment } from "../hosted/registry.js";
 import { metadataBaseUrl } from "../hosted/metadata.js";
 import { ENV } from "../shared/constants.js";
@@ -89,4 +90,12 @@ function isFile(path: string): boolean {
   } catch {
     return false; // not searchable: nothing default() could read there either
   }
+}
+
+/** What a command that never signs in says when the search found nothing: where it looked, and what to run. */
+export function noCredentialsFound(located: LocatedCredentials): CredCredentialsError {
+  return new CredCredentialsError(
+    `No credentials found: ${located.reasons.join("; ")}. Sign in and save a file with \`cred-auth login FILE\`, then give FILE (or set GOOGLE_APPLICATION_CREDENTIALS to it).`,
+    { code: ERROR_CODES.NO_CREDENTIALS },
+  );
 }
