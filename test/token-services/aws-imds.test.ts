@@ -137,6 +137,26 @@ test("IMDS's replies are capped in size; a refusal or a redirect names the statu
   await assert.rejects(awsIdentity(urls, {}), unavailable(/answered HTTP 302 for the region\.$/));
 });
 
+test("IMDS's replies are trimmed before use: a zone or role list with blank lines, spaces or CRLF; a keys URL ending in a slash", async () => {
+  instance("my-role", KEYS, " us-east-1a\r\n");
+  assert.equal((await awsIdentity(urls, {})).region, "us-east-1", "the zone's region, not us-east-1a with its letter");
+  for (const listing of ["\nmy-role\n", "  my-role  \r\nother-role\r\n", "my-role\t\nother-role"]) {
+    instance();
+    replies[ROLE_PATH] = { body: listing };
+    assert.equal((await awsIdentity(urls, {})).keys.accessKeyId, KEYS.AccessKeyId, JSON.stringify(listing));
+  }
+  instance();
+  replies[`${ROLE_PATH}/`] = { body: "my-role" };
+  const before = imds.requests.length;
+  const keys = await awsIdentity({ ...urls, credentialsUrl: `${urls.credentialsUrl}/` }, { AWS_REGION: "us-east-1" });
+  assert.equal(keys.keys.accessKeyId, KEYS.AccessKeyId);
+  assert.deepEqual(
+    imds.requests.slice(before).map((r) => r.url),
+    [`${ROLE_PATH}/`, `${ROLE_PATH}/my-role`],
+    "one slash between the keys URL and the role",
+  );
+});
+
 test("IMDSv2: one session token, asked with its lifetime, sent with every request", async () => {
   instance();
   replies["/latest/api/token"] = { body: " session-abc \n" };
