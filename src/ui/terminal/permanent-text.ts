@@ -3,26 +3,115 @@ import { PASTE_BACK_LINE } from "../plain.js";
 import type { ViewState } from "../view-state.js";
 import { describeScopes, PRODUCT_NAME } from "../words.js";
 
+/** The terminal's size, when it is a terminal (`stdout.columns`, `stdout.rows`). */
+export interface ScreenSize {
+  columns?: number | undefined;
+  rows?: number | undefined;
+}
+
+/**
+ * Rows kept free around the text: the command line that started it, and below it the live part
+ * at its tallest while waiting (the spinner, a refusal of two lines, the address input) and the
+ * cursor's line under it.
+ */
+const RESERVED_ROWS = 6;
+
+/** How much of the text is written, from all of it to what a short screen must still show. */
+const LAYOUTS = [
+  { blankLines: true, scopeList: true, advice: true, scopes: true },
+  { blankLines: false, scopeList: true, advice: true, scopes: true },
+  { blankLines: false, scopeList: false, advice: true, scopes: true },
+  { blankLines: false, scopeList: false, advice: false, scopes: true },
+  { blankLines: false, scopeList: false, advice: false, scopes: false },
+] as const;
+type Layout = (typeof LAYOUTS)[number];
+
 /**
  * What is written once, as plain lines above the live part: the plan's notes, the header, what
  * to do while waiting, and last the URL whole on a line of its own (ink wraps text to the
  * terminal's width, and a URL broken by inserted newlines could not be copied). Only a line or two stays
  * live below it, so nothing the terminal cannot erase (taller than the screen) is ever redrawn.
+ * Lines are broken at spaces to the terminal's width (the terminal would cut words), and on a
+ * short screen (80x24) the optional lines go, least needed first, until the text fits: its first
+ * line is never scrolled off. The notes (such as why the machine looks remote), the link's line
+ * and the URL always stay.
  */
-export function permanentText(state: ViewState, color: boolean, notes: readonly string[] = []): string {
-  const bold = (text: string) => (color ? `\u001B[1m${text}\u001B[22m` : text);
-  const lines = [...notes.map((note) => `cred-auth: ${note}`), bold(`${PRODUCT_NAME} · Sign in to Google Cloud`)];
-  const scopes = describeScopes(state.scopes);
-  if (scopes.length > 0) lines.push("It asks to:", ...scopes.map((words) => `  • ${words}`));
+export function permanentText(
+  state: ViewState,
+  color: boolean,
+  notes: readonly string[] = [],
+  size: ScreenSize = {},
+): string {
+  const room = size.rows === undefined ? Number.POSITIVE_INFINITY : size.rows - RESERVED_ROWS;
+  const layouts = LAYOUTS.map((layout) => lines(state, notes, layout).flatMap((line) => wrap(line, size.columns)));
+  const fitting = layouts.find((text) => rowsOf(text, size.columns) <= room) ?? layouts[LAYOUTS.length - 1] ?? [];
+  const styled = fitting.map((line) => (color && line.header ? `\u001B[1m${line.text}\u001B[22m` : line.text));
+  return `${styled.join("\n")}\n`;
+}
+
+/** A line of the text: the URL is never broken (it could not be copied); the header is bold. */
+interface Line {
+  text: string;
+  url?: boolean;
+  header?: boolean;
+}
+
+/** The text's lines in `layout`, before they are broken to the terminal's width. */
+function lines(state: ViewState, notes: readonly string[], layout: Layout): Line[] {
+  const text = (words: string): Line => ({ text: words });
+  const blank = layout.blankLines ? [text("")] : [];
+  const out = [
+    ...notes.map((note) => text(`cred-auth: ${note}`)),
+    { text: `${PRODUCT_NAME} · Sign in to Google Cloud`, header: true },
+  ];
+  const scopes = layout.scopes ? describeScopes(state.scopes) : [];
+  if (scopes.length > 0 && layout.scopeList) out.push(text("It asks to:"), ...scopes.map((s) => text(`  • ${s}`)));
+  else if (scopes.length > 0) out.push(text(`It asks to: ${scopes.map(midSentence).join("; ")}.`));
   // What to do after signing in comes before the link: the URL stays next to the live part, on
-  // screen however narrow or short the terminal is.
-  if (state.mode === "paste") lines.push("The code works only for this sign-in; it is shown as you paste it.");
-  else lines.push(MESSAGES.googleErrorPage, ...(state.paste ? [PASTE_BACK_LINE] : []));
-  lines.push("");
-  if (state.mode === "paste") lines.push("Open this link in a browser, sign in, then paste the code the page shows:");
-  else if (state.browserOpened)
-    lines.push("A browser window was opened to sign in. If it did not appear, open this link:");
-  else lines.push("Open this link in a browser to sign in:");
-  lines.push(state.url ?? "", "");
-  return `${lines.join("\n")}\n`;
+  // screen however narrow or short the terminal is. Pasting back is what a remote user must do.
+  if (state.mode === "paste" && layout.advice)
+    out.push(text("The code works only for this sign-in; it is shown as you paste it."));
+  if (state.mode !== "paste" && layout.advice) out.push(text(MESSAGES.googleErrorPage));
+  if (state.mode !== "paste" && state.paste) out.push(text(PASTE_BACK_LINE));
+  out.push(...blank, text(linkLine(state)), { text: state.url ?? "", url: true }, ...blank);
+  return out;
+}
+
+/** Scope words ("See your primary email address") inside a sentence; a name ("BigQuery") stays. */
+const midSentence = (words: string): string =>
+  /^[A-Z][a-z ]/.test(words) ? words[0]?.toLowerCase() + words.slice(1) : words;
+
+function linkLine(state: ViewState): string {
+  if (state.mode === "paste") return "Open this link in a browser, sign in, then paste the code the page shows:";
+  return state.browserOpened
+    ? "A browser window was opened to sign in. If it did not appear, open this link:"
+    : "Open this link in a browser to sign in:";
+}
+
+/**
+ * `line` broken at spaces into lines of at most `columns`, each continuation indented as far as
+ * the line's own indent and bullet. The URL, and a word longer than a line, stay whole.
+ */
+function wrap(line: Line, columns: number | undefined): Line[] {
+  if (line.url || columns === undefined || line.text.length <= columns) return [line];
+  const lead = /^\s*(• )?/.exec(line.text)?.[0] ?? "";
+  const indent = " ".repeat(lead.length);
+  const [first = "", ...words] = line.text.slice(lead.length).split(" ");
+  const out: string[] = [];
+  let current = `${lead}${first}`;
+  for (const word of words) {
+    if (current.length + 1 + word.length <= columns) current = `${current} ${word}`;
+    else {
+      out.push(current);
+      current = `${indent}${word}`;
+    }
+  }
+  out.push(current);
+  return out.map((text) => ({ ...line, text }));
+}
+
+/** The rows `text` takes on a terminal `columns` wide (a line longer than that wraps there). */
+function rowsOf(text: readonly Line[], columns: number | undefined): number {
+  const width = columns === undefined || columns < 1 ? Number.POSITIVE_INFINITY : columns;
+  return text.reduce((rows, line) => rows + Math.max(1, Math.ceil(line.text.length / width)), 0);
 }

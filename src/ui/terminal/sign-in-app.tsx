@@ -39,11 +39,12 @@ export function SignInApp({
   const { isRawModeSupported } = useStdin();
   const [printedUrl, setPrintedUrl] = useState<string | undefined>(undefined);
   const live = state.phase !== "signed-in" && state.phase !== "failed";
-  const styled = color && (stdout as { isTTY?: boolean }).isTTY === true;
+  const terminal = stdout as { isTTY?: boolean; columns?: number; rows?: number };
+  const styled = color && terminal.isTTY === true;
 
   useEffect(() => {
     if (!state.url || printedUrl === state.url) return;
-    write(permanentText(state, styled, notes));
+    write(permanentText(state, styled, notes, { columns: terminal.columns, rows: terminal.rows }));
     setPrintedUrl(state.url);
   }, [state.url, printedUrl]);
 

@@ -1,0 +1,62 @@
+// The terminal face's waiting screen at 80x24 in a real terminal (tmux), on a remote machine (an
+// SSH session) with a Desktop client, the tallest waiting screen (the emulator's note, the remote
+// note, the address pasted back): all of it fits on the screen, so its first line is the screen's
+// first line and nothing scrolled off; lines break at spaces, never mid-word; the URL is whole;
+// how to cancel, what to copy and why the machine looks remote are on screen, after a refusal too.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { hasTmux, type Login, tmuxLogins } from "../support/tmux.ts";
+
+const skip = hasTmux || process.env.CI ? false : "tmux is not installed";
+if (skip) console.warn(`\n!!! SKIPPING the 80x24 terminal test: ${skip}. It runs under CI. !!!\n`);
+
+const { tmux, startLogin, until, urlOn } = tmuxLogins("small", skip);
+
+/** A remote machine (an SSH session) whose emulator serves a Desktop client: the address is pasted back. */
+const SSH_DESKTOP = { SSH_CONNECTION: "10.0.0.1 50000 10.0.0.2 22", CRED_AUTH_EMULATOR_CODE_PAGE: "off" };
+
+/** The screen's lines, as shown or with the lines the terminal wrapped joined; the spinner's frame left out. */
+const lines = (login: Login, ...join: string[]): string[] =>
+  tmux("capture-pane", "-p", ...join, "-t", login.name)
+    .trimEnd()
+    .split("\n")
+    .map((line) => line.replace(/^[\u2800-\u28ff] /, "").trimEnd()); // -J keeps trailing spaces
+/** How many lines scrolled off the top of the screen into the pane's history. */
+const scrolledOff = (login: Login): number =>
+  Number(tmux("display-message", "-p", "-t", login.name, "#{history_size}"));
+
+/** The whole text is on the screen: nothing above it scrolled off, no line cut by the terminal but the URL's. */
+function assertFits(login: Login, url: string): void {
+  const screen = lines(login);
+  assert.equal(scrolledOff(login), 0, `nothing scrolled off:\n${login.history()}`);
+  assert.match(
+    screen.find((line) => line !== "") ?? "", // under the line the command was started from
+    /^cred-auth: CRED_AUTH_EMULATOR_HOST is set: using the local emulator/,
+    "the first line, whole",
+  );
+  // A line the terminal cut at the edge is joined again by capture-pane -J: outside the URL there is none.
+  const joined = lines(login, "-J");
+  const cut = joined.filter((line) => !screen.includes(line) && line.trim() !== url);
+  assert.deepEqual(cut, [], `lines cut mid-word by the terminal:\n${screen.join("\n")}`);
+  const words = screen.join(" ");
+  assert.match(words, /this machine looks remote \(SSH session \(SSH_CONNECTION\)\)/, "why the machine looks remote");
+  assert.match(words, /copy that page's whole address from the address bar and paste it here/, "what to copy");
+  assert.match(words, /Open this link in a browser to sign in:/);
+  assert.match(words, /\(Ctrl\+C to cancel\)/, "how to cancel");
+  assert.match(words, /Address:/);
+}
+
+test("80x24, remote over SSH: the whole waiting screen fits, first line first, broken at spaces, the URL whole", {
+  skip,
+}, async () => {
+  const login = startLogin(SSH_DESKTOP, { columns: 80, rows: 24 });
+  const url = await until(() => urlOn(login.screen()), "the URL, whole on its own line", login.screen);
+  await until(() => (/Address:/.test(login.screen()) ? true : undefined), "the address input", login.screen);
+  assertFits(login, url);
+  tmux("send-keys", "-t", login.name, "-l", "http://localhost:1/?state=not-this-sign-in&code=4/0AWrong");
+  tmux("send-keys", "-t", login.name, "Enter");
+  await until(() => (/Not accepted/.test(login.screen()) ? true : undefined), "the refusal", login.screen);
+  assertFits(login, url);
+  tmux("send-keys", "-t", login.name, "C-c");
+  assert.equal(await until(() => login.exitCode(), "the command to end", login.screen), 130, login.screen());
+});
