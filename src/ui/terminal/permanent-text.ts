@@ -82,7 +82,9 @@ const midSentence = (words: string): string =>
   /^[A-Z][a-z ]/.test(words) ? words[0]?.toLowerCase() + words.slice(1) : words;
 
 function linkLine(state: ViewState): string {
-  if (state.mode === "paste") return "Open this link in a browser, sign in, then paste the code the page shows:";
+  // The spinner, which says how to cancel, is not shown while a code is asked for: this line says it.
+  if (state.mode === "paste")
+    return "Open this link in a browser, sign in, then paste the code the page shows (Ctrl+C to cancel):";
   return state.browserOpened
     ? "A browser window was opened to sign in. If it did not appear, open this link:"
     : "Open this link in a browser to sign in:";
