@@ -54,13 +54,17 @@ export const MUTATION_MODULES = [
     file: "src/formats/external-account.ts",
     tests: ["test/formats/external-account.test.ts"],
   },
-  // Where each file's secrets may go, the keys that keep one configuration's tokens from another's, (AWS's signing and IMDS: see below).
+  // Where each file's secrets may go, the keys that keep one configuration's tokens from another's.
   {
     name: "destinations",
     file: "src/formats/destinations.ts",
     tests: ["test/formats/destinations.test.ts"],
   },
   { name: "cache-keys", file: "src/formats/cache-keys.ts", tests: ["test/formats/cache-keys.test.ts"] },
-  // token-services/aws.ts joins when its first run is recorded: 116 of its 266 mutants were tested before the
-  // session ended (13 survived, the IMDS reply trims and a trailing slash), too few to record a score.
+  // AWS's signing and IMDS: the region and keys from the environment or IMDS, the signed subject token.
+  {
+    name: "aws",
+    file: "src/token-services/aws.ts",
+    tests: ["test/token-services/aws-imds.test.ts", "test/token-services/aws.test.ts"],
+  },
 ];
