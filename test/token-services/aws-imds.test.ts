@@ -61,6 +61,41 @@ test("IMDS: the zone's region, the role's keys; the environment's own values fir
   assert.deepEqual((await awsIdentity(urls, {})).keys, { accessKeyId: "AKIALONG", secretAccessKey: "long-term" });
 });
 
+test("one of the two AWS key variables alone is no keys: both come from IMDS, never a key with undefined", async () => {
+  instance();
+  for (const env of [{ AWS_ACCESS_KEY_ID: "AKIAENV" }, { AWS_SECRET_ACCESS_KEY: "env-secret" }])
+    assert.deepEqual((await awsIdentity(urls, { ...env, AWS_REGION: "us-east-1" })).keys, {
+      accessKeyId: KEYS.AccessKeyId,
+      secretAccessKey: KEYS.SecretAccessKey,
+      sessionToken: KEYS.Token,
+    });
+});
+
+test("IMDS's failures carry their status and cause; a role listing's other failure gets no 'no role attached' advice", async () => {
+  instance();
+  replies[ROLE_PATH] = { status: 500, body: "" };
+  await assert.rejects(awsIdentity(urls, { AWS_REGION: "us-east-1" }), (error: Error & { status?: number }) => {
+    assert.match(error.message, /answered HTTP 500 for the instance's IAM role\.$/);
+    assert.equal(error.status, 500);
+    return true;
+  });
+  instance();
+  replies["/latest/api/token"] = { status: 403, body: "" };
+  await assert.rejects(
+    awsIdentity({ ...urls, sessionTokenUrl: `${imds.url}/latest/api/token` }, {}),
+    unavailable(/answered HTTP 403 for an IMDSv2 session token\.$/),
+  );
+  await assert.rejects(awsIdentity({ regionUrl: "http://127.0.0.1:9/x" }, {}), (error: Error) => {
+    assert.ok(error.cause instanceof Error, "the network failure is kept as the cause");
+    return true;
+  });
+  await assert.rejects(
+    awsIdentity(urls, { AWS_REGION: "a".repeat(100), AWS_ACCESS_KEY_ID: "A", AWS_SECRET_ACCESS_KEY: "S" }),
+    unavailable(new RegExp(`^The AWS region "${"a".repeat(40)}" is not`)),
+    "a long value is quoted to 40 characters",
+  );
+});
+
 test("IMDS's role name must be a role name: a path or anything else in it is refused, nothing asked with it", async () => {
   for (const role of ["../../latest/user-data", "a b", "role?x=1", "", "r".repeat(129), "role#x"]) {
     instance(role);

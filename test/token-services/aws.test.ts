@@ -21,7 +21,11 @@ const parse = (token: string): Serialized => JSON.parse(decodeURIComponent(token
 const header = (request: Serialized, key: string) => request.headers.find((h) => h.key === key)?.value;
 
 /** google-auth-library's signature of the same request, at the same instant. */
-async function peerAuthorization(keys: typeof KEYS | Omit<typeof KEYS, "sessionToken">, region: string) {
+async function peerAuthorization(
+  keys: typeof KEYS | Omit<typeof KEYS, "sessionToken">,
+  region: string,
+  verificationUrl = VERIFY,
+) {
   mock.timers.enable({ apis: ["Date"], now: NOW });
   try {
     const signer = new AwsRequestSigner(
@@ -29,7 +33,7 @@ async function peerAuthorization(keys: typeof KEYS | Omit<typeof KEYS, "sessionT
       region,
     );
     const options = await signer.getRequestOptions({
-      url: VERIFY.replace("{region}", region),
+      url: verificationUrl.replace("{region}", region),
       method: "POST",
       headers: { "x-goog-cloud-target-resource": AUDIENCE },
     });
@@ -69,6 +73,21 @@ test("a verification URL without {region} (the global endpoint) is signed as wri
   assert.match(header(request, "authorization") ?? "", /\/20261125\/us-east-1\/sts\/aws4_request,/);
   assert.ok(!JSON.stringify(request).includes(KEYS.secretAccessKey), "the secret key signs, never travels");
   assert.deepEqual(awsSecrets({ region: "us-east-1", keys: KEYS }), [KEYS.secretAccessKey, KEYS.sessionToken]);
+  const { sessionToken: _, ...longTerm } = KEYS;
+  assert.deepEqual(awsSecrets({ region: "us-east-1", keys: longTerm }), [KEYS.secretAccessKey], "no session token");
+});
+
+test("a FIPS endpoint signs for the sts service; a query already canonical, reserved characters included, is google-auth-library's", async () => {
+  // google-auth-library signs the query as written: written canonically (sorted, RFC 3986 upper-case escapes) both agree.
+  for (const url of [
+    "https://sts-fips.{region}.amazonaws.com?Action=GetCallerIdentity&Version=2011-06-15",
+    "https://sts.{region}.amazonaws.com?Action=GetCallerIdentity&Note=%21%27%28%29%2A&Version=2011-06-15",
+  ]) {
+    const source = { kind: "aws", verificationUrl: url } as const;
+    const request = parse(awsSubjectToken({ region: "us-east-1", keys: KEYS }, { source, audience: AUDIENCE }, NOW));
+    assert.equal(header(request, "authorization"), await peerAuthorization(KEYS, "us-east-1", url), url);
+    assert.match(header(request, "authorization") ?? "", /\/20261125\/us-east-1\/sts\/aws4_request,/, url);
+  }
 });
 
 test("the query is signed in SigV4's canonical order (AWS sorts it) whatever order the file writes it in", () => {
@@ -81,6 +100,11 @@ test("the query is signed in SigV4's canonical order (AWS sorts it) whatever ord
   assert.equal(
     sign("https://sts.{region}.amazonaws.com?Version=2011-06-15&Action=GetCallerIdentity"),
     sign("https://sts.{region}.amazonaws.com?Action=GetCallerIdentity&Version=2011-06-15"),
+  );
+  assert.equal(
+    sign("https://sts.{region}.amazonaws.com?Action=GetCallerIdentity&a=2&a=1"),
+    sign("https://sts.{region}.amazonaws.com?Action=GetCallerIdentity&a=1&a=2"),
+    "one name twice: sorted by value",
   );
 });
 
