@@ -59,12 +59,12 @@ const lenient = process.env.CRED_AUTH_BUILD_LENIENT === "1";
 if (tsc.status !== 0 && !lenient) process.exit(tsc.status ?? 1);
 
 writeFileSync("dist/package.json", `{ "type": "commonjs" }\n`);
+writeLazyExports();
 const names = exportedNames("../dist/index.js");
-// src/index.ts exports, lazily, the values src/api.ts declares: the same names, or the declarations
-// would promise what the module does not have (or hide what it has).
+// A check, not a second list: dist/index.js must export what dist/api.js does (both from api.ts).
 const declared = exportedNames("../dist/api.js");
 if (names.join() !== declared.join())
-  throw new Error(`build: src/index.ts exports ${names.join(", ")}; src/api.ts declares ${declared.join(", ")}`);
+  throw new Error(`build: dist/index.js exports ${names.join(", ")}; src/api.ts declares ${declared.join(", ")}`);
 // createRequire, not `import cjs from "./index.js"`: importing CommonJS from ESM puts the module
 // through the ESM loader's CommonJS translator too, which made default() in a fresh process about
 // a fifth dearer (bench/README.md, targets 1 and 4). require() shares the same module instance.
@@ -85,6 +85,48 @@ chmodSync("dist/cli.js", 0o755);
 stampBundleDigest();
 buildExamples();
 if (tsc.status !== 0) console.error("build: type errors ignored (CRED_AUTH_BUILD_LENIENT=1)");
+
+/**
+ * src/api.ts is the one list of the public API. src/index.ts exports at once what the import may
+ * load (the errors, the caches, the version); every other value api.ts exports is a function whose
+ * module loads on its first call. This writes those into dist/index.js's LAZY_EXPORTS as
+ * `[exported name, module, the module's export]`, read from api.ts's `export { ... } from` lines.
+ */
+function writeLazyExports() {
+  const eager = new Set(exportedNames("../dist/index.js"));
+  const lazy = apiValueExports().filter(([name]) => !eager.has(name));
+  for (const [name, module, original] of lazy) {
+    const value = require(join(DIST, module))[original];
+    // A forwarder is a plain function: a class (`new`, `instanceof`) or a constant cannot be one.
+    if (typeof value !== "function" || /^class\b/.test(Function.prototype.toString.call(value)))
+      throw new Error(
+        `build: api.ts exports ${name} from ${module}, not a function: src/index.ts must export it itself`,
+      );
+  }
+  const index = join(DIST, "index.js");
+  const declaration = "const LAZY_EXPORTS = [];";
+  const code = readFileSync(index, "utf8");
+  if (!code.includes(declaration)) throw new Error(`build: dist/index.js has no ${declaration}`);
+  writeFileSync(index, code.replace(declaration, `const LAZY_EXPORTS = ${JSON.stringify(lazy)};`));
+  delete require.cache[require.resolve(index)];
+}
+
+/** api.ts's value exports, `[exported name, "./module.js", the module's export]` (types left out). */
+function apiValueExports() {
+  const ts = require("typescript");
+  const file = fileURLToPath(new URL("../src/api.ts", import.meta.url));
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.ES2022);
+  const found = [];
+  for (const statement of source.statements) {
+    if (!ts.isExportDeclaration(statement) || statement.isTypeOnly || !statement.moduleSpecifier) continue;
+    const module = statement.moduleSpecifier.text;
+    // `export * as cache from ...`: a namespace, which src/index.ts exports itself.
+    if (!statement.exportClause || !ts.isNamedExports(statement.exportClause)) continue;
+    for (const element of statement.exportClause.elements)
+      if (!element.isTypeOnly) found.push([element.name.text, module, (element.propertyName ?? element.name).text]);
+  }
+  return found;
+}
 
 /** The names a CommonJS module of dist/ exports at run time, sorted. */
 function exportedNames(path) {
