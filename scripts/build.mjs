@@ -46,6 +46,9 @@ const HOT_PATH = [
   "errors.js",
 ];
 
+/** tsc's `const x_js_1 = require("./x.js")`: a module of ours, imported by name (lazyImports). */
+const REQUIRE_OF_OURS = /^(const|var) (\w+) = require\(("\.\.?\/[^"]+")\);$/gm;
+
 /** The helper behind lazyImports, at the top of each bundle. */
 const LAZY_MODULE = `var __lazyModule=(load,m)=>new Proxy({},{get:(_,k)=>(m??=load())[k],has:(_,k)=>k in(m??=load())});`;
 
@@ -83,6 +86,7 @@ writeFileSync(
 await bundleCli();
 chmodSync("dist/cli.js", 0o755);
 stampBundleDigest();
+lazyLibraryImports();
 buildExamples();
 if (tsc.status !== 0) console.error("build: type errors ignored (CRED_AUTH_BUILD_LENIENT=1)");
 
@@ -200,6 +204,25 @@ async function bundleCli() {
 }
 
 /**
+ * The library's own modules (dist/**\/*.js, not the bundles, not the emulator) get the bundles'
+ * lazy imports too (`lazyImports`): a module is evaluated when one of its exports is first read,
+ * so default()'s warm path compiles and runs only the modules it uses, not every module its
+ * modules import for other paths (a sign-in, a refresh, a hosted platform's token). After the
+ * bundles, which are built from tsc's own files.
+ */
+function lazyLibraryImports() {
+  const files = readdirSync(DIST, { recursive: true })
+    .map((f) => String(f).split("\\").join("/"))
+    .filter((f) => f.endsWith(".js") && !f.startsWith("emulator/") && !/^cli(-bundle|-cold)?\.js$/.test(f));
+  for (const file of files) {
+    const path = join(DIST, file);
+    const code = readFileSync(path, "utf8");
+    const lazy = code.replace(REQUIRE_OF_OURS, "$1 $2 = __lazyModule(() => require($3));");
+    if (lazy !== code) writeFileSync(path, lazy.replace(/^("use strict";\n)?/, `$1${LAZY_MODULE}\n`));
+  }
+}
+
+/**
  * A module's top-level `const x_js_1 = require("./x.js")` (tsc's form of `import { ... } from`)
  * becomes a proxy that requires the module when one of its exports is first read: the module is
  * evaluated when it is used, not when something that imports it is. Namespace imports
@@ -213,10 +236,7 @@ function lazyImports() {
         if (!resolve(args.path).startsWith(DIST)) return undefined;
         const code = readFileSync(args.path, "utf8");
         return {
-          contents: code.replace(
-            /^(const|var) (\w+) = require\(("\.\.?\/[^"]+")\);$/gm,
-            "$1 $2 = __lazyModule(() => require($3));",
-          ),
+          contents: code.replace(REQUIRE_OF_OURS, "$1 $2 = __lazyModule(() => require($3));"),
           loader: "js",
         };
       });

@@ -1,10 +1,10 @@
 // The package's runtime entry (dist/index.js). src/api.ts is the one list of the public API (its
 // declarations, TSDoc included, become dist/index.d.ts). This module exports at once only what
 // the import may load: the error classes, the caches (which load what they read and write with on
-// first use), the pending sign-in's error and cancel, and the version: about 10 modules instead of
-// 60 (docs/architecture.md, "Load budget"). Every other value of api.ts is a function whose module
-// loads on its first call: the build writes their names and modules into LAZY_EXPORTS from api.ts
-// (scripts/build.mjs `lazyExports`), so a function added to api.ts needs no line here.
+// first use), the pending sign-in's error and cancel, and the version (docs/architecture.md,
+// "Load budget"). Every other value of api.ts is a function whose module loads on its first call:
+// the build writes their names and modules into LAZY_EXPORTS from api.ts (scripts/build.mjs
+// `writeLazyExports`), so a function added to api.ts needs no line here.
 import type * as DisplaySafe from "./token-services/display-safe.js";
 
 export * as cache from "./cache/index.js";
