@@ -46,6 +46,9 @@ const HOT_PATH = [
   "errors.js",
 ];
 
+/** tsc's `const x_js_1 = require("./x.js")`: a module of ours, imported by name (lazyImports). */
+const REQUIRE_OF_OURS = /^(const|var) (\w+) = require\(("\.\.?\/[^"]+")\);$/gm;
+
 /** The helper behind lazyImports, at the top of each bundle. */
 const LAZY_MODULE = `var __lazyModule=(load,m)=>new Proxy({},{get:(_,k)=>(m??=load())[k],has:(_,k)=>k in(m??=load())});`;
 
@@ -59,12 +62,12 @@ const lenient = process.env.CRED_AUTH_BUILD_LENIENT === "1";
 if (tsc.status !== 0 && !lenient) process.exit(tsc.status ?? 1);
 
 writeFileSync("dist/package.json", `{ "type": "commonjs" }\n`);
+writeLazyExports();
 const names = exportedNames("../dist/index.js");
-// src/index.ts exports, lazily, the values src/api.ts declares: the same names, or the declarations
-// would promise what the module does not have (or hide what it has).
+// A check, not a second list: dist/index.js must export what dist/api.js does (both from api.ts).
 const declared = exportedNames("../dist/api.js");
 if (names.join() !== declared.join())
-  throw new Error(`build: src/index.ts exports ${names.join(", ")}; src/api.ts declares ${declared.join(", ")}`);
+  throw new Error(`build: dist/index.js exports ${names.join(", ")}; src/api.ts declares ${declared.join(", ")}`);
 // createRequire, not `import cjs from "./index.js"`: importing CommonJS from ESM puts the module
 // through the ESM loader's CommonJS translator too, which made default() in a fresh process about
 // a fifth dearer (bench/README.md, targets 1 and 4). require() shares the same module instance.
@@ -83,8 +86,51 @@ writeFileSync(
 await bundleCli();
 chmodSync("dist/cli.js", 0o755);
 stampBundleDigest();
+lazyLibraryImports();
 buildExamples();
 if (tsc.status !== 0) console.error("build: type errors ignored (CRED_AUTH_BUILD_LENIENT=1)");
+
+/**
+ * src/api.ts is the one list of the public API. src/index.ts exports at once what the import may
+ * load (the errors, the caches, the version); every other value api.ts exports is a function whose
+ * module loads on its first call. This writes those into dist/index.js's LAZY_EXPORTS as
+ * `[exported name, module, the module's export]`, read from api.ts's `export { ... } from` lines.
+ */
+function writeLazyExports() {
+  const eager = new Set(exportedNames("../dist/index.js"));
+  const lazy = apiValueExports().filter(([name]) => !eager.has(name));
+  for (const [name, module, original] of lazy) {
+    const value = require(join(DIST, module))[original];
+    // A forwarder is a plain function: a class (`new`, `instanceof`) or a constant cannot be one.
+    if (typeof value !== "function" || /^class\b/.test(Function.prototype.toString.call(value)))
+      throw new Error(
+        `build: api.ts exports ${name} from ${module}, not a function: src/index.ts must export it itself`,
+      );
+  }
+  const index = join(DIST, "index.js");
+  const declaration = "const LAZY_EXPORTS = [];";
+  const code = readFileSync(index, "utf8");
+  if (!code.includes(declaration)) throw new Error(`build: dist/index.js has no ${declaration}`);
+  writeFileSync(index, code.replace(declaration, `const LAZY_EXPORTS = ${JSON.stringify(lazy)};`));
+  delete require.cache[require.resolve(index)];
+}
+
+/** api.ts's value exports, `[exported name, "./module.js", the module's export]` (types left out). */
+function apiValueExports() {
+  const ts = require("typescript");
+  const file = fileURLToPath(new URL("../src/api.ts", import.meta.url));
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.ES2022);
+  const found = [];
+  for (const statement of source.statements) {
+    if (!ts.isExportDeclaration(statement) || statement.isTypeOnly || !statement.moduleSpecifier) continue;
+    const module = statement.moduleSpecifier.text;
+    // `export * as cache from ...`: a namespace, which src/index.ts exports itself.
+    if (!statement.exportClause || !ts.isNamedExports(statement.exportClause)) continue;
+    for (const element of statement.exportClause.elements)
+      if (!element.isTypeOnly) found.push([element.name.text, module, (element.propertyName ?? element.name).text]);
+  }
+  return found;
+}
 
 /** The names a CommonJS module of dist/ exports at run time, sorted. */
 function exportedNames(path) {
@@ -158,6 +204,25 @@ async function bundleCli() {
 }
 
 /**
+ * The library's own modules (dist/**\/*.js, not the bundles, not the emulator) get the bundles'
+ * lazy imports too (`lazyImports`): a module is evaluated when one of its exports is first read,
+ * so default()'s warm path compiles and runs only the modules it uses, not every module its
+ * modules import for other paths (a sign-in, a refresh, a hosted platform's token). After the
+ * bundles, which are built from tsc's own files.
+ */
+function lazyLibraryImports() {
+  const files = readdirSync(DIST, { recursive: true })
+    .map((f) => String(f).split("\\").join("/"))
+    .filter((f) => f.endsWith(".js") && !f.startsWith("emulator/") && !/^cli(-bundle|-cold)?\.js$/.test(f));
+  for (const file of files) {
+    const path = join(DIST, file);
+    const code = readFileSync(path, "utf8");
+    const lazy = code.replace(REQUIRE_OF_OURS, "$1 $2 = __lazyModule(() => require($3));");
+    if (lazy !== code) writeFileSync(path, lazy.replace(/^("use strict";\n)?/, `$1${LAZY_MODULE}\n`));
+  }
+}
+
+/**
  * A module's top-level `const x_js_1 = require("./x.js")` (tsc's form of `import { ... } from`)
  * becomes a proxy that requires the module when one of its exports is first read: the module is
  * evaluated when it is used, not when something that imports it is. Namespace imports
@@ -171,10 +236,7 @@ function lazyImports() {
         if (!resolve(args.path).startsWith(DIST)) return undefined;
         const code = readFileSync(args.path, "utf8");
         return {
-          contents: code.replace(
-            /^(const|var) (\w+) = require\(("\.\.?\/[^"]+")\);$/gm,
-            "$1 $2 = __lazyModule(() => require($3));",
-          ),
+          contents: code.replace(REQUIRE_OF_OURS, "$1 $2 = __lazyModule(() => require($3));"),
           loader: "js",
         };
       });

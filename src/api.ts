@@ -28,6 +28,7 @@ export {
   CredCredentialsError,
   CredConnectionError,
   CredCancelledError,
+  CredentialsFileError,
   CredSubjectTokenFileError,
   CredSubjectTokenUrlError,
   CredStsError,
@@ -35,7 +36,7 @@ export {
   CredImpersonationError,
   ERROR_CODES,
 } from "./errors.js";
-export type { CredErrorCode, CredErrorOptions } from "./errors.js";
+export type { CredErrorCode, CredErrorOptions, CredentialsFileProblem } from "./errors.js";
 export type { CredentialsCache, CredentialsCacheOptions } from "./cache/index.js";
 export type { LoadCredentialsOptions } from "./token-services/load-user.js";
 export type { ServiceAccountCredentials } from "./credentials/service-account.js";

@@ -5,9 +5,9 @@
 // print-token's path is compiled from a bytecode cache of its own (runBundle). Together they take
 // print-token's cached path close to the cost of starting node (bench/README.md, target 2).
 import { enableCompileCache } from "node:module";
-import { lstatSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 // First, before anything that an older Node lacks: the one line that says which Node ran and what is
 // needed (the code is ERROR_CODES.NODE_TOO_OLD, spelled out: src/errors.ts would load the bundle).
@@ -98,12 +98,31 @@ function runBundle(dir: string | undefined): void {
   script.runInThisContext()(module.exports, require, module, BUNDLE, __dirname);
 }
 
+/** A cache file older than this was made by a bundle or a Node that is likely gone. */
+const STALE_BYTECODE_MS = 30 * 24 * 3600 * 1000;
+
+/**
+ * Removes the caches of other bundles and Nodes (and temp files of runs that died) made more
+ * than 30 days ago: each update of cred-auth or of Node leaves one behind. Only when a cache is
+ * made, so never on the cached path; another install still in use makes its cache again once.
+ */
+function removeStaleBytecode(dir: string): void {
+  const now = Date.now();
+  for (const name of readdirSync(dir)) {
+    if (!/^print-token-[\w.-]+\.bin(\.\d+\.tmp)?$/.test(name)) continue;
+    const path = join(dir, name);
+    if (now - (lstatSync(path, { throwIfNoEntry: false })?.mtimeMs ?? now) > STALE_BYTECODE_MS)
+      rmSync(path, { force: true });
+  }
+}
+
 /** Writes the cache whole or not at all (processes run at once); failing only means no cache. */
 function saveBytecode(file: string, data: Buffer): void {
   const temp = `${file}.${process.pid}.tmp`;
   try {
     writeFileSync(temp, data, { mode: 0o600, flag: "wx" });
     renameSync(temp, file);
+    removeStaleBytecode(dirname(file));
   } catch {
     try {
       rmSync(temp, { force: true });

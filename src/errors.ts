@@ -212,30 +212,118 @@ export class CredCancelledError extends CredAuthError {
   protected static override readonly defaultCode: CredErrorCode = ERROR_CODES.CANCELLED;
 }
 
-/** An external_account file's subject token could not be read from its file. */
+/** Why a credentials file could not be used: `missing` (nothing at the path) or `invalid` (anything else). */
+export type CredentialsFileProblem = "missing" | "invalid";
+
+/**
+ * A credentials file (an `authorized_user` or `service_account` file: the cache, a saved sign-in,
+ * `GOOGLE_APPLICATION_CREDENTIALS`) that is missing, unreadable, unsafe or malformed. Beyond its
+ * code (`ERR_FILE_INVALID`), it says which file (`path`) and whether there is none yet
+ * (`problem: "missing"`) or it is bad (`"invalid"`): a program can create a missing file, and
+ * should show a bad one to a person.
+ */
+export class CredentialsFileError extends CredCredentialsError {
+  protected static override readonly defaultCode: CredErrorCode = ERROR_CODES.FILE_INVALID;
+  constructor(
+    /** The file, as it was given. */
+    readonly path: string,
+    /** `missing`: nothing at the path; `invalid`: anything else (unreadable, unsafe, malformed). */
+    readonly problem: CredentialsFileProblem,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Whether `value` is a cred-auth error with one of `codes`: `instanceof` for a class that became codes. */
+function hasCode(codes: readonly CredErrorCode[], value: unknown): boolean {
+  return value instanceof CredAuthError && codes.includes(value.code);
+}
+
+/** The codes of a refused impersonation (token-services/iam-credentials.ts). */
+const IMPERSONATION_CODES: readonly CredErrorCode[] = [
+  ERROR_CODES.IMPERSONATION_DENIED,
+  ERROR_CODES.SERVICE_ACCOUNT_NOT_FOUND,
+  ERROR_CODES.IMPERSONATION_FAILED,
+  ERROR_CODES.API_DISABLED,
+  ERROR_CODES.USER_PROJECT_DENIED,
+];
+
+// The classes below only restated codes. Their errors are now CredCredentialsErrors, or
+// CredConnectionErrors where a server could not be reached; each class stays, deprecated, for
+// `instanceof`, which now asks for its codes.
+
+/**
+ * An external_account file's subject token could not be read from its file.
+ * @deprecated Check `error.code === ERROR_CODES.SUBJECT_TOKEN_UNREADABLE`: such errors are
+ * CredCredentialsErrors. `instanceof` still holds for them.
+ */
 export class CredSubjectTokenFileError extends CredAuthError {
   protected static override readonly defaultCode: CredErrorCode = ERROR_CODES.SUBJECT_TOKEN_UNREADABLE;
-}
-
-/** An external_account file's subject-token URL could not be reached or gave no token. */
-export class CredSubjectTokenUrlError extends CredAuthError {
-  protected static override readonly defaultCode: CredErrorCode = ERROR_CODES.SUBJECT_TOKEN_UNREACHABLE;
-}
-
-/** Google's Security Token Service refused a token exchange or refresh; `error` and `status` say how. */
-export class CredStsError extends CredAuthError {
-  protected static override readonly defaultCode: CredErrorCode = ERROR_CODES.STS_REJECTED;
-}
-
-/** A credentials file would send a secret to a token URL that is not Google's. */
-export class CredUnsafeTokenUrlError extends CredAuthError {
-  protected static override readonly defaultCode: CredErrorCode = ERROR_CODES.UNSAFE_TOKEN_URL;
+  /** `instanceof` asks for the code, not the class: true for any cred-auth error with this class's codes. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return hasCode([ERROR_CODES.SUBJECT_TOKEN_UNREADABLE], value);
+  }
 }
 
 /**
- * A service account could not be impersonated: `code` says why (permission denied, unknown
- * account, or another refusal), `error` carries Google's status such as `PERMISSION_DENIED`.
+ * An external_account file's subject-token URL could not be reached or gave no token, or an
+ * AWS-sourced file found no AWS region or keys.
+ * @deprecated Check `error.code` for `ERROR_CODES.SUBJECT_TOKEN_UNREACHABLE` (a
+ * CredConnectionError when the URL could not be reached, else a CredCredentialsError) or
+ * `ERROR_CODES.AWS_CREDENTIALS_UNAVAILABLE` (a CredCredentialsError).
+ * `instanceof` still holds for them.
+ */
+export class CredSubjectTokenUrlError extends CredAuthError {
+  protected static override readonly defaultCode: CredErrorCode = ERROR_CODES.SUBJECT_TOKEN_UNREACHABLE;
+  /** `instanceof` asks for the code, not the class: true for any cred-auth error with this class's codes. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return hasCode([ERROR_CODES.SUBJECT_TOKEN_UNREACHABLE, ERROR_CODES.AWS_CREDENTIALS_UNAVAILABLE], value);
+  }
+}
+
+/**
+ * Google's Security Token Service refused a token exchange or refresh; `error` and `status` say how.
+ * @deprecated Check `error.code === ERROR_CODES.STS_REJECTED`: such errors are CredCredentialsErrors.
+ * `instanceof` still holds for them (not for an STS that could not be reached: a
+ * CredConnectionError with `ERR_UNREACHABLE`).
+ */
+export class CredStsError extends CredAuthError {
+  protected static override readonly defaultCode: CredErrorCode = ERROR_CODES.STS_REJECTED;
+  /** `instanceof` asks for the code, not the class: true for any cred-auth error with this class's codes. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return hasCode([ERROR_CODES.STS_REJECTED], value);
+  }
+}
+
+/**
+ * A credentials file would send a secret to a URL that is not Google's, or is for a universe the
+ * user does not trust.
+ * @deprecated Check `error.code` for `ERROR_CODES.UNSAFE_TOKEN_URL` or
+ * `ERROR_CODES.UNTRUSTED_UNIVERSE`: such errors are CredCredentialsErrors. `instanceof` still
+ * holds for them.
+ */
+export class CredUnsafeTokenUrlError extends CredAuthError {
+  protected static override readonly defaultCode: CredErrorCode = ERROR_CODES.UNSAFE_TOKEN_URL;
+  /** `instanceof` asks for the code, not the class: true for any cred-auth error with this class's codes. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return hasCode([ERROR_CODES.UNSAFE_TOKEN_URL, ERROR_CODES.UNTRUSTED_UNIVERSE], value);
+  }
+}
+
+/**
+ * A service account could not be impersonated: `code` says why, `error` carries Google's status
+ * such as `PERMISSION_DENIED`.
+ * @deprecated Check `error.code` for `ERROR_CODES.IMPERSONATION_DENIED`,
+ * `SERVICE_ACCOUNT_NOT_FOUND`, `IMPERSONATION_FAILED`, `API_DISABLED` or `USER_PROJECT_DENIED`:
+ * such errors are CredCredentialsErrors. `instanceof` still holds for them (not for a caller
+ * whose credentials lack the cloud-platform scope: `ERR_INVALID_SCOPE`, as elsewhere).
  */
 export class CredImpersonationError extends CredAuthError {
   protected static override readonly defaultCode: CredErrorCode = ERROR_CODES.IMPERSONATION_FAILED;
+  /** `instanceof` asks for the code, not the class: true for any cred-auth error with this class's codes. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return hasCode(IMPERSONATION_CODES, value);
+  }
 }

@@ -1,22 +1,11 @@
-// The package's runtime entry (dist/index.js). It exports the values src/api.ts declares (api.ts
-// is the public API as users see it: its declarations, TSDoc included, become dist/index.d.ts),
-// but a function of the credentials machinery loads its module on its first call. So
-// `import * as credAuth from "cred-auth"` loads the error classes, the caches (which load what
-// they read and write with on first use) and the version: 10 modules instead of 60, about a fifth
-// of the import's time, which a notebook's first cell pays on top of type-checking the package's
-// declarations (bench/README.md, targets 1 and 9).
-// The first call loads what the import used to: `default()` costs the same in all.
-// Each export below is typed as api.ts declares it; scripts/build.mjs checks that both export
-// the same names.
-import type * as Api from "./api.js";
-import type * as Complete from "./credentials/complete.js";
-import type * as Default from "./credentials/default.js";
-import type * as IdToken from "./credentials/id-token.js";
-import type * as ServiceAccount from "./credentials/service-account.js";
-import type * as User from "./credentials/user.js";
-import type * as Registry from "./hosted/registry.js";
+// The package's runtime entry (dist/index.js). src/api.ts is the one list of the public API (its
+// declarations, TSDoc included, become dist/index.d.ts). This module exports at once only what
+// the import may load: the error classes, the caches (which load what they read and write with on
+// first use), the pending sign-in's error and cancel, and the version (docs/architecture.md,
+// "Load budget"). Every other value of api.ts is a function whose module loads on its first call:
+// the build writes their names and modules into LAZY_EXPORTS from api.ts (scripts/build.mjs
+// `writeLazyExports`), so a function added to api.ts needs no line here.
 import type * as DisplaySafe from "./token-services/display-safe.js";
-import type * as LoadUser from "./token-services/load-user.js";
 
 export * as cache from "./cache/index.js";
 export * as exceptions from "./errors.js";
@@ -24,6 +13,12 @@ export * as exceptions from "./errors.js";
 export * from "./errors.js";
 export { SignInPendingError, cancelSignIn } from "./oauth/pending.js";
 export { VERSION, VERSION as __version__ } from "./version.js";
+
+/**
+ * api.ts's other values, `[exported name, module, the module's export]`, written by the build;
+ * empty in tsc's own output, which is never shipped.
+ */
+const LAZY_EXPORTS: readonly (readonly [name: string, module: string, original: string])[] = [];
 
 const displayed = (): typeof DisplaySafe => require("./token-services/display-safe.js");
 
@@ -33,36 +28,20 @@ const displayed = (): typeof DisplaySafe => require("./token-services/display-sa
  * credentials object leaves the library, so here it is made display-safe: printed (a notebook
  * cell's value, console.log, JSON.stringify) it shows a summary, never a secret.
  */
-function onFirstCall<M, K extends keyof M & string>(module: () => M, name: K): M[K] {
+function onFirstCall(module: () => Record<string, unknown>, name: string): (...args: unknown[]) => unknown {
   const forward = function (this: unknown, ...args: unknown[]) {
     const result = (module()[name] as (...args: unknown[]) => unknown).apply(this, args);
     if (result instanceof Promise) return result.then((value) => displayed().displaySafe(value));
     return displayed().displaySafe(result);
   };
-  return Object.defineProperty(forward, "name", { value: name }) as M[K];
+  return Object.defineProperty(forward, "name", { value: name });
 }
 
-const defaults = (): typeof Default => require("./credentials/default.js");
-const user = (): typeof User => require("./credentials/user.js");
-const complete = (): typeof Complete => require("./credentials/complete.js");
-const serviceAccount = (): typeof ServiceAccount => require("./credentials/service-account.js");
-const idToken = (): typeof IdToken => require("./credentials/id-token.js");
-const registry = (): typeof Registry => require("./hosted/registry.js");
-const loadUser = (): typeof LoadUser => require("./token-services/load-user.js");
-
-export const defaultCredentials: typeof Api.defaultCredentials = onFirstCall(defaults, "defaultCredentials");
-export { defaultCredentials as default };
-export const getUserCredentials: typeof Api.getUserCredentials = onFirstCall(user, "getUserCredentials");
-export const saveUserCredentials: typeof Api.saveUserCredentials = onFirstCall(user, "saveUserCredentials");
-export const completeSignIn: typeof Api.completeSignIn = onFirstCall(complete, "completeSignIn");
-export const loadUserCredentials: typeof Api.loadUserCredentials = onFirstCall(loadUser, "loadUserCredentials");
-export const loadServiceAccountCredentials: typeof Api.loadServiceAccountCredentials = onFirstCall(
-  serviceAccount,
-  "loadServiceAccountCredentials",
-);
-export const fetchIdToken: typeof Api.fetchIdToken = onFirstCall(idToken, "fetchIdToken");
-export const getIdTokenClient: typeof Api.getIdTokenClient = onFirstCall(idToken, "getIdTokenClient");
-export const registerHostedEnvironment: typeof Api.registerHostedEnvironment = onFirstCall(
-  registry,
-  "registerHostedEnvironment",
-);
+// One forwarder per function, under each name api.ts gives it (`default` is `defaultCredentials`).
+const forwarders = new Map<string, (...args: unknown[]) => unknown>();
+for (const [name, path, original] of LAZY_EXPORTS) {
+  const key = `${path}#${original}`;
+  const forward = forwarders.get(key) ?? onFirstCall(() => require(path), original);
+  forwarders.set(key, forward);
+  Object.defineProperty(exports, name, { enumerable: true, value: forward });
+}

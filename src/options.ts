@@ -42,7 +42,7 @@ export interface UserCredentialsOptions extends OAuthSignInOptions {
    * `"DELEGATE,...,SA"` (or the same as an array): the last account is impersonated, through the
    * others in order. The user signs in with the cloud-platform scope and needs the Service
    * Account Token Creator role on the account (each delegate on the next); `scopes` are the
-   * service account token's. Failures are `CredImpersonationError`s.
+   * service account token's. Failures are `CredCredentialsError`s whose `code` says why.
    */
   impersonateServiceAccount?: string | readonly string[];
 }

@@ -30,7 +30,7 @@ import { endedShownSignIn, impersonationOf, userCredentialsFor } from "./user.js
  * a sign-in that ran and failed (denied, a refused code, a timeout) throws its own error.
  * @throws CredConnectionError when a token server cannot be reached.
  * @throws CredCancelledError when `signal` aborts the sign-in.
- * @throws CredImpersonationError when a service account cannot be impersonated (an
+ * @throws CredCredentialsError when a service account cannot be impersonated (an
  * `impersonated_service_account` ADC file, or `impersonateServiceAccount`).
  */
 export async function defaultCredentials(

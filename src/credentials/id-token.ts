@@ -66,7 +66,7 @@ export interface IdTokenOptions extends DefaultOptions {
  * `ERR_INVALID_AUDIENCE` when the token server refused the audience; `ERR_ID_TOKEN_WRONG_AUDIENCE`
  * when a server sent a token whose `aud` is not `audience` (it is never handed out);
  * `ERR_INVALID_OPTION` for an empty audience; and as `default()` throws.
- * @throws CredImpersonationError when IAM Credentials refused (`code` says why).
+ * @throws CredCredentialsError when IAM Credentials refused (`code` says why: `ERR_IMPERSONATION_DENIED`, ...).
  * @throws CredConnectionError when a server cannot be reached.
  */
 export async function fetchIdToken(audience: string, options: IdTokenOptions = {}): Promise<string> {

@@ -57,7 +57,7 @@ import { doNotKeep } from "./single-flight.js";
  * client is configured.
  * @throws CredConnectionError when the token server cannot be reached, or no loopback port is free.
  * @throws CredCancelledError when `signal` aborts the sign-in.
- * @throws CredImpersonationError when the service account cannot be impersonated (`code` says why).
+ * @throws CredCredentialsError when the service account cannot be impersonated (`code` says why).
  */
 export function getUserCredentials(
   scopes: readonly string[],

@@ -6,7 +6,7 @@
  */
 import { type Stats, lstatSync, mkdirSync, rmdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { CredCredentialsError, CredentialsFileError, ERROR_CODES } from "../errors.js";
 import { GOOGLE_ENDPOINTS } from "../shared/constants.js";
 import { UnsafeLinkError, writeFileAtomic } from "../util/atomic-write.js";
 import { UntrustedFileError, readTrustedFile, readTrustedFileSync, secretDirectoryProblem } from "../trust/files.js";
@@ -51,22 +51,8 @@ export type CredentialsFileType = CredentialsFile["type"];
 /** Credentials files are a few kilobytes; anything this big is not one. */
 export const MAX_CREDENTIALS_FILE_BYTES = 1024 * 1024;
 
-/** Why a credentials file could not be used: `missing` (nothing at the path) or `invalid` (anything else). */
-export type CredentialsFileProblem = "missing" | "invalid";
-
-/** A credentials file that is missing, unreadable or malformed. The message names the file and the problem. */
-export class CredentialsFileError extends CredCredentialsError {
-  // Its public face is its parent's: callers are told of CredCredentialsError (an internal subclass).
-  override name = "CredCredentialsError";
-  constructor(
-    readonly path: string,
-    readonly problem: CredentialsFileProblem,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, { ...options, code: ERROR_CODES.FILE_INVALID });
-  }
-}
+// The error of a file read here is public (errors.ts): its path and problem are its own.
+export { CredentialsFileError } from "../errors.js";
 
 const ACCEPTED_TYPES = ["authorized_user", "service_account"] as const;
 const USER_REQUIRED = ["client_id", "client_secret", "refresh_token"] as const;

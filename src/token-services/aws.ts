@@ -10,7 +10,7 @@
  * docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html.
  */
 import { createHash, createHmac } from "node:crypto";
-import { CredSubjectTokenUrlError, ERROR_CODES } from "../errors.js";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { AwsSourceUrls } from "../formats/destinations.js";
 import type { AwsSource } from "../formats/external-account.js";
 import { isObject } from "../formats/external-account.js";
@@ -41,7 +41,7 @@ const ROLE = /^[\w+=,.@-]{1,128}$/;
 const ALGORITHM = "AWS4-HMAC-SHA256";
 
 const unavailable = (message: string, extra: { status?: number; cause?: unknown } = {}) =>
-  new CredSubjectTokenUrlError(message, { code: ERROR_CODES.AWS_CREDENTIALS_UNAVAILABLE, ...extra });
+  new CredCredentialsError(message, { code: ERROR_CODES.AWS_CREDENTIALS_UNAVAILABLE, ...extra });
 
 /**
  * The region and keys to sign with: each from `env` when it has them, else from IMDS at `urls`

@@ -1,10 +1,10 @@
 /**
  * Service account impersonation through Google's IAM Credentials API: the `generateAccessToken`
- * request, and Google's refusals as {@link CredImpersonationError}s, their words scrubbed of what
+ * request, and Google's refusals as errors with impersonation's codes, their words scrubbed of what
  * was sent (trust/redact.ts). The chain and the URL's shape: formats/impersonated-file.ts. Reference:
  * https://cloud.google.com/iam/docs/reference/credentials/rest/v1/projects.serviceAccounts/generateAccessToken
  */
-import { CredConnectionError, CredImpersonationError, ERROR_CODES } from "../errors.js";
+import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { type GoogleApiError, consumerProject, parseGoogleApiError } from "../formats/google-api-error.js";
 import { delegateResourceName } from "../formats/impersonated-file.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
@@ -69,7 +69,7 @@ export function impersonationError(
   body: unknown,
   target: string,
   sent: readonly string[],
-): CredImpersonationError {
+): CredCredentialsError {
   const redact = redactor(sent);
   const reply = parseGoogleApiError(body);
   const word = reply.status !== undefined && redact(reply.status) === reply.status ? reply.status : `HTTP ${status}`;
@@ -80,13 +80,13 @@ export function impersonationError(
   };
   if (status === 403) return deniedBecause(reply, refusal, redact);
   if (status === 404)
-    return new CredImpersonationError(
+    return new CredCredentialsError(
       `The service account ${refusal.who} or a delegate does not exist; check the e-mail. ${refusal.google}`,
       { code: ERROR_CODES.SERVICE_ACCOUNT_NOT_FOUND, ...refusal.answered },
     );
-  return new CredImpersonationError(
+  return new CredCredentialsError(
     `Google's IAM Credentials API refused to impersonate ${refusal.who}. ${refusal.google}`,
-    refusal.answered,
+    { code: ERROR_CODES.IMPERSONATION_FAILED, ...refusal.answered },
   );
 }
 
@@ -98,28 +98,28 @@ interface Refusal {
 }
 
 /** A 403, told apart by Google's ErrorInfo `reason`: each cause has its own cure, so its own code. */
-function deniedBecause(reply: GoogleApiError, refusal: Refusal, redact: Redact): CredImpersonationError {
+function deniedBecause(reply: GoogleApiError, refusal: Refusal, redact: Redact): CredCredentialsError {
   const { who, google, answered } = refusal;
   const project = consumerProject(reply);
   const inProject = project === undefined ? "the caller's project" : `project ${printable(project)}`;
   if (reply.reason === "SERVICE_DISABLED") {
     const link = googleConsoleLink(redact(reply.metadata.activationUrl ?? ""));
-    return new CredImpersonationError(
+    return new CredCredentialsError(
       `Impersonating ${who} failed: the ${IAM_CREDENTIALS_API} is not enabled in ${inProject} (SERVICE_DISABLED); enable it${link === undefined ? "" : ` at ${link}`}, wait a few minutes, then retry. ${google}`,
       { code: ERROR_CODES.API_DISABLED, ...answered },
     );
   }
   if (reply.reason === "USER_PROJECT_DENIED")
-    return new CredImpersonationError(
+    return new CredCredentialsError(
       `Impersonating ${who} failed: the caller may not use ${inProject} for quota and billing (USER_PROJECT_DENIED); grant the caller roles/serviceusage.serviceUsageConsumer on it, or name another quota project (the file's quota_project_id), then retry. ${google}`,
       { code: ERROR_CODES.USER_PROJECT_DENIED, ...answered },
     );
   if (reply.reason === "ACCESS_TOKEN_SCOPE_INSUFFICIENT")
-    return new CredImpersonationError(
+    return new CredCredentialsError(
       `Impersonating ${who} was refused: the caller's credentials lack the cloud-platform scope (ACCESS_TOKEN_SCOPE_INSUFFICIENT); sign in again with ${CLOUD_PLATFORM_SCOPE}. ${google}`,
       { code: ERROR_CODES.INVALID_SCOPE, ...answered },
     );
-  return new CredImpersonationError(
+  return new CredCredentialsError(
     `Impersonating ${who} was denied: the signed-in account needs the Service Account Token Creator role on it (each delegate on the next), and credentials with the cloud-platform scope. ${google}`,
     { code: ERROR_CODES.IMPERSONATION_DENIED, ...answered },
   );
@@ -137,7 +137,7 @@ export function impersonationErrorOf(
   error: unknown,
   target: string,
   sent: readonly string[] = [],
-): CredImpersonationError | undefined {
+): CredCredentialsError | undefined {
   const response = (error as { response?: { status?: unknown; data?: unknown; config?: { url?: unknown } } })?.response;
   if (typeof response?.status !== "number" || !String(response.config?.url ?? "").endsWith(":generateAccessToken"))
     return undefined;
@@ -201,7 +201,7 @@ export async function generateIdToken(request: GenerateIdTokenRequest): Promise<
  * {@link impersonationErrorOf} for google-auth-library's `Impersonated.fetchIdToken`: the refusal
  * inside its error when IAM Credentials' `generateIdToken` answered; else undefined.
  */
-export function idTokenImpersonationErrorOf(error: unknown, target: string): CredImpersonationError | undefined {
+export function idTokenImpersonationErrorOf(error: unknown, target: string): CredCredentialsError | undefined {
   const response = (error as { response?: { status?: unknown; data?: unknown; config?: { url?: unknown } } })?.response;
   if (typeof response?.status !== "number" || !String(response.config?.url ?? "").endsWith(":generateIdToken"))
     return undefined;

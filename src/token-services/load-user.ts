@@ -178,7 +178,7 @@ export async function readPendingSecrets(client: object): Promise<void> {
  * file's `token_uri` would be, since it did not come from us.
  *
  * @throws CredCredentialsError (`ERR_NOT_SAVABLE`) when the client holds no refresh token or
- * client credentials; CredUnsafeTokenUrlError when a user-built client's token URL is not Google's.
+ * client credentials, or (`ERR_UNSAFE_TOKEN_URL`) when a user-built client's token URL is not Google's.
  */
 export function authorizedUserFileFrom(client: OAuth2Client, path?: string): AuthorizedUserFile {
   const info = getCredentialInfo(client);

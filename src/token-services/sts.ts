@@ -1,10 +1,10 @@
 /**
  * Google's Security Token Service, for `external_account` and `external_account_authorized_user`
  * files (their shape: formats/external-account.ts): the subject token read from its file or URL,
- * the token exchange, the refresh, and STS's refusals as {@link CredStsError}s. Every URL here was
+ * the token exchange, the refresh, and STS's refusals as `ERR_STS_REJECTED` errors. Every URL here was
  * judged by the URL policy (formats/destinations.ts) before it gets here.
  */
-import { CredStsError, CredSubjectTokenFileError, CredSubjectTokenUrlError, ERROR_CODES } from "../errors.js";
+import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { AwsSourceUrls } from "../formats/destinations.js";
 import type {
   AwsSource,
@@ -93,12 +93,16 @@ export async function readSubjectToken(source: Exclude<SubjectTokenSource, AwsSo
     source.url,
     { headers: source.headers, timeoutMs: SERVICE_TIMEOUT_MS, maxBytes: MAX_SUBJECT_TOKEN_BYTES },
     (cause) =>
-      new CredSubjectTokenUrlError(`The subject-token URL ${shown} could not be reached; check it from here.`, {
+      new CredConnectionError(`The subject-token URL ${shown} could not be reached; check it from here.`, {
+        code: ERROR_CODES.SUBJECT_TOKEN_UNREACHABLE,
         cause,
       }),
   );
   const fail = (what: string, status?: number) =>
-    new CredSubjectTokenUrlError(`The subject-token URL ${shown} ${what}.`, status === undefined ? {} : { status });
+    new CredCredentialsError(`The subject-token URL ${shown} ${what}.`, {
+      code: ERROR_CODES.SUBJECT_TOKEN_UNREACHABLE,
+      status,
+    });
   if (reply.redirect)
     throw fail(`answered with a redirect (HTTP ${reply.status}), which is never followed`, reply.status);
   if (!reply.ok) throw fail(`answered HTTP ${reply.status}; check the URL and its headers`, reply.status);
@@ -114,15 +118,18 @@ async function readSubjectTokenFile(file: string, jsonField: string | undefined)
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
     const why = code === "ENOTFILE" ? "is not a regular file" : code === "EFBIG" ? "is too large" : "could not be read";
-    throw new CredSubjectTokenFileError(
+    throw new CredCredentialsError(
       `The subject-token file ${shown} ${why} (${typeof code === "string" ? code : "error"}); check that it is written there.`,
-      { cause },
+      { code: ERROR_CODES.SUBJECT_TOKEN_UNREADABLE, cause },
     );
   }
   return pickToken(
     text,
     jsonField,
-    (what) => new CredSubjectTokenFileError(`The subject-token file ${shown} ${what}.`),
+    (what) =>
+      new CredCredentialsError(`The subject-token file ${shown} ${what}.`, {
+        code: ERROR_CODES.SUBJECT_TOKEN_UNREADABLE,
+      }),
   );
 }
 
@@ -210,7 +217,7 @@ async function postSts(
     },
     new URLSearchParams(form).toString(),
     (cause) =>
-      new CredStsError("Google's Security Token Service could not be reached; check the network and retry.", {
+      new CredConnectionError("Google's Security Token Service could not be reached; check the network and retry.", {
         code: ERROR_CODES.UNREACHABLE,
         cause,
       }),
@@ -227,13 +234,14 @@ async function postSts(
 }
 
 /** STS's refusal, its words on one line, with every form of what we sent taken out and made printable. */
-function stsRefusal(status: number, reply: Record<string, unknown>, sent: readonly string[]): CredStsError {
+function stsRefusal(status: number, reply: Record<string, unknown>, sent: readonly string[]): CredCredentialsError {
   const redact = redactor(sent);
   const code = typeof reply.error === "string" ? reply.error : "";
   const error = /^[\w.-]{1,100}$/.test(code) && redact(code) === code ? code : "server_error";
   const said =
     typeof reply.error_description === "string" ? serverWords(redact(reply.error_description)) : "no description";
-  return new CredStsError(`Google's Security Token Service refused the token request: ${error}: ${said}`, {
+  return new CredCredentialsError(`Google's Security Token Service refused the token request: ${error}: ${said}`, {
+    code: ERROR_CODES.STS_REJECTED,
     error,
     status,
   });

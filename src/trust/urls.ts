@@ -6,7 +6,7 @@
  * one the file names: a file may come from someone else, and the URL it names would receive the
  * secret. See docs/security.md, "The trust boundary".
  */
-import { CredCredentialsError, CredUnsafeTokenUrlError, ERROR_CODES } from "../errors.js";
+import { CredCredentialsError, type CredErrorOptions, ERROR_CODES } from "../errors.js";
 import { EMULATOR_PATHS, ENV } from "../shared/constants.js";
 import { quoted } from "./text.js";
 
@@ -89,6 +89,11 @@ export interface Destination {
  */
 const LEGACY_OAUTH2_HOSTS = new Set(["accounts.google.com", "www.googleapis.com"]);
 
+/** A URL that would receive a secret and is refused: `ERR_UNSAFE_TOKEN_URL` unless `options` say otherwise. */
+function unsafeUrl(message: string, options: CredErrorOptions = {}): CredCredentialsError {
+  return new CredCredentialsError(message, { code: ERROR_CODES.UNSAFE_TOKEN_URL, ...options });
+}
+
 /**
  * `raw` judged for `destination` in `universe`: the URL to send the secret to.
  * - `https://SERVICE.UNIVERSE/...` (no port, no user info) is Google's: allowed; with the
@@ -96,14 +101,12 @@ const LEGACY_OAUTH2_HOSTS = new Set(["accounts.google.com", "www.googleapis.com"
  * - `http://` to this machine (127.0.0.0/8, ::1, localhost) without user info: the emulator's own
  *   host and port, or any port when the URL receives only the file's own secret
  *   ({@link Destination.ownSecretOnly});
- * - anything else is refused with a {@link CredUnsafeTokenUrlError}.
+ * - anything else is refused with an `ERR_UNSAFE_TOKEN_URL` error.
  */
 export function trustedUrl(raw: string, destination: Destination, universe: Universe): string {
   const url = URL.canParse(raw) ? new URL(raw) : undefined;
   if (url === undefined)
-    throw new CredUnsafeTokenUrlError(
-      `${namer(destination)} has a ${destination.field} that is not a URL; write it again.`,
-    );
+    throw unsafeUrl(`${namer(destination)} has a ${destination.field} that is not a URL; write it again.`);
   if (isGoogle(url, destination.service, universe.domain)) {
     if (universe.emulator === undefined) return url.toString();
     if (universe.domain === DEFAULT_UNIVERSE) return emulated(url, destination.service, universe.emulator);
@@ -137,14 +140,14 @@ function emulated(url: URL, service: GoogleService, emulator: string): string {
   return `${emulator}${service === "oauth2" ? EMULATOR_PATHS.token : url.pathname}`;
 }
 
-function refusal(url: URL, destination: Destination, universe: Universe): CredUnsafeTokenUrlError {
+function refusal(url: URL, destination: Destination, universe: Universe): CredCredentialsError {
   const expected = `${destination.service}.${universe.domain}`;
   const local = !isPlainLoopback(url)
     ? ""
     : universe.emulator === undefined
       ? `; plain http to this machine is allowed only with ${ENV.emulatorHost} set`
       : `; plain http to this machine goes only to the emulator (${ENV.emulatorHost}, ${universe.emulator})`;
-  return new CredUnsafeTokenUrlError(
+  return unsafeUrl(
     `${namer(destination)} has a ${destination.field} at ${quoted(`${url.protocol}//${url.host}`.slice(0, 100))}, which is not ${SERVICES[destination.service]} (https://${expected}) in the universe cred-auth trusts (${universe.domain})${local}; cred-auth sends no token there.`,
   );
 }
@@ -160,19 +163,19 @@ const IMDS_HOSTS = new Set(["169.254.169.254", "[fd00:ec2::254]"]);
  * - `http://169.254.169.254/...` or `http://[fd00:ec2::254]/...` (no user info, no other port); with
  *   the emulator, the emulator's IMDS at the same path instead (nothing leaves this machine);
  * - with the emulator, the emulator's own IMDS URLs (its host and port, under its IMDS path);
- * - anything else is refused with a {@link CredUnsafeTokenUrlError}.
+ * - anything else is refused with an `ERR_UNSAFE_TOKEN_URL` error.
  */
 export function trustedImdsUrl(raw: string, field: string, file: string | undefined, universe: Universe): string {
   const url = URL.canParse(raw) ? new URL(raw) : undefined;
   const named = `${namer({ service: "sts", field, ...(file === undefined ? {} : { file }) })} has a ${field}`;
-  if (url === undefined) throw new CredUnsafeTokenUrlError(`${named} that is not a URL; write it again.`);
+  if (url === undefined) throw unsafeUrl(`${named} that is not a URL; write it again.`);
   const plain = url.protocol === "http:" && url.username === "" && url.password === "";
   if (plain && IMDS_HOSTS.has(url.hostname) && (url.port === "" || url.port === "80"))
     return universe.emulator === undefined
       ? url.toString()
       : `${universe.emulator}${EMULATOR_PATHS.awsImds}${url.pathname}${url.search}`;
   if (isEmulator(url, universe) && url.pathname.startsWith(`${EMULATOR_PATHS.awsImds}/`)) return url.toString();
-  throw new CredUnsafeTokenUrlError(
+  throw unsafeUrl(
     `${named} at ${quoted(`${url.protocol}//${url.host}`.slice(0, 100))}, which is not AWS's instance metadata service (http://169.254.169.254 or http://[fd00:ec2::254]); cred-auth asks no other host for AWS keys.`,
   );
 }
@@ -185,7 +188,7 @@ export function trustedImdsUrl(raw: string, field: string, file: string | undefi
 export function refuseUrlCredentials(raw: string, field: string, file: string | undefined): void {
   const url = URL.canParse(raw) ? new URL(raw) : undefined;
   if (url === undefined || (url.username === "" && url.password === "")) return;
-  throw new CredUnsafeTokenUrlError(
+  throw unsafeUrl(
     `${namer({ service: "sts", field, ...(file === undefined ? {} : { file }) })} has a ${field} with a user name or password in it (at ${quoted(`${url.protocol}//${url.host}`.slice(0, 100))}); cred-auth sends none: give the secret in credential_source.headers instead.`,
   );
 }
@@ -207,7 +210,7 @@ export function checkFileUniverse(named: string | undefined, universe: Universe,
     ? `; to trust ${theirs}, set ${UNIVERSE_ENV}=${fileUniverse} (or pass universeDomain: ${theirs})`
     : "";
   const where = file === undefined ? "The credentials file" : `Credentials file ${quoted(file)}`;
-  throw new CredUnsafeTokenUrlError(
+  throw unsafeUrl(
     `${where} is for the universe ${theirs}, but cred-auth trusts ${JSON.stringify(universe.domain)} (${chosenWords(universe)})${how}.`,
     { code: ERROR_CODES.UNTRUSTED_UNIVERSE },
   );

@@ -3,7 +3,7 @@
 // A preload script records every module resolved (require and import) and require.cache at exit.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { withEmulator } from "../support/emulator.ts";
@@ -270,10 +270,18 @@ test("print-token's path runs from a bytecode cache made by a successful print-t
   assert.equal((await runCli(["--version"], box.env)).code, 0);
   assert.equal((await runCli(["print-token", join(box.dir, "absent.json")], box.env)).code !== 0, true);
   assert.deepEqual(bytecode(), [], "only a print-token run that succeeded makes the cache");
+  // An older bundle's cache and a dead run's temp file, both 40 days old, go when a cache is made;
+  // another install's recent cache stays.
+  const stale = ["print-token-0123456789abcdef-v22.0.0-x64.bin", "print-token-0123456789abcdef-v22.0.0-x64.bin.77.tmp"];
+  const recent = "print-token-fedcba9876543210-v22.0.0-x64.bin";
+  const old = new Date(Date.now() - 40 * 24 * 3600 * 1000);
+  for (const name of [...stale, recent]) writeFileSync(join(cacheDir, name), "old bytecode", { mode: 0o600 });
+  for (const name of stale) utimesSync(join(cacheDir, name), old, old);
   assert.equal((await runCli(["print-token", path], box.env)).code, 0);
   const digest = /BUNDLE_DIGEST = "([0-9a-f]{16})"/.exec(readFileSync(join(DIST, "cli.js"), "utf8"))?.[1];
   assert.ok(digest, "the build wrote the bundle's digest into dist/cli.js");
-  assert.deepEqual(bytecode(), [`print-token-${digest}-${process.version}-${process.arch}.bin`]);
+  assert.deepEqual(bytecode().sort(), [`print-token-${digest}-${process.version}-${process.arch}.bin`, recent].sort());
+  rmSync(join(cacheDir, recent));
   const made = statSync(join(cacheDir, bytecode()[0]!));
   assert.equal(made.mode & 0o777, 0o600);
   const again = await runCli(["print-token", path, "--header"], box.env);

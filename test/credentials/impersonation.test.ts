@@ -47,7 +47,7 @@ function writeImpersonated(name: string, json: Record<string, unknown>): string 
 function assertImpersonationError(code: string) {
   return (error: unknown) => {
     assert.ok(error instanceof exceptions.CredImpersonationError, String(error));
-    assert.equal(error.name, "CredImpersonationError");
+    assert.equal(error.name, "CredCredentialsError");
     assert.equal(error.code, code);
     assert.ok(!error.message.includes("\n"));
     return true;

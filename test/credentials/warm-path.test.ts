@@ -28,6 +28,16 @@ const SIGN_IN_ONLY = [
 // The keychain is read only when a refresh token is (docs/caching.md): never on the warm path.
 // test/cache/keychain.test.ts runs the warm path on a cache file whose secrets are in the keychain.
 const KEYCHAIN = ["cache/keychain.js", "formats/keychain-secrets.js", "util/keychain.js"];
+// Imported by modules on the path for their other paths (a refresh, a failure, a hosted platform's
+// token, a save), never run on this one: the build's lazy imports evaluate a module on first use.
+const OTHER_PATHS = [
+  "access-token-cache/lock.js",
+  "util/atomic-write.js",
+  "token-services/token-errors.js",
+  "hosted/http.js",
+  "credentials/service-account.js",
+  "credentials/destination.js",
+];
 
 const SCRIPT = `
 const { writeFileSync } = require("node:fs");
@@ -93,4 +103,9 @@ test("default() with cached credentials and a cached token loads nothing only a 
     "the keychain's modules were loaded on the warm path",
   );
   assert.ok(!warm.modules.some((m) => m.includes("@napi-rs")), "the keychain binding was loaded on the warm path");
+  assert.deepEqual(
+    OTHER_PATHS.filter((file) => ours.includes(file)),
+    [],
+    "modules the warm path imports but does not run were loaded",
+  );
 });

@@ -50,7 +50,7 @@ async function assertRejects(path: string, problem: RegExp | string): Promise<vo
 function assertFileError(error: unknown, path: string, problem: RegExp | string): void {
   assert.ok(error instanceof files.CredentialsFileError, `expected CredentialsFileError, got ${String(error)}`);
   assert.ok(error instanceof CredCredentialsError);
-  assert.equal(error.name, "CredCredentialsError");
+  assert.equal(error.name, "CredentialsFileError");
   assert.equal(error.code, "ERR_FILE_INVALID");
   assert.equal(error.path, path);
   assert.equal(error.problem, /does not exist/.test(error.message) ? "missing" : "invalid");

@@ -496,6 +496,6 @@ test("an unreadable file (permission denied)", async (t) => {
   assert.equal(child.status, 0, child.stderr);
   assert.match(
     child.stdout,
-    /^CredCredentialsError: Credentials file ".*secret\.json" cannot be read \(permission denied\)/,
+    /^CredentialsFileError: Credentials file ".*secret\.json" cannot be read \(permission denied\)/,
   );
 });

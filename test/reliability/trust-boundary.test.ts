@@ -170,7 +170,7 @@ test("high: an external_account file for another universe reading the victim's A
   assertNoSecret(cli.stdout + cli.stderr, [VICTIM_REFRESH], "print-token");
 
   const lib = await defaultWith(t, attack, victim.env);
-  assert.match(lib.stdout, /^ERROR CredUnsafeTokenUrlError ERR_UNTRUSTED_UNIVERSE /);
+  assert.match(lib.stdout, /^ERROR CredCredentialsError ERR_UNTRUSTED_UNIVERSE /);
   assert.match(lib.stdout, refusal);
   assert.deepEqual(lib.connections, [], "default() tried no connection at all (no sign-in either)");
   assertNoSecret(lib.stdout + lib.stderr, [VICTIM_REFRESH], "default()");
@@ -204,7 +204,7 @@ test("the universe is the user's word: GOOGLE_CLOUD_UNIVERSE_DOMAIN trusts that 
   writeFileSync(join(victim.dir, "subject.jwt"), SUBJECT);
   const chosen = await printToken(t, file, { ...victim.env, GOOGLE_CLOUD_UNIVERSE_DOMAIN: "tpc.example" });
   // Judged and sent to the chosen universe's STS (which does not exist here: it cannot be reached).
-  assert.equal(chosen.code, 1, chosen.stderr);
+  assert.equal(chosen.code, 3, chosen.stderr);
   assert.match(chosen.stderr, /Google's Security Token Service could not be reached/);
   assert.ok(chosen.connections.includes("sts.tpc.example:443"), chosen.connections.join(" "));
   const refused = await printToken(t, file, victim.env);
@@ -229,7 +229,7 @@ test("default() gives google-auth-library no unchecked field: a foreign cloud_re
     const r = await defaultWith(t, path, env);
     assert.match(
       r.stdout,
-      new RegExp(`^ERROR CredUnsafeTokenUrlError ERR_UNSAFE_TOKEN_URL .*has a ${field} at `),
+      new RegExp(`^ERROR CredCredentialsError ERR_UNSAFE_TOKEN_URL .*has a ${field} at `),
       r.stdout + r.stderr,
     );
     assert.equal(emu.stats().tokenRequests, before, `${field}: not even STS was asked`);
@@ -381,7 +381,7 @@ test("an echoing IAM Credentials API: the caller's access token never comes back
   assert.equal(cli.code, 1, cli.stderr);
   assert.match(cli.stderr, /was denied: .* Google said \(PERMISSION_DENIED\): caller /);
   const lib = await defaultWith(t, path, env);
-  assert.match(lib.stdout, /^ERROR CredImpersonationError ERR_IMPERSONATION_DENIED /, lib.stdout);
+  assert.match(lib.stdout, /^ERROR CredCredentialsError ERR_IMPERSONATION_DENIED /, lib.stdout);
   const sent = iam.requests.map((r) => r.auth?.replace(/^Bearer /, "") ?? "").filter(Boolean);
   assert.equal(sent.length, 2, "both asked the echoing API with a real access token");
   assertNoSecret(cli.stderr + cli.stdout + lib.stdout + lib.stderr, sent, "IAM echo");

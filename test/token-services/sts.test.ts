@@ -118,14 +118,14 @@ test("a URL-sourced subject token with headers; workforce userProject is sent as
 test("a missing subject-token file, an unreachable URL and an STS refusal each have their own error, without the token", async () => {
   const missing = parseExternalAccount(fileJson({ file: join(dir, "nope.txt") }));
   await assert.rejects(exchangeSubjectToken(missing, undefined, env), {
-    name: "CredSubjectTokenFileError",
+    name: "CredCredentialsError",
     code: ERROR_CODES.SUBJECT_TOKEN_UNREADABLE,
   });
   const closed = await startEmulator();
   const deadUrl = `${closed.url}/token`;
   await closed.close();
   await assert.rejects(exchangeSubjectToken(parseExternalAccount(fileJson({ url: deadUrl })), undefined, env), {
-    name: "CredSubjectTokenUrlError",
+    name: "CredConnectionError", // could not be reached: a connection error (exit code 3)
     code: ERROR_CODES.SUBJECT_TOKEN_UNREACHABLE,
   });
 
@@ -139,7 +139,7 @@ test("a missing subject-token file, an unreachable URL and an STS refusal each h
     () => assert.fail("the emulator refused"),
     (e: unknown) => e,
   );
-  assert.equal((error as { name: string }).name, "CredStsError");
+  assert.equal((error as { name: string }).name, "CredCredentialsError");
   assert.equal((error as { code: string }).code, ERROR_CODES.STS_REJECTED);
   assert.equal((error as { error: string }).error, "invalid_grant");
   assert.equal((error as { status: number }).status, 400);
