@@ -134,7 +134,7 @@ async function fromFile(
     const file = await readCredentialsFile(path); // reports a missing, malformed or unknown file precisely
     if (file.type === "service_account") {
       credentials = await serviceAccountClientFrom(file, scopes, { path, env, universe });
-      projectId = file.project_id;
+      projectId = file.projectId;
     } else {
       const user = await userRefreshClientFrom(file, { path, env, universe });
       attachTokenCache(user, { dir: tokenCacheDir(env) }); // reuse an earlier process's access token

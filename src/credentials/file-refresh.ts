@@ -39,7 +39,7 @@ export async function credentialsFileToken(
   const jwt = await serviceAccountClientFrom(file, scopes, { path, env, universe });
   await proveCredentials(
     jwt,
-    `Getting an access token for service account ${printable(file.client_email)} with the key in ${quoted(path)}`,
+    `Getting an access token for service account ${printable(file.clientEmail)} with the key in ${quoted(path)}`,
   );
   return cachedFrom(jwt.credentials, scopes, path);
 }

@@ -101,7 +101,7 @@ function userClientIdToken(client: UserRefreshClient, request: ClientIdTokenRequ
   const audience = request.audience === secrets.clientId ? undefined : request.audience;
   const owner: IdTokenOwner = {
     type: "authorized_user",
-    file: { type: "authorized_user", client_id: secrets.clientId, refresh_token: secrets.refreshToken },
+    file: { type: "authorized_user", clientId: secrets.clientId, refreshToken: secrets.refreshToken },
     tokenUrl,
   };
   const what = `Getting an ID token with the user credentials${info?.path ? ` in ${quoted(info.path)}` : ""}`;
@@ -125,9 +125,9 @@ function keyClientIdToken(client: JWT, request: ClientIdTokenRequest): Promise<C
     type: "service_account",
     file: {
       type: "service_account",
-      client_email: client.email,
-      private_key: client.key,
-      ...(client.keyId ? { private_key_id: client.keyId } : {}),
+      clientEmail: client.email,
+      privateKey: client.key,
+      ...(client.keyId ? { privateKeyId: client.keyId } : {}),
     },
     tokenUrl: info?.tokenUrl ?? GOOGLE_ENDPOINTS.tokenUrl,
   };

@@ -93,8 +93,7 @@ function idTokenFor(file: AdcFile, request: IdTokenFileRequest): Promise<CachedA
 /** A user's refresh grant (the signed-in client's own token when the audience is that client), or a key's JWT-bearer grant. */
 function credentialsIdToken(file: CredentialsFile, request: IdTokenFileRequest): Promise<CachedAccessToken> {
   const tokenUrl = chooseTokenUrl(file, request.universe, request.path);
-  const audience =
-    file.type === "authorized_user" && request.audience === file.client_id ? undefined : request.audience;
+  const audience = file.type === "authorized_user" && request.audience === file.clientId ? undefined : request.audience;
   const owner: IdTokenOwner = { type: file.type, file, tokenUrl };
   return cachedIdToken(owner, { ...request, audience }, () =>
     idTokenMint().credentialsIdToken(file, { ...request, audience, tokenUrl }),

@@ -40,9 +40,9 @@ export async function credentialsIdToken(
       client,
       {
         tokenUrl,
-        clientId: file.client_id,
-        clientSecret: file.client_secret,
-        refreshToken: file.refresh_token,
+        clientId: file.clientId,
+        clientSecret: file.clientSecret,
+        refreshToken: file.refreshToken,
         ...(audience === undefined ? {} : { audience }),
       },
       `Getting an ID token with the user credentials in ${quoted(path)}`,
@@ -50,7 +50,7 @@ export async function credentialsIdToken(
   }
   // From the parsed key, not the path: the key may sit inside an impersonated_service_account file.
   const jwt = await serviceAccountClientFrom(file, [CLOUD_PLATFORM_SCOPE], { path, env, universe });
-  const what = `Getting an ID token for service account ${printable(file.client_email)} with the key in ${quoted(path)}`;
+  const what = `Getting an ID token for service account ${printable(file.clientEmail)} with the key in ${quoted(path)}`;
   let token: string;
   try {
     token = await jwt.fetchIdToken(audience as string);

@@ -92,7 +92,7 @@ export async function impersonatedAdcClient(
     universe,
     url: iamUrl,
   });
-  const sourceProject = source.type === "service_account" ? source.project_id : null;
+  const sourceProject = source.type === "service_account" ? source.projectId : null;
   return {
     credentials,
     projectId: file.quotaProjectId ?? projectOfServiceAccount(file.target) ?? sourceProject ?? null,

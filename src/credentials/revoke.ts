@@ -114,7 +114,7 @@ export async function revokeCredentials(path: string | undefined, options: Revok
     });
   if (user !== undefined && revokeUrl !== undefined) {
     try {
-      await revokeToken(revokeUrl, user.refresh_token, revokedAt ?? "Google");
+      await revokeToken(revokeUrl, user.refreshToken, revokedAt ?? "Google");
     } catch (error) {
       if (!options.force || !(error instanceof CredAuthError)) throw withNothingRemoved(error);
       notRevoked = error.message;

@@ -117,18 +117,18 @@ function describe(
   if (file.type === "authorized_user")
     return {
       type: file.type,
-      ...optional({ account: file.account, scopes: file.scopes, quotaProject: file.quota_project_id }),
-      universe: file.universe_domain ?? universe.domain,
+      ...optional({ account: file.account, scopes: file.scopes, quotaProject: file.quotaProjectId }),
+      universe: file.universeDomain ?? universe.domain,
       accessToken: cached(tokenCacheKey(file, file.scopes ?? [], chooseTokenUrl(file, universe, path))),
     };
   if (file.type === "service_account")
     return {
       type: file.type,
-      account: file.client_email,
+      account: file.clientEmail,
       scopes: [CLOUD_PLATFORM_SCOPE],
-      projectId: file.project_id,
-      ...optional({ quotaProject: file.quota_project_id }),
-      universe: file.universe_domain ?? universe.domain,
+      projectId: file.projectId,
+      ...optional({ quotaProject: file.quotaProjectId }),
+      universe: file.universeDomain ?? universe.domain,
       accessToken: cached(tokenCacheKey(file, [CLOUD_PLATFORM_SCOPE], chooseTokenUrl(file, universe, path))),
     };
   if (file.type === "impersonated_service_account") {
@@ -139,7 +139,7 @@ function describe(
       source.type === "authorized_user"
         ? source.account
         : source.type === "service_account"
-          ? source.client_email
+          ? source.clientEmail
           : undefined; // a workforce user's file names no account
     return {
       type: file.type,
