@@ -18,6 +18,30 @@ const LAYERS = [
   { name: "shared, errors, messages", path: "^src/(shared/|errors\\.ts|messages\\.ts|version\\.ts)" },
 ];
 
+// The kinds room, credentials/kinds/: one module per ADC file type (user, key, impersonated, federated,
+// workforce user), registered in one table keyed by `type` (docs/architecture.md, "The kinds").
+const KINDS_ROOM = "^src/credentials/kinds/";
+const kindsWalls = [
+  {
+    name: "kinds-through-the-table",
+    comment:
+      "Outside credentials/kinds/, a file's kind is asked of the table (kinds/table.ts; its types in kinds/kind.ts): no module picks a kind's module, or a kind's client, by the file's type itself.",
+    severity: "error",
+    from: { path: "^src/", pathNot: KINDS_ROOM },
+    to: { path: KINDS_ROOM, pathNot: "^src/credentials/kinds/(table|kind)\\.ts$" },
+  },
+  {
+    name: "kinds-serve-written-files",
+    comment:
+      "The kinds serve files already written: they import neither the sign-in (plan, user, complete, pending credentials, account note, settings order, destination), nor default()'s search (default, adc, locate, token-search), nor their own callers (file-token, id-token-file, status, revoke).",
+    severity: "error",
+    from: { path: KINDS_ROOM },
+    to: {
+      path: "^src/credentials/(plan|user|complete|pending-credentials|account-note|settings-order|destination|default|adc|locate|token-search|file-token|id-token-file|status|revoke)\\.ts$",
+    },
+  },
+];
+
 const climbing = LAYERS.slice(1).map((layer, i) => ({
   name: `no-climbing-from-${layer.name.split(" ")[0].replace(/,$/, "")}`,
   comment: `${layer.name} is below ${LAYERS.slice(0, i + 1)
@@ -112,6 +136,7 @@ module.exports = {
       from: { path: "^src/", pathNot: ["^src/emulator/", "^src/cli/emulator\\.ts$"] },
       to: { path: "^src/emulator/" },
     },
+    ...kindsWalls,
     ...climbing,
   ],
   options: {

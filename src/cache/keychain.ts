@@ -128,11 +128,7 @@ function shareStandIn(credentials: UserRefreshClient, file: AuthorizedUserFile, 
   const scopes = [...(file.scopes ?? [])];
   try {
     writeCachedToken(
-      tokenCacheKey(
-        { type: "authorized_user", client_id: file.client_id, refresh_token: standIn },
-        scopes,
-        file.token_uri,
-      ),
+      tokenCacheKey({ type: "authorized_user", clientId: file.clientId, refreshToken: standIn }, scopes, file.tokenUrl),
       { access_token: accessToken, expiry_date: expiryDate, token_type: "Bearer", scopes },
     );
   } catch {

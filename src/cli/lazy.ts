@@ -8,12 +8,9 @@ export const settingKeys = (): typeof import("../settings/keys.js") => require("
 /** An ID token for a file: print-identity-token's cached path. */
 export const idTokenFile = (): typeof import("../credentials/id-token-file.js") =>
   require("../credentials/id-token-file.js");
-/** An ID token from the credentials default() would use. */
-export const idTokenSearch = (): typeof import("../credentials/id-token-search.js") =>
-  require("../credentials/id-token-search.js");
-/** An access token from the credentials default() would use (print-token without FILE). */
-export const accessTokenSearch = (): typeof import("../credentials/access-token-search.js") =>
-  require("../credentials/access-token-search.js");
+/** A token from the credentials default() would use (print-token and print-identity-token without a file). */
+export const tokenSearch = (): typeof import("../credentials/token-search.js") =>
+  require("../credentials/token-search.js");
 /** What credentials default() would use, and what they are (status). */
 export const credentialsState = (): typeof import("../credentials/status.js") => require("../credentials/status.js");
 /** Revoking a file's sign-in and removing it (revoke). */

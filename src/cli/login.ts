@@ -71,7 +71,7 @@ export async function login(args: ParsedArgs): Promise<number> {
 async function checkImpersonation(path: string): Promise<void> {
   try {
     const { accessTokenForFile, describeCredentialsFile } = fileToken();
-    if (describeCredentialsFile(path).credentialsType !== "impersonated_service_account") return;
+    if (describeCredentialsFile(path).actsAs === undefined) return; // not an impersonated file
     await accessTokenForFile(path);
   } catch (error) {
     const reason = error instanceof CredAuthError ? error.message : "the check failed";

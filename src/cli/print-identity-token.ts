@@ -3,7 +3,7 @@
 // alone, for `$(...)` in scripts. It parses, asks the library (credentials/id-token-file.ts: the
 // token cache, then a new token only on a miss) and prints.
 import { UsageError, type ParsedArgs } from "./args.js";
-import { idTokenFile, idTokenSearch } from "./lazy.js";
+import { idTokenFile, tokenSearch } from "./lazy.js";
 import { writeOut } from "./output.js";
 
 /** Prints an ID token for `args.positionals[0]`, or for the credentials default() would use. */
@@ -17,7 +17,7 @@ export async function printIdentityToken(args: ParsedArgs): Promise<number> {
   const path = args.positionals[0];
   const token =
     path === undefined
-      ? await idTokenSearch().idTokenFromSearch(options)
+      ? await tokenSearch().idTokenFromSearch(options)
       : await idTokenFile().idTokenForFile(path, options);
   return writeOut(`${token.idToken}\n`);
 }

@@ -1,10 +1,10 @@
 // `cred-auth print-token [FILE]`: the hot path of shell scripts. It parses the arguments, asks
 // the library (credentials/file-token.ts: the token cache, then a refresh only on a miss) and
 // prints; with a cached token and a FILE nothing heavier than the bundle loads. Without FILE it
-// looks where default() looks (credentials/access-token-search.ts, loaded only then).
+// looks where default() looks (credentials/token-search.ts, loaded only then).
 import { type FileToken, accessTokenForFile } from "../credentials/file-token.js";
 import { UsageError, parseScopes, type ParsedArgs } from "./args.js";
-import { accessTokenSearch } from "./lazy.js";
+import { tokenSearch } from "./lazy.js";
 import { writeOut } from "./output.js";
 
 type Format = "text" | "json" | "header";
@@ -16,9 +16,7 @@ export async function printToken(args: ParsedArgs): Promise<number> {
   const scopes = typeof args.options.scopes === "string" ? parseScopes(args.options.scopes) : undefined;
   const options = { ...(scopes ? { scopes } : {}), fresh: args.options.fresh === true };
   const token =
-    path === undefined
-      ? await accessTokenSearch().accessTokenFromSearch(options)
-      : await accessTokenForFile(path, options);
+    path === undefined ? await tokenSearch().accessTokenFromSearch(options) : await accessTokenForFile(path, options);
   if (token.scopesIgnored)
     process.stderr.write(
       "cred-auth: warning: --scopes is ignored for user credentials; they keep the scopes granted at login.\n",

@@ -104,7 +104,7 @@ function nextStep(found: CredentialsStatus): string | undefined {
   if (source.kind === "none") return "to sign in, run: cred-auth login credentials.json";
   const signedOut =
     found.check?.ok === false && ["ERR_INVALID_GRANT", "ERR_REAUTH_REQUIRED"].includes(found.check.code);
-  if (signedOut && source.kind === "file" && found.type === "authorized_user")
+  if (signedOut && source.kind === "file" && found.signedIn)
     return `to sign in again, run: cred-auth login ${source.path}`;
   return undefined;
 }
@@ -114,15 +114,14 @@ function accountWords(found: CredentialsStatus): string | undefined {
   if (found.account !== undefined) return found.account;
   if (found.check?.ok && found.check.account) return found.check.account;
   if (found.type === "metadata-server") return "the metadata server's (--check asks it)";
-  if (found.type === "external_account" || found.type === "external_account_authorized_user")
-    return "a federated identity (the file names none)";
+  if (found.noAccount !== undefined) return found.noAccount;
   return "not recorded in the file (cred-auth asks no server for it; sign in again with cred-auth login to record it)";
 }
 
 function scopesWords(found: CredentialsStatus): string | undefined {
   if (found.type === undefined || found.type === "metadata-server") return undefined;
   if (found.scopes === undefined) return "not recorded in the file (gcloud records none)";
-  const asked = found.type === "authorized_user" ? "" : " (the default; --scopes of print-token asks for others)";
+  const asked = found.signedIn ? "" : " (the default; --scopes of print-token asks for others)";
   return `${found.scopes.join(", ")}${asked}`;
 }
 

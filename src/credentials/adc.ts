@@ -14,13 +14,10 @@ import { ENV } from "../shared/constants.js";
 import { readTrustedFile } from "../trust/files.js";
 import { type Universe, trustedUniverse } from "../trust/urls.js";
 import { isOnGoogleCloud } from "../util/lazy.js";
-import { tokenCacheDir } from "../access-token-cache/index.js";
-import { attachTokenCache } from "./share-access-tokens.js";
 import { MAX_CREDENTIALS_FILE_BYTES, readCredentialsFile } from "../formats/credentials-file.js";
 import { getCredentialInfo, setCredentialInfo } from "../token-services/info.js";
-import { proveCredentials, userRefreshClientFrom } from "../token-services/load-user.js";
-import { serviceAccountClientFrom } from "./service-account.js";
-import { externalAdc, impersonation } from "./lazy.js";
+import { proveCredentials } from "../token-services/load-user.js";
+import { adcKinds } from "./lazy.js";
 
 /** Credentials found through ADC and proven by a token. */
 export interface AdcCredentials {
@@ -121,26 +118,10 @@ async function fromFile(
   env: NodeJS.ProcessEnv,
   universe: Universe,
 ): Promise<AdcCredentials> {
-  const type = await peekType(path);
-  let credentials: AuthClient;
-  let projectId: string | null = null;
-  if (type === "external_account" || type === "external_account_authorized_user") {
-    const external = await externalAdc().externalAdcClient(path, scopes, universe, env);
-    if (external === undefined) throw new TypeError(`${path} changed its type while it was read`);
-    ({ credentials, projectId } = external);
-  } else if (type === "impersonated_service_account") {
-    ({ credentials, projectId } = await impersonation().impersonatedAdcClient(path, scopes, env, universe));
-  } else {
-    const file = await readCredentialsFile(path); // reports a missing, malformed or unknown file precisely
-    if (file.type === "service_account") {
-      credentials = await serviceAccountClientFrom(file, scopes, { path, env, universe });
-      projectId = file.project_id;
-    } else {
-      const user = await userRefreshClientFrom(file, { path, env, universe });
-      attachTokenCache(user, { dir: tokenCacheDir(env) }); // reuse an earlier process's access token
-      credentials = user;
-    }
-  }
+  const kinds = adcKinds();
+  // A file whose type cred-auth does not read: its reader says precisely why (missing, malformed, unknown).
+  const kind = kinds.kindNamed(await peekType(path)) ?? kinds.kindOf(await readCredentialsFile(path));
+  const { credentials, projectId } = await kind.client(path, { scopes, env, universe });
   await proveCredentials(credentials as Parameters<typeof proveCredentials>[0], `Getting an access token with ${what}`);
   // Where the client came from, for what is asked of it later (an ID token of a federation file).
   if (getCredentialInfo(credentials) === undefined) setCredentialInfo(credentials, { scopes: [...scopes], path });

@@ -6,6 +6,7 @@ import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { MAX_CREDENTIALS_FILE_BYTES, checkWritableDestination } from "../formats/credentials-file.js";
 import { readTrustedFileSync } from "../trust/files.js";
 import { quoted } from "../trust/text.js";
+import { adcKinds } from "./lazy.js";
 
 /** How {@link checkSaveDestination} may be told to replace a file, in the caller's words. */
 export interface SaveDestinationOptions {
@@ -61,22 +62,9 @@ function heldAt(path: string): string | undefined {
 /** What a JSON file holds, or undefined when it is user credentials. */
 function describe(json: unknown): string | undefined {
   if (typeof json !== "object" || json === null || Array.isArray(json)) return "JSON that is not credentials";
-  const file = json as { type?: unknown; installed?: unknown; web?: unknown; source_credentials?: unknown };
-  switch (file.type) {
-    case "authorized_user":
-      return undefined;
-    case "impersonated_service_account": {
-      const source = (file.source_credentials as { type?: unknown } | null | undefined)?.type;
-      if (source === "authorized_user") return undefined; // login --impersonate-service-account wrote it
-      return "an impersonated_service_account file whose source is not a user's sign-in";
-    }
-    case "service_account":
-      return "a service account key (service_account)";
-    case "external_account":
-      return "identity federation credentials (external_account)";
-    case "external_account_authorized_user":
-      return "a workforce identity federation sign-in (external_account_authorized_user)";
-  }
+  const file = json as Record<string, unknown>;
+  const kind = adcKinds().kindNamed(file.type);
+  if (kind !== undefined) return kind.notReplaceable(file);
   if (typeof file.installed === "object" || typeof file.web === "object") return "an OAuth client-secret file";
   return typeof file.type === "string"
     ? `credentials of another type (${quoted(file.type)})`

@@ -25,20 +25,40 @@ import { REFRESH_TOKEN_WARNING_CODE, type RefreshTokenHome, keepRotatedRefreshTo
 
 type GoogleAuthLibrary = Awaited<ReturnType<typeof loadGoogleAuth>>;
 
-/** A client for a federation file, or undefined when the file is of another type. */
-export async function externalAdcClient(
+/** default()'s client for the `external_account` file at `path` (validated, naming the file in its errors). */
+export async function identityPoolAdcClient(
   path: string,
   scopes: readonly string[],
   universe: Universe,
   env: NodeJS.ProcessEnv = process.env,
-): Promise<{ credentials: AuthClient; projectId: string | null } | undefined> {
+): Promise<{ credentials: AuthClient; projectId: string | null }> {
+  const file = readExternalFile(path, "external_account");
+  return {
+    credentials: await identityPoolClient(file, scopes, { universe, env }, path),
+    projectId: file.quotaProjectId ?? null,
+  };
+}
+
+/** default()'s client for the `external_account_authorized_user` file at `path`. */
+export async function workforceUserAdcClient(
+  path: string,
+  universe: Universe,
+): Promise<{ credentials: AuthClient; projectId: string | null }> {
+  const file = readExternalFile(path, "external_account_authorized_user");
+  return {
+    credentials: await workforceUserClient(file, universe, { path, place: "file" }),
+    projectId: file.quotaProjectId ?? null,
+  };
+}
+
+/** The file at `path`, which was of type `type` when default() looked. */
+function readExternalFile<T extends "external_account" | "external_account_authorized_user">(
+  path: string,
+  type: T,
+): Extract<ExternalAccountFile | ExternalAuthorizedUserFile, { type: T }> {
   const file = readAdcFileSync(path); // validates, naming the file in its errors
-  if (file.type !== "external_account" && file.type !== "external_account_authorized_user") return undefined;
-  const credentials =
-    file.type === "external_account"
-      ? await identityPoolClient(file, scopes, { universe, env }, path)
-      : await workforceUserClient(file, universe, { path, place: "file" });
-  return { credentials, projectId: file.quotaProjectId ?? null };
+  if (file.type !== type) throw new TypeError(`${path} changed its type while it was read`);
+  return file as Extract<ExternalAccountFile | ExternalAuthorizedUserFile, { type: T }>;
 }
 
 /**

@@ -1,9 +1,9 @@
-// New access tokens for accessTokenForFile (./file-token.ts), loaded only when the token cache has
+// New access tokens for the kinds of ADC file (./kinds/), loaded only when the token cache has
 // none: user credentials and keys through google-auth-library's clients (the token URL judged and
 // guarded), federation files through STS, impersonated files through IAM Credentials.
 import type { Credentials } from "google-auth-library";
 import type { CachedAccessToken } from "../access-token-cache/index.js";
-import type { CredentialsFile } from "../formats/credentials-file.js";
+import type { AuthorizedUserFile, ServiceAccountKeyFile } from "../formats/credentials-file.js";
 import type { ExternalAccountDestinations } from "../formats/destinations.js";
 import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../formats/external-account.js";
 import type { ImpersonatedFile } from "../formats/impersonated-file.js";
@@ -23,23 +23,35 @@ import type { Universe } from "../trust/urls.js";
 import { type RefreshTokenHome, keepRotatedRefreshToken } from "./rotated-refresh-token.js";
 import { serviceAccountClientFrom } from "./service-account.js";
 
-/** A new access token for `file` (read from `path`), as the token cache stores it. */
-export async function credentialsFileToken(
-  file: CredentialsFile,
-  path: string,
+/** Where a user file's or key's new token is asked for. */
+interface CredentialsRefresh {
+  path: string;
+  env: NodeJS.ProcessEnv;
+  universe: Universe;
+}
+
+/** A new access token for the user credentials `file` (read from `path`), as the token cache stores it. */
+export async function userFileToken(
+  file: AuthorizedUserFile,
   scopes: readonly string[],
-  { env, universe }: { env: NodeJS.ProcessEnv; universe: Universe },
+  { path, env, universe }: CredentialsRefresh,
 ): Promise<CachedAccessToken> {
-  if (file.type === "authorized_user") {
-    const client = await userRefreshClientFrom(file, { path, env, universe });
-    await proveCredentials(client, `Getting an access token with the user credentials in ${quoted(path)}`);
-    return cachedFrom(client.credentials, scopes, path);
-  }
+  const client = await userRefreshClientFrom(file, { path, env, universe });
+  await proveCredentials(client, `Getting an access token with the user credentials in ${quoted(path)}`);
+  return cachedFrom(client.credentials, scopes, path);
+}
+
+/** A new access token for the service account key `file` (read from `path`), as the token cache stores it. */
+export async function keyFileToken(
+  file: ServiceAccountKeyFile,
+  scopes: readonly string[],
+  { path, env, universe }: CredentialsRefresh,
+): Promise<CachedAccessToken> {
   // From the parsed key, not the path: the key may sit inside an impersonated_service_account file.
   const jwt = await serviceAccountClientFrom(file, scopes, { path, env, universe });
   await proveCredentials(
     jwt,
-    `Getting an access token for service account ${printable(file.client_email)} with the key in ${quoted(path)}`,
+    `Getting an access token for service account ${printable(file.clientEmail)} with the key in ${quoted(path)}`,
   );
   return cachedFrom(jwt.credentials, scopes, path);
 }

@@ -1,32 +1,17 @@
 // An access token for a credentials file of any ADC type, through the 0600 token cache shared by
-// processes (access-token-cache/): the fast cached path of `cred-auth print-token`. With a cached
-// token it reads the file, judges its URLs (formats/destinations.ts) and reads one cache entry,
-// loading no package at all (test/cli/hot-path.test.ts, bench target 2); getting a new token
-// (google-auth-library, STS, IAM Credentials) lives in ./file-refresh.ts, loaded on a miss.
-import {
-  type CachedAccessToken,
-  getTokenWithCache,
-  tokenCacheDir,
-  writeCachedToken,
-} from "../access-token-cache/index.js";
+// processes (access-token-cache/): the fast cached path of `cred-auth print-token`. The file's
+// kind (./kinds/) keys and gets the token: with a cached one it reads the file, judges its URLs
+// (formats/destinations.ts) and reads one cache entry, loading no package at all
+// (test/cli/hot-path.test.ts, bench target 2); getting a new token (google-auth-library, STS, IAM
+// Credentials) lives in ./file-refresh.ts, loaded on a miss.
+import { tokenCacheDir } from "../access-token-cache/index.js";
 import { type AdcFile, readAdcFileSync } from "../formats/adc-file.js";
-import { externalCacheKey, impersonatedCacheKey, tokenCacheKey } from "../formats/cache-keys.js";
-import type { CredentialsFile } from "../formats/credentials-file.js";
-import {
-  externalAccountDestinations,
-  externalAuthorizedUserTokenUrl,
-  impersonatedDestinations,
-} from "../formats/destinations.js";
-import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../formats/external-account.js";
-import type { ImpersonatedFile, ImpersonationSource } from "../formats/impersonated-file.js";
-import type { RefreshTokenPlace } from "../formats/rotated-refresh-token.js";
-import { chooseTokenUrl } from "../token-services/token-requests.js";
 import { scopeCheckNotes } from "../oauth/known-scopes.js";
 import { assertValidScopes } from "../oauth/scopes.js";
-import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { checkedToken } from "../trust/text.js";
-import { type Universe, trustedUniverse } from "../trust/urls.js";
-import { fileRefresh } from "./lazy.js";
+import { trustedUniverse } from "../trust/urls.js";
+import type { TokenRequest } from "./kinds/kind.js";
+import { kindOf } from "./kinds/table.js";
 
 /** Options of {@link accessTokenForFile}. */
 export interface FileTokenOptions {
@@ -82,109 +67,16 @@ export async function accessTokenForFile(path: string, options: FileTokenOptions
     cache: { fresh: options.fresh === true, dir: tokenCacheDir(env) },
     warnings: requested ? scopeCheckNotes(requested, env) : [],
   };
-  const token = await tokenFor(file, request);
+  const kind = kindOf(file);
+  const token = await kind.accessToken(file, request);
   return {
     accessToken: checkedToken(token.access_token, "an access token"),
     expiryDate: token.expiry_date,
     tokenType: "Bearer",
     credentialsType: file.type,
-    scopesIgnored: requested !== undefined && file.type === "authorized_user",
+    scopesIgnored: requested !== undefined && kind.keepsGrantedScopes,
     warnings: request.warnings,
   };
-}
-
-/** What one token request for a file decides once and passes down. */
-export interface TokenRequest {
-  path: string;
-  env: NodeJS.ProcessEnv;
-  universe: Universe;
-  requested: string[] | undefined;
-  /** The token cache: `--fresh`, and its directory (`false`: off). */
-  cache: { fresh: boolean; dir: string | false };
-  /** Collected on the way: see {@link FileToken.warnings}. */
-  warnings: string[];
-}
-
-function tokenFor(file: AdcFile, request: TokenRequest): Promise<CachedAccessToken> {
-  if (file.type === "external_account") return externalAccountToken(file, request);
-  if (file.type === "external_account_authorized_user") return externalUserToken(file, request);
-  if (file.type === "impersonated_service_account") return impersonatedToken(file, request);
-  return credentialsToken(file, request);
-}
-
-/** User credentials (the scopes granted at login) or a service account key (`requested`, else cloud-platform). */
-export function credentialsToken(file: CredentialsFile, request: TokenRequest): Promise<CachedAccessToken> {
-  const scopes = file.type === "service_account" ? (request.requested ?? [CLOUD_PLATFORM_SCOPE]) : (file.scopes ?? []);
-  const tokenUrl = chooseTokenUrl(file, request.universe, request.path);
-  return getTokenWithCache(
-    tokenCacheKey(file, scopes, tokenUrl),
-    () => fileRefresh().credentialsFileToken(file, request.path, scopes, request),
-    request.cache,
-  );
-}
-
-/** STS's token (cloud-platform unless asked otherwise), through a service account when the file says so. */
-async function externalAccountToken(file: ExternalAccountFile, request: TokenRequest): Promise<CachedAccessToken> {
-  const scopes = request.requested ?? [CLOUD_PLATFORM_SCOPE];
-  const urls = externalAccountDestinations(file, request.universe, request.path);
-  // Read once: the key depends on it (a rotated token, other AWS keys get a new key), and the refresh sends it.
-  const subject = await fileRefresh().subjectOf(file, urls, request.env);
-  return getTokenWithCache(
-    externalCacheKey(file, scopes, urls, subject.keyMaterial),
-    () => fileRefresh().externalAccountFileToken(file, urls, subject, scopes),
-    request.cache,
-  );
-}
-
-/**
- * A workforce user's token: always cloud-platform (the refresh token's own scope). When STS rotates
- * the refresh token, the new one is written back at `place` in the file, and the token is cached
- * under the key the next run makes from it too.
- */
-function externalUserToken(
-  file: ExternalAuthorizedUserFile,
-  request: TokenRequest,
-  place: RefreshTokenPlace = "file",
-): Promise<CachedAccessToken> {
-  const tokenUrl = externalAuthorizedUserTokenUrl(file, request.universe, request.path);
-  const scopes = [CLOUD_PLATFORM_SCOPE];
-  const keyOf = (refreshToken: string) => externalCacheKey({ ...file, refreshToken }, scopes, { tokenUrl });
-  return getTokenWithCache(
-    keyOf(file.refreshToken),
-    async () => {
-      const got = await fileRefresh().externalUserFileToken(file, tokenUrl, scopes, { path: request.path, place });
-      if (got.warning !== undefined) request.warnings.push(got.warning);
-      if (got.rotated !== undefined) writeCachedToken(keyOf(got.rotated), got.token, request.cache);
-      return got.token;
-    },
-    request.cache,
-  );
-}
-
-/** A token acting as the file's service account, with `requested` scopes (else the file's, else cloud-platform). */
-function impersonatedToken(file: ImpersonatedFile, request: TokenRequest): Promise<CachedAccessToken> {
-  const scopes = request.requested ?? file.scopes ?? [CLOUD_PLATFORM_SCOPE];
-  const { iamUrl } = impersonatedDestinations(file, request.universe, request.path);
-  const source = () => impersonationSourceToken(file.source, request);
-  return getTokenWithCache(
-    impersonatedCacheKey(file, scopes, iamUrl),
-    () => fileRefresh().impersonatedFileToken(file, iamUrl, source, scopes),
-    request.cache,
-  );
-}
-
-/**
- * The access token of an impersonated file's source, cached too: it asks with cloud-platform (a key,
- * a workforce user, whose rotated refresh token is kept in `source_credentials`) or the scopes
- * granted at login (a user).
- */
-export function impersonationSourceToken(
-  source: ImpersonationSource,
-  request: TokenRequest,
-): Promise<CachedAccessToken> {
-  return source.type === "external_account_authorized_user"
-    ? externalUserToken(source, request, "source_credentials")
-    : credentialsToken(source, { ...request, requested: undefined });
 }
 
 /** What a credentials file says about whom it signs in as (for the command line's messages). */
@@ -199,15 +91,8 @@ export interface CredentialsFileIdentity {
 /** Reads `path` (any ADC type, validated) and says whose credentials it holds. */
 export function describeCredentialsFile(path: string): CredentialsFileIdentity {
   const file = readAdcFileSync(path);
-  const user =
-    file.type === "authorized_user"
-      ? file
-      : file.type === "impersonated_service_account" && file.source.type === "authorized_user"
-        ? file.source
-        : undefined;
-  return {
-    credentialsType: file.type,
-    ...(user?.account ? { account: user.account } : {}),
-    ...(file.type === "impersonated_service_account" ? { actsAs: file.target } : {}),
-  };
+  const kind = kindOf(file);
+  const account = kind.signedInAccount(file);
+  const actsAs = kind.actsAs(file);
+  return { credentialsType: file.type, ...(account ? { account } : {}), ...(actsAs ? { actsAs } : {}) };
 }

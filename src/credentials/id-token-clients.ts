@@ -25,6 +25,7 @@ import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { GOOGLE_ENDPOINTS } from "../shared/constants.js";
 import { printable, quoted } from "../trust/text.js";
 import { loadGoogleAuth } from "../util/lazy.js";
+import { adcKinds } from "./lazy.js";
 import { idTokenForFile } from "./id-token-file.js";
 import { federationMintsNoIdTokens } from "./id-token-words.js";
 
@@ -58,8 +59,7 @@ async function otherIdToken(
     // An impersonated file default() read: the file's own way, as print-identity-token's (the same
     // claims, the same cache entry). Not a client the impersonateServiceAccount option built on a
     // user's file: that path is the source's.
-    if (path !== undefined && readAdcFileSync(path).type === "impersonated_service_account")
-      return fileIdToken(path, request);
+    if (path !== undefined && actsOnItsOwn(path)) return fileIdToken(path, request);
     return impersonatedClientIdToken(client, request);
   }
   if (client instanceof gal.BaseExternalAccountClient || client instanceof gal.ExternalAccountAuthorizedUserClient) {
@@ -101,7 +101,7 @@ function userClientIdToken(client: UserRefreshClient, request: ClientIdTokenRequ
   const audience = request.audience === secrets.clientId ? undefined : request.audience;
   const owner: IdTokenOwner = {
     type: "authorized_user",
-    file: { type: "authorized_user", client_id: secrets.clientId, refresh_token: secrets.refreshToken },
+    file: { type: "authorized_user", clientId: secrets.clientId, refreshToken: secrets.refreshToken },
     tokenUrl,
   };
   const what = `Getting an ID token with the user credentials${info?.path ? ` in ${quoted(info.path)}` : ""}`;
@@ -125,9 +125,9 @@ function keyClientIdToken(client: JWT, request: ClientIdTokenRequest): Promise<C
     type: "service_account",
     file: {
       type: "service_account",
-      client_email: client.email,
-      private_key: client.key,
-      ...(client.keyId ? { private_key_id: client.keyId } : {}),
+      clientEmail: client.email,
+      privateKey: client.key,
+      ...(client.keyId ? { privateKeyId: client.keyId } : {}),
     },
     tokenUrl: info?.tokenUrl ?? GOOGLE_ENDPOINTS.tokenUrl,
   };
@@ -198,4 +198,10 @@ async function remembered(
     if (tokens.get(key) === flight) tokens.delete(key);
   });
   return flight;
+}
+
+/** Whether the file at `path` itself impersonates (an impersonated file), rather than being a source the option impersonates with. */
+function actsOnItsOwn(path: string): boolean {
+  const file = readAdcFileSync(path);
+  return adcKinds().kindOf(file).actsAs(file) !== undefined;
 }

@@ -1,9 +1,9 @@
-// New ID tokens for ./id-token-file.ts, loaded only when the token cache has none: a user's refresh
+// New ID tokens for the kinds of ADC file (./kinds/), loaded only when the token cache has none: a user's refresh
 // grant and a key's JWT-bearer grant through google-auth-library's clients (the token URL judged
 // and guarded, as for access tokens), an impersonated account's through IAM Credentials, a
 // federated identity's through STS and then IAM Credentials.
 import type { CachedAccessToken } from "../access-token-cache/index.js";
-import type { CredentialsFile } from "../formats/credentials-file.js";
+import type { AuthorizedUserFile, ServiceAccountKeyFile } from "../formats/credentials-file.js";
 import type { ExternalAccountFile } from "../formats/external-account.js";
 import type { ImpersonatedFile } from "../formats/impersonated-file.js";
 import { generateIdToken } from "../token-services/iam-credentials.js";
@@ -17,7 +17,7 @@ import { printable, quoted } from "../trust/text.js";
 import type { Universe } from "../trust/urls.js";
 import { serviceAccountClientFrom } from "./service-account.js";
 
-/** Where a user file's or key's ID token is asked for, decided by ./id-token-file.ts. */
+/** Where a user file's or key's ID token is asked for, decided by its kind. */
 export interface CredentialsIdTokenRequest {
   path: string;
   env: NodeJS.ProcessEnv;
@@ -28,29 +28,35 @@ export interface CredentialsIdTokenRequest {
   audience: string | undefined;
 }
 
-/** A user's refresh grant (with `audience` for another client), or a key's JWT-bearer grant with `target_audience`. */
-export async function credentialsIdToken(
-  file: CredentialsFile,
+/** A user's refresh grant (with `audience` for another client; none: the signed-in client's own). */
+export async function userFileIdToken(
+  file: AuthorizedUserFile,
   request: CredentialsIdTokenRequest,
 ): Promise<FetchedIdToken> {
   const { path, env, universe, tokenUrl, audience } = request;
-  if (file.type === "authorized_user") {
-    const client = await userRefreshClientFrom(file, { path, env, universe });
-    return userIdToken(
-      client,
-      {
-        tokenUrl,
-        clientId: file.client_id,
-        clientSecret: file.client_secret,
-        refreshToken: file.refresh_token,
-        ...(audience === undefined ? {} : { audience }),
-      },
-      `Getting an ID token with the user credentials in ${quoted(path)}`,
-    );
-  }
+  const client = await userRefreshClientFrom(file, { path, env, universe });
+  return userIdToken(
+    client,
+    {
+      tokenUrl,
+      clientId: file.clientId,
+      clientSecret: file.clientSecret,
+      refreshToken: file.refreshToken,
+      ...(audience === undefined ? {} : { audience }),
+    },
+    `Getting an ID token with the user credentials in ${quoted(path)}`,
+  );
+}
+
+/** A key's JWT-bearer grant with `target_audience`. */
+export async function keyFileIdToken(
+  file: ServiceAccountKeyFile,
+  request: CredentialsIdTokenRequest,
+): Promise<FetchedIdToken> {
+  const { path, env, universe, audience } = request;
   // From the parsed key, not the path: the key may sit inside an impersonated_service_account file.
   const jwt = await serviceAccountClientFrom(file, [CLOUD_PLATFORM_SCOPE], { path, env, universe });
-  const what = `Getting an ID token for service account ${printable(file.client_email)} with the key in ${quoted(path)}`;
+  const what = `Getting an ID token for service account ${printable(file.clientEmail)} with the key in ${quoted(path)}`;
   let token: string;
   try {
     token = await jwt.fetchIdToken(audience as string);
@@ -72,7 +78,7 @@ export async function impersonatedIdToken(
   return generateIdToken({ url, target: file.target, sourceToken, delegates: file.delegates, audience, includeEmail });
 }
 
-/** Where a federated identity's ID token is asked for, decided by ./id-token-file.ts. */
+/** Where a federated identity's ID token is asked for, decided by its kind. */
 export interface ExternalIdTokenRequest {
   /** STS, judged. */
   tokenUrl: string;

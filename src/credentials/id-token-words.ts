@@ -8,14 +8,18 @@ import { printable } from "../trust/text.js";
 const MAX_AUDIENCE_LENGTH = 2048;
 
 /**
- * `audience`, trimmed, when it can be one: required for every credentials type but
- * `authorized_user` (whose own ID token needs none), non-empty, printable, bounded.
+ * `audience`, trimmed, when it can be one: required unless the credentials have an ID token of their
+ * own (`ownIdToken`: a user's, for the signed-in client), non-empty, printable, bounded.
  *
  * @throws CredCredentialsError `ERR_INVALID_OPTION`.
  */
-export function checkedAudience(audience: string | undefined, credentialsType: string): string | undefined {
+export function checkedAudience(
+  audience: string | undefined,
+  credentialsType: string,
+  ownIdToken = false,
+): string | undefined {
   if (audience === undefined) {
-    if (credentialsType === "authorized_user") return undefined;
+    if (ownIdToken) return undefined;
     throw new CredCredentialsError(
       `An ID token of ${credentialsType} credentials needs an audience: the URL of the service to call (Cloud Run), an IAP client id, or a custom audience (--audiences on the command line).`,
       { code: ERROR_CODES.INVALID_OPTION },

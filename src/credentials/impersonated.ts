@@ -1,11 +1,9 @@
 // Credentials that act as a service account: google-auth-library's own `Impersonated` client,
 // its IAM Credentials endpoint checked (Google's, or the emulator), its refusals turned into
-// CredImpersonationErrors. For default() with impersonated_service_account files, and for the
-// impersonateServiceAccount option.
+// CredImpersonationErrors. For default() with impersonated_service_account files (through
+// kinds/impersonated-client.ts), and for the impersonateServiceAccount option.
 import type { AuthClient, Impersonated } from "google-auth-library";
-import { readAdcFileSync } from "../formats/adc-file.js";
 import { type AuthorizedUserFile, writeCredentialsText } from "../formats/credentials-file.js";
-import { impersonatedDestinations } from "../formats/destinations.js";
 import type { ImpersonationChain } from "../formats/impersonation-chain.js";
 import {
   delegateResourceName,
@@ -15,12 +13,10 @@ import {
   projectOfServiceAccount,
 } from "../formats/impersonated-file.js";
 import { MAX_LIFETIME_SEC, impersonationErrorOf } from "../token-services/iam-credentials.js";
-import { proveCredentials, userRefreshClientFrom } from "../token-services/load-user.js";
+import { proveCredentials } from "../token-services/load-user.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { type Universe, trustedUniverse } from "../trust/urls.js";
 import { loadGoogleAuth, withValidatedConfig } from "../util/lazy.js";
-import { workforceUserClient } from "./external-adc.js";
-import { serviceAccountClientFrom } from "./service-account.js";
 
 /** Where to ask: the chain's generateAccessToken URL (a file's, judged; else Google's for the target in the trusted universe). */
 export interface ImpersonateOptions {
@@ -65,38 +61,6 @@ export async function impersonate(
     }
   };
   return client;
-}
-
-/**
- * default() for an impersonated_service_account file: the client, and the project it names. The
- * source is a user, a key, or a workforce user (whose rotated refresh token is written back into
- * the file's `source_credentials`).
- */
-export async function impersonatedAdcClient(
-  path: string,
-  scopes: readonly string[],
-  env: NodeJS.ProcessEnv,
-  universe: Universe,
-): Promise<{ credentials: Impersonated; projectId: string | null }> {
-  const file = readAdcFileSync(path); // validates, naming the file in its errors
-  if (file.type !== "impersonated_service_account") throw new TypeError(`${path} is not impersonated_service_account`);
-  const { iamUrl } = impersonatedDestinations(file, universe, path); // before any client is made
-  const { source } = file;
-  const sourceClient =
-    source.type === "service_account"
-      ? await serviceAccountClientFrom(source, [CLOUD_PLATFORM_SCOPE], { path, env, universe })
-      : source.type === "external_account_authorized_user"
-        ? await workforceUserClient(source, universe, { path, place: "source_credentials" })
-        : await userRefreshClientFrom(source, { path, env, universe });
-  const credentials = await impersonate(sourceClient, file, scopes.length > 0 ? scopes : (file.scopes ?? []), {
-    universe,
-    url: iamUrl,
-  });
-  const sourceProject = source.type === "service_account" ? source.project_id : null;
-  return {
-    credentials,
-    projectId: file.quotaProjectId ?? projectOfServiceAccount(file.target) ?? sourceProject ?? null,
-  };
 }
 
 /**

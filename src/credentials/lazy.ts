@@ -1,6 +1,6 @@
 // The modules this layer loads only when they are needed: the sign-in machinery (its plan, the
 // flow with its loopback server, the faces) when a sign-in runs, impersonation and federation
-// when such a file or option is met, google-auth-library's refresh on a token-cache miss. A cache
+// when such a file or option is met, the kinds of ADC file when default() finds one. A cache
 // hit, and default() with ADC, must not pay for them (bench/README.md, targets 2 and 4). One typed
 // getter each; `require` is synchronous and cached.
 
@@ -27,8 +27,5 @@ export const impersonationChain = (): typeof import("../formats/impersonation-ch
 /** Federation files (external_account, external_account_authorized_user). */
 export const externalAdc = (): typeof import("./external-adc.js") => require("./external-adc.js");
 
-/** A new access token for a credentials file, on a token-cache miss (print-token's refresh). */
-export const fileRefresh = (): typeof import("./file-refresh.js") => require("./file-refresh.js");
-
-/** A new ID token for a credentials file, on a token-cache miss (print-identity-token's refresh). */
-export const idTokenMint = (): typeof import("./id-token-mint.js") => require("./id-token-mint.js");
+/** The kinds of ADC file, met when default() finds a file (./kinds/table.ts). */
+export const adcKinds = (): typeof import("./kinds/table.js") => require("./kinds/table.js");

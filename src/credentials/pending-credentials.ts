@@ -26,7 +26,7 @@ export async function pendingCredentials(flow: FlowPlan, env: NodeJS.ProcessEnv)
   const { client, endpoints } = flow;
   // No refresh token yet: the one the sign-in brings replaces the empty one.
   const credentials = await userRefreshClientFrom(
-    { type: "authorized_user", client_id: client.clientId, client_secret: client.clientSecret, refresh_token: "" },
+    { type: "authorized_user", clientId: client.clientId, clientSecret: client.clientSecret, refreshToken: "" },
     { env },
   );
   let waitingFor: PendingSignIn | undefined;

@@ -9,14 +9,7 @@ import { type Stats, lstatSync, statSync, unlinkSync } from "node:fs";
 import { forgetKeychainEntry } from "../cache/index.js";
 import { deleteCachedToken, deleteCachedTokensOf, tokenCacheDir } from "../access-token-cache/index.js";
 import { type AdcFile, readAdcFileSync } from "../formats/adc-file.js";
-import { externalCacheKey, idTokenKeyOwner, impersonatedCacheKey, tokenCacheKey } from "../formats/cache-keys.js";
-import type { AuthorizedUserFile, CredentialsFile } from "../formats/credentials-file.js";
-import {
-  credentialsRevokeUrl,
-  credentialsTokenUrl,
-  externalAuthorizedUserTokenUrl,
-  impersonatedDestinations,
-} from "../formats/destinations.js";
+import { credentialsRevokeUrl } from "../formats/destinations.js";
 import { revokeToken } from "../token-services/revoke.js";
 import {
   CredAuthError,
@@ -25,9 +18,11 @@ import {
   CredCredentialsError,
   ERROR_CODES,
 } from "../errors.js";
-import { CLOUD_PLATFORM_SCOPE, ENV } from "../shared/constants.js";
+import { ENV } from "../shared/constants.js";
 import { quoted } from "../trust/text.js";
 import { type Universe, trustedUniverse } from "../trust/urls.js";
+import type { CachedTokenKeys } from "./kinds/kind.js";
+import { kindOf } from "./kinds/table.js";
 import { type CredentialsSource, locateCredentials } from "./locate.js";
 
 /** Options of {@link revokeCredentials}. */
@@ -90,12 +85,14 @@ export async function revokeCredentials(path: string | undefined, options: Revok
   const source = await fileToRevoke(path, env);
   const { file, identity } = readIdentified(source.path);
   const universe = trustedUniverse(env);
-  const user = userOf(file);
+  const kind = kindOf(file);
+  const revocation = kind.revocation(file);
+  const user = "grant" in revocation ? revocation.grant : undefined;
   const revokeUrl = user === undefined ? undefined : credentialsRevokeUrl(user, universe, source.path);
   const revokedAt = revokeUrl === undefined ? undefined : revokeEndpointName(revokeUrl, universe);
   let notRevoked: string | undefined;
-  if (user === undefined) {
-    notRevoked = notRevocable(file);
+  if ("notRevocable" in revocation) {
+    notRevoked = revocation.notRevocable;
     if (!options.force)
       throw new CredCredentialsError(
         `${quoted(source.path)} ${notRevoked}; nothing was removed (--force removes the file and its cached tokens).`,
@@ -114,13 +111,13 @@ export async function revokeCredentials(path: string | undefined, options: Revok
     });
   if (user !== undefined && revokeUrl !== undefined) {
     try {
-      await revokeToken(revokeUrl, user.refresh_token, revokedAt ?? "Google");
+      await revokeToken(revokeUrl, user.refreshToken, revokedAt ?? "Google");
     } catch (error) {
       if (!options.force || !(error instanceof CredAuthError)) throw withNothingRemoved(error);
       notRevoked = error.message;
     }
   }
-  const cacheEntriesRemoved = forgetCachedTokens(file, universe, source.path, env);
+  const cacheEntriesRemoved = forgetCachedTokens(kind.cachedTokens(file, { universe, path: source.path }), env);
   removeFile(source.path, identity, notRevoked === undefined ? revokedAt : undefined);
   await forgetKeychainEntry(source.path); // the credentials cache's refresh token, when it was in the keychain
   return {
@@ -192,24 +189,6 @@ async function fileToRevoke(
   });
 }
 
-/** The user credentials whose grant revoking ends: the file's, or an impersonated file's source. */
-function userOf(file: AdcFile): AuthorizedUserFile | undefined {
-  if (file.type === "authorized_user") return file;
-  if (file.type === "impersonated_service_account" && file.source.type === "authorized_user") return file.source;
-  return undefined;
-}
-
-/** Why this file's credentials cannot be revoked by cred-auth, and what to do instead. */
-function notRevocable(file: AdcFile): string {
-  // An impersonated file's tokens end with its source's (a user source is revoked, not here).
-  const held = file.type === "impersonated_service_account" ? file.source : file;
-  if (held.type === "service_account")
-    return "holds a service account key, which cannot be revoked with a request: delete the key in IAM (gcloud iam service-accounts keys delete KEY_ID --iam-account EMAIL)";
-  if (held.type === "external_account")
-    return "holds identity federation credentials, whose tokens come from another identity provider and expire within an hour: disable the provider or remove the service account's binding to stop them";
-  return "holds a workforce identity federation sign-in, which cred-auth cannot revoke: sign out with gcloud auth revoke, or ask your administrator";
-}
-
 /** Google's refusal or silence, saying that nothing was removed (and, for a refusal, what would). */
 function withNothingRemoved(error: unknown): unknown {
   if (!(error instanceof CredCredentialsError || error instanceof CredConnectionError)) return error;
@@ -227,51 +206,12 @@ function withNothingRemoved(error: unknown): unknown {
 }
 
 /** Removes the access and ID tokens cached for the file (print-token's keys, with and without the emulator). */
-function forgetCachedTokens(file: AdcFile, universe: Universe, path: string, env: NodeJS.ProcessEnv): number {
+function forgetCachedTokens({ keys, owners }: CachedTokenKeys, env: NodeJS.ProcessEnv): number {
   const location = { dir: tokenCacheDir(env) };
-  const keys = new Set<string>();
-  const owners = new Set<string>();
-  const credentials = (creds: CredentialsFile): void => {
-    for (const tokenUrl of tokenUrlsOf(creds, universe, path)) {
-      keys.add(
-        tokenCacheKey(
-          creds,
-          creds.type === "authorized_user" ? (creds.scopes ?? []) : [CLOUD_PLATFORM_SCOPE],
-          tokenUrl,
-        ),
-      );
-      owners.add(idTokenKeyOwner({ type: creds.type, file: creds, tokenUrl }));
-    }
-  };
-  if (file.type === "authorized_user" || file.type === "service_account") credentials(file);
-  if (file.type === "impersonated_service_account") {
-    const { source } = file;
-    if (source.type !== "external_account_authorized_user") credentials(source);
-    else {
-      // A workforce user's token, as print-token keys it (always cloud-platform).
-      const tokenUrl = externalAuthorizedUserTokenUrl(source, universe, path);
-      keys.add(externalCacheKey(source, [CLOUD_PLATFORM_SCOPE], { tokenUrl }));
-    }
-    const { iamUrl } = impersonatedDestinations(file, universe, path);
-    keys.add(impersonatedCacheKey(file, file.scopes ?? [CLOUD_PLATFORM_SCOPE], iamUrl));
-    owners.add(idTokenKeyOwner({ type: file.type, file, url: iamUrl }));
-  }
   let removed = 0;
-  for (const key of keys) if (deleteCachedToken(key, location)) removed++;
-  for (const owner of owners) removed += deleteCachedTokensOf(owner, location);
+  for (const key of new Set(keys)) if (deleteCachedToken(key, location)) removed++;
+  for (const owner of new Set(owners)) removed += deleteCachedTokensOf(owner, location);
   return removed;
-}
-
-/** The token URLs tokens of `file` were cached under: with the emulator standing in for Google, and without. */
-function tokenUrlsOf(file: CredentialsFile, universe: Universe, path: string): string[] {
-  const { emulator: _, ...withoutEmulator } = universe;
-  const urls = [credentialsTokenUrl(file, universe, path)];
-  try {
-    urls.push(credentialsTokenUrl(file, withoutEmulator, path));
-  } catch {
-    // a loopback token_uri is only allowed with the emulator: then there is no other key
-  }
-  return [...new Set(urls)];
 }
 
 /**

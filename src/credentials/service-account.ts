@@ -35,7 +35,7 @@ export async function loadServiceAccountCredentials(
   const credentials = await serviceAccountClientFrom(key, scopes, { ...options, path });
   await proveCredentials(
     credentials,
-    `Getting an access token for service account ${key.client_email} with the key in ${JSON.stringify(path)}`,
+    `Getting an access token for service account ${key.clientEmail} with the key in ${JSON.stringify(path)}`,
   );
   return credentials;
 }
@@ -57,13 +57,13 @@ export async function serviceAccountClientFrom(
   const { JWT } = await loadGoogleAuth();
   const granted = scopes && scopes.length > 0 ? [...scopes] : [CLOUD_PLATFORM_SCOPE];
   const client = new JWT({
-    email: key.client_email,
-    key: key.private_key,
+    email: key.clientEmail,
+    key: key.privateKey,
     scopes: granted,
-    projectId: key.project_id,
-    ...(key.private_key_id ? { keyId: key.private_key_id } : {}),
-    ...(key.quota_project_id ? { quotaProjectId: key.quota_project_id } : {}),
-    ...(key.universe_domain ? { universeDomain: key.universe_domain } : {}),
+    projectId: key.projectId,
+    ...(key.privateKeyId ? { keyId: key.privateKeyId } : {}),
+    ...(key.quotaProjectId ? { quotaProjectId: key.quotaProjectId } : {}),
+    ...(key.universeDomain ? { universeDomain: key.universeDomain } : {}),
   });
   guardTokenRequests(client, {
     tokenUrl,
@@ -72,11 +72,11 @@ export async function serviceAccountClientFrom(
   });
   setCredentialInfo(client, {
     scopes: granted,
-    account: key.client_email,
+    account: key.clientEmail,
     tokenUrl,
-    ...(key.client_id ? { clientId: key.client_id } : {}),
+    ...(key.clientId ? { clientId: key.clientId } : {}),
     ...(options.path !== undefined ? { path: options.path } : {}),
   });
-  client.projectId = key.project_id;
+  client.projectId = key.projectId;
   return client as ServiceAccountCredentials;
 }

@@ -94,7 +94,7 @@ function refreshOnRejection(client: UserRefreshClient, key: string, location: To
  * file), so the next process needs no token request. Never throws; nothing without an expiry.
  */
 export function cacheSignInToken(
-  file: { client_id: string; refresh_token: string; token_uri?: string; scopes?: readonly string[] },
+  file: { clientId: string; refreshToken: string; tokenUrl?: string; scopes?: readonly string[] },
   token: { accessToken: string; expiryDate?: number },
   location: TokenCacheLocation = {},
 ): boolean {
@@ -102,9 +102,9 @@ export function cacheSignInToken(
   const scopes = [...(file.scopes ?? [])];
   try {
     const key = tokenCacheKey(
-      { type: "authorized_user", client_id: file.client_id, refresh_token: file.refresh_token },
+      { type: "authorized_user", clientId: file.clientId, refreshToken: file.refreshToken },
       scopes,
-      file.token_uri,
+      file.tokenUrl,
     );
     return writeCachedToken(
       key,
@@ -124,11 +124,7 @@ function keyOf(client: UserRefreshClient): string | undefined {
   const clientId = clientSecretsOf(client)?.clientId ?? info?.clientId;
   if (info?.path === undefined || !refreshToken || !clientId) return undefined;
   const tokenUrl = info.tokenUrl ?? String(client.endpoints.oauth2TokenUrl);
-  return tokenCacheKey(
-    { type: "authorized_user", client_id: clientId, refresh_token: refreshToken },
-    info.scopes,
-    tokenUrl,
-  );
+  return tokenCacheKey({ type: "authorized_user", clientId, refreshToken }, info.scopes, tokenUrl);
 }
 
 /** More than 5 minutes left, the token cache's rule (google-auth-library refreshes earlier on its own). */

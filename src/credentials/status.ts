@@ -6,15 +6,14 @@
 // status says so rather than asking.
 import { readCachedToken, tokenCacheDir } from "../access-token-cache/index.js";
 import { type AdcFile, readAdcFileSync } from "../formats/adc-file.js";
-import { externalCacheKey, impersonatedCacheKey, tokenCacheKey } from "../formats/cache-keys.js";
-import { externalAuthorizedUserTokenUrl, impersonatedDestinations } from "../formats/destinations.js";
 import { metadataAccountCheck } from "../hosted/metadata-identity.js";
-import { chooseTokenUrl } from "../token-services/token-requests.js";
 import { CredAuthError } from "../errors.js";
-import { CLOUD_PLATFORM_SCOPE, ENV } from "../shared/constants.js";
+import { ENV } from "../shared/constants.js";
 import { type Universe, trustedUniverse } from "../trust/urls.js";
 import { accessTokenForFile } from "./file-token.js";
-import { type CredentialsSource, type LocatedCredentials, locateCredentials } from "./locate.js";
+import type { CachedTokenState, KindStatus } from "./kinds/kind.js";
+import { kindOf } from "./kinds/table.js";
+import { type LocatedCredentials, locateCredentials } from "./locate.js";
 
 /** Options of {@link credentialsStatus}. */
 export interface StatusOptions {
@@ -27,12 +26,7 @@ export interface StatusOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** The access token the cache holds for these credentials (under print-token's key for their default scopes). */
-export type CachedTokenState =
-  | { state: "cached"; expiryDate: number }
-  | { state: "none" }
-  /** Not known without asking: a federated token's key needs the subject token, a metadata server keeps its own. */
-  | { state: "unknown"; why: string };
+export type { CachedTokenState };
 
 /** What `check` found: a token (its expiry), or the error that stopped it. */
 export type CheckResult =
@@ -40,25 +34,9 @@ export type CheckResult =
   | { ok: false; code: string; message: string };
 
 /** What {@link credentialsStatus} says. */
-export interface CredentialsStatus extends LocatedCredentials {
+export interface CredentialsStatus extends LocatedCredentials, Partial<KindStatus> {
   /** The file's `type`, `metadata-server`, or undefined when nothing was found or the file is unusable. */
   type?: AdcFile["type"] | "metadata-server";
-  /** Whose credentials: the signed-in user, the key's or the metadata server's account; undefined: the file names none. */
-  account?: string;
-  /** The service account whose tokens the credentials get (impersonation). */
-  actsAs?: string;
-  /** The delegation chain of an impersonated file. */
-  delegates?: readonly string[];
-  /** The scopes the tokens carry: granted at sign-in (user), or asked by default; undefined: not recorded. */
-  scopes?: readonly string[];
-  /** The universe the file is for. */
-  universe?: string;
-  quotaProject?: string;
-  /** A key's project. */
-  projectId?: string;
-  /** A federation file's pool or provider. */
-  audience?: string;
-  accessToken?: CachedTokenState;
   /** Why the file cannot be used (its error's message and code). */
   problem?: { code: string; message: string };
   check?: CheckResult;
@@ -90,7 +68,7 @@ export async function credentialsStatus(
   }
   let status: CredentialsStatus;
   try {
-    status = { ...located, ...describe(readAdcFileSync(source.path), source, trustedUniverse(env), env) };
+    status = { ...located, ...describe(readAdcFileSync(source.path), source.path, trustedUniverse(env), env) };
   } catch (error) {
     if (!(error instanceof CredAuthError)) throw error;
     return { ...located, problem: { code: error.code, message: error.message } };
@@ -102,10 +80,10 @@ export async function credentialsStatus(
   return { ...status, check: await checked(async () => ({ expiryDate: (await token()).expiryDate })) };
 }
 
-/** What the file says, and the cached token under print-token's key for its default scopes. */
+/** What the file's kind says of it, and the cached token under print-token's key for its default scopes. */
 function describe(
   file: AdcFile,
-  source: Extract<CredentialsSource, { kind: "file" }>,
+  path: string,
   universe: Universe,
   env: NodeJS.ProcessEnv,
 ): Omit<CredentialsStatus, keyof LocatedCredentials> {
@@ -113,73 +91,7 @@ function describe(
     const token = readCachedToken(key, { dir: tokenCacheDir(env) });
     return token ? { state: "cached", expiryDate: token.expiry_date } : { state: "none" };
   };
-  const { path } = source;
-  if (file.type === "authorized_user")
-    return {
-      type: file.type,
-      ...optional({ account: file.account, scopes: file.scopes, quotaProject: file.quota_project_id }),
-      universe: file.universe_domain ?? universe.domain,
-      accessToken: cached(tokenCacheKey(file, file.scopes ?? [], chooseTokenUrl(file, universe, path))),
-    };
-  if (file.type === "service_account")
-    return {
-      type: file.type,
-      account: file.client_email,
-      scopes: [CLOUD_PLATFORM_SCOPE],
-      projectId: file.project_id,
-      ...optional({ quotaProject: file.quota_project_id }),
-      universe: file.universe_domain ?? universe.domain,
-      accessToken: cached(tokenCacheKey(file, [CLOUD_PLATFORM_SCOPE], chooseTokenUrl(file, universe, path))),
-    };
-  if (file.type === "impersonated_service_account") {
-    const scopes = file.scopes ?? [CLOUD_PLATFORM_SCOPE];
-    const { iamUrl } = impersonatedDestinations(file, universe, path);
-    const { source } = file;
-    const account =
-      source.type === "authorized_user"
-        ? source.account
-        : source.type === "service_account"
-          ? source.client_email
-          : undefined; // a workforce user's file names no account
-    return {
-      type: file.type,
-      ...optional({ account, quotaProject: file.quotaProjectId }),
-      actsAs: file.target,
-      delegates: file.delegates,
-      scopes,
-      universe: file.universeDomain,
-      accessToken: cached(impersonatedCacheKey(file, scopes, iamUrl)),
-    };
-  }
-  if (file.type === "external_account_authorized_user") {
-    const tokenUrl = externalAuthorizedUserTokenUrl(file, universe, path);
-    return {
-      type: file.type,
-      audience: file.audience,
-      scopes: [CLOUD_PLATFORM_SCOPE],
-      ...optional({ quotaProject: file.quotaProjectId }),
-      universe: file.universeDomain,
-      accessToken: cached(externalCacheKey(file, [CLOUD_PLATFORM_SCOPE], { tokenUrl })),
-    };
-  }
-  return {
-    type: file.type,
-    audience: file.audience,
-    ...optional({ actsAs: file.impersonationTarget, quotaProject: file.quotaProjectId }),
-    scopes: [CLOUD_PLATFORM_SCOPE],
-    universe: file.universeDomain,
-    accessToken: {
-      state: "unknown",
-      why: "its key holds the subject token, read only when a token is asked (--check)",
-    },
-  };
-}
-
-/** The fields of `values` that are set. */
-function optional<T extends Record<string, unknown>>(values: T): Partial<{ [K in keyof T]: Exclude<T[K], undefined> }> {
-  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<{
-    [K in keyof T]: Exclude<T[K], undefined>;
-  }>;
+  return { type: file.type, ...kindOf(file).describe(file, { path, universe, cached }) };
 }
 
 async function checked(check: () => Promise<{ expiryDate: number; account?: string }>): Promise<CheckResult> {

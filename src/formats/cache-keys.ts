@@ -20,27 +20,27 @@ const LAYOUT = "cred-auth-token-v2";
  * `authorized_user` and `service_account` files; only hashes of these fields reach the disk.
  */
 export type TokenCacheIdentity =
-  | { type: "authorized_user"; client_id: string; refresh_token: string; token_uri?: string }
+  | { type: "authorized_user"; clientId: string; refreshToken: string; tokenUrl?: string }
   | {
       type: "service_account";
-      client_email: string;
-      private_key_id?: string;
-      private_key: string;
-      token_uri?: string;
+      clientEmail: string;
+      privateKeyId?: string;
+      privateKey: string;
+      tokenUrl?: string;
     };
 
 /**
  * The key of a credentials file and the scopes its tokens are requested with. `tokenUrl` is the
- * token endpoint actually used (default: the file's `token_uri`), so tokens of an emulator never
+ * token endpoint actually used (default: the file's `tokenUrl`), so tokens of an emulator never
  * serve Google. For `authorized_user` files pass the granted scopes (a refresh cannot change
  * them); for service accounts the requested ones.
  */
 export function tokenCacheKey(file: TokenCacheIdentity, scopes: readonly string[], tokenUrl?: string): string {
   const identity =
     file.type === "authorized_user"
-      ? [file.type, file.client_id, refreshTokenKeyMaterial(file)]
-      : [file.type, file.client_email, file.private_key_id ?? "", sha256Hex(file.private_key)];
-  return keyOf([...identity, tokenUrl ?? file.token_uri ?? ""], scopes);
+      ? [file.type, file.clientId, refreshTokenKeyMaterial(file)]
+      : [file.type, file.clientEmail, file.privateKeyId ?? "", sha256Hex(file.privateKey)];
+  return keyOf([...identity, tokenUrl ?? file.tokenUrl ?? ""], scopes);
 }
 
 /** The judged URLs a federation key depends on (formats/destinations.ts). */
@@ -86,10 +86,10 @@ export function impersonatedCacheKey(file: ImpersonatedFile, scopes: readonly st
   const { source } = file;
   const secret =
     source.type === "authorized_user"
-      ? [source.client_id, sha256Hex(source.client_secret), sha256Hex(source.refresh_token)]
+      ? [source.clientId, sha256Hex(source.clientSecret), sha256Hex(source.refreshToken)]
       : source.type === "external_account_authorized_user"
         ? [source.audience, source.clientId, sha256Hex(source.clientSecret), sha256Hex(source.refreshToken)]
-        : [source.client_email, sha256Hex(source.private_key)];
+        : [source.clientEmail, sha256Hex(source.privateKey)];
   return keyOf([file.type, source.type, ...secret, file.target, JSON.stringify(file.delegates), url], scopes);
 }
 

@@ -13,33 +13,38 @@ import { UntrustedFileError, readTrustedFile, readTrustedFileSync, secretDirecto
 import { quoted } from "../trust/text.js";
 import { nodeCrypto } from "./lazy.js";
 
-/** An `authorized_user` file: user credentials, as written by gcloud, pydata-google-auth and cred-auth. */
+/**
+ * An `authorized_user` file: user credentials, as written by gcloud, pydata-google-auth and
+ * cred-auth. The model is camelCase; its keys on disk are {@link USER_KEYS}'.
+ */
 export interface AuthorizedUserFile {
   type: "authorized_user";
-  client_id: string;
-  client_secret: string;
-  refresh_token: string;
-  token_uri?: string;
+  clientId: string;
+  clientSecret: string;
+  refreshToken: string;
+  /** `token_uri`, as written (absent: Google's); judged where used. */
+  tokenUrl?: string;
   /** The scopes granted (cred-auth and pydata-google-auth record them; gcloud does not). */
   scopes?: string[];
-  id_token?: string;
-  quota_project_id?: string;
-  universe_domain?: string;
+  idToken?: string;
+  quotaProjectId?: string;
+  universeDomain?: string;
   /** The signed-in account's e-mail, when known. */
   account?: string;
 }
 
-/** A `service_account` JSON key file. */
+/** A `service_account` JSON key file. The model is camelCase; its keys on disk are {@link KEY_KEYS}'. */
 export interface ServiceAccountKeyFile {
   type: "service_account";
-  project_id: string;
-  private_key_id?: string;
-  private_key: string;
-  client_email: string;
-  client_id?: string;
-  token_uri?: string;
-  universe_domain?: string;
-  quota_project_id?: string;
+  projectId: string;
+  privateKeyId?: string;
+  privateKey: string;
+  clientEmail: string;
+  clientId?: string;
+  /** `token_uri`, as written (absent: Google's); judged where used. */
+  tokenUrl?: string;
+  universeDomain?: string;
+  quotaProjectId?: string;
 }
 
 /** Any credentials file cred-auth can load. */
@@ -55,10 +60,35 @@ export const MAX_CREDENTIALS_FILE_BYTES = 1024 * 1024;
 export { CredentialsFileError } from "../errors.js";
 
 const ACCEPTED_TYPES = ["authorized_user", "service_account"] as const;
-const USER_REQUIRED = ["client_id", "client_secret", "refresh_token"] as const;
-const USER_OPTIONAL = ["token_uri", "id_token", "quota_project_id", "universe_domain", "account"] as const;
-const KEY_REQUIRED = ["project_id", "private_key", "client_email"] as const;
-const KEY_OPTIONAL = ["private_key_id", "client_id", "token_uri", "universe_domain", "quota_project_id"] as const;
+
+/**
+ * Each string field of the user model and its key on disk, in the order a file is written: adding
+ * a field is one line here and one in {@link AuthorizedUserFile}.
+ */
+const USER_KEYS = {
+  clientId: "client_id",
+  clientSecret: "client_secret",
+  refreshToken: "refresh_token",
+  tokenUrl: "token_uri",
+  idToken: "id_token",
+  quotaProjectId: "quota_project_id",
+  universeDomain: "universe_domain",
+  account: "account",
+} as const satisfies Record<Exclude<keyof AuthorizedUserFile, "type" | "scopes">, string>;
+const USER_REQUIRED = ["clientId", "clientSecret", "refreshToken"] as const;
+
+/** Each field of the key model and its key on disk. */
+const KEY_KEYS = {
+  projectId: "project_id",
+  privateKeyId: "private_key_id",
+  privateKey: "private_key",
+  clientEmail: "client_email",
+  clientId: "client_id",
+  tokenUrl: "token_uri",
+  universeDomain: "universe_domain",
+  quotaProjectId: "quota_project_id",
+} as const satisfies Record<Exclude<keyof ServiceAccountKeyFile, "type">, string>;
+const KEY_REQUIRED = ["projectId", "privateKey", "clientEmail"] as const;
 
 /** Options of {@link readCredentialsFile}. */
 export interface ReadCredentialsOptions {
@@ -165,7 +195,7 @@ export function parseCredentialsText(text: string, path: string): CredentialsFil
 function parseAuthorizedUser(fields: Record<string, unknown>, path: string): AuthorizedUserFile {
   const file: AuthorizedUserFile = {
     type: "authorized_user",
-    ...stringFields(fields, path, USER_REQUIRED, USER_OPTIONAL),
+    ...stringFields(fields, path, USER_KEYS, USER_REQUIRED),
   };
   const scopes = parseScopes(fields.scopes, path);
   if (scopes !== undefined) file.scopes = scopes;
@@ -175,26 +205,27 @@ function parseAuthorizedUser(fields: Record<string, unknown>, path: string): Aut
 function parseServiceAccount(fields: Record<string, unknown>, path: string): ServiceAccountKeyFile {
   const file: ServiceAccountKeyFile = {
     type: "service_account",
-    ...stringFields(fields, path, KEY_REQUIRED, KEY_OPTIONAL),
+    ...stringFields(fields, path, KEY_KEYS, KEY_REQUIRED),
   };
-  checkPrivateKey(file.private_key, path);
+  checkPrivateKey(file.privateKey, path);
   return file;
 }
 
-/** The required and the present optional string fields, checked. */
-function stringFields<R extends string, O extends string>(
+/** The required and the present optional string fields of a model, read at their keys on disk and checked. */
+function stringFields<K extends Record<string, string>, R extends keyof K & string>(
   fields: Record<string, unknown>,
   path: string,
+  keys: K,
   required: readonly R[],
-  optional: readonly O[],
-): Record<R, string> & Partial<Record<O, string>> {
+): Record<R, string> & Partial<Record<keyof K, string>> {
   const out: Record<string, string> = {};
-  for (const name of required) out[name] = requiredString(fields, name, path);
-  for (const name of optional) {
-    const value = optionalString(fields, name, path);
+  for (const [name, key] of Object.entries(keys)) {
+    const value = (required as readonly string[]).includes(name)
+      ? requiredString(fields, key, path)
+      : optionalString(fields, key, path);
     if (value !== undefined) out[name] = value;
   }
-  return out as Record<R, string> & Partial<Record<O, string>>;
+  return out as Record<R, string> & Partial<Record<keyof K, string>>;
 }
 
 function requiredString(fields: Record<string, unknown>, name: string, path: string): string {
@@ -350,32 +381,20 @@ function acceptedTypes(): string {
 }
 
 /** What an `authorized_user` file is made of: a sign-in's tokens, or a client we built. */
-export interface AuthorizedUserFields {
-  clientId: string;
-  clientSecret: string;
-  refreshToken: string;
-  tokenUrl?: string;
-  scopes?: readonly string[];
-  idToken?: string;
-  quotaProjectId?: string;
-  universeDomain?: string;
-  account?: string;
-}
+export type AuthorizedUserFields = Omit<AuthorizedUserFile, "type" | "scopes"> & { scopes?: readonly string[] };
 
 /** The `authorized_user` file of `fields`: the one place it is put together (parsed above, written below). */
 export function authorizedUserFile(fields: AuthorizedUserFields): AuthorizedUserFile {
   const file: AuthorizedUserFile = {
     type: "authorized_user",
-    client_id: fields.clientId,
-    client_secret: fields.clientSecret,
-    refresh_token: fields.refreshToken,
-    ...(fields.tokenUrl !== undefined ? { token_uri: fields.tokenUrl } : {}),
+    clientId: fields.clientId,
+    clientSecret: fields.clientSecret,
+    refreshToken: fields.refreshToken,
+    ...(fields.tokenUrl !== undefined ? { tokenUrl: fields.tokenUrl } : {}),
     scopes: [...(fields.scopes ?? [])],
   };
-  if (fields.idToken) file.id_token = fields.idToken;
-  if (fields.quotaProjectId) file.quota_project_id = fields.quotaProjectId;
-  if (fields.universeDomain) file.universe_domain = fields.universeDomain;
-  if (fields.account) file.account = fields.account;
+  for (const name of ["idToken", "quotaProjectId", "universeDomain", "account"] as const)
+    if (fields[name]) file[name] = fields[name];
   return file;
 }
 
@@ -385,16 +404,13 @@ export function authorizedUserFile(fields: AuthorizedUserFields): AuthorizedUser
  * `token_uri` defaults to Google's.
  */
 export function userCredentialsJson(data: AuthorizedUserFile): string {
-  const out: Record<string, unknown> = {
-    type: "authorized_user",
-    client_id: data.client_id,
-    client_secret: data.client_secret,
-    refresh_token: data.refresh_token,
-    token_uri: data.token_uri ?? GOOGLE_ENDPOINTS.tokenUrl,
-  };
-  if (data.scopes !== undefined) out.scopes = [...data.scopes];
-  for (const name of ["id_token", "quota_project_id", "universe_domain", "account"] as const) {
-    if (data[name]) out[name] = data[name];
+  const out: Record<string, unknown> = { type: "authorized_user" };
+  const written = { ...data, tokenUrl: data.tokenUrl ?? GOOGLE_ENDPOINTS.tokenUrl };
+  for (const [name, key] of Object.entries(USER_KEYS) as [keyof typeof USER_KEYS, string][]) {
+    const value = written[name];
+    if (value || (USER_REQUIRED as readonly string[]).includes(name)) out[key] = value;
+    // The scopes follow token_uri, as gcloud and pydata-google-auth write them.
+    if (name === "tokenUrl" && data.scopes !== undefined) out.scopes = [...data.scopes];
   }
   return `${JSON.stringify(out, null, 2)}\n`;
 }

@@ -21,8 +21,8 @@ import type { ImpersonatedFile } from "./impersonated-file.js";
 
 /** Where an `authorized_user` or `service_account` file's secret goes: its token URL. */
 export function credentialsTokenUrl(file: CredentialsFile, universe: Universe, path?: string): string {
-  checkFileUniverse(file.universe_domain, universe, path);
-  const raw = file.token_uri ?? `https://oauth2.${universe.domain}/token`;
+  checkFileUniverse(file.universeDomain, universe, path);
+  const raw = file.tokenUrl ?? `https://oauth2.${universe.domain}/token`;
   // The refresh token or key sent there is the file's own: a local token server is allowed.
   return trustedUrl(raw, destination("oauth2", "token_uri", path, true), universe);
 }

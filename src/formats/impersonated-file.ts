@@ -93,10 +93,7 @@ export function parseImpersonatedFile(json: Record<string, unknown>, path: strin
 
 /** The universe of an impersonation's source (absent: googleapis.com). */
 function universeOfSource(source: ImpersonationSource): string {
-  return (
-    (source.type === "external_account_authorized_user" ? source.universeDomain : source.universe_domain) ??
-    "googleapis.com"
-  );
+  return source.universeDomain ?? "googleapis.com";
 }
 
 /**
@@ -112,7 +109,7 @@ export function impersonatedFileJson(
   const file = {
     delegates: chain.delegates,
     ...(keepsScopes(scopes) ? { scopes: [...scopes] } : {}),
-    service_account_impersonation_url: impersonationUrl(chain.target, source.universe_domain),
+    service_account_impersonation_url: impersonationUrl(chain.target, source.universeDomain),
     source_credentials: JSON.parse(userCredentialsJson(source)) as unknown,
     type: "impersonated_service_account",
   };

@@ -43,14 +43,14 @@ export interface KeychainEntry {
 /** A cache file in the keychain form: the file's non-secret fields and its entry. */
 export interface KeychainCacheFile {
   /** The file's fields, checked as an `authorized_user` file's; its two secrets are empty until read. */
-  fields: Omit<AuthorizedUserFile, "client_secret" | "refresh_token" | "id_token">;
+  fields: Omit<AuthorizedUserFile, "clientSecret" | "refreshToken" | "idToken">;
   entry: KeychainEntry;
 }
 
 /** The two secrets the keychain holds for a cache file. */
 export interface KeychainSecrets {
-  refresh_token: string;
-  client_secret: string;
+  refreshToken: string;
+  clientSecret: string;
 }
 
 const ID = /^[0-9a-f]{32}$/;
@@ -83,7 +83,7 @@ export function parseKeychainCacheText(text: string, path: string): KeychainCach
     throw invalid(path, `holds both "${KEYCHAIN_FIELD}" and a secret; sign in again`);
   const parsed = parseCredentialsText(JSON.stringify({ ...rest, client_secret: "-", refresh_token: "-" }), path);
   if (parsed.type !== "authorized_user") throw invalid(path, `has "${KEYCHAIN_FIELD}" but is not "authorized_user"`);
-  const { client_secret: _s, refresh_token: _r, id_token: _i, ...fields } = parsed;
+  const { clientSecret: _s, refreshToken: _r, idToken: _i, ...fields } = parsed;
   return { fields, entry: checkedEntry(entry, path) };
 }
 

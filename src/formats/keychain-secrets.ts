@@ -25,7 +25,7 @@ export function newKeychainEntry(path: string): KeychainEntry {
 
 /** What the keychain entry holds: both secrets and the save's id. */
 export function keychainSecretJson(file: AuthorizedUserFile, entry: KeychainEntry): string {
-  return JSON.stringify({ id: entry.id, refresh_token: file.refresh_token, client_secret: file.client_secret });
+  return JSON.stringify({ id: entry.id, refresh_token: file.refreshToken, client_secret: file.clientSecret });
 }
 
 /** The whole `authorized_user` file: the form's fields and the secrets read from its keychain entry. */
@@ -59,7 +59,7 @@ export function keychainUserFileSync(path: string): AuthorizedUserFile {
     return secrets;
   };
   const file = { ...form.fields } as AuthorizedUserFile;
-  for (const name of ["client_secret", "refresh_token"] as const)
+  for (const name of ["clientSecret", "refreshToken"] as const)
     Object.defineProperty(file, name, { enumerable: true, get: () => read()[name] });
   recordStandIn(file, tokenCacheStandIn(form.entry));
   return file;
@@ -71,7 +71,7 @@ function secretsOf(reply: KeychainReply, form: KeychainCacheFile, path: string):
       `The refresh token of ${quoted(path)} is in the keychain, which could not be read: ${reply.why}. Unlock the keychain, or sign in again.`,
       { code: ERROR_CODES.KEYCHAIN_UNAVAILABLE },
     );
-  let held: Partial<Record<"id" | keyof KeychainSecrets, unknown>> | undefined;
+  let held: Partial<Record<"id" | "refresh_token" | "client_secret", unknown>> | undefined;
   try {
     held = typeof reply.secret === "string" ? JSON.parse(reply.secret) : undefined;
   } catch {
@@ -85,7 +85,7 @@ function secretsOf(reply: KeychainReply, form: KeychainCacheFile, path: string):
     held.client_secret === ""
   )
     throw invalid(path, "names a keychain entry that is gone or belongs to another save; sign in again");
-  return { refresh_token: held.refresh_token, client_secret: held.client_secret };
+  return { refreshToken: held.refresh_token, clientSecret: held.client_secret };
 }
 
 function joined(form: KeychainCacheFile, secrets: KeychainSecrets): AuthorizedUserFile {

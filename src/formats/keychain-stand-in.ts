@@ -22,6 +22,6 @@ export function standInOf(holder: object): string | undefined {
  * The secret material the access-token cache keys user credentials by: for a keychain-form file the
  * random id of its save (reading the keychain would cost the hot path), else the refresh token.
  */
-export function refreshTokenKeyMaterial(file: { refresh_token: string }): string {
-  return standIns.get(file) ?? file.refresh_token;
+export function refreshTokenKeyMaterial(file: { refreshToken: string }): string {
+  return standIns.get(file) ?? file.refreshToken;
 }

@@ -72,28 +72,28 @@ export async function userRefreshClientFrom(
   const UserRefreshClient = await loadUserRefreshClient();
   const endpoints = resolveEndpoints(options.env, { announce: false });
   const client = new UserRefreshClient({
-    clientId: file.client_id,
-    clientSecret: file.client_secret,
-    refreshToken: file.refresh_token,
+    clientId: file.clientId,
+    clientSecret: file.clientSecret,
+    refreshToken: file.refreshToken,
     endpoints: {
       oauth2TokenUrl: tokenUrl,
       oauth2AuthBaseUrl: endpoints.authUrl,
       oauth2RevokeUrl: endpoints.revokeUrl,
       tokenInfoUrl: endpoints.tokenInfoUrl,
     },
-    ...(file.quota_project_id ? { quotaProjectId: file.quota_project_id } : {}),
-    ...(file.universe_domain ? { universeDomain: file.universe_domain } : {}),
+    ...(file.quotaProjectId ? { quotaProjectId: file.quotaProjectId } : {}),
+    ...(file.universeDomain ? { universeDomain: file.universeDomain } : {}),
   });
-  if (file.id_token) client.credentials.id_token = file.id_token;
+  if (file.idToken) client.credentials.id_token = file.idToken;
   recordClientSecrets(client, {
-    clientId: file.client_id,
-    clientSecret: file.client_secret,
-    refreshToken: file.refresh_token,
+    clientId: file.clientId,
+    clientSecret: file.clientSecret,
+    refreshToken: file.refreshToken,
   });
   guardTokenRequests(client, { tokenUrl, timeoutMs: options.timeoutMs ?? tokenTimeoutMs() });
   setCredentialInfo(client, {
     scopes: file.scopes ?? [],
-    clientId: file.client_id,
+    clientId: file.clientId,
     tokenUrl,
     ...(file.account ? { account: file.account } : {}),
     ...(options.path !== undefined ? { path: options.path } : {}),
@@ -111,13 +111,13 @@ const pendingSecrets = new WeakMap<object, () => Promise<KeychainSecrets>>();
  * both secrets through `readSecrets`, once, and refreshes as any other client.
  */
 export async function keychainUserRefreshClient(
-  fields: Omit<AuthorizedUserFile, "client_secret" | "refresh_token">,
+  fields: Omit<AuthorizedUserFile, "clientSecret" | "refreshToken">,
   standIn: string,
   readSecrets: () => Promise<KeychainSecrets>,
   options: UserRefreshClientOptions = {},
 ): Promise<UserRefreshClient> {
   // Empty secrets until read: google-auth-library then refreshes through refreshHandler below.
-  const client = await userRefreshClientFrom({ ...fields, client_secret: "", refresh_token: "" }, options);
+  const client = await userRefreshClientFrom({ ...fields, clientSecret: "", refreshToken: "" }, options);
   delete client.credentials.refresh_token;
   recordStandIn(client, standIn);
   let read: Promise<KeychainSecrets> | undefined;
@@ -127,12 +127,12 @@ export async function keychainUserRefreshClient(
       read = undefined; // a locked keychain may be unlocked by the next attempt
       throw error;
     });
-    client._clientSecret = held.client_secret;
-    client._refreshToken = held.refresh_token;
+    client._clientSecret = held.clientSecret;
+    client._refreshToken = held.refreshToken;
     recordClientSecrets(client, {
-      clientId: fields.client_id,
-      clientSecret: held.client_secret,
-      refreshToken: held.refresh_token,
+      clientId: fields.clientId,
+      clientSecret: held.clientSecret,
+      refreshToken: held.refreshToken,
     });
     return held;
   };
@@ -140,7 +140,7 @@ export async function keychainUserRefreshClient(
   // Every way google-auth-library asks with the refresh token reads the secrets first.
   const target = client as unknown as Refreshing;
   const refresh = target.refreshTokenNoCache.bind(client);
-  target.refreshTokenNoCache = async () => refresh((await secrets()).refresh_token);
+  target.refreshTokenNoCache = async () => refresh((await secrets()).refreshToken);
   const fetchIdToken = target.fetchIdToken.bind(client);
   target.fetchIdToken = async (audience) => {
     await secrets();
@@ -149,7 +149,7 @@ export async function keychainUserRefreshClient(
   // Without a refresh token in its credentials, google-auth-library refreshes through this handler.
   client.refreshHandler = async () => {
     const held = await secrets();
-    const { tokens } = await target.refreshToken(held.refresh_token);
+    const { tokens } = await target.refreshToken(held.refreshToken);
     return { access_token: tokens.access_token ?? "", expiry_date: tokens.expiry_date ?? 0 };
   };
   return client;

@@ -32,16 +32,16 @@ import { sha256Hex } from "../../dist/util/sha256.js";
 const HOUR = 3_600_000;
 const user = {
   type: "authorized_user",
-  client_id: "client-1",
-  refresh_token: "1//refresh-secret-aaaa",
-  token_uri: "https://oauth2.googleapis.com/token",
+  clientId: "client-1",
+  refreshToken: "1//refresh-secret-aaaa",
+  tokenUrl: "https://oauth2.googleapis.com/token",
 } as const;
 const sa = {
   type: "service_account",
-  client_email: "sa@p.iam.gserviceaccount.com",
-  private_key_id: "kid-1",
-  private_key: "-----BEGIN PRIVATE KEY-----secret",
-  token_uri: "https://oauth2.googleapis.com/token",
+  clientEmail: "sa@p.iam.gserviceaccount.com",
+  privateKeyId: "kid-1",
+  privateKey: "-----BEGIN PRIVATE KEY-----secret",
+  tokenUrl: "https://oauth2.googleapis.com/token",
 } as const;
 
 function tempDir(): string {
@@ -102,20 +102,20 @@ test("key: a sha256 hex digest that changes with every part of the identity, and
   assert.match(key, /^[0-9a-f]{64}$/);
   assert.equal(tokenCacheKey(user, ["a", "b", "a"]), key);
   assert.notEqual(tokenCacheKey(user, ["a"]), key);
-  assert.notEqual(tokenCacheKey({ ...user, refresh_token: "1//other" }, ["a", "b"]), key);
-  assert.notEqual(tokenCacheKey({ ...user, client_id: "client-2" }, ["a", "b"]), key);
+  assert.notEqual(tokenCacheKey({ ...user, refreshToken: "1//other" }, ["a", "b"]), key);
+  assert.notEqual(tokenCacheKey({ ...user, clientId: "client-2" }, ["a", "b"]), key);
   assert.notEqual(
     tokenCacheKey(user, ["a", "b"], "http://127.0.0.1:9099/token"),
     key,
     "an emulator's tokens never serve Google",
   );
   const saKey = tokenCacheKey(sa, ["a"]);
-  assert.notEqual(tokenCacheKey({ ...sa, private_key_id: "kid-2" }, ["a"]), saKey);
-  assert.notEqual(tokenCacheKey({ ...sa, client_email: "other@p.iam.gserviceaccount.com" }, ["a"]), saKey);
-  const { private_key_id: _, ...noKid } = sa;
+  assert.notEqual(tokenCacheKey({ ...sa, privateKeyId: "kid-2" }, ["a"]), saKey);
+  assert.notEqual(tokenCacheKey({ ...sa, clientEmail: "other@p.iam.gserviceaccount.com" }, ["a"]), saKey);
+  const { privateKeyId: _, ...noKid } = sa;
   assert.notEqual(
     tokenCacheKey(noKid, ["a"]),
-    tokenCacheKey({ ...noKid, private_key: "another key" }, ["a"]),
+    tokenCacheKey({ ...noKid, privateKey: "another key" }, ["a"]),
     "without a key id the key itself (hashed) tells them apart",
   );
 });
@@ -123,7 +123,7 @@ test("key: a sha256 hex digest that changes with every part of the identity, and
 test("files: only the token fields are written, file 0600, directory 0700, atomically", () => {
   const dir = join(tempDir(), "nested", "tokens");
   const key = tokenCacheKey(user, []);
-  const leaky = { ...token("w"), refresh_token: user.refresh_token, private_key: sa.private_key } as CachedAccessToken;
+  const leaky = { ...token("w"), refreshToken: user.refreshToken, privateKey: sa.privateKey } as CachedAccessToken;
   assert.equal(writeCachedToken(key, leaky, { dir }), true);
   const path = join(dir, `${key}.json`);
   assert.deepEqual(Object.keys(JSON.parse(readFileSync(path, "utf8"))).sort(), [

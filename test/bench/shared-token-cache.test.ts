@@ -127,7 +127,7 @@ test("a cached token with 5 minutes or less left is not reused: default() refres
   const box = await sandbox(t);
   const adc = await testCredentialsFile(emu, join(box.dir, "adc"), { scopes: [SCOPE] });
   const file = await readAuthorizedUserFile(adc);
-  const key = tokenCacheKey(file, file.scopes ?? [], file.token_uri);
+  const key = tokenCacheKey(file, file.scopes ?? [], file.tokenUrl);
   writeCachedToken(
     key,
     { access_token: "nearly-expired", expiry_date: Date.now() + 4 * 60_000, token_type: "Bearer" },
@@ -157,7 +157,7 @@ test("attachTokenCache: refreshed tokens are written back, the refresh token is 
   const box = await sandbox(t);
   const path = await testCredentialsFile(emu, join(box.dir, "creds"), { scopes: [SCOPE] });
   const file = await readAuthorizedUserFile(path);
-  const key = tokenCacheKey(file, file.scopes ?? [], file.token_uri);
+  const key = tokenCacheKey(file, file.scopes ?? [], file.tokenUrl);
   const location = { dir: box.cacheDir };
 
   const client = await userRefreshClientFrom(file, { path });
@@ -169,16 +169,16 @@ test("attachTokenCache: refreshed tokens are written back, the refresh token is 
 
   // A later refresh (the token "expired"): the tokens event carries no refresh token; the
   // client keeps its own and the cache gets the new access token.
-  client.setCredentials({ refresh_token: file.refresh_token });
+  client.setCredentials({ refresh_token: file.refreshToken });
   const second = (await client.getAccessToken()).token;
   assert.notEqual(second, first);
-  assert.equal(client.credentials.refresh_token, file.refresh_token);
+  assert.equal(client.credentials.refresh_token, file.refreshToken);
   assert.equal(readCachedToken(key, location)?.access_token, second);
 
   const fresh = await userRefreshClientFrom(file, { path });
   assert.equal(attachTokenCache(fresh, location), true, "a new client takes the cached token");
   assert.equal(fresh.credentials.access_token, second);
-  assert.equal(fresh.credentials.refresh_token, file.refresh_token);
+  assert.equal(fresh.credentials.refresh_token, file.refreshToken);
 
   const inMemory = await userRefreshClientFrom(file); // no path: not loaded from a file
   assert.equal(attachTokenCache(inMemory, location), false);

@@ -11,7 +11,7 @@ import { UserRefreshClient } from "google-auth-library";
 import { getCredentialInfo } from "../../dist/token-services/info.js";
 import { userRefreshClientFrom } from "../../dist/token-services/load-user.js";
 import { withEmulator } from "../support/emulator.ts";
-import { firstOutput, isolateHome, keyFileFields, userFileFields } from "../support/files.ts";
+import { firstOutput, isolateHome, keyFileFields, userFileFields, userModel } from "../support/files.ts";
 
 const SCOPES = ["https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/bigquery"];
 const emu = await withEmulator();
@@ -20,10 +20,10 @@ const emu = await withEmulator();
 async function signedInClient(scopes = SCOPES) {
   return userRefreshClientFrom({
     type: "authorized_user",
-    client_id: DEMO_CLIENT.clientId,
-    client_secret: DEMO_CLIENT.clientSecret,
-    refresh_token: emu.issueRefreshToken({ scopes, account: "alice@example.com" }),
-    token_uri: `${emu.url}/token`,
+    clientId: DEMO_CLIENT.clientId,
+    clientSecret: DEMO_CLIENT.clientSecret,
+    refreshToken: emu.issueRefreshToken({ scopes, account: "alice@example.com" }),
+    tokenUrl: `${emu.url}/token`,
     scopes,
     account: "alice@example.com",
   });
@@ -200,7 +200,7 @@ function startSaver(home: string, refreshToken: string) {
   const script = `
     const { userRefreshClientFrom } = await import(${JSON.stringify(loadUserUrl)});
     const { READ_WRITE } = await import(${JSON.stringify(cacheUrl)});
-    const client = await userRefreshClientFrom(${JSON.stringify({ ...userFileFields(), refresh_token: refreshToken, scopes: SCOPES, token_uri: "http://127.0.0.1:9/token" })});
+    const client = await userRefreshClientFrom(${JSON.stringify({ ...userModel(), refreshToken, scopes: SCOPES, tokenUrl: "http://127.0.0.1:9/token" })});
     process.stdout.write("ready\\n");
     process.stdin.once("data", async () => { await READ_WRITE.save(client); process.exit(0); });
   `;

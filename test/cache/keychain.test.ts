@@ -223,10 +223,10 @@ test("without a Secret Service the file keeps the refresh token, with one note; 
 function client() {
   return userRefreshClientFrom({
     type: "authorized_user",
-    client_id: DEMO_CLIENT.clientId,
-    client_secret: DEMO_CLIENT.clientSecret,
-    refresh_token: emu.issueRefreshToken({ scopes: [CLOUD] }),
-    token_uri: `${emu.url}/token`,
+    clientId: DEMO_CLIENT.clientId,
+    clientSecret: DEMO_CLIENT.clientSecret,
+    refreshToken: emu.issueRefreshToken({ scopes: [CLOUD] }),
+    tokenUrl: `${emu.url}/token`,
     scopes: [CLOUD],
   });
 }

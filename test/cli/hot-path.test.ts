@@ -41,6 +41,9 @@ const EVALUATED_ON_CACHED_PATH = [
   "cli/output.js", // writes the token line
   "cli/print-token.js",
   "credentials/file-token.js", // the token for a file: cache first
+  "credentials/kinds/table.js", // the file's kind, by its type
+  "credentials/kinds/user.js", // a user file's token key and cache lookup
+  "credentials/kinds/google-credentials.js", // the token URL's part of a user's or key's key
   "formats/adc-file.js", // reads the file and tells its type
   "formats/credentials-file.js", // parses a user or service-account file
   "trust/files.js", // the file-trust rule, applied to the credentials file and the cache entry
@@ -59,8 +62,12 @@ const EVALUATED_ON_CACHED_PATH = [
   "shared/constants.js", // the cloud-platform scope, the token URLs
   "errors.js", // error classes the modules above extend at load
 ].sort();
-/** A service-account key is checked with node:crypto, which formats/lazy.js loads. */
-const EVALUATED_FOR_A_KEY = [...EVALUATED_ON_CACHED_PATH, "formats/lazy.js"].sort();
+/** A service-account key is checked with node:crypto, which formats/lazy.js loads; its kind is the key's. */
+const EVALUATED_FOR_A_KEY = [
+  ...EVALUATED_ON_CACHED_PATH.filter((module) => module !== "credentials/kinds/user.js"),
+  "credentials/kinds/key.js",
+  "formats/lazy.js",
+].sort();
 
 const RECORDER = `
 const Module = require("node:module");

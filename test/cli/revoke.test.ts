@@ -346,6 +346,25 @@ test("federation files cannot be revoked here: each says why and what to do, and
   }
 });
 
+test("a workforce sign-in with --force: the file and the access token print-token cached for it are gone", async (t) => {
+  const b = box();
+  // Without rotation: a rotated refresh token would cache the token under the new one's key too.
+  emu.setStsRefreshTokenRotation(false);
+  t.after(() => emu.setStsRefreshTokenRotation(true));
+  const workforceUser = emu.issueExternalAccountAuthorizedUser();
+  secrets.push(workforceUser.refresh_token!, workforceUser.client_secret!);
+  const path = join(b.dir, "workforce.json");
+  writeFileSync(path, JSON.stringify(workforceUser), { mode: 0o600 });
+  const printed = await cli(["print-token", path], b.env);
+  assert.equal(printed.code, 0, printed.stderr);
+  assert.equal(cacheEntries(b).length, 1);
+  const forced = await cli(["revoke", "--force", path], b.env);
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.match(forced.stderr, /nothing was revoked \(--force\): holds a workforce identity federation sign-in/);
+  assert.equal(existsSync(path), false);
+  assert.deepEqual(cacheEntries(b), [], "its kind names the key print-token cached it under");
+});
+
 test("usage mistakes and unreadable files: one line, the right exit code, nothing echoed", async () => {
   const b = box();
   const secret = "1//0gSecret/+=Refresh-token";

@@ -225,6 +225,7 @@ test("on a terminal 40 columns wide, values wrap at word boundaries under their 
     },
     reasons: ["named on the command line"],
     type: "authorized_user" as const,
+    signedIn: true as const,
     check: {
       ok: false as const,
       code: "ERR_INVALID_GRANT",

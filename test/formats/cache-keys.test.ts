@@ -161,24 +161,24 @@ test("impersonated: the source's secret, the chain, the URL and the scopes; publ
 
 test("user and key files: the layout every earlier release wrote (a cached token survives the upgrade), one builder", () => {
   assert.equal(reExported, tokenCacheKey, "access-token-cache re-exports the one builder");
-  const userKey = tokenCacheKey({ type: "authorized_user", client_id: "c", refresh_token: "r" }, ["b", "a", "a"], "u");
+  const userKey = tokenCacheKey({ type: "authorized_user", clientId: "c", refreshToken: "r" }, ["b", "a", "a"], "u");
   assert.equal(
     userKey,
-    tokenCacheKey({ type: "authorized_user", client_id: "c", refresh_token: "r", token_uri: "u" }, ["a", "b"]),
+    tokenCacheKey({ type: "authorized_user", clientId: "c", refreshToken: "r", tokenUrl: "u" }, ["a", "b"]),
   );
   assert.notEqual(
     userKey,
-    tokenCacheKey({ type: "authorized_user", client_id: "c", refresh_token: "r2" }, ["a", "b"], "u"),
+    tokenCacheKey({ type: "authorized_user", clientId: "c", refreshToken: "r2" }, ["a", "b"], "u"),
   );
   assert.notEqual(
-    tokenCacheKey({ type: "service_account", client_email: "e", private_key_id: "k", private_key: "P1" }, []),
-    tokenCacheKey({ type: "service_account", client_email: "e", private_key_id: "k", private_key: "P2" }, []),
+    tokenCacheKey({ type: "service_account", clientEmail: "e", privateKeyId: "k", privateKey: "P1" }, []),
+    tokenCacheKey({ type: "service_account", clientEmail: "e", privateKeyId: "k", privateKey: "P2" }, []),
     "a forged key with the victim's public fields gets another key",
   );
 });
 
 test("user and key files: a sha256 of the secret identity, token URL and the set of scopes, laid out exactly", () => {
-  const user = { type: "authorized_user" as const, client_id: "c.apps", refresh_token: "1//0gAbC+/=" };
+  const user = { type: "authorized_user" as const, clientId: "c.apps", refreshToken: "1//0gAbC+/=" };
   const key = tokenCacheKey(user, ["b", "a", "b"]);
   assert.match(key, /^[0-9a-f]{64}$/);
   assert.equal(
@@ -186,17 +186,17 @@ test("user and key files: a sha256 of the secret identity, token URL and the set
     sha256Hex(JSON.stringify(["cred-auth-token-v2", "authorized_user", "c.apps", "1//0gAbC+/=", "", ["a", "b"]])),
   );
   assert.equal(tokenCacheKey(user, ["a", "b"]), key);
-  assert.notEqual(tokenCacheKey({ ...user, refresh_token: "1//0gOther" }, ["a", "b"]), key);
+  assert.notEqual(tokenCacheKey({ ...user, refreshToken: "1//0gOther" }, ["a", "b"]), key);
   assert.notEqual(tokenCacheKey(user, ["a", "b"], "http://127.0.0.1:9099/token"), key);
   assert.equal(
-    tokenCacheKey({ ...user, token_uri: "https://t/" }, ["a", "b"]),
+    tokenCacheKey({ ...user, tokenUrl: "https://t/" }, ["a", "b"]),
     tokenCacheKey(user, ["a", "b"], "https://t/"),
   );
   const sa = {
     type: "service_account" as const,
-    client_email: "sa@p.iam",
-    private_key_id: "kid",
-    private_key: "PEM-1",
+    clientEmail: "sa@p.iam",
+    privateKeyId: "kid",
+    privateKey: "PEM-1",
   };
   assert.equal(
     tokenCacheKey(sa, ["s"]),
@@ -204,8 +204,8 @@ test("user and key files: a sha256 of the secret identity, token URL and the set
       JSON.stringify(["cred-auth-token-v2", "service_account", "sa@p.iam", "kid", sha256Hex("PEM-1"), "", ["s"]]),
     ),
   );
-  assert.notEqual(tokenCacheKey({ ...sa, private_key: "PEM-2" }, ["s"]), tokenCacheKey(sa, ["s"]));
-  const { private_key_id: _, ...noId } = sa;
+  assert.notEqual(tokenCacheKey({ ...sa, privateKey: "PEM-2" }, ["s"]), tokenCacheKey(sa, ["s"]));
+  const { privateKeyId: _, ...noId } = sa;
   assert.equal(
     tokenCacheKey(noId, []),
     sha256Hex(JSON.stringify(["cred-auth-token-v2", "service_account", "sa@p.iam", "", sha256Hex("PEM-1"), "", []])),
@@ -314,7 +314,7 @@ test("impersonated keys, laid out exactly: a service account source is keyed by 
   );
   // A forged file naming the victim's account with another private key finds none of the victim's tokens.
   const real = impersonated(key);
-  const forged = { ...real, source: { ...real.source, private_key: "a forger's key" } } as typeof real;
+  const forged = { ...real, source: { ...real.source, privateKey: "a forger's key" } } as typeof real;
   assert.notEqual(impersonatedCacheKey(forged, ["s"], url), impersonatedCacheKey(impersonated(key), ["s"], url));
   const user = userFileFields();
   assert.equal(
@@ -353,7 +353,7 @@ test("impersonated keys, laid out exactly: a service account source is keyed by 
 const ID_LAYOUT = "cred-auth-id-token-v1";
 
 test("idTokenKeyOwner: the credentials' access-token key without scopes, under the ID-token layout, for each kind", () => {
-  const user = { type: "authorized_user" as const, client_id: "c", refresh_token: "r" };
+  const user = { type: "authorized_user" as const, clientId: "c", refreshToken: "r" };
   const url = IAM("t@p.iam.gserviceaccount.com");
   const file = impersonated(keyFileFields());
   const wif = parseExternalAccount(wifJson);
@@ -367,10 +367,10 @@ test("idTokenKeyOwner: the credentials' access-token key without scopes, under t
     assert.equal(idTokenKeyOwner(owner), digest([ID_LAYOUT, accessKey]), owner.type);
   // Each kind's owner depends on its own secret: two files of one kind never share an owner.
   const pairs = [
-    [owners[0][0], { ...owners[0][0], file: { ...user, refresh_token: "r2" } }],
+    [owners[0][0], { ...owners[0][0], file: { ...user, refreshToken: "r2" } }],
     [
       owners[1][0],
-      { ...owners[1][0], file: { ...file, source: { ...file.source, private_key: "other" } } as typeof file },
+      { ...owners[1][0], file: { ...file, source: { ...file.source, privateKey: "other" } } as typeof file },
     ],
     [owners[1][0], { ...owners[1][0], file: impersonated(keyFileFields(), "u@p.iam.gserviceaccount.com") }],
     [owners[2][0], { ...owners[2][0], subjectToken: "s2" }],
@@ -382,7 +382,7 @@ test("idTokenKeyOwner: the credentials' access-token key without scopes, under t
 test("idTokenCacheKey: OWNER-REQUEST, the request's audience (none: null) and e-mail claim", () => {
   const owner = {
     type: "service_account" as const,
-    file: { type: "service_account" as const, client_email: "e", private_key: "P" },
+    file: { type: "service_account" as const, clientEmail: "e", privateKey: "P" },
     tokenUrl: "u",
   };
   const ownerKey = idTokenKeyOwner(owner);

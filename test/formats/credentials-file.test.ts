@@ -17,7 +17,15 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { CredCredentialsError } from "cred-auth";
 import * as files from "../../dist/formats/credentials-file.js";
-import { assertNoSecrets, keyFileFields, tempDir, userFileFields } from "../support/files.ts";
+import {
+  asModel,
+  assertNoSecrets,
+  keyFileFields,
+  keyModel,
+  tempDir,
+  userFileFields,
+  userModel,
+} from "../support/files.ts";
 
 const {
   readCredentialsFile,
@@ -82,18 +90,18 @@ test("a valid authorized_user file parses, with scopes and optional fields", asy
   const file = await readCredentialsFile(path);
   assert.equal(file.type, "authorized_user");
   assert.deepEqual(file, {
-    ...userFileFields(),
+    ...userModel(),
     scopes: ["a", "b"],
-    token_uri: "https://oauth2.googleapis.com/token",
-    quota_project_id: "qp",
+    tokenUrl: "https://oauth2.googleapis.com/token",
+    quotaProjectId: "qp",
   });
   assert.deepEqual(readCredentialsFileSync(path), file);
 });
 
 test("gcloud's ADC file (no scopes, empty account, universe_domain) parses", async () => {
   const file = await readAuthorizedUserFile(fixture("gcloud-adc.json"));
-  assert.equal(file.client_id, "764086051850-6qr4p6gpi6hn506pt8ejuq83di341hur.apps.googleusercontent.com");
-  assert.equal(file.universe_domain, "googleapis.com");
+  assert.equal(file.clientId, "764086051850-6qr4p6gpi6hn506pt8ejuq83di341hur.apps.googleusercontent.com");
+  assert.equal(file.universeDomain, "googleapis.com");
   assert.equal(file.account, undefined);
   assert.ok(!("scopes" in file), "no scopes key when the file has none");
 });
@@ -101,7 +109,7 @@ test("gcloud's ADC file (no scopes, empty account, universe_domain) parses", asy
 test("pydata-google-auth's cache file parses, its scopes kept", async () => {
   const file = await readAuthorizedUserFile(fixture("pydata-cache.json"));
   assert.deepEqual(file.scopes, ["https://www.googleapis.com/auth/cloud-platform"]);
-  assert.equal(file.token_uri, "https://oauth2.googleapis.com/token");
+  assert.equal(file.tokenUrl, "https://oauth2.googleapis.com/token");
 });
 
 test("a space-separated scopes string (as Python google-auth accepts) becomes an array", () => {
@@ -118,9 +126,9 @@ test("a UTF-8 byte-order mark is accepted", async (t) => {
 test("a valid service_account key parses; the key is checked", async (t) => {
   const path = write(tempDir(t), "key.json", keyFileFields());
   const key = await readServiceAccountKeyFile(path);
-  assert.equal(key.project_id, "proj-1");
-  assert.equal(key.client_email, "robot@proj-1.iam.gserviceaccount.com");
-  assert.match(key.private_key, /BEGIN PRIVATE KEY/);
+  assert.equal(key.projectId, "proj-1");
+  assert.equal(key.clientEmail, "robot@proj-1.iam.gserviceaccount.com");
+  assert.match(key.privateKey, /BEGIN PRIVATE KEY/);
 });
 
 test("missing file", async (t) => {
@@ -260,12 +268,7 @@ test("writeUserCredentialsFile writes the ADC format, 0600, new dirs 0700, nothi
   const dir = tempDir(t);
   chmodSync(dir, 0o755);
   const path = join(dir, "new", "deeper", "creds.json");
-  const data = {
-    ...userFileFields(),
-    scopes: ["s1", "s2"],
-    id_token: "idtok",
-    account: "ann@example.com",
-  } as files.AuthorizedUserFile;
+  const data = { ...userModel(), scopes: ["s1", "s2"], idToken: "idtok", account: "ann@example.com" };
   await writeUserCredentialsFile(path, data);
   const json = JSON.parse(readFileSync(path, "utf8"));
   assert.deepEqual(Object.keys(json), [
@@ -279,7 +282,7 @@ test("writeUserCredentialsFile writes the ADC format, 0600, new dirs 0700, nothi
     "account",
   ]);
   assert.equal(json.token_uri, "https://oauth2.googleapis.com/token");
-  assert.deepEqual(await readCredentialsFile(path), { ...data, token_uri: "https://oauth2.googleapis.com/token" });
+  assert.deepEqual(await readCredentialsFile(path), { ...data, tokenUrl: "https://oauth2.googleapis.com/token" });
   assert.equal(statSync(path).mode & 0o777, 0o600);
   assert.equal(statSync(join(dir, "new")).mode & 0o777, 0o700);
   assert.equal(statSync(join(dir, "new", "deeper")).mode & 0o777, 0o700);
@@ -291,7 +294,7 @@ test("writeUserCredentialsFile refuses incomplete data and writes nothing", asyn
   const dir = tempDir(t);
   const path = join(dir, "creds.json");
   await assert.rejects(
-    writeUserCredentialsFile(path, { ...userFileFields(), refresh_token: "" } as files.AuthorizedUserFile),
+    writeUserCredentialsFile(path, { ...userModel(), refreshToken: "" }),
     /has an empty "refresh_token"/,
   );
   assert.deepEqual(readdirSync(dir), []);
@@ -299,17 +302,14 @@ test("writeUserCredentialsFile refuses incomplete data and writes nothing", asyn
 
 test("writeUserCredentialsFile into an unwritable place is a clear CredCredentialsError", async (t) => {
   const file = write(tempDir(t), "plain", "x");
-  await assert.rejects(
-    writeUserCredentialsFile(join(file, "creds.json"), userFileFields() as unknown as files.AuthorizedUserFile),
-    (e: Error) => {
-      assert.ok(e instanceof CredCredentialsError);
-      assert.match(
-        e.message,
-        /^Could not write credentials to ".*creds\.json": part of the path is a file, not a directory \(E(NOTDIR|EXIST)\); choose another path\.$/,
-      );
-      return true;
-    },
-  );
+  await assert.rejects(writeUserCredentialsFile(join(file, "creds.json"), userModel()), (e: Error) => {
+    assert.ok(e instanceof CredCredentialsError);
+    assert.match(
+      e.message,
+      /^Could not write credentials to ".*creds\.json": part of the path is a file, not a directory \(E(NOTDIR|EXIST)\); choose another path\.$/,
+    );
+    return true;
+  });
 });
 
 const errno = (code: string) => Object.assign(new Error(`${code}: stubbed`), { code });
@@ -378,8 +378,8 @@ test("every optional field: absent, null or empty means unknown (no key); anothe
         ["empty", { ...rest, [name]: "" }],
       ] as const) {
         const parsed = await readCredentialsFile(write(dir, `${type}-${name}-${label}.json`, fields));
-        assert.deepEqual(parsed, rest, `${type} ${name} ${label}`);
-        assert.ok(!(name in parsed));
+        assert.deepEqual(parsed, asModel(rest), `${type} ${name} ${label}`);
+        assert.ok(!(Object.keys(asModel({ [name]: "" }))[0] in parsed));
       }
       for (const [value, kind] of WRONG_KINDS) {
         await assertRejects(
@@ -394,21 +394,18 @@ test("every optional field: absent, null or empty means unknown (no key); anothe
 test("fields cred-auth does not know are dropped, for both kinds of file", async (t) => {
   const dir = tempDir(t);
   const extra = { extra_field: "x", nested: { a: 1 }, private_key_id_2: 3 };
-  assert.deepEqual(await readCredentialsFile(write(dir, "u.json", userFileFields(extra))), userFileFields());
+  assert.deepEqual(await readCredentialsFile(write(dir, "u.json", userFileFields(extra))), userModel());
   assert.deepEqual(
     await readCredentialsFile(write(dir, "k.json", keyFileFields({ ...extra, scopes: ["s"] }))),
-    keyFileFields(),
+    keyModel(),
   );
 });
 
 test("scopes: null means none; a string splits on any whitespace; blank or non-string entries are refused", async (t) => {
   const dir = tempDir(t);
-  assert.deepEqual(
-    await readCredentialsFile(write(dir, "null.json", userFileFields({ scopes: null }))),
-    userFileFields(),
-  );
+  assert.deepEqual(await readCredentialsFile(write(dir, "null.json", userFileFields({ scopes: null }))), userModel());
   const split = await readCredentialsFile(write(dir, "str.json", userFileFields({ scopes: " a\tb  c\n" })));
-  assert.deepEqual(split, userFileFields({ scopes: ["a", "b", "c"] }));
+  assert.deepEqual(split, userModel({ scopes: ["a", "b", "c"] }));
   for (const [label, scopes] of [
     ["blank", ["ok", "  "]],
     ["empty", [""]],
@@ -427,7 +424,7 @@ test("token_uri is kept as written: where it may send the file's secret is the U
   const dir = tempDir(t);
   for (const uri of ["https://oauth2.googleapis.com/token", "http://evil.example/token", "not a url"]) {
     const file = await readCredentialsFile(write(dir, "ok.json", keyFileFields({ token_uri: uri })));
-    assert.equal(file.token_uri, uri);
+    assert.equal(file.tokenUrl, uri);
   }
 });
 
@@ -529,7 +526,7 @@ test("privateOnly refuses a file another user owns or others may write, and says
     });
   for (const mode of [0o600, 0o640, 0o644]) {
     chmodSync(path, mode);
-    assert.deepEqual(await readAuthorizedUserFile(path, { privateOnly: true }), userFileFields());
+    assert.deepEqual(await readAuthorizedUserFile(path, { privateOnly: true }), userModel());
   }
   for (const [mode, shown] of [
     [0o620, "620"],
@@ -543,7 +540,7 @@ test("privateOnly refuses a file another user owns or others may write, and says
   chmodSync(path, 0o600);
   chownSync(path, 4242, 4242);
   await refused("belongs to another user (uid 4242), who decides whose credentials it holds");
-  assert.deepEqual(await readCredentialsFile(path), userFileFields(), "without privateOnly, anyone's file is read");
+  assert.deepEqual(await readCredentialsFile(path), userModel(), "without privateOnly, anyone's file is read");
 });
 
 test("privateOnly checks nothing where there are no Unix owners (Windows, no process.getuid)", async (t) => {
@@ -559,15 +556,15 @@ test("privateOnly checks nothing where there are no Unix owners (Windows, no pro
   });
   // Stubs for the OS: Windows has no Unix owner or mode; some runtimes have no getuid.
   Object.defineProperty(process, "platform", { ...platform, value: "win32" });
-  assert.deepEqual(await readCredentialsFile(path, { privateOnly: true }), userFileFields());
+  assert.deepEqual(await readCredentialsFile(path, { privateOnly: true }), userModel());
   Object.defineProperty(process, "platform", platform);
   process.getuid = undefined;
-  assert.deepEqual(await readCredentialsFile(path, { privateOnly: true }), userFileFields());
+  assert.deepEqual(await readCredentialsFile(path, { privateOnly: true }), userModel());
 });
 
 test("authorizedUserFile: scopes always, token_uri and the other fields only when given", () => {
   const base = { clientId: "c", clientSecret: "s", refreshToken: "r" };
-  const minimal = { type: "authorized_user", client_id: "c", client_secret: "s", refresh_token: "r", scopes: [] };
+  const minimal = { type: "authorized_user", clientId: "c", clientSecret: "s", refreshToken: "r", scopes: [] };
   assert.deepEqual(files.authorizedUserFile(base), minimal);
   assert.deepEqual(
     files.authorizedUserFile({ ...base, idToken: "", quotaProjectId: "", universeDomain: "", account: "" }),
@@ -585,11 +582,11 @@ test("authorizedUserFile: scopes always, token_uri and the other fields only whe
   });
   assert.deepEqual(full, {
     ...minimal,
-    token_uri: "https://t.example/token",
+    tokenUrl: "https://t.example/token",
     scopes: ["a", "b"],
-    id_token: "i",
-    quota_project_id: "q",
-    universe_domain: "u.example",
+    idToken: "i",
+    quotaProjectId: "q",
+    universeDomain: "u.example",
     account: "ann@example.com",
   });
   assert.notEqual(full.scopes, scopes, "the scopes are a copy");
@@ -597,11 +594,11 @@ test("authorizedUserFile: scopes always, token_uri and the other fields only whe
 
 test("userCredentialsJson leaves out empty optional fields and absent scopes, keeps a given token_uri", () => {
   const text = files.userCredentialsJson({
-    ...(userFileFields() as unknown as files.AuthorizedUserFile),
-    token_uri: "https://t.example/token",
-    id_token: "",
-    quota_project_id: "",
-    universe_domain: "",
+    ...userModel(),
+    tokenUrl: "https://t.example/token",
+    idToken: "",
+    quotaProjectId: "",
+    universeDomain: "",
     account: "",
   });
   assert.equal(text, `${JSON.stringify({ ...userFileFields(), token_uri: "https://t.example/token" }, null, 2)}\n`);
@@ -624,7 +621,7 @@ async function assertWriteRefused(
 
 test("writeUserCredentialsFile onto a directory or through another user's link: refused, nothing written", async (t) => {
   const dir = tempDir(t);
-  const data = userFileFields() as unknown as files.AuthorizedUserFile;
+  const data = userModel();
   const target = join(dir, "creds.json");
   mkdirSync(target);
   await assert.rejects(writeUserCredentialsFile(target, data), (e: CredCredentialsError) => {
@@ -656,7 +653,7 @@ test("writeUserCredentialsFile onto a directory or through another user's link: 
 
 test("writeUserCredentialsFile: each system error is named with what to do", async (t) => {
   const path = join(tempDir(t), "creds.json");
-  const data = userFileFields() as unknown as files.AuthorizedUserFile;
+  const data = userModel();
   const prefix = `Could not write credentials to ${JSON.stringify(path)}: `;
   // A stub for the OS: full disks, quotas, read-only mounts and permission denials (root is never
   // denied) cannot be made here. writeFileAtomic's temp file is opened with fs/promises' open.
@@ -754,9 +751,9 @@ test("writeUserCredentialsFile writes no secret into a directory another user ow
   const dir = tempDir(t);
   const data = {
     type: "authorized_user" as const,
-    client_id: "c",
-    client_secret: "GOCSPX-w/r+i=te",
-    refresh_token: "1//0gW/r+i=te",
+    clientId: "c",
+    clientSecret: "GOCSPX-w/r+i=te",
+    refreshToken: "1//0gW/r+i=te",
   };
   const open = join(dir, "open");
   fs.mkdirSync(open);
@@ -799,9 +796,9 @@ test("checkWritableDestination: only another user's link is refused (not their f
   await assert.rejects(
     files.writeUserCredentialsFile(join(theirFile, "x.json"), {
       type: "authorized_user",
-      client_id: "c",
-      client_secret: "s",
-      refresh_token: "r",
+      clientId: "c",
+      clientSecret: "s",
+      refreshToken: "r",
     }),
     /part of the path is a file, not a directory/,
   );

@@ -16,12 +16,12 @@ import {
 import { parseExternalAccount, parseExternalAuthorizedUser } from "../../dist/formats/external-account.js";
 import { impersonationDestination, parseImpersonatedFile } from "../../dist/formats/impersonated-file.js";
 import { trustedUniverse } from "../../dist/trust/urls.js";
-import { keyFileFields, userFileFields } from "../support/files.ts";
+import { keyModel, userFileFields, userModel } from "../support/files.ts";
 
 const google = trustedUniverse({});
 const emulated = trustedUniverse({ CRED_AUTH_EMULATOR_HOST: "127.0.0.1:9099" });
 const tpc = trustedUniverse({ GOOGLE_CLOUD_UNIVERSE_DOMAIN: "tpc.example" });
-const user = (extra: Record<string, unknown> = {}) => userFileFields(extra) as never;
+const user = (extra: Record<string, unknown> = {}) => userModel(extra);
 const SA = "sa@p.iam.gserviceaccount.com";
 const IAM = `https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/${SA}:generateAccessToken`;
 const wif = (extra: Record<string, unknown> = {}) =>
@@ -52,7 +52,7 @@ test("authorized_user and service_account: the token_uri, Google's by default, a
     credentialsTokenUrl(user({ token_uri: "http://127.0.0.1:5/token" }), google),
     "http://127.0.0.1:5/token",
   );
-  assert.equal(credentialsTokenUrl(keyFileFields() as never, google), "https://oauth2.googleapis.com/token");
+  assert.equal(credentialsTokenUrl(keyModel(), google), "https://oauth2.googleapis.com/token");
   assert.equal(credentialsTokenUrl(user({ universe_domain: "tpc.example" }), tpc), "https://oauth2.tpc.example/token");
   refusedWith(
     () => credentialsTokenUrl(user({ token_uri: "https://evil.example/token" }), google, "/x/adc.json"),

@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { CredCredentialsError, ERROR_CODES } from "cred-auth";
-import { assertNoSecrets, keyFileFields, tempDir, userFileFields } from "../support/files.ts";
+import { assertNoSecrets, keyFileFields, tempDir, userFileFields, userModel } from "../support/files.ts";
 
 import { readAdcFileSync } from "../../dist/formats/adc-file.js";
 import { impersonatedDestinations } from "../../dist/formats/destinations.js";
@@ -150,24 +150,24 @@ test("each broken field: CredCredentialsError, FILE_INVALID, the file named, one
 });
 
 test("the file cred-auth writes is gcloud's shape, reads back through readAdcFileSync, keeps scopes when given", (t) => {
-  const source = userFileFields({ token_uri: "https://oauth2.googleapis.com/token", account: "alice@example.com" });
+  const source = userModel({ token_uri: "https://oauth2.googleapis.com/token", account: "alice@example.com" });
   const chain = {
     target: SA,
     delegates: ["a@my-project.iam.gserviceaccount.com", "b@my-project.iam.gserviceaccount.com"],
   };
-  const text = impersonatedFileJson(source as never, chain);
+  const text = impersonatedFileJson(source, chain);
   const json = JSON.parse(text) as Record<string, unknown>;
   assert.deepEqual(Object.keys(json), "delegates service_account_impersonation_url source_credentials type".split(" "));
   assert.equal(json.service_account_impersonation_url, URL_OF_SA);
   assert.deepEqual(json.delegates, chain.delegates);
-  assert.equal((json.source_credentials as Record<string, unknown>).refresh_token, source.refresh_token);
+  assert.equal((json.source_credentials as Record<string, unknown>).refresh_token, source.refreshToken);
   const path = join(tempDir(t), "adc.json");
   writeFileSync(path, text);
   const read = readAdcFileSync(path);
   assert.equal(read.type, "impersonated_service_account");
   assert.ok(read.type === "impersonated_service_account" && read.target === SA);
 
-  const scoped = JSON.parse(impersonatedFileJson(source as never, chain, ["https://www.googleapis.com/auth/drive"]));
+  const scoped = JSON.parse(impersonatedFileJson(source, chain, ["https://www.googleapis.com/auth/drive"]));
   assert.deepEqual(scoped.scopes, ["https://www.googleapis.com/auth/drive"]);
 });
 

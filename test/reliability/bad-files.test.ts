@@ -402,7 +402,7 @@ test("print-token refreshes, never hangs or fails, whatever sits at its token-ca
   const key = tokenCacheKey(
     file as Parameters<typeof tokenCacheKey>[0],
     (file as { scopes?: string[] }).scopes ?? [],
-    (file as { token_uri?: string }).token_uri,
+    (file as { tokenUrl?: string }).tokenUrl,
   );
   await mapLimit(BAD_TOKEN_ENTRIES, 4, async ([name, plant], index) => {
     const tokens = join(home, `tokens-${index}`);

@@ -9,13 +9,13 @@ const SCOPES = ["https://www.googleapis.com/auth/cloud-platform", "openid"];
 export function credentialsDocument(slot, n) {
   return {
     type: "authorized_user",
-    client_id: `client-${slot}.apps.example`,
-    client_secret: `secret-${slot}-${n}`,
-    refresh_token: `refresh-${slot}-${n}`,
-    token_uri: "https://oauth2.googleapis.com/token",
+    clientId: `client-${slot}.apps.example`,
+    clientSecret: `secret-${slot}-${n}`,
+    refreshToken: `refresh-${slot}-${n}`,
+    tokenUrl: "https://oauth2.googleapis.com/token",
     scopes: SCOPES,
-    id_token: `id.${String(n).padStart(8, "0").repeat(512)}.sig`,
-    universe_domain: "googleapis.com", // what the cache records from a client
+    idToken: `id.${String(n).padStart(8, "0").repeat(512)}.sig`,
+    universeDomain: "googleapis.com", // what the cache records from a client
     account: `user${slot}@example.com`,
   };
 }

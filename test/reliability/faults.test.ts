@@ -119,10 +119,10 @@ async function tokenUrlFor(emu: Emulator, fault: FaultCase): Promise<string> {
 function userFile(emu: Emulator, tokenUrl: string) {
   return {
     type: "authorized_user" as const,
-    client_id: DEMO_CLIENT.clientId,
-    client_secret: DEMO_CLIENT.clientSecret,
-    refresh_token: emu.issueRefreshToken({ scopes: SCOPES }),
-    token_uri: tokenUrl,
+    clientId: DEMO_CLIENT.clientId,
+    clientSecret: DEMO_CLIENT.clientSecret,
+    refreshToken: emu.issueRefreshToken({ scopes: SCOPES }),
+    tokenUrl: tokenUrl,
     scopes: SCOPES,
   };
 }
@@ -213,7 +213,7 @@ const ENTRY_POINTS = {
     await writeUserCredentialsFile(path, file);
     // An expired token in the token cache: print-token must take the refresh path.
     const tokens = join(dir, "tokens");
-    const key = tokenCacheKey(file, SCOPES, file.token_uri);
+    const key = tokenCacheKey(file, SCOPES, file.tokenUrl);
     assert.ok(
       writeCachedToken(
         key,

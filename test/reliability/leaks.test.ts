@@ -358,10 +358,10 @@ test("a refresh inside an API call (google-auth-library's own error, no cred-aut
     const refreshToken = secret(`1//0gLEAKCHECK-api-rt/${mode}+Wd62=`);
     const user = await userRefreshClientFrom({
       type: "authorized_user",
-      client_id: CLIENT_ID,
-      client_secret: CLIENT_SECRET,
-      refresh_token: refreshToken,
-      token_uri: echoUrl(mode),
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      refreshToken,
+      tokenUrl: echoUrl(mode),
     });
     await inProcess(t, `user client getRequestHeaders echo ${mode}`, Error, () => user.getRequestHeaders());
     const key = emu.createServiceAccountKey();
@@ -369,10 +369,10 @@ test("a refresh inside an API call (google-auth-library's own error, no cred-aut
     const jwt = await serviceAccountClientFrom(
       {
         type: "service_account",
-        project_id: "p",
-        private_key: key.private_key!,
-        client_email: key.client_email!,
-        token_uri: echoUrl(mode),
+        projectId: "p",
+        privateKey: key.private_key!,
+        clientEmail: key.client_email!,
+        tokenUrl: echoUrl(mode),
       },
       SCOPES,
     );

@@ -22,7 +22,11 @@ import type { TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
 import { cache, getUserCredentials } from "cred-auth";
 import { DEMO_CLIENT } from "cred-auth/emulator";
-import { writeUserCredentialsFile } from "../../dist/formats/credentials-file.js";
+import {
+  type AuthorizedUserFile,
+  readCredentialsFileSync,
+  writeUserCredentialsFile,
+} from "../../dist/formats/credentials-file.js";
 import { readFileLimitedSync } from "../../dist/trust/files.js";
 import { tokenCacheKey } from "../../dist/access-token-cache/index.js";
 import { tempDir } from "../support/files.ts";
@@ -63,8 +67,8 @@ function plantedEntry(): string {
 }
 
 function userKey(path: string): string {
-  const file = JSON.parse(readFileSync(path, "utf8"));
-  return tokenCacheKey(file, file.scopes, file.token_uri);
+  const file = readCredentialsFileSync(path) as AuthorizedUserFile;
+  return tokenCacheKey(file, file.scopes ?? [], file.tokenUrl);
 }
 
 test("finding 2: a forged key file with the victim's client_email and private_key_id does not get the victim's cached token", async (t) => {
@@ -195,9 +199,9 @@ test("finding 4: saving never writes through another user's link in a sticky dir
   await assert.rejects(
     writeUserCredentialsFile(link, {
       type: "authorized_user",
-      client_id: "c.apps.googleusercontent.com",
-      client_secret: "GOCSPX-x/y+z=0123456789",
-      refresh_token: "1//0gAbc/def+ghi=",
+      clientId: "c.apps.googleusercontent.com",
+      clientSecret: "GOCSPX-x/y+z=0123456789",
+      refreshToken: "1//0gAbc/def+ghi=",
     }),
     (error: Error & { code?: string }) => {
       assert.match(error.message, /symbolic link owned by another user \(uid 65534\)/);
@@ -211,9 +215,9 @@ test("finding 4: saving never writes through another user's link in a sticky dir
   symlinkSync(own, mine);
   await writeUserCredentialsFile(mine, {
     type: "authorized_user",
-    client_id: "c.apps.googleusercontent.com",
-    client_secret: "GOCSPX-x/y+z=0123456789",
-    refresh_token: "1//0gAbc/def+ghi=",
+    clientId: "c.apps.googleusercontent.com",
+    clientSecret: "GOCSPX-x/y+z=0123456789",
+    refreshToken: "1//0gAbc/def+ghi=",
   });
   assert.match(readFileSync(own, "utf8"), /1\/\/0gAbc/);
 });
@@ -305,7 +309,7 @@ test("the next save removes the temp files (whole refresh tokens) of the user's 
   const saver = `
     ${KILL_AT_RENAME}
     require(process.argv[2]).writeUserCredentialsFile(process.argv[1], {
-      type: "authorized_user", client_id: "c", client_secret: "GOCSPX-k/i+l=led", refresh_token: "1//0gKilled/save+=",
+      type: "authorized_user", clientId: "c", clientSecret: "GOCSPX-k/i+l=led", refreshToken: "1//0gKilled/save+=",
     });
   `;
   const killed = await runNode(["-e", saver, "--", path, files]);
@@ -314,9 +318,9 @@ test("the next save removes the temp files (whole refresh tokens) of the user's 
   assert.equal(temps().length, 1, "the killed save left its temp file");
   await writeUserCredentialsFile(path, {
     type: "authorized_user",
-    client_id: "c",
-    client_secret: "GOCSPX-n/e+x=t",
-    refresh_token: "1//0gNext/save+=",
+    clientId: "c",
+    clientSecret: "GOCSPX-n/e+x=t",
+    refreshToken: "1//0gNext/save+=",
   });
   assert.deepEqual(temps(), [], "the next save removed the stale temp file");
   assert.match(readFileSync(path, "utf8"), /1\/\/0gNext/);

@@ -12,9 +12,9 @@ const home = process.env.HOME;
 const scopes = ["https://www.googleapis.com/auth/cloud-platform"];
 const file = {
   type: "authorized_user",
-  client_id: DEMO_CLIENT.clientId,
-  client_secret: DEMO_CLIENT.clientSecret,
-  refresh_token: "modes-refresh-token",
+  clientId: DEMO_CLIENT.clientId,
+  clientSecret: DEMO_CLIENT.clientSecret,
+  refreshToken: "modes-refresh-token",
   scopes,
 };
 

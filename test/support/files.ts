@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
+import type { AuthorizedUserFile, ServiceAccountKeyFile } from "../../dist/formats/credentials-file.js";
 
 /** A fresh temp dir, removed when the test ends. */
 export function tempDir(t: TestContext, prefix = "cred-auth-foundation-"): string {
@@ -48,6 +49,24 @@ export function userFileFields(extra: Record<string, unknown> = {}): Record<stri
     refresh_token: "refresh-token-SHOULD-NOT-LEAK",
     ...extra,
   };
+}
+
+/** `userFileFields(extra)` as cred-auth's model holds it once parsed (camelCase; formats/credentials-file.ts). */
+export function userModel(extra: Record<string, unknown> = {}): AuthorizedUserFile {
+  return asModel(userFileFields(extra)) as unknown as AuthorizedUserFile;
+}
+
+/** `keyFileFields(extra)` as cred-auth's model holds it once parsed. */
+export function keyModel(extra: Record<string, unknown> = {}): ServiceAccountKeyFile {
+  return asModel(keyFileFields(extra)) as unknown as ServiceAccountKeyFile;
+}
+
+/** The keys of a credentials file on disk in cred-auth's camelCase model. */
+export function asModel(json: Record<string, unknown>): Record<string, unknown> {
+  const named = (key: string) => key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+  return Object.fromEntries(
+    Object.entries(json).map(([key, value]) => [key === "token_uri" ? "tokenUrl" : named(key), value]),
+  );
 }
 
 /** A minimal valid service_account object. */

@@ -273,10 +273,10 @@ test("a saved user file works as GOOGLE_APPLICATION_CREDENTIALS for google-auth-
   const { DEMO_CLIENT } = await import("cred-auth/emulator");
   await writeUserCredentialsFile(path, {
     type: "authorized_user",
-    client_id: DEMO_CLIENT.clientId,
-    client_secret: DEMO_CLIENT.clientSecret,
-    refresh_token: refreshToken,
-    token_uri: `${emu.url}/token`,
+    clientId: DEMO_CLIENT.clientId,
+    clientSecret: DEMO_CLIENT.clientSecret,
+    refreshToken: refreshToken,
+    tokenUrl: `${emu.url}/token`,
     scopes: SCOPES,
   });
   withEnv(t, { GOOGLE_APPLICATION_CREDENTIALS: path });

@@ -1,0 +1,96 @@
+// `impersonated_service_account`: gcloud's file (and `login --impersonate-service-account`'s):
+// tokens acting as a service account, asked of IAM Credentials with its source's token. The source
+// is a user, a key or a workforce user, each through its own kind: what the file can revoke, whose
+// it is and what it caches are its source's, plus its own impersonated token.
+import { getTokenWithCache } from "../../access-token-cache/index.js";
+import { idTokenKeyOwner, impersonatedCacheKey } from "../../formats/cache-keys.js";
+import { idTokenUrlOf, impersonatedDestinations } from "../../formats/destinations.js";
+import type { ImpersonatedFile, ImpersonationSource } from "../../formats/impersonated-file.js";
+import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
+import { fileRefresh, idTokenMint, impersonation } from "./lazy.js";
+import { optional } from "./google-credentials.js";
+import { type Kind, cachedIdToken, sourceRequestOf } from "./kind.js";
+import { keyKind } from "./key.js";
+import { userKind } from "./user.js";
+import { workforceUserKind } from "./workforce-user.js";
+
+/** The kind of an impersonation's source (the table holds every kind; a source is one of these three). */
+function sourceKind<S extends ImpersonationSource>(source: S): Kind<S> {
+  const kinds = {
+    authorized_user: userKind,
+    service_account: keyKind,
+    external_account_authorized_user: workforceUserKind,
+  } satisfies { [T in ImpersonationSource["type"]]: Kind<Extract<ImpersonationSource, { type: T }>> };
+  return kinds[source.type] as unknown as Kind<S>;
+}
+
+export const impersonatedKind: Kind<ImpersonatedFile> = {
+  keepsGrantedScopes: false,
+  ownIdToken: false,
+
+  /** A token acting as the file's service account, with the scopes asked (else the file's, else cloud-platform). */
+  accessToken(file, request) {
+    const scopes = request.requested ?? file.scopes ?? [CLOUD_PLATFORM_SCOPE];
+    const { iamUrl } = impersonatedDestinations(file, request.universe, request.path);
+    // The source's own token, cached too, with its own default scopes.
+    const source = () =>
+      sourceKind(file.source).accessToken(file.source, {
+        ...request,
+        requested: undefined,
+        place: "source_credentials",
+      });
+    return getTokenWithCache(
+      impersonatedCacheKey(file, scopes, iamUrl),
+      () => fileRefresh().impersonatedFileToken(file, iamUrl, source, scopes),
+      request.cache,
+    );
+  },
+
+  /** The source's access token (itself cached, as print-token caches it), then generateIdToken. */
+  idToken(file, request) {
+    const { iamUrl } = impersonatedDestinations(file, request.universe, request.path);
+    const source = () =>
+      sourceKind(file.source).accessToken(file.source, { ...sourceRequestOf(request), place: "source_credentials" });
+    const audience = request.audience as string; // checkedAudience: required but for a user's own
+    return cachedIdToken({ type: file.type, file, url: iamUrl }, request, () =>
+      idTokenMint().impersonatedIdToken(file, idTokenUrlOf(iamUrl), source, audience, request.includeEmail),
+    );
+  },
+
+  signedInAccount: (file) => sourceKind(file.source).signedInAccount(file.source),
+  account: (file) => sourceKind(file.source).account(file.source),
+  actsAs: (file) => file.target,
+
+  describe(file, { path, universe, cached }) {
+    const scopes = file.scopes ?? [CLOUD_PLATFORM_SCOPE];
+    const { iamUrl } = impersonatedDestinations(file, universe, path);
+    return {
+      ...optional({ account: impersonatedKind.account(file), quotaProject: file.quotaProjectId }),
+      actsAs: file.target,
+      delegates: file.delegates,
+      scopes,
+      universe: file.universeDomain,
+      accessToken: cached(impersonatedCacheKey(file, scopes, iamUrl)),
+    };
+  },
+
+  // Its tokens end with its source's: a user source is revoked, a key or a workforce user cannot be here.
+  revocation: (file) => sourceKind(file.source).revocation(file.source),
+
+  notReplaceable: (json) =>
+    // login --impersonate-service-account writes one with a user's source: that is a sign-in too.
+    (json.source_credentials as { type?: unknown } | null | undefined)?.type === "authorized_user"
+      ? undefined
+      : "an impersonated_service_account file whose source is not a user's sign-in",
+
+  cachedTokens(file, where) {
+    const source = sourceKind(file.source).cachedTokens(file.source, where);
+    const { iamUrl } = impersonatedDestinations(file, where.universe, where.path);
+    return {
+      keys: [...source.keys, impersonatedCacheKey(file, file.scopes ?? [CLOUD_PLATFORM_SCOPE], iamUrl)],
+      owners: [...source.owners, idTokenKeyOwner({ type: file.type, file, url: iamUrl })],
+    };
+  },
+
+  client: (path, { scopes, env, universe }) => impersonation().impersonatedAdcClient(path, scopes, env, universe),
+};

@@ -1,0 +1,63 @@
+// `service_account`: a JSON key. Its tokens carry the scopes asked (cloud-platform by default); its
+// ID token is the JWT-bearer grant's; it cannot be revoked with a request (the key is deleted in IAM).
+import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
+import { type ServiceAccountKeyFile, readServiceAccountKeyFile } from "../../formats/credentials-file.js";
+import { chooseTokenUrl } from "../../token-services/token-requests.js";
+import { fileRefresh, idTokenMint } from "./lazy.js";
+import { serviceAccountClientFrom } from "../service-account.js";
+import {
+  cachedCredentialsToken,
+  credentialsCachedTokens,
+  credentialsTokenKey,
+  optional,
+} from "./google-credentials.js";
+import { type Kind, cachedIdToken } from "./kind.js";
+
+export const keyKind: Kind<ServiceAccountKeyFile> = {
+  keepsGrantedScopes: false,
+  ownIdToken: false,
+
+  accessToken(file, request) {
+    const scopes = request.requested ?? [CLOUD_PLATFORM_SCOPE];
+    return cachedCredentialsToken(file, scopes, request, () => fileRefresh().keyFileToken(file, scopes, request));
+  },
+
+  idToken(file, request) {
+    const tokenUrl = chooseTokenUrl(file, request.universe, request.path);
+    return cachedIdToken({ type: file.type, file, tokenUrl }, request, () =>
+      idTokenMint().keyFileIdToken(file, { ...request, tokenUrl }),
+    );
+  },
+
+  signedInAccount: () => undefined,
+  account: (file) => file.clientEmail,
+  actsAs: () => undefined,
+
+  describe(file, { path, universe, cached }) {
+    return {
+      account: file.clientEmail,
+      scopes: [CLOUD_PLATFORM_SCOPE],
+      projectId: file.projectId,
+      ...optional({ quotaProject: file.quotaProjectId }),
+      universe: file.universeDomain ?? universe.domain,
+      accessToken: cached(credentialsTokenKey(file, [CLOUD_PLATFORM_SCOPE], { universe, path })),
+    };
+  },
+
+  revocation: () => ({
+    notRevocable:
+      "holds a service account key, which cannot be revoked with a request: delete the key in IAM (gcloud iam service-accounts keys delete KEY_ID --iam-account EMAIL)",
+  }),
+
+  notReplaceable: () => "a service account key (service_account)",
+
+  cachedTokens: (file, where) => credentialsCachedTokens(file, [CLOUD_PLATFORM_SCOPE], where),
+
+  async client(path, { scopes, env, universe }) {
+    const file = await readServiceAccountKeyFile(path); // reports a missing or malformed file precisely
+    return {
+      credentials: await serviceAccountClientFrom(file, scopes, { path, env, universe }),
+      projectId: file.projectId,
+    };
+  },
+};

@@ -1,0 +1,159 @@
+// What every kind of Application Default Credentials file does, one module per `type` (./table.ts
+// registers them): its access token and ID token through the token cache, what `status` says of
+// it, what `revoke` can end and forget, and the client default() returns. The shapes are
+// formats/'s; the network half of each kind loads on a cache miss (../file-refresh.ts, ../id-token-mint.ts).
+import type { AuthClient } from "google-auth-library";
+import { type CachedAccessToken, getTokenWithCache } from "../../access-token-cache/index.js";
+import type { AdcFile } from "../../formats/adc-file.js";
+import { type IdTokenOwner, idTokenCacheKey } from "../../formats/cache-keys.js";
+import type { AuthorizedUserFile } from "../../formats/credentials-file.js";
+import type { RefreshTokenPlace } from "../../formats/rotated-refresh-token.js";
+import { ID_TOKEN_ENTRY_TYPE } from "../../formats/token-cache-entry.js";
+import type { FetchedIdToken } from "../../token-services/id-token-reply.js";
+import type { Universe } from "../../trust/urls.js";
+
+/** Every `type` of ADC file cred-auth reads. */
+export type AdcFileType = AdcFile["type"];
+
+/** The parsed file of `type`. */
+export type FileOf<T extends AdcFileType> = Extract<AdcFile, { type: T }>;
+
+/** What one access-token request for a file decides once and passes down. */
+export interface TokenRequest {
+  path: string;
+  env: NodeJS.ProcessEnv;
+  universe: Universe;
+  /** The scopes asked for; undefined: the kind's default. */
+  requested: string[] | undefined;
+  /** The token cache: `--fresh`, and its directory (`false`: off). */
+  cache: { fresh: boolean; dir: string | false };
+  /** What went wrong without costing the token, one line each, never a secret. */
+  warnings: string[];
+  /** Where a rotated refresh token is written back: the file itself (default) or its `source_credentials`. */
+  place?: RefreshTokenPlace;
+}
+
+/** What one ID-token request for a file decides once and passes down. */
+export interface IdTokenFileRequest {
+  path: string;
+  env: NodeJS.ProcessEnv;
+  universe: Universe;
+  audience: string | undefined;
+  includeEmail: boolean;
+  cache: { fresh: boolean; dir: string | false };
+}
+
+/** The access token the cache holds for these credentials (under print-token's key for their default scopes). */
+export type CachedTokenState =
+  | { state: "cached"; expiryDate: number }
+  | { state: "none" }
+  /** Not known without asking: a federated token's key needs the subject token, a metadata server keeps its own. */
+  | { state: "unknown"; why: string };
+
+/** What `status` says of a file, beyond where it was found. */
+export interface KindStatus {
+  /** Whose credentials: the signed-in user's, the key's account; undefined: the file names none. */
+  account?: string;
+  /** The service account whose tokens the credentials get (impersonation). */
+  actsAs?: string;
+  /** The delegation chain of an impersonated file. */
+  delegates?: readonly string[];
+  /** The scopes the tokens carry: granted at sign-in (user), or asked by default; undefined: not recorded. */
+  scopes?: readonly string[];
+  /** The universe the file is for. */
+  universe?: string;
+  quotaProject?: string;
+  /** A key's project. */
+  projectId?: string;
+  /** A federation file's pool or provider. */
+  audience?: string;
+  accessToken: CachedTokenState;
+  /** A person's sign-in: its scopes were granted then, and signing in again renews it. */
+  signedIn?: true;
+  /** Whose the credentials are when the file names no account. */
+  noAccount?: string;
+}
+
+/** Where a file was read and is judged, and how to look a key up in the token cache. */
+export interface DescribeContext {
+  path: string;
+  universe: Universe;
+  cached: (key: string) => CachedTokenState;
+}
+
+/** The user grant revoking ends, or why there is none cred-auth can revoke (and what to do instead). */
+export type Revocation = { grant: AuthorizedUserFile } | { notRevocable: string };
+
+/** Every token-cache entry print-token may have written for a file: access-token keys and ID-token owners. */
+export interface CachedTokenKeys {
+  keys: string[];
+  owners: string[];
+}
+
+/** What default() gets from a file: a client, and the project it names. */
+export interface KindClient {
+  credentials: AuthClient;
+  projectId: string | null;
+}
+
+/** Where default() reads a file and what it asks for. */
+export interface ClientContext {
+  scopes: readonly string[];
+  env: NodeJS.ProcessEnv;
+  universe: Universe;
+}
+
+/** One kind of ADC file: every capability is required, so a kind cannot miss one. */
+export interface Kind<F extends AdcFile> {
+  /** True when the tokens keep the scopes granted at sign-in, whatever is asked (user credentials). */
+  readonly keepsGrantedScopes: boolean;
+  /** True when an ID token needs no audience (a user's own ID token is for its client). */
+  readonly ownIdToken: boolean;
+  /** A cached or new access token; `request.requested` undefined means the kind's default scopes. */
+  accessToken(file: F, request: TokenRequest): Promise<CachedAccessToken>;
+  /** A cached or new ID token. */
+  idToken(file: F, request: IdTokenFileRequest): Promise<CachedAccessToken>;
+  /** The signed-in user's e-mail when the file records it (print-token's and login's words). */
+  signedInAccount(file: F): string | undefined;
+  /** Whose credentials: the signed-in user's e-mail, a key's account; undefined when the file names none. */
+  account(file: F): string | undefined;
+  /** The service account whose tokens the credentials get, when they impersonate one. */
+  actsAs(file: F): string | undefined;
+  /** What `status` says, with the cached token under print-token's key for the default scopes. */
+  describe(file: F, context: DescribeContext): KindStatus;
+  /** What `revoke` can end. */
+  revocation(file: F): Revocation;
+  /** What `revoke` forgets from the token cache. */
+  cachedTokens(file: F, where: { universe: Universe; path: string }): CachedTokenKeys;
+  /**
+   * What a file of this kind holds, in words, when `login` must not replace it unless told;
+   * undefined for a user's sign-in, which it may. Read from the file's JSON (`json`), unparsed:
+   * a file that no longer parses is still told apart.
+   */
+  notReplaceable(json: Record<string, unknown>): string | undefined;
+  /** The client default() returns for the file at `path`, proven later by default(). */
+  client(path: string, context: ClientContext): Promise<KindClient>;
+}
+
+/** `mint()` through the token cache under the ID-token key of `owner` and the request. */
+export function cachedIdToken(
+  owner: IdTokenOwner,
+  request: IdTokenFileRequest,
+  mint: () => Promise<FetchedIdToken>,
+): Promise<CachedAccessToken> {
+  const asked = request.audience === undefined ? {} : { audience: request.audience };
+  const key = idTokenCacheKey(owner, { ...asked, includeEmail: request.includeEmail });
+  return getTokenWithCache(
+    key,
+    async () => {
+      const token = await mint();
+      return { access_token: token.idToken, expiry_date: token.expiresAt, token_type: ID_TOKEN_ENTRY_TYPE };
+    },
+    request.cache,
+  );
+}
+
+/** The access-token request an ID token's source makes: its own default scopes, its cached token reused. */
+export function sourceRequestOf(request: IdTokenFileRequest): TokenRequest {
+  return { ...request, requested: undefined, cache: { fresh: false, dir: request.cache.dir }, warnings: [] };
+}

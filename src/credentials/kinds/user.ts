@@ -1,0 +1,61 @@
+// `authorized_user`: a person's sign-in (gcloud's, pydata-google-auth's, cred-auth's). Its tokens
+// carry the scopes granted at sign-in; its ID token needs no audience (the signed-in client's own);
+// revoking it ends the grant at Google.
+import { tokenCacheDir } from "../../access-token-cache/index.js";
+import { type AuthorizedUserFile, readAuthorizedUserFile } from "../../formats/credentials-file.js";
+import { userRefreshClientFrom } from "../../token-services/load-user.js";
+import { chooseTokenUrl } from "../../token-services/token-requests.js";
+import { fileRefresh, idTokenMint } from "./lazy.js";
+import { attachTokenCache } from "../share-access-tokens.js";
+import {
+  cachedCredentialsToken,
+  credentialsCachedTokens,
+  credentialsTokenKey,
+  optional,
+} from "./google-credentials.js";
+import { type Kind, cachedIdToken } from "./kind.js";
+
+export const userKind: Kind<AuthorizedUserFile> = {
+  keepsGrantedScopes: true,
+  ownIdToken: true,
+
+  accessToken(file, request) {
+    const scopes = file.scopes ?? [];
+    return cachedCredentialsToken(file, scopes, request, () => fileRefresh().userFileToken(file, scopes, request));
+  },
+
+  idToken(file, request) {
+    const tokenUrl = chooseTokenUrl(file, request.universe, request.path);
+    // The signed-in client's own ID token is asked without an audience (and cached so).
+    const audience = request.audience === file.clientId ? undefined : request.audience;
+    return cachedIdToken({ type: file.type, file, tokenUrl }, { ...request, audience }, () =>
+      idTokenMint().userFileIdToken(file, { ...request, audience, tokenUrl }),
+    );
+  },
+
+  signedInAccount: (file) => file.account,
+  account: (file) => file.account,
+  actsAs: () => undefined,
+
+  describe(file, { path, universe, cached }) {
+    return {
+      ...optional({ account: file.account, scopes: file.scopes, quotaProject: file.quotaProjectId }),
+      universe: file.universeDomain ?? universe.domain,
+      accessToken: cached(credentialsTokenKey(file, file.scopes ?? [], { universe, path })),
+      signedIn: true,
+    };
+  },
+
+  revocation: (file) => ({ grant: file }),
+
+  notReplaceable: () => undefined,
+
+  cachedTokens: (file, where) => credentialsCachedTokens(file, file.scopes ?? [], where),
+
+  async client(path, { env, universe }) {
+    const file = await readAuthorizedUserFile(path); // reports a missing or malformed file precisely
+    const credentials = await userRefreshClientFrom(file, { path, env, universe });
+    attachTokenCache(credentials, { dir: tokenCacheDir(env) }); // reuse an earlier process's access token
+    return { credentials, projectId: null };
+  },
+};
