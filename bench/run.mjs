@@ -341,7 +341,13 @@ async function main() {
   /** 5b: 20 processes print-token at once on the same expired credentials. */
   async function concurrentProcesses(node, userFile) {
     const expired = userFile("expired/creds.json");
-    const key = tokenCache.tokenCacheKey(expired.file, expired.file.scopes, expired.file.token_uri);
+    // The key print-token makes: the file's identity as cred-auth's model names it (camelCase).
+    const identity = {
+      type: "authorized_user",
+      clientId: expired.file.client_id,
+      refreshToken: expired.file.refresh_token,
+    };
+    const key = tokenCache.tokenCacheKey(identity, expired.file.scopes, expired.file.token_uri);
     const cacheDir = join(env.XDG_CACHE_HOME, "cred-auth", "tokens");
     tokenCache.writeCachedToken(
       key,
