@@ -4,6 +4,7 @@ import { loadGoogleAuth } from "../util/lazy.js";
 import { chooseTokenUrl, guardTokenRequests, tokenTimeoutMs } from "../token-services/token-requests.js";
 import { readServiceAccountKeyFile, type ServiceAccountKeyFile } from "../formats/credentials-file.js";
 import { setCredentialInfo } from "../token-services/info.js";
+import { clientTransport } from "../token-services/client-transport.js";
 import {
   type LoadCredentialsOptions,
   type UserRefreshClientOptions,
@@ -61,6 +62,7 @@ export async function serviceAccountClientFrom(
     key: key.private_key,
     scopes: granted,
     projectId: key.project_id,
+    transporterOptions: clientTransport(),
     ...(key.private_key_id ? { keyId: key.private_key_id } : {}),
     ...(key.quota_project_id ? { quotaProjectId: key.quota_project_id } : {}),
     ...(key.universe_domain ? { universeDomain: key.universe_domain } : {}),
