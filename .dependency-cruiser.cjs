@@ -137,6 +137,28 @@ module.exports = {
       to: { path: "^src/emulator/" },
     },
     ...kindsWalls,
+    {
+      name: "one-transport",
+      comment:
+        "Every request cred-auth sends leaves through src/trust/transport.ts (node-fetch, the redirect and proxy rules; docs/security.md): no other module imports an HTTP client or a socket. The loopback receiver (oauth/loopback.ts) only serves; hosted/devshell.ts speaks Cloud Shell's local devshell protocol, a TCP socket on loopback that is no HTTP; the emulator is a test party. google-auth-library's clients get the transport as their fetchImplementation (test/trust/transport-sites.test.ts holds every construction to it).",
+      severity: "error",
+      from: {
+        path: "^src/",
+        pathNot: [
+          "^src/trust/transport\\.ts$",
+          "^src/emulator/",
+          "^src/oauth/loopback\\.ts$",
+          "^src/hosted/devshell\\.ts$",
+        ],
+      },
+      to: {
+        path: [
+          "^(node:)?(http|https|http2|net|tls|dgram)$",
+          "(^|/)node_modules/(node-fetch|undici|axios|got|gaxios|https-proxy-agent|http-proxy-agent|gcp-metadata)/",
+          "^(node-fetch|undici|axios|got|gaxios|https-proxy-agent|http-proxy-agent|gcp-metadata)(/|$)",
+        ],
+      },
+    },
     ...climbing,
   ],
   options: {

@@ -49,6 +49,8 @@ export const MUTATION_MODULES = [
     ],
   },
   { name: "redaction", file: "src/trust/redact.ts", tests: ["test/trust/redact.test.ts"] },
+  // The one transport: redirects, proxies, bounds (docs/security.md).
+  { name: "transport", file: "src/trust/transport.ts", tests: ["test/trust/transport.test.ts"] },
   {
     name: "external-account",
     file: "src/formats/external-account.ts",

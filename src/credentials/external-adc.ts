@@ -19,6 +19,7 @@ import { readAdcFileSync } from "../formats/adc-file.js";
 import { externalAccountDestinations, externalAuthorizedUserTokenUrl } from "../formats/destinations.js";
 import { impersonationErrorOf } from "../token-services/iam-credentials.js";
 import { readSubject, rotatedRefreshToken } from "../token-services/sts.js";
+import { clientTransport, stsThroughTransport } from "../token-services/client-transport.js";
 import type { Universe } from "../trust/urls.js";
 import { loadGoogleAuth, withValidatedConfig } from "../util/lazy.js";
 import { REFRESH_TOKEN_WARNING_CODE, type RefreshTokenHome, keepRotatedRefreshToken } from "./rotated-refresh-token.js";
@@ -81,6 +82,7 @@ async function identityPoolClient(
     subject_token_supplier: { getSubjectToken: async () => (await readSubject(file, urls.aws, env)).token() },
     cloud_resource_manager_url: urls.cloudResourceManagerUrl,
     universe_domain: universe.domain,
+    transporterOptions: clientTransport(),
     scopes: [...scopes],
     ...(urls.impersonationUrl === undefined ? {} : { service_account_impersonation_url: urls.impersonationUrl }),
     ...(file.impersonationLifetimeSec === undefined
@@ -118,6 +120,7 @@ export async function workforceUserClient(
     // Required by the type, never asked by the client: the judged token URL stands in for it.
     token_info_url: tokenUrl,
     universe_domain: universe.domain,
+    transporterOptions: clientTransport(),
     ...(file.quotaProjectId === undefined ? {} : { quota_project_id: file.quotaProjectId }),
   };
   return withValidatedConfig(() => new WorkforceUserClient(options, { home, refreshToken: file.refreshToken }));
@@ -148,6 +151,8 @@ function federationClasses(gal: GoogleAuthLibrary): FederationClasses {
 
     constructor(options: IdentityPoolClientOptions, target: string | undefined) {
       super(options);
+      this.stsCredential =
+        stsThroughTransport(this.transporter, options.token_url, this.clientAuth) ?? this.stsCredential;
       this.#target = target;
     }
 

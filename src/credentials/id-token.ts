@@ -6,6 +6,7 @@ import type { AuthClient, IdTokenClient } from "google-auth-library";
 import type { DefaultOptions } from "../options.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { loadGoogleAuth } from "../util/lazy.js";
+import { clientTransport } from "../token-services/client-transport.js";
 import { defaultCredentials } from "./default.js";
 import { requiredAudience } from "./id-token-words.js";
 
@@ -93,7 +94,7 @@ export async function getIdTokenClient(audience: string, options: IdTokenOptions
   const targetAudience = requiredAudience(audience);
   const provider = await idTokenProvider(targetAudience, options);
   const { IdTokenClient } = await loadGoogleAuth();
-  return new IdTokenClient({ targetAudience, idTokenProvider: provider });
+  return new IdTokenClient({ targetAudience, idTokenProvider: provider, transporterOptions: clientTransport() });
 }
 
 /** The credentials, found once, as google-auth-library's `IdTokenProvider`. */

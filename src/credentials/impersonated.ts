@@ -14,6 +14,7 @@ import {
 } from "../formats/impersonated-file.js";
 import { MAX_LIFETIME_SEC, impersonationErrorOf } from "../token-services/iam-credentials.js";
 import { proveCredentials } from "../token-services/load-user.js";
+import { clientTransport } from "../token-services/client-transport.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { type Universe, trustedUniverse } from "../trust/urls.js";
 import { loadGoogleAuth, withValidatedConfig } from "../util/lazy.js";
@@ -47,6 +48,7 @@ export async function impersonate(
         targetScopes: scopes.length > 0 ? [...scopes] : [CLOUD_PLATFORM_SCOPE],
         lifetime: MAX_LIFETIME_SEC,
         endpoint: new URL(url).origin,
+        transporterOptions: clientTransport(),
       }),
   );
   const refreshable = client as unknown as { refreshToken(): Promise<unknown> };

@@ -33,6 +33,7 @@ import { readSettings } from "../settings/read.js";
 import { CLOUD_PLATFORM_SCOPE, DEMO_CLIENT, DEMO_WEB_CLIENT, ENV, LOOPBACK_PORTS } from "../shared/constants.js";
 import type { FacePlan, PromptDevice } from "../ui/face-plan.js";
 import { scopeCheckNotes } from "../oauth/known-scopes.js";
+import { isLoopbackName } from "../trust/urls.js";
 
 /** The scopes that name the account, asked for by default with the caller's (as gcloud does). */
 export const ACCOUNT_SCOPES: readonly string[] = ["openid", "https://www.googleapis.com/auth/userinfo.email"];
@@ -316,7 +317,7 @@ export function loopbackTarget(uri: string): Omit<LoopbackRedirect, "mode"> | un
 }
 
 function isLoopbackHost(host: string): host is LoopbackHost {
-  return host === "localhost" || host === "127.0.0.1" || host === "::1";
+  return isLoopbackName(host === "::1" ? "[::1]" : host);
 }
 
 /** The caller's loopback redirect URI exactly, else localhost on the first free port of the range. */

@@ -4,6 +4,7 @@ import { loadGoogleAuth } from "../util/lazy.js";
 import { chooseTokenUrl, guardTokenRequests, tokenTimeoutMs } from "../token-services/token-requests.js";
 import { readServiceAccountKeyFile, type ServiceAccountKeyFile } from "../formats/credentials-file.js";
 import { setCredentialInfo } from "../token-services/info.js";
+import { clientTransport } from "../token-services/client-transport.js";
 import {
   type LoadCredentialsOptions,
   type UserRefreshClientOptions,
@@ -61,6 +62,7 @@ export async function serviceAccountClientFrom(
     key: key.privateKey,
     scopes: granted,
     projectId: key.projectId,
+    transporterOptions: clientTransport(),
     ...(key.privateKeyId ? { keyId: key.privateKeyId } : {}),
     ...(key.quotaProjectId ? { quotaProjectId: key.quotaProjectId } : {}),
     ...(key.universeDomain ? { universeDomain: key.universeDomain } : {}),

@@ -1,5 +1,6 @@
 import type { Compute, Credentials, OAuth2Client } from "google-auth-library";
 import { loadGoogleAuthFor } from "./http.js";
+import { clientTransport } from "../token-services/client-transport.js";
 
 /** What GAL's refreshTokenNoCache() resolves to (its type is not exported by the package root). */
 interface GetTokenResponse {
@@ -49,7 +50,7 @@ function clientClasses(gal: GoogleAuthLibrary): ClientClasses {
     readonly #source: TokenSource;
 
     constructor(scopes: readonly string[], source: TokenSource) {
-      super({ scopes: [...scopes] });
+      super({ scopes: [...scopes], transporterOptions: clientTransport() });
       this.#source = source;
     }
 
@@ -65,7 +66,7 @@ function clientClasses(gal: GoogleAuthLibrary): ClientClasses {
     readonly #fetchToken: TokenSource;
 
     constructor(source: TokenSource) {
-      super();
+      super({ transporterOptions: clientTransport() });
       const fetchToken = oneAtATime(async () => {
         const tokens = await source();
         this.emit("tokens", tokens);

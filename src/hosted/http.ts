@@ -1,10 +1,11 @@
 import type { Credentials } from "google-auth-library";
 import { type CredAuthError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { redaction } from "../trust/lazy.js";
+import { requestSecrets, transportFetch } from "../trust/transport.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 
-const importNodeFetch = () => import("node-fetch");
-
-let nodeFetch: ReturnType<typeof importNodeFetch> | undefined;
+/** A platform's reply (a token, a secret, a list of scopes) is small; a longer one is not read. */
+const MAX_PLATFORM_REPLY_BYTES = 1024 * 1024;
 
 /** One HTTP request a hosted platform answers. */
 export interface PlatformRequest {
@@ -28,19 +29,22 @@ export interface PlatformReply {
  * Network failures and timeouts become {@link CredConnectionError}s.
  */
 export async function platformFetch(platform: string, what: string, request: PlatformRequest): Promise<PlatformReply> {
-  const fetch = (await loadModule(platform, "node-fetch", () => (nodeFetch ??= importNodeFetch()))).default;
   const signal = AbortSignal.timeout(request.timeoutMs);
   try {
-    const response = await fetch(request.url, {
+    // The one transport (trust/transport.ts): no redirect followed, loopback never through a proxy.
+    const response = await transportFetch(request.url, {
       method: request.method ?? "GET",
       headers: request.headers,
       body: request.body,
       signal,
       redirect: "manual",
+      size: MAX_PLATFORM_REPLY_BYTES,
     });
     const text = await response.text();
     return { status: response.status, header: (name) => response.headers.get(name), text };
-  } catch (error) {
+  } catch (raw) {
+    // fetch may quote a header value it refused: the failure is handed on without the request's secrets.
+    const error = redaction().scrubbedError(raw, requestSecrets(request.url, request));
     if (signal.aborted) {
       throw new CredConnectionError(
         `${platform}: ${what} did not answer within ${seconds(request.timeoutMs)}; try again later.`,

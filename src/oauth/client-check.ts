@@ -14,6 +14,7 @@ import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../error
 import { galEndpoints } from "../token-services/endpoints.js";
 import { toCredError } from "../token-services/token-errors.js";
 import { guardTokenRequests } from "../token-services/token-requests.js";
+import { clientTransport } from "../token-services/client-transport.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 import type { ClientSource } from "./client.js";
 import type { FlowPlan } from "./plan.js";
@@ -43,6 +44,7 @@ export async function checkClient(plan: FlowPlan, redirectUri: string): Promise<
   const { OAuth2Client } = await loadGoogleAuth();
   const oauth = new OAuth2Client({
     clientId: client.clientId,
+    transporterOptions: clientTransport(),
     clientSecret: client.clientSecret,
     endpoints: galEndpoints(endpoints),
   });

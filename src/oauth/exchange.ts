@@ -4,6 +4,7 @@ import { type CredAuthError, CredConnectionError, CredCredentialsError, ERROR_CO
 import { galEndpoints, type Endpoints } from "../token-services/endpoints.js";
 import { toCredError } from "../token-services/token-errors.js";
 import { guardTokenRequests } from "../token-services/token-requests.js";
+import { clientTransport } from "../token-services/client-transport.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 import { missingScopes, scopesNotGrantedError } from "./scopes.js";
 
@@ -76,6 +77,7 @@ export async function exchangeCode(params: ExchangeParams): Promise<SignInResult
   const { OAuth2Client } = await loadGoogleAuth();
   const client = new OAuth2Client({
     clientId: params.clientId,
+    transporterOptions: clientTransport(),
     clientSecret: params.clientSecret,
     endpoints: galEndpoints(params.endpoints),
   });

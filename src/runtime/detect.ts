@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { REMOTE_WORKSPACE_VARIABLES } from "../shared/hosted-platforms.js";
+import { isLoopbackHostname } from "../trust/urls.js";
 
 /** Where the code runs. */
 export type RuntimeKind =
@@ -241,8 +242,8 @@ function isOtherHostUrl(value: string, ownHostname: string): boolean {
   } catch {
     return false;
   }
-  const local = ["localhost", "::1", "0.0.0.0", "::", ownHostname.toLowerCase()];
-  return !local.includes(host) && !/^127\./.test(host) && !host.endsWith(".localhost");
+  const local = ["0.0.0.0", "::", ownHostname.toLowerCase()];
+  return !local.includes(host) && !isLoopbackHostname(host === "::1" ? "[::1]" : host) && !host.endsWith(".localhost");
 }
 
 function isSet(value: string | undefined): value is string {

@@ -10,6 +10,7 @@ import type { KeychainSecrets } from "../formats/keychain-cache-file.js";
 import { recordStandIn } from "../formats/keychain-stand-in.js";
 import { clientSecretsOf, getCredentialInfo, recordClientSecrets, refreshTokenOf, setCredentialInfo } from "./info.js";
 import { toCredError } from "./token-errors.js";
+import { clientTransport } from "./client-transport.js";
 
 /** Options of {@link loadUserCredentials}. */
 export interface LoadCredentialsOptions {
@@ -75,6 +76,7 @@ export async function userRefreshClientFrom(
     clientId: file.clientId,
     clientSecret: file.clientSecret,
     refreshToken: file.refreshToken,
+    transporterOptions: clientTransport(),
     endpoints: {
       oauth2TokenUrl: tokenUrl,
       oauth2AuthBaseUrl: endpoints.authUrl,

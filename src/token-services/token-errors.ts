@@ -6,7 +6,7 @@ import {
   ERROR_CODES,
 } from "../errors.js";
 import { redaction } from "../trust/lazy.js";
-import { isLoopbackHostname } from "../trust/urls.js";
+import { isEmulatorUrl } from "../trust/urls.js";
 import { codeOfOAuthError, meaningOf, oauthErrorWord } from "./oauth-errors.js";
 
 /** What the caller was doing: a code exchange's errors mean other things than a refresh's. */
@@ -218,10 +218,7 @@ function oauthErrorCode(data: unknown): string | undefined {
   return data && typeof data === "object" && "error" in data ? oauthErrorWord(data.error) : undefined;
 }
 
-/**
- * What to do when the emulator is the one not answering: a token server over plain http on this
- * machine is only ever the emulator's (the URL policy, trust/urls.ts, allows no other).
- */
+/** What to do when the emulator (exactly its host and port, `isEmulatorUrl`) is the one not answering. */
 export function emulatorNotAnswering(url: URL, code?: string): string {
   return `nothing answers at the emulator's address ${url.origin} (CRED_AUTH_EMULATOR_HOST${code ? `; ${code}` : ""}): start it with \`cred-auth emulator --port ${url.port || "80"}\`, or unset CRED_AUTH_EMULATOR_HOST to use Google.`;
 }
@@ -238,10 +235,10 @@ export function emulatorOf(error: unknown): URL | undefined {
   return undefined;
 }
 
-/** `raw` as a URL when it is the emulator's: plain http on this machine (the URL policy allows no other). */
-export function emulatorUrl(raw: string): URL | undefined {
+/** `raw` as a URL when it is the emulator's: exactly `CRED_AUTH_EMULATOR_HOST`'s host and port (another loopback port is not). */
+export function emulatorUrl(raw: string, env: NodeJS.ProcessEnv = process.env): URL | undefined {
   const url = URL.canParse(raw) ? new URL(raw) : undefined;
-  return url?.protocol === "http:" && isLoopbackHostname(url.hostname) ? url : undefined;
+  return url !== undefined && isEmulatorUrl(url, env) ? url : undefined;
 }
 
 export function networkCode(error: unknown): string | undefined {

@@ -5,7 +5,7 @@ import type { AuthClient } from "google-auth-library";
 import type { CredentialsFile } from "../formats/credentials-file.js";
 import { credentialsTokenUrl } from "../formats/destinations.js";
 import { ENV } from "../shared/constants.js";
-import { type Universe, isLoopbackHostname } from "../trust/urls.js";
+import type { Universe } from "../trust/urls.js";
 import { announceEmulator } from "./endpoints.js";
 import { tokenErrors } from "./lazy.js";
 
@@ -18,6 +18,9 @@ export function tokenTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
   const ms = /^[0-9]{1,9}$/.test(value) ? Number(value) : 0;
   return ms > 0 ? ms : DEFAULT_TOKEN_TIMEOUT_MS;
 }
+
+/** A token reply is a small JSON object; a longer one is not read (node-fetch's `size`). */
+export const MAX_TOKEN_REPLY_BYTES = 256 * 1024;
 
 type Interceptors = AuthClient["transporter"]["interceptors"]["request"];
 type RequestInterceptor = NonNullable<Parameters<Interceptors["add"]>[0]>;
@@ -59,13 +62,12 @@ export function guardTokenRequests(client: AuthClient, guard: TokenRequestGuard)
   const target = new URL(guard.tokenUrl);
   const rewriteFrom =
     guard.rewriteFrom !== undefined && !sameUrl(guard.rewriteFrom, guard.tokenUrl) ? guard.rewriteFrom : undefined;
-  const defaultAgent = client.transporter.defaults.agent;
   client.transporter.interceptors.request.add({
     resolved: async (options) => {
       if (rewriteFrom !== undefined && sameUrl(options.url, rewriteFrom)) options.url = new URL(target);
       if (!sameUrl(options.url, target)) return options;
-      // gaxios picks a proxy agent from HTTPS_PROXY even for loopback; an emulator is never behind it.
-      if (isLoopbackHostname(target.hostname) && options.agent !== defaultAgent) delete options.agent;
+      // Loopback is never reached through a proxy: the transport (trust/transport.ts) drops gaxios's.
+      (options as { size?: number }).size = MAX_TOKEN_REPLY_BYTES;
       options.adapter = withTimeout(options.adapter, guard.timeoutMs);
       options.errorRedactor = redactingSentSecrets(options, options.errorRedactor);
       return options;

@@ -6,6 +6,7 @@
  * taken out of it, so no later printing (CRED_AUTH_DEBUG=1) can show one.
  */
 import { scrubbedError } from "./redact.js";
+import { discard, requestSecrets, transportFetch } from "./transport.js";
 
 /** What to send, and the bounds. */
 export interface BoundedRequest {
@@ -41,50 +42,31 @@ export async function boundedFetch(
 ): Promise<BoundedReply> {
   const signal = AbortSignal.timeout(request.timeoutMs);
   try {
-    const response = await fetch(url, {
+    const response = await transportFetch(url, {
       method: request.method ?? "GET",
       ...(request.headers ? { headers: request.headers } : {}),
       ...(request.body !== undefined ? { body: request.body } : {}),
       redirect: "manual",
+      size: request.maxBytes,
       signal,
     });
     const redirect = response.status >= 300 && response.status < 400;
     const body = redirect ? { text: "", tooLarge: false } : await readBounded(response, request.maxBytes);
-    if (redirect) await response.body?.cancel();
+    if (redirect) discard(response);
     return { status: response.status, ok: response.ok, redirect, ...body };
   } catch (cause) {
     throw unreachable(scrubbedError(cause, requestSecrets(url, request)));
   }
 }
 
-/** What a request carries that its failure must not repeat: header values, the body and its form values, the URL's user info. */
-function requestSecrets(url: string, request: BoundedRequest): string[] {
-  const body = request.body === undefined ? [] : [request.body, ...new URLSearchParams(request.body).values()];
-  const parsed = URL.canParse(url) ? new URL(url) : undefined;
-  const userInfo = parsed === undefined ? [] : [parsed.username, parsed.password, decodeURIComponent(parsed.password)];
-  return [...Object.values(request.headers ?? {}), ...body, ...userInfo];
-}
-
-/** The body as UTF-8 text, or `tooLarge` as soon as it passes `maxBytes` (the rest is never read). */
+/** The body as UTF-8 text, or `tooLarge` as soon as it passes `maxBytes` (node-fetch's `size`: the rest is never read). */
 async function readBounded(response: Response, maxBytes: number): Promise<{ text: string; tooLarge: boolean }> {
   const declared = Number(response.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) {
-    await response.body?.cancel();
-    return { text: "", tooLarge: true };
+  if (declared > maxBytes) return { text: "", tooLarge: true };
+  try {
+    return { text: await response.text(), tooLarge: false };
+  } catch (error) {
+    if ((error as { type?: unknown }).type === "max-size") return { text: "", tooLarge: true };
+    throw error;
   }
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  const reader = response.body?.getReader();
-  if (reader === undefined) return { text: "", tooLarge: false };
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    length += value.byteLength;
-    if (length > maxBytes) {
-      await reader.cancel();
-      return { text: "", tooLarge: true };
-    }
-    chunks.push(value);
-  }
-  return { text: Buffer.concat(chunks).toString("utf8"), tooLarge: false };
 }

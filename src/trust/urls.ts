@@ -223,14 +223,39 @@ function chosenWords(universe: Universe): string {
 }
 
 /**
- * Whether a URL's `hostname` (as `new URL()` spells it) is this machine: `localhost`, `[::1]` or
- * an address of 127.0.0.0/8. The only hosts a token may be sent to over plain http.
+ * The one loopback predicate: whether a URL's `hostname` (as `new URL()` spells it) is this
+ * machine: `localhost`, `[::1]` or an address of 127.0.0.0/8. The only hosts a token may be sent to
+ * over plain http, and the hosts never reached through a proxy (trust/transport.ts).
  */
 export function isLoopbackHostname(hostname: string): boolean {
   return hostname === "localhost" || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/**
+ * Whether a URL's `hostname` is one of the names a local server of ours is bound and reached by
+ * (`localhost`, `127.0.0.1`, `[::1]`): the emulator's host, a sign-in's loopback redirect URI. Loopback,
+ * but narrower: nothing of ours listens on 127.0.0.2.
+ */
+export function isLoopbackName(hostname: string): boolean {
+  return LOOPBACK_NAMES.has(hostname);
+}
+
+/**
+ * The one emulator predicate: whether `url` is exactly the emulator's (`CRED_AUTH_EMULATOR_HOST` in
+ * `env`): plain http to its host and port. Any other loopback URL is not the emulator, and without a
+ * usable variable nothing is.
+ */
+export function isEmulatorUrl(url: URL, env: NodeJS.ProcessEnv = process.env): boolean {
+  const host = env[ENV.emulatorHost]?.trim();
+  if (!host) return false;
+  try {
+    return isPlainLoopback(url) && url.origin === emulatorBaseUrl(host);
+  } catch {
+    return false;
+  }
+}
 
 /** `http://host:port` for a loopback `host:port` (`CRED_AUTH_EMULATOR_HOST`); throws for anything else. */
 export function emulatorBaseUrl(hostPort: string): string {
@@ -243,7 +268,7 @@ export function emulatorBaseUrl(hostPort: string): string {
       { code: ERROR_CODES.INVALID_OPTION },
     );
   }
-  if (!LOOPBACK_HOSTS.has(url.hostname) || url.pathname !== "/" || !url.port) {
+  if (!isLoopbackName(url.hostname) || url.pathname !== "/" || !url.port) {
     throw new CredCredentialsError(
       `${ENV.emulatorHost} must be a loopback host:port such as 127.0.0.1:9099, not ${quoted(hostPort)}; the emulator never runs elsewhere.`,
       { code: ERROR_CODES.INVALID_OPTION },

@@ -28,6 +28,18 @@ export async function loadUserRefreshClient(): Promise<UserRefreshClientClass> {
   return deep?.UserRefreshClient ?? (await loadGoogleAuth()).UserRefreshClient;
 }
 
+type StsCredentialsClass = typeof import("google-auth-library/build/src/auth/stscredentials.js").StsCredentials;
+
+/**
+ * google-auth-library's `StsCredentials` (not exported by its index), for an external-account
+ * client's STS step through the client's own transporter (token-services/client-transport.ts);
+ * undefined for a library laid out otherwise.
+ */
+export function stsCredentialsClass(): StsCredentialsClass | undefined {
+  return requireDeep<{ StsCredentials?: StsCredentialsClass }>("google-auth-library/build/src/auth/stscredentials.js")
+    ?.StsCredentials;
+}
+
 /**
  * google-auth-library's own cheap "is this a Google VM or serverless runtime" check (no network),
  * from the one file of gcp-metadata that holds it, instead of loading google-auth-library whole.

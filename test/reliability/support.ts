@@ -171,3 +171,19 @@ export function interceptWarnings(t: TestContext, keep: (warning: Warning) => bo
   });
   return interception.warnings;
 }
+
+/** Every way an echoing server could write `secret` back. */
+export function echoes(secret: string): string[] {
+  const percent = encodeURIComponent(secret);
+  const form = new URLSearchParams({ v: secret }).toString().slice(2);
+  return [
+    secret,
+    percent,
+    percent.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
+    form,
+    form.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
+    JSON.stringify(secret).slice(1, -1).replaceAll("/", "\\/"),
+    Buffer.from(secret).toString("base64"),
+    Buffer.from(secret).toString("base64url"),
+  ];
+}

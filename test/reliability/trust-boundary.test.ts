@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { DEFAULT_WORKFORCE_AUDIENCE, DEFAULT_WORKLOAD_AUDIENCE } from "cred-auth/emulator";
 import { testCredentialsFile, withEmulator, workloadFileJson } from "../support/emulator.ts";
 import { tempDir } from "../support/files.ts";
-import { CLI, ROOT, isolatedEnv, runNode, type CliResult } from "./support.ts";
+import { CLI, ROOT, echoes, isolatedEnv, runNode, type CliResult } from "./support.ts";
 
 const emu = await withEmulator();
 const RECORDER = fileURLToPath(new URL("../support/net-recorder.cjs", import.meta.url));
@@ -29,22 +29,6 @@ const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 const VICTIM_REFRESH = "1//0gVictimRefresh/Token+Only=Hers";
 const CLIENT_SECRET = "GOCSPX-Client/Secret+Val=ue";
 const SUBJECT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjaSJ9+/=.c2lnbmF0dXJl/+=";
-
-/** Every way an echoing server could write `secret` back. */
-function echoes(secret: string): string[] {
-  const percent = encodeURIComponent(secret);
-  const form = new URLSearchParams({ v: secret }).toString().slice(2);
-  return [
-    secret,
-    percent,
-    percent.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
-    form,
-    form.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
-    JSON.stringify(secret).slice(1, -1).replaceAll("/", "\\/"),
-    Buffer.from(secret).toString("base64"),
-    Buffer.from(secret).toString("base64url"),
-  ];
-}
 
 function assertNoSecret(text: string, secrets: readonly string[], what: string): void {
   for (const secret of secrets)

@@ -155,10 +155,23 @@ test("a token server answering Google's HTML 502 page: CredConnectionError", asy
   await assertFails(loadUserCredentials(path), CredConnectionError, ERROR_CODES.SERVER_ERROR, /HTTP 502/);
 });
 
-test("a token server that refuses connections: CredConnectionError ECONNREFUSED; on this machine, the emulator named", async (t) => {
+test("a token server that refuses connections: CredConnectionError ECONNREFUSED; the emulator named only when it is the emulator", async (t) => {
   const port = await closedPort();
   const { path } = await userFile(t, { token_uri: `http://127.0.0.1:${port}/token` });
-  // Plain http on this machine is only ever the emulator's (the URL policy): it is named, with how to start it.
+  // A token_uri on this machine without the emulator variable is the file's own server, not "the emulator".
+  await assertFails(
+    loadUserCredentials(path),
+    CredConnectionError,
+    ERROR_CODES.UNREACHABLE,
+    /failed: could not reach the token server \(ECONNREFUSED\); check the network\.$/,
+  );
+  const saved = process.env.CRED_AUTH_EMULATOR_HOST;
+  process.env.CRED_AUTH_EMULATOR_HOST = `127.0.0.1:${port}`;
+  t.after(() => {
+    if (saved === undefined) delete process.env.CRED_AUTH_EMULATOR_HOST;
+    else process.env.CRED_AUTH_EMULATOR_HOST = saved;
+  });
+  // Exactly the emulator's host and port: it is named, with how to start it.
   await assertFails(
     loadUserCredentials(path),
     CredConnectionError,

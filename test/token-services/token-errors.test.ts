@@ -623,7 +623,12 @@ test("a Basic password is scrubbed as sent, not only form-decoded", () => {
   assert.equal(messageAfter(gaxiosLike(`saw ${password}`, { config: { headers } })), `saw ${REDACTED}`);
 });
 
-test("a refused connection to the emulator (plain http on this machine) names it and how to start it; anything else does not", () => {
+test("a refused connection to the emulator (exactly CRED_AUTH_EMULATOR_HOST's host and port) names it and how to start it; anything else does not", (t) => {
+  const saved = process.env.CRED_AUTH_EMULATOR_HOST;
+  t.after(() => {
+    if (saved === undefined) delete process.env.CRED_AUTH_EMULATOR_HOST;
+    else process.env.CRED_AUTH_EMULATOR_HOST = saved;
+  });
   const at = (url: unknown, code: string, depth = 0) => {
     let error: unknown = Object.assign(new Error("x"), { code, config: { url } });
     for (let i = 0; i < depth; i++) error = new Error("wrap", { cause: error });
@@ -631,6 +636,10 @@ test("a refused connection to the emulator (plain http on this machine) names it
   };
   const emulator =
     "Refreshing failed: nothing answers at the emulator's address http://127.0.0.1:9099 (CRED_AUTH_EMULATOR_HOST; ECONNREFUSED): start it with `cred-auth emulator --port 9099`, or unset CRED_AUTH_EMULATOR_HOST to use Google.";
+  const generic = (code: string) => `Refreshing failed: could not reach the token server (${code}); check the network.`;
+  delete process.env.CRED_AUTH_EMULATOR_HOST;
+  assert.equal(at("http://127.0.0.1:9099/token", "ECONNREFUSED").message, generic("ECONNREFUSED"), "no emulator set");
+  process.env.CRED_AUTH_EMULATOR_HOST = "127.0.0.1:9099";
   for (const url of ["http://127.0.0.1:9099/token", new URL("http://127.0.0.1:9099/token")]) {
     const mapped = at(url, "ECONNREFUSED");
     assert.ok(mapped instanceof CredConnectionError);
@@ -638,18 +647,31 @@ test("a refused connection to the emulator (plain http on this machine) names it
     assert.equal(mapped.message, emulator);
   }
   assert.equal(at("http://127.0.0.1:9099/token", "ECONNREFUSED", 3).message, emulator, "found down the cause chain");
+  process.env.CRED_AUTH_EMULATOR_HOST = "localhost:9099";
   assert.equal(
-    at("http://localhost/token", "ECONNREFUSED").message,
-    "Refreshing failed: nothing answers at the emulator's address http://localhost (CRED_AUTH_EMULATOR_HOST; ECONNREFUSED): start it with `cred-auth emulator --port 80`, or unset CRED_AUTH_EMULATOR_HOST to use Google.",
+    at("http://localhost:9099/token", "ECONNREFUSED").message,
+    "Refreshing failed: nothing answers at the emulator's address http://localhost:9099 (CRED_AUTH_EMULATOR_HOST; ECONNREFUSED): start it with `cred-auth emulator --port 9099`, or unset CRED_AUTH_EMULATOR_HOST to use Google.",
   );
-  const generic = (code: string) => `Refreshing failed: could not reach the token server (${code}); check the network.`;
+  process.env.CRED_AUTH_EMULATOR_HOST = "127.0.0.1:9099";
   assert.equal(
     at("http://127.0.0.1:9099/token", "ECONNRESET").message,
     generic("ECONNRESET"),
     "it answered, then reset",
   );
+  assert.equal(
+    at("http://127.0.0.1:9100/token", "ECONNREFUSED").message,
+    generic("ECONNREFUSED"),
+    "another local port",
+  );
+  assert.equal(at("http://localhost:9099/token", "ECONNREFUSED").message, generic("ECONNREFUSED"), "another name");
   assert.equal(at("https://127.0.0.1:9099/token", "ECONNREFUSED").message, generic("ECONNREFUSED"), "not plain http");
   assert.equal(at("http://oauth2.example/token", "ECONNREFUSED").message, generic("ECONNREFUSED"), "not this machine");
   assert.equal(at("not a url", "ECONNREFUSED").message, generic("ECONNREFUSED"));
   assert.equal(at(undefined, "ECONNREFUSED").message, generic("ECONNREFUSED"));
+  process.env.CRED_AUTH_EMULATOR_HOST = "not a host";
+  assert.equal(
+    at("http://127.0.0.1:9099/token", "ECONNREFUSED").message,
+    generic("ECONNREFUSED"),
+    "an unusable variable",
+  );
 });

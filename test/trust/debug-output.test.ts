@@ -75,7 +75,8 @@ test("a secret header value that fetch refuses (CR LF in it) is not quoted by th
   const result = await runCli(["print-token", path], debugEnv(box.env));
   assert.equal(result.code, 1, result.stderr);
   assert.match(result.stderr, /could not be reached/);
-  assert.match(result.stderr, /caused by: .*invalid header value/);
+  // node-fetch's words (the one transport's client): they do not quote the value either.
+  assert.match(result.stderr, /caused by: .*Invalid character in header content/);
   assert.ok(!result.stderr.includes(HEADER_SECRET), result.stderr);
   assert.ok(!RAW_CONTROL.test(result.stderr), JSON.stringify(result.stderr));
 });
@@ -97,7 +98,7 @@ test("the bounded fetch hands on its failure scrubbed of the request's header va
     headers: { A: `${HEADER_SECRET}\r\nX: 1` },
   });
   assert.equal(header.error.name, "TypeError");
-  assert.ok(!header.text.includes(HEADER_SECRET) && header.text.includes(REDACTED), header.text);
+  assert.ok(!header.text.includes(HEADER_SECRET), header.text);
   const user = await texts(`http://reader:${PASSWORD}@127.0.0.1:${subjectServer.port}/x`, bounds);
   assert.ok(!user.text.includes(PASSWORD) && user.text.includes(REDACTED), user.text);
   const body = await texts(`http://127.0.0.1:${await closedPort()}/refused`, {
@@ -105,5 +106,6 @@ test("the bounded fetch hands on its failure scrubbed of the request's header va
     method: "POST",
     body: "a=1",
   });
-  assert.equal((body.error.cause as NodeJS.ErrnoException | undefined)?.code, "ECONNREFUSED", "the code is kept");
+  // node-fetch (the one transport's client) puts the system's code on its own error.
+  assert.equal((body.error as NodeJS.ErrnoException).code, "ECONNREFUSED", "the code is kept");
 });

@@ -13,7 +13,9 @@ import {
   emulatorBaseUrl,
   refuseUrlCredentials,
   googleConsoleLink,
+  isEmulatorUrl,
   isLoopbackHostname,
+  isLoopbackName,
   trustedImdsUrl,
   trustedUniverse,
   trustedUrl,
@@ -289,6 +291,40 @@ test("the file's universe must be the trusted one: both named, and how to trust 
     ERROR_CODES.UNTRUSTED_UNIVERSE,
     /^The credentials file is for the universe "\\u001b\]0;pwned\\u0007", but cred-auth trusts "googleapis\.com" \(the default\)\.$/,
   );
+});
+
+test("the names a local server of ours is reached by: loopback, but only localhost, 127.0.0.1 and [::1]", () => {
+  for (const host of ["localhost", "127.0.0.1", "[::1]"]) assert.ok(isLoopbackName(host), host);
+  for (const host of ["127.0.0.2", "::1", "LOCALHOST.", "127.0.0.1.evil.example", "0.0.0.0", ""])
+    assert.ok(!isLoopbackName(host), host);
+});
+
+test("the emulator is exactly CRED_AUTH_EMULATOR_HOST's host and port over plain http; no other loopback URL", () => {
+  const env = { CRED_AUTH_EMULATOR_HOST: " 127.0.0.1:9099 " };
+  assert.ok(isEmulatorUrl(new URL("http://127.0.0.1:9099/token"), env));
+  assert.ok(isEmulatorUrl(new URL("http://127.0.0.1:9099"), env));
+  for (const url of [
+    "http://127.0.0.1:9100/token",
+    "http://localhost:9099/token",
+    "http://127.0.0.2:9099/token",
+    "https://127.0.0.1:9099/token",
+    "http://user@127.0.0.1:9099/token",
+    "http://:pw@127.0.0.1:9099/token",
+  ])
+    assert.ok(!isEmulatorUrl(new URL(url), env), url);
+  assert.ok(!isEmulatorUrl(new URL("http://127.0.0.1:9099/token"), {}), "no variable, no emulator");
+  assert.ok(!isEmulatorUrl(new URL("http://127.0.0.1:9099/token"), { CRED_AUTH_EMULATOR_HOST: " " }));
+  assert.ok(!isEmulatorUrl(new URL("http://example.com:9099/"), { CRED_AUTH_EMULATOR_HOST: "example.com:9099" }));
+  assert.ok(!isEmulatorUrl(new URL("http://127.0.0.1/"), { CRED_AUTH_EMULATOR_HOST: "127.0.0.1" }), "unusable");
+  assert.ok(isEmulatorUrl(new URL("http://[::1]:5/x"), { CRED_AUTH_EMULATOR_HOST: "[::1]:5" }));
+  const saved = process.env.CRED_AUTH_EMULATOR_HOST;
+  process.env.CRED_AUTH_EMULATOR_HOST = "localhost:7";
+  try {
+    assert.ok(isEmulatorUrl(new URL("http://localhost:7/")), "process.env by default");
+  } finally {
+    if (saved === undefined) delete process.env.CRED_AUTH_EMULATOR_HOST;
+    else process.env.CRED_AUTH_EMULATOR_HOST = saved;
+  }
 });
 
 test("loopback hosts, and the emulator's host:port", () => {
