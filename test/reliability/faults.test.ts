@@ -71,8 +71,8 @@ const FAULTS: FaultCase[] = [
   {
     name: "connection refused",
     code: ERROR_CODES.UNREACHABLE,
-    message:
-      /nothing answers at the emulator's address http:\/\/127\.0\.0\.1:\d+ \(CRED_AUTH_EMULATOR_HOST; ECONNREFUSED\): start it with `cred-auth emulator --port \d+`, or unset CRED_AUTH_EMULATOR_HOST to use Google\.$/,
+    // A closed loopback port that is not the emulator's (only its exact host and port get the emulator's advice).
+    message: /could not reach the token server \(ECONNREFUSED\); check the network\.$/,
   },
   {
     name: "garbage instead of JSON",
