@@ -46,25 +46,14 @@ export function clientTransport(): GaxiosOptions {
  * taken out of the messages, replies and kept requests of the error and its causes.
  */
 function redactSentSecrets(error: { config?: { headers?: unknown } }): typeof error {
-  const headers = error.config?.headers;
-  const secrets: string[] = [];
-  if (headers instanceof Headers) {
-    headers.forEach((value, name) => {
-      if (!PLAIN_HEADERS.has(name)) secrets.push(value);
-    });
-  }
-  tokenErrors().redactTokenRequestError(error, secrets);
-  if (headers instanceof Headers)
-    for (const name of namesOf(headers)) if (!PLAIN_HEADERS.has(name)) headers.delete(name);
-  return error;
-}
-
-function namesOf(headers: Headers): string[] {
-  const names: string[] = [];
-  headers.forEach((_, name) => {
-    names.push(name);
+  const headers = error.config?.headers instanceof Headers ? error.config.headers : undefined;
+  const sent = new Map<string, string>();
+  headers?.forEach((value, name) => {
+    if (!PLAIN_HEADERS.has(name)) sent.set(name, value);
   });
-  return names;
+  tokenErrors().redactTokenRequestError(error, [...sent.values()]);
+  for (const name of sent.keys()) headers?.delete(name);
+  return error;
 }
 
 /**
