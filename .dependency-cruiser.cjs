@@ -18,9 +18,32 @@ const LAYERS = [
   { name: "shared, errors, messages", path: "^src/(shared/|errors\\.ts|messages\\.ts|version\\.ts)" },
 ];
 
-// The kinds room, credentials/kinds/: one module per ADC file type (user, key, impersonated, federated,
-// workforce user), registered in one table keyed by `type` (docs/architecture.md, "The kinds").
-const KINDS_ROOM = "^src/credentials/kinds/";
+// The rooms of credentials/ (docs/architecture.md, "The rooms of credentials/"): each named for what it
+// holds, each importing only the rooms listed under it. Top to bottom:
+// - the public ID-token API (credentials/id-token.ts) and status/revoke (credentials/status/) use default()'s search;
+// - search/: default()'s search (default, adc, locate, the CLI's token search, single flight);
+// - sign-in/: the sign-in (plan, user, complete, pending credentials, account note, settings order, destination);
+// - tokens/: a token for a file or a client, through the token cache (print-token's and the ID-token API's);
+// - kinds/: one module per ADC file type, registered in one table keyed by `type`;
+// - clients/: google-auth-library's clients built safely (key, impersonated, federated, a user's shared tokens).
+const ROOMS = {
+  "the public ID-token API": { path: "^src/credentials/id-token\\.ts$", uses: ["search", "tokens"] },
+  status: { path: "^src/credentials/status/", uses: ["search", "tokens", "kinds"] },
+  search: { path: "^src/credentials/search/", uses: ["sign-in", "tokens", "kinds", "clients"] },
+  "sign-in": { path: "^src/credentials/sign-in/", uses: ["kinds", "clients"] },
+  tokens: { path: "^src/credentials/tokens/", uses: ["kinds"] },
+  kinds: { path: "^src/credentials/kinds/", uses: ["clients"] },
+  clients: { path: "^src/credentials/clients/", uses: [] },
+};
+const roomWalls = Object.entries(ROOMS).map(([name, room]) => ({
+  name: `room-${name.replace(/ /g, "-")}`,
+  comment: `In credentials/, ${name} imports ${room.uses.length ? `only ${room.uses.join(", ")}` : "no other room"}.`,
+  severity: "error",
+  from: { path: room.path },
+  to: { path: "^src/credentials/", pathNot: [room.path, ...room.uses.map((used) => ROOMS[used].path)] },
+}));
+
+const KINDS_ROOM = ROOMS.kinds.path;
 const kindsWalls = [
   {
     name: "kinds-through-the-table",
@@ -29,16 +52,6 @@ const kindsWalls = [
     severity: "error",
     from: { path: "^src/", pathNot: KINDS_ROOM },
     to: { path: KINDS_ROOM, pathNot: "^src/credentials/kinds/(table|kind)\\.ts$" },
-  },
-  {
-    name: "kinds-serve-written-files",
-    comment:
-      "The kinds serve files already written: they import neither the sign-in (plan, user, complete, pending credentials, account note, settings order, destination), nor default()'s search (default, adc, locate, token-search), nor their own callers (file-token, id-token-file, status, revoke).",
-    severity: "error",
-    from: { path: KINDS_ROOM },
-    to: {
-      path: "^src/credentials/(plan|user|complete|pending-credentials|account-note|settings-order|destination|default|adc|locate|token-search|file-token|id-token-file|status|revoke)\\.ts$",
-    },
   },
 ];
 
@@ -83,7 +96,7 @@ module.exports = {
     {
       name: "decided-above",
       comment:
-        "oauth/ and ui/ receive the sign-in plan (credentials/plan.ts): they never read the settings or detect the runtime themselves.",
+        "oauth/ and ui/ receive the sign-in plan (credentials/sign-in/plan.ts): they never read the settings or detect the runtime themselves.",
       severity: "error",
       from: { path: "^src/(oauth|ui)/" },
       to: { path: "^src/(settings|runtime)/" },
@@ -99,20 +112,25 @@ module.exports = {
     {
       name: "settings-read-by-the-plan",
       comment:
-        "The settings file is read for a sign-in by credentials/plan.ts alone (once per sign-in); the command line's config command reads and writes it; the credentials cache reads its secret store on a save (cache/secret-store.ts).",
+        "The settings file is read for a sign-in by credentials/sign-in/plan.ts alone (once per sign-in); the command line's config command reads and writes it; the credentials cache reads its secret store on a save (cache/secret-store.ts).",
       severity: "error",
       from: {
         path: "^src/",
-        pathNot: ["^src/credentials/plan\\.ts$", "^src/cli/", "^src/settings/", "^src/cache/secret-store\\.ts$"],
+        pathNot: [
+          "^src/credentials/sign-in/plan\\.ts$",
+          "^src/cli/",
+          "^src/settings/",
+          "^src/cache/secret-store\\.ts$",
+        ],
       },
       to: { path: "^src/settings/(read|store)\\.ts$" },
     },
     {
       name: "runtime-detected-by-the-plan",
       comment:
-        "Where the code runs is detected once per sign-in, by credentials/plan.ts; credentials/account-note.ts, the cache hit's own small plan, asks only which notebook kernel runs (default()'s warm path must not load the whole plan).",
+        "Where the code runs is detected once per sign-in, by credentials/sign-in/plan.ts; credentials/sign-in/account-note.ts, the cache hit's own small plan, asks only which notebook kernel runs (default()'s warm path must not load the whole plan).",
       severity: "error",
-      from: { path: "^src/", pathNot: ["^src/credentials/(plan|account-note)\\.ts$", "^src/runtime/"] },
+      from: { path: "^src/", pathNot: ["^src/credentials/sign-in/(plan|account-note)\\.ts$", "^src/runtime/"] },
       to: { path: "^src/runtime/" },
     },
     {
@@ -136,6 +154,7 @@ module.exports = {
       from: { path: "^src/", pathNot: ["^src/emulator/", "^src/cli/emulator\\.ts$"] },
       to: { path: "^src/emulator/" },
     },
+    ...roomWalls,
     ...kindsWalls,
     {
       name: "one-transport",

@@ -25,7 +25,7 @@ const HOT_PATH = [
   "cli/commands.js",
   "cli/output.js",
   "cli/print-token.js",
-  "credentials/file-token.js",
+  "credentials/tokens/file-token.js",
   "credentials/kinds/table.js",
   "credentials/kinds/google-credentials.js",
   "credentials/kinds/user.js",

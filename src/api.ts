@@ -12,13 +12,13 @@
 // The public API as users see it: its declarations, TSDoc included, become dist/index.d.ts
 // (scripts/build.mjs). The runtime entry, index.ts, exports the same values, loading the
 // credentials machinery on first use.
-export { defaultCredentials as default, defaultCredentials } from "./credentials/default.js";
-export { getUserCredentials, saveUserCredentials } from "./credentials/user.js";
-export { completeSignIn } from "./credentials/complete.js";
+export { defaultCredentials as default, defaultCredentials } from "./credentials/search/default.js";
+export { getUserCredentials, saveUserCredentials } from "./credentials/sign-in/user.js";
+export { completeSignIn } from "./credentials/sign-in/complete.js";
 export { SignInPendingError, cancelSignIn } from "./oauth/pending.js";
 export type { PendingSignIn, SignInResult } from "./oauth/flow.js";
 export { loadUserCredentials } from "./token-services/load-user.js";
-export { loadServiceAccountCredentials } from "./credentials/service-account.js";
+export { loadServiceAccountCredentials } from "./credentials/clients/service-account.js";
 export { fetchIdToken, getIdTokenClient } from "./credentials/id-token.js";
 export type { IdTokenOptions } from "./credentials/id-token.js";
 export * as cache from "./cache/index.js";
@@ -39,7 +39,7 @@ export {
 export type { CredErrorCode, CredErrorOptions, CredentialsFileProblem } from "./errors.js";
 export type { CredentialsCache, CredentialsCacheOptions } from "./cache/index.js";
 export type { LoadCredentialsOptions } from "./token-services/load-user.js";
-export type { ServiceAccountCredentials } from "./credentials/service-account.js";
+export type { ServiceAccountCredentials } from "./credentials/clients/service-account.js";
 export type { DefaultOptions, UserCredentialsOptions, SaveUserCredentialsOptions, PresenterChoice } from "./options.js";
 export type { Presenter, SignInEvent } from "./oauth/events.js";
 export type { HostedEnvironment, HostedCredentials } from "./hosted/types.js";

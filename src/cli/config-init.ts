@@ -6,7 +6,7 @@
 // settings through the one settings writer (config.ts), so that the downloaded file may go.
 import { join, resolve } from "node:path";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { type BrowserPlan, planBrowser, planSources } from "../credentials/plan.js";
+import { type BrowserPlan, planBrowser, planSources } from "../credentials/sign-in/plan.js";
 import { openBrowser } from "../oauth/browser.js";
 import { credentialsInsteadOfClient, readClientSecretText } from "../oauth/client.js";
 import { newestDownload } from "../oauth/client-download.js";

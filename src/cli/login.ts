@@ -1,8 +1,8 @@
 // `cred-auth login DESTINATION`: a sign-in saved as an Application Default Credentials file.
 import { resolve } from "node:path";
-import { checkSaveDestination } from "../credentials/destination.js";
-import { planSources } from "../credentials/plan.js";
-import { saveSignIn } from "../credentials/user.js";
+import { checkSaveDestination } from "../credentials/sign-in/destination.js";
+import { planSources } from "../credentials/sign-in/plan.js";
+import { saveSignIn } from "../credentials/sign-in/user.js";
 import { CredAuthError, CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { type ClientKind, CONFIG_CLIENT_COMMAND, CREATE_CLIENT, readClientSecretFile } from "../oauth/client.js";
 import { assertValidScopes } from "../oauth/scopes.js";

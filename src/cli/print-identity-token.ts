@@ -1,6 +1,6 @@
 // `cred-auth print-identity-token [FILE] [--audiences AUD] [--include-email]`, gcloud's flags:
 // an ID token for a credentials file (or, without one, for what default() would use), on stdout
-// alone, for `$(...)` in scripts. It parses, asks the library (credentials/id-token-file.ts: the
+// alone, for `$(...)` in scripts. It parses, asks the library (credentials/tokens/id-token-file.ts: the
 // token cache, then a new token only on a miss) and prints.
 import { UsageError, type ParsedArgs } from "./args.js";
 import { idTokenFile, tokenSearch } from "./lazy.js";

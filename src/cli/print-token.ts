@@ -1,8 +1,8 @@
 // `cred-auth print-token [FILE]`: the hot path of shell scripts. It parses the arguments, asks
-// the library (credentials/file-token.ts: the token cache, then a refresh only on a miss) and
+// the library (credentials/tokens/file-token.ts: the token cache, then a refresh only on a miss) and
 // prints; with a cached token and a FILE nothing heavier than the bundle loads. Without FILE it
-// looks where default() looks (credentials/token-search.ts, loaded only then).
-import { type FileToken, accessTokenForFile } from "../credentials/file-token.js";
+// looks where default() looks (credentials/search/token-search.ts, loaded only then).
+import { type FileToken, accessTokenForFile } from "../credentials/tokens/file-token.js";
 import { UsageError, parseScopes, type ParsedArgs } from "./args.js";
 import { tokenSearch } from "./lazy.js";
 import { writeOut } from "./output.js";

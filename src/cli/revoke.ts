@@ -1,9 +1,9 @@
 // `cred-auth revoke [FILE] [--force] [--quiet]`: ends a user's sign-in at Google (or the emulator)
-// and removes the file and the tokens cached for it (credentials/revoke.ts); what it did goes to
+// and removes the file and the tokens cached for it (credentials/status/revoke.ts); what it did goes to
 // stderr, one line each, naming where the revocation went. A file nobody named (the search found
 // it) goes only with a person's yes: asked on a terminal as gcloud asks (Y/n), or --quiet.
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import type { FoundToRevoke } from "../credentials/revoke.js";
+import type { FoundToRevoke } from "../credentials/status/revoke.js";
 import { printable, quoted } from "../trust/text.js";
 import type { ParsedArgs } from "./args.js";
 import { credentialsRevocation } from "./lazy.js";

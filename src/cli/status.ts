@@ -1,9 +1,9 @@
 // `cred-auth status [FILE] [--no-check] [--format text|json]`: which credentials default() would use
 // (or FILE), why those, whose they are, how long the cached access token has left
-// (credentials/status.ts), and whether they still work: one bounded token request, unless
+// (credentials/status/status.ts), and whether they still work: one bounded token request, unless
 // --no-check. Exit 1 when nothing usable was found or the check failed; a `next step` line then
 // says what to do, as `gh auth status` does. On a terminal, values wrap at word boundaries.
-import type { CredentialsStatus } from "../credentials/status.js";
+import type { CredentialsStatus } from "../credentials/status/status.js";
 import { printable, safeJson } from "../trust/text.js";
 import { UsageError, type ParsedArgs } from "./args.js";
 import { credentialsState } from "./lazy.js";

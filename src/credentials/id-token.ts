@@ -1,18 +1,17 @@
 // ID tokens, the public face: fetchIdToken() and getIdTokenClient(). An ID token says who the caller
 // is to a service that is not a Google API (a private Cloud Run service, a Cloud Run function, an
-// IAP-protected app). Light at import: the work lives in ./id-token-clients.ts, loaded on the first
+// IAP-protected app). Light at import: the work lives in ./tokens/id-token-clients.ts, loaded on the first
 // call (importing cred-auth loads nothing new, bench target 1).
 import type { AuthClient, IdTokenClient } from "google-auth-library";
 import type { DefaultOptions } from "../options.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 import { clientTransport } from "../token-services/client-transport.js";
-import { defaultCredentials } from "./default.js";
-import { requiredAudience } from "./id-token-words.js";
+import { defaultCredentials } from "./search/default.js";
+import { requiredAudience } from "../token-services/id-token-words.js";
 
-// The work, loaded on the first call. A getter here, not in ./lazy.ts: the modules it loads import
-// lazy.ts themselves, and a getter there would make a circle of types.
-const idTokenClients = (): typeof import("./id-token-clients.js") => require("./id-token-clients.js");
+// The work, loaded on the first call (importing cred-auth loads nothing new, bench target 1).
+const idTokenClients = (): typeof import("./tokens/id-token-clients.js") => require("./tokens/id-token-clients.js");
 
 /** Options of {@link fetchIdToken} and {@link getIdTokenClient}: default()'s, and two of their own. */
 export interface IdTokenOptions extends DefaultOptions {

@@ -2,7 +2,7 @@
  * A refresh token STS rotated, written back into the file it was read from: an
  * `external_account_authorized_user` file, or such a file as the `source_credentials` of an
  * `impersonated_service_account` file. Every other field stays as it was; the result is validated
- * as its type says before anyone writes it (credentials/rotated-refresh-token.ts).
+ * as its type says before anyone writes it (credentials/clients/rotated-refresh-token.ts).
  */
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { quoted } from "../trust/text.js";

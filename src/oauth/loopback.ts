@@ -16,7 +16,7 @@ export { DEFAULT_TIMEOUT_MS };
 export interface LoopbackOptions {
   /** The `state` the callback must carry. */
   state: string;
-  /** Ports tried in order (8080-8089 unless the user chose others: credentials/plan.ts). */
+  /** Ports tried in order (8080-8089 unless the user chose others: credentials/sign-in/plan.ts). */
   ports: PortRange;
   host?: LoopbackHost;
   /** Path of the redirect URI. Default `/`. */

@@ -1,5 +1,5 @@
 // What the OAuth flow is told: every decision of a sign-in already made, as plain values.
-// credentials/plan.ts makes them once (options, environment, settings, runtime); the flow reads
+// credentials/sign-in/plan.ts makes them once (options, environment, settings, runtime); the flow reads
 // no settings, no environment and detects nothing.
 import type { Endpoints } from "../token-services/endpoints.js";
 import type { ResolvedClient } from "./client.js";

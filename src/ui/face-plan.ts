@@ -1,4 +1,4 @@
-// A sign-in's face, as the plan (credentials/plan.ts) decides it: plain values the faces receive.
+// A sign-in's face, as the plan (credentials/sign-in/plan.ts) decides it: plain values the faces receive.
 import type { Presenter } from "../oauth/events.js";
 
 /** The faces cred-auth draws: the notebook card under tslab or Deno, the ink app, plain lines. */
@@ -16,7 +16,7 @@ export type NotebookFace = "tslab" | "deno";
  */
 export type PromptDevice = "stderr" | "tty" | "stdin";
 
-/** A sign-in's face, decided (credentials/plan.ts): which one, and how it may draw. */
+/** A sign-in's face, decided (credentials/sign-in/plan.ts): which one, and how it may draw. */
 export interface FacePlan {
   /** The face to build, or the caller's own presenter. */
   readonly face: FaceName | Presenter;

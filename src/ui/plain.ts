@@ -15,7 +15,7 @@ export interface PlainPresenterOptions {
   /** Default `process.stdin`. */
   input?: NodeJS.ReadableStream;
   /**
-   * Where a pasted code or address is asked for (credentials/plan.ts decides): `stderr` (the
+   * Where a pasted code or address is asked for (credentials/sign-in/plan.ts decides): `stderr` (the
    * terminal on stdin and stderr, the default when stdin is a TTY), `tty` (the controlling
    * terminal, when stderr goes to a log: the lines, the prompt and what is typed go there, not
    * to the log), `stdin` (a pipe: read without echo, its end ends the sign-in at once).

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { Emulator } from "cred-auth/emulator";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
 import { ROOT, runNode } from "./support.ts";
-import { attachTokenCache } from "../../dist/credentials/share-access-tokens.js";
+import { attachTokenCache } from "../../dist/credentials/clients/share-access-tokens.js";
 import { userRefreshClientFrom } from "../../dist/token-services/load-user.js";
 import { readAuthorizedUserFile } from "../../dist/formats/credentials-file.js";
 import { tokenCacheKey, writeCachedToken, readCachedToken } from "../../dist/access-token-cache/index.js";

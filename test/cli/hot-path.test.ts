@@ -40,7 +40,7 @@ const EVALUATED_ON_CACHED_PATH = [
   "cli/commands.js", // the commands' options
   "cli/output.js", // writes the token line
   "cli/print-token.js",
-  "credentials/file-token.js", // the token for a file: cache first
+  "credentials/tokens/file-token.js", // the token for a file: cache first
   "credentials/kinds/table.js", // the file's kind, by its type
   "credentials/kinds/user.js", // a user file's token key and cache lookup
   "credentials/kinds/google-credentials.js", // the token URL's part of a user's or key's key
@@ -190,7 +190,7 @@ test("print-token's cached path evaluates only the modules it runs; a miss evalu
     const miss = await evaluatedBy(box, ["print-token", credentials]);
     assert.equal(miss.code, 0, miss.stderr);
     const more = miss.modules.filter((m) => !EVALUATED_ON_CACHED_PATH.includes(m));
-    assert.ok(more.includes("credentials/file-refresh.js"), `a miss evaluated: ${miss.modules.join(" ")}`);
+    assert.ok(more.includes("credentials/kinds/refresh.js"), `a miss evaluated: ${miss.modules.join(" ")}`);
     for (const format of [[], ["--format", "json"], ["--header"]]) {
       const cached = await evaluatedBy(box, ["print-token", credentials, ...format]);
       assert.equal(cached.code, 0, cached.stderr);
@@ -258,7 +258,7 @@ test("the two bundles hold the command line, each module once: print-token's cac
   for (const inside of [
     "token-services/load-user.js",
     "cli/login.js",
-    "credentials/file-refresh.js",
+    "credentials/kinds/refresh.js",
     "trust/redact.js",
   ])
     assert.ok(cold.includes(inside), `${inside} is not in the cold bundle`);

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { findApplicationDefaultCredentials } from "../../dist/credentials/adc.js";
+import { findApplicationDefaultCredentials } from "../../dist/credentials/search/adc.js";
 import { isolatedWorld } from "../credentials/support.ts";
 
 const { emulator, home } = await isolatedWorld();

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { Compute } from "google-auth-library";
 import * as credAuth from "cred-auth";
 import { CredConnectionError, ERROR_CODES, cache } from "cred-auth";
-import { findApplicationDefaultCredentials } from "../../dist/credentials/adc.js";
+import { findApplicationDefaultCredentials } from "../../dist/credentials/search/adc.js";
 import { browserPresenter, isolatedWorld, withEnv } from "../credentials/support.ts";
 
 const { emulator } = await isolatedWorld();

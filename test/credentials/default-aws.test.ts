@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import * as credAuth from "cred-auth";
 import { CredSubjectTokenUrlError, CredUnsafeTokenUrlError, ERROR_CODES, cache } from "cred-auth";
-import { accessTokenForFile } from "../../dist/credentials/file-token.js";
+import { accessTokenForFile } from "../../dist/credentials/tokens/file-token.js";
 import { isolatedWorld, withEnv } from "../credentials/support.ts";
 import { withEmulator } from "../support/emulator.ts";
 

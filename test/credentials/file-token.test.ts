@@ -1,4 +1,4 @@
-// accessTokenForFile (src/credentials/file-token.ts): the credentials layer's fast path that the
+// accessTokenForFile (src/credentials/tokens/file-token.ts): the credentials layer's fast path that the
 // CLI's print-token composes: any ADC file's token through the token cache, decided from the `env`
 // it is given (emulator, universe, cache place), with its URLs judged first; describeCredentialsFile
 // for the CLI's messages.
@@ -7,7 +7,7 @@ import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { ERROR_CODES } from "cred-auth";
-import { accessTokenForFile, describeCredentialsFile } from "../../dist/credentials/file-token.js";
+import { accessTokenForFile, describeCredentialsFile } from "../../dist/credentials/tokens/file-token.js";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
 import { tempDir } from "../support/files.ts";
 

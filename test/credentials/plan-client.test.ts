@@ -1,4 +1,4 @@
-// The OAuth client a sign-in runs as, chosen by the plan (credentials/plan.ts): the options, the
+// The OAuth client a sign-in runs as, chosen by the plan (credentials/sign-in/plan.ts): the options, the
 // environment (id and secret, then a client-secret file), the settings, the emulator's demo client.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { CredCredentialsError } from "cred-auth";
-import { chooseClient } from "../../dist/credentials/plan.js";
+import { chooseClient } from "../../dist/credentials/sign-in/plan.js";
 import { type Endpoints, resolveEndpoints } from "../../dist/token-services/endpoints.js";
 
 const google = resolveEndpoints({});

@@ -1,4 +1,4 @@
-// What issue 26 added to the sign-in plan (credentials/plan.ts): the face for the terminal it
+// What issue 26 added to the sign-in plan (credentials/sign-in/plan.ts): the face for the terminal it
 // finds (TERM=dumb, NO_COLOR, where a prompt reads and writes), how a notebook takes the code and
 // what its first cell returns, the flow line's advice for this client and this machine, Google's
 // known scopes, the client check, and the account note on a cache hit. All plain values.
@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { CredCredentialsError, ERROR_CODES, type Presenter, type SaveUserCredentialsOptions } from "cred-auth";
-import { planAccountNote } from "../../dist/credentials/account-note.js";
-import { type PlanSources, planSignIn } from "../../dist/credentials/plan.js";
+import { planAccountNote } from "../../dist/credentials/sign-in/account-note.js";
+import { type PlanSources, planSignIn } from "../../dist/credentials/sign-in/plan.js";
 import type { HostFacts } from "../../dist/runtime/index.js";
 import type { Settings } from "../../dist/settings/index.js";
 import { hostFacts as host } from "../support/host.ts";

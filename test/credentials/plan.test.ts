@@ -1,4 +1,4 @@
-// The sign-in plan (credentials/plan.ts): every decision of a sign-in made once, from the call's
+// The sign-in plan (credentials/sign-in/plan.ts): every decision of a sign-in made once, from the call's
 // options, the environment, the settings and where the code runs, in the settings order
 // option > environment > setting > default. The plan is a plain value: these tests read it.
 import assert from "node:assert/strict";
@@ -14,7 +14,7 @@ import {
   planSignIn,
   planSources,
   withAccountScopes,
-} from "../../dist/credentials/plan.js";
+} from "../../dist/credentials/sign-in/plan.js";
 import { hostFacts as host } from "../support/host.ts";
 import type { Settings } from "../../dist/settings/index.js";
 

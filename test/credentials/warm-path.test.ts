@@ -17,7 +17,7 @@ const DIST = fileURLToPath(new URL("../../dist/", import.meta.url));
 const INDEX = join(DIST, "index.js");
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
 const SIGN_IN_ONLY = [
-  "credentials/plan.js",
+  "credentials/sign-in/plan.js",
   "settings/read.js",
   "oauth/client-check.js",
   "oauth/known-scopes.js",
@@ -35,8 +35,8 @@ const OTHER_PATHS = [
   "util/atomic-write.js",
   "token-services/token-errors.js",
   "hosted/http.js",
-  "credentials/service-account.js",
-  "credentials/destination.js",
+  "credentials/clients/service-account.js",
+  "credentials/sign-in/destination.js",
 ];
 
 const SCRIPT = `
@@ -91,7 +91,7 @@ test("default() with cached credentials and a cached token loads nothing only a 
   assert.equal(warm.stdout, "TOKEN");
   assert.equal(emu.stats().tokenRequests, before, "the warm run asks no token server");
   const ours = warm.modules.filter((m) => m.startsWith(DIST)).map((m) => relative(DIST, m).split("\\").join("/"));
-  assert.ok(ours.includes("credentials/default.js"), "the recorder saw the library");
+  assert.ok(ours.includes("credentials/search/default.js"), "the recorder saw the library");
   assert.deepEqual(
     SIGN_IN_ONLY.filter((file) => ours.includes(file)),
     [],

@@ -124,7 +124,7 @@ test("at Google: an unknown client in Google's words; a client Google answered f
   const proxy: GoogleProxy = await startGoogleProxy(emulator);
   t.after(() => proxy.close());
   const script = `
-    const { planSignIn } = require("./dist/credentials/plan.js");
+    const { planSignIn } = require("./dist/credentials/sign-in/plan.js");
     const { checkClient } = require("./dist/oauth/client-check.js");
     const plan = (clientId, clientSecret) =>
       planSignIn({ scopes: ["${CLOUD}"], options: { clientId, clientSecret, useLocalWebserver: true } }, { env: process.env, settings: () => ({}) }).flow;

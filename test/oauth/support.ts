@@ -3,7 +3,7 @@ import { request, type Server as HttpServer } from "node:http";
 import { createRequire } from "node:module";
 import { createServer, type ListenOptions, type Server } from "node:net";
 import type { LoopbackReceiver } from "../../dist/oauth/loopback.js";
-import { planSignIn } from "../../dist/credentials/plan.js";
+import { planSignIn } from "../../dist/credentials/sign-in/plan.js";
 import { signIn, startSignIn, type PendingSignIn, type SignInResult } from "../../dist/oauth/flow.js";
 import type { CompleteSignIn } from "../../dist/oauth/pending.js";
 import type { FlowPlan, PortRange } from "../../dist/oauth/plan.js";
@@ -22,7 +22,7 @@ export interface SignInCall extends Omit<SaveUserCredentialsOptions, "presenter"
 }
 
 /**
- * The flow of `call`, planned by the library's own planner (credentials/plan.ts) with no settings
+ * The flow of `call`, planned by the library's own planner (credentials/sign-in/plan.ts) with no settings
  * file. The flow is the caller's (loopback unless `useLocalWebserver: false`), so the plan has no
  * paste-back verdict of its own, and the scopes are the given ones (no account scopes added).
  */

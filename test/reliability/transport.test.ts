@@ -147,7 +147,7 @@ test("a token server redirecting to another host: login's client check does not 
   const stolen = await thief(t);
   const first = await redirector(t, stolen.origin);
   const script = `
-    const { planSignIn } = require("./dist/credentials/plan.js");
+    const { planSignIn } = require("./dist/credentials/sign-in/plan.js");
     const { checkClient } = require("./dist/oauth/client-check.js");
     const plan = planSignIn(
       { scopes: ["${CLOUD}"], options: { clientId: ${JSON.stringify(CLIENT_ID)}, clientSecret: ${JSON.stringify(CLIENT_SECRET)}, useLocalWebserver: true } },

@@ -1,4 +1,4 @@
-// Where the settings plug into the library: the sign-in plan (credentials/plan.ts), in-process
+// Where the settings plug into the library: the sign-in plan (credentials/sign-in/plan.ts), in-process
 // with a settings file in a temp directory (XDG_CONFIG_HOME of the env each plan is given): the
 // OAuth client, the loopback ports, `remote` and the face, each after the options and the
 // environment, before the defaults; a corrupt file or a bad value is left out with a warning on
@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { chooseClient, planSignIn, planSources } from "../../dist/credentials/plan.js";
+import { chooseClient, planSignIn, planSources } from "../../dist/credentials/sign-in/plan.js";
 import { type Endpoints, resolveEndpoints } from "../../dist/token-services/endpoints.js";
 import type { HostFacts } from "../../dist/runtime/index.js";
 import { hostFacts } from "../support/host.ts";

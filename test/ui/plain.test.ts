@@ -5,7 +5,7 @@ import { CredCancelledError, CredCredentialsError } from "cred-auth";
 import { createPlainPresenter, linesFor } from "../../dist/ui/plain.js";
 import { selectPresenter } from "../../dist/ui/select.js";
 import { openBrowser } from "../../dist/oauth/browser.js";
-import { planSignIn } from "../../dist/credentials/plan.js";
+import { planSignIn } from "../../dist/credentials/sign-in/plan.js";
 
 function streams() {
   const output = new PassThrough();

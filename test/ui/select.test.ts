@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { test } from "node:test";
 import { CredCredentialsError, ERROR_CODES } from "cred-auth";
 import type { Presenter, SaveUserCredentialsOptions } from "cred-auth";
-import { planFace } from "../../dist/credentials/plan.js";
+import { planFace } from "../../dist/credentials/sign-in/plan.js";
 import type { HostFacts } from "../../dist/runtime/index.js";
 import { type FacePlan, selectPresenter } from "../../dist/ui/select.js";
 

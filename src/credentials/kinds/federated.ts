@@ -8,7 +8,7 @@ import { externalAccountDestinations, idTokenUrlOf } from "../../formats/destina
 import type { ExternalAccountFile } from "../../formats/external-account.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import { quoted } from "../../trust/text.js";
-import { federationMintsNoIdTokens } from "../id-token-words.js";
+import { federationMintsNoIdTokens } from "../../token-services/id-token-words.js";
 import { externalAdc, fileRefresh, idTokenMint } from "./lazy.js";
 import { optional } from "./google-credentials.js";
 import { type Kind, cachedIdToken } from "./kind.js";

@@ -1,5 +1,5 @@
 // default()'s client for an impersonated_service_account file: google-auth-library's `Impersonated`
-// (../impersonated.ts) over its source's client, loaded only when default() meets such a file.
+// (../clients/impersonated.ts) over its source's client, loaded only when default() meets such a file.
 import type { Impersonated } from "google-auth-library";
 import { readAdcFileSync } from "../../formats/adc-file.js";
 import { impersonatedDestinations } from "../../formats/destinations.js";
@@ -7,9 +7,9 @@ import { projectOfServiceAccount } from "../../formats/impersonated-file.js";
 import { userRefreshClientFrom } from "../../token-services/load-user.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import type { Universe } from "../../trust/urls.js";
-import { workforceUserClient } from "../external-adc.js";
-import { impersonate } from "../impersonated.js";
-import { serviceAccountClientFrom } from "../service-account.js";
+import { workforceUserClient } from "../clients/external-adc.js";
+import { impersonate } from "../clients/impersonated.js";
+import { serviceAccountClientFrom } from "../clients/service-account.js";
 
 /**
  * default() for an impersonated_service_account file: the client, and the project it names. The

@@ -4,7 +4,7 @@ import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import { type ServiceAccountKeyFile, readServiceAccountKeyFile } from "../../formats/credentials-file.js";
 import { chooseTokenUrl } from "../../token-services/token-requests.js";
 import { fileRefresh, idTokenMint } from "./lazy.js";
-import { serviceAccountClientFrom } from "../service-account.js";
+import { serviceAccountClientFrom } from "../clients/service-account.js";
 import {
   cachedCredentialsToken,
   credentialsCachedTokens,

@@ -1,7 +1,7 @@
 // What every kind of Application Default Credentials file does, one module per `type` (./table.ts
 // registers them): its access token and ID token through the token cache, what `status` says of
 // it, what `revoke` can end and forget, and the client default() returns. The shapes are
-// formats/'s; the network half of each kind loads on a cache miss (../file-refresh.ts, ../id-token-mint.ts).
+// formats/'s; the network half of each kind loads on a cache miss (./refresh.ts, ./id-token-mint.ts).
 import type { AuthClient } from "google-auth-library";
 import { type CachedAccessToken, getTokenWithCache } from "../../access-token-cache/index.js";
 import type { AdcFile } from "../../formats/adc-file.js";

@@ -6,7 +6,7 @@ import { type AuthorizedUserFile, readAuthorizedUserFile } from "../../formats/c
 import { userRefreshClientFrom } from "../../token-services/load-user.js";
 import { chooseTokenUrl } from "../../token-services/token-requests.js";
 import { fileRefresh, idTokenMint } from "./lazy.js";
-import { attachTokenCache } from "../share-access-tokens.js";
+import { attachTokenCache } from "../clients/share-access-tokens.js";
 import {
   cachedCredentialsToken,
   credentialsCachedTokens,

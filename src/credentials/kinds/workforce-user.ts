@@ -9,7 +9,7 @@ import type { ExternalAuthorizedUserFile } from "../../formats/external-account.
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import { quoted } from "../../trust/text.js";
 import type { Universe } from "../../trust/urls.js";
-import { federationMintsNoIdTokens } from "../id-token-words.js";
+import { federationMintsNoIdTokens } from "../../token-services/id-token-words.js";
 import { externalAdc, fileRefresh } from "./lazy.js";
 import { FEDERATED_IDENTITY } from "./federated.js";
 import { optional } from "./google-credentials.js";

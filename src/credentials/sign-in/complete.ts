@@ -1,7 +1,7 @@
 import type { UserRefreshClient } from "google-auth-library";
-import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { getPendingSignIn } from "../oauth/pending.js";
-import type { UserCredentialsOptions } from "../options.js";
+import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
+import { getPendingSignIn } from "../../oauth/pending.js";
+import type { UserCredentialsOptions } from "../../options.js";
 import { completeUserSignIn } from "./user.js";
 
 /**

@@ -5,33 +5,30 @@
 // call resolves afresh. Calls with a `signal` or a `code` are each their own: one caller's abort,
 // or a one-time authorization code, must not decide for another.
 import type { AuthClient } from "google-auth-library";
-import type { DefaultOptions } from "../options.js";
+import type { DefaultOptions } from "../../options.js";
 
 type Resolution = Promise<[AuthClient, string | null]>;
 
 const resolutions = new Map<string, Resolution>();
-/** Credentials no resolution is kept with: a two-cell sign-in's, still waiting (a re-run signs in anew). */
-const notKept = new WeakSet<object>();
-
-/** `credentials` are not kept for later calls: the next call resolves afresh (a re-run shows a new link). */
-export function doNotKeep(credentials: object): void {
-  notKept.add(credentials);
-}
 const objectIds = new WeakMap<object, number>();
 let nextObjectId = 0;
 
-/** `resolve(scopes, options)`, shared with every other call of the same key (see above). */
+/**
+ * `resolve(scopes, options)`, shared with every other call of the same key (see above). Credentials
+ * `notToKeep` names (a two-cell sign-in's, still waiting) are not kept: the next call resolves afresh.
+ */
 export function sharedResolution(
   scopes: readonly string[],
   options: DefaultOptions,
   resolve: (scopes: readonly string[], options: DefaultOptions) => Resolution,
+  notToKeep: (credentials: AuthClient) => boolean,
 ): Resolution {
   if (options.signal !== undefined || options.code !== undefined) return resolve(scopes, options);
   const key = sharingKey(scopes, options);
   const known = resolutions.get(key);
   if (known) return known;
   const resolution = resolve(scopes, options).then(([credentials, projectId]) => {
-    if (notKept.has(credentials)) forget(key, resolution);
+    if (notToKeep(credentials)) forget(key, resolution);
     else forgetOnFailedRefresh(credentials, () => forget(key, resolution));
     return [credentials, projectId] as [AuthClient, string | null];
   });

@@ -1,10 +1,10 @@
 // Whether a cache hit names its account, and where: planned apart from the sign-in plan
-// (credentials/plan.ts) because it is asked on default()'s warm path, which must not load the
+// (credentials/sign-in/plan.ts) because it is asked on default()'s warm path, which must not load the
 // whole plan (its runtime detection, settings reader, client check and scope data: bench target 4).
-import type { SaveUserCredentialsOptions } from "../options.js";
-import { notebookKernel } from "../runtime/detect.js";
-import type { Settings } from "../settings/keys.js";
-import type { NotebookFace } from "../ui/face-plan.js";
+import type { SaveUserCredentialsOptions } from "../../options.js";
+import { notebookKernel } from "../../runtime/detect.js";
+import type { Settings } from "../../settings/keys.js";
+import type { NotebookFace } from "../../ui/face-plan.js";
 import { signInPlanner } from "./lazy.js";
 import { chosen } from "./settings-order.js";
 

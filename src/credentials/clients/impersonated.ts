@@ -3,21 +3,21 @@
 // CredImpersonationErrors. For default() with impersonated_service_account files (through
 // kinds/impersonated-client.ts), and for the impersonateServiceAccount option.
 import type { AuthClient, Impersonated } from "google-auth-library";
-import { type AuthorizedUserFile, writeCredentialsText } from "../formats/credentials-file.js";
-import type { ImpersonationChain } from "../formats/impersonation-chain.js";
+import { type AuthorizedUserFile, writeCredentialsText } from "../../formats/credentials-file.js";
+import type { ImpersonationChain } from "../../formats/impersonation-chain.js";
 import {
   delegateResourceName,
   impersonatedFileJson,
   impersonationDestination,
   parseImpersonatedFile,
   projectOfServiceAccount,
-} from "../formats/impersonated-file.js";
-import { MAX_LIFETIME_SEC, impersonationErrorOf } from "../token-services/iam-credentials.js";
-import { proveCredentials } from "../token-services/load-user.js";
-import { clientTransport } from "../token-services/client-transport.js";
-import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
-import { type Universe, trustedUniverse } from "../trust/urls.js";
-import { loadGoogleAuth, withValidatedConfig } from "../util/lazy.js";
+} from "../../formats/impersonated-file.js";
+import { MAX_LIFETIME_SEC, impersonationErrorOf } from "../../token-services/iam-credentials.js";
+import { proveCredentials } from "../../token-services/load-user.js";
+import { clientTransport } from "../../token-services/client-transport.js";
+import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
+import { type Universe, trustedUniverse } from "../../trust/urls.js";
+import { loadGoogleAuth, withValidatedConfig } from "../../util/lazy.js";
 
 /** Where to ask: the chain's generateAccessToken URL (a file's, judged; else Google's for the target in the trusted universe). */
 export interface ImpersonateOptions {

@@ -1,17 +1,17 @@
 import type { AuthClient } from "google-auth-library";
-import { CredCancelledError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { tryHosted } from "../hosted/registry.js";
-import { SignInPendingError } from "../oauth/pending.js";
-import { assertValidScopes } from "../oauth/scopes.js";
-import type { DefaultOptions } from "../options.js";
-import { CLOUD_PLATFORM_SCOPE, ENV } from "../shared/constants.js";
-import type { ImpersonationChain } from "../formats/impersonation-chain.js";
-import { trustedUniverse } from "../trust/urls.js";
-import { debug } from "../util/debug.js";
+import { CredCancelledError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "../../errors.js";
+import { tryHosted } from "../../hosted/registry.js";
+import { SignInPendingError } from "../../oauth/pending.js";
+import { assertValidScopes } from "../../oauth/scopes.js";
+import type { DefaultOptions } from "../../options.js";
+import { CLOUD_PLATFORM_SCOPE, ENV } from "../../shared/constants.js";
+import type { ImpersonationChain } from "../../formats/impersonation-chain.js";
+import { trustedUniverse } from "../../trust/urls.js";
+import { debug } from "../../util/debug.js";
 import { findApplicationDefaultCredentials } from "./adc.js";
 import { impersonation } from "./lazy.js";
 import { sharedResolution } from "./single-flight.js";
-import { endedShownSignIn, impersonationOf, userCredentialsFor } from "./user.js";
+import { awaitsSignIn, endedShownSignIn, impersonationOf, userCredentialsFor } from "../sign-in/user.js";
 
 /**
  * Application Default Credentials, falling back to user credentials:
@@ -40,7 +40,7 @@ export async function defaultCredentials(
   assertValidScopes(scopes); // before any hosted lookup or sign-in
   const { chain, rest } = impersonationOf(options);
   if (chain) return impersonatingDefault(scopes, chain, rest);
-  const [credentials, projectId] = await sharedResolution(scopes, options, resolveDefault);
+  const [credentials, projectId] = await sharedResolution(scopes, options, resolveDefault, awaitsSignIn);
   return [credentials, projectId];
 }
 
@@ -53,7 +53,7 @@ async function impersonatingDefault(
   chain: ImpersonationChain,
   options: DefaultOptions,
 ): Promise<[AuthClient, string | null]> {
-  const [source, projectId] = await sharedResolution([CLOUD_PLATFORM_SCOPE], options, resolveDefault);
+  const [source, projectId] = await sharedResolution([CLOUD_PLATFORM_SCOPE], options, resolveDefault, awaitsSignIn);
   const { impersonateProven, projectOfServiceAccount } = impersonation();
   const universe = trustedUniverse(process.env, options.universeDomain);
   return [await impersonateProven(source, chain, scopes, universe), projectOfServiceAccount(chain.target) ?? projectId];

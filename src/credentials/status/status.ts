@@ -4,16 +4,16 @@
 // false. The account comes from the file (cred-auth and gcloud record it
 // for user credentials; keys and impersonated files name theirs); where a file names none, the
 // status says so rather than asking.
-import { readCachedToken, tokenCacheDir } from "../access-token-cache/index.js";
-import { type AdcFile, readAdcFileSync } from "../formats/adc-file.js";
-import { metadataAccountCheck } from "../hosted/metadata-identity.js";
-import { CredAuthError } from "../errors.js";
-import { ENV } from "../shared/constants.js";
-import { type Universe, trustedUniverse } from "../trust/urls.js";
-import { accessTokenForFile } from "./file-token.js";
-import type { CachedTokenState, KindStatus } from "./kinds/kind.js";
-import { kindOf } from "./kinds/table.js";
-import { type LocatedCredentials, locateCredentials } from "./locate.js";
+import { readCachedToken, tokenCacheDir } from "../../access-token-cache/index.js";
+import { type AdcFile, readAdcFileSync } from "../../formats/adc-file.js";
+import { metadataAccountCheck } from "../../hosted/metadata-identity.js";
+import { CredAuthError } from "../../errors.js";
+import { ENV } from "../../shared/constants.js";
+import { type Universe, trustedUniverse } from "../../trust/urls.js";
+import { accessTokenForFile } from "../tokens/file-token.js";
+import type { CachedTokenState, KindStatus } from "../kinds/kind.js";
+import { kindOf } from "../kinds/table.js";
+import { type LocatedCredentials, locateCredentials } from "../search/locate.js";
 
 /** Options of {@link credentialsStatus}. */
 export interface StatusOptions {

@@ -6,24 +6,24 @@
 // found (not named by the caller) only once a person confirmed it; and only the very file that was
 // read (same device and inode), never one a link swapped in meanwhile.
 import { type Stats, lstatSync, statSync, unlinkSync } from "node:fs";
-import { forgetKeychainEntry } from "../cache/index.js";
-import { deleteCachedToken, deleteCachedTokensOf, tokenCacheDir } from "../access-token-cache/index.js";
-import { type AdcFile, readAdcFileSync } from "../formats/adc-file.js";
-import { credentialsRevokeUrl } from "../formats/destinations.js";
-import { revokeToken } from "../token-services/revoke.js";
+import { forgetKeychainEntry } from "../../cache/index.js";
+import { deleteCachedToken, deleteCachedTokensOf, tokenCacheDir } from "../../access-token-cache/index.js";
+import { type AdcFile, readAdcFileSync } from "../../formats/adc-file.js";
+import { credentialsRevokeUrl } from "../../formats/destinations.js";
+import { revokeToken } from "../../token-services/revoke.js";
 import {
   CredAuthError,
   CredCancelledError,
   CredConnectionError,
   CredCredentialsError,
   ERROR_CODES,
-} from "../errors.js";
-import { ENV } from "../shared/constants.js";
-import { quoted } from "../trust/text.js";
-import { type Universe, trustedUniverse } from "../trust/urls.js";
-import type { CachedTokenKeys } from "./kinds/kind.js";
-import { kindOf } from "./kinds/table.js";
-import { type CredentialsSource, locateCredentials } from "./locate.js";
+} from "../../errors.js";
+import { ENV } from "../../shared/constants.js";
+import { quoted } from "../../trust/text.js";
+import { type Universe, trustedUniverse } from "../../trust/urls.js";
+import type { CachedTokenKeys } from "../kinds/kind.js";
+import { kindOf } from "../kinds/table.js";
+import { type CredentialsSource, locateCredentials } from "../search/locate.js";
 
 /** Options of {@link revokeCredentials}. */
 export interface RevokeOptions {

@@ -3,9 +3,9 @@
 // The OAuth flow (oauth/) and the faces (ui/) receive the result as plain values and decide
 // nothing of their own. The settings order, option > environment > setting > default, is
 // written once: `chosen` below.
-import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { codePageUrl, type Endpoints, emulatorNotice, resolveEndpoints } from "../token-services/endpoints.js";
-import type { ImpersonationChain } from "../formats/impersonation-chain.js";
+import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
+import { codePageUrl, type Endpoints, emulatorNotice, resolveEndpoints } from "../../token-services/endpoints.js";
+import type { ImpersonationChain } from "../../formats/impersonation-chain.js";
 import {
   CLIENT_DOC,
   type ClientKind,
@@ -14,8 +14,8 @@ import {
   incompleteClientError,
   noClientError,
   type ResolvedClient,
-} from "../oauth/client.js";
-import { clientProven } from "../oauth/client-check.js";
+} from "../../oauth/client.js";
+import { clientProven } from "../../oauth/client-check.js";
 import {
   type BrowserLaunch,
   DEFAULT_TIMEOUT_MS,
@@ -23,17 +23,17 @@ import {
   type LoopbackHost,
   type LoopbackRedirect,
   type PortRange,
-} from "../oauth/plan.js";
-import { assertValidScopes, missingScopes } from "../oauth/scopes.js";
-import type { SaveUserCredentialsOptions } from "../options.js";
-import { currentHost, detectRuntime, type HostFacts, type RuntimeInfo } from "../runtime/index.js";
+} from "../../oauth/plan.js";
+import { assertValidScopes, missingScopes } from "../../oauth/scopes.js";
+import type { SaveUserCredentialsOptions } from "../../options.js";
+import { currentHost, detectRuntime, type HostFacts, type RuntimeInfo } from "../../runtime/index.js";
 import { chosen } from "./settings-order.js";
-import { parsePortRange, type Settings } from "../settings/keys.js";
-import { readSettings } from "../settings/read.js";
-import { CLOUD_PLATFORM_SCOPE, DEMO_CLIENT, DEMO_WEB_CLIENT, ENV, LOOPBACK_PORTS } from "../shared/constants.js";
-import type { FacePlan, PromptDevice } from "../ui/face-plan.js";
-import { scopeCheckNotes } from "../oauth/known-scopes.js";
-import { isLoopbackName } from "../trust/urls.js";
+import { parsePortRange, type Settings } from "../../settings/keys.js";
+import { readSettings } from "../../settings/read.js";
+import { CLOUD_PLATFORM_SCOPE, DEMO_CLIENT, DEMO_WEB_CLIENT, ENV, LOOPBACK_PORTS } from "../../shared/constants.js";
+import type { FacePlan, PromptDevice } from "../../ui/face-plan.js";
+import { scopeCheckNotes } from "../../oauth/known-scopes.js";
+import { isLoopbackName } from "../../trust/urls.js";
 
 /** The scopes that name the account, asked for by default with the caller's (as gcloud does). */
 export const ACCOUNT_SCOPES: readonly string[] = ["openid", "https://www.googleapis.com/auth/userinfo.email"];

@@ -4,11 +4,11 @@
 // be written into (the file-trust rule); else one clear warning, and the token just obtained is
 // still used. Loaded only when STS rotated a token.
 import { realpath } from "node:fs/promises";
-import { CredAuthError } from "../errors.js";
-import { MAX_CREDENTIALS_FILE_BYTES, writeCredentialsText } from "../formats/credentials-file.js";
-import { type RefreshTokenPlace, withRotatedRefreshToken } from "../formats/rotated-refresh-token.js";
-import { UntrustedFileError, readTrustedFile } from "../trust/files.js";
-import { quoted } from "../trust/text.js";
+import { CredAuthError } from "../../errors.js";
+import { MAX_CREDENTIALS_FILE_BYTES, writeCredentialsText } from "../../formats/credentials-file.js";
+import { type RefreshTokenPlace, withRotatedRefreshToken } from "../../formats/rotated-refresh-token.js";
+import { UntrustedFileError, readTrustedFile } from "../../trust/files.js";
+import { quoted } from "../../trust/text.js";
 
 /** The file a refresh token was read from, and where in it. */
 export interface RefreshTokenHome {

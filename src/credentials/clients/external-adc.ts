@@ -14,14 +14,14 @@ import type {
   IdentityPoolClient,
   IdentityPoolClientOptions,
 } from "google-auth-library";
-import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../formats/external-account.js";
-import { readAdcFileSync } from "../formats/adc-file.js";
-import { externalAccountDestinations, externalAuthorizedUserTokenUrl } from "../formats/destinations.js";
-import { impersonationErrorOf } from "../token-services/iam-credentials.js";
-import { readSubject, rotatedRefreshToken } from "../token-services/sts.js";
-import { clientTransport, stsThroughTransport } from "../token-services/client-transport.js";
-import type { Universe } from "../trust/urls.js";
-import { loadGoogleAuth, withValidatedConfig } from "../util/lazy.js";
+import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../../formats/external-account.js";
+import { readAdcFileSync } from "../../formats/adc-file.js";
+import { externalAccountDestinations, externalAuthorizedUserTokenUrl } from "../../formats/destinations.js";
+import { impersonationErrorOf } from "../../token-services/iam-credentials.js";
+import { readSubject, rotatedRefreshToken } from "../../token-services/sts.js";
+import { clientTransport, stsThroughTransport } from "../../token-services/client-transport.js";
+import type { Universe } from "../../trust/urls.js";
+import { loadGoogleAuth, withValidatedConfig } from "../../util/lazy.js";
 import { REFRESH_TOKEN_WARNING_CODE, type RefreshTokenHome, keepRotatedRefreshToken } from "./rotated-refresh-token.js";
 
 type GoogleAuthLibrary = Awaited<ReturnType<typeof loadGoogleAuth>>;
@@ -101,7 +101,7 @@ async function identityPoolClient(
 /**
  * An `external_account_authorized_user` file's client, from its checked fields and judged token URL;
  * a refresh token STS rotates is kept in memory and written back at `home` (also the source of an
- * `impersonated_service_account` file: credentials/impersonated.ts).
+ * `impersonated_service_account` file: credentials/clients/impersonated.ts).
  */
 export async function workforceUserClient(
   file: ExternalAuthorizedUserFile,

@@ -3,13 +3,13 @@
 // it), the next cell's `completeSignIn(codeOrAddress)` finishes the sign-in, and from then on
 // these very credentials work. Before that they fail with ERR_SIGN_IN_PENDING, saying what to run.
 import type { UserRefreshClient } from "google-auth-library";
-import { CredCancelledError, CredCredentialsError, type CredErrorCode, ERROR_CODES } from "../errors.js";
-import type { Endpoints } from "../token-services/endpoints.js";
-import { getCredentialInfo, recordClientSecrets, setCredentialInfo } from "../token-services/info.js";
-import { userRefreshClientFrom } from "../token-services/load-user.js";
-import type { SignInResult } from "../oauth/flow.js";
-import { type PendingSignIn, REPLACED_MESSAGE, whyEnded } from "../oauth/pending.js";
-import type { FlowPlan } from "../oauth/plan.js";
+import { CredCancelledError, CredCredentialsError, type CredErrorCode, ERROR_CODES } from "../../errors.js";
+import type { Endpoints } from "../../token-services/endpoints.js";
+import { getCredentialInfo, recordClientSecrets, setCredentialInfo } from "../../token-services/info.js";
+import { userRefreshClientFrom } from "../../token-services/load-user.js";
+import type { SignInResult } from "../../oauth/flow.js";
+import { type PendingSignIn, REPLACED_MESSAGE, whyEnded } from "../../oauth/pending.js";
+import type { FlowPlan } from "../../oauth/plan.js";
 
 /** Credentials waiting for their sign-in, and how the sign-in's tokens complete them. */
 export interface PendingCredentials {

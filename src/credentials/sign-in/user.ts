@@ -1,26 +1,31 @@
 import { planAccountNote } from "./account-note.js";
 import type { Compute, Impersonated, UserRefreshClient } from "google-auth-library";
-import { CACHE_WARNING_CODE, type CredentialsCache, READ_WRITE } from "../cache/index.js";
-import { CredConnectionError, ERROR_CODES } from "../errors.js";
-import { resolveEndpoints, type Endpoints } from "../token-services/endpoints.js";
-import type { SignInResult } from "../oauth/flow.js";
-import { assertValidScopes, missingScopes } from "../oauth/scopes.js";
-import { completePendingSignIn, getPendingSignIn, type PendingSignIn, SignInPendingError } from "../oauth/pending.js";
-import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../options.js";
-import { debug } from "../util/debug.js";
-import { loadGoogleAuth } from "../util/lazy.js";
-import { colab } from "../hosted/colab.js";
-import { hostedDisabledByEnv } from "../hosted/registry.js";
-import { attachTokenCache, cacheSignInToken } from "./share-access-tokens.js";
+import { CACHE_WARNING_CODE, type CredentialsCache, READ_WRITE } from "../../cache/index.js";
+import { CredConnectionError, ERROR_CODES } from "../../errors.js";
+import { resolveEndpoints, type Endpoints } from "../../token-services/endpoints.js";
+import type { SignInResult } from "../../oauth/flow.js";
+import { assertValidScopes, missingScopes } from "../../oauth/scopes.js";
+import {
+  completePendingSignIn,
+  getPendingSignIn,
+  type PendingSignIn,
+  SignInPendingError,
+} from "../../oauth/pending.js";
+import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../../options.js";
+import { debug } from "../../util/debug.js";
+import { loadGoogleAuth } from "../../util/lazy.js";
+import { colab } from "../../hosted/colab.js";
+import { hostedDisabledByEnv } from "../../hosted/registry.js";
+import { attachTokenCache, cacheSignInToken } from "../clients/share-access-tokens.js";
 import {
   type AuthorizedUserFile,
   authorizedUserFile as buildAuthorizedUserFile,
   writeUserCredentialsFile,
-} from "../formats/credentials-file.js";
-import type { ImpersonationChain } from "../formats/impersonation-chain.js";
-import { CLOUD_PLATFORM_SCOPE, ENV } from "../shared/constants.js";
-import { getCredentialInfo } from "../token-services/info.js";
-import { proveCredentials, userRefreshClientFrom } from "../token-services/load-user.js";
+} from "../../formats/credentials-file.js";
+import type { ImpersonationChain } from "../../formats/impersonation-chain.js";
+import { CLOUD_PLATFORM_SCOPE, ENV } from "../../shared/constants.js";
+import { getCredentialInfo } from "../../token-services/info.js";
+import { proveCredentials, userRefreshClientFrom } from "../../token-services/load-user.js";
 import type { PlanSources, SignInPlan, SignInRequest } from "./plan.js";
 import {
   impersonation,
@@ -32,7 +37,6 @@ import {
 } from "./lazy.js";
 import type { PendingCredentials } from "./pending-credentials.js";
 import { checkSaveDestination } from "./destination.js";
-import { doNotKeep } from "./single-flight.js";
 
 /**
  * User credentials from the cache, or through a sign-in.
@@ -153,11 +157,22 @@ async function userCredentials(
     if (!(early && error instanceof SignInPendingError)) throw error;
     early.waitFor(error.pending);
     waiting.set(error.pending, early);
-    doNotKeep(early.credentials); // default() run again must start a new sign-in, not hand these back
+    stillWaiting.add(early.credentials);
     debug(env, "sign-in: waiting for completeSignIn(code or address); returning its credentials now");
     return early.credentials;
   }
   return credentials as UserRefreshClient;
+}
+
+/** Credentials a first cell returned, while their sign-in waits for `completeSignIn`. */
+const stillWaiting = new WeakSet<object>();
+
+/**
+ * Whether `credentials` are a two-cell sign-in's, returned before it finished: default() keeps no
+ * such credentials for its next call, so a re-run cell starts a new sign-in with a new link.
+ */
+export function awaitsSignIn(credentials: object): boolean {
+  return stillWaiting.has(credentials);
 }
 
 /** The credentials a first cell returned, by the sign-in they wait for: `completeSignIn` returns the same object. */

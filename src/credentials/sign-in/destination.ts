@@ -2,10 +2,10 @@
 // wants to approve a sign-in twice); saveUserCredentials asks the same before its own sign-in.
 // A sign-in replaces only user credentials: a key, a federation file or a client-secret file at
 // the destination is someone's only copy, so it stays unless the caller says to replace it.
-import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { MAX_CREDENTIALS_FILE_BYTES, checkWritableDestination } from "../formats/credentials-file.js";
-import { readTrustedFileSync } from "../trust/files.js";
-import { quoted } from "../trust/text.js";
+import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
+import { MAX_CREDENTIALS_FILE_BYTES, checkWritableDestination } from "../../formats/credentials-file.js";
+import { readTrustedFileSync } from "../../trust/files.js";
+import { quoted } from "../../trust/text.js";
 import { adcKinds } from "./lazy.js";
 
 /** How {@link checkSaveDestination} may be told to replace a file, in the caller's words. */

@@ -2,26 +2,26 @@
 // none: user credentials and keys through google-auth-library's clients (the token URL judged and
 // guarded), federation files through STS, impersonated files through IAM Credentials.
 import type { Credentials } from "google-auth-library";
-import type { CachedAccessToken } from "../access-token-cache/index.js";
-import type { AuthorizedUserFile, ServiceAccountKeyFile } from "../formats/credentials-file.js";
-import type { ExternalAccountDestinations } from "../formats/destinations.js";
-import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../formats/external-account.js";
-import type { ImpersonatedFile } from "../formats/impersonated-file.js";
-import { generateAccessToken } from "../token-services/iam-credentials.js";
-import { proveCredentials, userRefreshClientFrom } from "../token-services/load-user.js";
-import type { FetchedToken } from "../token-services/service-request.js";
+import type { CachedAccessToken } from "../../access-token-cache/index.js";
+import type { AuthorizedUserFile, ServiceAccountKeyFile } from "../../formats/credentials-file.js";
+import type { ExternalAccountDestinations } from "../../formats/destinations.js";
+import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../../formats/external-account.js";
+import type { ImpersonatedFile } from "../../formats/impersonated-file.js";
+import { generateAccessToken } from "../../token-services/iam-credentials.js";
+import { proveCredentials, userRefreshClientFrom } from "../../token-services/load-user.js";
+import type { FetchedToken } from "../../token-services/service-request.js";
 import {
   type Subject,
   exchangeSubjectToken,
   readSubject,
   refreshExternalAuthorizedUser,
-} from "../token-services/sts.js";
-import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
-import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { printable, quoted } from "../trust/text.js";
-import type { Universe } from "../trust/urls.js";
-import { type RefreshTokenHome, keepRotatedRefreshToken } from "./rotated-refresh-token.js";
-import { serviceAccountClientFrom } from "./service-account.js";
+} from "../../token-services/sts.js";
+import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
+import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
+import { printable, quoted } from "../../trust/text.js";
+import type { Universe } from "../../trust/urls.js";
+import { type RefreshTokenHome, keepRotatedRefreshToken } from "../clients/rotated-refresh-token.js";
+import { serviceAccountClientFrom } from "../clients/service-account.js";
 
 /** Where a user file's or key's new token is asked for. */
 interface CredentialsRefresh {
@@ -116,7 +116,7 @@ export interface WorkforceUserToken {
 
 /**
  * A workforce user's token from STS's /v1/oauthtoken. A refresh token STS rotated is written back
- * to `home`, the file it came from (credentials/rotated-refresh-token.ts).
+ * to `home`, the file it came from (credentials/clients/rotated-refresh-token.ts).
  */
 export async function externalUserFileToken(
   file: ExternalAuthorizedUserFile,

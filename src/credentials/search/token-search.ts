@@ -3,15 +3,15 @@
 // found, then the metadata server. It never starts a sign-in: with nothing found it says what to
 // run. One walk, told what each place gives (an access token or an ID token).
 import type { AuthClient } from "google-auth-library";
-import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { metadataIdToken } from "../hosted/metadata-identity.js";
-import { tryHosted } from "../hosted/registry.js";
-import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
+import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
+import { metadataIdToken } from "../../hosted/metadata-identity.js";
+import { tryHosted } from "../../hosted/registry.js";
+import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import { findApplicationDefaultCredentials } from "./adc.js";
-import { type FileToken, type FileTokenOptions, accessTokenForFile } from "./file-token.js";
-import { idTokenOfClient } from "./id-token-clients.js";
-import { type FileIdTokenOptions, idTokenForFile } from "./id-token-file.js";
-import { checkedAudience } from "./id-token-words.js";
+import { type FileToken, type FileTokenOptions, accessTokenForFile } from "../tokens/file-token.js";
+import { idTokenOfClient } from "../tokens/id-token-clients.js";
+import { type FileIdTokenOptions, idTokenForFile } from "../tokens/id-token-file.js";
+import { checkedAudience } from "../../token-services/id-token-words.js";
 import { type CredentialsSource, locateCredentials, noCredentialsFound } from "./locate.js";
 
 /** Where a found token came from (a hosted platform's: `{ kind: "hosted", name }`). */
