@@ -116,12 +116,42 @@ function parseSource(value: unknown, fields: Fields): SubjectTokenSource {
     // Stryker disable next-line Regex,StringLiteral: equivalent: a protocol is one scheme and a colon, and no other text is http(s)
     if (!/^https?:$/.test(URL.canParse(value.url) ? new URL(value.url).protocol : ""))
       throw invalid('has a "credential_source.url" that is not an http or https URL');
-    const headers = value.headers ?? {};
-    if (!isObject(headers) || Object.values(headers).some((h) => typeof h !== "string"))
-      throw invalid('has "credential_source.headers" that are not strings');
-    return { kind: "url", url: value.url, headers: headers as Record<string, string>, ...field };
+    return { kind: "url", url: value.url, headers: parseHeaders(value.headers ?? {}, fields), ...field };
   }
   throw invalid('has a "credential_source" with neither "file" nor "url" (cred-auth reads these two)');
+}
+
+/** What RFC 9110's `token` (section 5.6.2), a header's name, may not hold: all but letters, digits and these marks. */
+const NOT_TOKEN_CHAR = /[^!#$%&'*+\-.^_`|~0-9A-Za-z]/;
+/**
+ * RFC 9110's `field-value` (section 5.5): visible ASCII, obs-text (%x80-FF), space and tab (leading
+ * and trailing ones are trimmed by the server). Anything else (CR, LF, NUL, another control
+ * character, a character above U+00FF) node-fetch refuses when the request is sent, and a CR LF
+ * would start another header: such a file is refused when it is read.
+ */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** `credential_source.headers`: names and values as HTTP can carry them; a value is never shown (it is often a secret). */
+function parseHeaders(headers: unknown, { invalid }: Fields): Record<string, string> {
+  if (!isObject(headers)) throw invalid('has "credential_source.headers" that are not strings');
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value !== "string") throw invalid('has "credential_source.headers" that are not strings');
+    const problem = notHeaderName(name);
+    if (problem !== undefined) throw invalid(problem);
+    if (!HEADER_VALUE.test(value))
+      throw invalid(
+        `has a ${quoted(`credential_source.headers.${name}`)} value holding a character no HTTP header can carry (CR, LF, NUL, another control character or one above U+00FF; the value is not shown)`,
+      );
+  }
+  return headers as Record<string, string>;
+}
+
+/** Why `name` is no header name, shown up to its first wrong character (it may be a whole pasted header line, secret and all). */
+function notHeaderName(name: string): string | undefined {
+  const wrong = name.search(NOT_TOKEN_CHAR);
+  if (wrong < 0 && name !== "") return undefined;
+  const shown = name.slice(0, wrong + 1);
+  return `has a "credential_source.headers" name ${shown === name ? "" : "starting "}${quoted(shown)} that is not a HTTP header name (RFC 9110: letters, digits and !#$%&'*+-.^_\`|~ only)`;
 }
 
 /** An AWS source: `environment_id` `aws1` (the only version there is), its verification URL, its IMDS URLs. */

@@ -142,6 +142,91 @@ test("subject-token sources: a file or an http(s) URL, text or JSON; a text form
   );
 });
 
+/** An external_account file whose subject token comes from a URL sent with `headers`. */
+const withHeaders = (headers: unknown) => base({ credential_source: { url: "https://idp.example/t", headers } });
+const HEADER_SECRET = "hdr-S3cret-0042";
+const NOT_CARRIED =
+  /value holding a character no HTTP header can carry \(CR, LF, NUL, another control character or one above U\+00FF; the value is not shown\)/;
+
+test("credential_source.headers: every value HTTP carries is kept as written (RFC 9110 field-value, as Google's libraries send it)", () => {
+  const headers = {
+    // Every mark RFC 9110's token allows, and the ends of each range of letters and digits.
+    "!#$%&'*+-.^_`|~09AZaz": "v",
+    Tabs: "\tBearer\tx\t",
+    Spaces: " padded ",
+    ObsText: "caf\u00e9 \u0080\u00ff",
+    Visible: "!~",
+    Empty: "",
+  };
+  assert.deepEqual(parseExternalAccount(withHeaders(headers)).source, {
+    kind: "url",
+    url: "https://idp.example/t",
+    headers,
+  });
+  assert.deepEqual(parseExternalAccount(withHeaders(null)).source, {
+    kind: "url",
+    url: "https://idp.example/t",
+    headers: {},
+  });
+});
+
+test("credential_source.headers: a value HTTP cannot carry is refused when read, the field named, the value never shown", () => {
+  const path = "/home/me/wif.json";
+  for (const bad of [
+    "\r\nX-Injected: 1",
+    "\n",
+    "\r",
+    "\u0000",
+    "\u0008",
+    "\u001f",
+    "\u007f",
+    "\u0100",
+    "\u20ac",
+    "\ud83d\ude00",
+  ]) {
+    const value = `Bearer ${HEADER_SECRET}${bad}`;
+    refused(
+      () => parseExternalAccount(withHeaders({ Metadata: "True", Authorization: value }), path),
+      new RegExp(
+        `^Credentials file "/home/me/wif\\.json" has a "credential_source\\.headers\\.Authorization" ${NOT_CARRIED.source}; write`,
+      ),
+      path,
+    );
+    assert.throws(
+      () => parseExternalAccount(withHeaders({ Authorization: value })),
+      (error: Error) => !error.message.includes(HEADER_SECRET) && !error.message.includes("Injected"),
+      JSON.stringify(bad),
+    );
+  }
+});
+
+test("credential_source.headers: a name that is no RFC 9110 token is refused, shown only up to its first wrong character", () => {
+  const path = "/home/me/wif.json";
+  const cases: Array<[string, string]> = [
+    [`Authorization: Bearer ${HEADER_SECRET}`, 'starting "Authorization:"'],
+    ["Authorization:", '"Authorization:"'],
+    [" Authorization", 'starting " "'],
+    ["", '""'],
+    ["X\u001b]0;owned\u0007", 'starting "X\\u001b"'],
+    ["X-\u00e9", '"X-\u00e9"'],
+    ...[...'"(),/:;<=>?@[\\]{}\t'].map((c): [string, string] => [`A${c}`, JSON.stringify(`A${c}`)]),
+  ];
+  for (const [name, shown] of cases) {
+    const escaped = shown.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    refused(
+      () => parseExternalAccount(withHeaders({ [name]: "v" }), path),
+      new RegExp(
+        `has a "credential_source\\.headers" name ${escaped} that is not a HTTP header name \\(RFC 9110: letters, digits and !#\\$%&'\\*\\+-\\.\\^_\`\\|~ only\\); write`,
+      ),
+      path,
+    );
+  }
+  assert.throws(
+    () => parseExternalAccount(withHeaders({ [`Authorization: Bearer ${HEADER_SECRET}`]: "v" })),
+    (error: Error) => !error.message.includes(HEADER_SECRET),
+  );
+});
+
 const VERIFY = "https://sts.{region}.amazonaws.com?Action=GetCallerIdentity&Version=2011-06-15";
 
 test("an AWS source (environment_id aws1): its verification URL and IMDS URLs as written, judged where used", () => {

@@ -57,6 +57,7 @@ const EXPECTED: Record<string, RegExp> = {
   "top-true.json": TOP("a boolean"),
   "no-type.json": /has no "type" field; expected "authorized_user" or "service_account"\.$/,
   "type-external-account.json": TYPE('"external_account"'),
+  "type-external-account-header-crlf.json": TYPE('"external_account"'),
   "type-number.json": TYPE("a number"),
   "type-markup.json": TYPE("an unsupported string"),
   "type-uppercase.json": TYPE('"AUTHORIZED_USER"'),
@@ -337,6 +338,9 @@ test("cred-auth print-token exits 1 with one line naming the file and the proble
 const CLI_EXPECTED: Record<string, RegExp> = {
   "type-external-account.json":
     /has no "audience" string; write it again with gcloud or your administrator's config\.$/,
+  // Refused when read, before any request: the value (a secret) is never shown.
+  "type-external-account-header-crlf.json":
+    /has a "credential_source\.headers\.Authorization" value holding a character no HTTP header can carry \(CR, LF, NUL, another control character or one above U\+00FF; the value is not shown\); write it again with gcloud or your administrator's config\.$/,
 };
 
 test("a service account key at the cache path is another kind of credentials: absent for the user cache, one warning", async (t) => {

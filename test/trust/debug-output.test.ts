@@ -1,8 +1,8 @@
 // Attacker: a credentials file with hostile paths, URLs and headers, run with CRED_AUTH_DEBUG=1.
 // Debug output (stacks and causes from fetch or the file system) goes through the same redaction
 // and terminal-safe text as every other message: no escape code from a credential_source.file
-// path, no password of a credential_source.url (such a file is refused, one coded line), no
-// secret header value that fetch quotes when it refuses it.
+// path, no password of a credential_source.url and no header value HTTP cannot carry (such files
+// are refused when read, one coded line), no secret header value in a failed request's error.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
@@ -13,6 +13,7 @@ import { REDACTED } from "../../dist/trust/redact.js";
 import { withEmulator } from "../support/emulator.ts";
 import { closedPort } from "../support/net.ts";
 import { runCli, sandbox } from "../cli/support.ts";
+import { echoes, runNode } from "../reliability/support.ts";
 import { startRecorder } from "./recorder.ts";
 
 const emu = await withEmulator();
@@ -36,6 +37,15 @@ function urlFile(dir: string, source: Record<string, unknown>, name: string): st
 }
 
 const debugEnv = (env: NodeJS.ProcessEnv) => ({ ...env, CRED_AUTH_DEBUG: "1" });
+/** default() in a child (GOOGLE_APPLICATION_CREDENTIALS names the file), its error on stdout. */
+const DEFAULT_SCRIPT = `
+  const credAuth = await import(${JSON.stringify(new URL("../../dist/index.mjs", import.meta.url).href)});
+  try {
+    await credAuth.default(["https://www.googleapis.com/auth/cloud-platform"], { openBrowser: false });
+    console.log("CREDENTIALS");
+  } catch (e) {
+    console.log("ERROR " + e.name + " " + e.code + " " + e.message);
+  }`;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding raw control characters is the point
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
@@ -67,19 +77,45 @@ test("a credential_source.url with a user and password is refused: one coded lin
   assert.equal(subjectServer.requests.length, 0, "nothing was asked of the URL");
 });
 
-test("a secret header value that fetch refuses (CR LF in it) is not quoted by the debug output", async () => {
+test("a secret header value HTTP cannot carry (CR LF in it) is refused when the file is read, in print-token and default(): nothing sent, no form of it shown", async () => {
   const box = sandbox(emu);
-  const url = `http://127.0.0.1:${subjectServer.port}/token`;
-  const headers = { Authorization: `Bearer ${HEADER_SECRET}\r\nX-Injected: 1` };
-  const path = urlFile(box.dir, { url, headers }, "header.json");
-  const result = await runCli(["print-token", path], debugEnv(box.env));
-  // Said today as the URL not reached (a CredConnectionError, exit 3): the request could not be sent.
-  assert.equal(result.code, 3, result.stderr);
-  assert.match(result.stderr, /could not be reached/);
-  // node-fetch's words (the one transport's client): they do not quote the value either.
-  assert.match(result.stderr, /caused by: .*Invalid character in header content/);
-  assert.ok(!result.stderr.includes(HEADER_SECRET), result.stderr);
-  assert.ok(!RAW_CONTROL.test(result.stderr), JSON.stringify(result.stderr));
+  const url = `http://127.0.0.1:${subjectServer.port}/header-token`;
+  const value = `Bearer ${HEADER_SECRET}\r\nX-Injected: 1`;
+  const path = urlFile(box.dir, { url, headers: { Authorization: value } }, "header.json");
+  const plain = await runCli(["print-token", path], box.env);
+  // The file is at fault: a CredCredentialsError, exit 1 (docs/troubleshooting.md), not a connection error (3).
+  assert.equal(plain.code, 1, plain.stderr);
+  assert.match(
+    plain.stderr,
+    /^cred-auth: Credentials file ".*header\.json" has a "credential_source\.headers\.Authorization" value holding a character no HTTP header can carry \(CR, LF, NUL, another control character or one above U\+00FF; the value is not shown\); write it again with gcloud or your administrator's config\. \(ERR_FILE_INVALID\)\n$/,
+  );
+  const debugged = await runCli(["print-token", path], debugEnv(box.env));
+  assert.equal(debugged.code, 1, debugged.stderr);
+  assert.match(
+    debugged.stderr,
+    /^CredCredentialsError: Credentials file .*"credential_source\.headers\.Authorization"/m,
+  );
+  const { CRED_AUTH_EMULATOR_HOST: _noClient, ...noEmulator } = box.env;
+  const adc = await runNode(["--input-type=module", "-e", DEFAULT_SCRIPT], {
+    env: debugEnv({ ...noEmulator, GOOGLE_APPLICATION_CREDENTIALS: path, CRED_AUTH_HOSTED: "off" }),
+    killAfterMs: 30_000,
+  });
+  assert.match(adc.stdout, /^ERROR CredCredentialsError ERR_NO_CREDENTIALS /, adc.stdout + adc.stderr);
+  // default() passes the file over (with this warning) to the next source, as for any bad ADC file.
+  assert.match(
+    adc.stderr,
+    /\[CRED_AUTH_ADC\] Warning: GOOGLE_APPLICATION_CREDENTIALS=.*header\.json: Credentials file ".*header\.json" has a "credential_source\.headers\.Authorization" value holding a character no HTTP header can carry/,
+  );
+  for (const output of [plain.stderr, debugged.stderr, debugged.stdout, adc.stdout, adc.stderr]) {
+    for (const form of [...echoes(value), ...echoes(HEADER_SECRET), "X-Injected"])
+      assert.ok(!output.includes(form), `a form of the header value was shown (${form.slice(0, 12)}...): ${output}`);
+    assert.ok(!RAW_CONTROL.test(output), JSON.stringify(output));
+  }
+  assert.deepEqual(
+    subjectServer.requests.filter((request) => request.url === "/header-token"),
+    [],
+    "nothing was asked of the URL",
+  );
 });
 
 test("the bounded fetch hands on its failure scrubbed of the request's header values, body values and URL user info", async () => {
