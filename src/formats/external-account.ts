@@ -4,7 +4,7 @@
  * google-auth-library's identitypoolclient, baseexternalclient and
  * externalAccountAuthorizedUserClient, and gcloud's `iam workload-identity-pools create-cred-config`
  * output. Only the fields read here go any further (google-auth-library gets objects built from
- * them, credentials/external-adc.ts); the URLs are judged where they are used
+ * them, credentials/clients/external-adc.ts); the URLs are judged where they are used
  * (formats/destinations.ts).
  */
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
