@@ -9,7 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import { CredCredentialsError, CredentialsFileError, ERROR_CODES } from "../errors.js";
 import { GOOGLE_ENDPOINTS } from "../shared/constants.js";
 import { UnsafeLinkError, writeFileAtomic } from "../util/atomic-write.js";
-import { UntrustedFileError, readTrustedFile, readTrustedFileSync, secretDirectoryProblem } from "../trust/files.js";
+import { UntrustedFileError, readTrustedFileSync, secretDirectoryProblem } from "../trust/files.js";
 import { quoted } from "../trust/text.js";
 import { nodeCrypto } from "./lazy.js";
 
@@ -99,14 +99,24 @@ export interface ReadCredentialsOptions {
   privateOnly?: boolean;
 }
 
-/** Reads and validates a credentials file. Throws {@link CredentialsFileError} naming the problem. */
+/**
+ * Reads and validates a credentials file. Throws {@link CredentialsFileError} naming the problem.
+ * It reads synchronously, as {@link readCredentialsFileSync}: the file is small and bounded, opened
+ * non-blocking (a FIFO cannot hold it up), and an asynchronous read would start libuv's four worker
+ * threads, which default()'s warm path otherwise never needs (bench/README.md, target 4).
+ */
 export async function readCredentialsFile(
   path: string,
   options: ReadCredentialsOptions = {},
 ): Promise<CredentialsFile> {
+  return readCredentialsFileSync(path, options);
+}
+
+/** {@link readCredentialsFile}, synchronously. */
+export function readCredentialsFileSync(path: string, options: ReadCredentialsOptions = {}): CredentialsFile {
   let bytes: Buffer;
   try {
-    bytes = await readTrustedFile(path, {
+    bytes = readTrustedFileSync(path, {
       maxBytes: MAX_CREDENTIALS_FILE_BYTES,
       // Stryker disable next-line StringLiteral: equivalent: every keeper but "cred-auth" is read as anyone's
       keeper: options.privateOnly ? "cred-auth" : "anyone",
@@ -117,19 +127,6 @@ export async function readCredentialsFile(
   return parseCredentialsBytes(bytes, path);
 }
 
-/** {@link readCredentialsFile}, synchronously. */
-export function readCredentialsFileSync(path: string): CredentialsFile {
-  let bytes: Buffer;
-  try {
-    // Stryker disable next-line StringLiteral: equivalent: every keeper but "cred-auth" is read as anyone's
-    bytes = readTrustedFileSync(path, { maxBytes: MAX_CREDENTIALS_FILE_BYTES, keeper: "anyone" });
-  } catch (error) {
-    throw readError(path, error);
-  }
-  return parseCredentialsBytes(bytes, path);
-}
-
-/** Reads a credentials file that must hold user credentials. */
 export async function readAuthorizedUserFile(
   path: string,
   options: ReadCredentialsOptions = {},

@@ -1,5 +1,9 @@
-import { connect } from "node:net";
+import type * as Net from "node:net";
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
+
+// Loaded when Cloud Shell is asked, not when its check runs: default() asks every platform whether
+// it is here (`devshellPort`) on every call, and node:net is dear to load (bench/README.md, target 4).
+const net = (): typeof Net => require("node:net");
 
 /** How long the legacy devshell port may take to answer. */
 export const DEVSHELL_TIMEOUT_MS = 3000;
@@ -35,7 +39,7 @@ export function askDevshell(port: number, timeoutMs = DEVSHELL_TIMEOUT_MS): Prom
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
-    const socket = connect({ host: "localhost", port, autoSelectFamily: true });
+    const socket = net().connect({ host: "localhost", port, autoSelectFamily: true });
     let done = false;
     const finish = (error: Error | undefined, reply?: DevshellReply) => {
       if (done) return;

@@ -1,5 +1,6 @@
 // Heavy dependencies, loaded the first time they are needed (importing cred-auth loads none).
 import { createRequire } from "node:module";
+import { hashWithNodeCrypto } from "./sha256.js";
 
 type GoogleAuthLibrary = typeof import("google-auth-library");
 type UserRefreshClientClass = GoogleAuthLibrary["UserRefreshClient"];
@@ -11,7 +12,7 @@ export function loadGoogleAuth(): Promise<GoogleAuthLibrary> {
   // require(), not import(): google-auth-library is CommonJS, and import() would put it through
   // the ESM loader's CommonJS translator, a few milliseconds more on every fresh process that
   // needs it (bench/README.md, targets 3 and 4). Same module instance either way.
-  googleAuth ??= new Promise((resolve) => resolve(require("google-auth-library") as GoogleAuthLibrary));
+  googleAuth ??= new Promise((resolve) => resolve(withNodeCrypto(require("google-auth-library") as GoogleAuthLibrary)));
   return googleAuth;
 }
 
@@ -25,7 +26,14 @@ export async function loadUserRefreshClient(): Promise<UserRefreshClientClass> {
   const deep = requireDeep<{ UserRefreshClient?: UserRefreshClientClass }>(
     "google-auth-library/build/src/auth/refreshclient.js",
   );
-  return deep?.UserRefreshClient ?? (await loadGoogleAuth()).UserRefreshClient;
+  if (deep?.UserRefreshClient) return withNodeCrypto(deep.UserRefreshClient);
+  return (await loadGoogleAuth()).UserRefreshClient;
+}
+
+/** `loaded`, after telling the cache keys' hash that node:crypto is loaded: google-auth-library loads it. */
+function withNodeCrypto<T>(loaded: T): T {
+  hashWithNodeCrypto(require("node:crypto"));
+  return loaded;
 }
 
 type StsCredentialsClass = typeof import("google-auth-library/build/src/auth/stscredentials.js").StsCredentials;

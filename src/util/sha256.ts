@@ -13,8 +13,21 @@ const K = new Uint32Array([
   0xc67178f2,
 ]);
 
+/** node:crypto's SHA-256, once a caller says it is loaded anyway (see {@link hashWithNodeCrypto}). */
+let nodeCryptoHex: ((text: string) => string) | undefined;
+
+/**
+ * Hash with node:crypto from now on: called where it is already loaded (google-auth-library loads
+ * it, so default()'s warm path has it), since the JavaScript digest's first calls run unoptimised,
+ * about a millisecond each (bench/README.md, target 4). The digests are the same either way.
+ */
+export function hashWithNodeCrypto(crypto: typeof import("node:crypto")): void {
+  nodeCryptoHex ??= (text) => crypto.createHash("sha256").update(text, "utf8").digest("hex");
+}
+
 /** The SHA-256 digest of `text` (encoded as UTF-8), in lowercase hex. */
 export function sha256Hex(text: string): string {
+  if (nodeCryptoHex) return nodeCryptoHex(text);
   const data = Buffer.from(text, "utf8");
   // Message, 0x80, zero padding, then the bit length as a 64-bit big-endian integer.
   const length = Math.ceil((data.length + 9) / 64) * 64;

@@ -1,11 +1,11 @@
 // Application Default Credentials, found the way google-auth-library finds them, without what
 // makes its own search slow: no gcloud subprocess, and the metadata server is asked only when
 // one is configured or this is a Google VM, with a short timeout.
-import { stat } from "node:fs/promises";
+import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { AuthClient, Credentials } from "google-auth-library";
-import { CredAuthError, CredConnectionError, CredImpersonationError, CredUnsafeTokenUrlError } from "../../errors.js";
+import { CredAuthError, CredConnectionError, type CredErrorCode, ERROR_CODES } from "../../errors.js";
 import { metadataClient } from "../../hosted/clients.js";
 import { askMetadata, metadataBaseUrl, vmScopesShortfall } from "../../hosted/metadata.js";
 import { vmScopesReason } from "../../hosted/metadata-scopes.js";
@@ -85,6 +85,20 @@ export function wellKnownFile(env: NodeJS.ProcessEnv, platform: NodeJS.Platform 
   return join(homedir(), ".config", "gcloud", WELL_KNOWN_FILE);
 }
 
+/**
+ * A file that names a service account we may not act as, or a URL we will not send a token to:
+ * the search stops there (a sign-in as someone else would hide the problem, not solve it).
+ */
+const STOPS_THE_SEARCH: ReadonlySet<CredErrorCode> = new Set([
+  ERROR_CODES.IMPERSONATION_DENIED,
+  ERROR_CODES.SERVICE_ACCOUNT_NOT_FOUND,
+  ERROR_CODES.IMPERSONATION_FAILED,
+  ERROR_CODES.API_DISABLED,
+  ERROR_CODES.USER_PROJECT_DENIED,
+  ERROR_CODES.UNSAFE_TOKEN_URL,
+  ERROR_CODES.UNTRUSTED_UNIVERSE,
+]);
+
 async function fromFileOrReason(
   path: string,
   what: string,
@@ -95,13 +109,8 @@ async function fromFileOrReason(
   try {
     return { found: await fromFile(path, what, scopes, env, universe), reasons: [] };
   } catch (error) {
-    // A network failure, or a file that names a service account we may not act as or a URL we
-    // will not send a token to: a sign-in as someone else would hide the problem, not solve it.
-    if (
-      error instanceof CredConnectionError ||
-      error instanceof CredImpersonationError ||
-      error instanceof CredUnsafeTokenUrlError
-    )
+    // A network failure stops the search too: a sign-in would not reach Google either.
+    if (error instanceof CredConnectionError || (error instanceof CredAuthError && STOPS_THE_SEARCH.has(error.code)))
       throw error;
     return { reasons: [`${what}: ${(error as Error).message}`] };
   }
@@ -145,9 +154,14 @@ async function peekType(path: string): Promise<string | undefined> {
   }
 }
 
-async function isFile(path: string): Promise<boolean> {
+/**
+ * Whether `path` is a regular file. Synchronous on purpose: a stat takes microseconds, while the
+ * first asynchronous one starts libuv's four worker threads, which default()'s warm path otherwise
+ * never needs (bench/README.md, target 4).
+ */
+function isFile(path: string): boolean {
   try {
-    return (await stat(path)).isFile();
+    return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {
     return false;
   }
