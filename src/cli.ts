@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// The cred-auth command line (`bin`): turns on Node's compile cache, then runs the command line,
-// bundled by `npm run build` (scripts/build.mjs; src/cli/start.ts is its entry): dist/cli-bundle.js
-// holds what print-token's cached path runs, dist/cli-cold.js the rest, loaded when reached.
-// print-token's path is compiled from a bytecode cache of its own (runBundle). Together they take
-// print-token's cached path close to the cost of starting node (bench/README.md, target 2).
+// The cred-auth command line (`bin`): runs the command line, bundled by `npm run build`
+// (scripts/build.mjs; src/cli/start.ts is its entry): dist/cli-bundle.js holds what print-token's
+// cached path runs, dist/cli-cold.js the rest, loaded when reached. print-token's path is compiled
+// from a bytecode cache of its own (runBundle); Node's compile cache is turned on when the cold
+// bundle or a package loads. Together they take print-token's cached path close to the cost of
+// starting node (bench/README.md, target 2).
 import { enableCompileCache } from "node:module";
-import { lstatSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import type * as Os from "node:os";
 import { dirname, join } from "node:path";
 
 // First, before anything that an older Node lacks: the one line that says which Node ran and what is
@@ -18,14 +19,18 @@ if (Number(process.versions.node.split(".")[0]) < 22) {
   process.exit(1);
 }
 
+// Asked only without HOME: node:os costs most of a millisecond to load, on print-token's cached path.
+const os = (): typeof Os => require("node:os");
+
 /** The first 16 hex digits of dist/cli-bundle.js's SHA-256, written in by the build ("unbuilt" before). */
 const BUNDLE_DIGEST: string = "unbuilt";
 
 const BUNDLE = join(__dirname, "cli-bundle.js");
-const cacheDir = useCompileCache(process.env);
+const cacheDir = compileCacheDirectory(process.env);
 // The bundle is minified; with CRED_AUTH_DEBUG=1 (the rule of util/debug.ts, not imported: that would
 // be a second copy of it beside the bundle's) its frames name the files of dist/ through its map.
 if (/^(1|true|yes)$/i.test(process.env.CRED_AUTH_DEBUG?.trim() ?? "")) {
+  if (cacheDir !== undefined) startCompileCache(cacheDir);
   process.setSourceMapsEnabled(true);
   require(BUNDLE);
 } else runBundle(cacheDir);
@@ -35,28 +40,53 @@ if (/^(1|true|yes)$/i.test(process.env.CRED_AUTH_DEBUG?.trim() ?? "")) {
  * the token cache (`$XDG_CACHE_HOME`, `%LOCALAPPDATA%` on Windows, else `~/.cache`): a directory
  * of the user's own, not a shared temp directory. It holds code only (the package's own source
  * compiled), never a token. NODE_DISABLE_COMPILE_CACHE=1 turns it off; a directory that cannot
- * be written (a read-only home) only means no cache. Returns the directory when it is in use.
+ * be written (a read-only home) only means no cache. The directory, when it may be used.
  */
-function useCompileCache(env: NodeJS.ProcessEnv): string | undefined {
+function compileCacheDirectory(env: NodeJS.ProcessEnv): string | undefined {
   try {
+    if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
     const base =
       env.XDG_CACHE_HOME?.trim() ||
       (process.platform === "win32" ? env.LOCALAPPDATA : undefined) ||
-      join(env.HOME || homedir(), ".cache");
-    // Only under a cache directory that exists: Node creates the rest, and never a home's tree.
+      join(env.HOME || os().homedir(), ".cache");
+    // Only under a cache directory that exists: the rest is made, never a home's tree.
     if (!statSync(base, { throwIfNoEntry: false })?.isDirectory()) return undefined;
     const dir = join(base, "cred-auth", "compile-cache");
     // Compiled code is run: never from a directory someone else owns or can write to.
-    if (![join(base, "cred-auth"), dir].every(isPrivateOrAbsent)) return undefined;
-    // Everything the CLI writes is private anyway; this makes Node's cache directories 0700 too,
-    // whatever the caller's umask (000 would make them writable by every user).
-    if (process.platform !== "win32") process.umask(process.umask(0o077) | 0o077); // no-argument umask() is deprecated (DEP0139)
-    const { directory } = enableCompileCache(dir);
-    return directory === undefined ? undefined : dir;
+    return [join(base, "cred-auth"), dir].every(isPrivateOrAbsent) ? dir : undefined;
   } catch {
     // No cache: the command runs as well, only a few milliseconds slower.
     return undefined;
   }
+}
+
+/** Node's compile cache in `dir`, for the cold bundle and the packages (failing only means none). */
+function startCompileCache(dir: string): void {
+  try {
+    // Everything the CLI writes is private anyway; this makes Node's cache directories 0700 too,
+    // whatever the caller's umask (000 would make them writable by every user).
+    if (process.platform !== "win32") process.umask(process.umask(0o077) | 0o077); // no-argument umask() is deprecated (DEP0139)
+    enableCompileCache(dir);
+  } catch {
+    // No cache.
+  }
+}
+
+/**
+ * The `require` the bundle is run with: the first module it asks for that is not built into Node
+ * (the cold bundle, a package) turns Node's compile cache on first. print-token's cached path asks
+ * for none, so it does not pay for a cache it would not use: its bundle has a bytecode cache of
+ * its own (runBundle), and Node's would hold nothing of it.
+ */
+function requireStartingCompileCache(dir: string | undefined): (id: string) => unknown {
+  let notStarted = dir;
+  return (id) => {
+    if (notStarted !== undefined && !id.startsWith("node:")) {
+      startCompileCache(notStarted);
+      notStarted = undefined;
+    }
+    return require(id);
+  };
 }
 
 /** Absent, or a directory of this user that no one else can write (POSIX; always true on Windows). */
@@ -77,6 +107,7 @@ function isPrivateOrAbsent(path: string): boolean {
  */
 function runBundle(dir: string | undefined): void {
   if (dir === undefined || BUNDLE_DIGEST === "unbuilt") {
+    if (dir !== undefined) startCompileCache(dir);
     require(BUNDLE);
     return;
   }
@@ -95,7 +126,7 @@ function runBundle(dir: string | undefined): void {
       if (code === 0) saveBytecode(cacheFile, script.createCachedData());
     });
   const module = { exports: {} };
-  script.runInThisContext()(module.exports, require, module, BUNDLE, __dirname);
+  script.runInThisContext()(module.exports, requireStartingCompileCache(dir), module, BUNDLE, __dirname);
 }
 
 /** A cache file older than this was made by a bundle or a Node that is likely gone. */
@@ -120,6 +151,8 @@ function removeStaleBytecode(dir: string): void {
 function saveBytecode(file: string, data: Buffer): void {
   const temp = `${file}.${process.pid}.tmp`;
   try {
+    // Absent or private (compileCacheDirectory): made private when this run started no compile cache.
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     writeFileSync(temp, data, { mode: 0o600, flag: "wx" });
     renameSync(temp, file);
     removeStaleBytecode(dirname(file));

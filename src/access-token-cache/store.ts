@@ -13,11 +13,14 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { homedir } from "node:os";
+import type * as Os from "node:os";
 import { join } from "node:path";
 import { ENV } from "../shared/constants.js";
 import { type CachedAccessToken, entryText, parseCachedToken } from "../formats/token-cache-entry.js";
 import { ownedPrivately, readTrustedFileSync } from "../trust/files.js";
+
+// Asked only without HOME: node:os costs most of a millisecond to load, on print-token's cached path.
+const os = (): typeof Os => require("node:os");
 
 export type { CachedAccessToken };
 
@@ -42,7 +45,7 @@ export function tokenCacheDir(
   const xdg = env.XDG_CACHE_HOME?.trim();
   if (xdg) return join(xdg, "cred-auth", "tokens");
   if (platform === "win32" && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, "cred-auth", "tokens");
-  return join(env.HOME || homedir(), ".cache", "cred-auth", "tokens");
+  return join(env.HOME || os().homedir(), ".cache", "cred-auth", "tokens");
 }
 
 /** The cached token for `key`, or undefined when there is none or its file is unreadable or corrupt. */

@@ -1,13 +1,10 @@
 /**
- * Reads an Application Default Credentials file of any type: it peeks the `type` and hands
+ * Reads an Application Default Credentials file of any type: it reads the file once, looks at its `type` and hands
  * `authorized_user` and `service_account` to credentials-file.ts, the federation types to
  * external-account.ts, `impersonated_service_account` to impersonated-file.ts. The one place that
  * switches on a file's type.
  */
-import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { readTrustedFileSync } from "../trust/files.js";
-import { quoted } from "../trust/text.js";
-import { type CredentialsFile, MAX_CREDENTIALS_FILE_BYTES, readCredentialsFileSync } from "./credentials-file.js";
+import { type CredentialsFile, parseCredentialsBytes, readCredentialsBytesSync } from "./credentials-file.js";
 import {
   type ExternalAccountFile,
   type ExternalAuthorizedUserFile,
@@ -24,31 +21,31 @@ const keychainSecrets = (): typeof import("./keychain-secrets.js") => require(".
 /** Any Application Default Credentials file cred-auth reads. */
 export type AdcFile = CredentialsFile | ExternalAccountFile | ExternalAuthorizedUserFile | ImpersonatedFile;
 
-/** The file at `path`, validated for its type (read under the file-trust rule: bounded, non-blocking, regular). */
+/**
+ * The file at `path`, validated for its type (read once, under the file-trust rule: bounded,
+ * non-blocking, regular): the type is judged and the file parsed from the same bytes.
+ */
 export function readAdcFileSync(path: string): AdcFile {
-  const { type, keychain } = peekType(path);
+  const bytes = readCredentialsBytesSync(path);
+  const json = jsonObject(bytes);
+  const type = json?.type;
   // The credentials cache's file whose secrets are in the keychain (formats/keychain-cache-file.ts).
-  if (type === "authorized_user" && keychain) return keychainSecrets().keychainUserFileSync(path);
-  if (type === "external_account") return parseExternalAccount(readJson(path), path);
-  if (type === "external_account_authorized_user") return parseExternalAuthorizedUser(readJson(path), path);
-  if (type === "impersonated_service_account") return parseImpersonatedFile(readJson(path), path);
-  return readCredentialsFileSync(path);
+  if (type === "authorized_user" && json !== undefined && KEYCHAIN_FIELD in json)
+    return keychainSecrets().keychainUserFileSync(path);
+  if (json !== undefined && type === "external_account") return parseExternalAccount(json, path);
+  if (json !== undefined && type === "external_account_authorized_user") return parseExternalAuthorizedUser(json, path);
+  if (json !== undefined && type === "impersonated_service_account") return parseImpersonatedFile(json, path);
+  return parseCredentialsBytes(bytes, path);
 }
 
-/** The `type` field (undefined when the file cannot be read as a JSON object: credentials-file.ts then says why), and whether the file is in the keychain form. */
-function peekType(path: string): { type: unknown; keychain: boolean } {
+/** The file's JSON object, or undefined when it holds none (credentials-file.ts then says why). */
+function jsonObject(bytes: Buffer): Record<string, unknown> | undefined {
   try {
-    const json = readJson(path);
-    return { type: json.type, keychain: KEYCHAIN_FIELD in json };
+    const parsed: unknown = JSON.parse(bytes.toString("utf8"));
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
   } catch {
-    return { type: undefined, keychain: false };
+    return undefined;
   }
-}
-
-function readJson(path: string): Record<string, unknown> {
-  const bytes = readTrustedFileSync(path, { maxBytes: MAX_CREDENTIALS_FILE_BYTES, keeper: "anyone" });
-  const parsed: unknown = JSON.parse(bytes.toString("utf8"));
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
-    throw new CredCredentialsError(`${quoted(path)} is not a JSON object.`, { code: ERROR_CODES.FILE_INVALID });
-  return parsed as Record<string, unknown>;
 }

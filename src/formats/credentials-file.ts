@@ -114,9 +114,17 @@ export async function readCredentialsFile(
 
 /** {@link readCredentialsFile}, synchronously. */
 export function readCredentialsFileSync(path: string, options: ReadCredentialsOptions = {}): CredentialsFile {
-  let bytes: Buffer;
+  return parseCredentialsBytes(readCredentialsBytesSync(path, options), path);
+}
+
+/**
+ * The bytes of the credentials file at `path`, read under the file-trust rule (bounded, non-blocking,
+ * a regular file; the user's own and private with `privateOnly`), unparsed: for a reader that
+ * parses them by their type (adc-file.ts). Throws {@link CredentialsFileError} naming the problem.
+ */
+export function readCredentialsBytesSync(path: string, options: ReadCredentialsOptions = {}): Buffer {
   try {
-    bytes = readTrustedFileSync(path, {
+    return readTrustedFileSync(path, {
       maxBytes: MAX_CREDENTIALS_FILE_BYTES,
       // Stryker disable next-line StringLiteral: equivalent: every keeper but "cred-auth" is read as anyone's
       keeper: options.privateOnly ? "cred-auth" : "anyone",
@@ -124,7 +132,6 @@ export function readCredentialsFileSync(path: string, options: ReadCredentialsOp
   } catch (error) {
     throw readError(path, error);
   }
-  return parseCredentialsBytes(bytes, path);
 }
 
 export async function readAuthorizedUserFile(

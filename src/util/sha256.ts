@@ -2,7 +2,8 @@
 // several milliseconds at process start, a large share of print-token's cached path; hashing a
 // few hundred bytes here takes microseconds. Checked against node:crypto in test/access-token-cache/access-token-cache.test.ts.
 
-const K = new Uint32Array([
+// Int32: the arithmetic below is 32-bit (`| 0`), so the constants above 2^31 are read as negative.
+const K = new Int32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
   0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
   0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
@@ -31,56 +32,86 @@ export function sha256Hex(text: string): string {
   const data = Buffer.from(text, "utf8");
   // Message, 0x80, zero padding, then the bit length as a 64-bit big-endian integer.
   const length = Math.ceil((data.length + 9) / 64) * 64;
-  const block = Buffer.alloc(length);
-  data.copy(block);
+  const block = new Uint8Array(length);
+  block.set(data);
   block[data.length] = 0x80;
   const bits = data.length * 8;
-  block.writeUInt32BE(Math.floor(bits / 0x100000000), length - 8);
-  block.writeUInt32BE(bits >>> 0, length - 4);
+  writeWord(block, length - 8, Math.floor(bits / 0x100000000));
+  writeWord(block, length - 4, bits);
 
-  const h = new Uint32Array([
-    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-  ]);
-  const w = new Uint32Array(64);
+  // Written for V8's interpreter, where a short process runs it (print-token's cached path): no
+  // call inside the rounds (the rotations written out), words read byte by byte, all in locals.
+  let h0 = 0x6a09e667 | 0;
+  let h1 = 0xbb67ae85 | 0;
+  let h2 = 0x3c6ef372 | 0;
+  let h3 = 0xa54ff53a | 0;
+  let h4 = 0x510e527f | 0;
+  let h5 = 0x9b05688c | 0;
+  let h6 = 0x1f83d9ab | 0;
+  let h7 = 0x5be0cd19 | 0;
+  const w = new Int32Array(64);
   for (let offset = 0; offset < length; offset += 64) {
-    for (let i = 0; i < 16; i++) w[i] = block.readUInt32BE(offset + i * 4);
-    for (let i = 16; i < 64; i++) {
-      const s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >>> 3);
-      const s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >>> 10);
-      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    for (let i = 0; i < 16; i++) {
+      const j = offset + i * 4;
+      w[i] = (block[j] << 24) | (block[j + 1] << 16) | (block[j + 2] << 8) | block[j + 3];
     }
-    let a = h[0],
-      b = h[1],
-      c = h[2],
-      d = h[3],
-      e = h[4],
-      f = h[5],
-      g = h[6],
-      k = h[7];
+    for (let i = 16; i < 64; i++) {
+      const x = w[i - 15];
+      const y = w[i - 2];
+      const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
+      const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
+      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) | 0;
+    }
+    let a = h0;
+    let b = h1;
+    let c = h2;
+    let d = h3;
+    let e = h4;
+    let f = h5;
+    let g = h6;
+    let h = h7;
     for (let i = 0; i < 64; i++) {
-      const t1 = (k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i]) >>> 0;
-      const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
-      k = g;
+      const t1 =
+        (h +
+          (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) +
+          ((e & f) ^ (~e & g)) +
+          K[i] +
+          w[i]) |
+        0;
+      const t2 =
+        ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) +
+          ((a & b) ^ (a & c) ^ (b & c))) |
+        0;
+      h = g;
       g = f;
       f = e;
-      e = (d + t1) >>> 0;
+      e = (d + t1) | 0;
       d = c;
       c = b;
       b = a;
-      a = (t1 + t2) >>> 0;
+      a = (t1 + t2) | 0;
     }
-    h[0] += a;
-    h[1] += b;
-    h[2] += c;
-    h[3] += d;
-    h[4] += e;
-    h[5] += f;
-    h[6] += g;
-    h[7] += k;
+    h0 = (h0 + a) | 0;
+    h1 = (h1 + b) | 0;
+    h2 = (h2 + c) | 0;
+    h3 = (h3 + d) | 0;
+    h4 = (h4 + e) | 0;
+    h5 = (h5 + f) | 0;
+    h6 = (h6 + g) | 0;
+    h7 = (h7 + h) | 0;
   }
-  return Array.from(h, (word) => word.toString(16).padStart(8, "0")).join("");
+  return hex(h0) + hex(h1) + hex(h2) + hex(h3) + hex(h4) + hex(h5) + hex(h6) + hex(h7);
 }
 
-function rotr(x: number, n: number): number {
-  return (x >>> n) | (x << (32 - n));
+/** `value`'s low 32 bits, big-endian, at `at`. */
+function writeWord(block: Uint8Array, at: number, value: number): void {
+  block[at] = value >>> 24;
+  block[at + 1] = value >>> 16;
+  block[at + 2] = value >>> 8;
+  block[at + 3] = value;
+}
+
+/** A 32-bit word as 8 lowercase hex digits. */
+function hex(word: number): string {
+  return (word >>> 0).toString(16).padStart(8, "0");
 }
