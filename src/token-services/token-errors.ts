@@ -6,7 +6,7 @@ import {
   ERROR_CODES,
 } from "../errors.js";
 import { redaction } from "../trust/lazy.js";
-import { isEmulatorUrl } from "../trust/urls.js";
+import { isEmulatorUrl, isLoopbackHostname } from "../trust/urls.js";
 import { codeOfOAuthError, meaningOf, oauthErrorWord } from "./oauth-errors.js";
 
 /** What the caller was doing: a code exchange's errors mean other things than a refresh's. */
@@ -154,13 +154,19 @@ export function toCredError(error: unknown, what: string, stage?: TokenStage): C
     });
   }
   const code = networkCode(error);
-  // Refused: nothing listens there. Another failure (a reset, a timeout) means the emulator is up.
-  const emulator = code === "ECONNREFUSED" ? emulatorOf(error) : undefined;
-  if (code && emulator)
-    return new CredConnectionError(`${what} failed: ${emulatorNotAnswering(emulator, code)}`, {
+  // Refused: nothing listens there. Another failure (a reset, a timeout) means something is up.
+  const refused = code === "ECONNREFUSED" ? requestUrlOf(error) : undefined;
+  if (code && refused && isEmulatorUrl(refused))
+    return new CredConnectionError(`${what} failed: ${emulatorNotAnswering(refused, code)}`, {
       cause: error,
       code: ERROR_CODES.UNREACHABLE,
     });
+  // On this machine the network is not the problem: the server the URL names is not running.
+  if (code && refused && isLoopbackHostname(refused.hostname))
+    return new CredConnectionError(
+      `${what} failed: nothing answers at ${refused.origin}, on this machine (${code}): start the token server it names, or correct the token URL (a credentials file's token_uri).`,
+      { cause: error, code: ERROR_CODES.UNREACHABLE },
+    );
   if (code)
     return new CredConnectionError(`${what} failed: could not reach the token server (${code}); check the network.`, {
       cause: error,
@@ -223,14 +229,17 @@ export function emulatorNotAnswering(url: URL, code?: string): string {
   return `nothing answers at the emulator's address ${url.origin} (CRED_AUTH_EMULATOR_HOST${code ? `; ${code}` : ""}): start it with \`cred-auth emulator --port ${url.port || "80"}\`, or unset CRED_AUTH_EMULATOR_HOST to use Google.`;
 }
 
-/** The emulator's URL when the failed request went to it (gaxios keeps the request's `config.url`). */
-export function emulatorOf(error: unknown): URL | undefined {
+/** The URL the failed request went to (gaxios keeps the request's `config.url`), when it parses. */
+function requestUrlOf(error: unknown): URL | undefined {
   for (
     let e = error as (ErrorLike & { config?: { url?: unknown } }) | undefined, depth = 0;
     e && depth < 5;
     e = e.cause as ErrorLike | undefined, depth++
   ) {
-    if (e.config?.url !== undefined) return emulatorUrl(String(e.config.url));
+    if (e.config?.url !== undefined) {
+      const raw = String(e.config.url);
+      return URL.canParse(raw) ? new URL(raw) : undefined;
+    }
   }
   return undefined;
 }

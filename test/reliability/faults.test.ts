@@ -72,7 +72,8 @@ const FAULTS: FaultCase[] = [
     name: "connection refused",
     code: ERROR_CODES.UNREACHABLE,
     // A closed loopback port that is not the emulator's (only its exact host and port get the emulator's advice).
-    message: /could not reach the token server \(ECONNREFUSED\); check the network\.$/,
+    message:
+      /nothing answers at http:\/\/127\.0\.0\.1:\d+, on this machine \(ECONNREFUSED\): start the token server it names, or correct the token URL \(a credentials file's token_uri\)\.$/,
   },
   {
     name: "garbage instead of JSON",

@@ -163,7 +163,9 @@ test("a token server that refuses connections: CredConnectionError ECONNREFUSED;
     loadUserCredentials(path),
     CredConnectionError,
     ERROR_CODES.UNREACHABLE,
-    /failed: could not reach the token server \(ECONNREFUSED\); check the network\.$/,
+    new RegExp(
+      `failed: nothing answers at http://127\\.0\\.0\\.1:${port}, on this machine \\(ECONNREFUSED\\): start the token server it names`,
+    ),
   );
   const saved = process.env.CRED_AUTH_EMULATOR_HOST;
   process.env.CRED_AUTH_EMULATOR_HOST = `127.0.0.1:${port}`;

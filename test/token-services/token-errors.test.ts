@@ -4,7 +4,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "cred-auth";
-import { grantTypeOf, redactTokenRequestError, toCredError } from "../../dist/token-services/token-errors.js";
+import {
+  emulatorUrl,
+  grantTypeOf,
+  redactTokenRequestError,
+  toCredError,
+} from "../../dist/token-services/token-errors.js";
 
 const REFRESH = "1//0gAbC+dEf/GhI=jkl";
 const SECRET = "GOCSPX-a/b+c=d_eFgH";
@@ -623,7 +628,7 @@ test("a Basic password is scrubbed as sent, not only form-decoded", () => {
   assert.equal(messageAfter(gaxiosLike(`saw ${password}`, { config: { headers } })), `saw ${REDACTED}`);
 });
 
-test("a refused connection to the emulator (exactly CRED_AUTH_EMULATOR_HOST's host and port) names it and how to start it; anything else does not", (t) => {
+test("a refused connection to the emulator (exactly CRED_AUTH_EMULATOR_HOST's host and port) names it and how to start it; another address on this machine is named as such; anything else is the network", (t) => {
   const saved = process.env.CRED_AUTH_EMULATOR_HOST;
   t.after(() => {
     if (saved === undefined) delete process.env.CRED_AUTH_EMULATOR_HOST;
@@ -637,8 +642,22 @@ test("a refused connection to the emulator (exactly CRED_AUTH_EMULATOR_HOST's ho
   const emulator =
     "Refreshing failed: nothing answers at the emulator's address http://127.0.0.1:9099 (CRED_AUTH_EMULATOR_HOST; ECONNREFUSED): start it with `cred-auth emulator --port 9099`, or unset CRED_AUTH_EMULATOR_HOST to use Google.";
   const generic = (code: string) => `Refreshing failed: could not reach the token server (${code}); check the network.`;
+  const local = (origin: string) =>
+    `Refreshing failed: nothing answers at ${origin}, on this machine (ECONNREFUSED): start the token server it names, or correct the token URL (a credentials file's token_uri).`;
   delete process.env.CRED_AUTH_EMULATOR_HOST;
-  assert.equal(at("http://127.0.0.1:9099/token", "ECONNREFUSED").message, generic("ECONNREFUSED"), "no emulator set");
+  assert.equal(
+    at("http://127.0.0.1:9099/token", "ECONNREFUSED").message,
+    local("http://127.0.0.1:9099"),
+    "no emulator set",
+  );
+  assert.equal(at("http://127.0.0.1:9099/token", "ECONNREFUSED").code, ERROR_CODES.UNREACHABLE);
+  assert.ok(at("http://127.0.0.1:9099/token", "ECONNREFUSED") instanceof CredConnectionError);
+  assert.equal(at("https://127.8.9.10/token", "ECONNREFUSED", 2).message, local("https://127.8.9.10"), "127.0.0.0/8");
+  assert.equal(at("http://[::1]:8080/token", "ECONNREFUSED").message, local("http://[::1]:8080"));
+  assert.equal(at("http://localhost:8080/token", "ECONNREFUSED").message, local("http://localhost:8080"));
+  assert.equal(at("http://127.0.0.1:9099/token", "ECONNRESET").message, generic("ECONNRESET"), "something answered");
+  assert.equal(at("http://128.0.0.1/token", "ECONNREFUSED").message, generic("ECONNREFUSED"), "not this machine");
+  assert.equal(at("http://oauth2.example/token", "ECONNREFUSED").message, generic("ECONNREFUSED"), "not this machine");
   process.env.CRED_AUTH_EMULATOR_HOST = "127.0.0.1:9099";
   for (const url of ["http://127.0.0.1:9099/token", new URL("http://127.0.0.1:9099/token")]) {
     const mapped = at(url, "ECONNREFUSED");
@@ -660,18 +679,51 @@ test("a refused connection to the emulator (exactly CRED_AUTH_EMULATOR_HOST's ho
   );
   assert.equal(
     at("http://127.0.0.1:9100/token", "ECONNREFUSED").message,
-    generic("ECONNREFUSED"),
+    local("http://127.0.0.1:9100"),
     "another local port",
   );
-  assert.equal(at("http://localhost:9099/token", "ECONNREFUSED").message, generic("ECONNREFUSED"), "another name");
-  assert.equal(at("https://127.0.0.1:9099/token", "ECONNREFUSED").message, generic("ECONNREFUSED"), "not plain http");
+  assert.equal(
+    at("http://localhost:9099/token", "ECONNREFUSED").message,
+    local("http://localhost:9099"),
+    "another name",
+  );
+  assert.equal(
+    at("https://127.0.0.1:9099/token", "ECONNREFUSED").message,
+    local("https://127.0.0.1:9099"),
+    "not plain http",
+  );
   assert.equal(at("http://oauth2.example/token", "ECONNREFUSED").message, generic("ECONNREFUSED"), "not this machine");
   assert.equal(at("not a url", "ECONNREFUSED").message, generic("ECONNREFUSED"));
   assert.equal(at(undefined, "ECONNREFUSED").message, generic("ECONNREFUSED"));
   process.env.CRED_AUTH_EMULATOR_HOST = "not a host";
   assert.equal(
     at("http://127.0.0.1:9099/token", "ECONNREFUSED").message,
-    generic("ECONNREFUSED"),
+    local("http://127.0.0.1:9099"),
     "an unusable variable",
   );
+});
+
+test("the refused URL is looked for five errors deep, as the network code is; deeper it is not the request's", () => {
+  const local =
+    "Refreshing failed: nothing answers at http://127.0.0.1:9100, on this machine (ECONNREFUSED): start the token server it names, or correct the token URL (a credentials file's token_uri).";
+  const refusedAbove = (urlDepth: number) => {
+    let inner: unknown = Object.assign(new Error("request"), { config: { url: "http://127.0.0.1:9100/token" } });
+    for (let i = 1; i < urlDepth; i++) inner = new Error("wrap", { cause: inner });
+    return toCredError(Object.assign(new Error("refused"), { code: "ECONNREFUSED", cause: inner }), "Refreshing");
+  };
+  assert.equal(refusedAbove(4).message, local, "the fifth error of the chain");
+  assert.equal(
+    refusedAbove(5).message,
+    "Refreshing failed: could not reach the token server (ECONNREFUSED); check the network.",
+    "the sixth is beyond the chain looked at",
+  );
+});
+
+test("emulatorUrl: exactly CRED_AUTH_EMULATOR_HOST's host and port, as a URL; anything else undefined", () => {
+  const env = { CRED_AUTH_EMULATOR_HOST: "127.0.0.1:9099" };
+  assert.equal(emulatorUrl("http://127.0.0.1:9099/revoke", env)?.href, "http://127.0.0.1:9099/revoke");
+  assert.equal(emulatorUrl("http://127.0.0.1:9100/revoke", env), undefined, "another port");
+  assert.equal(emulatorUrl("https://oauth2.googleapis.com/revoke", env), undefined, "Google");
+  assert.equal(emulatorUrl("not a url", env), undefined);
+  assert.equal(emulatorUrl("http://127.0.0.1:9099/revoke", {}), undefined, "no emulator set");
 });
