@@ -28,14 +28,27 @@ export type AdcFile = CredentialsFile | ExternalAccountFile | ExternalAuthorized
 export function readAdcFileSync(path: string): AdcFile {
   const bytes = readCredentialsBytesSync(path);
   const json = jsonObject(bytes);
-  const type = json?.type;
-  // The credentials cache's file whose secrets are in the keychain (formats/keychain-cache-file.ts).
-  if (type === "authorized_user" && json !== undefined && KEYCHAIN_FIELD in json)
-    return keychainSecrets().keychainUserFileSync(path);
-  if (json !== undefined && type === "external_account") return parseExternalAccount(json, path);
-  if (json !== undefined && type === "external_account_authorized_user") return parseExternalAuthorizedUser(json, path);
-  if (json !== undefined && type === "impersonated_service_account") return parseImpersonatedFile(json, path);
+  if (json !== undefined) {
+    // The credentials cache's file whose secrets are in the keychain (formats/keychain-cache-file.ts).
+    if (json.type === "authorized_user" && KEYCHAIN_FIELD in json) return keychainSecrets().keychainUserFileSync(path);
+    if (json.type === "external_account") return parseExternalAccount(json, path);
+    if (json.type === "external_account_authorized_user") return parseExternalAuthorizedUser(json, path);
+    if (json.type === "impersonated_service_account") return parseImpersonatedFile(json, path);
+  }
   return parseCredentialsBytes(bytes, path);
+}
+
+/**
+ * The `type` the file at `path` names, read under the file-trust rule; undefined when it cannot be
+ * read as a JSON object with a string `type` (its reader then says why).
+ */
+export function peekAdcFileType(path: string): string | undefined {
+  try {
+    const type = jsonObject(readCredentialsBytesSync(path))?.type;
+    return typeof type === "string" ? type : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The file's JSON object, or undefined when it holds none (credentials-file.ts then says why). */

@@ -11,10 +11,10 @@ import { askMetadata, metadataBaseUrl, vmScopesShortfall } from "../../hosted/me
 import { vmScopesReason } from "../../hosted/metadata-scopes.js";
 import { parseJson, platformFetch, tokenCredentials } from "../../hosted/http.js";
 import { ENV } from "../../shared/constants.js";
-import { readTrustedFile } from "../../trust/files.js";
 import { type Universe, trustedUniverse } from "../../trust/urls.js";
 import { isOnGoogleCloud } from "../../util/lazy.js";
-import { MAX_CREDENTIALS_FILE_BYTES, readCredentialsFile } from "../../formats/credentials-file.js";
+import { peekAdcFileType } from "../../formats/adc-file.js";
+import { readCredentialsFile } from "../../formats/credentials-file.js";
 import { getCredentialInfo, setCredentialInfo } from "../../token-services/info.js";
 import { proveCredentials } from "../../token-services/load-user.js";
 import { adcKinds } from "./lazy.js";
@@ -64,7 +64,7 @@ export async function findApplicationDefaultCredentials(
 
   const reasons: string[] = [`${ADC_ENV} is not set`];
   const wellKnown = wellKnownFile(env);
-  if (await isFile(wellKnown)) {
+  if (isFile(wellKnown)) {
     const outcome = await fromFileOrReason(wellKnown, `gcloud's ADC file ${wellKnown}`, scopes, env, universe);
     if (outcome.found) return outcome;
     reasons.push(...outcome.reasons);
@@ -129,29 +129,12 @@ async function fromFile(
 ): Promise<AdcCredentials> {
   const kinds = adcKinds();
   // A file whose type cred-auth does not read: its reader says precisely why (missing, malformed, unknown).
-  const kind = kinds.kindNamed(await peekType(path)) ?? kinds.kindOf(await readCredentialsFile(path));
+  const kind = kinds.kindNamed(peekAdcFileType(path)) ?? kinds.kindOf(await readCredentialsFile(path));
   const { credentials, projectId } = await kind.client(path, { scopes, env, universe });
   await proveCredentials(credentials as Parameters<typeof proveCredentials>[0], `Getting an access token with ${what}`);
   // Where the client came from, for what is asked of it later (an ID token of a federation file).
   if (getCredentialInfo(credentials) === undefined) setCredentialInfo(credentials, { scopes: [...scopes], path });
   return { credentials, projectId, source: what };
-}
-
-/**
- * The file's `type` field, or undefined when it cannot be read as JSON (the loader then says why).
- * Only a bounded regular file is read: opening a FIFO would wait forever, a device never end.
- */
-async function peekType(path: string): Promise<string | undefined> {
-  try {
-    const type = (
-      JSON.parse(
-        (await readTrustedFile(path, { maxBytes: MAX_CREDENTIALS_FILE_BYTES, keeper: "anyone" })).toString("utf8"),
-      ) as { type?: unknown }
-    ).type;
-    return typeof type === "string" ? type : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
