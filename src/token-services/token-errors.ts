@@ -156,13 +156,13 @@ export function toCredError(error: unknown, what: string, stage?: TokenStage): C
   const code = networkCode(error);
   // Refused: nothing listens there. Another failure (a reset, a timeout) means something is up.
   const refused = code === "ECONNREFUSED" ? requestUrlOf(error) : undefined;
-  if (code && refused && isEmulatorUrl(refused))
+  if (refused && isEmulatorUrl(refused))
     return new CredConnectionError(`${what} failed: ${emulatorNotAnswering(refused, code)}`, {
       cause: error,
       code: ERROR_CODES.UNREACHABLE,
     });
   // On this machine the network is not the problem: the server the URL names is not running.
-  if (code && refused && isLoopbackHostname(refused.hostname))
+  if (refused && isLoopbackHostname(refused.hostname))
     return new CredConnectionError(
       `${what} failed: nothing answers at ${refused.origin}, on this machine (${code}): start the token server it names, or correct the token URL (a credentials file's token_uri).`,
       { cause: error, code: ERROR_CODES.UNREACHABLE },
