@@ -59,7 +59,11 @@ export function createDenoPresenter(
   };
   const presenter: Presenter = {
     update(event: SignInEvent) {
-      state = reduce(state, event);
+      const next = reduce(state, event);
+      // A card is drawn when it changes. An interrupt and the cancel it starts both say "failed",
+      // and Deno's kernel would file a second, late message under the next cell.
+      if (next === state && shown) return;
+      state = next;
       draw();
     },
     drawn: () => last,

@@ -123,7 +123,10 @@ export function createNotebookPresenter(
   // ended (completed by the second cell, the browser, an interrupt or a newer sign-in).
   return {
     update(event: SignInEvent) {
-      state = reduce(state, event);
+      const next = reduce(state, event);
+      // A card is drawn when it changes: an interrupt and the cancel it starts both say "failed".
+      if (next === state && display) return;
+      state = next;
       display = draw(display ?? tslab, { ...state, notes });
     },
   };

@@ -44,6 +44,11 @@ test("Kernel › Interrupt while the sign-in waits: the card says cancelled, the
     const statuses = interrupted.events.filter((event) => event.event === "card").map((event) => event.status);
     assert.equal(statuses.at(-1), "failed", `the card's last state before the cell ended: ${statuses.join(", ")}`);
     assert.match(interrupted.plain.at(-1) ?? "", /cancelled \(kernel interrupt\)\. Nothing was saved\./);
+    assert.equal(
+      interrupted.plain.filter((text) => /cancelled \(kernel interrupt\)/.test(text)).length,
+      1,
+      `the card turns to cancelled once (a second draw comes late, under the next cell): ${interrupted.plain.join(" | ")}`,
+    );
     // Checked right after the kernel reported the cell finished: the cancel was not left for later.
     assert.equal(await listening(port), false, `the loopback port ${port} is closed`);
     assert.equal(existsSync(join(kernel.home, ".config", "cred", "cred_credentials.json")), false, "nothing saved");
@@ -96,6 +101,11 @@ test("Kernel › Interrupt while a two-cell sign-in waits for its code: the firs
     const interrupted = await kernel.interrupt();
     assert.equal(interrupted.error, null, "the first cell's card turned to failed");
     assert.match(interrupted.plain.at(-1) ?? "", /cancelled \(kernel interrupt\)\. Nothing was saved\./);
+    assert.equal(
+      interrupted.plain.filter((text) => /cancelled \(kernel interrupt\)/.test(text)).length,
+      1,
+      `the card turns to cancelled once (a second draw comes late, under the next cell): ${interrupted.plain.join(" | ")}`,
+    );
 
     const page = await approveSignIn(link, { account: "bob@example.com" });
     assert.ok(page.code, "the code page still shows a code");

@@ -124,33 +124,53 @@ def late_updates(client, results, seen):
     the cell's: read for LATE_SECONDS more. (Only updates were read at first: a CI run lost a Deno
     cell's `await Deno.jupyter.display(...)`, seen empty after its idle status.)
     """
-    deadline = time.monotonic() + LATE_SECONDS
-    while time.monotonic() < deadline:
-        try:
-            msg = client.get_iopub_msg(timeout=max(0.01, deadline - time.monotonic()))
-        except queue.Empty:
-            return
+    for msg in late_messages(client):
         result = results.get(msg["parent_header"].get("msg_id"))
         if result is not None and msg["msg_type"] in ("display_data", "update_display_data", "execute_result"):
             record_display(result, msg["content"].get("data", {}), seen, None, None)
 
 
+def displayed(msg):
+    """A display message's data, or {} for any other message."""
+    return msg["content"].get("data", {}) if msg["msg_type"].endswith("display_data") else {}
+
+
 def interrupt_idle(manager, client):
-    """Interrupts between cells; reports the cards shown until one says "failed"."""
+    """
+    Interrupts between cells; reports the cards shown until one says "failed", and the displays
+    sent in LATE_SECONDS more (a card drawn twice would show there, and under Deno would otherwise
+    land under the next cell).
+    """
     manager.interrupt_kernel()
     say({"event": "interrupted"})
     result = new_result()
     for msg in messages(client):
-        data = msg["content"].get("data", {}) if msg["msg_type"].endswith("display_data") else {}
+        data = displayed(msg)
         if "text/plain" in data:
             result["plain"].append(data["text/plain"])
         for status in CARD_STATUS.findall(data.get("text/html", "")):
             say({"event": "card", "status": status})
             if status == "failed":
+                result["plain"] += late_displays(client)
                 say(result)
                 return
     result["error"] = "no card said failed"
     say(result)
+
+
+def late_displays(client):
+    """The text/plain of every display message sent in the next LATE_SECONDS, whatever its cell."""
+    return [displayed(msg)["text/plain"] for msg in late_messages(client) if "text/plain" in displayed(msg)]
+
+
+def late_messages(client):
+    """The kernel's output messages that arrive in the next LATE_SECONDS."""
+    deadline = time.monotonic() + LATE_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            yield client.get_iopub_msg(timeout=max(0.01, deadline - time.monotonic()))
+        except queue.Empty:
+            return
 
 
 def main(kernel_name):

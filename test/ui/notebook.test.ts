@@ -164,6 +164,18 @@ test("a cancelled sign-in says why, and that nothing was saved", () => {
   assert.match(html, /cancelled \(kernel interrupt\)\. Nothing was saved\./);
 });
 
+test("a card in a final state is not drawn again (an interrupt and the cancel it starts both say failed)", () => {
+  const tslab = fakeTslab();
+  const presenter = createNotebookPresenter(tslab);
+  presenter.update({ type: "waiting" });
+  const cancelled = new CredCancelledError("The sign-in was cancelled (kernel interrupt).");
+  presenter.update({ type: "failed", error: cancelled });
+  presenter.update({ type: "failed", error: cancelled });
+  presenter.update({ type: "signed-in", account: "ann@example.com" });
+  assert.equal(tslab.displays.length, 1);
+  assert.deepEqual(tslab.displays[0]!.map(status), ["waiting", "failed"]);
+});
+
 test("failed: the error in words, escaped", () => {
   const tslab = fakeTslab();
   const presenter = createNotebookPresenter(tslab);
@@ -279,6 +291,19 @@ test("Deno: one display id, the first call creates it and the next ones update i
   );
   assert.match(deno.calls[2]!.bundle["text/html"]!, /Signed in as ann@example.com/);
   assert.match(deno.calls[2]!.bundle["text/plain"]!, /\nSigned in as ann@example.com$/);
+});
+
+test("Deno: a card in a final state is not sent again (a late update would land under the next cell)", () => {
+  const deno = fakeDeno([]);
+  const presenter = createDenoPresenter(deno.globals);
+  presenter.update({ type: "waiting" });
+  const cancelled = new CredCancelledError("The sign-in was cancelled (kernel interrupt).");
+  presenter.update({ type: "failed", error: cancelled });
+  presenter.update({ type: "failed", error: cancelled });
+  assert.deepEqual(
+    deno.calls.map((call) => status(call.bundle["text/html"]!)),
+    ["waiting", "failed"],
+  );
 });
 
 test("Deno: the code comes from the kernel's prompt(); an empty answer cancels", async () => {
