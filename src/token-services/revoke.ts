@@ -6,7 +6,7 @@ import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../error
 import { redactor } from "../trust/redact.js";
 import { printable } from "../trust/text.js";
 import { oauthErrorWord } from "./oauth-errors.js";
-import { emulatorNotAnswering, emulatorUrl, networkCode } from "./token-errors.js";
+import { networkCode, notAnsweringHere } from "./token-errors.js";
 import { MAX_SERVICE_REPLY_BYTES, SERVICE_TIMEOUT_MS } from "./service-request.js";
 import { boundedFetch } from "../trust/http.js";
 
@@ -29,16 +29,15 @@ export async function revokeToken(url: string, token: string, where = "Google"):
       timeoutMs: SERVICE_TIMEOUT_MS,
       maxBytes: MAX_SERVICE_REPLY_BYTES,
     },
-    (cause) =>
-      new CredConnectionError(
-        emulatorUrl(url) && networkCode(cause) === "ECONNREFUSED"
-          ? `Nothing was revoked: ${emulatorNotAnswering(new URL(url), "ECONNREFUSED")}`
+    (cause) => {
+      const here = networkCode(cause) === "ECONNREFUSED" ? notAnsweringHere(new URL(url), "ECONNREFUSED") : undefined;
+      return new CredConnectionError(
+        here
+          ? `Nothing was revoked: ${here}`
           : `${endpoint} could not be reached, so nothing was revoked; check the network and retry.`,
-        {
-          code: ERROR_CODES.UNREACHABLE,
-          cause,
-        },
-      ),
+        { code: ERROR_CODES.UNREACHABLE, cause },
+      );
+    },
   );
   if (reply.ok) return;
   const said = refusalWords(reply.text, token);

@@ -156,17 +156,8 @@ export function toCredError(error: unknown, what: string, stage?: TokenStage): C
   const code = networkCode(error);
   // Refused: nothing listens there. Another failure (a reset, a timeout) means something is up.
   const refused = code === "ECONNREFUSED" ? requestUrlOf(error) : undefined;
-  if (refused && isEmulatorUrl(refused))
-    return new CredConnectionError(`${what} failed: ${emulatorNotAnswering(refused, code)}`, {
-      cause: error,
-      code: ERROR_CODES.UNREACHABLE,
-    });
-  // On this machine the network is not the problem: the server the URL names is not running.
-  if (refused && isLoopbackHostname(refused.hostname))
-    return new CredConnectionError(
-      `${what} failed: nothing answers at ${refused.origin}, on this machine (${code}): start the token server it names, or correct the token URL (a credentials file's token_uri).`,
-      { cause: error, code: ERROR_CODES.UNREACHABLE },
-    );
+  const here = refused && notAnsweringHere(refused, "ECONNREFUSED");
+  if (here) return new CredConnectionError(`${what} failed: ${here}`, { cause: error, code: ERROR_CODES.UNREACHABLE });
   if (code)
     return new CredConnectionError(`${what} failed: could not reach the token server (${code}); check the network.`, {
       cause: error,
@@ -244,10 +235,15 @@ function requestUrlOf(error: unknown): URL | undefined {
   return undefined;
 }
 
-/** `raw` as a URL when it is the emulator's: exactly `CRED_AUTH_EMULATOR_HOST`'s host and port (another loopback port is not). */
-export function emulatorUrl(raw: string, env: NodeJS.ProcessEnv = process.env): URL | undefined {
-  const url = URL.canParse(raw) ? new URL(raw) : undefined;
-  return url !== undefined && isEmulatorUrl(url, env) ? url : undefined;
+/**
+ * What to do when a connection to `url` was refused (`code`) and the network is not to blame: the
+ * emulator (exactly `CRED_AUTH_EMULATOR_HOST`'s host and port) is not started, or, elsewhere on
+ * this machine, the server the URL names is not running. Undefined for any other host.
+ */
+export function notAnsweringHere(url: URL, code: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (isEmulatorUrl(url, env)) return emulatorNotAnswering(url, code);
+  if (!isLoopbackHostname(url.hostname)) return undefined;
+  return `nothing answers at ${url.origin}, on this machine (${code}): start the token server it names, or correct the token URL (a credentials file's token_uri).`;
 }
 
 export function networkCode(error: unknown): string | undefined {

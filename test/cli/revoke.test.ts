@@ -263,21 +263,43 @@ test("a refused revocation removes nothing; --force removes the file and cache a
   assert.deepEqual(cacheEntries(b), []);
 });
 
-test("an unreachable revoke endpoint removes nothing (a connection error, exit 3)", async () => {
+test("a revoke endpoint on this machine that refuses the connection removes nothing, and says to start its server (exit 3)", async () => {
   const b = box();
   const { path } = await signedInWithTokens(b);
-  // A token server on this machine that is gone (nothing listens on port 9) stands in for a network failure:
-  // the revoke endpoint is the one beside the file's token_uri.
+  // The revoke endpoint is the one beside the file's token_uri: here a token server on this machine that is
+  // gone (nothing listens on port 9).
   const json = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
   writeFileSync(path, JSON.stringify({ ...json, token_uri: "http://127.0.0.1:9/token" }), { mode: 0o600 });
   const down = await cli(["revoke", path], b.env);
   assert.equal(down.code, 3, down.stderr);
-  assert.match(
+  assert.equal(
     down.stderr,
-    /^cred-auth: .*could not be reached, so nothing was revoked.* Nothing was removed\. \(ERR_UNREACHABLE\)\n$/,
+    "cred-auth: Nothing was revoked: nothing answers at http://127.0.0.1:9, on this machine (ECONNREFUSED): start the token server it names, or correct the token URL (a credentials file's token_uri). Nothing was removed. (ERR_UNREACHABLE)\n",
   );
   assert.ok(existsSync(path));
   assert.equal(cacheEntries(b).length, 2);
+});
+
+test("a revoke endpoint that drops the connection removes nothing, and blames the connection (exit 3)", async () => {
+  const b = box();
+  const { path } = await signedInWithTokens(b);
+  const dropping = createServer((request) => request.socket.destroy());
+  await new Promise<void>((resolve) => dropping.listen(0, "127.0.0.1", resolve));
+  try {
+    const { port } = dropping.address() as AddressInfo;
+    const json = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+    writeFileSync(path, JSON.stringify({ ...json, token_uri: `http://127.0.0.1:${port}/token` }), { mode: 0o600 });
+    const down = await cli(["revoke", path], b.env);
+    assert.equal(down.code, 3, down.stderr);
+    assert.match(
+      down.stderr,
+      /^cred-auth: The revoke endpoint of .* could not be reached, so nothing was revoked; check the network and retry\. Nothing was removed\. \(ERR_UNREACHABLE\)\n$/,
+    );
+    assert.ok(existsSync(path));
+    assert.equal(cacheEntries(b).length, 2);
+  } finally {
+    dropping.close();
+  }
 });
 
 test("a service-account key cannot be revoked here: it says how, removes nothing unless --force", async () => {

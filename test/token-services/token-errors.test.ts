@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "cred-auth";
 import {
-  emulatorUrl,
+  notAnsweringHere,
   grantTypeOf,
   redactTokenRequestError,
   toCredError,
@@ -719,11 +719,29 @@ test("the refused URL is looked for five errors deep, as the network code is; de
   );
 });
 
-test("emulatorUrl: exactly CRED_AUTH_EMULATOR_HOST's host and port, as a URL; anything else undefined", () => {
+test("notAnsweringHere: the emulator (exactly its host and port), another address on this machine, or nothing for a host elsewhere", () => {
   const env = { CRED_AUTH_EMULATOR_HOST: "127.0.0.1:9099" };
-  assert.equal(emulatorUrl("http://127.0.0.1:9099/revoke", env)?.href, "http://127.0.0.1:9099/revoke");
-  assert.equal(emulatorUrl("http://127.0.0.1:9100/revoke", env), undefined, "another port");
-  assert.equal(emulatorUrl("https://oauth2.googleapis.com/revoke", env), undefined, "Google");
-  assert.equal(emulatorUrl("not a url", env), undefined);
-  assert.equal(emulatorUrl("http://127.0.0.1:9099/revoke", {}), undefined, "no emulator set");
+  const here = (url: string, environment: NodeJS.ProcessEnv = env) =>
+    notAnsweringHere(new URL(url), "ECONNREFUSED", environment);
+  assert.equal(
+    here("http://127.0.0.1:9099/revoke"),
+    "nothing answers at the emulator's address http://127.0.0.1:9099 (CRED_AUTH_EMULATOR_HOST; ECONNREFUSED): start it with `cred-auth emulator --port 9099`, or unset CRED_AUTH_EMULATOR_HOST to use Google.",
+  );
+  const local = (origin: string, code = "ECONNREFUSED") =>
+    `nothing answers at ${origin}, on this machine (${code}): start the token server it names, or correct the token URL (a credentials file's token_uri).`;
+  assert.equal(here("http://127.0.0.1:9100/revoke"), local("http://127.0.0.1:9100"), "another port");
+  assert.equal(here("http://127.0.0.1:9099/revoke", {}), local("http://127.0.0.1:9099"), "no emulator set");
+  assert.equal(
+    here("http://[::1]:9099/revoke"),
+    local("http://[::1]:9099"),
+    "the emulator's port on another loopback host",
+  );
+  assert.equal(here("http://localhost:8/revoke"), local("http://localhost:8"));
+  assert.equal(
+    notAnsweringHere(new URL("http://127.0.0.1:9/t"), "ECONNRESET", {}),
+    local("http://127.0.0.1:9", "ECONNRESET"),
+    "the code given",
+  );
+  assert.equal(here("https://oauth2.googleapis.com/revoke"), undefined, "Google");
+  assert.equal(here("http://10.0.0.1:9099/revoke"), undefined, "another machine");
 });
