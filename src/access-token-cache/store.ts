@@ -83,7 +83,7 @@ export function readSmallFile(path: string): string {
  * Stores `token` under `key` atomically (temp file, fsync, rename; file 0600, directory 0700).
  * Only `access_token`, `expiry_date`, `token_type` and `scopes` are written. Returns false when
  * the cache is off or cannot be written (a read-only home is not an error: the cache is an
- * optimisation).
+ * optimisation), or when `access_token` is not a token (formats/token-cache-entry.ts).
  */
 export function writeCachedToken(key: string, token: CachedAccessToken, location: TokenCacheLocation = {}): boolean {
   return withCacheDir(location, true, (base) => writeEntry(base, key, token)) ?? false;
@@ -91,12 +91,14 @@ export function writeCachedToken(key: string, token: CachedAccessToken, location
 
 /** @internal Stores `token` under `key` in an opened cache directory (see {@link withCacheDir}). */
 export function writeEntry(base: string, key: string, token: CachedAccessToken): boolean {
+  const text = entryText(token);
+  if (text === undefined) return false;
   const target = tokenPath(base, key);
   const temp = `${target}.${uniqueSuffix()}.tmp`;
   try {
     const fd = openSync(temp, "wx", 0o600);
     try {
-      writeSync(fd, entryText(token));
+      writeSync(fd, text);
       // Stryker disable next-line CallExpression: durability, not observable without a power cut (docs/security.md)
       fsyncSync(fd);
     } finally {

@@ -3,6 +3,7 @@
  * nothing that outlives it, never a refresh token or key. Written by {@link entryText}, read back
  * by {@link parseCachedToken}, which takes only well-typed fields.
  */
+import { isToken } from "../trust/text.js";
 
 /**
  * The `token_type` of an entry under an ID-token key (cache-keys.ts `idTokenCacheKey`): its
@@ -21,8 +22,13 @@ export interface CachedAccessToken {
   scopes?: string[];
 }
 
-/** The file's text: only `access_token`, `expiry_date`, `token_type` and `scopes`, whatever else `token` holds. */
-export function entryText(token: CachedAccessToken): string {
+/**
+ * The file's text: only `access_token`, `expiry_date`, `token_type` and `scopes`, whatever else
+ * `token` holds. Undefined when its `access_token` is not a token (trust/text.ts `isToken`): a
+ * server's junk is refused where it is printed, and must not wait at rest to be refused again.
+ */
+export function entryText(token: CachedAccessToken): string | undefined {
+  if (!isToken(token.access_token)) return undefined;
   const entry: CachedAccessToken = {
     access_token: token.access_token,
     expiry_date: token.expiry_date,
@@ -46,7 +52,8 @@ export function parseCachedToken(text: string): CachedAccessToken | undefined {
   const { access_token, expiry_date, token_type, scopes } = json as Record<string, unknown>;
   if (
     typeof access_token !== "string" ||
-    access_token === "" ||
+    // An entry written before entries were judged may hold a server's junk: a miss, asked again.
+    !isToken(access_token) ||
     // Stryker disable next-line ConditionalExpression: equivalent: Number.isFinite is false for a non-number
     typeof expiry_date !== "number" ||
     !Number.isFinite(expiry_date)

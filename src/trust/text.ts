@@ -56,6 +56,11 @@ export const MAX_TOKEN_LENGTH = 16 * 1024;
 /** A token as a server must answer it: visible ASCII only (RFC 6750's token characters and more), no white space. */
 const TOKEN = /^[\x21-\x7e]+$/;
 
+/** Whether `text` is a token as a server must answer one: visible ASCII, at most {@link MAX_TOKEN_LENGTH} long. */
+export function isToken(text: string): boolean {
+  return text.length <= MAX_TOKEN_LENGTH && TOKEN.test(text);
+}
+
 /**
  * `token`, a server's answer about to be printed or put in a header, when it is a token: visible
  * ASCII, no white space or control character, at most {@link MAX_TOKEN_LENGTH} long. Else one
@@ -63,7 +68,7 @@ const TOKEN = /^[\x21-\x7e]+$/;
  * add a line to `--format header`.
  */
 export function checkedToken(token: string, what: string): string {
-  if (token.length <= MAX_TOKEN_LENGTH && TOKEN.test(token)) return token;
+  if (isToken(token)) return token;
   throw new CredConnectionError(
     `The server answered ${what} that is not a token (it holds white space, control characters or other text, or is too long); cred-auth printed none of it. Check the token URL the credentials name.`,
     { code: ERROR_CODES.TOKEN_MALFORMED },

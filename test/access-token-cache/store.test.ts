@@ -27,6 +27,7 @@ import {
   withCacheDir,
   writeCachedToken,
 } from "../../dist/access-token-cache/store.js";
+import { MAX_TOKEN_LENGTH } from "../../dist/trust/text.js";
 
 // @internal helpers, absent from the .d.ts.
 const { resolveDir, uniqueSuffix } = createRequire(import.meta.url)("../../dist/access-token-cache/store.js") as {
@@ -191,6 +192,30 @@ test("an entry that is a link, writable by others, too big or corrupt is no toke
     token_type: "Bearer",
     scopes: [],
   });
+});
+
+test("an access token that is not a token (white space, control characters, too long) is neither written nor read back", (t) => {
+  const dir = join(scratch(t), "tokens");
+  const file = join(dir, `${KEY}.json`);
+  const junk = [
+    "ya29.a\r\nX-Injected: 1",
+    "ya29.b c",
+    "ya29.c\u001b[2J",
+    "ya29.d\u202e",
+    "x".repeat(MAX_TOKEN_LENGTH + 1),
+  ];
+  for (const access_token of junk) {
+    assert.equal(writeCachedToken(KEY, { ...TOKEN, access_token }, { dir }), false, JSON.stringify(access_token));
+    assert.equal(existsSync(file), false, "nothing at rest");
+    assert.deepEqual(existsSync(dir) ? readdirSync(dir) : [], [], "no temp file either");
+  }
+  for (const access_token of junk) {
+    writeFileSync(file, JSON.stringify({ ...TOKEN, access_token }), { mode: 0o600 });
+    assert.equal(readCachedToken(KEY, { dir }), undefined, `an older entry: ${JSON.stringify(access_token)}`);
+  }
+  const longest = { ...TOKEN, access_token: "y".repeat(MAX_TOKEN_LENGTH) };
+  assert.equal(writeCachedToken(KEY, longest, { dir }), true, "the longest token");
+  assert.deepEqual(readCachedToken(KEY, { dir }), longest);
 });
 
 test("a write that fails leaves no temp file behind and says false", (t) => {

@@ -4,7 +4,7 @@
 // error that shows none of it); status's JSON escapes what would hide or reorder text.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ERROR_CODES } from "cred-auth";
 import { MAX_TOKEN_LENGTH, checkedToken, safeJson } from "../../dist/trust/text.js";
@@ -125,4 +125,20 @@ test("print-identity-token: an ID token is checked where it comes back (a JWT of
   );
   assert.ok(!RAW.test(result.stderr), JSON.stringify(result.stderr));
   assert.ok(!result.stderr.includes("X-Injected"));
+});
+
+test("a token server's non-token is not kept: not in the token cache, and the next run asks again and prints the real one", async () => {
+  const box = sandbox();
+  const path = userFile(box.dir, "refused-then-good.json");
+  answer = "ya29.kept\r\nX-Injected: 1";
+  const refused = await runCli(["print-token", path], box.env);
+  assert.equal(refused.code, 3, refused.stderr);
+  const cached = existsSync(box.tokenCache)
+    ? readdirSync(box.tokenCache, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile())
+    : [];
+  for (const entry of cached)
+    assert.ok(!readFileSync(join(entry.parentPath, entry.name), "utf8").includes("ya29.kept"), entry.name);
+  answer = "ya29.the-real-one";
+  const again = await runCli(["print-token", path], box.env);
+  assert.equal(again.stdout, `${answer}\n`, again.stderr);
 });
