@@ -50,14 +50,19 @@ async function askToRevoke(found: FoundToRevoke): Promise<boolean> {
       { code: ERROR_CODES.NOT_CONFIRMED },
     );
   const prompt = await terminalPrompt("The revocation was cancelled; nothing was revoked or removed.");
+  let answer: string;
   try {
-    const answer = await prompt.ask(`${aboutTo(found)}\nDo you want to continue (Y/n)? `);
-    return /^(y(es)?)?$/i.test(answer.trim());
+    answer = await prompt.ask(`${aboutTo(found)}\nDo you want to continue (Y/n)? `);
   } catch {
-    // Ctrl+C or Ctrl+D at the question is a no.
+    // Ctrl+C or Ctrl+D at the question: cancelled (exit 130).
     process.stderr.write("\n");
     return false;
   } finally {
     prompt.close();
   }
+  if (/^(y(es)?)?$/i.test(answer.trim())) return true;
+  // A no is an answer, not an interrupt: exit 1, as gcloud's "Aborted by user" and as without a terminal.
+  throw new CredCredentialsError("Nothing was revoked or removed: the answer was no.", {
+    code: ERROR_CODES.NOT_CONFIRMED,
+  });
 }
