@@ -9,7 +9,6 @@
 //   secret, Basic header, subject token or refresh token, anywhere reachable from it.
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
@@ -17,6 +16,7 @@ import { DEFAULT_WORKFORCE_AUDIENCE, DEFAULT_WORKLOAD_AUDIENCE, DEMO_CLIENT } fr
 import { withEmulator, workloadFileJson, workloadPrincipal } from "../support/emulator.ts";
 import { tempDir, testPrivateKey } from "../support/files.ts";
 import { type GoogleProxy, startGoogleProxy } from "../support/google-proxy.ts";
+import { recordingProxy } from "../support/net.ts";
 import { findPeerTools } from "../support/peers.ts";
 import { CLI, ROOT, echoes, isolatedEnv, runNode } from "./support.ts";
 
@@ -222,22 +222,6 @@ test("an STS redirecting to another host: default() with an external_account fil
   );
   assertNothingFollowed(stolen.requests, "external_account");
 });
-
-/** A proxy on loopback that records every request and CONNECT crossing it, and refuses them all. */
-async function recordingProxy(t: TestContext): Promise<{ url: string; crossed: string[] }> {
-  const crossed: string[] = [];
-  const server = createServer((req, res) => {
-    crossed.push(`${req.method} ${req.url}`);
-    res.writeHead(502).end();
-  });
-  server.on("connect", (req: IncomingMessage, socket: Socket) => {
-    crossed.push(`CONNECT ${req.url}`);
-    socket.end("HTTP/1.1 502 Bad Gateway\r\n\r\n");
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, crossed };
-}
 
 test("HTTPS_PROXY set: nothing bound for the emulator crosses it (STS's subject token, IAM's Bearer token)", async (t) => {
   const home = tempDir(t);

@@ -4,7 +4,6 @@
 import assert from "node:assert/strict";
 import { Agent } from "node:http";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
 import { Readable } from "node:stream";
 import { test, type TestContext } from "node:test";
 import {
@@ -17,6 +16,7 @@ import {
   requestSecrets,
   transportFetch,
 } from "../../dist/trust/transport.js";
+import { recordingProxy } from "../support/net.ts";
 
 interface Seen {
   method: string;
@@ -237,22 +237,6 @@ test("transportFetch bounds a reply read whole: the caller's size, else MAX_REPL
   const streamed = await transportFetch(`${server.origin}/big`, { responseType: "stream" });
   assert.equal((await streamed.arrayBuffer()).byteLength, big.length);
 });
-
-/** A proxy on loopback recording what crosses it, refusing all. */
-async function recordingProxy(t: TestContext): Promise<{ url: string; crossed: string[] }> {
-  const crossed: string[] = [];
-  const server = createServer((req, res) => {
-    crossed.push(`${req.method} ${req.url}`);
-    res.writeHead(502).end();
-  });
-  server.on("connect", (req: IncomingMessage, socket: Socket) => {
-    crossed.push(`CONNECT ${req.url}`);
-    socket.end("HTTP/1.1 502 Bad Gateway\r\n\r\n");
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, crossed };
-}
 
 test("transportFetch: another host through HTTPS_PROXY, loopback straight, whatever agent gaxios chose", async (t) => {
   const proxy = await recordingProxy(t);
