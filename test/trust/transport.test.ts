@@ -16,7 +16,7 @@ import {
   requestSecrets,
   transportFetch,
 } from "../../dist/trust/transport.js";
-import { recordingProxy } from "../support/net.ts";
+import { closedPort, recordingProxy } from "../support/net.ts";
 
 interface Seen {
   method: string;
@@ -103,6 +103,8 @@ test("agentFor: loopback never through a proxy agent; other hosts keep the calle
     assert.equal(agentFor(url, choose, env), undefined, `${host}: an agent chooser may pick a proxy`);
     assert.equal(agentFor(url, plain, env), plain, `${host}: an agent that is no proxy is kept`);
     assert.equal(agentFor(url, undefined, env), undefined, `${host}: the environment's proxy is not used`);
+    assert.equal(agentFor(url, null, env), null, `${host}: whatever else the caller gave, kept (no proxy in it)`);
+    assert.equal(agentFor(url, 5, env), 5, host);
   }
   const google = new URL("https://oauth2.googleapis.com/token");
   assert.equal(agentFor(google, proxyAgent, env), proxyAgent, "gaxios's choice kept");
@@ -126,6 +128,17 @@ test("redirected: fetch's method rules; another origin gets no body and only har
     headers: { "Content-Type": "application/x-www-form-urlencoded", Authorization: "Basic abc", Accept: "x" },
   };
   assert.equal(redirected(post, 307, from, new URL("http://a.example/token")), undefined, "https to http");
+  const bare = { method: "GET", headers: { accept: "x" } };
+  assert.equal(
+    redirected(bare, 302, from, new URL("http://a.example/token")),
+    undefined,
+    "https to http, nothing secret",
+  );
+  assert.deepEqual(redirected(bare, 302, from, new URL("https://b.example/")), bare, "https to https elsewhere");
+  assert.deepEqual(redirected({ method: "POST" }, 303, from, same), { method: "GET", body: undefined, headers: {} });
+  assert.deepEqual(redirected({ method: "POST", headers: new Headers({ Accept: "a" }) }, 303, from, same)?.headers, {
+    accept: "a",
+  });
   assert.deepEqual(redirected(post, 307, from, same), post, "same origin: as sent");
   assert.deepEqual(redirected(post, 308, from, same), post);
   assert.equal(redirected(post, 307, from, elsewhere), undefined, "a body to another origin");
@@ -182,6 +195,7 @@ test("redirected: fetch's method rules; another origin gets no body and only har
 
 test("transportFetch follows a redirect within the origin, with the body; to another origin, only what carries no secret", async (t) => {
   const other = await listen(t, "127.0.0.2", (_req, res) => ok(res, "other"));
+  const closed = await closedPort();
   const first = await listen(t, "127.0.0.1", (req, res) => {
     if (req.url === "/token") return redirect(res, 307, "/token2");
     if (req.url === "/token2") return ok(res, "second");
@@ -191,6 +205,8 @@ test("transportFetch follows a redirect within the origin, with the body; to ano
     if (req.url === "/ftp") return redirect(res, 302, "ftp://127.0.0.1/x");
     if (req.url === "/bad") return redirect(res, 302, "http://[::1");
     if (req.url === "/loop") return redirect(res, 302, "/loop");
+    if (req.url === "/created") return redirect(res, 201, "/token2");
+    if (req.url === "/tls") return redirect(res, 302, `https://127.0.0.1:${closed}/x`);
     return ok(res);
   });
   const post = { method: "POST", headers: { authorization: "Basic c2VjcmV0", accept: "text/plain" }, body: "code=abc" };
@@ -213,6 +229,8 @@ test("transportFetch follows a redirect within the origin, with the body; to ano
     const answer = await transportFetch(`${first.origin}${path}`);
     assert.equal(answer.status, 302, path);
   }
+  assert.equal((await transportFetch(`${first.origin}/created`)).status, 201, "a Location beside a 201 is no redirect");
+  await assert.rejects(transportFetch(`${first.origin}/tls`), /ECONNREFUSED/, "http to https is followed");
   const before = first.requests.length;
   const looped = await transportFetch(`${first.origin}/loop`);
   assert.equal(looped.status, 302);
@@ -222,6 +240,7 @@ test("transportFetch follows a redirect within the origin, with the body; to ano
   discard(manual);
   await assert.rejects(transportFetch(42), /no URL/);
   await assert.rejects(transportFetch({ url: 42 }), /no URL/);
+  await assert.rejects(transportFetch(null), /no URL/);
 });
 
 test("transportFetch bounds a reply read whole: the caller's size, else MAX_REPLY_BYTES; a stream is the caller's to bound", async (t) => {
@@ -234,6 +253,8 @@ test("transportFetch bounds a reply read whole: the caller's size, else MAX_REPL
   assert.equal((await (await transportFetch(`${server.origin}/small`, { size: 100 })).text()).length, 100);
   assert.equal((await (await transportFetch(`${server.origin}/small`, { size: 0 })).text()).length, 100);
   await assert.rejects((await transportFetch(`${server.origin}/big`)).text(), { type: "max-size" });
+  const unbounded = await transportFetch(`${server.origin}/big`, { size: 0 });
+  await assert.rejects(unbounded.text(), { type: "max-size" }, "size 0 (node-fetch's none): MAX_REPLY_BYTES");
   const streamed = await transportFetch(`${server.origin}/big`, { responseType: "stream" });
   assert.equal((await streamed.arrayBuffer()).byteLength, big.length);
 });
