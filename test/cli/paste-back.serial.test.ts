@@ -68,9 +68,9 @@ test("remote, Desktop client: the browser's final address pasted beside the spin
     const other = startLogin({ CRED_AUTH_REMOTE: "1", CRED_AUTH_EMULATOR_CODE_PAGE: "off" });
     const otherUrl = await until(() => urlOn(other.screen()), "the other URL", other.screen);
     const otherAddress = await finalAddress(await browser.newPage(), otherUrl, "alice@example.com");
-    tmux("kill-session", "-t", other.name);
-
+    // The other session ends after the next one starts: killing the last session ends tmux's server.
     const login = startLogin({ CRED_AUTH_REMOTE: "1", CRED_AUTH_EMULATOR_CODE_PAGE: "off" });
+    tmux("kill-session", "-t", other.name);
     const url = await until(() => urlOn(login.screen()), "the URL on its own line", login.screen);
     const screen = login.screen();
     assert.match(

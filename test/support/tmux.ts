@@ -65,6 +65,23 @@ export function tmuxLogins(prefix: string, skip: string | false) {
   });
 
   const tmux = (...args: string[]): string => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
+  /**
+   * tmux new-session, again when it reached a server on its way out: the last session killed just
+   * before, the server exits, and a client that connected meanwhile gets "server exited
+   * unexpectedly" (a CI run met it). The next attempt starts a new server.
+   */
+  const newSession = (...args: string[]): void => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        tmux("new-session", ...args);
+        return;
+      } catch (error) {
+        const stderr = String((error as { stderr?: unknown }).stderr ?? "");
+        if (attempt === 5 || !stderr.includes("server exited unexpectedly")) throw error;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100 * attempt);
+      }
+    }
+  };
   const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
   /** Starts `cred-auth login DEST` in a fresh tmux session (200x50 unless `terminal` says). */
   function startLogin(env: Record<string, string | undefined>, terminal: TerminalOptions = {}): Login {
@@ -97,8 +114,7 @@ export function tmuxLogins(prefix: string, skip: string | false) {
     // a key first, so that tmux's pipe-pane is attached before the command writes anything.
     const command = `read -r _; env -i ${assignments} ${shellQuote(process.execPath)} ${shellQuote(cli)} login ${shellQuote(destination)}${redirect}; echo $? > ${shellQuote(exitFile)}`;
     const [columns, rows] = [String(terminal.columns ?? 200), String(terminal.rows ?? 50)];
-    tmux(
-      "new-session",
+    newSession(
       "-d",
       "-x",
       columns,
