@@ -113,6 +113,19 @@ export class CellKernel {
   }
 }
 
+/**
+ * The displays of an interrupt (`plain`, late ones included) end with the card saying it was
+ * cancelled, and only one says so: a second draw would come late, under Deno under the next cell.
+ */
+export function assertCancelledOnce(plain: readonly string[]): void {
+  assert.match(plain.at(-1) ?? "", /cancelled \(kernel interrupt\)\. Nothing was saved\./);
+  assert.equal(
+    plain.filter((text) => /cancelled \(kernel interrupt\)/.test(text)).length,
+    1,
+    `the card turns to cancelled once (a second draw comes late, under the next cell): ${plain.join(" | ")}`,
+  );
+}
+
 /** Whether something accepts connections on `port` (IPv4 or IPv6 loopback). */
 export async function listening(port: number): Promise<boolean> {
   for (const host of ["127.0.0.1", "::1"]) {

@@ -160,7 +160,8 @@ def interrupt_idle(manager, client):
 
 def late_displays(client):
     """The text/plain of every display message sent in the next LATE_SECONDS, whatever its cell."""
-    return [displayed(msg)["text/plain"] for msg in late_messages(client) if "text/plain" in displayed(msg)]
+    data = (displayed(msg) for msg in late_messages(client))
+    return [each["text/plain"] for each in data if "text/plain" in each]
 
 
 def late_messages(client):
