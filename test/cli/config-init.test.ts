@@ -24,7 +24,7 @@ import { DEMO_WEB_CLIENT } from "cred-auth/emulator";
 import { desktopClientFile } from "../docs/workspace.ts";
 import { freePortRange, rangeEnv } from "../oauth/support.ts";
 import { newestDownload } from "../../dist/oauth/client-download.js";
-import { hasTmux } from "../support/tmux.ts";
+import { hasTmux, tmuxOn } from "../support/tmux.ts";
 import { withEmulator } from "../support/emulator.ts";
 import { CLI, collect, runCli, sandbox, startCli, type Sandbox } from "./support.ts";
 
@@ -194,7 +194,7 @@ function inTerminal(box: Sandbox, env: NodeJS.ProcessEnv) {
     .map(([k, v]) => `${k}=${shellQuote(v)}`)
     .join(" ");
   const command = `env -i ${assignments} ${shellQuote(process.execPath)} ${shellQuote(CLI)} config init; echo $? > ${shellQuote(exitFile)}`;
-  const tmux = (...args: string[]): string => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
+  const tmux = tmuxOn(socket);
   tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "init", command, ";", "set-option", "remain-on-exit", "on");
   const screen = (): string => tmux("capture-pane", "-p", "-J", "-t", "init");
   async function until(what: string, check: () => boolean): Promise<void> {

@@ -2,13 +2,13 @@
 // revocation goes, and asks (Y/n) as gcloud's `auth application-default revoke` does. "n" (or
 // Ctrl+C) leaves the file byte for byte and revokes nothing; Enter or "y" revokes and removes it.
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { hasTmux } from "../support/tmux.ts";
+import { hasTmux, tmuxOn } from "../support/tmux.ts";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
 
 const skip = hasTmux || process.env.CI ? false : "tmux is not installed";
@@ -22,7 +22,7 @@ after(() => {
   rmSync(work, { recursive: true, force: true });
 });
 const emu = skip ? undefined : await withEmulator();
-const tmux = (...args: string[]): string => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
+const tmux = tmuxOn(socket);
 const quote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
 let sessions = 0;
 

@@ -16,6 +16,27 @@ const cli = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
 /** Whether tmux is installed. */
 export const hasTmux = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
 
+/**
+ * tmux on its own `socket`, throwing what it says on failure. A new-session is started again when
+ * it reached a server on its way out: the last session just killed (or `kill-server` just run),
+ * the server exits, and a client that connected meanwhile gets "server exited unexpectedly" (a CI
+ * run met it). The next attempt starts a new server.
+ */
+export function tmuxOn(socket: string): (...args: string[]) => string {
+  const run = (args: string[]): string => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
+  return (...args) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return run(args);
+      } catch (error) {
+        const stderr = String((error as { stderr?: unknown }).stderr ?? "");
+        if (args[0] !== "new-session" || attempt === 5 || !stderr.includes("server exited unexpectedly")) throw error;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100 * attempt);
+      }
+    }
+  };
+}
+
 export interface Login {
   name: string;
   destination: string;
@@ -64,24 +85,7 @@ export function tmuxLogins(prefix: string, skip: string | false) {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  const tmux = (...args: string[]): string => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
-  /**
-   * tmux new-session, again when it reached a server on its way out: the last session killed just
-   * before, the server exits, and a client that connected meanwhile gets "server exited
-   * unexpectedly" (a CI run met it). The next attempt starts a new server.
-   */
-  const newSession = (...args: string[]): void => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        tmux("new-session", ...args);
-        return;
-      } catch (error) {
-        const stderr = String((error as { stderr?: unknown }).stderr ?? "");
-        if (attempt === 5 || !stderr.includes("server exited unexpectedly")) throw error;
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100 * attempt);
-      }
-    }
-  };
+  const tmux = tmuxOn(socket);
   const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
   /** Starts `cred-auth login DEST` in a fresh tmux session (200x50 unless `terminal` says). */
   function startLogin(env: Record<string, string | undefined>, terminal: TerminalOptions = {}): Login {
@@ -114,7 +118,8 @@ export function tmuxLogins(prefix: string, skip: string | false) {
     // a key first, so that tmux's pipe-pane is attached before the command writes anything.
     const command = `read -r _; env -i ${assignments} ${shellQuote(process.execPath)} ${shellQuote(cli)} login ${shellQuote(destination)}${redirect}; echo $? > ${shellQuote(exitFile)}`;
     const [columns, rows] = [String(terminal.columns ?? 200), String(terminal.rows ?? 50)];
-    newSession(
+    tmux(
+      "new-session",
       "-d",
       "-x",
       columns,
