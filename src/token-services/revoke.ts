@@ -30,7 +30,7 @@ export async function revokeToken(url: string, token: string, where = "Google"):
       maxBytes: MAX_SERVICE_REPLY_BYTES,
     },
     (cause) => {
-      const here = networkCode(cause) === "ECONNREFUSED" ? notAnsweringHere(new URL(url), "ECONNREFUSED") : undefined;
+      const here = notAnsweringHere(new URL(url), networkCode(cause));
       return new CredConnectionError(
         here
           ? `Nothing was revoked: ${here}`

@@ -154,9 +154,7 @@ export function toCredError(error: unknown, what: string, stage?: TokenStage): C
     });
   }
   const code = networkCode(error);
-  // Refused: nothing listens there. Another failure (a reset, a timeout) means something is up.
-  const refused = code === "ECONNREFUSED" ? requestUrlOf(error) : undefined;
-  const here = refused && notAnsweringHere(refused, "ECONNREFUSED");
+  const here = notAnsweringHere(requestUrlOf(error), code);
   if (here) return new CredConnectionError(`${what} failed: ${here}`, { cause: error, code: ERROR_CODES.UNREACHABLE });
   if (code)
     return new CredConnectionError(`${what} failed: could not reach the token server (${code}); check the network.`, {
@@ -236,11 +234,18 @@ function requestUrlOf(error: unknown): URL | undefined {
 }
 
 /**
- * What to do when a connection to `url` was refused (`code`) and the network is not to blame: the
- * emulator (exactly `CRED_AUTH_EMULATOR_HOST`'s host and port) is not started, or, elsewhere on
- * this machine, the server the URL names is not running. Undefined for any other host.
+ * What to do when a connection to `url` was refused (network code `code`) and the network is not to
+ * blame: the emulator (exactly `CRED_AUTH_EMULATOR_HOST`'s host and port) is not started, or,
+ * elsewhere on this machine, the server the URL names is not running. Undefined for another code,
+ * no URL, or a host elsewhere.
  */
-export function notAnsweringHere(url: URL, code: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function notAnsweringHere(
+  url: URL | undefined,
+  code: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  // Refused: nothing listens there. Another failure (a reset, a timeout) means something is up.
+  if (code !== "ECONNREFUSED" || url === undefined) return undefined;
   if (isEmulatorUrl(url, env)) return emulatorNotAnswering(url, code);
   if (!isLoopbackHostname(url.hostname)) return undefined;
   return `nothing answers at ${url.origin}, on this machine (${code}): start the token server it names, or correct the token URL (a credentials file's token_uri).`;
