@@ -4,6 +4,7 @@
  */
 import { DEMO_CLIENT, EMULATOR_PATHS } from "../shared/constants.js";
 import { AWS_ADMIN_ACTIONS } from "./aws-admin.js";
+import { CLIENT_ADMIN_ACTIONS } from "./client-status.js";
 import { awsOf } from "./aws-state.js";
 import type { RequestContext } from "./context.js";
 import { HttpError, parseJson, readBody, sendJson } from "./http.js";
@@ -141,6 +142,7 @@ const POST_ACTIONS: Record<string, AdminAction> = {
   ...IAM_ADMIN_ACTIONS,
   ...AWS_ADMIN_ACTIONS,
   ...ID_TOKEN_ADMIN_ACTIONS,
+  ...CLIENT_ADMIN_ACTIONS,
 };
 
 /** The EC2 instance the IMDS plays, as `GET /__emulator` shows it. */

@@ -15,6 +15,7 @@ export { API_ROUTES } from "./apis.js";
 export type { ApiRoute } from "./api-route.js";
 export type {
   AccessTokenInfo,
+  ClientControls,
   Emulator,
   EmulatorClient,
   EmulatorOptions,

@@ -14,6 +14,7 @@ import {
   userIdToken,
 } from "./id-tokens.js";
 import { decodeJwt, verifyRs256 } from "./jwt.js";
+import { clientRefusal } from "./client-status.js";
 import { codeErrorPage, codePage, consentPage, errorPage } from "./pages.js";
 import { EMAIL_SCOPE, invalidScopeDescription, isSignInScope, OPENID } from "./scopes.js";
 import { GOOGLE_TOKEN_URL, type EmulatorState, type Grant } from "./state.js";
@@ -56,7 +57,12 @@ export function handleAuthGet(ctx: RequestContext): void {
   const clientId = q.get("client_id") ?? "";
   const client = state.clients.get(clientId);
   if (!client) {
-    sendHtml(res, 400, errorPage("invalid_client", "The OAuth client was not found."));
+    sendHtml(res, 401, errorPage("invalid_client", "The OAuth client was not found.", 401));
+    return;
+  }
+  const refused = clientRefusal(state, clientId);
+  if (refused) {
+    sendHtml(res, 401, errorPage(refused.error, refused.description, 401));
     return;
   }
   const redirectUri = q.get("redirect_uri");
@@ -248,6 +254,8 @@ function authenticateClient(ctx: RequestContext, params: Map<string, string>): E
   if (!id) return badRequest("invalid_request", "Could not determine client ID from request.");
   const client = ctx.state.clients.get(id);
   if (!client) return { status: 401, error: "invalid_client", description: "The OAuth client was not found." };
+  const refused = clientRefusal(ctx.state, id);
+  if (refused) return { status: 401, ...refused };
   if (secret === undefined || secret === "") return badRequest("invalid_request", "client_secret is missing.");
   if (!safeEqual(secret, client.clientSecret))
     return { status: 401, error: "invalid_client", description: "Unauthorized" };

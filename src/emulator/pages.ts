@@ -84,13 +84,16 @@ ${scopes}
   );
 }
 
-/** Google's "Error 400: invalid_request" style page, shown when an authorization request cannot go back to the app. */
-export function errorPage(error: string, description: string): string {
-  const title = error === "invalid_scope" ? "Authorization Error" : "Access blocked: this request is invalid";
+/** Google's "Error 400: invalid_request" style page (401 for a refused client), shown when a request cannot go back to the app. */
+export function errorPage(error: string, description: string, status = 400): string {
+  const title =
+    error === "invalid_scope"
+      ? "Authorization Error"
+      : `Access blocked: ${status === 401 ? "authorization error" : "this request is invalid"}`;
   return page(
     `Error - cred-auth emulator`,
     `<h1>${title}</h1>
-<p class="error"><strong>Error 400: <span id="error">${e(error)}</span></strong></p>
+<p class="error"><strong>Error ${status}: <span id="error">${e(error)}</span></strong></p>
 <p id="error-description">${e(description)}</p>`,
   );
 }

@@ -8,6 +8,7 @@ import type { RequestContext } from "./context.js";
 import { MAX_FAULTS, normalizeFault } from "./faults.js";
 import { HttpError, requestUrl, sendHtml, sendJson, sendText } from "./http.js";
 import { awsControls } from "./aws-admin.js";
+import { clientControls } from "./client-status.js";
 import { handleAwsImds } from "./aws-imds.js";
 import { awsOf } from "./aws-state.js";
 import { handleIam } from "./iam.js";
@@ -178,6 +179,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     ...iamControls(() => iamOf(state)),
     ...awsControls(state),
     ...idTokenControls(state),
+    ...clientControls(state),
     reset: () => state.resetCounters(),
     close() {
       closed ??= new Promise<void>((resolve) => {

@@ -175,7 +175,20 @@ export interface AccessTokenInfo {
   expiresAt: number;
 }
 
-export interface Emulator extends StsControls, IamControls, AwsControls, IdTokenControls {
+/** What an admin does to an OAuth client on the Google Cloud console (docs/emulator.md, "A deleted or disabled client"). */
+export interface ClientControls {
+  /**
+   * Deletes the client: its token requests answer 401 `deleted_client` and its sign-in page "Error 401:
+   * deleted_client"; access tokens already issued keep working. A RangeError for an unknown client.
+   */
+  deleteClient(clientId: string): void;
+  /** Disables the client: the same, with `disabled_client` and "The OAuth client was disabled." */
+  disableClient(clientId: string): void;
+  /** Undeletes or re-enables the client: its unexpired refresh tokens work again. */
+  restoreClient(clientId: string): void;
+}
+
+export interface Emulator extends StsControls, IamControls, AwsControls, IdTokenControls, ClientControls {
   /** `http://127.0.0.1:PORT` */
   readonly url: string;
   /** `127.0.0.1:PORT`: the value for CRED_AUTH_EMULATOR_HOST and GCE_METADATA_HOST. */

@@ -383,7 +383,7 @@ test("the authorization endpoint refuses unknown clients, foreign redirects and 
   ];
   for (const [params, error] of cases) {
     const result = await approveSignIn(authUrl(emu, params));
-    assert.equal(result.status, 400, JSON.stringify(params));
+    assert.equal(result.status, error === "invalid_client" ? 401 : 400, JSON.stringify(params));
     assert.equal(result.error, `${error}`, JSON.stringify(params));
   }
   for (const loopback of ["http://localhost:1234/cb", "http://[::1]:5555", "http://127.0.0.1:9/"]) {
