@@ -29,11 +29,6 @@ export {
   CredConnectionError,
   CredCancelledError,
   CredentialsFileError,
-  CredSubjectTokenFileError,
-  CredSubjectTokenUrlError,
-  CredStsError,
-  CredUnsafeTokenUrlError,
-  CredImpersonationError,
   ERROR_CODES,
 } from "./errors.js";
 export type { CredErrorCode, CredErrorOptions, CredentialsFileProblem } from "./errors.js";

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { test } from "node:test";
 import { inspect } from "node:util";
-import { type CredErrorCode, ERROR_CODES, exceptions } from "cred-auth";
+import { ERROR_CODES, exceptions } from "cred-auth";
 import { SignInPendingError } from "../dist/oauth/pending.js";
 import { UsageError } from "../dist/cli/args.js";
 
@@ -12,11 +12,6 @@ const DEFAULTS: Record<string, string> = {
   CredCredentialsError: ERROR_CODES.CREDENTIALS,
   CredConnectionError: ERROR_CODES.CONNECTION,
   CredCancelledError: ERROR_CODES.CANCELLED,
-  CredSubjectTokenFileError: ERROR_CODES.SUBJECT_TOKEN_UNREADABLE,
-  CredSubjectTokenUrlError: ERROR_CODES.SUBJECT_TOKEN_UNREACHABLE,
-  CredStsError: ERROR_CODES.STS_REJECTED,
-  CredUnsafeTokenUrlError: ERROR_CODES.UNSAFE_TOKEN_URL,
-  CredImpersonationError: ERROR_CODES.IMPERSONATION_FAILED,
 };
 
 /** Classes whose constructor takes more than a message: how to make one saying "words". */
@@ -51,50 +46,6 @@ test("a credentials file's error names itself, and carries its path and problem"
   assert.equal(error.stack, "CredentialsFileError [ERR_FILE_INVALID]: words");
   assert.deepEqual([error.path, error.problem], ["/x/adc.json", "missing"]);
   assert.deepEqual(Object.keys(error), ["code", "path", "problem"]);
-});
-
-test("a deprecated class is `instanceof` of the errors with its codes, whatever their class", () => {
-  const { CredCredentialsError, CredConnectionError } = exceptions;
-  const cases: [typeof exceptions.CredAuthError, CredErrorCode[], CredErrorCode[]][] = [
-    [
-      exceptions.CredSubjectTokenFileError,
-      [ERROR_CODES.SUBJECT_TOKEN_UNREADABLE],
-      [ERROR_CODES.SUBJECT_TOKEN_UNREACHABLE],
-    ],
-    [
-      exceptions.CredSubjectTokenUrlError,
-      [ERROR_CODES.SUBJECT_TOKEN_UNREACHABLE, ERROR_CODES.AWS_CREDENTIALS_UNAVAILABLE],
-      [ERROR_CODES.UNREACHABLE],
-    ],
-    [exceptions.CredStsError, [ERROR_CODES.STS_REJECTED], [ERROR_CODES.UNREACHABLE, ERROR_CODES.CREDENTIALS]],
-    [
-      exceptions.CredUnsafeTokenUrlError,
-      [ERROR_CODES.UNSAFE_TOKEN_URL, ERROR_CODES.UNTRUSTED_UNIVERSE],
-      [ERROR_CODES.FILE_INVALID],
-    ],
-    [
-      exceptions.CredImpersonationError,
-      [
-        ERROR_CODES.IMPERSONATION_DENIED,
-        ERROR_CODES.SERVICE_ACCOUNT_NOT_FOUND,
-        ERROR_CODES.IMPERSONATION_FAILED,
-        ERROR_CODES.API_DISABLED,
-        ERROR_CODES.USER_PROJECT_DENIED,
-      ],
-      [ERROR_CODES.INVALID_SCOPE, ERROR_CODES.CREDENTIALS],
-    ],
-  ];
-  for (const [Class, codes, others] of cases) {
-    for (const code of codes)
-      for (const Base of [CredCredentialsError, CredConnectionError])
-        assert.ok(new Base("x", { code }) instanceof Class, `${Class.name} holds for ${Base.name} ${code}`);
-    for (const code of others)
-      assert.ok(!(new CredCredentialsError("x", { code }) instanceof Class), `${Class.name} not ${code}`);
-    assert.ok(!(new Error("x") instanceof Class), `${Class.name}: a plain error`);
-    assert.ok(!({ code: codes[0] } instanceof Class), `${Class.name}: a look-alike object`);
-    const made = new Class("made");
-    assert.ok(made instanceof Class && made instanceof exceptions.CredAuthError, `${Class.name}: one made by hand`);
-  }
 });
 
 test("a subclass takes its parent's default code and its own name; the library's own subclasses keep theirs", () => {

@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, normalize, sep } from "node:path";
 import { test } from "node:test";
-import { CredCredentialsError, CredUnsafeTokenUrlError, ERROR_CODES, cache } from "cred-auth";
+import { CredCredentialsError, ERROR_CODES, cache } from "cred-auth";
 import { DEMO_CLIENT } from "cred-auth/emulator";
 import { UserRefreshClient } from "google-auth-library";
 import { withEmulator } from "../support/emulator.ts";
@@ -133,7 +133,7 @@ test("a user-built client whose token URL is not Google's is refused by the URL 
   await assert.rejects(
     cache.READ_WRITE.save(userBuiltClient({ tokenUrl: "https://oauth2.example.com/token" })),
     (error: unknown) => {
-      assert.ok(error instanceof CredUnsafeTokenUrlError, String(error));
+      assert.ok(error instanceof CredCredentialsError, String(error));
       assert.equal(error.code, ERROR_CODES.UNSAFE_TOKEN_URL);
       assert.ok(!error.message.includes(REFRESH) && !error.message.includes(SECRET));
       return true;

@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import * as credAuth from "cred-auth";
-import { CredSubjectTokenUrlError, CredUnsafeTokenUrlError, ERROR_CODES, cache } from "cred-auth";
+import { CredCredentialsError, ERROR_CODES, cache } from "cred-auth";
 import { accessTokenForFile } from "../../dist/credentials/tokens/file-token.js";
 import { isolatedWorld, withEnv } from "../credentials/support.ts";
 import { withEmulator } from "../support/emulator.ts";
@@ -76,7 +76,8 @@ test("an IMDS URL that is not AWS's instance metadata service is refused by defa
   await assert.rejects(
     withEnv({ ...NO_AWS, GOOGLE_APPLICATION_CREDENTIALS: path }, () => credAuth.default([CLOUD], options)),
     (error: unknown) => {
-      assert.ok(error instanceof CredUnsafeTokenUrlError, String(error));
+      assert.ok(error instanceof CredCredentialsError, String(error));
+      assert.equal(error.code, ERROR_CODES.UNSAFE_TOKEN_URL);
       assert.match(error.message, /credential_source\.region_url at "http:\/\/169\.254\.169\.254\.evil\.example"/);
       return true;
     },
@@ -91,7 +92,7 @@ test("accessTokenForFile: AWS keys nowhere to be had is ERR_AWS_CREDENTIALS_UNAV
     AWS_REGION: "us-east-1",
   };
   await assert.rejects(accessTokenForFile(path, { env }), (error: unknown) => {
-    assert.ok(error instanceof CredSubjectTokenUrlError, String(error));
+    assert.ok(error instanceof CredCredentialsError, String(error));
     assert.equal(error.code, ERROR_CODES.AWS_CREDENTIALS_UNAVAILABLE);
     assert.match(error.message, /^The AWS source has no AWS keys: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/);
     return true;

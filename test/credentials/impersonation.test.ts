@@ -1,7 +1,7 @@
 // Impersonation in the library, against the emulator's IAM Credentials API: default() with
 // impersonated_service_account files (a user or a key source) and with the
 // impersonateServiceAccount option; getUserCredentials and saveUserCredentials with it. Refusals
-// are CredImpersonationErrors with their own codes, never a fall-back to a sign-in as someone else.
+// are CredCredentialsErrors with their own codes, never a fall-back to a sign-in as someone else.
 import assert from "node:assert/strict";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -46,7 +46,7 @@ function writeImpersonated(name: string, json: Record<string, unknown>): string 
 
 function assertImpersonationError(code: string) {
   return (error: unknown) => {
-    assert.ok(error instanceof exceptions.CredImpersonationError, String(error));
+    assert.ok(error instanceof exceptions.CredCredentialsError, String(error));
     assert.equal(error.name, "CredCredentialsError");
     assert.equal(error.code, code);
     assert.ok(!error.message.includes("\n"));

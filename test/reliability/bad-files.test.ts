@@ -8,7 +8,13 @@ import { chmodSync, copyFileSync, mkdirSync, readdirSync, symlinkSync, writeFile
 import { basename, dirname, join, relative } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { CredCredentialsError, cache, exceptions, loadServiceAccountCredentials, loadUserCredentials } from "cred-auth";
+import {
+  CredCredentialsError,
+  ERROR_CODES,
+  cache,
+  loadServiceAccountCredentials,
+  loadUserCredentials,
+} from "cred-auth";
 import { readCredentialsFile } from "../../dist/formats/credentials-file.js";
 import { CACHE_WARNING_CODE } from "../../dist/cache/disk.js";
 import { tempDir, userFileFields } from "../support/files.ts";
@@ -104,7 +110,7 @@ interface BadCase {
   problem: RegExp;
   /** `absent`: the cache sees nothing there at all (no warning). Default: one warning. */
   cache?: "absent";
-  /** The file parses; the URL policy refuses it where its secret would be sent (a CredUnsafeTokenUrlError). */
+  /** The file parses; the URL policy refuses it where its secret would be sent (ERR_UNSAFE_TOKEN_URL). */
   policy?: true;
 }
 
@@ -225,11 +231,11 @@ function buildAll(root: string, cases: BadCase[]): string[] {
 }
 
 function assertRefused(error: unknown, path: string, badCase: BadCase, via: string): true {
-  const expected = badCase.policy ? exceptions.CredUnsafeTokenUrlError : CredCredentialsError;
   assert.ok(
-    error instanceof expected,
-    `${badCase.name} via ${via}: ${expected.name}, got ${(error as Error)?.name}: ${(error as Error)?.message}`,
+    error instanceof CredCredentialsError,
+    `${badCase.name} via ${via}: CredCredentialsError, got ${(error as Error)?.name}: ${(error as Error)?.message}`,
   );
+  if (badCase.policy) assert.equal(error.code, ERROR_CODES.UNSAFE_TOKEN_URL, `${badCase.name} via ${via}`);
   const prefix = `Credentials file ${JSON.stringify(path)} `;
   assert.ok(error.message.startsWith(prefix), `${badCase.name} via ${via}: names the file: ${error.message}`);
   assert.match(error.message, badCase.problem, `${badCase.name} via ${via}`);

@@ -1,5 +1,5 @@
 // The impersonation chain in gcloud's order, the URLs, and generateAccessToken against the
-// emulator's IAM Credentials API: its reply read exactly, each refusal a CredImpersonationError
+// emulator's IAM Credentials API: its reply read exactly, each refusal a CredCredentialsError
 // with its own code, Google's status, no caller token in any message.
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -115,7 +115,7 @@ test("generateAccessToken: the emulator's token acts as the target, with the sco
   ];
   for (const [what, request, code, status] of refusals) {
     await assert.rejects(generateAccessToken(request), (error: unknown) => {
-      assert.ok(error instanceof exceptions.CredImpersonationError, `${what}: ${String(error)}`);
+      assert.ok(error instanceof exceptions.CredCredentialsError, `${what}: ${String(error)}`);
       assert.equal(error.code, code, what);
       assert.equal(error.error, status, what);
       assert.ok(!error.message.includes(request.sourceToken), `${what}: no caller token`);
@@ -185,7 +185,7 @@ test("403s told apart by Google's ErrorInfo reason: API disabled, quota project 
   for (const { kind, code, says, ends } of cases) {
     emu.failNext(1, { target: "iam", kind, project: "987654321098" });
     await assert.rejects(generateAccessToken(request), (error: unknown) => {
-      assert.ok(error instanceof exceptions.CredImpersonationError, String(error));
+      assert.ok(error instanceof exceptions.CredCredentialsError, String(error));
       assert.equal(error.code, code, kind);
       assert.equal(error.error, "PERMISSION_DENIED");
       assert.equal(error.status, 403);
@@ -199,7 +199,7 @@ test("403s told apart by Google's ErrorInfo reason: API disabled, quota project 
   // Without a fault: the caller lacks the role (IAM_PERMISSION_DENIED), the Token Creator advice.
   emu.addServiceAccount({ email: sa("reasons-target"), tokenCreators: [] });
   await assert.rejects(generateAccessToken(request), (error: unknown) => {
-    assert.ok(error instanceof exceptions.CredImpersonationError);
+    assert.ok(error instanceof exceptions.CredCredentialsError);
     assert.equal(error.code, ERROR_CODES.IMPERSONATION_DENIED);
     assert.match(error.message, /needs the Service Account Token Creator role/);
     assert.ok(

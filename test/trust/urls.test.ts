@@ -27,7 +27,7 @@ const OAUTH = { service: "oauth2", field: "token_uri", file: "/x/adc.json", ownS
 
 function refused(run: () => unknown, code: string, message: RegExp): void {
   assert.throws(run, (error: unknown) => {
-    assert.ok(error instanceof exceptions.CredUnsafeTokenUrlError, String(error));
+    assert.ok(error instanceof exceptions.CredCredentialsError, String(error));
     assert.equal(error.name, "CredCredentialsError");
     assert.equal(error.code, code);
     assert.match(error.message, message);

@@ -5,7 +5,7 @@
 // cred-auth's own reader (token-services/sts.ts: no redirect, bounded, non-blocking), not the library's.
 // The project id is the one the file carries (quota_project_id; never a Resource Manager call).
 // Two small subclasses hold what cred-auth adds: IAM's refusals of the impersonation step said as
-// CredImpersonationErrors, and a workforce user's refresh token that STS rotated kept (one refresh at
+// coded impersonation errors, and a workforce user's refresh token that STS rotated kept (one refresh at
 // a time, the new token written back to its file).
 import type {
   AuthClient,
@@ -145,7 +145,7 @@ let classes: FederationClasses | undefined;
 function federationClasses(gal: GoogleAuthLibrary): FederationClasses {
   if (classes) return classes;
 
-  /** IAM's refusal of the impersonation step (`service_account_impersonation_url`) as a CredImpersonationError. */
+  /** IAM's refusal of the impersonation step (`service_account_impersonation_url`) as a coded impersonation error. */
   class FederatedClient extends gal.IdentityPoolClient {
     readonly #target: string | undefined;
 

@@ -1,6 +1,6 @@
 // Credentials that act as a service account: google-auth-library's own `Impersonated` client,
 // its IAM Credentials endpoint checked (Google's, or the emulator), its refusals turned into
-// CredImpersonationErrors. For default() with impersonated_service_account files (through
+// coded impersonation errors. For default() with impersonated_service_account files (through
 // kinds/impersonated-client.ts), and for the impersonateServiceAccount option.
 import type { AuthClient, Impersonated } from "google-auth-library";
 import { type AuthorizedUserFile, writeCredentialsText } from "../../formats/credentials-file.js";
