@@ -7,10 +7,10 @@ const LAYERS = [
   { name: "cache, hosted, ui", path: "^src/(cache|hosted|ui)/" },
   { name: "oauth", path: "^src/oauth/" },
   {
-    name: "token-services (talking to Google's token services: OAuth, STS, IAM Credentials)",
-    path: "^src/token-services/",
+    name: "protocols (talking to Google's token services: OAuth, STS, IAM Credentials)",
+    path: "^src/protocols/",
   },
-  { name: "access-token-cache", path: "^src/access-token-cache/" },
+  { name: "token-cache", path: "^src/token-cache/" },
   { name: "runtime, settings", path: "^src/(runtime|settings)/" },
   { name: "formats (every on-disk shape, every cache key)", path: "^src/formats/" },
   { name: "util", path: "^src/util/" },
@@ -89,7 +89,7 @@ module.exports = {
       severity: "error",
       from: { path: "^src/(cli\\.ts|cli/)" },
       to: {
-        path: "^src/(token-services|access-token-cache|formats|trust)/",
+        path: "^src/(protocols|token-cache|formats|trust)/",
         pathNot: ["^src/formats/impersonation-chain\\.ts$", "^src/trust/text\\.ts$"],
       },
     },

@@ -64,7 +64,7 @@ const only = flags.only?.split(",").map((id) => id.trim());
 const wanted = (id) => only === undefined || only.includes(id) || only.includes(id.replace(/[a-z]$/, ""));
 
 const { startEmulator, DEMO_CLIENT, EMULATOR_PATHS } = await import("cred-auth/emulator");
-const tokenCache = await import("../dist/access-token-cache/index.js");
+const tokenCache = await import("../dist/token-cache/index.js");
 
 const work = mkdtempSync(join(tmpdir(), "cred-auth-bench-"));
 const emu = await startEmulator({ port: 0 });

@@ -19,14 +19,14 @@ export const MUTATION_MODULES = [
   },
   {
     name: "token-cache-store",
-    file: "src/access-token-cache/store.ts",
-    tests: ["test/access-token-cache/store.test.ts"],
+    file: "src/token-cache/store.ts",
+    tests: ["test/token-cache/store.test.ts"],
   },
-  { name: "token-cache-lock", file: "src/access-token-cache/lock.ts", tests: ["test/access-token-cache/lock.test.ts"] },
+  { name: "token-cache-lock", file: "src/token-cache/lock.ts", tests: ["test/token-cache/lock.test.ts"] },
   {
     name: "token-errors",
-    file: "src/token-services/token-errors.ts",
-    tests: ["test/token-services/token-errors.test.ts"],
+    file: "src/protocols/token-errors.ts",
+    tests: ["test/protocols/token-errors.test.ts"],
   },
   {
     name: "files",
@@ -66,7 +66,7 @@ export const MUTATION_MODULES = [
   // AWS's signing and IMDS: the region and keys from the environment or IMDS, the signed subject token.
   {
     name: "aws",
-    file: "src/token-services/aws.ts",
-    tests: ["test/token-services/aws-imds.test.ts", "test/token-services/aws.test.ts"],
+    file: "src/protocols/aws.ts",
+    tests: ["test/protocols/aws-imds.test.ts", "test/protocols/aws.test.ts"],
   },
 ];

@@ -17,7 +17,7 @@ export { getUserCredentials, saveUserCredentials } from "./credentials/sign-in/u
 export { completeSignIn } from "./credentials/sign-in/complete.js";
 export { SignInPendingError, cancelSignIn } from "./oauth/pending.js";
 export type { PendingSignIn, SignInResult } from "./oauth/flow.js";
-export { loadUserCredentials } from "./token-services/load-user.js";
+export { loadUserCredentials } from "./protocols/load-user.js";
 export { loadServiceAccountCredentials } from "./credentials/clients/service-account.js";
 export { fetchIdToken, getIdTokenClient } from "./credentials/id-token.js";
 export type { IdTokenOptions } from "./credentials/id-token.js";
@@ -33,7 +33,7 @@ export {
 } from "./errors.js";
 export type { CredErrorCode, CredErrorOptions, CredentialsFileProblem } from "./errors.js";
 export type { CredentialsCache, CredentialsCacheOptions } from "./cache/index.js";
-export type { LoadCredentialsOptions } from "./token-services/load-user.js";
+export type { LoadCredentialsOptions } from "./protocols/load-user.js";
 export type { ServiceAccountCredentials } from "./credentials/clients/service-account.js";
 export type { DefaultOptions, UserCredentialsOptions, SaveUserCredentialsOptions, PresenterChoice } from "./options.js";
 export type { Presenter, SignInEvent } from "./oauth/events.js";

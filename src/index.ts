@@ -5,7 +5,7 @@
 // "Load budget"). Every other value of api.ts is a function whose module loads on its first call:
 // the build writes their names and modules into LAZY_EXPORTS from api.ts (scripts/build.mjs
 // `writeLazyExports`), so a function added to api.ts needs no line here.
-import type * as DisplaySafe from "./token-services/display-safe.js";
+import type * as DisplaySafe from "./protocols/display-safe.js";
 
 export * as cache from "./cache/index.js";
 export * as exceptions from "./errors.js";
@@ -20,7 +20,7 @@ export { VERSION, VERSION as __version__ } from "./version.js";
  */
 const LAZY_EXPORTS: readonly (readonly [name: string, module: string, original: string])[] = [];
 
-const displayed = (): typeof DisplaySafe => require("./token-services/display-safe.js");
+const displayed = (): typeof DisplaySafe => require("./protocols/display-safe.js");
 
 /**
  * `module()[name]`, required on the first call: the same function to its caller (name, signature,

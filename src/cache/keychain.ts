@@ -4,7 +4,7 @@
 import { existsSync, unlinkSync } from "node:fs";
 import { resolve } from "node:path";
 import type { UserRefreshClient } from "google-auth-library";
-import { tokenCacheKey, writeCachedToken } from "../access-token-cache/index.js";
+import { tokenCacheKey, writeCachedToken } from "../token-cache/index.js";
 import type { AuthorizedUserFile } from "../formats/credentials-file.js";
 import {
   KEYCHAIN_SERVICE,

@@ -8,15 +8,13 @@ export const credentialsFiles = (): typeof import("../formats/credentials-file.j
   require("../formats/credentials-file.js");
 
 /** User credentials from a file's fields, and the fields of user credentials. */
-export const userCredentials = (): typeof import("../token-services/load-user.js") =>
-  require("../token-services/load-user.js");
+export const userCredentials = (): typeof import("../protocols/load-user.js") => require("../protocols/load-user.js");
 
 /** What cred-auth records beside a client: its scopes, account, file. */
-export const credentialInfo = (): typeof import("../token-services/info.js") => require("../token-services/info.js");
+export const credentialInfo = (): typeof import("../protocols/info.js") => require("../protocols/info.js");
 
 /** The display of a loaded credentials object: a summary, never a secret. */
-export const displayed = (): typeof import("../token-services/display-safe.js") =>
-  require("../token-services/display-safe.js");
+export const displayed = (): typeof import("../protocols/display-safe.js") => require("../protocols/display-safe.js");
 
 /** The file-trust rule's ownership check. */
 export const fileTrust = (): typeof import("../trust/files.js") => require("../trust/files.js");

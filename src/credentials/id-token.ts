@@ -6,9 +6,9 @@ import type { AuthClient, IdTokenClient } from "google-auth-library";
 import type { DefaultOptions } from "../options.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { loadGoogleAuth } from "../util/lazy.js";
-import { clientTransport } from "../token-services/client-transport.js";
+import { clientTransport } from "../protocols/client-transport.js";
 import { defaultCredentials } from "./search/default.js";
-import { requiredAudience } from "../token-services/id-token-words.js";
+import { requiredAudience } from "../protocols/id-token-words.js";
 
 // The work, loaded on the first call (importing cred-auth loads nothing new, bench target 1).
 const idTokenClients = (): typeof import("./tokens/id-token-clients.js") => require("./tokens/id-token-clients.js");

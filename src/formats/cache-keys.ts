@@ -5,7 +5,7 @@
  * that would get different tokens never share an entry. Every key derives from secret material
  * (a refresh token, a private key, a subject token read now), never from public values alone: a
  * forged file carrying a victim's public fields must not find the victim's tokens. Only the hash
- * reaches the disk (access-token-cache/).
+ * reaches the disk (token-cache/).
  */
 import { sha256Hex } from "../util/sha256.js";
 import { refreshTokenKeyMaterial } from "./keychain-stand-in.js";

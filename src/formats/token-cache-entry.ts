@@ -1,5 +1,5 @@
 /**
- * A token-cache entry (access-token-cache/): one small JSON file holding an access token and
+ * A token-cache entry (token-cache/): one small JSON file holding an access token and
  * nothing that outlives it, never a refresh token or key. Written by {@link entryText}, read back
  * by {@link parseCachedToken}, which takes only well-typed fields.
  */

@@ -1,6 +1,6 @@
 import type { Compute, Credentials, OAuth2Client } from "google-auth-library";
 import { loadGoogleAuthFor } from "./http.js";
-import { clientTransport } from "../token-services/client-transport.js";
+import { clientTransport } from "../protocols/client-transport.js";
 
 /** What GAL's refreshTokenNoCache() resolves to (its type is not exported by the package root). */
 interface GetTokenResponse {

@@ -5,7 +5,7 @@
 // no redirect followed, 429 and 5xx retried. Reference: Compute Engine, "Verifying the identity
 // of instances" (cloud.google.com/compute/docs/instances/verifying-instance-identity).
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { type FetchedIdToken, fetchedIdToken } from "../token-services/id-token-reply.js";
+import { type FetchedIdToken, fetchedIdToken } from "../protocols/id-token-reply.js";
 import { printable } from "../trust/text.js";
 import { parseJson, statusError } from "./http.js";
 import { METADATA_TIMEOUT_MS, metadataBaseUrl, metadataGetRetrying } from "./metadata.js";

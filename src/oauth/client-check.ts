@@ -11,10 +11,10 @@
  * only Google's page in the browser says.
  */
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { galEndpoints } from "../token-services/endpoints.js";
-import { toCredError } from "../token-services/token-errors.js";
-import { guardTokenRequests } from "../token-services/token-requests.js";
-import { clientTransport } from "../token-services/client-transport.js";
+import { galEndpoints } from "../protocols/endpoints.js";
+import { toCredError } from "../protocols/token-errors.js";
+import { guardTokenRequests } from "../protocols/token-requests.js";
+import { clientTransport } from "../protocols/client-transport.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 import type { ClientSource } from "./client.js";
 import type { FlowPlan } from "./plan.js";

@@ -1,5 +1,5 @@
 import { CredCredentialsError } from "../errors.js";
-import { codeOfOAuthError, meaningOf, oauthErrorWord } from "../token-services/oauth-errors.js";
+import { codeOfOAuthError, meaningOf, oauthErrorWord } from "../protocols/oauth-errors.js";
 
 /** Only a plain OAuth error code is ever quoted: the value comes from a URL anyone can craft. */
 export function safeErrorCode(value: string): string {

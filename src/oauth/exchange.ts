@@ -1,10 +1,10 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { Credentials, GetTokenOptions } from "google-auth-library";
 import { type CredAuthError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { galEndpoints, type Endpoints } from "../token-services/endpoints.js";
-import { toCredError } from "../token-services/token-errors.js";
-import { guardTokenRequests } from "../token-services/token-requests.js";
-import { clientTransport } from "../token-services/client-transport.js";
+import { galEndpoints, type Endpoints } from "../protocols/endpoints.js";
+import { toCredError } from "../protocols/token-errors.js";
+import { guardTokenRequests } from "../protocols/token-requests.js";
+import { clientTransport } from "../protocols/client-transport.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 import { missingScopes, scopesNotGrantedError } from "./scopes.js";
 

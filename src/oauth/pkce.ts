@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Endpoints } from "../token-services/endpoints.js";
+import type { Endpoints } from "../protocols/endpoints.js";
 
 /** A PKCE pair (RFC 7636): the verifier stays here, the S256 challenge goes in the URL. */
 export interface Pkce {

@@ -1,7 +1,7 @@
 // What the OAuth flow is told: every decision of a sign-in already made, as plain values.
 // credentials/sign-in/plan.ts makes them once (options, environment, settings, runtime); the flow reads
 // no settings, no environment and detects nothing.
-import type { Endpoints } from "../token-services/endpoints.js";
+import type { Endpoints } from "../protocols/endpoints.js";
 import type { ResolvedClient } from "./client.js";
 
 /** How long a sign-in waits for the user by default: 5 minutes. */

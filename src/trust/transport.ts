@@ -2,7 +2,7 @@
  * The one transport: every HTTP request cred-auth sends or causes leaves through {@link transportFetch}
  * (node-fetch, loaded on first use). cred-auth's own exchanges (subject-token URLs, AWS IMDS, STS, IAM
  * Credentials, revoke, hosted platforms) call it through `trust/http.ts`; the google-auth-library
- * clients cred-auth builds get it as gaxios's `fetchImplementation` (token-services/client-transport.ts).
+ * clients cred-auth builds get it as gaxios's `fetchImplementation` (protocols/client-transport.ts).
  *
  * - Redirects are followed here, never by node-fetch: within the origin the URL policy judged, as
  *   fetch would; to another origin only without a body and with no header but the harmless ones

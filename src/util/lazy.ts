@@ -40,7 +40,7 @@ type StsCredentialsClass = typeof import("google-auth-library/build/src/auth/sts
 
 /**
  * google-auth-library's `StsCredentials` (not exported by its index), for an external-account
- * client's STS step through the client's own transporter (token-services/client-transport.ts);
+ * client's STS step through the client's own transporter (protocols/client-transport.ts);
  * undefined for a library laid out otherwise.
  */
 export function stsCredentialsClass(): StsCredentialsClass | undefined {

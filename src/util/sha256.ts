@@ -1,6 +1,6 @@
 // SHA-256 (FIPS 180-4) of a UTF-8 string, as lowercase hex. Why not node:crypto: loading it costs
 // several milliseconds at process start, a large share of print-token's cached path; hashing a
-// few hundred bytes here takes microseconds. Checked against node:crypto in test/access-token-cache/access-token-cache.test.ts.
+// few hundred bytes here takes microseconds. Checked against node:crypto in test/token-cache/token-cache.test.ts.
 
 // Int32: the arithmetic below is 32-bit (`| 0`), so the constants above 2^31 are read as negative.
 const K = new Int32Array([

@@ -10,9 +10,9 @@ import type { Emulator } from "cred-auth/emulator";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
 import { ROOT, runNode } from "./support.ts";
 import { attachTokenCache } from "../../dist/credentials/clients/share-access-tokens.js";
-import { userRefreshClientFrom } from "../../dist/token-services/load-user.js";
+import { userRefreshClientFrom } from "../../dist/protocols/load-user.js";
 import { readAuthorizedUserFile } from "../../dist/formats/credentials-file.js";
-import { tokenCacheKey, writeCachedToken, readCachedToken } from "../../dist/access-token-cache/index.js";
+import { tokenCacheKey, writeCachedToken, readCachedToken } from "../../dist/token-cache/index.js";
 
 const CLI = join(ROOT, "dist", "cli.js");
 const SCOPE = "https://www.googleapis.com/auth/cloud-platform";

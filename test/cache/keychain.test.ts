@@ -11,7 +11,7 @@ import { test } from "node:test";
 import { promisify } from "node:util";
 import { cache, CredCredentialsError, ERROR_CODES } from "cred-auth";
 import { approveSignIn, DEMO_CLIENT } from "cred-auth/emulator";
-import { userRefreshClientFrom } from "../../dist/token-services/load-user.js";
+import { userRefreshClientFrom } from "../../dist/protocols/load-user.js";
 import { isolateHome, tempDir } from "../support/files.ts";
 import { withEmulator } from "../support/emulator.ts";
 import { freePortRange, rangeEnv } from "../oauth/support.ts";
@@ -31,7 +31,7 @@ process.on("exit", () => {
   if (process.env.RECORD_MODULES_TO) require("node:fs").writeFileSync(process.env.RECORD_MODULES_TO, JSON.stringify(Object.keys(require.cache)));
 });
 const credAuth = require(${JSON.stringify(INDEX)});
-const { refreshTokenOf } = require(${JSON.stringify(join(DIST, "token-services/info.js"))});
+const { refreshTokenOf } = require(${JSON.stringify(join(DIST, "protocols/info.js"))});
 const presenter = { update(e) { if (e.type === "url") process.stdout.write("URL " + e.url + "\\n"); } };
 const call = process.env.CALL === "default"
   ? credAuth.default([${JSON.stringify(CLOUD)}]).then(([c]) => c)

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { withEmulator } from "../support/emulator.ts";
 import { EMULATOR_NOTICE, runCli, sandbox, userFile } from "./support.ts";
 
-const ENDPOINTS = new URL("../../dist/token-services/endpoints.js", import.meta.url).pathname;
+const ENDPOINTS = new URL("../../dist/protocols/endpoints.js", import.meta.url).pathname;
 
 function resolveTwice(env: NodeJS.ProcessEnv): string {
   const script = `const { resolveEndpoints } = require(${JSON.stringify(ENDPOINTS)}); resolveEndpoints(); resolveEndpoints();`;

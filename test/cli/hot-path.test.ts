@@ -51,13 +51,13 @@ const EVALUATED_ON_CACHED_PATH = [
   "formats/destinations.js", // where the file's secrets may go: part of the cache key
   "formats/keychain-stand-in.js", // a cache file whose secrets are in the keychain: its stand-in key
   "trust/text.js", // the token checked printable before it is printed
-  "token-services/token-requests.js", // the token URL used
-  "token-services/endpoints.js", // the emulator's token URL (these tests set CRED_AUTH_EMULATOR_HOST)
+  "protocols/token-requests.js", // the token URL used
+  "protocols/endpoints.js", // the emulator's token URL (these tests set CRED_AUTH_EMULATOR_HOST)
   "formats/cache-keys.js", // the cache key
   "util/sha256.js", // the key's digest
-  "access-token-cache/index.js",
-  "access-token-cache/get.js", // the cache lookup
-  "access-token-cache/store.js", // reads the entry
+  "token-cache/index.js",
+  "token-cache/get.js", // the cache lookup
+  "token-cache/store.js", // reads the entry
   "formats/token-cache-entry.js", // parses the entry
   "shared/constants.js", // the cloud-platform scope, the token URLs
   "errors.js", // error classes the modules above extend at load
@@ -260,12 +260,7 @@ test("the two bundles hold the command line, each module once: print-token's cac
   );
   for (const inside of EVALUATED_FOR_A_KEY) assert.ok(hot.includes(inside), `${inside} is not in the hot bundle`);
   // One copy of each module: the cold paths are in the other bundle, never files of dist/.
-  for (const inside of [
-    "token-services/load-user.js",
-    "cli/login.js",
-    "credentials/kinds/refresh.js",
-    "trust/redact.js",
-  ])
+  for (const inside of ["protocols/load-user.js", "cli/login.js", "credentials/kinds/refresh.js", "trust/redact.js"])
     assert.ok(cold.includes(inside), `${inside} is not in the cold bundle`);
   // Packages are required from node_modules, never bundled.
   assert.match(readFileSync(join(DIST, "cli-cold.js"), "utf8"), /require\("google-auth-library"\)/);

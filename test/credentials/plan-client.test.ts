@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { CredCredentialsError } from "cred-auth";
 import { chooseClient } from "../../dist/credentials/sign-in/plan.js";
-import { type Endpoints, resolveEndpoints } from "../../dist/token-services/endpoints.js";
+import { type Endpoints, resolveEndpoints } from "../../dist/protocols/endpoints.js";
 
 const google = resolveEndpoints({});
 const emulator = resolveEndpoints({ CRED_AUTH_EMULATOR_HOST: "127.0.0.1:9" });

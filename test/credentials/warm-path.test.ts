@@ -31,9 +31,9 @@ const KEYCHAIN = ["cache/keychain.js", "formats/keychain-secrets.js", "util/keyc
 // Imported by modules on the path for their other paths (a refresh, a failure, a hosted platform's
 // token, a save), never run on this one: the build's lazy imports evaluate a module on first use.
 const OTHER_PATHS = [
-  "access-token-cache/lock.js",
+  "token-cache/lock.js",
   "util/atomic-write.js",
-  "token-services/token-errors.js",
+  "protocols/token-errors.js",
   "hosted/http.js",
   "credentials/clients/service-account.js",
   "credentials/sign-in/destination.js",

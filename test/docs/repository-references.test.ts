@@ -125,25 +125,18 @@ test("docs/architecture.md, which may name the repository's paths, says it is fo
 
 test("the reference finder sees paths of the repository only, scripts and the spec; not web links or other repositories' paths", () => {
   const ctx: Context = {
-    repository: [
-      "src",
-      "src/access-token-cache",
-      "src/access-token-cache/index.ts",
-      "docs",
-      "docs/cli.md",
-      "notebooks",
-    ],
+    repository: ["src", "src/token-cache", "src/token-cache/index.ts", "docs", "docs/cli.md", "notebooks"],
     packaged: ["docs/cli.md", "dist/index.js"],
     scripts: new Set(["docs", "test"]),
   };
   const text = [
-    "see `src/access-token-cache` and src/... and notebooks/ (SPEC section 1, FACTS 2)",
+    "see `src/token-cache` and src/... and notebooks/ (SPEC section 1, FACTS 2)",
     "npm run docs; npm run build-mine; docs/cli.md; ~/.config/cred/x.json",
     "google-auth-library-nodejs `src/auth/stscredentials.ts`",
     "[src/x](https://github.com/cred-auth/cred-auth/blob/main/src/x) https://github.com/o/r/tree/main/src/y",
   ].join("\n");
   assert.deepEqual(repositoryReferences(text, ctx), [
-    "src/access-token-cache",
+    "src/token-cache",
     "src/",
     "notebooks/",
     "npm run docs",

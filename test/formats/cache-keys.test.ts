@@ -13,7 +13,7 @@ import {
 } from "../../dist/formats/cache-keys.js";
 import { parseExternalAccount, parseExternalAuthorizedUser } from "../../dist/formats/external-account.js";
 import { parseImpersonatedFile } from "../../dist/formats/impersonated-file.js";
-import { tokenCacheKey as reExported } from "../../dist/access-token-cache/index.js";
+import { tokenCacheKey as reExported } from "../../dist/token-cache/index.js";
 import { sha256Hex } from "../../dist/util/sha256.js";
 import { keyFileFields, userFileFields } from "../support/files.ts";
 
@@ -160,7 +160,7 @@ test("impersonated: the source's secret, the chain, the URL and the scopes; publ
 });
 
 test("user and key files: the layout every earlier release wrote (a cached token survives the upgrade), one builder", () => {
-  assert.equal(reExported, tokenCacheKey, "access-token-cache re-exports the one builder");
+  assert.equal(reExported, tokenCacheKey, "token-cache re-exports the one builder");
   const userKey = tokenCacheKey({ type: "authorized_user", clientId: "c", refreshToken: "r" }, ["b", "a", "a"], "u");
   assert.equal(
     userKey,

@@ -8,7 +8,7 @@ import { after, test } from "node:test";
 import { join } from "node:path";
 import { CredConnectionError, CredCredentialsError, loadUserCredentials } from "cred-auth";
 import { approveSignIn, DEMO_CLIENT } from "cred-auth/emulator";
-import { resolveEndpoints } from "../../dist/token-services/endpoints.js";
+import { resolveEndpoints } from "../../dist/protocols/endpoints.js";
 import { exchangeCode } from "../../dist/oauth/exchange.js";
 import { pkcePair } from "../emulator/support.ts";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";

@@ -5,7 +5,7 @@ import { CredCredentialsError, ERROR_CODES } from "cred-auth";
 import { buildAuthorizationUrl, createPkce, createState } from "../../dist/oauth/pkce.js";
 import { parsePastedCode } from "../../dist/oauth/paste.js";
 import { emailOf } from "../../dist/oauth/exchange.js";
-import { resolveEndpoints } from "../../dist/token-services/endpoints.js";
+import { resolveEndpoints } from "../../dist/protocols/endpoints.js";
 
 test("state is fresh and carries at least 128 bits", () => {
   const a = createState();

@@ -161,7 +161,7 @@ test("the probe notices a heavy module and I/O (positive control)", () => {
 // targets 1 and 9), and the caches what they read and write with on first use: the import loads
 // the errors, the caches and the version only.
 const MACHINERY =
-  /\/dist\/(credentials|hosted|ui|runtime|settings|formats|token-services|access-token-cache)\/|\/dist\/oauth\/(?!pending\.js)/;
+  /\/dist\/(credentials|hosted|ui|runtime|settings|formats|protocols|token-cache)\/|\/dist\/oauth\/(?!pending\.js)/;
 
 test("importing cred-auth loads none of the credentials machinery; a first call loads its module", () => {
   const script = `const m = ${requireFromRepo}("cred-auth");

@@ -401,7 +401,7 @@ test("print-token refreshes, never hangs or fails, whatever sits at its token-ca
 }, async (t) => {
   const { startEmulator } = await import("cred-auth/emulator");
   const { testCredentialsFile } = await import("../support/emulator.ts");
-  const { tokenCacheKey } = await import("../../dist/access-token-cache/index.js");
+  const { tokenCacheKey } = await import("../../dist/token-cache/index.js");
   const { readCredentialsFile: read } = await import("../../dist/formats/credentials-file.js");
   const emu = await startEmulator();
   t.after(() => emu.close());
@@ -430,7 +430,7 @@ test("print-token refreshes, never hangs or fails, whatever sits at its token-ca
 test("a FIFO or directory where a token-cache lock belongs only delays the refresh", async (t) => {
   // In a child: a reader blocked on a FIFO would block this process's event loop, timeouts included.
   const dir = tempDir(t, "cred-auth-bad-locks-");
-  const store = new URL("../../dist/access-token-cache/index.js", import.meta.url).href;
+  const store = new URL("../../dist/token-cache/index.js", import.meta.url).href;
   const script = `
     const { execFileSync } = await import("node:child_process");
     const { mkdirSync } = await import("node:fs");

@@ -18,7 +18,7 @@ import {
 import type { Presenter, SignInEvent } from "cred-auth";
 import { DEMO_CLIENT, approveSignIn, startEmulator } from "cred-auth/emulator";
 import { findApplicationDefaultCredentials } from "../../dist/credentials/search/adc.js";
-import { toCredError } from "../../dist/token-services/token-errors.js";
+import { toCredError } from "../../dist/protocols/token-errors.js";
 import { startLoopbackReceiver } from "../../dist/oauth/loopback.js";
 import { tempDir } from "../support/files.ts";
 import { freePortRange, rangeEnv, startSignInWith } from "../oauth/support.ts";

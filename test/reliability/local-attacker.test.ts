@@ -28,7 +28,7 @@ import {
   writeUserCredentialsFile,
 } from "../../dist/formats/credentials-file.js";
 import { readFileLimitedSync } from "../../dist/trust/files.js";
-import { tokenCacheKey } from "../../dist/access-token-cache/index.js";
+import { tokenCacheKey } from "../../dist/token-cache/index.js";
 import { tempDir } from "../support/files.ts";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
 import { SCOPES, interceptWarnings, isolatedEnv, runCli, runNode } from "./support.ts";

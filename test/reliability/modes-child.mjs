@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { getUserCredentials, saveUserCredentials } from "cred-auth";
 import { DEMO_CLIENT, approveSignIn } from "cred-auth/emulator";
 import { writeUserCredentialsFile } from "../../dist/formats/credentials-file.js";
-import { getTokenWithCache, tokenCacheDir } from "../../dist/access-token-cache/index.js";
+import { getTokenWithCache, tokenCacheDir } from "../../dist/token-cache/index.js";
 
 const home = process.env.HOME;
 const scopes = ["https://www.googleapis.com/auth/cloud-platform"];

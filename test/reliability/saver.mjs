@@ -30,7 +30,7 @@ async function saver(kind, target) {
   }
   process.env.HOME = target;
   const { ReadWriteCredentialsCache } = await import("../../dist/cache/disk.js");
-  const { userRefreshClientFrom } = await import("../../dist/token-services/load-user.js");
+  const { userRefreshClientFrom } = await import("../../dist/protocols/load-user.js");
   await userRefreshClientFrom(credentialsDocument(slot, start)); // loads google-auth-library before "ready"
   const cache = new ReadWriteCredentialsCache();
   return async (n) => cache.save(await userRefreshClientFrom(credentialsDocument(slot, n)));

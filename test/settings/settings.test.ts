@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { chooseClient, planSignIn, planSources } from "../../dist/credentials/sign-in/plan.js";
-import { type Endpoints, resolveEndpoints } from "../../dist/token-services/endpoints.js";
+import { type Endpoints, resolveEndpoints } from "../../dist/protocols/endpoints.js";
 import type { HostFacts } from "../../dist/runtime/index.js";
 import { hostFacts } from "../support/host.ts";
 import { readSettings, settingsFile } from "../../dist/settings/index.js";

@@ -2,7 +2,7 @@
 // own clients, built from the fields formats/external-account.ts checked and the URLs the URL
 // policy judged (formats/destinations.ts), never from the raw file: an unchecked field such as
 // cloud_resource_manager_url would receive the federated token. The subject token comes from
-// cred-auth's own reader (token-services/sts.ts: no redirect, bounded, non-blocking), not the library's.
+// cred-auth's own reader (protocols/sts.ts: no redirect, bounded, non-blocking), not the library's.
 // The project id is the one the file carries (quota_project_id; never a Resource Manager call).
 // Two small subclasses hold what cred-auth adds: IAM's refusals of the impersonation step said as
 // coded impersonation errors, and a workforce user's refresh token that STS rotated kept (one refresh at
@@ -17,9 +17,9 @@ import type {
 import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../../formats/external-account.js";
 import { readAdcFileSync } from "../../formats/adc-file.js";
 import { externalAccountDestinations, externalAuthorizedUserTokenUrl } from "../../formats/destinations.js";
-import { impersonationErrorOf } from "../../token-services/iam-credentials.js";
-import { readSubject, rotatedRefreshToken } from "../../token-services/sts.js";
-import { clientTransport, stsThroughTransport } from "../../token-services/client-transport.js";
+import { impersonationErrorOf } from "../../protocols/iam-credentials.js";
+import { readSubject, rotatedRefreshToken } from "../../protocols/sts.js";
+import { clientTransport, stsThroughTransport } from "../../protocols/client-transport.js";
 import type { Universe } from "../../trust/urls.js";
 import { loadGoogleAuth, withValidatedConfig } from "../../util/lazy.js";
 import { REFRESH_TOKEN_WARNING_CODE, type RefreshTokenHome, keepRotatedRefreshToken } from "./rotated-refresh-token.js";

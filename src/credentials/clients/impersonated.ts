@@ -12,9 +12,9 @@ import {
   parseImpersonatedFile,
   projectOfServiceAccount,
 } from "../../formats/impersonated-file.js";
-import { MAX_LIFETIME_SEC, impersonationErrorOf } from "../../token-services/iam-credentials.js";
-import { proveCredentials } from "../../token-services/load-user.js";
-import { clientTransport } from "../../token-services/client-transport.js";
+import { MAX_LIFETIME_SEC, impersonationErrorOf } from "../../protocols/iam-credentials.js";
+import { proveCredentials } from "../../protocols/load-user.js";
+import { clientTransport } from "../../protocols/client-transport.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import { type Universe, trustedUniverse } from "../../trust/urls.js";
 import { loadGoogleAuth, withValidatedConfig } from "../../util/lazy.js";

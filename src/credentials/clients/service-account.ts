@@ -1,16 +1,12 @@
 import type { JWT } from "google-auth-library";
 import { CLOUD_PLATFORM_SCOPE, GOOGLE_ENDPOINTS } from "../../shared/constants.js";
 import { loadGoogleAuth } from "../../util/lazy.js";
-import { chooseTokenUrl, guardTokenRequests, tokenTimeoutMs } from "../../token-services/token-requests.js";
+import { chooseTokenUrl, guardTokenRequests, tokenTimeoutMs } from "../../protocols/token-requests.js";
 import { readServiceAccountKeyFile, type ServiceAccountKeyFile } from "../../formats/credentials-file.js";
-import { setCredentialInfo } from "../../token-services/info.js";
-import { clientTransport } from "../../token-services/client-transport.js";
-import {
-  type LoadCredentialsOptions,
-  type UserRefreshClientOptions,
-  universeFor,
-} from "../../token-services/load-user.js";
-import { proveCredentials } from "../../token-services/load-user.js";
+import { setCredentialInfo } from "../../protocols/info.js";
+import { clientTransport } from "../../protocols/client-transport.js";
+import { type LoadCredentialsOptions, type UserRefreshClientOptions, universeFor } from "../../protocols/load-user.js";
+import { proveCredentials } from "../../protocols/load-user.js";
 
 /** Service account credentials: a google-auth-library `JWT` whose `projectId` is the key's `project_id`. */
 export type ServiceAccountCredentials = JWT & {

@@ -1,9 +1,9 @@
 // Access tokens that outlive a process for the library too: the CLI's token cache
-// (src/access-token-cache) shared with getUserCredentials() and default(). The credentials file
+// (src/token-cache) shared with getUserCredentials() and default(). The credentials file
 // itself never holds an access token; the token cache never holds a refresh token.
 import type { Credentials, UserRefreshClient } from "google-auth-library";
 import { CredCredentialsError } from "../../errors.js";
-import { toCredError } from "../../token-services/token-errors.js";
+import { toCredError } from "../../protocols/token-errors.js";
 import {
   MIN_VALIDITY_MS,
   deleteCachedToken,
@@ -12,9 +12,9 @@ import {
   tokenCacheKey,
   writeCachedToken,
   type TokenCacheLocation,
-} from "../../access-token-cache/index.js";
+} from "../../token-cache/index.js";
 import { standInOf } from "../../formats/keychain-stand-in.js";
-import { clientSecretsOf, getCredentialInfo, refreshTokenOf } from "../../token-services/info.js";
+import { clientSecretsOf, getCredentialInfo, refreshTokenOf } from "../../protocols/info.js";
 
 const attached = new WeakSet<object>();
 

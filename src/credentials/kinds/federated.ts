@@ -2,13 +2,13 @@
 // request signed with the environment's or IMDS's keys), exchanged at STS, then through a service
 // account when the file names one. Its cache key holds the subject token, read only when a token
 // is asked; an ID token needs the service account; there is no grant of ours to revoke.
-import { getTokenWithCache } from "../../access-token-cache/index.js";
+import { getTokenWithCache } from "../../token-cache/index.js";
 import { externalCacheKey } from "../../formats/cache-keys.js";
 import { externalAccountDestinations, idTokenUrlOf } from "../../formats/destinations.js";
 import type { ExternalAccountFile } from "../../formats/external-account.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import { quoted } from "../../trust/text.js";
-import { federationMintsNoIdTokens } from "../../token-services/id-token-words.js";
+import { federationMintsNoIdTokens } from "../../protocols/id-token-words.js";
 import { externalAdc, fileRefresh, idTokenMint } from "./lazy.js";
 import { optional } from "./google-credentials.js";
 import { type Kind, cachedIdToken } from "./kind.js";

@@ -1,11 +1,11 @@
 // What user credentials and service account keys share: their tokens come from the token endpoint
 // the file names (`token_uri`, judged), and are cached under a key made of the file's secret
 // identity, that endpoint and the scopes (formats/cache-keys.ts).
-import { type CachedAccessToken, getTokenWithCache } from "../../access-token-cache/index.js";
+import { type CachedAccessToken, getTokenWithCache } from "../../token-cache/index.js";
 import { idTokenKeyOwner, tokenCacheKey } from "../../formats/cache-keys.js";
 import type { CredentialsFile } from "../../formats/credentials-file.js";
 import { credentialsTokenUrl } from "../../formats/destinations.js";
-import { chooseTokenUrl } from "../../token-services/token-requests.js";
+import { chooseTokenUrl } from "../../protocols/token-requests.js";
 import type { Universe } from "../../trust/urls.js";
 import type { CachedTokenKeys, TokenRequest } from "./kind.js";
 

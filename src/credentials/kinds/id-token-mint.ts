@@ -2,16 +2,16 @@
 // grant and a key's JWT-bearer grant through google-auth-library's clients (the token URL judged
 // and guarded, as for access tokens), an impersonated account's through IAM Credentials, a
 // federated identity's through STS and then IAM Credentials.
-import type { CachedAccessToken } from "../../access-token-cache/index.js";
+import type { CachedAccessToken } from "../../token-cache/index.js";
 import type { AuthorizedUserFile, ServiceAccountKeyFile } from "../../formats/credentials-file.js";
 import type { ExternalAccountFile } from "../../formats/external-account.js";
 import type { ImpersonatedFile } from "../../formats/impersonated-file.js";
-import { generateIdToken } from "../../token-services/iam-credentials.js";
-import { type FetchedIdToken, fetchedIdToken } from "../../token-services/id-token-reply.js";
-import { userRefreshClientFrom } from "../../token-services/load-user.js";
-import { exchangeSubjectToken } from "../../token-services/sts.js";
-import { toCredError } from "../../token-services/token-errors.js";
-import { userIdToken } from "../../token-services/user-id-token.js";
+import { generateIdToken } from "../../protocols/iam-credentials.js";
+import { type FetchedIdToken, fetchedIdToken } from "../../protocols/id-token-reply.js";
+import { userRefreshClientFrom } from "../../protocols/load-user.js";
+import { exchangeSubjectToken } from "../../protocols/sts.js";
+import { toCredError } from "../../protocols/token-errors.js";
+import { userIdToken } from "../../protocols/user-id-token.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import { printable, quoted } from "../../trust/text.js";
 import type { Universe } from "../../trust/urls.js";

@@ -4,7 +4,7 @@ import type { Impersonated } from "google-auth-library";
 import { readAdcFileSync } from "../../formats/adc-file.js";
 import { impersonatedDestinations } from "../../formats/destinations.js";
 import { projectOfServiceAccount } from "../../formats/impersonated-file.js";
-import { userRefreshClientFrom } from "../../token-services/load-user.js";
+import { userRefreshClientFrom } from "../../protocols/load-user.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import type { Universe } from "../../trust/urls.js";
 import { workforceUserClient } from "../clients/external-adc.js";

@@ -2,7 +2,7 @@
 // tokens acting as a service account, asked of IAM Credentials with its source's token. The source
 // is a user, a key or a workforce user, each through its own kind: what the file can revoke, whose
 // it is and what it caches are its source's, plus its own impersonated token.
-import { getTokenWithCache } from "../../access-token-cache/index.js";
+import { getTokenWithCache } from "../../token-cache/index.js";
 import { idTokenKeyOwner, impersonatedCacheKey } from "../../formats/cache-keys.js";
 import { idTokenUrlOf, impersonatedDestinations } from "../../formats/destinations.js";
 import type { ImpersonatedFile, ImpersonationSource } from "../../formats/impersonated-file.js";

@@ -2,7 +2,7 @@
 // ID token is the JWT-bearer grant's; it cannot be revoked with a request (the key is deleted in IAM).
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import { type ServiceAccountKeyFile, readServiceAccountKeyFile } from "../../formats/credentials-file.js";
-import { chooseTokenUrl } from "../../token-services/token-requests.js";
+import { chooseTokenUrl } from "../../protocols/token-requests.js";
 import { fileRefresh, idTokenMint } from "./lazy.js";
 import { serviceAccountClientFrom } from "../clients/service-account.js";
 import {

@@ -3,13 +3,13 @@
 // it, what `revoke` can end and forget, and the client default() returns. The shapes are
 // formats/'s; the network half of each kind loads on a cache miss (./refresh.ts, ./id-token-mint.ts).
 import type { AuthClient } from "google-auth-library";
-import { type CachedAccessToken, getTokenWithCache } from "../../access-token-cache/index.js";
+import { type CachedAccessToken, getTokenWithCache } from "../../token-cache/index.js";
 import type { AdcFile } from "../../formats/adc-file.js";
 import { type IdTokenOwner, idTokenCacheKey } from "../../formats/cache-keys.js";
 import type { AuthorizedUserFile } from "../../formats/credentials-file.js";
 import type { RefreshTokenPlace } from "../../formats/rotated-refresh-token.js";
 import { ID_TOKEN_ENTRY_TYPE } from "../../formats/token-cache-entry.js";
-import type { FetchedIdToken } from "../../token-services/id-token-reply.js";
+import type { FetchedIdToken } from "../../protocols/id-token-reply.js";
 import type { Universe } from "../../trust/urls.js";
 
 /** Every `type` of ADC file cred-auth reads. */

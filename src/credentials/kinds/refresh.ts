@@ -2,20 +2,15 @@
 // none: user credentials and keys through google-auth-library's clients (the token URL judged and
 // guarded), federation files through STS, impersonated files through IAM Credentials.
 import type { Credentials } from "google-auth-library";
-import type { CachedAccessToken } from "../../access-token-cache/index.js";
+import type { CachedAccessToken } from "../../token-cache/index.js";
 import type { AuthorizedUserFile, ServiceAccountKeyFile } from "../../formats/credentials-file.js";
 import type { ExternalAccountDestinations } from "../../formats/destinations.js";
 import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../../formats/external-account.js";
 import type { ImpersonatedFile } from "../../formats/impersonated-file.js";
-import { generateAccessToken } from "../../token-services/iam-credentials.js";
-import { proveCredentials, userRefreshClientFrom } from "../../token-services/load-user.js";
-import type { FetchedToken } from "../../token-services/service-request.js";
-import {
-  type Subject,
-  exchangeSubjectToken,
-  readSubject,
-  refreshExternalAuthorizedUser,
-} from "../../token-services/sts.js";
+import { generateAccessToken } from "../../protocols/iam-credentials.js";
+import { proveCredentials, userRefreshClientFrom } from "../../protocols/load-user.js";
+import type { FetchedToken } from "../../protocols/service-request.js";
+import { type Subject, exchangeSubjectToken, readSubject, refreshExternalAuthorizedUser } from "../../protocols/sts.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
 import { printable, quoted } from "../../trust/text.js";
@@ -72,7 +67,7 @@ function cachedFrom(credentials: Credentials, scopes: readonly string[], path: s
 }
 
 /**
- * The subject of an `external_account` file, read once per token asked for (token-services/sts.ts):
+ * The subject of an `external_account` file, read once per token asked for (protocols/sts.ts):
  * its token, or an AWS source's region and keys (from `env` or IMDS at the judged URLs).
  */
 export function subjectOf(file: ExternalAccountFile, urls: ExternalAccountDestinations, env: NodeJS.ProcessEnv) {

@@ -1,10 +1,10 @@
 // `authorized_user`: a person's sign-in (gcloud's, pydata-google-auth's, cred-auth's). Its tokens
 // carry the scopes granted at sign-in; its ID token needs no audience (the signed-in client's own);
 // revoking it ends the grant at Google.
-import { tokenCacheDir } from "../../access-token-cache/index.js";
+import { tokenCacheDir } from "../../token-cache/index.js";
 import { type AuthorizedUserFile, readAuthorizedUserFile } from "../../formats/credentials-file.js";
-import { userRefreshClientFrom } from "../../token-services/load-user.js";
-import { chooseTokenUrl } from "../../token-services/token-requests.js";
+import { userRefreshClientFrom } from "../../protocols/load-user.js";
+import { chooseTokenUrl } from "../../protocols/token-requests.js";
 import { fileRefresh, idTokenMint } from "./lazy.js";
 import { attachTokenCache } from "../clients/share-access-tokens.js";
 import {

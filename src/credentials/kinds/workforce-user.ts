@@ -2,14 +2,14 @@
 // refreshes it, always with cloud-platform, and may rotate its refresh token, which is written back
 // where it was read (the file, or an impersonated file's `source_credentials`). It mints no ID
 // token and cred-auth cannot revoke it.
-import { getTokenWithCache, writeCachedToken } from "../../access-token-cache/index.js";
+import { getTokenWithCache, writeCachedToken } from "../../token-cache/index.js";
 import { externalCacheKey } from "../../formats/cache-keys.js";
 import { externalAuthorizedUserTokenUrl } from "../../formats/destinations.js";
 import type { ExternalAuthorizedUserFile } from "../../formats/external-account.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import { quoted } from "../../trust/text.js";
 import type { Universe } from "../../trust/urls.js";
-import { federationMintsNoIdTokens } from "../../token-services/id-token-words.js";
+import { federationMintsNoIdTokens } from "../../protocols/id-token-words.js";
 import { externalAdc, fileRefresh } from "./lazy.js";
 import { FEDERATED_IDENTITY } from "./federated.js";
 import { optional } from "./google-credentials.js";

@@ -15,8 +15,8 @@ import { type Universe, trustedUniverse } from "../../trust/urls.js";
 import { isOnGoogleCloud } from "../../util/lazy.js";
 import { peekAdcFileType } from "../../formats/adc-file.js";
 import { readCredentialsFile } from "../../formats/credentials-file.js";
-import { getCredentialInfo, setCredentialInfo } from "../../token-services/info.js";
-import { proveCredentials } from "../../token-services/load-user.js";
+import { getCredentialInfo, setCredentialInfo } from "../../protocols/info.js";
+import { proveCredentials } from "../../protocols/load-user.js";
 import { adcKinds } from "./lazy.js";
 
 /** Credentials found through ADC and proven by a token. */

@@ -11,7 +11,7 @@ import { findApplicationDefaultCredentials } from "./adc.js";
 import { type FileToken, type FileTokenOptions, accessTokenForFile } from "../tokens/file-token.js";
 import { idTokenOfClient } from "../tokens/id-token-clients.js";
 import { type FileIdTokenOptions, idTokenForFile } from "../tokens/id-token-file.js";
-import { checkedAudience } from "../../token-services/id-token-words.js";
+import { checkedAudience } from "../../protocols/id-token-words.js";
 import { type CredentialsSource, locateCredentials, noCredentialsFound } from "./locate.js";
 
 /** Where a found token came from (a hosted platform's: `{ kind: "hosted", name }`). */

@@ -4,9 +4,9 @@
 // these very credentials work. Before that they fail with ERR_SIGN_IN_PENDING, saying what to run.
 import type { UserRefreshClient } from "google-auth-library";
 import { CredCancelledError, CredCredentialsError, type CredErrorCode, ERROR_CODES } from "../../errors.js";
-import type { Endpoints } from "../../token-services/endpoints.js";
-import { getCredentialInfo, recordClientSecrets, setCredentialInfo } from "../../token-services/info.js";
-import { userRefreshClientFrom } from "../../token-services/load-user.js";
+import type { Endpoints } from "../../protocols/endpoints.js";
+import { getCredentialInfo, recordClientSecrets, setCredentialInfo } from "../../protocols/info.js";
+import { userRefreshClientFrom } from "../../protocols/load-user.js";
 import type { SignInResult } from "../../oauth/flow.js";
 import { type PendingSignIn, REPLACED_MESSAGE, whyEnded } from "../../oauth/pending.js";
 import type { FlowPlan } from "../../oauth/plan.js";

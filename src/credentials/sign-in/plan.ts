@@ -4,7 +4,7 @@
 // nothing of their own. The settings order, option > environment > setting > default, is
 // written once: `chosen` below.
 import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
-import { codePageUrl, type Endpoints, emulatorNotice, resolveEndpoints } from "../../token-services/endpoints.js";
+import { codePageUrl, type Endpoints, emulatorNotice, resolveEndpoints } from "../../protocols/endpoints.js";
 import type { ImpersonationChain } from "../../formats/impersonation-chain.js";
 import {
   CLIENT_DOC,

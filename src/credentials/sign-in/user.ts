@@ -2,7 +2,7 @@ import { planAccountNote } from "./account-note.js";
 import type { Compute, Impersonated, UserRefreshClient } from "google-auth-library";
 import { CACHE_WARNING_CODE, type CredentialsCache, READ_WRITE } from "../../cache/index.js";
 import { CredConnectionError, ERROR_CODES } from "../../errors.js";
-import { resolveEndpoints, type Endpoints } from "../../token-services/endpoints.js";
+import { resolveEndpoints, type Endpoints } from "../../protocols/endpoints.js";
 import type { SignInResult } from "../../oauth/flow.js";
 import { assertValidScopes, missingScopes } from "../../oauth/scopes.js";
 import {
@@ -24,8 +24,8 @@ import {
 } from "../../formats/credentials-file.js";
 import type { ImpersonationChain } from "../../formats/impersonation-chain.js";
 import { CLOUD_PLATFORM_SCOPE, ENV } from "../../shared/constants.js";
-import { getCredentialInfo } from "../../token-services/info.js";
-import { proveCredentials, userRefreshClientFrom } from "../../token-services/load-user.js";
+import { getCredentialInfo } from "../../protocols/info.js";
+import { proveCredentials, userRefreshClientFrom } from "../../protocols/load-user.js";
 import type { PlanSources, SignInPlan, SignInRequest } from "./plan.js";
 import {
   impersonation,

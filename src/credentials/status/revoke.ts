@@ -1,16 +1,16 @@
 // `cred-auth revoke [FILE]`: a user's sign-in ended at Google, then the file and every token cred-auth
 // cached for it removed. Revoking the refresh token ends the whole grant (every refresh and access
-// token of that client and account: token-services/revoke.ts). Other credentials cannot be revoked
+// token of that client and account: protocols/revoke.ts). Other credentials cannot be revoked
 // from here: a key is deleted in IAM, federation and the metadata server hold no grant of yours.
 // Nothing is removed unless the revocation succeeded, or the caller says `force`; a file the search
 // found (not named by the caller) only once a person confirmed it; and only the very file that was
 // read (same device and inode), never one a link swapped in meanwhile.
 import { type Stats, lstatSync, statSync, unlinkSync } from "node:fs";
 import { forgetKeychainEntry } from "../../cache/index.js";
-import { deleteCachedToken, deleteCachedTokensOf, tokenCacheDir } from "../../access-token-cache/index.js";
+import { deleteCachedToken, deleteCachedTokensOf, tokenCacheDir } from "../../token-cache/index.js";
 import { type AdcFile, readAdcFileSync } from "../../formats/adc-file.js";
 import { credentialsRevokeUrl } from "../../formats/destinations.js";
-import { revokeToken } from "../../token-services/revoke.js";
+import { revokeToken } from "../../protocols/revoke.js";
 import {
   CredAuthError,
   CredCancelledError,

@@ -4,7 +4,7 @@
 // false. The account comes from the file (cred-auth and gcloud record it
 // for user credentials; keys and impersonated files name theirs); where a file names none, the
 // status says so rather than asking.
-import { readCachedToken, tokenCacheDir } from "../../access-token-cache/index.js";
+import { readCachedToken, tokenCacheDir } from "../../token-cache/index.js";
 import { type AdcFile, readAdcFileSync } from "../../formats/adc-file.js";
 import { metadataAccountCheck } from "../../hosted/metadata-identity.js";
 import { CredAuthError } from "../../errors.js";

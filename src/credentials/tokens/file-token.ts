@@ -1,10 +1,10 @@
 // An access token for a credentials file of any ADC type, through the 0600 token cache shared by
-// processes (access-token-cache/): the fast cached path of `cred-auth print-token`. The file's
+// processes (token-cache/): the fast cached path of `cred-auth print-token`. The file's
 // kind (../kinds/) keys and gets the token: with a cached one it reads the file, judges its URLs
 // (formats/destinations.ts) and reads one cache entry, loading no package at all
 // (test/cli/hot-path.test.ts, bench target 2); getting a new token (google-auth-library, STS, IAM
 // Credentials) lives in ../kinds/refresh.ts, loaded on a miss.
-import { tokenCacheDir } from "../../access-token-cache/index.js";
+import { tokenCacheDir } from "../../token-cache/index.js";
 import { type AdcFile, readAdcFileSync } from "../../formats/adc-file.js";
 import { scopeCheckNotes } from "../../oauth/known-scopes.js";
 import { assertValidScopes } from "../../oauth/scopes.js";

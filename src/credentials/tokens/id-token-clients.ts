@@ -11,23 +11,23 @@ import {
   getTokenWithCache,
   hasValidity,
   tokenCacheDir,
-} from "../../access-token-cache/index.js";
+} from "../../token-cache/index.js";
 import { readAdcFileSync } from "../../formats/adc-file.js";
 import { type IdTokenOwner, idTokenCacheKey } from "../../formats/cache-keys.js";
 import { ID_TOKEN_ENTRY_TYPE } from "../../formats/token-cache-entry.js";
 import { metadataIdToken } from "../../hosted/metadata-identity.js";
-import { idTokenImpersonationErrorOf } from "../../token-services/iam-credentials.js";
-import { type FetchedIdToken, fetchedIdToken } from "../../token-services/id-token-reply.js";
-import { clientSecretsOf, getCredentialInfo } from "../../token-services/info.js";
-import { toCredError } from "../../token-services/token-errors.js";
-import { userIdToken } from "../../token-services/user-id-token.js";
+import { idTokenImpersonationErrorOf } from "../../protocols/iam-credentials.js";
+import { type FetchedIdToken, fetchedIdToken } from "../../protocols/id-token-reply.js";
+import { clientSecretsOf, getCredentialInfo } from "../../protocols/info.js";
+import { toCredError } from "../../protocols/token-errors.js";
+import { userIdToken } from "../../protocols/user-id-token.js";
 import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
 import { GOOGLE_ENDPOINTS } from "../../shared/constants.js";
 import { printable, quoted } from "../../trust/text.js";
 import { loadGoogleAuth } from "../../util/lazy.js";
 import { adcKinds } from "./lazy.js";
 import { idTokenForFile } from "./id-token-file.js";
-import { federationMintsNoIdTokens } from "../../token-services/id-token-words.js";
+import { federationMintsNoIdTokens } from "../../protocols/id-token-words.js";
 
 /** What one ID token of a client is asked with, decided by ../id-token.ts. */
 export interface ClientIdTokenRequest {

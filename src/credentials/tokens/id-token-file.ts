@@ -1,13 +1,13 @@
 // An ID token for a credentials file of any ADC type, through the 0600 token cache shared by
-// processes (access-token-cache/): `cred-auth print-identity-token` is called in loops as
+// processes (token-cache/): `cred-auth print-identity-token` is called in loops as
 // print-token is, and an ID token lives an hour as an access token does. With a cached token it
 // reads the file, judges its URLs (formats/destinations.ts) and reads one cache entry, loading no
 // package; the file's kind (../kinds/) keys and gets it, a new one (google-auth-library, IAM
 // Credentials, STS) through ../kinds/id-token-mint.ts, loaded on a miss. Keys: formats/cache-keys.ts `idTokenCacheKey`.
-import { tokenCacheDir } from "../../access-token-cache/index.js";
+import { tokenCacheDir } from "../../token-cache/index.js";
 import { type AdcFile, readAdcFileSync } from "../../formats/adc-file.js";
 import { trustedUniverse } from "../../trust/urls.js";
-import { checkedAudience } from "../../token-services/id-token-words.js";
+import { checkedAudience } from "../../protocols/id-token-words.js";
 import type { IdTokenFileRequest } from "../kinds/kind.js";
 import { kindOf } from "../kinds/table.js";
 

@@ -59,7 +59,7 @@ export interface Subject {
 
 /**
  * The file's subject: its token read once from a file or URL ({@link readSubjectToken}), or for an
- * AWS source the region and keys from `env` or IMDS at the judged `aws` URLs (token-services/aws.ts).
+ * AWS source the region and keys from `env` or IMDS at the judged `aws` URLs (protocols/aws.ts).
  */
 export async function readSubject(
   file: ExternalAccountFile,

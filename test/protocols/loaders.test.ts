@@ -13,7 +13,7 @@ import {
   loadUserCredentials,
 } from "cred-auth";
 import { GoogleAuth, JWT, UserRefreshClient } from "google-auth-library";
-import { getCredentialInfo } from "../../dist/token-services/info.js";
+import { getCredentialInfo } from "../../dist/protocols/info.js";
 import { writeUserCredentialsFile } from "../../dist/formats/credentials-file.js";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
 import { assertNoSecrets, tempDir } from "../support/files.ts";

@@ -26,11 +26,11 @@ import {
   tokenCacheDir,
   withCacheDir,
   writeCachedToken,
-} from "../../dist/access-token-cache/store.js";
+} from "../../dist/token-cache/store.js";
 import { MAX_TOKEN_LENGTH } from "../../dist/trust/text.js";
 
 // @internal helpers, absent from the .d.ts.
-const { resolveDir, uniqueSuffix } = createRequire(import.meta.url)("../../dist/access-token-cache/store.js") as {
+const { resolveDir, uniqueSuffix } = createRequire(import.meta.url)("../../dist/token-cache/store.js") as {
   resolveDir(location: { dir?: string | false }): string | false;
   uniqueSuffix(): string;
 };

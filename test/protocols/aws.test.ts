@@ -1,11 +1,11 @@
-// The AWS subject token (src/token-services/aws.ts): a Signature Version 4 signed GetCallerIdentity
+// The AWS subject token (src/protocols/aws.ts): a Signature Version 4 signed GetCallerIdentity
 // request, checked against google-auth-library's own AwsRequestSigner given the same keys, date and
 // headers (the peer signs what it is given; cred-auth also signs x-goog-cloud-target-resource, as
 // Python's google.auth.aws does), and serialized as Google's STS reads it.
 import assert from "node:assert/strict";
 import { mock, test } from "node:test";
 import { AwsRequestSigner } from "google-auth-library";
-import { awsSecrets, awsSubjectToken, awsSubjectTokenSecrets } from "../../dist/token-services/aws.js";
+import { awsSecrets, awsSubjectToken, awsSubjectTokenSecrets } from "../../dist/protocols/aws.js";
 
 const AUDIENCE = "//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/aws";
 const VERIFY = "https://sts.{region}.amazonaws.com?Action=GetCallerIdentity&Version=2011-06-15";

@@ -9,7 +9,7 @@ import {
   grantTypeOf,
   redactTokenRequestError,
   toCredError,
-} from "../../dist/token-services/token-errors.js";
+} from "../../dist/protocols/token-errors.js";
 
 const REFRESH = "1//0gAbC+dEf/GhI=jkl";
 const SECRET = "GOCSPX-a/b+c=d_eFgH";

@@ -12,7 +12,7 @@ import {
   exchangeSubjectToken as exchangeAt,
   readSubject,
   refreshExternalAuthorizedUser as refreshAt,
-} from "../../dist/token-services/sts.js";
+} from "../../dist/protocols/sts.js";
 import {
   type ExternalAccountFile,
   type ExternalAuthorizedUserFile,

@@ -1,6 +1,6 @@
 // The OAuth `error` words (RFC 6749 4.1.2.1 and 5.2, and Google's own), in one table: the stable
 // code each maps to, and what it means where it is met: on the sign-in page (the browser comes back
-// with `error=`) or in a token server's reply. Read by oauth/errors.ts and token-services/token-errors.ts.
+// with `error=`) or in a token server's reply. Read by oauth/errors.ts and protocols/token-errors.ts.
 import { type CredErrorCode, ERROR_CODES } from "../errors.js";
 
 /** What one OAuth `error` word means. */
@@ -51,7 +51,7 @@ export const OAUTH_ERRORS: Readonly<Record<string, OAuthErrorWord>> = {
   },
   internal_failure: { code: ERROR_CODES.SERVER_ERROR, temporary: true },
   rate_limit_exceeded: { code: ERROR_CODES.SERVER_ERROR, temporary: true },
-  // What invalid_grant blames depends on the grant asked for: token-services/token-errors.ts says which.
+  // What invalid_grant blames depends on the grant asked for: protocols/token-errors.ts says which.
   invalid_grant: { code: ERROR_CODES.INVALID_GRANT },
   invalid_rapt: { code: ERROR_CODES.REAUTH_REQUIRED },
   // A refresh grant's `audience` (a user's ID token for another client): google-auth-library-python#669.

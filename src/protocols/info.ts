@@ -25,7 +25,7 @@ export function getCredentialInfo(credentials: object): CredentialInfo | undefin
 
 /**
  * The client credentials and refresh token a client was built with. google-auth-library keeps
- * them in private fields; we keep our own record when we build a client (token-services/load-user.ts),
+ * them in private fields; we keep our own record when we build a client (protocols/load-user.ts),
  * apart from {@link CredentialInfo} so that no secret sits in the record that describes it.
  */
 export interface ClientSecrets {

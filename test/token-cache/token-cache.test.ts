@@ -25,8 +25,8 @@ import {
   tokenCacheDir,
   tokenCacheKey,
   writeCachedToken,
-} from "../../dist/access-token-cache/index.js";
-import type { CachedAccessToken } from "../../dist/access-token-cache/index.js";
+} from "../../dist/token-cache/index.js";
+import type { CachedAccessToken } from "../../dist/token-cache/index.js";
 import { hashWithNodeCrypto, sha256Hex } from "../../dist/util/sha256.js";
 
 const HOUR = 3_600_000;

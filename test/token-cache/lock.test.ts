@@ -8,7 +8,7 @@ import { hostname, tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { test } from "node:test";
-import { tryLock } from "../../dist/access-token-cache/lock.js";
+import { tryLock } from "../../dist/token-cache/lock.js";
 
 const HOUR = 3_600_000;
 
@@ -117,7 +117,7 @@ test("a lock path that cannot be created is unavailable, not busy", (t) => {
 // The races below are played in this process, deterministically: the lock module calls node:fs and
 // store.js through their module objects, so a test can make one call fail, or make another process's
 // move happen, at the exact step where a real race would. Each stub stands for another process (outside).
-const storeModule = createRequire(import.meta.url)("../../dist/access-token-cache/store.js") as Record<string, unknown>;
+const storeModule = createRequire(import.meta.url)("../../dist/token-cache/store.js") as Record<string, unknown>;
 
 function patch<T extends object, K extends keyof T>(
   t: { after(fn: () => void): void },

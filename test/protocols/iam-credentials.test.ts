@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CredCredentialsError, ERROR_CODES, exceptions, loadServiceAccountCredentials } from "cred-auth";
-import { generateAccessToken, impersonationError } from "../../dist/token-services/iam-credentials.js";
+import { generateAccessToken, impersonationError } from "../../dist/protocols/iam-credentials.js";
 import {
   impersonationUrl,
   projectOfServiceAccount,

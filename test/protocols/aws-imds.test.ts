@@ -1,11 +1,11 @@
-// The AWS source's region and keys (src/token-services/aws.ts): from the environment, else from the
+// The AWS source's region and keys (src/protocols/aws.ts): from the environment, else from the
 // EC2 instance metadata service (IMDS) at the file's judged URLs, here a local IMDS that answers
 // what each test needs: the role-name check, the reply size cap, a reply with missing keys (never
 // signed with empty keys), IMDSv2's session token, and the region pattern's anchors.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ERROR_CODES } from "cred-auth";
-import { awsIdentity } from "../../dist/token-services/aws.js";
+import { awsIdentity } from "../../dist/protocols/aws.js";
 import { type Recorded, startRecorder } from "../trust/recorder.ts";
 
 type Reply = { status?: number; body: string };
