@@ -41,7 +41,6 @@ const HOT_PATH = [
   "formats/cache-keys.js",
   "formats/destinations.js",
   "formats/token-cache-entry.js",
-  "formats/lazy.js",
   "protocols/token-requests.js",
   "protocols/endpoints.js",
   "trust/urls.js",

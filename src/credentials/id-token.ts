@@ -8,10 +8,8 @@ import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 import { clientTransport } from "../protocols/client-transport.js";
 import { defaultCredentials } from "./search/default.js";
+import { idTokenOfClient } from "./tokens/id-token-clients.js";
 import { requiredAudience } from "../protocols/id-token-words.js";
-
-// The work, loaded on the first call (importing cred-auth loads nothing new, bench target 1).
-const idTokenClients = (): typeof import("./tokens/id-token-clients.js") => require("./tokens/id-token-clients.js");
 
 /** Options of {@link fetchIdToken} and {@link getIdTokenClient}: default()'s, and two of their own. */
 export interface IdTokenOptions extends DefaultOptions {
@@ -108,7 +106,7 @@ async function idTokenProvider(
   return {
     fetchIdToken: async (asked) => {
       const request = { audience: requiredAudience(asked), includeEmail: includeEmail === true, env };
-      return (await idTokenClients().idTokenOfClient(credentials, request)).idToken;
+      return (await idTokenOfClient(credentials, request)).idToken;
     },
   };
 }

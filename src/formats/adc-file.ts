@@ -15,7 +15,6 @@ import { type ImpersonatedFile, parseImpersonatedFile } from "./impersonated-fil
 import { KEYCHAIN_FIELD } from "./keychain-stand-in.js";
 
 // Loaded only for a file in the keychain form: print-token's path on any other file stays as light as it was.
-// A getter of its own, not formats/lazy.ts's: the keychain form reads through credentials-file.ts, which imports that.
 const keychainSecrets = (): typeof import("./keychain-secrets.js") => require("./keychain-secrets.js");
 
 /** Any Application Default Credentials file cred-auth reads. */

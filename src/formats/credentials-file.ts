@@ -11,7 +11,9 @@ import { GOOGLE_ENDPOINTS } from "../shared/constants.js";
 import { UnsafeLinkError, writeFileAtomic } from "../util/atomic-write.js";
 import { UntrustedFileError, readTrustedFileSync, secretDirectoryProblem } from "../trust/files.js";
 import { quoted } from "../trust/text.js";
-import { nodeCrypto } from "./lazy.js";
+
+// Only a service-account key is checked with node:crypto: print-token on a user file must not load it (bench target 2).
+const nodeCrypto = (): typeof import("node:crypto") => require("node:crypto");
 
 /**
  * An `authorized_user` file: user credentials, as written by gcloud, pydata-google-auth and
@@ -260,7 +262,6 @@ function parseScopes(value: unknown, path: string): string[] | undefined {
 
 function checkPrivateKey(pem: string, path: string): void {
   try {
-    // node:crypto only here (service-account keys): print-token on a user file must not load it.
     nodeCrypto().createPrivateKey(pem);
   } catch (error) {
     // Node's message can quote the key material's start; keep only the name of the problem.

@@ -1,6 +1,6 @@
 import type { Credentials } from "google-auth-library";
 import { type CredAuthError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { redaction } from "../trust/lazy.js";
+import { scrubbedError } from "../trust/redact.js";
 import { requestSecrets, transportFetch } from "../trust/transport.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 
@@ -44,7 +44,7 @@ export async function platformFetch(platform: string, what: string, request: Pla
     return { status: response.status, header: (name) => response.headers.get(name), text };
   } catch (raw) {
     // fetch may quote a header value it refused: the failure is handed on without the request's secrets.
-    const error = redaction().scrubbedError(raw, requestSecrets(request.url, request));
+    const error = scrubbedError(raw, requestSecrets(request.url, request));
     if (signal.aborted) {
       throw new CredConnectionError(
         `${platform}: ${what} did not answer within ${seconds(request.timeoutMs)}; try again later.`,

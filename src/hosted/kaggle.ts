@@ -5,7 +5,7 @@ import { platformClient } from "./clients.js";
 import { parseJson, platformFetch, projectIdFromEnv, statusError, tokenCredentials } from "./http.js";
 import type { HostedCredentials, HostedEnvironment } from "./types.js";
 import type { Redact } from "../trust/redact.js";
-import { redaction } from "../trust/lazy.js";
+import { redactor } from "../trust/redact.js";
 import { printable } from "../trust/text.js";
 
 /** How long the user-secrets service may take to answer. */
@@ -127,7 +127,7 @@ async function fetchKaggleToken(target: KaggleTarget, env: NodeJS.ProcessEnv, ti
   const body = parseJson(LABEL, WHAT, reply.text) as KaggleReply | null;
   if (body?.wasSuccessful !== true) {
     throw new CredConnectionError(
-      `${LABEL}: ${WHAT} could not give a ${target.label} token${backendReason(body, redaction().redactor([env.KAGGLE_USER_SECRETS_TOKEN, env.KAGGLE_IAP_TOKEN]))}; ${ATTACH} again, or try later.`,
+      `${LABEL}: ${WHAT} could not give a ${target.label} token${backendReason(body, redactor([env.KAGGLE_USER_SECRETS_TOKEN, env.KAGGLE_IAP_TOKEN]))}; ${ATTACH} again, or try later.`,
       { code: ERROR_CODES.SERVER_ERROR },
     );
   }

@@ -11,7 +11,7 @@ import type {
 } from "google-auth-library/build/src/auth/stscredentials.js";
 import { transportFetch } from "../trust/transport.js";
 import { stsCredentialsClass } from "../util/lazy.js";
-import { tokenErrors } from "./lazy.js";
+import { redactTokenRequestError } from "./token-errors.js";
 
 type Gaxios = AuthClient["transporter"];
 type GaxiosOptions = gaxios.GaxiosOptions;
@@ -51,7 +51,7 @@ function redactSentSecrets(error: { config?: { headers?: unknown } }): typeof er
   headers?.forEach((value, name) => {
     if (!PLAIN_HEADERS.has(name)) sent.set(name, value);
   });
-  tokenErrors().redactTokenRequestError(error, [...sent.values()]);
+  redactTokenRequestError(error, [...sent.values()]);
   for (const name of sent.keys()) headers?.delete(name);
   return error;
 }

@@ -5,7 +5,7 @@ import {
   type CredErrorCode,
   ERROR_CODES,
 } from "../errors.js";
-import { redaction } from "../trust/lazy.js";
+import { MIN_SECRET_LENGTH, REDACTED, basicForms, formDecoded, formsOf, scrub, scrubDeep } from "../trust/redact.js";
 import { isEmulatorUrl, isLoopbackHostname } from "../trust/urls.js";
 import { codeOfOAuthError, meaningOf, oauthErrorWord } from "./oauth-errors.js";
 
@@ -317,7 +317,6 @@ export function redactTokenRequestError(
   secrets: Iterable<string> = [],
   grantType: string | undefined = grantTypeOf(error),
 ): void {
-  const { MIN_SECRET_LENGTH, formsOf, scrubDeep } = redaction();
   const links = chainOf(error);
   const found = new Set([...secrets].filter((s) => typeof s === "string" && s.length >= MIN_SECRET_LENGTH));
   for (const link of links) {
@@ -351,7 +350,6 @@ function chainOf(error: unknown): ChainLink[] {
 
 /** Adds the credentials a kept request carried (body fields, Authorization header) to `found`. */
 export function collectSecrets(config: unknown, found: Set<string>): void {
-  const { MIN_SECRET_LENGTH, basicForms, formDecoded } = redaction();
   if (!config || typeof config !== "object") return;
   const c = config as { data?: unknown; body?: unknown; headers?: unknown };
   for (const body of [c.data, c.body]) {
@@ -399,7 +397,6 @@ function fieldsOf(body: unknown): [string, string][] {
 
 /** Scrubs one text property where it holds a secret (a DOMException's `message` is read-only, and never does). */
 function replaceText(link: ChainLink, key: "message" | "stack", secrets: readonly string[]): void {
-  const { scrub } = redaction();
   const text = link[key];
   if (typeof text !== "string") return;
   const scrubbed = scrub(text, secrets);
@@ -421,7 +418,6 @@ function redactConfig(config: unknown, grantType: string | undefined): void {
 
 /** Only the request's `grant_type` survives: it says what was rejected, and it is no secret. */
 function redactedBody(grant: string | undefined): string {
-  const { REDACTED } = redaction();
   return grant && /^[\w:.-]{1,100}$/.test(grant) ? `grant_type=${encodeURIComponent(grant)}&${REDACTED}` : REDACTED;
 }
 

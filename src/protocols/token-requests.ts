@@ -7,7 +7,7 @@ import { credentialsTokenUrl } from "../formats/destinations.js";
 import { ENV } from "../shared/constants.js";
 import type { Universe } from "../trust/urls.js";
 import { announceEmulator } from "./endpoints.js";
-import { tokenErrors } from "./lazy.js";
+import { collectSecrets, grantTypeOf, redactTokenRequestError } from "./token-errors.js";
 
 /** How long one token request attempt may take before it counts as a timeout. */
 export const DEFAULT_TOKEN_TIMEOUT_MS = 20_000;
@@ -101,7 +101,6 @@ function usableAccessToken(data: object): boolean {
  */
 function redactingSentSecrets(options: PreparedOptions, inner: PreparedOptions["errorRedactor"]): ErrorRedactor {
   // Loaded on use: print-token's cached path loads this module but makes no request.
-  const { collectSecrets, grantTypeOf, redactTokenRequestError } = tokenErrors();
   const sent = new Set<string>();
   collectSecrets(options, sent);
   // Read before gaxios' own redactor rewrites the body: it says what a rejection was about.

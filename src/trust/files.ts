@@ -9,7 +9,8 @@
  */
 import { type Stats, closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
 
-import { fsp } from "./lazy.js";
+// print-token's cached path reads only synchronously: node:fs/promises would cost its start-up (bench target 2).
+const fsp = (): typeof import("node:fs/promises") => require("node:fs/promises");
 
 /** Who keeps a file: cred-auth itself (settings, caches: must be yours and private), or anyone. */
 export type FileKeeper = "cred-auth" | "anyone";

@@ -62,16 +62,12 @@ const EVALUATED_ON_CACHED_PATH = [
   "shared/constants.js", // the cloud-platform scope, the token URLs
   "errors.js", // error classes the modules above extend at load
 ].sort();
-/**
- * A service-account key is checked with node:crypto, which formats/lazy.js loads; its kind is the key's;
- * only a user file can be in the keychain form.
- */
+/** A service-account key's kind is the key's; only a user file can be in the keychain form. */
 const EVALUATED_FOR_A_KEY = [
   ...EVALUATED_ON_CACHED_PATH.filter(
     (module) => module !== "credentials/kinds/user.js" && module !== "formats/keychain-stand-in.js",
   ),
   "credentials/kinds/key.js",
-  "formats/lazy.js",
 ].sort();
 
 const RECORDER = `

@@ -9,7 +9,9 @@ import type { ExternalAccountFile } from "../../formats/external-account.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import { quoted } from "../../trust/text.js";
 import { federationMintsNoIdTokens } from "../../protocols/id-token-words.js";
-import { externalAdc, fileRefresh, idTokenMint } from "./lazy.js";
+import { identityPoolAdcClient } from "../clients/external-adc.js";
+import { externalIdToken } from "./id-token-mint.js";
+import { externalAccountFileToken, subjectOf } from "./refresh.js";
 import { optional } from "./google-credentials.js";
 import { type Kind, cachedIdToken } from "./kind.js";
 
@@ -25,10 +27,10 @@ export const federatedKind: Kind<ExternalAccountFile> = {
     const scopes = request.requested ?? [CLOUD_PLATFORM_SCOPE];
     const urls = externalAccountDestinations(file, request.universe, request.path);
     // Read once: the key depends on it (a rotated token, other AWS keys get a new key), and the refresh sends it.
-    const subject = await fileRefresh().subjectOf(file, urls, request.env);
+    const subject = await subjectOf(file, urls, request.env);
     return getTokenWithCache(
       externalCacheKey(file, scopes, urls, subject.keyMaterial),
-      () => fileRefresh().externalAccountFileToken(file, urls, subject, scopes),
+      () => externalAccountFileToken(file, urls, subject, scopes),
       request.cache,
     );
   },
@@ -41,7 +43,7 @@ export const federatedKind: Kind<ExternalAccountFile> = {
     if (impersonationUrl === undefined || target === undefined)
       throw federationMintsNoIdTokens(quoted(request.path), file.type);
     // A file or URL's token, or (AWS) a request signed now with the region and keys it keys the cache by.
-    const subject = await fileRefresh().subjectOf(file, urls, request.env);
+    const subject = await subjectOf(file, urls, request.env);
     const asked = {
       tokenUrl: urls.tokenUrl,
       idTokenUrl: idTokenUrlOf(impersonationUrl),
@@ -52,7 +54,7 @@ export const federatedKind: Kind<ExternalAccountFile> = {
       includeEmail: request.includeEmail,
     };
     return cachedIdToken({ type: file.type, file, urls, subjectToken: subject.keyMaterial }, request, () =>
-      idTokenMint().externalIdToken(file, asked),
+      externalIdToken(file, asked),
     );
   },
 
@@ -84,5 +86,5 @@ export const federatedKind: Kind<ExternalAccountFile> = {
 
   cachedTokens: () => ({ keys: [], owners: [] }),
 
-  client: (path, { scopes, env, universe }) => externalAdc().identityPoolAdcClient(path, scopes, universe, env),
+  client: (path, { scopes, env, universe }) => identityPoolAdcClient(path, scopes, universe, env),
 };

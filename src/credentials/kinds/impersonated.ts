@@ -7,7 +7,9 @@ import { idTokenKeyOwner, impersonatedCacheKey } from "../../formats/cache-keys.
 import { idTokenUrlOf, impersonatedDestinations } from "../../formats/destinations.js";
 import type { ImpersonatedFile, ImpersonationSource } from "../../formats/impersonated-file.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
-import { fileRefresh, idTokenMint, impersonation } from "./lazy.js";
+import { impersonatedIdToken } from "./id-token-mint.js";
+import { impersonatedAdcClient } from "./impersonated-client.js";
+import { impersonatedFileToken } from "./refresh.js";
 import { optional } from "./google-credentials.js";
 import { type Kind, cachedIdToken, sourceRequestOf } from "./kind.js";
 import { keyKind } from "./key.js";
@@ -41,7 +43,7 @@ export const impersonatedKind: Kind<ImpersonatedFile> = {
       });
     return getTokenWithCache(
       impersonatedCacheKey(file, scopes, iamUrl),
-      () => fileRefresh().impersonatedFileToken(file, iamUrl, source, scopes),
+      () => impersonatedFileToken(file, iamUrl, source, scopes),
       request.cache,
     );
   },
@@ -53,7 +55,7 @@ export const impersonatedKind: Kind<ImpersonatedFile> = {
       sourceKind(file.source).accessToken(file.source, { ...sourceRequestOf(request), place: "source_credentials" });
     const audience = request.audience as string; // checkedAudience: required but for a user's own
     return cachedIdToken({ type: file.type, file, url: iamUrl }, request, () =>
-      idTokenMint().impersonatedIdToken(file, idTokenUrlOf(iamUrl), source, audience, request.includeEmail),
+      impersonatedIdToken(file, idTokenUrlOf(iamUrl), source, audience, request.includeEmail),
     );
   },
 
@@ -92,5 +94,5 @@ export const impersonatedKind: Kind<ImpersonatedFile> = {
     };
   },
 
-  client: (path, { scopes, env, universe }) => impersonation().impersonatedAdcClient(path, scopes, env, universe),
+  client: (path, { scopes, env, universe }) => impersonatedAdcClient(path, scopes, env, universe),
 };

@@ -3,7 +3,8 @@
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import { type ServiceAccountKeyFile, readServiceAccountKeyFile } from "../../formats/credentials-file.js";
 import { chooseTokenUrl } from "../../protocols/token-requests.js";
-import { fileRefresh, idTokenMint } from "./lazy.js";
+import { keyFileIdToken } from "./id-token-mint.js";
+import { keyFileToken } from "./refresh.js";
 import { serviceAccountClientFrom } from "../clients/service-account.js";
 import {
   cachedCredentialsToken,
@@ -19,13 +20,13 @@ export const keyKind: Kind<ServiceAccountKeyFile> = {
 
   accessToken(file, request) {
     const scopes = request.requested ?? [CLOUD_PLATFORM_SCOPE];
-    return cachedCredentialsToken(file, scopes, request, () => fileRefresh().keyFileToken(file, scopes, request));
+    return cachedCredentialsToken(file, scopes, request, () => keyFileToken(file, scopes, request));
   },
 
   idToken(file, request) {
     const tokenUrl = chooseTokenUrl(file, request.universe, request.path);
     return cachedIdToken({ type: file.type, file, tokenUrl }, request, () =>
-      idTokenMint().keyFileIdToken(file, { ...request, tokenUrl }),
+      keyFileIdToken(file, { ...request, tokenUrl }),
     );
   },
 

@@ -5,7 +5,8 @@ import { tokenCacheDir } from "../../token-cache/index.js";
 import { type AuthorizedUserFile, readAuthorizedUserFile } from "../../formats/credentials-file.js";
 import { userRefreshClientFrom } from "../../protocols/load-user.js";
 import { chooseTokenUrl } from "../../protocols/token-requests.js";
-import { fileRefresh, idTokenMint } from "./lazy.js";
+import { userFileIdToken } from "./id-token-mint.js";
+import { userFileToken } from "./refresh.js";
 import { attachTokenCache } from "../clients/share-access-tokens.js";
 import {
   cachedCredentialsToken,
@@ -21,7 +22,7 @@ export const userKind: Kind<AuthorizedUserFile> = {
 
   accessToken(file, request) {
     const scopes = file.scopes ?? [];
-    return cachedCredentialsToken(file, scopes, request, () => fileRefresh().userFileToken(file, scopes, request));
+    return cachedCredentialsToken(file, scopes, request, () => userFileToken(file, scopes, request));
   },
 
   idToken(file, request) {
@@ -29,7 +30,7 @@ export const userKind: Kind<AuthorizedUserFile> = {
     // The signed-in client's own ID token is asked without an audience (and cached so).
     const audience = request.audience === file.clientId ? undefined : request.audience;
     return cachedIdToken({ type: file.type, file, tokenUrl }, { ...request, audience }, () =>
-      idTokenMint().userFileIdToken(file, { ...request, audience, tokenUrl }),
+      userFileIdToken(file, { ...request, audience, tokenUrl }),
     );
   },
 

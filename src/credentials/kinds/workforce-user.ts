@@ -10,7 +10,8 @@ import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import { quoted } from "../../trust/text.js";
 import type { Universe } from "../../trust/urls.js";
 import { federationMintsNoIdTokens } from "../../protocols/id-token-words.js";
-import { externalAdc, fileRefresh } from "./lazy.js";
+import { workforceUserAdcClient } from "../clients/external-adc.js";
+import { externalUserFileToken } from "./refresh.js";
 import { FEDERATED_IDENTITY } from "./federated.js";
 import { optional } from "./google-credentials.js";
 import type { Kind } from "./kind.js";
@@ -40,7 +41,7 @@ export const workforceUserKind: Kind<ExternalAuthorizedUserFile> = {
     return getTokenWithCache(
       keyOf(file, tokenUrl),
       async () => {
-        const got = await fileRefresh().externalUserFileToken(file, tokenUrl, SCOPES, { path: request.path, place });
+        const got = await externalUserFileToken(file, tokenUrl, SCOPES, { path: request.path, place });
         if (got.warning !== undefined) request.warnings.push(got.warning);
         if (got.rotated !== undefined) writeCachedToken(keyOf(file, tokenUrl, got.rotated), got.token, request.cache);
         return got.token;
@@ -77,5 +78,5 @@ export const workforceUserKind: Kind<ExternalAuthorizedUserFile> = {
 
   cachedTokens: (file, where) => ({ keys: [keyOf(file, tokenUrlOf(file, where))], owners: [] }),
 
-  client: (path, { universe }) => externalAdc().workforceUserAdcClient(path, universe),
+  client: (path, { universe }) => workforceUserAdcClient(path, universe),
 };

@@ -17,7 +17,7 @@ import { peekAdcFileType } from "../../formats/adc-file.js";
 import { readCredentialsFile } from "../../formats/credentials-file.js";
 import { getCredentialInfo, setCredentialInfo } from "../../protocols/info.js";
 import { proveCredentials } from "../../protocols/load-user.js";
-import { adcKinds } from "./lazy.js";
+import { kindNamed, kindOf } from "../kinds/table.js";
 
 /** Credentials found through ADC and proven by a token. */
 export interface AdcCredentials {
@@ -127,9 +127,8 @@ async function fromFile(
   env: NodeJS.ProcessEnv,
   universe: Universe,
 ): Promise<AdcCredentials> {
-  const kinds = adcKinds();
   // A file whose type cred-auth does not read: its reader says precisely why (missing, malformed, unknown).
-  const kind = kinds.kindNamed(peekAdcFileType(path)) ?? kinds.kindOf(await readCredentialsFile(path));
+  const kind = kindNamed(peekAdcFileType(path)) ?? kindOf(await readCredentialsFile(path));
   const { credentials, projectId } = await kind.client(path, { scopes, env, universe });
   await proveCredentials(credentials as Parameters<typeof proveCredentials>[0], `Getting an access token with ${what}`);
   // Where the client came from, for what is asked of it later (an ID token of a federation file).

@@ -9,7 +9,7 @@ import type { ImpersonationChain } from "../../formats/impersonation-chain.js";
 import { trustedUniverse } from "../../trust/urls.js";
 import { debug } from "../../util/debug.js";
 import { findApplicationDefaultCredentials } from "./adc.js";
-import { impersonation } from "./lazy.js";
+import { impersonateProven, projectOfServiceAccount } from "../clients/impersonated.js";
 import { sharedResolution } from "./single-flight.js";
 import { awaitsSignIn, endedShownSignIn, impersonationOf, userCredentialsFor } from "../sign-in/user.js";
 
@@ -54,7 +54,6 @@ async function impersonatingDefault(
   options: DefaultOptions,
 ): Promise<[AuthClient, string | null]> {
   const [source, projectId] = await sharedResolution([CLOUD_PLATFORM_SCOPE], options, resolveDefault, awaitsSignIn);
-  const { impersonateProven, projectOfServiceAccount } = impersonation();
   const universe = trustedUniverse(process.env, options.universeDomain);
   return [await impersonateProven(source, chain, scopes, universe), projectOfServiceAccount(chain.target) ?? projectId];
 }

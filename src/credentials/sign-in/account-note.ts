@@ -5,7 +5,7 @@ import type { SaveUserCredentialsOptions } from "../../options.js";
 import { notebookKernel } from "../../runtime/detect.js";
 import type { Settings } from "../../settings/keys.js";
 import type { NotebookFace } from "../../ui/face-plan.js";
-import { signInPlanner } from "./lazy.js";
+import { planSources } from "./plan.js";
 import { chosen } from "./settings-order.js";
 
 /** What the account note's plan reads: the kernel's globals, and the settings (read only in a notebook). */
@@ -30,7 +30,7 @@ export function planAccountNote(
   if (options.presenter === "plain" || options.presenter === "terminal") return undefined;
   const kernel = notebookKernel(sources?.globals ?? globalThis);
   if (!kernel) return undefined;
-  const { settings } = sources ?? signInPlanner().planSources();
+  const { settings } = sources ?? planSources();
   const wanted = chosen(
     options.accountNote,
     () => undefined,

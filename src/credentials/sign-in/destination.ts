@@ -6,7 +6,7 @@ import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
 import { MAX_CREDENTIALS_FILE_BYTES, checkWritableDestination } from "../../formats/credentials-file.js";
 import { readTrustedFileSync } from "../../trust/files.js";
 import { quoted } from "../../trust/text.js";
-import { adcKinds } from "./lazy.js";
+import { kindNamed } from "../kinds/table.js";
 
 /** How {@link checkSaveDestination} may be told to replace a file, in the caller's words. */
 export interface SaveDestinationOptions {
@@ -63,7 +63,7 @@ function heldAt(path: string): string | undefined {
 function describe(json: unknown): string | undefined {
   if (typeof json !== "object" || json === null || Array.isArray(json)) return "JSON that is not credentials";
   const file = json as Record<string, unknown>;
-  const kind = adcKinds().kindNamed(file.type);
+  const kind = kindNamed(file.type);
   if (kind !== undefined) return kind.notReplaceable(file);
   if (typeof file.installed === "object" || typeof file.web === "object") return "an OAuth client-secret file";
   return typeof file.type === "string"

@@ -27,14 +27,12 @@ import { CLOUD_PLATFORM_SCOPE, ENV } from "../../shared/constants.js";
 import { getCredentialInfo } from "../../protocols/info.js";
 import { proveCredentials, userRefreshClientFrom } from "../../protocols/load-user.js";
 import type { PlanSources, SignInPlan, SignInRequest } from "./plan.js";
-import {
-  impersonation,
-  impersonationChain,
-  pendingUserCredentials,
-  presenters,
-  signInFlow,
-  signInPlanner,
-} from "./lazy.js";
+import { impersonateProven, writeImpersonatedFile } from "../clients/impersonated.js";
+import { pendingCredentials } from "./pending-credentials.js";
+import { planFace, planSignIn } from "./plan.js";
+import { parseImpersonationChain } from "../../formats/impersonation-chain.js";
+import { signIn } from "../../oauth/flow.js";
+import { selectPresenter, showAccountNote } from "../../ui/select.js";
 import type { PendingCredentials } from "./pending-credentials.js";
 import { checkSaveDestination } from "./destination.js";
 
@@ -99,7 +97,7 @@ export async function userCredentialsFor(
     chain ? [CLOUD_PLATFORM_SCOPE] : scopes,
     chain ? { ...rest, whenPending: "throw" } : rest,
   );
-  return chain ? impersonation().impersonateProven(user, chain, scopes) : user;
+  return chain ? impersonateProven(user, chain, scopes) : user;
 }
 
 /**
@@ -109,7 +107,7 @@ export async function userCredentialsFor(
 export function impersonationOf<T extends UserCredentialsOptions>(options: T): { chain?: ImpersonationChain; rest: T } {
   const { impersonateServiceAccount: value, ...rest } = options;
   if (value === undefined) return { rest: rest as T };
-  return { chain: impersonationChain().parseImpersonationChain(value, "impersonateServiceAccount"), rest: rest as T };
+  return { chain: parseImpersonationChain(value, "impersonateServiceAccount"), rest: rest as T };
 }
 
 async function userCredentials(
@@ -141,11 +139,10 @@ async function userCredentials(
   }
 
   let credentials: UserRefreshClient | undefined;
-  const plan = signInPlanner().planSignIn({ scopes, options });
+  const plan = planSignIn({ scopes, options });
   const { endpoints } = plan.flow;
   // A notebook's two-cell sign-in: the cell returns these at once, the next cell completes them.
-  const early =
-    plan.whenPending === "return" ? await pendingUserCredentials().pendingCredentials(plan.flow, env) : undefined;
+  const early = plan.whenPending === "return" ? await pendingCredentials(plan.flow, env) : undefined;
   try {
     await runSignIn(plan, options.signal, async (result) => {
       credentials = early ? early.fill(result) : await credentialsFrom(result, endpoints, env);
@@ -184,7 +181,7 @@ const waiting = new WeakMap<PendingSignIn, PendingCredentials>();
  */
 async function noteAccount(cached: UserRefreshClient, options: UserCredentialsOptions): Promise<void> {
   const kernel = planAccountNote(options);
-  if (kernel) await presenters().showAccountNote(kernel, getCredentialInfo(cached)?.account);
+  if (kernel) await showAccountNote(kernel, getCredentialInfo(cached)?.account);
 }
 
 /** Completes the sign-in waiting in this process with a pasted code or address (see `completeSignIn`). */
@@ -255,13 +252,13 @@ export async function saveUserCredentials(
 export async function saveSignIn(request: SignInRequest, path: string, sources?: PlanSources): Promise<void> {
   // Before the sign-in: nobody wants to approve twice, nor lose the key that was there.
   checkSaveDestination(path, request.options.overwrite ? { overwrite: true } : {});
-  const plan = signInPlanner().planSignIn(request, sources);
+  const plan = planSignIn(request, sources);
   try {
     await runSignIn(plan, request.options.signal, async (result) => {
       const file = authorizedUserFile(result, plan.flow.endpoints);
       // Impersonation: the user's token only asked for the service account's, which gets the
       // caller's scopes each time it is asked for (the file keeps them).
-      if (plan.impersonation) await impersonation().writeImpersonatedFile(path, file, plan.impersonation, plan.scopes);
+      if (plan.impersonation) await writeImpersonatedFile(path, file, plan.impersonation, plan.scopes);
       else await writeUserCredentialsFile(path, file);
       cacheSignInToken(file, result); // `print-token` right after needs no token request
       return path;
@@ -311,9 +308,9 @@ async function runSignIn(
   complete: (result: SignInResult) => Promise<string | undefined>,
 ): Promise<SignInResult> {
   announce(plan, process.env);
-  const presenter = await presenters().selectPresenter(plan.face);
+  const presenter = await selectPresenter(plan.face);
   try {
-    return await signInFlow().signIn(plan.flow, { presenter, signal, complete });
+    return await signIn(plan.flow, { presenter, signal, complete });
   } catch (error) {
     if (error instanceof Error && !(error instanceof SignInPendingError)) shown.add(error);
     throw error;
@@ -364,7 +361,7 @@ async function completeWithCode<T>(
   credentials: (result: SignInResult) => Promise<T>,
 ): Promise<T> {
   const env = process.env;
-  const presenter = await presenters().selectPresenter(signInPlanner().planFace(options));
+  const presenter = await selectPresenter(planFace(options));
   try {
     const { result, savedTo } = await completePendingSignIn(options.code ?? "");
     const done = await credentials(result);

@@ -25,7 +25,7 @@ import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
 import { GOOGLE_ENDPOINTS } from "../../shared/constants.js";
 import { printable, quoted } from "../../trust/text.js";
 import { loadGoogleAuth } from "../../util/lazy.js";
-import { adcKinds } from "./lazy.js";
+import { kindOf } from "../kinds/table.js";
 import { idTokenForFile } from "./id-token-file.js";
 import { federationMintsNoIdTokens } from "../../protocols/id-token-words.js";
 
@@ -203,5 +203,5 @@ async function remembered(
 /** Whether the file at `path` itself impersonates (an impersonated file), rather than being a source the option impersonates with. */
 function actsOnItsOwn(path: string): boolean {
   const file = readAdcFileSync(path);
-  return adcKinds().kindOf(file).actsAs(file) !== undefined;
+  return kindOf(file).actsAs(file) !== undefined;
 }
