@@ -13,7 +13,7 @@ const LAYERS = [
   { name: "token-cache", path: "^src/token-cache/" },
   { name: "runtime, settings", path: "^src/(runtime|settings)/" },
   { name: "formats (every on-disk shape, every cache key)", path: "^src/formats/" },
-  { name: "util", path: "^src/util/" },
+  { name: "util, os (adapters to the machine: the browser opener)", path: "^src/(util|os)/" },
   { name: "trust (URL policy, file-trust rule, redaction, terminal-safe text)", path: "^src/trust/" },
   { name: "shared, errors, messages", path: "^src/(shared/|errors\\.ts|messages\\.ts|version\\.ts)" },
 ];

@@ -7,7 +7,7 @@
 import { join, resolve } from "node:path";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { type BrowserPlan, planBrowser, planSources } from "../credentials/sign-in/plan.js";
-import { openBrowser } from "../oauth/browser.js";
+import { openBrowser } from "../os/browser.js";
 import { credentialsInsteadOfClient, readClientSecretText } from "../oauth/client.js";
 import { newestDownload } from "../oauth/client-download.js";
 import { printable } from "../trust/text.js";

@@ -7,7 +7,7 @@ import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors
 import { startSignIn } from "./attempt.js";
 import { checkClient } from "./client-check.js";
 import type { Presenter } from "./events.js";
-import { openBrowser } from "./browser.js";
+import { openBrowser } from "../os/browser.js";
 import type { SignInResult } from "./exchange.js";
 import {
   type CompleteSignIn,

@@ -2,6 +2,7 @@
 // credentials/sign-in/plan.ts makes them once (options, environment, settings, runtime); the flow reads
 // no settings, no environment and detects nothing.
 import type { Endpoints } from "../protocols/endpoints.js";
+import type { BrowserLaunch } from "../os/browser.js";
 import type { ResolvedClient } from "./client.js";
 
 /** How long a sign-in waits for the user by default: 5 minutes. */
@@ -31,9 +32,6 @@ export interface CodePageRedirect {
   /** The page's address, the redirect URI of the sign-in. */
   readonly uri: string;
 }
-
-/** How to open the user's browser: not at all, the system's default, or the `BROWSER` command. */
-export type BrowserLaunch = "none" | "system" | { readonly command: string };
 
 /** A sign-in's flow, decided: what {@link startSignIn} and {@link signIn} need (oauth/flow.ts). */
 export interface FlowPlan {

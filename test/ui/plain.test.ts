@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { CredCancelledError, CredCredentialsError } from "cred-auth";
 import { createPlainPresenter, linesFor } from "../../dist/ui/plain.js";
 import { selectPresenter } from "../../dist/ui/select.js";
-import { openBrowser } from "../../dist/oauth/browser.js";
+import { openBrowser } from "../../dist/os/browser.js";
 import { planSignIn } from "../../dist/credentials/sign-in/plan.js";
 
 function streams() {
@@ -143,6 +143,30 @@ test("BROWSER names the command that gets the URL (with %s, or as last argument)
   assert.equal(await waitForFile(), "https://idp.example/a?b=1|");
   assert.equal(await openBrowser("https://idp.example/c", { command: `${script} --new-window %s --x` }), true);
   assert.equal(await waitForFile(), "--new-window|https://idp.example/c|--x|");
+});
+
+test("a browser is said opened only when its command did not fail at once: xdg-open without a display, a stale DISPLAY", async (t) => {
+  const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const dir = mkdtempSync(join(tmpdir(), "cred-auth-browser-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // What xdg-open does with no display, or a DISPLAY whose server is gone: it says so and exits 3.
+  const failing = join(dir, "xdg-open");
+  writeFileSync(failing, "#!/bin/sh\necho \"xdg-open: no method available for opening '$1'\" >&2\nexit 3\n", {
+    mode: 0o755,
+  });
+  assert.equal(await openBrowser("https://idp.example/a", { command: failing }), false);
+  // BROWSER may list several commands (as Python reads it): the next one is tried.
+  assert.equal(await openBrowser("https://idp.example/a", { command: `${failing}:/bin/true` }), true);
+  const { spawnSync } = await import("node:child_process");
+  if (spawnSync("xdg-open", ["--version"], { stdio: "ignore" }).status === 0) {
+    const env = { ...process.env };
+    process.env.DISPLAY = ":99"; // no X server there
+    delete process.env.WAYLAND_DISPLAY;
+    t.after(() => (process.env = env));
+    assert.equal(await openBrowser("https://idp.example/a", { command: "xdg-open" }), false, "a stale DISPLAY");
+  }
 });
 
 test("after reading a code from a piped stdin that stays open, the process can exit", async () => {

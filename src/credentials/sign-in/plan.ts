@@ -17,7 +17,6 @@ import {
 } from "../../oauth/client.js";
 import { clientProven } from "../../oauth/client-check.js";
 import {
-  type BrowserLaunch,
   DEFAULT_TIMEOUT_MS,
   type FlowPlan,
   type LoopbackHost,
@@ -25,6 +24,7 @@ import {
   type PortRange,
 } from "../../oauth/plan.js";
 import { assertValidScopes, missingScopes } from "../../oauth/scopes.js";
+import type { BrowserLaunch } from "../../os/browser.js";
 import type { SaveUserCredentialsOptions } from "../../options.js";
 import { currentHost, detectRuntime, type HostFacts, type RuntimeInfo } from "../../runtime/index.js";
 import { chosen } from "./settings-order.js";
