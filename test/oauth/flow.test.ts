@@ -308,7 +308,7 @@ test("an unknown client is rejected by the sign-in page; cancel() frees the port
     clientSecret: "TOPSECRET-x",
   });
   const page = await approveSignIn(pending.url);
-  assert.equal(page.status, 400);
+  assert.equal(page.status, 401, "Error 401: invalid_client, as Google's page");
   assert.equal(page.code, undefined);
   pending.cancel();
   await assert.rejects(rawRequest(ports.first, "/"), /ECONNREFUSED/);
