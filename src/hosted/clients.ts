@@ -1,6 +1,7 @@
 import type { Compute, Credentials, OAuth2Client } from "google-auth-library";
 import { loadGoogleAuthFor } from "./http.js";
 import { clientTransport } from "../protocols/client-transport.js";
+import type { FetchedIdToken } from "../protocols/id-token-reply.js";
 
 /** What GAL's refreshTokenNoCache() resolves to (its type is not exported by the package root). */
 interface GetTokenResponse {
@@ -11,10 +12,13 @@ interface GetTokenResponse {
 /** Asks the platform for a fresh access token. */
 export type TokenSource = () => Promise<Credentials>;
 
+/** Asks the metadata server for an ID token (metadata.ts's, passed in: it imports this module). */
+export type IdTokenSource = (audience: string) => Promise<FetchedIdToken>;
+
 type GoogleAuthLibrary = Awaited<ReturnType<typeof loadGoogleAuthFor>>;
 
 interface ClientClasses {
-  MetadataClient: new (scopes: readonly string[], source: TokenSource) => Compute;
+  MetadataClient: new (scopes: readonly string[], source: TokenSource, idToken: IdTokenSource) => Compute;
   PlatformClient: new (source: TokenSource) => OAuth2Client;
 }
 
@@ -23,15 +27,17 @@ let classes: ClientClasses | undefined;
 /**
  * A google-auth-library `Compute` client (so libraries treat it as metadata-server credentials)
  * that gets its tokens from `source`, which reads the metadata server of the environment we
- * were given rather than only `process.env`'s.
+ * were given rather than only `process.env`'s; its `fetchIdToken` asks that server through the
+ * transport too (google-auth-library's goes through gcp-metadata's own gaxios and proxies).
  */
 export async function metadataClient(
   platform: string,
   scopes: readonly string[],
   source: TokenSource,
+  idToken: IdTokenSource,
 ): Promise<Compute> {
   const { MetadataClient } = clientClasses(await loadGoogleAuthFor(platform));
-  return new MetadataClient(scopes, source);
+  return new MetadataClient(scopes, source, idToken);
 }
 
 /**
@@ -48,10 +54,16 @@ function clientClasses(gal: GoogleAuthLibrary): ClientClasses {
 
   class MetadataClient extends gal.Compute {
     readonly #source: TokenSource;
+    readonly #idToken: IdTokenSource;
 
-    constructor(scopes: readonly string[], source: TokenSource) {
+    constructor(scopes: readonly string[], source: TokenSource, idToken: IdTokenSource) {
       super({ scopes: [...scopes], transporterOptions: clientTransport() });
       this.#source = source;
+      this.#idToken = idToken;
+    }
+
+    override async fetchIdToken(audience: string): Promise<string> {
+      return (await this.#idToken(audience)).idToken;
     }
 
     // Compute de-duplicates concurrent refreshes above this method.

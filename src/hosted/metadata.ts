@@ -4,6 +4,8 @@ import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../error
 import { metadataClient } from "./clients.js";
 import { type VmScopesShortfall, parseVmScopes, scopesBeyond, vmScopesReason } from "./metadata-scopes.js";
 import { parseJson, platformFetch, projectIdFromEnv, statusError, tokenCredentials } from "./http.js";
+import { type FetchedIdToken, fetchedIdToken } from "../protocols/id-token-reply.js";
+import { printable } from "../trust/text.js";
 import type { HostedCredentials, HostedEnvironment } from "./types.js";
 
 /** How long one metadata request may take: the server is local, so a silent one is absent. */
@@ -60,7 +62,9 @@ export async function metadataCredentials(
   const base = metadataBaseUrl(env);
   const timeoutMs = platform.timeoutMs ?? METADATA_TIMEOUT_MS;
   const source = () => fetchMetadataToken(platform, base, scopes, timeoutMs);
-  const credentials = await metadataClient(platform.label, scopes, source);
+  const credentials = await metadataClient(platform.label, scopes, source, (audience) =>
+    metadataIdToken(audience, env),
+  );
   await credentials.getAccessToken(); // the first token proves the server serves this notebook
   if (platform.vm !== undefined) await refuseNarrowerVmScopes(platform.label, base, scopes, platform.vm, timeoutMs);
   const projectId = projectIdFromEnv(env) ?? (await fetchMetadataProjectId(platform.label, base, timeoutMs));
@@ -200,4 +204,29 @@ async function metadataGet(label: string, url: string, timeoutMs: number) {
     );
   }
   return reply;
+}
+
+/**
+ * An ID token of the metadata server's default account for `audience` (the server at `env`'s host):
+ * `identity?format=full`, so it names the account as IAP and Cloud Run invokers need.
+ */
+export async function metadataIdToken(audience: string, env: NodeJS.ProcessEnv): Promise<FetchedIdToken> {
+  const base = metadataBaseUrl(env);
+  const label = `The metadata server at ${new URL(base).host}`;
+  const query = new URLSearchParams({ audience, format: "full" });
+  const url = `${base}/instance/service-accounts/default/identity?${query}`;
+  const reply = await metadataGetRetrying(label, url, METADATA_TIMEOUT_MS);
+  if (reply.status === 404)
+    throw new CredCredentialsError(
+      `${label} has no service account to sign an ID token (HTTP 404); attach one to the VM or service.`,
+      { code: ERROR_CODES.ID_TOKEN_UNSUPPORTED, status: 404 },
+    );
+  if (isTemporaryMetadataStatus(reply.status)) throw statusError(label, "its identity endpoint", reply.status, "");
+  if (reply.status !== 200)
+    // The request carried no secret (an audience): the server's own words, made printable, say why.
+    throw new CredCredentialsError(
+      `${label} refused the ID-token request (HTTP ${reply.status}: ${printable(reply.text.trim().split("\n")[0]?.slice(0, 200) || "no message")}).`,
+      { status: reply.status },
+    );
+  return fetchedIdToken(reply.text, label, audience);
 }

@@ -7,9 +7,9 @@
 // a server that reads either gives the right token and one that reads neither a clear error.
 // Without an audience, the reply's own `id_token` (its `aud` is the signed-in client). Either way
 // the grant must hold `openid`.
-// Sent through the client's own transporter, so cred-auth's guard on the token URL (time limit,
-// secrets scrubbed from errors: token-requests.ts) and google-auth-library's retries apply, and
-// refusals read as every other token request's (token-errors.ts).
+// Sent through the transporter of a client cred-auth built (never one the caller built: its gaxios
+// has its own proxies and redirects), so the transport, the token URL's guard (token-requests.ts)
+// and google-auth-library's retries apply, and refusals read as every other token request's.
 import type { OAuth2Client } from "google-auth-library";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { type FetchedIdToken, fetchedIdToken } from "./id-token-reply.js";
@@ -27,7 +27,7 @@ export interface UserIdTokenRequest {
 }
 
 /**
- * The refresh grant's ID token, through `client`'s transporter. `what` says what was being done,
+ * The refresh grant's ID token, through `client`'s transporter (a client cred-auth built). `what` says what was being done,
  * for errors (e.g. `Getting an ID token with the user credentials in "PATH"`).
  *
  * @throws CredCredentialsError `ERR_NO_ID_TOKEN` when the reply holds none (no `openid` granted),

@@ -5,6 +5,8 @@
 //   default() with an external_account file).
 // - HTTPS_PROXY is set: nothing bound for the emulator crosses the proxy (the impersonation Bearer
 //   token, the federation subject token), while Google's hosts, and a subject-token URL elsewhere, do.
+// - HTTP_PROXY and HTTPS_PROXY set: every client kind default() returns, every method a user can call
+//   on it, and cred-auth's ID tokens for clients the caller built: nothing for loopback crosses it.
 // - An echoing STS behind default()'s federation clients: a later refresh's error holds no client
 //   secret, Basic header, subject token or refresh token, anywhere reachable from it.
 import assert from "node:assert/strict";
@@ -380,3 +382,112 @@ test("an echoing STS behind default()'s federation clients: a later refresh's er
         );
   }
 });
+
+/**
+ * In a child: the client `KIND` names (default()'s, or one the caller built), then every method a
+ * user may call on it that makes a request (on a caller's own client, only cred-auth's: its own
+ * methods are its gaxios's); prints `NAME ok` or `NAME failed CODE` for each.
+ */
+const everyMethod = `
+  const credAuth = require(${JSON.stringify(join(ROOT, "dist", "index.js"))});
+  const gal = require("google-auth-library");
+  const { KIND, EMU, AUD, CLIENT_ID, CLIENT_SECRET, REFRESH } = process.env;
+  const API = EMU + "/storage/v1/b/every-bucket/o";
+  (async () => {
+    const client =
+      KIND === "user-built"
+        ? new gal.UserRefreshClient({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, refreshToken: REFRESH, endpoints: { oauth2TokenUrl: EMU + "/token" } })
+        : (await credAuth.default(["${CLOUD}"], { hosted: false, credentialsCache: credAuth.cache.NOOP }))[0];
+    const audience = KIND === "user-built" ? CLIENT_ID : AUD;
+    const token = async () => (await client.getAccessToken()).token;
+    const ours = {
+      fetchIdToken: () => credAuth.fetchIdToken(audience, { credentials: client }),
+      idTokenClient: async () => (await credAuth.getIdTokenClient(audience, { credentials: client })).request({ url: AUD }),
+    };
+    const calls = KIND ? ours : {
+      getAccessToken: token,
+      getRequestHeaders: () => client.getRequestHeaders(),
+      request: () => client.request({ url: API }),
+      fetch: () => client.fetch(API),
+      refreshAccessToken: () => client.refreshAccessToken?.(),
+      getTokenInfo: async () => client.getTokenInfo?.(await token()),
+      getProjectId: () => client.getProjectId?.(),
+      sign: () => client.sign?.("blob"),
+      authorize: () => client.authorize?.(),
+      ownFetchIdToken: () => client.fetchIdToken?.(AUD),
+      ...ours,
+      revokeCredentials: () => client.revokeCredentials?.(),
+    };
+    for (const [name, call] of Object.entries(calls))
+      console.log(name + " " + (await Promise.resolve().then(call).then(() => "ok", (e) => "failed " + String(e && (e.code || e.status || e.message)).slice(0, 80))));
+  })();`;
+
+test("HTTP_PROXY and HTTPS_PROXY set: every client kind, and every method a user can call on it, reaches loopback without the proxy", async (t) => {
+  const home = tempDir(t);
+  const proxy = await recordingProxy(t);
+  const target = "every-method@p.iam.gserviceaccount.com";
+  emu.addServiceAccount({ email: target, tokenCreators: ["user:alice@example.com"] });
+  emu.setMetadata({ projectId: "vm-project", email: "vm@vm-project.iam.gserviceaccount.com" });
+  t.after(() => emu.setMetadata(null));
+  const audience = emu.addRunService({ name: "every-method" });
+  const scopes = ["openid", "https://www.googleapis.com/auth/userinfo.email", CLOUD];
+  // One account each: revokeCredentials() ends a whole grant.
+  const user = (account: string) => ({
+    type: "authorized_user",
+    ...DEMO_CLIENT_FIELDS,
+    refresh_token: emu.issueRefreshToken({ clientId: DEMO_CLIENT.clientId, scopes, account }),
+  });
+  const subject = join(home, "subject.jwt");
+  writeFileSync(subject, emu.issueSubjectToken({ audience: DEFAULT_WORKLOAD_AUDIENCE, subject: "every-job" }));
+  const key = emu.createServiceAccountKey({ projectId: "key-project" });
+  const files: Record<string, object> = {
+    user: user("bob@example.com"),
+    key,
+    impersonated: {
+      type: "impersonated_service_account",
+      service_account_impersonation_url: `https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/${target}:generateAccessToken`,
+      source_credentials: user("alice@example.com"),
+      delegates: [],
+    },
+    workload: workloadFileJson(subject),
+    workforce: { ...emu.issueExternalAccountAuthorizedUser(), token_url: "https://sts.googleapis.com/v1/oauthtoken" },
+  };
+  const kinds: [string, NodeJS.ProcessEnv][] = [
+    ...Object.entries(files).map(([name, json]): [string, NodeJS.ProcessEnv] => {
+      const path = join(home, `${name}.json`);
+      writeFileSync(path, JSON.stringify(json), { mode: 0o600 });
+      return [name, { GOOGLE_APPLICATION_CREDENTIALS: path }];
+    }),
+    ["metadata", { GCE_METADATA_HOST: emu.host }],
+    ["user-built", { KIND: "user-built", ...callerSecrets(user("carol@example.com")) }],
+  ];
+  const results: Record<string, string[]> = {};
+  for (const [name, extra] of kinds) {
+    const env = isolatedEnv(home, {
+      CRED_AUTH_EMULATOR_HOST: emu.host,
+      CRED_AUTH_TOKEN_CACHE: join(home, `tokens-${name}`),
+      HTTP_PROXY: proxy.url,
+      HTTPS_PROXY: proxy.url,
+      EMU: emu.url,
+      AUD: audience,
+      ...extra,
+    });
+    const r = await runNode(["-e", everyMethod], { env, killAfterMs: 60_000 });
+    results[name] = r.stdout.trim().split("\n");
+    assert.equal(results[name].length, extra.KIND ? 2 : 13, `${name}: ${r.stdout}${r.stderr}`);
+  }
+  const loopback = proxy.crossed.filter((c) => /127\.0\.0\.1|localhost|\[::1\]/.test(c));
+  assert.deepEqual(loopback, [], "a request for loopback crossed the proxy");
+  // Every call was made and answered (a refusal is an answer); those that escaped before worked.
+  assert.ok(results.metadata?.includes("ownFetchIdToken ok"), results.metadata?.join("\n"));
+  // (A user's own token is no Cloud Run token: the service's 401 is its answer.)
+  assert.deepEqual(results["user-built"], ["fetchIdToken ok", "idTokenClient failed 401"]);
+  for (const [name, lines] of Object.entries(results))
+    if (!name.endsWith("-built")) assert.ok(lines.includes("getAccessToken ok"), `${name}: ${lines.join("\n")}`);
+});
+
+const DEMO_CLIENT_FIELDS = { client_id: DEMO_CLIENT.clientId, client_secret: DEMO_CLIENT.clientSecret };
+
+function callerSecrets(file: { refresh_token: string }): NodeJS.ProcessEnv {
+  return { CLIENT_ID: DEMO_CLIENT.clientId, CLIENT_SECRET: DEMO_CLIENT.clientSecret, REFRESH: file.refresh_token };
+}

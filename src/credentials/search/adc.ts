@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { AuthClient, Credentials } from "google-auth-library";
 import { CredAuthError, CredConnectionError, type CredErrorCode, ERROR_CODES } from "../../errors.js";
 import { metadataClient } from "../../hosted/clients.js";
-import { askMetadata, metadataBaseUrl, vmScopesShortfall } from "../../hosted/metadata.js";
+import { askMetadata, metadataBaseUrl, metadataIdToken, vmScopesShortfall } from "../../hosted/metadata.js";
 import { vmScopesReason } from "../../hosted/metadata-scopes.js";
 import { parseJson, platformFetch, tokenCredentials } from "../../hosted/http.js";
 import { ENV } from "../../shared/constants.js";
@@ -185,7 +185,12 @@ async function fromMetadataServer(
   // google-auth-library's own Compute client follows redirects (to anywhere) and reports their
   // failures as an "unexpected RangeError": a Compute client that asks through platformFetch instead.
   const host = new URL(base).host;
-  const credentials = await metadataClient("ADC", scopes, () => metadataToken(base, host, scopes));
+  const credentials = await metadataClient(
+    "ADC",
+    scopes,
+    () => metadataToken(base, host, scopes),
+    (audience) => metadataIdToken(audience, env),
+  );
   try {
     await credentials.getAccessToken();
   } catch (error) {

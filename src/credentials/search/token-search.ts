@@ -4,7 +4,7 @@
 // run. One walk, told what each place gives (an access token or an ID token).
 import type { AuthClient } from "google-auth-library";
 import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
-import { metadataIdToken } from "../../hosted/metadata-identity.js";
+import { metadataIdToken } from "../../hosted/metadata.js";
 import { tryHosted } from "../../hosted/registry.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import { findApplicationDefaultCredentials } from "./adc.js";

@@ -15,10 +15,11 @@ import {
 import { readAdcFileSync } from "../../formats/adc-file.js";
 import { type IdTokenOwner, idTokenCacheKey } from "../../formats/cache-keys.js";
 import { ID_TOKEN_ENTRY_TYPE } from "../../formats/token-cache-entry.js";
-import { metadataIdToken } from "../../hosted/metadata-identity.js";
+import { metadataIdToken } from "../../hosted/metadata.js";
 import { idTokenImpersonationErrorOf } from "../../protocols/iam-credentials.js";
 import { type FetchedIdToken, fetchedIdToken } from "../../protocols/id-token-reply.js";
 import { clientSecretsOf, getCredentialInfo } from "../../protocols/info.js";
+import { authorizedUserFileFrom, userRefreshClientFrom } from "../../protocols/load-user.js";
 import { toCredError } from "../../protocols/token-errors.js";
 import { userIdToken } from "../../protocols/user-id-token.js";
 import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
@@ -84,7 +85,7 @@ async function fileIdToken(path: string, request: ClientIdTokenRequest): Promise
 }
 
 /** The refresh grant with this client's own secrets (recorded when cred-auth built it), cached under the secrets' key. */
-function userClientIdToken(client: UserRefreshClient, request: ClientIdTokenRequest): Promise<CachedAccessToken> {
+async function userClientIdToken(client: UserRefreshClient, request: ClientIdTokenRequest): Promise<CachedAccessToken> {
   const info = getCredentialInfo(client);
   const secrets = clientSecretsOf(client) ?? {
     // A client the caller built: the fields google-auth-library declares public.
@@ -97,7 +98,12 @@ function userClientIdToken(client: UserRefreshClient, request: ClientIdTokenRequ
       "These user credentials hold no refresh token or OAuth client secret, so they cannot ask for an ID token; load them from a file (loadUserCredentials) or sign in with cred-auth.",
       { code: ERROR_CODES.ID_TOKEN_UNSUPPORTED },
     );
-  const tokenUrl = info?.tokenUrl ?? String(client.endpoints.oauth2TokenUrl);
+  // A client the caller built would send the secrets with its own gaxios (redirects, proxies): one of
+  // ours, built from its fields with its token URL judged, sends them through the transport.
+  const sender = info?.tokenUrl
+    ? client
+    : await userRefreshClientFrom(authorizedUserFileFrom(client), { env: request.env });
+  const tokenUrl = getCredentialInfo(sender)?.tokenUrl ?? "";
   const audience = request.audience === secrets.clientId ? undefined : request.audience;
   const owner: IdTokenOwner = {
     type: "authorized_user",
@@ -106,7 +112,7 @@ function userClientIdToken(client: UserRefreshClient, request: ClientIdTokenRequ
   };
   const what = `Getting an ID token with the user credentials${info?.path ? ` in ${quoted(info.path)}` : ""}`;
   return cached(owner, audience, request, () =>
-    userIdToken(client, { tokenUrl, ...secrets, ...(audience === undefined ? {} : { audience }) }, what),
+    userIdToken(sender, { tokenUrl, ...secrets, ...(audience === undefined ? {} : { audience }) }, what),
   );
 }
 
