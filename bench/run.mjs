@@ -559,7 +559,9 @@ async function heavyModulesLoaded(command) {
     if (loaded.length === 0) throw new Error("the module trace recorded nothing (node:module registerHooks missing?)");
     const packages = new Set();
     for (const url of loaded) {
-      const match = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+      // Installed, or built into dist/vendor/ (ink, react, conf, open: scripts/build.mjs): dist/vendor/NAME.js.
+      const match =
+        /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url) ?? /\/dist\/vendor\/((?:@[^/]+\/)?[^/.]+)[./]/.exec(url);
       if (match && HEAVY.includes(match[1])) packages.add(match[1]);
     }
     return [...packages].sort();

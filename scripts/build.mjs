@@ -5,11 +5,12 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { createRequire, isBuiltin } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
 
 /**
@@ -58,6 +59,25 @@ const REQUIRE_OF_OURS = /^(const|var) (\w+) = require\(("\.\.?\/[^"]+")\);$/gm;
 /** The helper behind lazyImports, at the top of each bundle. */
 const LAZY_MODULE = `var __lazyModule=(load,m)=>new Proxy({},{get:(_,k)=>(m??=load())[k],has:(_,k)=>k in(m??=load())});`;
 
+/** MIT's terms, for a package published under MIT without its licence file (licenceText). */
+const MIT_TERMS = `Permission is hereby granted, free of charge, to any person obtaining a copy
+of this software and associated documentation files (the "Software"), to deal
+in the Software without restriction, including without limitation the rights
+to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.`;
+
 // From nothing: a module moved or removed must not linger in dist/ (and so in the package, and under
 // tests that would still find it).
 rmSync(DIST, { recursive: true, force: true });
@@ -79,7 +99,7 @@ if (names.join() !== declared.join())
 // a fifth dearer (bench/README.md, targets 1 and 4). require() shares the same module instance.
 writeFileSync(
   "dist/index.mjs",
-  `import { createRequire } from "node:module";\nconst cjs = createRequire(import.meta.url)("./index.js");\n` +
+  `import { createRequire, isBuiltin } from "node:module";\nconst cjs = createRequire(import.meta.url)("./index.js");\n` +
     `export const { ${names.join(", ")} } = cjs;\nexport default cjs.default;\n`,
 );
 await bundleDeclarations(new Set([...names, "default"]));
@@ -89,10 +109,11 @@ writeFileSync(
   "dist/index.d.mts",
   'export * from "./index.js";\nimport { defaultCredentials } from "./index.js";\nexport default defaultCredentials;\n',
 );
-await bundleCli();
+const vendored = await vendorPackages();
+await bundleCli(vendored);
 chmodSync("dist/cli.js", 0o755);
 stampBundleDigest();
-lazyLibraryImports();
+lazyLibraryImports(vendored);
 buildExamples();
 if (tsc.status !== 0) console.error("build: type errors ignored (CRED_AUTH_BUILD_LENIENT=1)");
 
@@ -160,7 +181,7 @@ function exportedNames(path) {
  * `require`s of node_modules; the emulator stays files (it imports nothing of the library but
  * shared/constants). test/cli/hot-path.test.ts checks what loads and what is evaluated.
  */
-async function bundleCli() {
+async function bundleCli(vendored) {
   const esbuild = require("esbuild");
   const common = {
     bundle: true,
@@ -187,7 +208,7 @@ async function bundleCli() {
     outfile: join(DIST, "cli-all.js"),
     write: false,
     metafile: true,
-    plugins: [emulatorStaysFiles()],
+    plugins: [emulatorStaysFiles(), vendoredFiles(vendored)],
   });
   const modules = Object.keys(all.metafile.inputs)
     .map((input) => relative(DIST, resolve(input)).split("\\").join("/"))
@@ -199,14 +220,207 @@ async function bundleCli() {
     ...common,
     stdin: { contents: 'require("./cli/start.js");\n', resolveDir: DIST, sourcefile: "cli-hot-entry.js" },
     outfile: join(DIST, "cli-bundle.js"),
-    plugins: [emulatorStaysFiles(), otherBundle(HOT_PATH, "./cli-cold.js"), lazyImports()],
+    plugins: [emulatorStaysFiles(), vendoredFiles(vendored), otherBundle(HOT_PATH, "./cli-cold.js"), lazyImports()],
   });
   await esbuild.build({
     ...common,
     stdin: { contents: registry(cold, "exports.load"), resolveDir: DIST, sourcefile: "cli-cold-entry.js" },
     outfile: join(DIST, "cli-cold.js"),
-    plugins: [emulatorStaysFiles(), otherBundle(cold, null), lazyImports()],
+    plugins: [emulatorStaysFiles(), vendoredFiles(vendored), otherBundle(cold, null), lazyImports()],
   });
+}
+
+/**
+ * The packages our code imports that package.json does not install (devDependencies: ink, React,
+ * ink-text-input, conf, open) are built into dist/vendor/, one file per import name, tree-shaken and
+ * minified: `require("react")` finds dist/vendor/react.js, `import("ink")` dist/vendor/ink.mjs
+ * (ESM: ink has top-level await). A user's install then holds their code, not their 60 packages
+ * (bench/footprint.mjs; docs/architecture.md, "Install"). Which names, and in which form, is read
+ * from esbuild's view of dist/ (an import() gives an ES module, a require() a CommonJS one); a
+ * vendored file takes another vendored name from its file, so there is one React in the process.
+ * Returns each name's file, relative to dist/; their licences go to dist/THIRD_PARTY_NOTICES.md.
+ */
+async function vendorPackages() {
+  const esbuild = require("esbuild");
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  const installed = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]);
+  const kinds = await externalImports(esbuild);
+  const vendored = new Map();
+  for (const [name, kind] of kinds) {
+    if (installed.has(packageOf(name))) continue;
+    if (!pkg.devDependencies?.[packageOf(name)])
+      throw new Error(`build: dist imports ${name}, which package.json neither installs nor pins as a devDependency`);
+    const format = kind.has("require-call") || kind.has("require-resolve") ? "cjs" : "esm";
+    vendored.set(name, { file: `vendor/${name}.${format === "esm" ? "mjs" : "js"}`, format });
+  }
+  const packages = new Map();
+  for (const [name, { file, format }] of vendored) {
+    const result = await esbuild.build({
+      entryPoints: [name],
+      absWorkingDir: ROOT,
+      outfile: join(DIST, file),
+      bundle: true,
+      platform: "node",
+      target: "node22",
+      format,
+      minify: true,
+      metafile: true,
+      logLevel: "warning",
+      legalComments: "none",
+      // React's production build: a third of the development one, and no development warnings on a user's screen.
+      define: { "process.env.NODE_ENV": '"production"' },
+      // An ES module bundle that holds CommonJS code (or takes another vendored CommonJS file) needs `require`.
+      banner:
+        format === "esm"
+          ? {
+              js: `import{createRequire as __vendorRequire}from"node:module";const require=__vendorRequire(import.meta.url);`,
+            }
+          : {},
+      plugins: [otherVendoredFiles(name, vendored), unresolvedStubs()],
+    });
+    for (const input of Object.keys(result.metafile.inputs)) {
+      const file = resolve(ROOT, input);
+      const root = packageRoot(file);
+      if (!root) continue;
+      const entry = packages.get(root) ?? { names: new Set(), files: new Set() };
+      packages.set(root, entry);
+      entry.names.add(name);
+      entry.files.add(file);
+    }
+  }
+  writeNotices(packages);
+  return vendored;
+}
+
+/** Every package name dist/ imports, with how (esbuild's import kinds), node's own modules left out. */
+async function externalImports(esbuild) {
+  const files = readdirSync(DIST, { recursive: true })
+    .map((f) => join(DIST, String(f)))
+    .filter((f) => f.endsWith(".js"));
+  const { metafile } = await esbuild.build({
+    entryPoints: files,
+    outdir: join(DIST, ".imports"),
+    write: false,
+    bundle: true,
+    packages: "external",
+    platform: "node",
+    format: "cjs",
+    metafile: true,
+    logLevel: "warning",
+  });
+  const found = new Map();
+  for (const input of Object.values(metafile.inputs))
+    for (const { path, kind, external } of input.imports)
+      if (external && !isBuiltin(path)) found.set(path, (found.get(path) ?? new Set()).add(kind));
+  return found;
+}
+
+/** "react/jsx-runtime" -> "react"; "@napi-rs/keyring" -> "@napi-rs/keyring". */
+function packageOf(name) {
+  return name
+    .split("/")
+    .slice(0, name.startsWith("@") ? 2 : 1)
+    .join("/");
+}
+
+/** The node_modules/NAME directory a bundled file came from, or undefined for code of ours. */
+function packageRoot(file) {
+  const match = /^(.*[\\/]node_modules[\\/](?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(file);
+  return match?.[1];
+}
+
+/**
+ * Inside one vendored file, the other vendored names stay imports of their own files (one React);
+ * an ES module takes a CommonJS one through `require`, whose named exports Node could not see.
+ */
+function otherVendoredFiles(self, vendored) {
+  const from = dirname(join(DIST, vendored.get(self).file));
+  return {
+    name: "other-vendored-files",
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, (args) => {
+        const other = vendored.get(args.path);
+        if (args.kind === "entry-point" || !other || args.path === self) return undefined;
+        const path = `./${relative(from, join(DIST, other.file)).split("\\").join("/")}`;
+        if (vendored.get(self).format === "cjs" || other.format === "esm") return { path, external: true };
+        return { path, namespace: "vendored-cjs" };
+      });
+      build.onResolve({ filter: /.*/, namespace: "vendored-cjs" }, (args) => ({ path: args.path, external: true }));
+      build.onLoad({ filter: /.*/, namespace: "vendored-cjs" }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(args.path)});`,
+        loader: "js",
+        resolveDir: from,
+      }));
+    },
+  };
+}
+
+/**
+ * A package a vendored one imports but nobody installed (ink's `react-devtools-core`, an optional
+ * peer behind ink's `DEV=true`) becomes a module that throws when it is loaded, where esbuild would
+ * stop the build.
+ */
+function unresolvedStubs() {
+  return {
+    name: "unresolved-stubs",
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, async (args) => {
+        if (args.kind === "entry-point" || args.pluginData === "stub-check" || isBuiltin(args.path)) return undefined;
+        const found = await build.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: args.resolveDir,
+          importer: args.importer,
+          pluginData: "stub-check",
+        });
+        return found.errors.length ? { path: args.path, namespace: "unresolved-stub" } : undefined;
+      });
+      build.onLoad({ filter: /.*/, namespace: "unresolved-stub" }, (args) => ({
+        contents: `throw new Error(${JSON.stringify(`${args.path} is not built into cred-auth`)});`,
+        loader: "js",
+      }));
+    },
+  };
+}
+
+/**
+ * dist/THIRD_PARTY_NOTICES.md: each package built into dist/vendor/, its version, its licence's
+ * name and text (its LICENSE file, as its authors ask of copies), and the vendored names it is in.
+ */
+function writeNotices(packages) {
+  // Two copies of one version (installed at two paths) are one section.
+  const byVersion = new Map();
+  for (const [root, { names, files }] of packages) {
+    const meta = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+    const id = `${meta.name}@${meta.version}`;
+    const seen = byVersion.get(id);
+    if (seen) for (const n of names) seen.names.add(n);
+    else byVersion.set(id, { meta, names: new Set(names), text: licenceText(root, meta, files) });
+  }
+  const sections = [...byVersion]
+    .sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true }))
+    .map(([id, { meta, names, text }]) => {
+      const heading = `## ${id} (${meta.license}; in ${[...names].sort().join(", ")})`;
+      return { body: `${heading}\n\n${"```"}\n${text}\n${"```"}\n` };
+    });
+  const head =
+    "# Third-party notices\n\nThe code of these packages is built into cred-auth's `dist/vendor/` files, " +
+    "minified; their licences follow.\n";
+  writeFileSync(join(DIST, "THIRD_PARTY_NOTICES.md"), `${head}\n${sections.map((s) => s.body).join("\n")}`);
+}
+
+/**
+ * A package's licence file; a package published without one (yoga-layout) under MIT gets MIT's text
+ * with the copyright lines of the files of it that were bundled. Any other gap stops the build.
+ */
+function licenceText(root, meta, files) {
+  const file = readdirSync(root).find((f) => /^(licen[cs]e|copying)([.-].*)?$/i.test(f));
+  if (file) return readFileSync(join(root, file), "utf8").trim();
+  const holders = new Set();
+  for (const f of files)
+    for (const [line] of readFileSync(f, "utf8").matchAll(/Copyright \(c\)[^\n*]*/gi)) holders.add(line.trim());
+  if (meta.license !== "MIT" || holders.size === 0)
+    throw new Error(`build: ${meta.name} has no licence file to ship with its code`);
+  return `${[...holders].join("\n")}\n\n${MIT_TERMS}`;
 }
 
 /**
@@ -216,16 +430,50 @@ async function bundleCli() {
  * modules import for other paths (a sign-in, a refresh, a hosted platform's token). After the
  * bundles, which are built from tsc's own files.
  */
-function lazyLibraryImports() {
+function lazyLibraryImports(vendored) {
   const files = readdirSync(DIST, { recursive: true })
     .map((f) => String(f).split("\\").join("/"))
-    .filter((f) => f.endsWith(".js") && !f.startsWith("emulator/") && !/^cli(-bundle|-cold)?\.js$/.test(f));
+    .filter((f) => f.endsWith(".js") && !/^(emulator|vendor)\//.test(f) && !/^cli(-bundle|-cold)?\.js$/.test(f));
   for (const file of files) {
     const path = join(DIST, file);
-    const code = readFileSync(path, "utf8");
+    const code = vendoredImports(readFileSync(path, "utf8"), file, vendored);
     const lazy = code.replace(REQUIRE_OF_OURS, "$1 $2 = __lazyModule(() => require($3));");
     if (lazy !== code) writeFileSync(path, lazy.replace(/^("use strict";\n)?/, `$1${LAZY_MODULE}\n`));
+    else writeFileSync(path, code);
   }
+}
+
+/**
+ * tsc's `require("react")` and `import("ink")` in dist/FILE, for a vendored name, point at its file
+ * in dist/vendor/ (vendorPackages). Any other form of importing one fails the build.
+ */
+function vendoredImports(code, file, vendored) {
+  let out = code;
+  for (const [name, { file: target }] of vendored) {
+    const path = JSON.stringify(
+      `./${relative(dirname(join(DIST, file)), join(DIST, target))
+        .split("\\")
+        .join("/")}`.replace(/^\.\/\.\.\//, "../"),
+    );
+    const quoted = JSON.stringify(name);
+    out = out.replaceAll(`require(${quoted})`, `require(${path})`).replaceAll(`import(${quoted})`, `import(${path})`);
+    if (new RegExp(`\\b(require|import|resolve)\\(\\s*${quoted.replace("/", "\\/")}`).test(out))
+      throw new Error(`build: dist/${file} names ${name} in a form the build does not point at dist/vendor/`);
+  }
+  return out;
+}
+
+/** In the command line's bundles, a vendored name stays an import of its file in dist/vendor/. */
+function vendoredFiles(vendored) {
+  return {
+    name: "vendored-files",
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, (args) => {
+        const found = vendored.get(args.path);
+        return found ? { path: `./${found.file}`, external: true } : undefined;
+      });
+    },
+  };
 }
 
 /**

@@ -110,8 +110,11 @@ const requireFromRepo = `require("node:module").createRequire(${JSON.stringify(j
 const ESM = `const m = await import("cred-auth"); if (typeof m.default !== "function" || !m.cache.READ_WRITE) throw new Error("bad"); ${settle}`;
 const CJS = `(async () => { const m = ${requireFromRepo}("cred-auth"); if (typeof m.default !== "function" || !m.cache.READ_WRITE) throw new Error("bad"); ${settle} })();`;
 
+/** The heavy packages loaded, installed or built into dist/vendor/ (ink, React, conf, open: scripts/build.mjs). */
 function heavyLoaded(report: Report): string[] {
-  return report.modules.filter((url) => HEAVY.some((name) => url.includes(`/node_modules/${name}/`)));
+  return report.modules.filter(
+    (url) => url.includes("/dist/vendor/") || HEAVY.some((name) => url.includes(`/node_modules/${name}/`)),
+  );
 }
 
 const missingHome = join(work, "no-such-home");
@@ -146,11 +149,15 @@ for (const [label, script, esm] of [
 
 test("the probe notices a heavy module and I/O (positive control)", () => {
   const report = run(
-    `await import("google-auth-library"); (await import("node:fs")).existsSync(process.env.HOME + "/.config"); ${settle}`,
+    `await import("google-auth-library"); await import(${JSON.stringify(pathToFileURL(join(repo, "dist/vendor/react.js")).href)}); (await import("node:fs")).existsSync(process.env.HOME + "/.config"); ${settle}`,
     missingHome,
     true,
   );
   assert.ok(heavyLoaded(report).some((url) => url.includes("google-auth-library")));
+  assert.ok(
+    heavyLoaded(report).some((url) => url.endsWith("/dist/vendor/react.js")),
+    "a vendored package is seen",
+  );
   assert.ok(
     report.io.some((line) => line.startsWith("fs.existsSync") && line.includes("no-such-home")),
     JSON.stringify(report.io),

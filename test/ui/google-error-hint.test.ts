@@ -3,7 +3,7 @@
 // whole timeout. Every face says, while it waits, what such a page means and what to do.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { cleanup, render } from "ink-testing-library";
+import { cleanup, render } from "../support/ink-testing.ts";
 import { linesFor } from "../../dist/ui/plain.js";
 import { renderSignInHtml, renderSignInText } from "../../dist/ui/notebook.js";
 import { INITIAL_STATE, reduce } from "../../dist/ui/view-state.js";

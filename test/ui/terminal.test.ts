@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { render, cleanup } from "ink-testing-library";
+import { render, cleanup } from "../support/ink-testing.ts";
 import { CredCancelledError } from "cred-auth";
 import { createTerminalPresenter } from "../../dist/ui/terminal/index.js";
 
