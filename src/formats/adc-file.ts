@@ -5,12 +5,8 @@
  * switches on a file's type.
  */
 import { type CredentialsFile, parseCredentialsBytes, readCredentialsBytesSync } from "./credentials-file.js";
-import {
-  type ExternalAccountFile,
-  type ExternalAuthorizedUserFile,
-  parseExternalAccount,
-  parseExternalAuthorizedUser,
-} from "./external-account.js";
+import { type WorkforceUserFile, parseWorkforceUserFile } from "../credentials/kinds/workforce-user/file.js";
+import { type ExternalAccountFile, parseExternalAccount } from "./external-account.js";
 import { type ImpersonatedFile, parseImpersonatedFile } from "./impersonated-file.js";
 import { KEYCHAIN_FIELD } from "./keychain-stand-in.js";
 
@@ -18,7 +14,7 @@ import { KEYCHAIN_FIELD } from "./keychain-stand-in.js";
 const keychainSecrets = (): typeof import("./keychain-secrets.js") => require("./keychain-secrets.js");
 
 /** Any Application Default Credentials file cred-auth reads. */
-export type AdcFile = CredentialsFile | ExternalAccountFile | ExternalAuthorizedUserFile | ImpersonatedFile;
+export type AdcFile = CredentialsFile | ExternalAccountFile | WorkforceUserFile | ImpersonatedFile;
 
 /**
  * The file at `path`, validated for its type (read once, under the file-trust rule: bounded,
@@ -31,7 +27,7 @@ export function readAdcFileSync(path: string): AdcFile {
     // The credentials cache's file whose secrets are in the keychain (formats/keychain-cache-file.ts).
     if (json.type === "authorized_user" && KEYCHAIN_FIELD in json) return keychainSecrets().keychainUserFileSync(path);
     if (json.type === "external_account") return parseExternalAccount(json, path);
-    if (json.type === "external_account_authorized_user") return parseExternalAuthorizedUser(json, path);
+    if (json.type === "external_account_authorized_user") return parseWorkforceUserFile(json, path);
     if (json.type === "impersonated_service_account") return parseImpersonatedFile(json, path);
   }
   return parseCredentialsBytes(bytes, path);

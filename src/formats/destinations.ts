@@ -16,8 +16,7 @@ import {
   trustedUrl,
 } from "../trust/urls.js";
 import type { CredentialsFile } from "./credentials-file.js";
-import type { AwsSource, ExternalAccountFile, ExternalAuthorizedUserFile } from "./external-account.js";
-import type { ImpersonatedFile } from "./impersonated-file.js";
+import type { AwsSource, ExternalAccountFile } from "./external-account.js";
 
 /** Where an `authorized_user` or `service_account` file's secret goes: its token URL. */
 export function credentialsTokenUrl(file: CredentialsFile, universe: Universe, path?: string): string {
@@ -92,51 +91,8 @@ function awsSourceUrls(source: AwsSource, universe: Universe, path?: string): Aw
   return Object.fromEntries(Object.entries(urls).filter(([, url]) => url !== undefined));
 }
 
-/** Where an `external_account_authorized_user` file's refresh token goes; foreign `token_info_url` and `revoke_url` are refused too. */
-export function externalAuthorizedUserTokenUrl(
-  file: ExternalAuthorizedUserFile,
-  universe: Universe,
-  path?: string,
-): string {
-  checkFileUniverse(file.universeDomain, universe, path);
-  for (const [field, url] of [
-    ["token_info_url", file.tokenInfoUrl],
-    ["revoke_url", file.revokeUrl],
-  ] as const)
-    if (url !== undefined) trustedUrl(url, destination("sts", field, path), universe);
-  return trustedUrl(file.tokenUrl, destination("sts", "token_url", path), universe);
-}
-
-/** The judged URLs of an `impersonated_service_account` file. */
-export interface ImpersonatedDestinations {
-  /** IAM Credentials: receives the source's access token. */
-  iamUrl: string;
-  /** The source credentials' token URL. */
-  sourceTokenUrl: string;
-}
-
-/** Where an `impersonated_service_account` file's tokens go. */
-export function impersonatedDestinations(
-  file: ImpersonatedFile,
-  universe: Universe,
-  path?: string,
-): ImpersonatedDestinations {
-  // Stryker disable next-line BlockStatement,CallExpression: equivalent: the file's universe is its source's, which the source's token URL checks too
-  checkFileUniverse(file.universeDomain, universe, path);
-  return {
-    iamUrl: trustedUrl(
-      file.impersonationUrl,
-      destination("iamcredentials", "service_account_impersonation_url", path),
-      universe,
-    ),
-    sourceTokenUrl:
-      file.source.type === "external_account_authorized_user"
-        ? externalAuthorizedUserTokenUrl(file.source, universe, path)
-        : credentialsTokenUrl(file.source, universe, path),
-  };
-}
-
-function destination(service: GoogleService, field: string, file?: string, ownSecretOnly = false): Destination {
+/** What a URL of `file` is, for the URL policy's judgement and its words. */
+export function destination(service: GoogleService, field: string, file?: string, ownSecretOnly = false): Destination {
   return {
     service,
     field,

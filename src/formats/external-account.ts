@@ -1,8 +1,6 @@
 /**
- * `external_account` (workload and workforce identity federation) and
- * `external_account_authorized_user` files: their shape, checked field by field. Formats:
- * google-auth-library's identitypoolclient, baseexternalclient and
- * externalAccountAuthorizedUserClient, and gcloud's `iam workload-identity-pools create-cred-config`
+ * `external_account` (workload and workforce identity federation) files: their shape, checked field
+ * by field. Formats: google-auth-library's identitypoolclient and baseexternalclient, and gcloud's `iam workload-identity-pools create-cred-config`
  * output. Only the fields read here go any further (google-auth-library gets objects built from
  * them, credentials/clients/external-adc.ts); the URLs are judged where they are used
  * (formats/destinations.ts).
@@ -60,27 +58,14 @@ export interface ExternalAccountFile {
   universeDomain: string;
 }
 
-export interface ExternalAuthorizedUserFile {
-  type: "external_account_authorized_user";
-  audience: string;
-  clientId: string;
-  clientSecret: string;
-  refreshToken: string;
-  tokenUrl: string;
-  tokenInfoUrl?: string;
-  revokeUrl?: string;
-  quotaProjectId?: string;
-  universeDomain: string;
-}
-
-/** Field readers whose errors name the file being parsed. */
-function fieldsOf(path: string | undefined) {
+/** Field readers whose errors name the file being parsed, and end with `advice`. */
+export function fieldsOf(
+  path: string | undefined,
+  advice = "; write it again with gcloud or your administrator's config",
+) {
   const named = path === undefined ? "" : ` ${quoted(path)}`;
   const invalid = (what: string) =>
-    new CredCredentialsError(
-      `Credentials file${named} ${what}; write it again with gcloud or your administrator's config.`,
-      { code: ERROR_CODES.FILE_INVALID },
-    );
+    new CredCredentialsError(`Credentials file${named} ${what}${advice}.`, { code: ERROR_CODES.FILE_INVALID });
   function str(json: Record<string, unknown>, key: string, required: true): string;
   function str(json: Record<string, unknown>, key: string, required: false): string | undefined;
   function str(json: Record<string, unknown>, key: string, required: boolean): string | undefined {
@@ -231,28 +216,8 @@ function impersonationLifetime(value: unknown, { invalid }: Fields): number | un
   return seconds;
 }
 
-/** Validates an `external_account_authorized_user` file's JSON. */
-export function parseExternalAuthorizedUser(json: Record<string, unknown>, path?: string): ExternalAuthorizedUserFile {
-  const { str } = fieldsOf(path);
-  const universeDomain = str(json, "universe_domain", false) ?? "googleapis.com";
-  return {
-    type: "external_account_authorized_user",
-    audience: str(json, "audience", true),
-    clientId: str(json, "client_id", true),
-    clientSecret: str(json, "client_secret", true),
-    refreshToken: str(json, "refresh_token", true),
-    tokenUrl: str(json, "token_url", false) ?? `https://sts.${universeDomain}/v1/oauthtoken`,
-    universeDomain,
-    ...present({
-      tokenInfoUrl: str(json, "token_info_url", false),
-      revokeUrl: str(json, "revoke_url", false),
-      quotaProjectId: str(json, "quota_project_id", false),
-    }),
-  };
-}
-
 /** The entries of `fields` that hold a value. */
-function present<T extends Record<string, string | undefined>>(fields: T): Partial<Record<keyof T, string>> {
+export function present<T extends Record<string, string | undefined>>(fields: T): Partial<Record<keyof T, string>> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<
     Record<keyof T, string>
   >;

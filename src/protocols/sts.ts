@@ -6,12 +6,7 @@
  */
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { AwsSourceUrls } from "../formats/destinations.js";
-import type {
-  AwsSource,
-  ExternalAccountFile,
-  ExternalAuthorizedUserFile,
-  SubjectTokenSource,
-} from "../formats/external-account.js";
+import type { AwsSource, ExternalAccountFile, SubjectTokenSource } from "../formats/external-account.js";
 import { isObject } from "../formats/external-account.js";
 import { readTrustedFile } from "../trust/files.js";
 import { boundedFetch } from "../trust/http.js";
@@ -174,21 +169,23 @@ export interface RefreshedToken extends FetchedToken {
   rotatedRefreshToken?: string;
 }
 
-/**
- * Refreshes an `external_account_authorized_user` file's access token at STS's /v1/oauthtoken
- * (`tokenUrl`, judged). STS may answer a new refresh token ({@link RefreshedToken.rotatedRefreshToken}).
- */
-export async function refreshExternalAuthorizedUser(
-  file: ExternalAuthorizedUserFile,
-  tokenUrl: string,
-): Promise<RefreshedToken> {
+/** What a refresh at STS's /v1/oauthtoken sends, and where (`tokenUrl`, judged). */
+export interface StsRefresh {
+  tokenUrl: string;
+  refreshToken: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/** A workforce user's new access token; STS may answer a new refresh token ({@link RefreshedToken.rotatedRefreshToken}). */
+export async function refreshAtSts(refresh: StsRefresh): Promise<RefreshedToken> {
   const { token, reply } = await postSts(
-    tokenUrl,
-    { grant_type: "refresh_token", refresh_token: file.refreshToken },
-    { id: file.clientId, secret: file.clientSecret },
-    [file.refreshToken],
+    refresh.tokenUrl,
+    { grant_type: "refresh_token", refresh_token: refresh.refreshToken },
+    { id: refresh.clientId, secret: refresh.clientSecret },
+    [refresh.refreshToken],
   );
-  const rotated = rotatedRefreshToken(reply, file.refreshToken);
+  const rotated = rotatedRefreshToken(reply, refresh.refreshToken);
   return rotated === undefined ? token : { ...token, rotatedRefreshToken: rotated };
 }
 

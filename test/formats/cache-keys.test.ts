@@ -4,15 +4,10 @@
 // keys derive from secret material, never from public fields alone.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  externalCacheKey,
-  idTokenCacheKey,
-  idTokenKeyOwner,
-  impersonatedCacheKey,
-  tokenCacheKey,
-} from "../../dist/formats/cache-keys.js";
-import { parseExternalAccount, parseExternalAuthorizedUser } from "../../dist/formats/external-account.js";
-import { parseImpersonatedFile } from "../../dist/formats/impersonated-file.js";
+import { externalCacheKey, idTokenCacheKey, idTokenKeyOwner, tokenCacheKey } from "../../dist/formats/cache-keys.js";
+import { parseExternalAccount } from "../../dist/formats/external-account.js";
+import { impersonatedCacheKey, parseImpersonatedFile } from "../../dist/formats/impersonated-file.js";
+import { parseWorkforceUserFile, workforceUserTokenKey } from "../../dist/credentials/kinds/workforce-user/file.js";
 import { tokenCacheKey as reExported } from "../../dist/token-cache/index.js";
 import { sha256Hex } from "../../dist/util/sha256.js";
 import { keyFileFields, userFileFields } from "../support/files.ts";
@@ -103,7 +98,7 @@ test("external_account_authorized_user: the refresh token, the client and its se
     refresh_token: "1//0ga",
   };
   const k = (extra: Record<string, unknown> = {}, tokenUrl = STS) =>
-    externalCacheKey(parseExternalAuthorizedUser({ ...json, ...extra }), CLOUD, { tokenUrl });
+    workforceUserTokenKey(parseWorkforceUserFile({ ...json, ...extra }), tokenUrl);
   const keys = [
     k(),
     k({ refresh_token: "1//0gb" }),
@@ -268,9 +263,9 @@ test("external keys, laid out exactly: absent fields are empty strings, present 
     externalCacheKey(file, [], { tokenUrl: STS }, ""),
     "no subject token read: the digest of nothing",
   );
-  const user = parseExternalAuthorizedUser(WORKFORCE_USER);
+  const user = parseWorkforceUserFile(WORKFORCE_USER);
   assert.equal(
-    externalCacheKey(user, ["s"], { tokenUrl: STS }),
+    workforceUserTokenKey(user, STS),
     digest([
       LAYOUT,
       "external_account_authorized_user",
@@ -279,7 +274,7 @@ test("external keys, laid out exactly: absent fields are empty strings, present 
       sha256Hex("GOCSPX-workforce"),
       sha256Hex(WORKFORCE_USER.refresh_token),
       STS,
-      ["s"],
+      CLOUD,
     ]),
   );
 });
@@ -358,41 +353,36 @@ test("idTokenKeyOwner: the credentials' access-token key without scopes, under t
   const file = impersonated(keyFileFields());
   const wif = parseExternalAccount(wifJson);
   const urls = { tokenUrl: STS, impersonationUrl: url };
-  const owners = [
-    [{ type: "authorized_user", file: user, tokenUrl: "https://t/" }, tokenCacheKey(user, [], "https://t/")],
-    [{ type: "impersonated_service_account", file, url }, impersonatedCacheKey(file, [], url)],
-    [{ type: "external_account", file: wif, urls, subjectToken: "s" }, externalCacheKey(wif, [], urls, "s")],
-  ] as const;
-  for (const [owner, accessKey] of owners)
-    assert.equal(idTokenKeyOwner(owner), digest([ID_LAYOUT, accessKey]), owner.type);
+  const accessKeys = [
+    tokenCacheKey(user, [], "https://t/"),
+    impersonatedCacheKey(file, [], url),
+    externalCacheKey(wif, [], urls, "s"),
+  ];
+  for (const accessKey of accessKeys) assert.equal(idTokenKeyOwner(accessKey), digest([ID_LAYOUT, accessKey]));
   // Each kind's owner depends on its own secret: two files of one kind never share an owner.
   const pairs = [
-    [owners[0][0], { ...owners[0][0], file: { ...user, refreshToken: "r2" } }],
+    [accessKeys[0], tokenCacheKey({ ...user, refreshToken: "r2" }, [], "https://t/")],
     [
-      owners[1][0],
-      { ...owners[1][0], file: { ...file, source: { ...file.source, privateKey: "other" } } as typeof file },
+      accessKeys[1],
+      impersonatedCacheKey({ ...file, source: { ...file.source, privateKey: "other" } } as typeof file, [], url),
     ],
-    [owners[1][0], { ...owners[1][0], file: impersonated(keyFileFields(), "u@p.iam.gserviceaccount.com") }],
-    [owners[2][0], { ...owners[2][0], subjectToken: "s2" }],
-    [owners[2][0], { ...owners[2][0], file: parseExternalAccount({ ...wifJson, audience: "//other" }) }],
+    [accessKeys[1], impersonatedCacheKey(impersonated(keyFileFields(), "u@p.iam.gserviceaccount.com"), [], url)],
+    [accessKeys[2], externalCacheKey(wif, [], urls, "s2")],
+    [accessKeys[2], externalCacheKey(parseExternalAccount({ ...wifJson, audience: "//other" }), [], urls, "s")],
   ] as const;
-  for (const [a, b] of pairs) assert.notEqual(idTokenKeyOwner(a), idTokenKeyOwner(b), a.type);
+  for (const [a, b] of pairs) assert.notEqual(idTokenKeyOwner(a ?? ""), idTokenKeyOwner(b));
 });
 
 test("idTokenCacheKey: OWNER-REQUEST, the request's audience (none: null) and e-mail claim", () => {
-  const owner = {
-    type: "service_account" as const,
-    file: { type: "service_account" as const, clientEmail: "e", privateKey: "P" },
-    tokenUrl: "u",
-  };
-  const ownerKey = idTokenKeyOwner(owner);
+  const accessKey = tokenCacheKey({ type: "service_account", clientEmail: "e", privateKey: "P" }, [], "u");
+  const ownerKey = idTokenKeyOwner(accessKey);
   const asked = (audience: string | null, includeEmail: boolean) =>
     digest([ID_LAYOUT, audience, includeEmail]).slice(0, 32);
   assert.equal(
-    idTokenCacheKey(owner, { audience: "https://a", includeEmail: true }),
+    idTokenCacheKey(accessKey, { audience: "https://a", includeEmail: true }),
     `${ownerKey}-${asked("https://a", true)}`,
   );
-  assert.equal(idTokenCacheKey(owner, { includeEmail: false }), `${ownerKey}-${asked(null, false)}`);
-  assert.equal(idTokenCacheKey(owner, { audience: "", includeEmail: false }), `${ownerKey}-${asked("", false)}`);
-  assert.match(idTokenCacheKey(owner, { includeEmail: false }), /^[0-9a-f]{64}-[0-9a-f]{32}$/);
+  assert.equal(idTokenCacheKey(accessKey, { includeEmail: false }), `${ownerKey}-${asked(null, false)}`);
+  assert.equal(idTokenCacheKey(accessKey, { audience: "", includeEmail: false }), `${ownerKey}-${asked("", false)}`);
+  assert.match(idTokenCacheKey(accessKey, { includeEmail: false }), /^[0-9a-f]{64}-[0-9a-f]{32}$/);
 });

@@ -10,11 +10,14 @@ import {
   credentialsTokenUrl,
   idTokenUrlOf,
   externalAccountDestinations,
-  externalAuthorizedUserTokenUrl,
-  impersonatedDestinations,
 } from "../../dist/formats/destinations.js";
-import { parseExternalAccount, parseExternalAuthorizedUser } from "../../dist/formats/external-account.js";
-import { impersonationDestination, parseImpersonatedFile } from "../../dist/formats/impersonated-file.js";
+import { parseExternalAccount } from "../../dist/formats/external-account.js";
+import {
+  impersonatedDestinations,
+  impersonationDestination,
+  parseImpersonatedFile,
+} from "../../dist/formats/impersonated-file.js";
+import { parseWorkforceUserFile, workforceUserTokenUrl } from "../../dist/credentials/kinds/workforce-user/file.js";
 import { trustedUniverse } from "../../dist/trust/urls.js";
 import { keyModel, userFileFields, userModel } from "../support/files.ts";
 
@@ -133,13 +136,10 @@ test("external_account_authorized_user: STS's oauthtoken; a foreign token_info_u
     client_secret: "GOCSPX-x",
     refresh_token: "1//0g",
   };
+  assert.equal(workforceUserTokenUrl(parseWorkforceUserFile(json), google), "https://sts.googleapis.com/v1/oauthtoken");
   assert.equal(
-    externalAuthorizedUserTokenUrl(parseExternalAuthorizedUser(json), google),
-    "https://sts.googleapis.com/v1/oauthtoken",
-  );
-  assert.equal(
-    externalAuthorizedUserTokenUrl(
-      parseExternalAuthorizedUser({
+    workforceUserTokenUrl(
+      parseWorkforceUserFile({
         ...json,
         token_info_url: "https://sts.googleapis.com/v1/introspect",
         revoke_url: "https://sts.googleapis.com/v1/oauthtoken/revoke",
@@ -150,17 +150,12 @@ test("external_account_authorized_user: STS's oauthtoken; a foreign token_info_u
   );
   for (const field of ["token_info_url", "revoke_url", "token_url"])
     refusedWith(
-      () =>
-        externalAuthorizedUserTokenUrl(
-          parseExternalAuthorizedUser({ ...json, [field]: "https://evil.example/x" }),
-          google,
-        ),
+      () => workforceUserTokenUrl(parseWorkforceUserFile({ ...json, [field]: "https://evil.example/x" }), google),
       ERROR_CODES.UNSAFE_TOKEN_URL,
       new RegExp(`has a ${field} at "https://evil\\.example"`),
     );
   refusedWith(
-    () =>
-      externalAuthorizedUserTokenUrl(parseExternalAuthorizedUser({ ...json, universe_domain: "x.example" }), google),
+    () => workforceUserTokenUrl(parseWorkforceUserFile({ ...json, universe_domain: "x.example" }), google),
     ERROR_CODES.UNTRUSTED_UNIVERSE,
     /universe "x\.example"/,
   );
@@ -236,7 +231,7 @@ test("a loopback URL receives a secret only when it is the file's own: every oth
   };
   for (const field of ["token_url", "token_info_url", "revoke_url"])
     refusedWith(
-      () => externalAuthorizedUserTokenUrl(parseExternalAuthorizedUser({ ...json, [field]: `${local}/x` }), google),
+      () => workforceUserTokenUrl(parseWorkforceUserFile({ ...json, [field]: `${local}/x` }), google),
       ERROR_CODES.UNSAFE_TOKEN_URL,
       new RegExp(`^The credentials file has a ${field} at "http://127\\.0\\.0\\.1:5"`),
     );
@@ -266,14 +261,14 @@ test("a loopback URL receives a secret only when it is the file's own: every oth
   refusedWith(
     () =>
       impersonatedDestinations(
-        { ...own, source: parseExternalAuthorizedUser({ ...json, token_url: `${local}/t` }) },
+        { ...own, source: parseWorkforceUserFile({ ...json, token_url: `${local}/t` }) },
         google,
       ),
     ERROR_CODES.UNSAFE_TOKEN_URL,
     /has a token_url at "http:\/\/127\.0\.0\.1:5"/,
   );
   assert.deepEqual(
-    impersonatedDestinations({ ...own, source: parseExternalAuthorizedUser(json) }, google),
+    impersonatedDestinations({ ...own, source: parseWorkforceUserFile(json) }, google),
     { iamUrl: IAM, sourceTokenUrl: "https://sts.googleapis.com/v1/oauthtoken" },
     "a workforce user source: STS's oauthtoken",
   );

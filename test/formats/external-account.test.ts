@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CredCredentialsError, ERROR_CODES } from "cred-auth";
-import { isObject, parseExternalAccount, parseExternalAuthorizedUser } from "../../dist/formats/external-account.js";
+import { isObject, parseExternalAccount } from "../../dist/formats/external-account.js";
+import { parseWorkforceUserFile } from "../../dist/credentials/kinds/workforce-user/file.js";
 
 const AUDIENCE = "//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/q";
 const JWT = "urn:ietf:params:oauth:token-type:jwt";
@@ -361,7 +362,7 @@ test("external_account_authorized_user: every field, defaults in the file's univ
     client_secret: "GOCSPX-secret/+=",
     refresh_token: "1//0gRefresh/+=",
   };
-  assert.deepEqual(parseExternalAuthorizedUser(json), {
+  assert.deepEqual(parseWorkforceUserFile(json), {
     type: "external_account_authorized_user",
     audience: json.audience,
     clientId: "id",
@@ -371,7 +372,7 @@ test("external_account_authorized_user: every field, defaults in the file's univ
     universeDomain: "googleapis.com",
   });
   assert.deepEqual(
-    parseExternalAuthorizedUser({
+    parseWorkforceUserFile({
       ...json,
       token_url: "https://sts.tpc.example/v1/oauthtoken",
       token_info_url: "https://sts.tpc.example/v1/introspect",
@@ -393,17 +394,17 @@ test("external_account_authorized_user: every field, defaults in the file's univ
     },
   );
   assert.equal(
-    parseExternalAuthorizedUser({ ...json, universe_domain: "u.example" }).tokenUrl,
+    parseWorkforceUserFile({ ...json, universe_domain: "u.example" }).tokenUrl,
     "https://sts.u.example/v1/oauthtoken",
   );
   for (const field of ["audience", "client_id", "client_secret", "refresh_token"])
     refused(
-      () => parseExternalAuthorizedUser({ ...json, [field]: undefined }, "/x.json"),
+      () => parseWorkforceUserFile({ ...json, [field]: undefined }, "/x.json"),
       new RegExp(`has no "${field}" string`),
       "/x.json",
     );
   for (const field of ["token_url", "token_info_url", "revoke_url", "quota_project_id", "universe_domain"])
-    refused(() => parseExternalAuthorizedUser({ ...json, [field]: 3 }), new RegExp(`has no "${field}" string`));
+    refused(() => parseWorkforceUserFile({ ...json, [field]: 3 }), new RegExp(`has no "${field}" string`));
 });
 
 test("isObject: plain objects only", () => {

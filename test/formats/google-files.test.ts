@@ -10,12 +10,9 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { ERROR_CODES } from "cred-auth";
 import { readAdcFileSync } from "../../dist/formats/adc-file.js";
-import {
-  credentialsTokenUrl,
-  externalAccountDestinations,
-  externalAuthorizedUserTokenUrl,
-  impersonatedDestinations,
-} from "../../dist/formats/destinations.js";
+import { credentialsTokenUrl, externalAccountDestinations } from "../../dist/formats/destinations.js";
+import { impersonatedDestinations } from "../../dist/formats/impersonated-file.js";
+import { workforceUserTokenUrl } from "../../dist/credentials/kinds/workforce-user/file.js";
 import { trustedUniverse } from "../../dist/trust/urls.js";
 import { withEmulator } from "../support/emulator.ts";
 import { tempDir } from "../support/files.ts";
@@ -64,7 +61,7 @@ function urlsOf(path: string, universe: ReturnType<typeof trustedUniverse>): str
     const d = externalAccountDestinations(file, universe, path);
     return [d.tokenUrl, d.impersonationUrl, d.cloudResourceManagerUrl].filter((u): u is string => u !== undefined);
   }
-  if (file.type === "external_account_authorized_user") return [externalAuthorizedUserTokenUrl(file, universe, path)];
+  if (file.type === "external_account_authorized_user") return [workforceUserTokenUrl(file, universe, path)];
   if (file.type === "impersonated_service_account") {
     const d = impersonatedDestinations(file, universe, path);
     return [d.iamUrl, d.sourceTokenUrl];

@@ -9,8 +9,11 @@ import { CredCredentialsError, ERROR_CODES } from "cred-auth";
 import { assertNoSecrets, keyFileFields, tempDir, userFileFields, userModel } from "../support/files.ts";
 
 import { readAdcFileSync } from "../../dist/formats/adc-file.js";
-import { impersonatedDestinations } from "../../dist/formats/destinations.js";
-import { impersonatedFileJson, parseImpersonatedFile } from "../../dist/formats/impersonated-file.js";
+import {
+  impersonatedDestinations,
+  impersonatedFileJson,
+  parseImpersonatedFile,
+} from "../../dist/formats/impersonated-file.js";
 import { trustedUniverse } from "../../dist/trust/urls.js";
 
 const SA = "deployer@my-project.iam.gserviceaccount.com";

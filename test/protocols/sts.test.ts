@@ -8,18 +8,14 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { DEFAULT_WORKFORCE_AUDIENCE, DEFAULT_WORKLOAD_AUDIENCE, startEmulator } from "cred-auth/emulator";
 import type { Emulator } from "cred-auth/emulator";
+import { exchangeSubjectToken as exchangeAt, readSubject, refreshAtSts } from "../../dist/protocols/sts.js";
+import { type ExternalAccountFile, parseExternalAccount } from "../../dist/formats/external-account.js";
+import { externalAccountDestinations } from "../../dist/formats/destinations.js";
 import {
-  exchangeSubjectToken as exchangeAt,
-  readSubject,
-  refreshExternalAuthorizedUser as refreshAt,
-} from "../../dist/protocols/sts.js";
-import {
-  type ExternalAccountFile,
-  type ExternalAuthorizedUserFile,
-  parseExternalAccount,
-  parseExternalAuthorizedUser,
-} from "../../dist/formats/external-account.js";
-import { externalAccountDestinations, externalAuthorizedUserTokenUrl } from "../../dist/formats/destinations.js";
+  type WorkforceUserFile,
+  parseWorkforceUserFile,
+  workforceUserTokenUrl,
+} from "../../dist/credentials/kinds/workforce-user/file.js";
 import { trustedUniverse } from "../../dist/trust/urls.js";
 import { ERROR_CODES } from "../../dist/errors.js";
 
@@ -43,9 +39,15 @@ async function exchangeSubjectToken(file: ExternalAccountFile, _scopes: undefine
   return exchangeAt(file, { tokenUrl, subjectToken: subject.token(), secrets: subject.secrets, scopes: [CLOUD] });
 }
 
-/** A refresh at the file's judged STS URL. */
-function refreshExternalAuthorizedUser(file: ExternalAuthorizedUserFile, withEnv: NodeJS.ProcessEnv) {
-  return refreshAt(file, externalAuthorizedUserTokenUrl(file, trustedUniverse(withEnv)));
+/** A refresh at the file's judged STS URL, as the workforce user's kind asks it. */
+function refreshExternalAuthorizedUser(file: WorkforceUserFile, withEnv: NodeJS.ProcessEnv) {
+  const { clientId, clientSecret, refreshToken } = file;
+  return refreshAtSts({
+    tokenUrl: workforceUserTokenUrl(file, trustedUniverse(withEnv)),
+    clientId,
+    clientSecret,
+    refreshToken,
+  });
 }
 const fileJson = (source: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   type: "external_account",
@@ -160,7 +162,7 @@ test("a missing subject-token file, an unreachable URL and an STS refusal each h
 
 test("external_account_authorized_user: refreshed at /v1/oauthtoken; a wrong secret is refused without leaking", async () => {
   const json = emu.issueExternalAccountAuthorizedUser();
-  const file = parseExternalAuthorizedUser({ ...json, token_url: "https://sts.googleapis.com/v1/oauthtoken" });
+  const file = parseWorkforceUserFile({ ...json, token_url: "https://sts.googleapis.com/v1/oauthtoken" });
   assert.ok(emu.checkAccessToken((await refreshExternalAuthorizedUser(file, env)).accessToken));
   const wrong = { ...file, clientSecret: "GOCSPX-wr0ng/secret+value=" };
   const error = await refreshExternalAuthorizedUser(wrong, env).then(

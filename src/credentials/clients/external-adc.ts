@@ -1,28 +1,18 @@
-// default() for external_account and external_account_authorized_user files: google-auth-library's
-// own clients, built from the fields formats/external-account.ts checked and the URLs the URL
-// policy judged (formats/destinations.ts), never from the raw file: an unchecked field such as
-// cloud_resource_manager_url would receive the federated token. The subject token comes from
-// cred-auth's own reader (protocols/sts.ts: no redirect, bounded, non-blocking), not the library's.
-// The project id is the one the file carries (quota_project_id; never a Resource Manager call).
-// Two small subclasses hold what cred-auth adds: IAM's refusals of the impersonation step said as
-// coded impersonation errors, and a workforce user's refresh token that STS rotated kept (one refresh at
-// a time, the new token written back to its file).
-import type {
-  AuthClient,
-  ExternalAccountAuthorizedUserClient,
-  ExternalAccountAuthorizedUserClientOptions,
-  IdentityPoolClient,
-  IdentityPoolClientOptions,
-} from "google-auth-library";
-import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../../formats/external-account.js";
+// default() for external_account files: google-auth-library's own IdentityPoolClient, built from
+// the fields formats/external-account.ts checked and the URLs the URL policy judged, never from the
+// raw file (an unchecked cloud_resource_manager_url would receive the federated token), with
+// cred-auth's subject-token reader (protocols/sts.ts: no redirect, bounded, non-blocking). The
+// project id is the file's quota_project_id (never a Resource Manager call). IAM's refusals of
+// the impersonation step become coded impersonation errors.
+import type { AuthClient, IdentityPoolClient, IdentityPoolClientOptions } from "google-auth-library";
+import type { ExternalAccountFile } from "../../formats/external-account.js";
 import { readAdcFileSync } from "../../formats/adc-file.js";
-import { externalAccountDestinations, externalAuthorizedUserTokenUrl } from "../../formats/destinations.js";
+import { externalAccountDestinations } from "../../formats/destinations.js";
 import { impersonationErrorOf } from "../../protocols/iam-credentials.js";
-import { readSubject, rotatedRefreshToken } from "../../protocols/sts.js";
+import { readSubject } from "../../protocols/sts.js";
 import { clientTransport, stsThroughTransport } from "../../protocols/client-transport.js";
 import type { Universe } from "../../trust/urls.js";
 import { loadGoogleAuth, withValidatedConfig } from "../../util/lazy.js";
-import { REFRESH_TOKEN_WARNING_CODE, type RefreshTokenHome, keepRotatedRefreshToken } from "./rotated-refresh-token.js";
 
 type GoogleAuthLibrary = Awaited<ReturnType<typeof loadGoogleAuth>>;
 
@@ -33,33 +23,18 @@ export async function identityPoolAdcClient(
   universe: Universe,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ credentials: AuthClient; projectId: string | null }> {
-  const file = readExternalFile(path, "external_account");
+  const file = readExternalFile(path);
   return {
     credentials: await identityPoolClient(file, scopes, { universe, env }, path),
     projectId: file.quotaProjectId ?? null,
   };
 }
 
-/** default()'s client for the `external_account_authorized_user` file at `path`. */
-export async function workforceUserAdcClient(
-  path: string,
-  universe: Universe,
-): Promise<{ credentials: AuthClient; projectId: string | null }> {
-  const file = readExternalFile(path, "external_account_authorized_user");
-  return {
-    credentials: await workforceUserClient(file, universe, { path, place: "file" }),
-    projectId: file.quotaProjectId ?? null,
-  };
-}
-
-/** The file at `path`, which was of type `type` when default() looked. */
-function readExternalFile<T extends "external_account" | "external_account_authorized_user">(
-  path: string,
-  type: T,
-): Extract<ExternalAccountFile | ExternalAuthorizedUserFile, { type: T }> {
+/** The file at `path`, which was an `external_account` file when default() looked. */
+function readExternalFile(path: string): ExternalAccountFile {
   const file = readAdcFileSync(path); // validates, naming the file in its errors
-  if (file.type !== type) throw new TypeError(`${path} changed its type while it was read`);
-  return file as Extract<ExternalAccountFile | ExternalAuthorizedUserFile, { type: T }>;
+  if (file.type !== "external_account") throw new TypeError(`${path} changed its type while it was read`);
+  return file;
 }
 
 /**
@@ -98,46 +73,8 @@ async function identityPoolClient(
   return withValidatedConfig(() => new FederatedClient(options, file.impersonationTarget));
 }
 
-/**
- * An `external_account_authorized_user` file's client, from its checked fields and judged token URL;
- * a refresh token STS rotates is kept in memory and written back at `home` (also the source of an
- * `impersonated_service_account` file: credentials/clients/impersonated.ts).
- */
-export async function workforceUserClient(
-  file: ExternalAuthorizedUserFile,
-  universe: Universe,
-  home: RefreshTokenHome,
-): Promise<ExternalAccountAuthorizedUserClient> {
-  const tokenUrl = externalAuthorizedUserTokenUrl(file, universe, home.path);
-  const { WorkforceUserClient } = federationClasses(await loadGoogleAuth());
-  const options: ExternalAccountAuthorizedUserClientOptions = {
-    type: "external_account_authorized_user",
-    audience: file.audience,
-    client_id: file.clientId,
-    client_secret: file.clientSecret,
-    refresh_token: file.refreshToken,
-    token_url: tokenUrl,
-    // Required by the type, never asked by the client: the judged token URL stands in for it.
-    token_info_url: tokenUrl,
-    universe_domain: universe.domain,
-    transporterOptions: clientTransport(),
-    ...(file.quotaProjectId === undefined ? {} : { quota_project_id: file.quotaProjectId }),
-  };
-  return withValidatedConfig(() => new WorkforceUserClient(options, { home, refreshToken: file.refreshToken }));
-}
-
-/** What a workforce user's client keeps: where its refresh token lives, and the one it holds now. */
-interface RefreshTokenRecord {
-  home: RefreshTokenHome;
-  refreshToken: string;
-}
-
 interface FederationClasses {
   FederatedClient: new (options: IdentityPoolClientOptions, target: string | undefined) => IdentityPoolClient;
-  WorkforceUserClient: new (
-    options: ExternalAccountAuthorizedUserClientOptions,
-    record: RefreshTokenRecord,
-  ) => ExternalAccountAuthorizedUserClient;
 }
 
 let classes: FederationClasses | undefined;
@@ -165,47 +102,6 @@ function federationClasses(gal: GoogleAuthLibrary): FederationClasses {
     }
   }
 
-  /**
-   * One refresh at a time (google-auth-library starts one per concurrent caller, and with rotation
-   * the second would present a refresh token the first just spent); a refresh token STS rotated is
-   * kept in memory by the library, and written back to its file here.
-   */
-  class WorkforceUserClient extends gal.ExternalAccountAuthorizedUserClient {
-    readonly #record: RefreshTokenRecord;
-    readonly #refreshOnce = oneAtATime(() => this.#refreshKeeping());
-
-    constructor(options: ExternalAccountAuthorizedUserClientOptions, record: RefreshTokenRecord) {
-      super(options);
-      this.#record = { ...record };
-    }
-
-    protected override refreshAccessTokenAsync() {
-      return this.#refreshOnce();
-    }
-
-    async #refreshKeeping() {
-      const sent = this.#record.refreshToken;
-      const got = await super.refreshAccessTokenAsync();
-      const rotated = rotatedRefreshToken(got.res?.data, sent);
-      if (rotated !== undefined) {
-        this.#record.refreshToken = rotated;
-        const problem = await keepRotatedRefreshToken(this.#record.home, { sent, rotated });
-        if (problem !== undefined)
-          process.emitWarning(problem, { type: "CredAuthWarning", code: REFRESH_TOKEN_WARNING_CODE });
-      }
-      return got;
-    }
-  }
-
-  classes = { FederatedClient, WorkforceUserClient };
+  classes = { FederatedClient };
   return classes;
-}
-
-/** Concurrent callers share the one call in progress. */
-function oneAtATime<T>(call: () => Promise<T>): () => Promise<T> {
-  let pending: Promise<T> | undefined;
-  return () =>
-    (pending ??= call().finally(() => {
-      pending = undefined;
-    }));
 }

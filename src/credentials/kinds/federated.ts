@@ -13,10 +13,7 @@ import { identityPoolAdcClient } from "../clients/external-adc.js";
 import { externalIdToken } from "./id-token-mint.js";
 import { externalAccountFileToken, subjectOf } from "./refresh.js";
 import { optional } from "./google-credentials.js";
-import { type Kind, cachedIdToken } from "./kind.js";
-
-/** Whose a federation file's credentials are: its file names no account. */
-export const FEDERATED_IDENTITY = "a federated identity (the file names none)";
+import { FEDERATED_IDENTITY, type Kind, cachedIdToken } from "./kind.js";
 
 export const federatedKind: Kind<ExternalAccountFile> = {
   keepsGrantedScopes: false,
@@ -53,7 +50,7 @@ export const federatedKind: Kind<ExternalAccountFile> = {
       audience: request.audience as string, // checkedAudience: required but for a user's own
       includeEmail: request.includeEmail,
     };
-    return cachedIdToken({ type: file.type, file, urls, subjectToken: subject.keyMaterial }, request, () =>
+    return cachedIdToken(externalCacheKey(file, [], urls, subject.keyMaterial), request, () =>
       externalIdToken(file, asked),
     );
   },

@@ -38,7 +38,7 @@ export function credentialsCachedTokens(
   const urls = tokenUrlsOf(file, universe, path);
   return {
     keys: urls.map((tokenUrl) => tokenCacheKey(file, scopes, tokenUrl)),
-    owners: urls.map((tokenUrl) => idTokenKeyOwner({ type: file.type, file, tokenUrl })),
+    owners: urls.map((tokenUrl) => idTokenKeyOwner(tokenCacheKey(file, [], tokenUrl))),
   };
 }
 

@@ -2,12 +2,11 @@
 // (../clients/impersonated.ts) over its source's client, loaded only when default() meets such a file.
 import type { Impersonated } from "google-auth-library";
 import { readAdcFileSync } from "../../formats/adc-file.js";
-import { impersonatedDestinations } from "../../formats/destinations.js";
-import { projectOfServiceAccount } from "../../formats/impersonated-file.js";
+import { impersonatedDestinations, projectOfServiceAccount } from "../../formats/impersonated-file.js";
 import { userRefreshClientFrom } from "../../protocols/load-user.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import type { Universe } from "../../trust/urls.js";
-import { workforceUserClient } from "../clients/external-adc.js";
+import { workforceUserClient } from "./workforce-user/client.js";
 import { impersonate } from "../clients/impersonated.js";
 import { serviceAccountClientFrom } from "../clients/service-account.js";
 

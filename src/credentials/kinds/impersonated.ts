@@ -3,9 +3,14 @@
 // is a user, a key or a workforce user, each through its own kind: what the file can revoke, whose
 // it is and what it caches are its source's, plus its own impersonated token.
 import { getTokenWithCache } from "../../token-cache/index.js";
-import { idTokenKeyOwner, impersonatedCacheKey } from "../../formats/cache-keys.js";
-import { idTokenUrlOf, impersonatedDestinations } from "../../formats/destinations.js";
-import type { ImpersonatedFile, ImpersonationSource } from "../../formats/impersonated-file.js";
+import { idTokenKeyOwner } from "../../formats/cache-keys.js";
+import { idTokenUrlOf } from "../../formats/destinations.js";
+import {
+  type ImpersonatedFile,
+  type ImpersonationSource,
+  impersonatedCacheKey,
+  impersonatedDestinations,
+} from "../../formats/impersonated-file.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import { impersonatedIdToken } from "./id-token-mint.js";
 import { impersonatedAdcClient } from "./impersonated-client.js";
@@ -14,7 +19,7 @@ import { optional } from "./google-credentials.js";
 import { type Kind, cachedIdToken, sourceRequestOf } from "./kind.js";
 import { keyKind } from "./key.js";
 import { userKind } from "./user.js";
-import { workforceUserKind } from "./workforce-user.js";
+import { workforceUserKind } from "./workforce-user/index.js";
 
 /** The kind of an impersonation's source (the table holds every kind; a source is one of these three). */
 function sourceKind<S extends ImpersonationSource>(source: S): Kind<S> {
@@ -54,7 +59,7 @@ export const impersonatedKind: Kind<ImpersonatedFile> = {
     const source = () =>
       sourceKind(file.source).accessToken(file.source, { ...sourceRequestOf(request), place: "source_credentials" });
     const audience = request.audience as string; // checkedAudience: required but for a user's own
-    return cachedIdToken({ type: file.type, file, url: iamUrl }, request, () =>
+    return cachedIdToken(impersonatedCacheKey(file, [], iamUrl), request, () =>
       impersonatedIdToken(file, idTokenUrlOf(iamUrl), source, audience, request.includeEmail),
     );
   },
@@ -90,7 +95,7 @@ export const impersonatedKind: Kind<ImpersonatedFile> = {
     const { iamUrl } = impersonatedDestinations(file, where.universe, where.path);
     return {
       keys: [...source.keys, impersonatedCacheKey(file, file.scopes ?? [CLOUD_PLATFORM_SCOPE], iamUrl)],
-      owners: [...source.owners, idTokenKeyOwner({ type: file.type, file, url: iamUrl })],
+      owners: [...source.owners, idTokenKeyOwner(impersonatedCacheKey(file, [], iamUrl))],
     };
   },
 

@@ -1,6 +1,7 @@
 // `service_account`: a JSON key. Its tokens carry the scopes asked (cloud-platform by default); its
 // ID token is the JWT-bearer grant's; it cannot be revoked with a request (the key is deleted in IAM).
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
+import { tokenCacheKey } from "../../formats/cache-keys.js";
 import { type ServiceAccountKeyFile, readServiceAccountKeyFile } from "../../formats/credentials-file.js";
 import { chooseTokenUrl } from "../../protocols/token-requests.js";
 import { keyFileIdToken } from "./id-token-mint.js";
@@ -25,7 +26,7 @@ export const keyKind: Kind<ServiceAccountKeyFile> = {
 
   idToken(file, request) {
     const tokenUrl = chooseTokenUrl(file, request.universe, request.path);
-    return cachedIdToken({ type: file.type, file, tokenUrl }, request, () =>
+    return cachedIdToken(tokenCacheKey(file, [], tokenUrl), request, () =>
       keyFileIdToken(file, { ...request, tokenUrl }),
     );
   },

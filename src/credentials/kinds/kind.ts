@@ -5,12 +5,17 @@
 import type { AuthClient } from "google-auth-library";
 import { type CachedAccessToken, getTokenWithCache } from "../../token-cache/index.js";
 import type { AdcFile } from "../../formats/adc-file.js";
-import { type IdTokenOwner, idTokenCacheKey } from "../../formats/cache-keys.js";
+import { idTokenCacheKey } from "../../formats/cache-keys.js";
 import type { AuthorizedUserFile } from "../../formats/credentials-file.js";
-import type { RefreshTokenPlace } from "../../formats/rotated-refresh-token.js";
 import { ID_TOKEN_ENTRY_TYPE } from "../../formats/token-cache-entry.js";
 import type { FetchedIdToken } from "../../protocols/id-token-reply.js";
 import type { Universe } from "../../trust/urls.js";
+
+/** Whose a federation file's credentials are: its file names no account. */
+export const FEDERATED_IDENTITY = "a federated identity (the file names none)";
+
+/** Where a refresh token that may rotate sits: the file itself, or an impersonated file's `source_credentials`. */
+export type RefreshTokenPlace = "file" | "source_credentials";
 
 /** Every `type` of ADC file cred-auth reads. */
 export type AdcFileType = AdcFile["type"];
@@ -135,14 +140,14 @@ export interface Kind<F extends AdcFile> {
   client(path: string, context: ClientContext): Promise<KindClient>;
 }
 
-/** `mint()` through the token cache under the ID-token key of `owner` and the request. */
+/** `mint()` through the token cache under the ID-token key of the request and the credentials' `accessKey` without scopes. */
 export function cachedIdToken(
-  owner: IdTokenOwner,
+  accessKey: string,
   request: IdTokenFileRequest,
   mint: () => Promise<FetchedIdToken>,
 ): Promise<CachedAccessToken> {
   const asked = request.audience === undefined ? {} : { audience: request.audience };
-  const key = idTokenCacheKey(owner, { ...asked, includeEmail: request.includeEmail });
+  const key = idTokenCacheKey(accessKey, { ...asked, includeEmail: request.includeEmail });
   return getTokenWithCache(
     key,
     async () => {

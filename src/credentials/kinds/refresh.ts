@@ -1,21 +1,20 @@
 // New access tokens for the kinds of ADC file (./kinds/), loaded only when the token cache has
 // none: user credentials and keys through google-auth-library's clients (the token URL judged and
-// guarded), federation files through STS, impersonated files through IAM Credentials.
+// guarded), external_account files through STS, impersonated files through IAM Credentials.
 import type { Credentials } from "google-auth-library";
 import type { CachedAccessToken } from "../../token-cache/index.js";
 import type { AuthorizedUserFile, ServiceAccountKeyFile } from "../../formats/credentials-file.js";
 import type { ExternalAccountDestinations } from "../../formats/destinations.js";
-import type { ExternalAccountFile, ExternalAuthorizedUserFile } from "../../formats/external-account.js";
+import type { ExternalAccountFile } from "../../formats/external-account.js";
 import type { ImpersonatedFile } from "../../formats/impersonated-file.js";
 import { generateAccessToken } from "../../protocols/iam-credentials.js";
 import { proveCredentials, userRefreshClientFrom } from "../../protocols/load-user.js";
 import type { FetchedToken } from "../../protocols/service-request.js";
-import { type Subject, exchangeSubjectToken, readSubject, refreshExternalAuthorizedUser } from "../../protocols/sts.js";
+import { type Subject, exchangeSubjectToken, readSubject } from "../../protocols/sts.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
 import { printable, quoted } from "../../trust/text.js";
 import type { Universe } from "../../trust/urls.js";
-import { type RefreshTokenHome, keepRotatedRefreshToken } from "../clients/rotated-refresh-token.js";
 import { serviceAccountClientFrom } from "../clients/service-account.js";
 
 /** Where a user file's or key's new token is asked for. */
@@ -98,33 +97,6 @@ export async function externalAccountFileToken(
     ...(file.impersonationLifetimeSec ? { lifetimeSec: file.impersonationLifetimeSec } : {}),
   });
   return cached(impersonated, scopes);
-}
-
-/** A workforce user's new token, and the refresh token STS rotated in (kept in its file, or why not). */
-export interface WorkforceUserToken {
-  token: CachedAccessToken;
-  /** The new refresh token, when STS rotated it: the cache key of the next run is made from it. */
-  rotated?: string;
-  /** Why the rotated refresh token could not be written back to its file (a warning to show). */
-  warning?: string;
-}
-
-/**
- * A workforce user's token from STS's /v1/oauthtoken. A refresh token STS rotated is written back
- * to `home`, the file it came from (credentials/clients/rotated-refresh-token.ts).
- */
-export async function externalUserFileToken(
-  file: ExternalAuthorizedUserFile,
-  tokenUrl: string,
-  scopes: readonly string[],
-  home: RefreshTokenHome,
-): Promise<WorkforceUserToken> {
-  const refreshed = await refreshExternalAuthorizedUser(file, tokenUrl);
-  const token = cached(refreshed, scopes);
-  const rotated = refreshed.rotatedRefreshToken;
-  if (rotated === undefined) return { token };
-  const warning = await keepRotatedRefreshToken(home, { sent: file.refreshToken, rotated });
-  return warning === undefined ? { token, rotated } : { token, warning };
 }
 
 /** The source's token (`source()`, itself cached), then generateAccessToken at the judged `iamUrl`. */

@@ -8,7 +8,7 @@ import { impersonatedKind } from "./impersonated.js";
 import type { AdcFileType, FileOf, Kind } from "./kind.js";
 import { keyKind } from "./key.js";
 import { userKind } from "./user.js";
-import { workforceUserKind } from "./workforce-user.js";
+import { workforceUserKind } from "./workforce-user/index.js";
 
 const KINDS: { readonly [T in AdcFileType]: () => Kind<FileOf<T>> } = {
   authorized_user: () => userKind,

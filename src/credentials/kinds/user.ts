@@ -1,7 +1,7 @@
 // `authorized_user`: a person's sign-in (gcloud's, pydata-google-auth's, cred-auth's). Its tokens
 // carry the scopes granted at sign-in; its ID token needs no audience (the signed-in client's own);
 // revoking it ends the grant at Google.
-import { tokenCacheDir } from "../../token-cache/index.js";
+import { tokenCacheDir, tokenCacheKey } from "../../token-cache/index.js";
 import { type AuthorizedUserFile, readAuthorizedUserFile } from "../../formats/credentials-file.js";
 import { userRefreshClientFrom } from "../../protocols/load-user.js";
 import { chooseTokenUrl } from "../../protocols/token-requests.js";
@@ -29,7 +29,7 @@ export const userKind: Kind<AuthorizedUserFile> = {
     const tokenUrl = chooseTokenUrl(file, request.universe, request.path);
     // The signed-in client's own ID token is asked without an audience (and cached so).
     const audience = request.audience === file.clientId ? undefined : request.audience;
-    return cachedIdToken({ type: file.type, file, tokenUrl }, { ...request, audience }, () =>
+    return cachedIdToken(tokenCacheKey(file, [], tokenUrl), { ...request, audience }, () =>
       userFileIdToken(file, { ...request, audience, tokenUrl }),
     );
   },

@@ -13,7 +13,7 @@ import {
   tokenCacheDir,
 } from "../../token-cache/index.js";
 import { readAdcFileSync } from "../../formats/adc-file.js";
-import { type IdTokenOwner, idTokenCacheKey } from "../../formats/cache-keys.js";
+import { idTokenCacheKey, tokenCacheKey } from "../../formats/cache-keys.js";
 import { ID_TOKEN_ENTRY_TYPE } from "../../formats/token-cache-entry.js";
 import { metadataIdToken } from "../../hosted/metadata.js";
 import { idTokenImpersonationErrorOf } from "../../protocols/iam-credentials.js";
@@ -105,11 +105,11 @@ async function userClientIdToken(client: UserRefreshClient, request: ClientIdTok
     : await userRefreshClientFrom(authorizedUserFileFrom(client), { env: request.env });
   const tokenUrl = getCredentialInfo(sender)?.tokenUrl ?? "";
   const audience = request.audience === secrets.clientId ? undefined : request.audience;
-  const owner: IdTokenOwner = {
-    type: "authorized_user",
-    file: { type: "authorized_user", clientId: secrets.clientId, refreshToken: secrets.refreshToken },
+  const owner = tokenCacheKey(
+    { type: "authorized_user", clientId: secrets.clientId, refreshToken: secrets.refreshToken },
+    [],
     tokenUrl,
-  };
+  );
   const what = `Getting an ID token with the user credentials${info?.path ? ` in ${quoted(info.path)}` : ""}`;
   return cached(owner, audience, request, () =>
     userIdToken(sender, { tokenUrl, ...secrets, ...(audience === undefined ? {} : { audience }) }, what),
@@ -127,16 +127,16 @@ function keyClientIdToken(client: JWT, request: ClientIdTokenRequest): Promise<C
     }
   };
   if (!client.key || !client.email) return mint().then(entryOf); // a key file's path only: nothing to key the cache by
-  const owner: IdTokenOwner = {
-    type: "service_account",
-    file: {
+  const owner = tokenCacheKey(
+    {
       type: "service_account",
       clientEmail: client.email,
       privateKey: client.key,
       ...(client.keyId ? { privateKeyId: client.keyId } : {}),
     },
-    tokenUrl: info?.tokenUrl ?? GOOGLE_ENDPOINTS.tokenUrl,
-  };
+    [],
+    info?.tokenUrl ?? GOOGLE_ENDPOINTS.tokenUrl,
+  );
   return cached(owner, request.audience, request, mint);
 }
 
@@ -160,7 +160,7 @@ async function impersonatedClientIdToken(client: Impersonated, request: ClientId
 }
 
 function cached(
-  owner: IdTokenOwner,
+  owner: string,
   audience: string | undefined,
   request: ClientIdTokenRequest,
   mint: () => Promise<FetchedIdToken>,

@@ -1,0 +1,114 @@
+// A workforce user's new access token from STS, loaded on a token-cache miss. STS may rotate the
+// refresh token (the one sent stops working): the new one is written back, atomically and 0600, into
+// the file it was read from when that file is the user's own and private and its final directory
+// may hold a secret (the file-trust rule); else one clear warning, and this run keeps its token.
+import { realpath } from "node:fs/promises";
+import { CredAuthError } from "../../../errors.js";
+import { MAX_CREDENTIALS_FILE_BYTES, writeCredentialsText } from "../../../formats/credentials-file.js";
+import { isObject } from "../../../formats/external-account.js";
+import { fieldsOf } from "../../../formats/external-account.js";
+import { parseImpersonatedFile } from "../../../formats/impersonated-file.js";
+import { refreshAtSts } from "../../../protocols/sts.js";
+import type { CachedAccessToken } from "../../../token-cache/index.js";
+import { UntrustedFileError, readTrustedFile } from "../../../trust/files.js";
+import { quoted } from "../../../trust/text.js";
+import type { RefreshTokenPlace } from "../kind.js";
+import { WORKFORCE_USER_SCOPES, type WorkforceUserFile, parseWorkforceUserFile } from "./file.js";
+
+/** The file a refresh token was read from, and where in it. */
+export interface RefreshTokenHome {
+  path: string;
+  place: RefreshTokenPlace;
+}
+
+/** `code` of the warning default() emits when a rotated refresh token could not be written back. */
+export const REFRESH_TOKEN_WARNING_CODE = "CRED_AUTH_REFRESH_TOKEN";
+
+/** A workforce user's new token, and the refresh token STS rotated in (kept in its file, or why not). */
+export interface WorkforceUserToken {
+  token: CachedAccessToken;
+  /** The new refresh token, when STS rotated it: the cache key of the next run is made from it. */
+  rotated?: string;
+  /** Why the rotated refresh token could not be written back to its file (a warning to show). */
+  warning?: string;
+}
+
+/** STS's /v1/oauthtoken at the judged `tokenUrl`; a rotated refresh token is written back to `home`. */
+export async function workforceUserToken(
+  file: WorkforceUserFile,
+  tokenUrl: string,
+  home: RefreshTokenHome,
+): Promise<WorkforceUserToken> {
+  const { clientId, clientSecret, refreshToken } = file;
+  const refreshed = await refreshAtSts({ tokenUrl, clientId, clientSecret, refreshToken });
+  const token = {
+    access_token: refreshed.accessToken,
+    expiry_date: refreshed.expiresAt,
+    token_type: "Bearer",
+    scopes: [...WORKFORCE_USER_SCOPES],
+  };
+  const rotated = refreshed.rotatedRefreshToken;
+  if (rotated === undefined) return { token };
+  const warning = await keepRotatedRefreshToken(home, { sent: refreshToken, rotated });
+  return warning === undefined ? { token, rotated } : { token, warning };
+}
+
+/**
+ * Writes `tokens.rotated` in place of `tokens.sent` into the file at `home`. A file that holds
+ * another refresh token by now is left alone (someone kept a newer one). Never throws: the problem,
+ * in one line without a secret, or undefined when the token was kept (or needed no keeping).
+ */
+export async function keepRotatedRefreshToken(
+  home: RefreshTokenHome,
+  tokens: { sent: string; rotated: string },
+): Promise<string | undefined> {
+  try {
+    // The file a link names, once: read and written there, so the writer judges the directory the
+    // token lands in, not the link's (a link re-pointed into a directory anyone may write).
+    const file = await realpath(home.path);
+    // The user's own private file only: a file someone else owns or may write is not ours to change.
+    const bytes = await readTrustedFile(file, { maxBytes: MAX_CREDENTIALS_FILE_BYTES, keeper: "cred-auth" });
+    const text = withRotatedRefreshToken(bytes.toString("utf8"), home.place, tokens, home.path);
+    if (text !== undefined) await writeCredentialsText(file, text);
+    return undefined;
+  } catch (error) {
+    return `Google's Security Token Service replaced the refresh token of ${quoted(home.path)} and the old one no longer works, but cred-auth did not write the new one there: ${why(error)}. This run has its token; the next one fails until you sign in again (gcloud auth application-default login --login-config=FILE). Keep the file yours and private (chmod 600) so cred-auth can update it.`;
+  }
+}
+
+function why(error: unknown): string {
+  if (error instanceof UntrustedFileError) return `the file ${error.problem}`;
+  if (error instanceof CredAuthError) return error.message.replace(/\.$/, "");
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return `it could not be read (${typeof code === "string" ? code : "error"})`;
+}
+
+/**
+ * The text of the file `text` (read from `path`) with the refresh token `sent` at `place` replaced by
+ * `rotated`, validated as its type says; undefined when someone wrote another token since (theirs stays).
+ *
+ * @throws CredCredentialsError (`ERR_FILE_INVALID`) when the file is not such a file any more.
+ */
+export function withRotatedRefreshToken(
+  text: string,
+  place: RefreshTokenPlace,
+  tokens: { sent: string; rotated: string },
+  path: string,
+): string | undefined {
+  const { invalid } = fieldsOf(path, "");
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw invalid("is no longer JSON");
+  }
+  if (!isObject(json)) throw invalid("is no longer a JSON object");
+  const holder = place === "file" ? json : json.source_credentials;
+  if (!isObject(holder) || holder.type !== "external_account_authorized_user")
+    throw invalid("no longer holds external_account_authorized_user credentials");
+  if (holder.refresh_token !== tokens.sent) return undefined;
+  holder.refresh_token = tokens.rotated;
+  if (place === "file") parseWorkforceUserFile(json, path);
+  else parseImpersonatedFile(json, path);
+  return `${JSON.stringify(json, null, 2)}\n`;
+}
