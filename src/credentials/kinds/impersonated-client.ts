@@ -7,6 +7,7 @@ import { userRefreshClientFrom } from "../../protocols/load-user.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import type { Universe } from "../../trust/urls.js";
 import { workforceUserClient } from "./workforce-user/client.js";
+import { refreshTokenHome } from "./workforce-user/tokens.js";
 import { impersonate } from "../clients/impersonated.js";
 import { serviceAccountClientFrom } from "../clients/service-account.js";
 
@@ -29,7 +30,7 @@ export async function impersonatedAdcClient(
     source.type === "service_account"
       ? await serviceAccountClientFrom(source, [CLOUD_PLATFORM_SCOPE], { path, env, universe })
       : source.type === "external_account_authorized_user"
-        ? await workforceUserClient(source, universe, { path, place: "source_credentials" })
+        ? await workforceUserClient(source, universe, refreshTokenHome(path, "source_credentials"))
         : await userRefreshClientFrom(source, { path, env, universe });
   const credentials = await impersonate(sourceClient, file, scopes.length > 0 ? scopes : (file.scopes ?? []), {
     universe,

@@ -12,7 +12,12 @@ import type { Universe } from "../../../trust/urls.js";
 import { loadGoogleAuth, withValidatedConfig } from "../../../util/lazy.js";
 import type { KindClient } from "../kind.js";
 import { type WorkforceUserFile, workforceUserTokenUrl } from "./file.js";
-import { REFRESH_TOKEN_WARNING_CODE, type RefreshTokenHome, keepRotatedRefreshToken } from "./tokens.js";
+import {
+  REFRESH_TOKEN_WARNING_CODE,
+  type RefreshTokenHome,
+  keepRotatedRefreshToken,
+  refreshTokenHome,
+} from "./tokens.js";
 
 /** default()'s client for the file at `path` (validated, naming the file in its errors), and its quota project. */
 export async function workforceUserAdcClient(path: string, universe: Universe): Promise<KindClient> {
@@ -20,7 +25,7 @@ export async function workforceUserAdcClient(path: string, universe: Universe): 
   if (file.type !== "external_account_authorized_user")
     throw new TypeError(`${path} changed its type while it was read`);
   return {
-    credentials: await workforceUserClient(file, universe, { path, place: "file" }),
+    credentials: await workforceUserClient(file, universe, refreshTokenHome(path, "file")),
     projectId: file.quotaProjectId ?? null,
   };
 }

@@ -8,7 +8,7 @@ import { optional } from "../google-credentials.js";
 import { FEDERATED_IDENTITY, type Kind } from "../kind.js";
 import { workforceUserAdcClient } from "./client.js";
 import { WORKFORCE_USER_SCOPES, type WorkforceUserFile, workforceUserTokenKey, workforceUserTokenUrl } from "./file.js";
-import { workforceUserToken } from "./tokens.js";
+import { refreshTokenHome, workforceUserToken } from "./tokens.js";
 
 export const workforceUserKind: Kind<WorkforceUserFile> = {
   keepsGrantedScopes: false,
@@ -17,7 +17,7 @@ export const workforceUserKind: Kind<WorkforceUserFile> = {
   /** A rotated refresh token is kept at `request.place`, and the token cached under the key the next run makes from it too. */
   accessToken(file, request) {
     const tokenUrl = workforceUserTokenUrl(file, request.universe, request.path);
-    const home = { path: request.path, place: request.place ?? "file" };
+    const home = refreshTokenHome(request.path, request.place ?? "file");
     return getTokenWithCache(
       workforceUserTokenKey(file, tokenUrl),
       async () => {

@@ -1,8 +1,9 @@
 // A workforce user's new access token from STS, loaded on a token-cache miss. STS may rotate the
 // refresh token (the one sent stops working): the new one is written back, atomically and 0600, into
-// the file it was read from when that file is the user's own and private and its final directory
-// may hold a secret (the file-trust rule); else one clear warning, and this run keeps its token.
-import { realpath } from "node:fs/promises";
+// the file it was read from (the same device and inode: a link re-pointed mid-refresh names no other)
+// when that file is the user's own and private and its final directory may hold a secret (the
+// file-trust rule); else one clear warning, and this run keeps its token.
+import { type BigIntStats, realpathSync, statSync } from "node:fs";
 import { CredAuthError } from "../../../errors.js";
 import { MAX_CREDENTIALS_FILE_BYTES, writeCredentialsText } from "../../../formats/credentials-file.js";
 import { isObject } from "../../../formats/external-account.js";
@@ -15,10 +16,20 @@ import { quoted } from "../../../trust/text.js";
 import type { RefreshTokenPlace } from "../kind.js";
 import { WORKFORCE_USER_SCOPES, type WorkforceUserFile, parseWorkforceUserFile } from "./file.js";
 
-/** The file a refresh token was read from, and where in it. */
+/** The file a refresh token was read from (by path, and by the device and inode it named then), and where in it. */
 export interface RefreshTokenHome {
   path: string;
   place: RefreshTokenPlace;
+  read: string | undefined;
+}
+
+/** The home of a refresh token just read from `path`: the file the path names now. */
+export function refreshTokenHome(path: string, place: RefreshTokenPlace): RefreshTokenHome {
+  return { path, place, read: identity(statSync(path, { bigint: true, throwIfNoEntry: false })) };
+}
+
+function identity(stats: BigIntStats | undefined): string | undefined {
+  return stats && `${stats.dev}:${stats.ino}`;
 }
 
 /** `code` of the warning default() emits when a rotated refresh token could not be written back. */
@@ -65,11 +76,17 @@ export async function keepRotatedRefreshToken(
   try {
     // The file a link names, once: read and written there, so the writer judges the directory the
     // token lands in, not the link's (a link re-pointed into a directory anyone may write).
-    const file = await realpath(home.path);
+    const file = realpathSync(home.path);
+    if (home.read === undefined || identity(statSync(file, { bigint: true })) !== home.read)
+      throw new UntrustedFileError(file, {
+        problem: "is not the file the refresh token was read from",
+        foreign: false,
+      });
     // The user's own private file only: a file someone else owns or may write is not ours to change.
     const bytes = await readTrustedFile(file, { maxBytes: MAX_CREDENTIALS_FILE_BYTES, keeper: "cred-auth" });
     const text = withRotatedRefreshToken(bytes.toString("utf8"), home.place, tokens, home.path);
     if (text !== undefined) await writeCredentialsText(file, text);
+    home.read = identity(statSync(file, { bigint: true })); // the next rotation's file
     return undefined;
   } catch (error) {
     return `Google's Security Token Service replaced the refresh token of ${quoted(home.path)} and the old one no longer works, but cred-auth did not write the new one there: ${why(error)}. This run has its token; the next one fails until you sign in again (gcloud auth application-default login --login-config=FILE). Keep the file yours and private (chmod 600) so cred-auth can update it.`;
