@@ -102,10 +102,13 @@ function foundBy(found: CredentialsStatus): string | undefined {
 function nextStep(found: CredentialsStatus): string | undefined {
   const { source } = found;
   if (source.kind === "none") return "to sign in, run: cred-auth login credentials.json";
-  const signedOut =
-    found.check?.ok === false && ["ERR_INVALID_GRANT", "ERR_REAUTH_REQUIRED"].includes(found.check.code);
-  if (signedOut && source.kind === "file" && found.signedIn)
-    return `to sign in again, run: cred-auth login ${source.path}`;
+  const code = found.check?.ok === false ? found.check.code : undefined;
+  const login = source.kind === "file" && found.signedIn ? `cred-auth login ${source.path}` : undefined;
+  // The token server refused the OAuth client itself (deleted, disabled, unknown): no sign-in with it can work.
+  if (code === "ERR_INVALID_CLIENT")
+    return `to create or pick another OAuth client, run: cred-auth config init${login ? `, then: ${login}` : ""}`;
+  if ((code === "ERR_INVALID_GRANT" || code === "ERR_REAUTH_REQUIRED") && login)
+    return `to sign in again, run: ${login}`;
   return undefined;
 }
 

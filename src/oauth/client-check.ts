@@ -56,7 +56,9 @@ export async function checkClient(plan: FlowPlan, redirectUri: string): Promise<
   try {
     await oauth.getToken({ code: MADE_UP_CODE, redirect_uri: redirectUri });
   } catch (error) {
-    const failure = toCredError(error, "Checking the OAuth client");
+    const failure = toCredError(error, `Checking the OAuth client ${client.clientId}`);
+    // Deleted or disabled: the token server's own words, and the next step.
+    if (failure.error === "deleted_client" || failure.error === "disabled_client") throw failure;
     if (failure.code === ERROR_CODES.INVALID_CLIENT && secretRefused(error)) throw wrongSecret(plan, failure);
     if (failure.code === ERROR_CODES.INVALID_CLIENT) throw unknownClient(plan, failure);
     if (failure.code === ERROR_CODES.UNREACHABLE) throw unreachable(plan, failure);

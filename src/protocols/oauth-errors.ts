@@ -35,8 +35,11 @@ export const OAUTH_ERRORS: Readonly<Record<string, OAuthErrorWord>> = {
   invalid_client: {
     code: ERROR_CODES.INVALID_CLIENT,
     page: "The sign-in page rejected the OAuth client id",
-    reply: "the OAuth client id or secret was rejected; check the client",
+    reply: "the OAuth client id or secret was rejected",
   },
+  // A client deleted or disabled on the console (or by Google, unused): Google answers 401 with these.
+  deleted_client: { code: ERROR_CODES.INVALID_CLIENT, reply: "the OAuth client was deleted" },
+  disabled_client: { code: ERROR_CODES.INVALID_CLIENT, reply: "the OAuth client was disabled" },
   invalid_request: {
     code: ERROR_CODES.CREDENTIALS,
     page: "The sign-in page rejected the request as malformed",

@@ -6,6 +6,7 @@ import {
   ERROR_CODES,
 } from "../errors.js";
 import { MIN_SECRET_LENGTH, REDACTED, basicForms, formDecoded, formsOf, scrub, scrubDeep } from "../trust/redact.js";
+import { serverWords } from "../trust/text.js";
 import { isEmulatorUrl, isLoopbackHostname } from "../trust/urls.js";
 import { codeOfOAuthError, meaningOf, oauthErrorWord } from "./oauth-errors.js";
 
@@ -18,6 +19,9 @@ interface GoogleReply {
   subtype: string;
 }
 
+/** The words of a token server that refuses the OAuth client itself: every refresh and sign-in with it fails. */
+export const REFUSED_CLIENT = new Set(["invalid_client", "deleted_client", "disabled_client"]);
+
 /**
  * The accurate message and code for one of Google's replies, by its `error`, its fixed
  * `error_description` texts and `error_subtype`. Undefined: the generic mapping applies.
@@ -28,6 +32,16 @@ function specificFailure(reply: GoogleReply, stage: TokenStage | undefined): [st
     return [
       "your organisation requires you to sign in again (reauthentication, invalid_rapt); sign in again: run `cred-auth login`, or call getUserCredentials() again, and complete Google's sign-in in the browser",
       ERROR_CODES.REAUTH_REQUIRED,
+    ];
+  }
+  if (REFUSED_CLIENT.has(error)) {
+    const meaning = meaningOf(error)?.reply ?? error;
+    const words = serverWords(description);
+    const said =
+      words && words.replace(/\.$/, "").toLowerCase() !== meaning.toLowerCase() ? ` (the server said: "${words}")` : "";
+    return [
+      `${meaning}${said}; create or pick another client with \`cred-auth config init\`, then sign in again`,
+      ERROR_CODES.INVALID_CLIENT,
     ];
   }
   if (error === "redirect_uri_mismatch") {

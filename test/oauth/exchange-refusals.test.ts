@@ -118,7 +118,7 @@ test("a wrong client secret: invalid_client, never the secret", async () => {
     assert.equal((error as CredCredentialsError).code, ERROR_CODES.INVALID_CLIENT);
     assert.equal(
       error.message,
-      `${EXCHANGE}invalid_client: the OAuth client id or secret was rejected; check the client.`,
+      `${EXCHANGE}invalid_client: the OAuth client id or secret was rejected (the server said: "Unauthorized"); create or pick another client with \`cred-auth config init\`, then sign in again.`,
     );
     assert.ok(!JSON.stringify({ message: error.message, stack: error.stack }).includes("wrong"));
     return true;

@@ -175,7 +175,7 @@ test("toCredError maps OAuth errors by grant, statuses, network codes, timeouts 
   check(
     reply(401, { error: "invalid_client" }),
     CredCredentialsError,
-    "Refreshing failed: invalid_client: the OAuth client id or secret was rejected; check the client.",
+    "Refreshing failed: invalid_client: the OAuth client id or secret was rejected; create or pick another client with `cred-auth config init`, then sign in again.",
   );
   check(
     reply(400, { error: "weird_one" }),
@@ -292,7 +292,7 @@ test("each OAuth error of a token reply: its reason, its code, and the error and
     rejected("invalid_grant", "the refresh token is expired or revoked; sign in again", ERROR_CODES.INVALID_GRANT),
     rejected(
       "invalid_client",
-      "the OAuth client id or secret was rejected; check the client",
+      "the OAuth client id or secret was rejected; create or pick another client with `cred-auth config init`, then sign in again",
       ERROR_CODES.INVALID_CLIENT,
       401,
     ),
@@ -407,6 +407,42 @@ test("Google's own error texts get their own message: reauth, redirect URI, malf
     ),
   ];
   for (const [error, expected] of cases) expectMapped(error, expected);
+  // A refused client: the server's words when they add to ours (printable, on one line), and the next step.
+  const next = "; create or pick another client with `cred-auth config init`, then sign in again";
+  const client = (data: Record<string, unknown>, reason: string): [unknown, Expected] => [
+    googleReply(401, data, "refresh_token"),
+    {
+      type: CredCredentialsError,
+      message: `${data.error}: ${reason}${next}.`,
+      code: ERROR_CODES.INVALID_CLIENT,
+      error: data.error as string,
+      status: 401,
+    },
+  ];
+  for (const [error, expected] of [
+    client(
+      { error: "deleted_client", error_description: "The OAuth client was deleted." },
+      "the OAuth client was deleted",
+    ),
+    client(
+      { error: "disabled_client", error_description: "The OAuth client was disabled." },
+      "the OAuth client was disabled",
+    ),
+    client({ error: "deleted_client" }, "the OAuth client was deleted"),
+    client(
+      { error: "deleted_client", error_description: "Deleted by\nits owner \u001b]0;x\u0007" },
+      'the OAuth client was deleted (the server said: "Deleted by its owner \\x1b]0;x\\x07")',
+    ),
+    client(
+      { error: "disabled_client", error_description: `echoed ${REFRESH}` },
+      `the OAuth client was disabled (the server said: "echoed ${REDACTED}")`,
+    ),
+    client(
+      { error: "invalid_client", error_description: "Unauthorized" },
+      'the OAuth client id or secret was rejected (the server said: "Unauthorized")',
+    ),
+  ])
+    expectMapped(error, expected);
   // A description is read up to 200 characters: a marker further on is not Google's text.
   expectMapped(googleReply(400, { error: "invalid_grant", error_description: `${"x".repeat(200)}invalid_rapt` }), {
     type: CredCredentialsError,
@@ -447,7 +483,8 @@ test("a used or expired code is blamed on the code in an exchange, on the grant 
     googleReply(400, { error: "invalid_client" }, "authorization_code"),
     {
       ...used,
-      message: "invalid_client: the OAuth client id or secret was rejected; check the client.",
+      message:
+        "invalid_client: the OAuth client id or secret was rejected; create or pick another client with `cred-auth config init`, then sign in again.",
       code: ERROR_CODES.INVALID_CLIENT,
       error: "invalid_client",
     },

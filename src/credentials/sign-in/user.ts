@@ -121,6 +121,7 @@ async function userCredentials(
   if (fromColab) return fromColab;
 
   const cached = await cache.load();
+  let clientRefused = false;
   if (cached && usableFor(cached, scopes, options.clientId ?? env[ENV.clientId])) {
     attachTokenCache(cached); // a still-valid access token of an earlier process: no token request
     try {
@@ -130,6 +131,7 @@ async function userCredentials(
       return cached;
     } catch (error) {
       if (error instanceof CredConnectionError) throw error; // the network is down: a sign-in would not help
+      clientRefused = (error as { code?: unknown }).code === ERROR_CODES.INVALID_CLIENT;
       debug(env, `cached credentials no longer refresh, signing in again: ${(error as Error).message}`);
     }
   } else if (cached) {
@@ -139,7 +141,9 @@ async function userCredentials(
   }
 
   let credentials: UserRefreshClient | undefined;
-  const plan = planSignIn({ scopes, options });
+  const planned = planSignIn({ scopes, options });
+  // The token server just refused the client: ask it again before a browser opens (checkClient), even if proven before.
+  const plan = clientRefused ? { ...planned, flow: { ...planned.flow, checkClient: true } } : planned;
   const { endpoints } = plan.flow;
   // A notebook's two-cell sign-in: the cell returns these at once, the next cell completes them.
   const early = plan.whenPending === "return" ? await pendingCredentials(plan.flow, env) : undefined;
