@@ -53,8 +53,12 @@ export const MUTATION_MODULES = [
   { name: "transport", file: "src/trust/transport.ts", tests: ["test/trust/transport.test.ts"] },
   {
     name: "external-account",
-    file: "src/formats/external-account.ts",
-    tests: ["test/formats/external-account.test.ts"],
+    file: "src/credentials/kinds/federated/file.ts",
+    tests: [
+      "test/formats/external-account.test.ts",
+      "test/formats/destinations.test.ts",
+      "test/formats/cache-keys.test.ts",
+    ],
   },
   // Where each file's secrets may go, the keys that keep one configuration's tokens from another's.
   {

@@ -6,7 +6,7 @@
  */
 import { type CredentialsFile, parseCredentialsBytes, readCredentialsBytesSync } from "./credentials-file.js";
 import { type WorkforceUserFile, parseWorkforceUserFile } from "../credentials/kinds/workforce-user/file.js";
-import { type ExternalAccountFile, parseExternalAccount } from "./external-account.js";
+import { type ExternalAccountFile, parseExternalAccount } from "../credentials/kinds/federated/file.js";
 import { type ImpersonatedFile, parseImpersonatedFile } from "./impersonated-file.js";
 import { KEYCHAIN_FIELD } from "./keychain-stand-in.js";
 

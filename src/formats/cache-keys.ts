@@ -8,7 +8,6 @@
  */
 import { sha256Hex } from "../util/sha256.js";
 import { refreshTokenKeyMaterial } from "./keychain-stand-in.js";
-import type { ExternalAccountFile } from "./external-account.js";
 
 /** The version of every key's layout: a change of layout must not read entries of the old one. */
 const LAYOUT = "cred-auth-token-v2";
@@ -45,37 +44,6 @@ export function tokenCacheKey(file: TokenCacheIdentity, scopes: readonly string[
       ? [file.type, file.clientId, refreshTokenKeyMaterial(file)]
       : [file.type, file.clientEmail, file.privateKeyId ?? "", sha256Hex(file.privateKey)];
   return accessTokenKey([...identity, tokenUrl ?? file.tokenUrl ?? ""], scopes);
-}
-
-/** The judged URLs a federation key depends on (formats/destinations.ts). */
-export interface ExternalKeyUrls {
-  tokenUrl: string;
-  impersonationUrl?: string;
-}
-
-/**
- * The key of an `external_account` file's token: the subject token (read now: a rotated token gets a
- * new key) with its type and source, the audience, the workforce user project, the STS client, the
- * impersonated account and its token lifetime.
- */
-export function externalCacheKey(
-  file: ExternalAccountFile,
-  scopes: readonly string[],
-  urls: ExternalKeyUrls,
-  subjectToken?: string,
-): string {
-  const identity = [
-    file.audience,
-    file.subjectTokenType,
-    JSON.stringify(file.source),
-    sha256Hex(subjectToken ?? ""),
-    file.workforcePoolUserProject ?? "",
-    file.clientId ?? "",
-    sha256Hex(file.clientSecret ?? ""),
-    urls.impersonationUrl ?? "",
-    String(file.impersonationLifetimeSec ?? ""),
-  ];
-  return accessTokenKey([file.type, ...identity, urls.tokenUrl], scopes);
 }
 
 /** The version of every ID-token key's layout (apart from access tokens': an ID token never serves as one). */

@@ -6,17 +6,8 @@
  * URLs here and nowhere else. A URL a file leaves out is Google's default for the file's universe.
  */
 import { EMULATOR_PATHS } from "../shared/constants.js";
-import {
-  type Destination,
-  type GoogleService,
-  type Universe,
-  checkFileUniverse,
-  refuseUrlCredentials,
-  trustedImdsUrl,
-  trustedUrl,
-} from "../trust/urls.js";
+import { type Destination, type GoogleService, type Universe, checkFileUniverse, trustedUrl } from "../trust/urls.js";
 import type { CredentialsFile } from "./credentials-file.js";
-import type { AwsSource, ExternalAccountFile } from "./external-account.js";
 
 /** Where an `authorized_user` or `service_account` file's secret goes: its token URL. */
 export function credentialsTokenUrl(file: CredentialsFile, universe: Universe, path?: string): string {
@@ -24,71 +15,6 @@ export function credentialsTokenUrl(file: CredentialsFile, universe: Universe, p
   const raw = file.tokenUrl ?? `https://oauth2.${universe.domain}/token`;
   // The refresh token or key sent there is the file's own: a local token server is allowed.
   return trustedUrl(raw, destination("oauth2", "token_uri", path, true), universe);
-}
-
-/** An AWS source's IMDS URLs, judged (trust/urls.ts `trustedImdsUrl`): each only when the file names it. */
-export interface AwsSourceUrls {
-  regionUrl?: string;
-  credentialsUrl?: string;
-  sessionTokenUrl?: string;
-}
-
-/** The judged URLs of an `external_account` file. */
-export interface ExternalAccountDestinations {
-  /** AWS's instance metadata service, for an AWS source. */
-  aws?: AwsSourceUrls;
-  /** STS: receives the subject token (read from elsewhere: never the file's own). */
-  tokenUrl: string;
-  /** IAM Credentials: receives the federated token, when the file impersonates. */
-  impersonationUrl?: string;
-  /** Cloud Resource Manager: receives the federated token on google-auth-library's `getProjectId()`. */
-  cloudResourceManagerUrl: string;
-}
-
-/**
- * Where an `external_account` file's tokens go; a foreign `token_info_url` is refused too, and a
- * subject-token URL with a user name or password in it.
- */
-export function externalAccountDestinations(
-  file: ExternalAccountFile,
-  universe: Universe,
-  path?: string,
-): ExternalAccountDestinations {
-  checkFileUniverse(file.universeDomain, universe, path);
-  if (file.source.kind === "url") refuseUrlCredentials(file.source.url, "credential_source.url", path);
-  if (file.tokenInfoUrl !== undefined)
-    trustedUrl(file.tokenInfoUrl, destination("sts", "token_info_url", path), universe);
-  const impersonation = file.serviceAccountImpersonationUrl;
-  return {
-    ...(file.source.kind === "aws" ? { aws: awsSourceUrls(file.source, universe, path) } : {}),
-    tokenUrl: trustedUrl(file.tokenUrl, destination("sts", "token_url", path), universe),
-    ...(impersonation === undefined
-      ? {}
-      : {
-          impersonationUrl: trustedUrl(
-            impersonation,
-            destination("iamcredentials", "service_account_impersonation_url", path),
-            universe,
-          ),
-        }),
-    cloudResourceManagerUrl: trustedUrl(
-      file.cloudResourceManagerUrl ?? `https://cloudresourcemanager.${file.universeDomain}/v1/projects/`,
-      destination("cloudresourcemanager", "cloud_resource_manager_url", path),
-      universe,
-    ),
-  };
-}
-
-/** An AWS source's IMDS URLs, each judged by the URL policy. */
-function awsSourceUrls(source: AwsSource, universe: Universe, path?: string): AwsSourceUrls {
-  const judged = (field: string, raw: string | undefined) =>
-    raw === undefined ? undefined : trustedImdsUrl(raw, `credential_source.${field}`, path, universe);
-  const urls = {
-    regionUrl: judged("region_url", source.regionUrl),
-    credentialsUrl: judged("url", source.credentialsUrl),
-    sessionTokenUrl: judged("imdsv2_session_token_url", source.sessionTokenUrl),
-  };
-  return Object.fromEntries(Object.entries(urls).filter(([, url]) => url !== undefined));
 }
 
 /** What a URL of `file` is, for the URL policy's judgement and its words. */

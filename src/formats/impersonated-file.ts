@@ -25,7 +25,7 @@ import {
 import { sha256Hex } from "../util/sha256.js";
 import { accessTokenKey } from "./cache-keys.js";
 import { credentialsTokenUrl, destination } from "./destinations.js";
-import { isObject } from "./external-account.js";
+import { isObject } from "./fields.js";
 import type { ImpersonationChain } from "./impersonation-chain.js";
 import { IMPERSONATION_URL_SHAPE, targetOfImpersonationUrl } from "./impersonation-url.js";
 

@@ -67,3 +67,11 @@ export function parseCachedToken(text: string): CachedAccessToken | undefined {
   if (Array.isArray(scopes) && scopes.every((s) => typeof s === "string")) token.scopes = scopes;
   return token;
 }
+
+/** The entry of a bearer token a token service answered, asked for `scopes`. */
+export function bearerEntry(
+  token: { accessToken: string; expiresAt: number },
+  scopes: readonly string[],
+): CachedAccessToken {
+  return { access_token: token.accessToken, expiry_date: token.expiresAt, token_type: "Bearer", scopes: [...scopes] };
+}

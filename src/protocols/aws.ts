@@ -11,9 +11,7 @@
  */
 import { createHash, createHmac } from "node:crypto";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import type { AwsSourceUrls } from "../formats/destinations.js";
-import type { AwsSource } from "../formats/external-account.js";
-import { isObject } from "../formats/external-account.js";
+import { isObject } from "../formats/fields.js";
 import { boundedFetch } from "../trust/http.js";
 import { printable, quoted } from "../trust/text.js";
 
@@ -22,6 +20,13 @@ export interface AwsKeys {
   accessKeyId: string;
   secretAccessKey: string;
   sessionToken?: string;
+}
+
+/** IMDS's URLs an AWS source names, judged: each only when the file names it. */
+export interface ImdsUrls {
+  regionUrl?: string;
+  credentialsUrl?: string;
+  sessionTokenUrl?: string;
 }
 
 /** Who signs: the region (it names AWS STS's regional endpoint) and the keys. */
@@ -47,7 +52,7 @@ const unavailable = (message: string, extra: { status?: number; cause?: unknown 
  * The region and keys to sign with: each from `env` when it has them, else from IMDS at `urls`
  * (judged). IMDS's session token is asked once, only when IMDS is asked at all.
  */
-export async function awsIdentity(urls: AwsSourceUrls, env: NodeJS.ProcessEnv): Promise<AwsIdentity> {
+export async function awsIdentity(urls: ImdsUrls, env: NodeJS.ProcessEnv): Promise<AwsIdentity> {
   const envRegion = env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined;
   const envKeys =
     env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
@@ -76,7 +81,7 @@ function checkedRegion(region: string): string {
 class Imds {
   #session: Promise<Record<string, string>> | undefined;
 
-  constructor(private readonly urls: AwsSourceUrls) {}
+  constructor(private readonly urls: ImdsUrls) {}
 
   async region(): Promise<string> {
     if (this.urls.regionUrl === undefined)
@@ -130,7 +135,7 @@ class Imds {
   }
 }
 
-function imdsRefusal(host: string, what: string, status: number, urls: AwsSourceUrls) {
+function imdsRefusal(host: string, what: string, status: number, urls: ImdsUrls) {
   const why =
     status === 401 && urls.sessionTokenUrl === undefined
       ? ': the instance requires IMDSv2; add "imdsv2_session_token_url" to the file\'s credential_source (gcloud iam workload-identity-pools create-cred-config --aws --enable-imdsv2)'
@@ -159,7 +164,8 @@ function keysOf(text: string): AwsKeys {
 
 /** What a signed request is for: the file's verification URL and the provider it is meant for. */
 export interface AwsSubject {
-  source: AwsSource;
+  /** `regional_cred_verification_url`, `{region}` to be filled in. */
+  verificationUrl: string;
   /** The workload identity provider (`//iam.googleapis.com/...`), signed into the request. */
   audience: string;
 }
@@ -171,7 +177,7 @@ export interface AwsSubject {
  * URL-encoded JSON `{url, method, headers: [{key, value}]}`.
  */
 export function awsSubjectToken(identity: AwsIdentity, subject: AwsSubject, now: Date = new Date()): string {
-  const written = subject.source.verificationUrl.replace("{region}", identity.region);
+  const written = subject.verificationUrl.replace("{region}", identity.region);
   const url = new URL(written);
   const amzDate = now.toISOString().replace(/[-:]/g, "").replace(/\.\d+/, "");
   const dateStamp = amzDate.slice(0, 8);

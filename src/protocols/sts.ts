@@ -1,166 +1,48 @@
 /**
- * Google's Security Token Service, for `external_account` and `external_account_authorized_user`
- * files (their shape: formats/external-account.ts): the subject token read from its file or URL,
- * the token exchange, the refresh, and STS's refusals as `ERR_STS_REJECTED` errors. Every URL here was
- * judged by the URL policy (formats/destinations.ts) before it gets here.
+ * Google's Security Token Service, as request and reply over plain values: the token exchange
+ * (a subject token for a federated access token), the refresh of a workforce user, and STS's
+ * refusals as `ERR_STS_REJECTED` errors, every secret sent taken out of its words. Every URL here
+ * was judged by the URL policy before it gets here.
  */
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
-import type { AwsSourceUrls } from "../formats/destinations.js";
-import type { AwsSource, ExternalAccountFile, SubjectTokenSource } from "../formats/external-account.js";
-import { isObject } from "../formats/external-account.js";
-import { readTrustedFile } from "../trust/files.js";
-import { boundedFetch } from "../trust/http.js";
+import { isObject } from "../formats/fields.js";
 import { basicForms, redactor } from "../trust/redact.js";
-import { checkedToken, printable, quoted, serverWords } from "../trust/text.js";
-import { awsIdentity, awsSecrets, awsSubjectToken, awsSubjectTokenSecrets } from "./aws.js";
-import { type FetchedToken, SERVICE_TIMEOUT_MS, postToService } from "./service-request.js";
+import { checkedToken, serverWords } from "../trust/text.js";
+import { type FetchedToken, postToService } from "./service-request.js";
 
 const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token";
-
-/** Subject tokens (JWTs, SAML assertions) are a few kilobytes; anything this big is not one. */
-export const MAX_SUBJECT_TOKEN_BYTES = 256 * 1024;
-
-function pickToken(text: string, jsonField: string | undefined, fail: (what: string) => Error): string {
-  let token = text;
-  if (jsonField !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw fail("is not JSON");
-    }
-    const value = isObject(parsed) ? parsed[jsonField] : undefined;
-    if (typeof value !== "string") throw fail(`has no string field ${quoted(jsonField.slice(0, 100))}`);
-    token = value;
-  }
-  token = token.trim();
-  if (token === "") throw fail("is empty");
-  return token;
-}
-
-/** A subject token to hand STS, and what the token cache knows it by. */
-export interface Subject {
-  /**
-   * Secret material that tells this subject from any other: the token itself, or an AWS source's
-   * region and keys (its signed request differs every second). Only ever hashed into a cache key.
-   */
-  keyMaterial: string;
-  /** The token STS gets: the one read, or (AWS) a request signed now, so its date is fresh. */
-  token(): string;
-  /** Every secret the token carries or was made from, taken out of STS's words. */
-  secrets: string[];
-}
-
-/**
- * The file's subject: its token read once from a file or URL ({@link readSubjectToken}), or for an
- * AWS source the region and keys from `env` or IMDS at the judged `aws` URLs (protocols/aws.ts).
- */
-export async function readSubject(
-  file: ExternalAccountFile,
-  aws: AwsSourceUrls | undefined,
-  env: NodeJS.ProcessEnv,
-): Promise<Subject> {
-  const { source } = file;
-  if (source.kind !== "aws") {
-    const token = await readSubjectToken(source);
-    return { keyMaterial: token, token: () => token, secrets: [token] };
-  }
-  const identity = await awsIdentity(aws ?? {}, env);
-  const { region, keys } = identity;
-  return {
-    keyMaterial: JSON.stringify(["aws", region, keys.accessKeyId, keys.secretAccessKey, keys.sessionToken ?? ""]),
-    token: () => awsSubjectToken(identity, { source, audience: file.audience }),
-    secrets: awsSecrets(identity),
-  };
-}
-
-/**
- * The subject token, read once from its file (under the file-trust rule: non-blocking, a regular
- * file, bounded) or its URL (no redirect followed, bounded in time and size). It goes only to the
- * judged STS URL ({@link exchangeSubjectToken}).
- */
-export async function readSubjectToken(source: Exclude<SubjectTokenSource, AwsSource>): Promise<string> {
-  if (source.kind === "file") return readSubjectTokenFile(source.file, source.jsonField);
-  const where = new URL(source.url);
-  const shown = printable(`${where.origin}${where.pathname}`.slice(0, 200));
-  const reply = await boundedFetch(
-    source.url,
-    { headers: source.headers, timeoutMs: SERVICE_TIMEOUT_MS, maxBytes: MAX_SUBJECT_TOKEN_BYTES },
-    (cause) =>
-      new CredConnectionError(`The subject-token URL ${shown} could not be reached; check it from here.`, {
-        code: ERROR_CODES.SUBJECT_TOKEN_UNREACHABLE,
-        cause,
-      }),
-  );
-  const fail = (what: string, status?: number) =>
-    new CredCredentialsError(`The subject-token URL ${shown} ${what}.`, {
-      code: ERROR_CODES.SUBJECT_TOKEN_UNREACHABLE,
-      status,
-    });
-  if (reply.redirect)
-    throw fail(`answered with a redirect (HTTP ${reply.status}), which is never followed`, reply.status);
-  if (!reply.ok) throw fail(`answered HTTP ${reply.status}; check the URL and its headers`, reply.status);
-  if (reply.tooLarge) throw fail(`answered more than ${MAX_SUBJECT_TOKEN_BYTES / 1024} KiB, which is no subject token`);
-  return pickToken(reply.text, source.jsonField, (what) => fail(`'s answer ${what}`));
-}
-
-async function readSubjectTokenFile(file: string, jsonField: string | undefined): Promise<string> {
-  const shown = quoted(file);
-  let text: string;
-  try {
-    text = (await readTrustedFile(file, { maxBytes: MAX_SUBJECT_TOKEN_BYTES, keeper: "anyone" })).toString("utf8");
-  } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    const why = code === "ENOTFILE" ? "is not a regular file" : code === "EFBIG" ? "is too large" : "could not be read";
-    throw new CredCredentialsError(
-      `The subject-token file ${shown} ${why} (${typeof code === "string" ? code : "error"}); check that it is written there.`,
-      { code: ERROR_CODES.SUBJECT_TOKEN_UNREADABLE, cause },
-    );
-  }
-  return pickToken(
-    text,
-    jsonField,
-    (what) =>
-      new CredCredentialsError(`The subject-token file ${shown} ${what}.`, {
-        code: ERROR_CODES.SUBJECT_TOKEN_UNREADABLE,
-      }),
-  );
-}
 
 /** What {@link exchangeSubjectToken} sends, and where. */
 export interface SubjectTokenExchange {
   /** The judged STS URL. */
   tokenUrl: string;
-  /** The subject token, read once ({@link readSubjectToken}). */
   subjectToken: string;
+  subjectTokenType: string;
+  /** The workload or workforce identity provider. */
+  audience: string;
   scopes: readonly string[];
-  /** What else to take out of STS's words: what the subject token was made from ({@link Subject.secrets}). */
+  /** A workforce pool's user project, billed for the exchange. */
+  userProject?: string;
+  /** STS client authentication (a workforce pool's OAuth client), sent as Basic credentials. */
+  client?: { id: string; secret: string };
+  /** What else to take out of STS's words: what the subject token was made from or decodes to. */
   secrets?: readonly string[];
 }
 
-/** Exchanges the file's subject token at STS for a federated access token (no impersonation leg). */
-export async function exchangeSubjectToken(
-  file: ExternalAccountFile,
-  exchange: SubjectTokenExchange,
-): Promise<FetchedToken> {
+/** Exchanges a subject token at STS for a federated access token. */
+export async function exchangeSubjectToken(exchange: SubjectTokenExchange): Promise<FetchedToken> {
   const form: Record<string, string> = {
     grant_type: TOKEN_EXCHANGE,
     requested_token_type: ACCESS_TOKEN_TYPE,
-    subject_token_type: file.subjectTokenType,
+    subject_token_type: exchange.subjectTokenType,
     subject_token: exchange.subjectToken,
-    audience: file.audience,
+    audience: exchange.audience,
     scope: exchange.scopes.join(" "),
   };
-  if (file.workforcePoolUserProject) form.options = JSON.stringify({ userProject: file.workforcePoolUserProject });
-  const client =
-    file.clientId !== undefined && file.clientSecret !== undefined
-      ? { id: file.clientId, secret: file.clientSecret }
-      : undefined;
-  // An AWS subject token may come back decoded: its request, signature and session token are secrets too.
-  const decoded = file.source.kind === "aws" ? awsSubjectTokenSecrets(exchange.subjectToken) : [];
-  const secrets = [exchange.subjectToken, ...decoded, ...(exchange.secrets ?? [])];
-  return (await postSts(exchange.tokenUrl, form, client, secrets)).token;
+  if (exchange.userProject) form.options = JSON.stringify({ userProject: exchange.userProject });
+  const secrets = [exchange.subjectToken, ...(exchange.secrets ?? [])];
+  return (await postSts(exchange.tokenUrl, form, exchange.client, secrets)).token;
 }
 
 /** A workforce user's new access token, and the refresh token STS rotated in, when it did. */

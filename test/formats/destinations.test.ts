@@ -5,13 +5,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ERROR_CODES } from "cred-auth";
-import {
-  credentialsRevokeUrl,
-  credentialsTokenUrl,
-  idTokenUrlOf,
-  externalAccountDestinations,
-} from "../../dist/formats/destinations.js";
-import { parseExternalAccount } from "../../dist/formats/external-account.js";
+import { credentialsRevokeUrl, credentialsTokenUrl, idTokenUrlOf } from "../../dist/formats/destinations.js";
+import { externalAccountDestinations, parseExternalAccount } from "../../dist/credentials/kinds/federated/file.js";
 import {
   impersonatedDestinations,
   impersonationDestination,

@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CredCredentialsError, ERROR_CODES } from "cred-auth";
-import { isObject, parseExternalAccount } from "../../dist/formats/external-account.js";
+import { isObject } from "../../dist/formats/fields.js";
+import { parseExternalAccount } from "../../dist/credentials/kinds/federated/file.js";
 import { parseWorkforceUserFile } from "../../dist/credentials/kinds/workforce-user/file.js";
 
 const AUDIENCE = "//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/q";

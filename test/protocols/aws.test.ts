@@ -46,7 +46,13 @@ async function peerAuthorization(
 test("the signed request is google-auth-library's signature of the same request, temporary keys or an IAM user's", async () => {
   const source = { kind: "aws", verificationUrl: VERIFY } as const;
   for (const keys of [KEYS, { accessKeyId: "AKIAEXAMPLEKEY000002", secretAccessKey: KEYS.secretAccessKey }]) {
-    const request = parse(awsSubjectToken({ region: "eu-west-3", keys }, { source, audience: AUDIENCE }, NOW));
+    const request = parse(
+      awsSubjectToken(
+        { region: "eu-west-3", keys },
+        { verificationUrl: source.verificationUrl, audience: AUDIENCE },
+        NOW,
+      ),
+    );
     assert.equal(request.method, "POST");
     assert.equal(request.url, "https://sts.eu-west-3.amazonaws.com?Action=GetCallerIdentity&Version=2011-06-15");
     assert.equal(header(request, "host"), "sts.eu-west-3.amazonaws.com");
@@ -68,7 +74,13 @@ test("a verification URL without {region} (the global endpoint) is signed as wri
     kind: "aws",
     verificationUrl: "https://sts.amazonaws.com?Action=GetCallerIdentity&Version=2011-06-15",
   } as const;
-  const request = parse(awsSubjectToken({ region: "us-east-1", keys: KEYS }, { source, audience: AUDIENCE }, NOW));
+  const request = parse(
+    awsSubjectToken(
+      { region: "us-east-1", keys: KEYS },
+      { verificationUrl: source.verificationUrl, audience: AUDIENCE },
+      NOW,
+    ),
+  );
   assert.equal(header(request, "host"), "sts.amazonaws.com");
   assert.match(header(request, "authorization") ?? "", /\/20261125\/us-east-1\/sts\/aws4_request,/);
   assert.ok(!JSON.stringify(request).includes(KEYS.secretAccessKey), "the secret key signs, never travels");
@@ -84,7 +96,13 @@ test("a FIPS endpoint signs for the sts service; a query already canonical, rese
     "https://sts.{region}.amazonaws.com?Action=GetCallerIdentity&Note=%21%27%28%29%2A&Version=2011-06-15",
   ]) {
     const source = { kind: "aws", verificationUrl: url } as const;
-    const request = parse(awsSubjectToken({ region: "us-east-1", keys: KEYS }, { source, audience: AUDIENCE }, NOW));
+    const request = parse(
+      awsSubjectToken(
+        { region: "us-east-1", keys: KEYS },
+        { verificationUrl: source.verificationUrl, audience: AUDIENCE },
+        NOW,
+      ),
+    );
     assert.equal(header(request, "authorization"), await peerAuthorization(KEYS, "us-east-1", url), url);
     assert.match(header(request, "authorization") ?? "", /\/20261125\/us-east-1\/sts\/aws4_request,/, url);
   }
@@ -94,7 +112,13 @@ test("the query is signed in SigV4's canonical order (AWS sorts it) whatever ord
   const source = (verificationUrl: string) => ({ kind: "aws", verificationUrl }) as const;
   const sign = (url: string) =>
     header(
-      parse(awsSubjectToken({ region: "us-east-2", keys: KEYS }, { source: source(url), audience: AUDIENCE }, NOW)),
+      parse(
+        awsSubjectToken(
+          { region: "us-east-2", keys: KEYS },
+          { verificationUrl: source(url).verificationUrl, audience: AUDIENCE },
+          NOW,
+        ),
+      ),
       "authorization",
     );
   assert.equal(
@@ -110,7 +134,11 @@ test("the query is signed in SigV4's canonical order (AWS sorts it) whatever ord
 
 test("the decoded parts of a subject token, for redaction: the request, its Authorization, signature and session token", () => {
   const source = { kind: "aws", verificationUrl: VERIFY } as const;
-  const token = awsSubjectToken({ region: "eu-west-3", keys: KEYS }, { source, audience: AUDIENCE }, NOW);
+  const token = awsSubjectToken(
+    { region: "eu-west-3", keys: KEYS },
+    { verificationUrl: source.verificationUrl, audience: AUDIENCE },
+    NOW,
+  );
   const request = parse(token);
   const authorization = header(request, "authorization") ?? "";
   const signature = /Signature=([0-9a-f]{64})$/.exec(authorization)?.[1];
@@ -122,7 +150,11 @@ test("the decoded parts of a subject token, for redaction: the request, its Auth
     KEYS.sessionToken,
   ]);
   const longTerm = { accessKeyId: "AKIAEXAMPLEKEY000002", secretAccessKey: KEYS.secretAccessKey };
-  const unsigned = awsSubjectToken({ region: "eu-west-3", keys: longTerm }, { source, audience: AUDIENCE }, NOW);
+  const unsigned = awsSubjectToken(
+    { region: "eu-west-3", keys: longTerm },
+    { verificationUrl: source.verificationUrl, audience: AUDIENCE },
+    NOW,
+  );
   assert.equal(awsSubjectTokenSecrets(unsigned).length, 3, "no session token with long-term keys");
   for (const text of ["not%a token", "%7B%7D", "%5B%5D", encodeURIComponent('{"headers":[1,{"key":"authorization"}]}')])
     assert.deepEqual(awsSubjectTokenSecrets(text), text.startsWith("%7B") ? [decodeURIComponent(text)] : [], text);

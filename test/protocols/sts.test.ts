@@ -8,9 +8,14 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { DEFAULT_WORKFORCE_AUDIENCE, DEFAULT_WORKLOAD_AUDIENCE, startEmulator } from "cred-auth/emulator";
 import type { Emulator } from "cred-auth/emulator";
-import { exchangeSubjectToken as exchangeAt, readSubject, refreshAtSts } from "../../dist/protocols/sts.js";
-import { type ExternalAccountFile, parseExternalAccount } from "../../dist/formats/external-account.js";
-import { externalAccountDestinations } from "../../dist/formats/destinations.js";
+import { refreshAtSts } from "../../dist/protocols/sts.js";
+import {
+  type ExternalAccountFile,
+  externalAccountDestinations,
+  parseExternalAccount,
+} from "../../dist/credentials/kinds/federated/file.js";
+import { readSubject } from "../../dist/credentials/kinds/federated/subject.js";
+import { federatedToken } from "../../dist/credentials/kinds/federated/tokens.js";
 import {
   type WorkforceUserFile,
   parseWorkforceUserFile,
@@ -36,7 +41,7 @@ const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
 async function exchangeSubjectToken(file: ExternalAccountFile, _scopes: undefined, withEnv: NodeJS.ProcessEnv) {
   const { tokenUrl, aws } = externalAccountDestinations(file, trustedUniverse(withEnv));
   const subject = await readSubject(file, aws, withEnv);
-  return exchangeAt(file, { tokenUrl, subjectToken: subject.token(), secrets: subject.secrets, scopes: [CLOUD] });
+  return federatedToken(file, tokenUrl, subject, [CLOUD]);
 }
 
 /** A refresh at the file's judged STS URL, as the workforce user's kind asks it. */

@@ -1,15 +1,12 @@
 // New ID tokens for the kinds of ADC file (./kinds/), loaded only when the token cache has none: a user's refresh
 // grant and a key's JWT-bearer grant through google-auth-library's clients (the token URL judged
-// and guarded, as for access tokens), an impersonated account's through IAM Credentials, a
-// federated identity's through STS and then IAM Credentials.
+// and guarded, as for access tokens), an impersonated account's through IAM Credentials.
 import type { CachedAccessToken } from "../../token-cache/index.js";
 import type { AuthorizedUserFile, ServiceAccountKeyFile } from "../../formats/credentials-file.js";
-import type { ExternalAccountFile } from "../../formats/external-account.js";
 import type { ImpersonatedFile } from "../../formats/impersonated-file.js";
 import { generateIdToken } from "../../protocols/iam-credentials.js";
 import { type FetchedIdToken, fetchedIdToken } from "../../protocols/id-token-reply.js";
 import { userRefreshClientFrom } from "../../protocols/load-user.js";
-import { exchangeSubjectToken } from "../../protocols/sts.js";
 import { toCredError } from "../../protocols/token-errors.js";
 import { userIdToken } from "../../protocols/user-id-token.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
@@ -76,37 +73,4 @@ export async function impersonatedIdToken(
 ): Promise<FetchedIdToken> {
   const sourceToken = (await source()).access_token;
   return generateIdToken({ url, target: file.target, sourceToken, delegates: file.delegates, audience, includeEmail });
-}
-
-/** Where a federated identity's ID token is asked for, decided by its kind. */
-export interface ExternalIdTokenRequest {
-  /** STS, judged. */
-  tokenUrl: string;
-  /** generateIdToken of the account the file impersonates, judged. */
-  idTokenUrl: string;
-  target: string;
-  subjectToken: string;
-  /** What the subject token was made from (an AWS source's keys), taken out of STS's words too. */
-  secrets?: readonly string[];
-  audience: string;
-  includeEmail: boolean;
-}
-
-/**
- * STS's federated token (cloud-platform, as for the impersonated access token), then
- * generateIdToken on the account the file impersonates: the federated identity holds the role
- * that lets it act as that account.
- */
-export async function externalIdToken(
-  file: ExternalAccountFile,
-  request: ExternalIdTokenRequest,
-): Promise<FetchedIdToken> {
-  const federated = await exchangeSubjectToken(file, {
-    tokenUrl: request.tokenUrl,
-    subjectToken: request.subjectToken,
-    ...(request.secrets === undefined ? {} : { secrets: request.secrets }),
-    scopes: [CLOUD_PLATFORM_SCOPE],
-  });
-  const { idTokenUrl: url, target, audience, includeEmail } = request;
-  return generateIdToken({ url, target, sourceToken: federated.accessToken, delegates: [], audience, includeEmail });
 }

@@ -2,16 +2,11 @@
 // none: user credentials and keys through google-auth-library's clients (the token URL judged and
 // guarded), external_account files through STS, impersonated files through IAM Credentials.
 import type { Credentials } from "google-auth-library";
-import type { CachedAccessToken } from "../../token-cache/index.js";
+import { type CachedAccessToken, bearerEntry } from "../../formats/token-cache-entry.js";
 import type { AuthorizedUserFile, ServiceAccountKeyFile } from "../../formats/credentials-file.js";
-import type { ExternalAccountDestinations } from "../../formats/destinations.js";
-import type { ExternalAccountFile } from "../../formats/external-account.js";
 import type { ImpersonatedFile } from "../../formats/impersonated-file.js";
 import { generateAccessToken } from "../../protocols/iam-credentials.js";
 import { proveCredentials, userRefreshClientFrom } from "../../protocols/load-user.js";
-import type { FetchedToken } from "../../protocols/service-request.js";
-import { type Subject, exchangeSubjectToken, readSubject } from "../../protocols/sts.js";
-import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
 import { printable, quoted } from "../../trust/text.js";
 import type { Universe } from "../../trust/urls.js";
@@ -65,40 +60,6 @@ function cachedFrom(credentials: Credentials, scopes: readonly string[], path: s
   };
 }
 
-/**
- * The subject of an `external_account` file, read once per token asked for (protocols/sts.ts):
- * its token, or an AWS source's region and keys (from `env` or IMDS at the judged URLs).
- */
-export function subjectOf(file: ExternalAccountFile, urls: ExternalAccountDestinations, env: NodeJS.ProcessEnv) {
-  return readSubject(file, urls.aws, env);
-}
-
-/**
- * STS's federated token; with `service_account_impersonation_url`, that token (cloud-platform,
- * as google-auth-library asks) then gets the service account's token with `scopes`.
- */
-export async function externalAccountFileToken(
-  file: ExternalAccountFile,
-  urls: ExternalAccountDestinations,
-  subject: Subject,
-  scopes: readonly string[],
-): Promise<CachedAccessToken> {
-  const target = file.impersonationTarget;
-  const sent = { tokenUrl: urls.tokenUrl, subjectToken: subject.token(), secrets: subject.secrets };
-  if (urls.impersonationUrl === undefined || target === undefined)
-    return cached(await exchangeSubjectToken(file, { ...sent, scopes }), scopes);
-  const federated = await exchangeSubjectToken(file, { ...sent, scopes: [CLOUD_PLATFORM_SCOPE] });
-  const impersonated = await generateAccessToken({
-    url: urls.impersonationUrl,
-    target,
-    sourceToken: federated.accessToken,
-    delegates: [],
-    scopes,
-    ...(file.impersonationLifetimeSec ? { lifetimeSec: file.impersonationLifetimeSec } : {}),
-  });
-  return cached(impersonated, scopes);
-}
-
 /** The source's token (`source()`, itself cached), then generateAccessToken at the judged `iamUrl`. */
 export async function impersonatedFileToken(
   file: ImpersonatedFile,
@@ -114,9 +75,5 @@ export async function impersonatedFileToken(
     delegates: file.delegates,
     scopes,
   });
-  return cached(got, scopes);
-}
-
-function cached(token: FetchedToken, scopes: readonly string[]): CachedAccessToken {
-  return { access_token: token.accessToken, expiry_date: token.expiresAt, token_type: "Bearer", scopes: [...scopes] };
+  return bearerEntry(got, scopes);
 }

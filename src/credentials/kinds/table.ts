@@ -3,7 +3,7 @@
 // not compile. Each entry is read only when a file of its type is met, so print-token's cached
 // path evaluates its own kind's module and no other (test/cli/hot-path.test.ts).
 import type { AdcFile } from "../../formats/adc-file.js";
-import { federatedKind } from "./federated.js";
+import { federatedKind } from "./federated/index.js";
 import { impersonatedKind } from "./impersonated.js";
 import type { AdcFileType, FileOf, Kind } from "./kind.js";
 import { keyKind } from "./key.js";

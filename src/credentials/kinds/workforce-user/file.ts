@@ -3,7 +3,7 @@
 // Pure: it reads and writes no file.
 import { accessTokenKey } from "../../../formats/cache-keys.js";
 import { destination } from "../../../formats/destinations.js";
-import { fieldsOf, present } from "../../../formats/external-account.js";
+import { fieldsOf, present } from "../../../formats/fields.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../../shared/constants.js";
 import { type Universe, checkFileUniverse, trustedUrl } from "../../../trust/urls.js";
 import { sha256Hex } from "../../../util/sha256.js";

@@ -6,11 +6,10 @@
 import { type BigIntStats, realpathSync, statSync } from "node:fs";
 import { CredAuthError } from "../../../errors.js";
 import { MAX_CREDENTIALS_FILE_BYTES, writeCredentialsText } from "../../../formats/credentials-file.js";
-import { isObject } from "../../../formats/external-account.js";
-import { fieldsOf } from "../../../formats/external-account.js";
+import { fieldsOf, isObject } from "../../../formats/fields.js";
 import { parseImpersonatedFile } from "../../../formats/impersonated-file.js";
 import { refreshAtSts } from "../../../protocols/sts.js";
-import type { CachedAccessToken } from "../../../token-cache/index.js";
+import { type CachedAccessToken, bearerEntry } from "../../../formats/token-cache-entry.js";
 import { UntrustedFileError, readTrustedFile } from "../../../trust/files.js";
 import { quoted } from "../../../trust/text.js";
 import type { RefreshTokenPlace } from "../kind.js";
@@ -52,12 +51,7 @@ export async function workforceUserToken(
 ): Promise<WorkforceUserToken> {
   const { clientId, clientSecret, refreshToken } = file;
   const refreshed = await refreshAtSts({ tokenUrl, clientId, clientSecret, refreshToken });
-  const token = {
-    access_token: refreshed.accessToken,
-    expiry_date: refreshed.expiresAt,
-    token_type: "Bearer",
-    scopes: [...WORKFORCE_USER_SCOPES],
-  };
+  const token = bearerEntry(refreshed, WORKFORCE_USER_SCOPES);
   const rotated = refreshed.rotatedRefreshToken;
   if (rotated === undefined) return { token };
   const warning = await keepRotatedRefreshToken(home, { sent: refreshToken, rotated });

@@ -1,18 +1,18 @@
 // default() for external_account files: google-auth-library's own IdentityPoolClient, built from
-// the fields formats/external-account.ts checked and the URLs the URL policy judged, never from the
+// the fields ./file.ts checked and the URLs the URL policy judged, never from the
 // raw file (an unchecked cloud_resource_manager_url would receive the federated token), with
-// cred-auth's subject-token reader (protocols/sts.ts: no redirect, bounded, non-blocking). The
+// cred-auth's subject-token reader (./subject.ts: no redirect, bounded, non-blocking). The
 // project id is the file's quota_project_id (never a Resource Manager call). IAM's refusals of
 // the impersonation step become coded impersonation errors.
 import type { AuthClient, IdentityPoolClient, IdentityPoolClientOptions } from "google-auth-library";
-import type { ExternalAccountFile } from "../../formats/external-account.js";
-import { readAdcFileSync } from "../../formats/adc-file.js";
-import { externalAccountDestinations } from "../../formats/destinations.js";
-import { impersonationErrorOf } from "../../protocols/iam-credentials.js";
-import { readSubject } from "../../protocols/sts.js";
-import { clientTransport, stsThroughTransport } from "../../protocols/client-transport.js";
-import type { Universe } from "../../trust/urls.js";
-import { loadGoogleAuth, withValidatedConfig } from "../../util/lazy.js";
+import { readAdcFileSync } from "../../../formats/adc-file.js";
+import { impersonationErrorOf } from "../../../protocols/iam-credentials.js";
+import { clientTransport, stsThroughTransport } from "../../../protocols/client-transport.js";
+import type { Universe } from "../../../trust/urls.js";
+import { loadGoogleAuth, withValidatedConfig } from "../../../util/lazy.js";
+import type { KindClient } from "../kind.js";
+import { type ExternalAccountFile, externalAccountDestinations } from "./file.js";
+import { readSubject } from "./subject.js";
 
 type GoogleAuthLibrary = Awaited<ReturnType<typeof loadGoogleAuth>>;
 
@@ -22,7 +22,7 @@ export async function identityPoolAdcClient(
   scopes: readonly string[],
   universe: Universe,
   env: NodeJS.ProcessEnv = process.env,
-): Promise<{ credentials: AuthClient; projectId: string | null }> {
+): Promise<KindClient> {
   const file = readExternalFile(path);
   return {
     credentials: await identityPoolClient(file, scopes, { universe, env }, path),

@@ -2,18 +2,17 @@
 // request signed with the environment's or IMDS's keys), exchanged at STS, then through a service
 // account when the file names one. Its cache key holds the subject token, read only when a token
 // is asked; an ID token needs the service account; there is no grant of ours to revoke.
-import { getTokenWithCache } from "../../token-cache/index.js";
-import { externalCacheKey } from "../../formats/cache-keys.js";
-import { externalAccountDestinations, idTokenUrlOf } from "../../formats/destinations.js";
-import type { ExternalAccountFile } from "../../formats/external-account.js";
-import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
-import { quoted } from "../../trust/text.js";
-import { federationMintsNoIdTokens } from "../../protocols/id-token-words.js";
-import { identityPoolAdcClient } from "../clients/external-adc.js";
-import { externalIdToken } from "./id-token-mint.js";
-import { externalAccountFileToken, subjectOf } from "./refresh.js";
-import { optional } from "./google-credentials.js";
-import { FEDERATED_IDENTITY, type Kind, cachedIdToken } from "./kind.js";
+import { idTokenUrlOf } from "../../../formats/destinations.js";
+import { federationMintsNoIdTokens } from "../../../protocols/id-token-words.js";
+import { CLOUD_PLATFORM_SCOPE } from "../../../shared/constants.js";
+import { getTokenWithCache } from "../../../token-cache/index.js";
+import { quoted } from "../../../trust/text.js";
+import { optional } from "../google-credentials.js";
+import { FEDERATED_IDENTITY, type Kind, cachedIdToken } from "../kind.js";
+import { identityPoolAdcClient } from "./client.js";
+import { type ExternalAccountFile, externalAccountDestinations, federatedTokenKey } from "./file.js";
+import { readSubject } from "./subject.js";
+import { federatedAccessToken, federatedIdToken } from "./tokens.js";
 
 export const federatedKind: Kind<ExternalAccountFile> = {
   keepsGrantedScopes: false,
@@ -24,10 +23,10 @@ export const federatedKind: Kind<ExternalAccountFile> = {
     const scopes = request.requested ?? [CLOUD_PLATFORM_SCOPE];
     const urls = externalAccountDestinations(file, request.universe, request.path);
     // Read once: the key depends on it (a rotated token, other AWS keys get a new key), and the refresh sends it.
-    const subject = await subjectOf(file, urls, request.env);
+    const subject = await readSubject(file, urls.aws, request.env);
     return getTokenWithCache(
-      externalCacheKey(file, scopes, urls, subject.keyMaterial),
-      () => externalAccountFileToken(file, urls, subject, scopes),
+      federatedTokenKey(file, scopes, urls, subject.keyMaterial),
+      () => federatedAccessToken(file, urls, subject, scopes),
       request.cache,
     );
   },
@@ -39,19 +38,16 @@ export const federatedKind: Kind<ExternalAccountFile> = {
     const target = file.impersonationTarget;
     if (impersonationUrl === undefined || target === undefined)
       throw federationMintsNoIdTokens(quoted(request.path), file.type);
-    // A file or URL's token, or (AWS) a request signed now with the region and keys it keys the cache by.
-    const subject = await subjectOf(file, urls, request.env);
+    // A file or URL's token, or (AWS) the region and keys it keys the cache by, a request signed on a miss.
+    const subject = await readSubject(file, urls.aws, request.env);
     const asked = {
-      tokenUrl: urls.tokenUrl,
       idTokenUrl: idTokenUrlOf(impersonationUrl),
       target,
-      subjectToken: subject.token(),
-      secrets: subject.secrets,
       audience: request.audience as string, // checkedAudience: required but for a user's own
       includeEmail: request.includeEmail,
     };
-    return cachedIdToken(externalCacheKey(file, [], urls, subject.keyMaterial), request, () =>
-      externalIdToken(file, asked),
+    return cachedIdToken(federatedTokenKey(file, [], urls, subject.keyMaterial), request, () =>
+      federatedIdToken(file, urls.tokenUrl, subject, asked),
     );
   },
 

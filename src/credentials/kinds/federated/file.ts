@@ -1,13 +1,19 @@
-/**
- * `external_account` (workload and workforce identity federation) files: their shape, checked field
- * by field. Formats: google-auth-library's identitypoolclient and baseexternalclient, and gcloud's `iam workload-identity-pools create-cred-config`
- * output. Only the fields read here go any further (google-auth-library gets objects built from
- * them, credentials/clients/external-adc.ts); the URLs are judged where they are used
- * (formats/destinations.ts).
- */
-import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { quoted } from "../trust/text.js";
-import { IMPERSONATION_URL_SHAPE, targetOfImpersonationUrl } from "./impersonation-url.js";
+// `external_account` (workload and workforce identity federation), as gcloud's `iam
+// workload-identity-pools create-cred-config` and google-auth-library's identitypoolclient read it:
+// its fields checked (only those go any further), the URLs it names judged, its token-cache key. Pure.
+import { accessTokenKey } from "../../../formats/cache-keys.js";
+import { destination } from "../../../formats/destinations.js";
+import { type Fields, fieldsOf, isObject, present } from "../../../formats/fields.js";
+import { IMPERSONATION_URL_SHAPE, targetOfImpersonationUrl } from "../../../formats/impersonation-url.js";
+import { quoted } from "../../../trust/text.js";
+import {
+  type Universe,
+  checkFileUniverse,
+  refuseUrlCredentials,
+  trustedImdsUrl,
+  trustedUrl,
+} from "../../../trust/urls.js";
+import { sha256Hex } from "../../../util/sha256.js";
 
 /** Where an external_account file's subject token comes from. */
 export type SubjectTokenSource =
@@ -56,31 +62,6 @@ export interface ExternalAccountFile {
   quotaProjectId?: string;
   /** The universe the file names (absent: googleapis.com); it must be the one the user trusts. */
   universeDomain: string;
-}
-
-/** Field readers whose errors name the file being parsed, and end with `advice`. */
-export function fieldsOf(
-  path: string | undefined,
-  advice = "; write it again with gcloud or your administrator's config",
-) {
-  const named = path === undefined ? "" : ` ${quoted(path)}`;
-  const invalid = (what: string) =>
-    new CredCredentialsError(`Credentials file${named} ${what}${advice}.`, { code: ERROR_CODES.FILE_INVALID });
-  function str(json: Record<string, unknown>, key: string, required: true): string;
-  function str(json: Record<string, unknown>, key: string, required: false): string | undefined;
-  function str(json: Record<string, unknown>, key: string, required: boolean): string | undefined {
-    const value = json[key];
-    if ((value === undefined || value === null) && !required) return undefined;
-    if (typeof value !== "string" || value === "") throw invalid(`has no "${key}" string`);
-    return value;
-  }
-  return { invalid, str };
-}
-
-type Fields = ReturnType<typeof fieldsOf>;
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Subject tokens come from a file, a URL or AWS; executable and certificate sources are not read by cred-auth. */
@@ -216,9 +197,92 @@ function impersonationLifetime(value: unknown, { invalid }: Fields): number | un
   return seconds;
 }
 
-/** The entries of `fields` that hold a value. */
-export function present<T extends Record<string, string | undefined>>(fields: T): Partial<Record<keyof T, string>> {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<
-    Record<keyof T, string>
-  >;
+/** An AWS source's IMDS URLs, judged (trust/urls.ts `trustedImdsUrl`): each only when the file names it. */
+export interface AwsSourceUrls {
+  regionUrl?: string;
+  credentialsUrl?: string;
+  sessionTokenUrl?: string;
+}
+
+/** The judged URLs of an `external_account` file. */
+export interface ExternalAccountDestinations {
+  /** AWS's instance metadata service, for an AWS source. */
+  aws?: AwsSourceUrls;
+  /** STS: receives the subject token (read from elsewhere: never the file's own). */
+  tokenUrl: string;
+  /** IAM Credentials: receives the federated token, when the file impersonates. */
+  impersonationUrl?: string;
+  /** Cloud Resource Manager: receives the federated token on google-auth-library's `getProjectId()`. */
+  cloudResourceManagerUrl: string;
+}
+
+/**
+ * Where an `external_account` file's tokens go; a foreign `token_info_url` is refused too, and a
+ * subject-token URL with a user name or password in it.
+ */
+export function externalAccountDestinations(
+  file: ExternalAccountFile,
+  universe: Universe,
+  path?: string,
+): ExternalAccountDestinations {
+  checkFileUniverse(file.universeDomain, universe, path);
+  if (file.source.kind === "url") refuseUrlCredentials(file.source.url, "credential_source.url", path);
+  if (file.tokenInfoUrl !== undefined)
+    trustedUrl(file.tokenInfoUrl, destination("sts", "token_info_url", path), universe);
+  const impersonation = file.serviceAccountImpersonationUrl;
+  return {
+    ...(file.source.kind === "aws" ? { aws: awsSourceUrls(file.source, universe, path) } : {}),
+    tokenUrl: trustedUrl(file.tokenUrl, destination("sts", "token_url", path), universe),
+    ...(impersonation === undefined
+      ? {}
+      : {
+          impersonationUrl: trustedUrl(
+            impersonation,
+            destination("iamcredentials", "service_account_impersonation_url", path),
+            universe,
+          ),
+        }),
+    cloudResourceManagerUrl: trustedUrl(
+      file.cloudResourceManagerUrl ?? `https://cloudresourcemanager.${file.universeDomain}/v1/projects/`,
+      destination("cloudresourcemanager", "cloud_resource_manager_url", path),
+      universe,
+    ),
+  };
+}
+
+/** An AWS source's IMDS URLs, each judged by the URL policy. */
+function awsSourceUrls(source: AwsSource, universe: Universe, path?: string): AwsSourceUrls {
+  const judged = (field: string, raw: string | undefined) =>
+    raw === undefined ? undefined : trustedImdsUrl(raw, `credential_source.${field}`, path, universe);
+  const urls = {
+    regionUrl: judged("region_url", source.regionUrl),
+    credentialsUrl: judged("url", source.credentialsUrl),
+    sessionTokenUrl: judged("imdsv2_session_token_url", source.sessionTokenUrl),
+  };
+  return Object.fromEntries(Object.entries(urls).filter(([, url]) => url !== undefined));
+}
+
+/**
+ * The key of its token: the subject token (read now: a rotated token gets a new key; an AWS source's
+ * region and keys) with its type and source, the audience, the workforce user project, the STS client,
+ * the impersonated account and its token lifetime, the judged URLs and the scopes.
+ */
+export function federatedTokenKey(
+  file: ExternalAccountFile,
+  scopes: readonly string[],
+  urls: { tokenUrl: string; impersonationUrl?: string },
+  subjectKeyMaterial: string,
+): string {
+  const identity = [
+    file.audience,
+    file.subjectTokenType,
+    JSON.stringify(file.source),
+    sha256Hex(subjectKeyMaterial),
+    file.workforcePoolUserProject ?? "",
+    file.clientId ?? "",
+    sha256Hex(file.clientSecret ?? ""),
+    urls.impersonationUrl ?? "",
+    String(file.impersonationLifetimeSec ?? ""),
+  ];
+  return accessTokenKey([file.type, ...identity, urls.tokenUrl], scopes);
 }
