@@ -1,6 +1,7 @@
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { ENV } from "../shared/constants.js";
 import { readTrustedFileSync } from "../trust/files.js";
+import { own } from "../trust/own.js";
 
 /** Where an OAuth client id and secret came from. */
 export type ClientSource = "options" | "env" | "file" | "settings" | "demo";
@@ -117,7 +118,7 @@ export function credentialsInsteadOfClient(text: string, path: string): string |
   } catch {
     return undefined;
   }
-  const kind = typeof type === "string" ? CREDENTIALS_KINDS[type] : undefined;
+  const kind = typeof type === "string" ? own(CREDENTIALS_KINDS, type) : undefined;
   if (!kind) return undefined;
   return `is ${kind}, not an OAuth client: credentials need no client; use the file as they are (GOOGLE_APPLICATION_CREDENTIALS=${path}, cred-auth print-token ${path})`;
 }

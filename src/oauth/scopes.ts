@@ -4,6 +4,7 @@
  * sign-in timeout. So scopes are checked before any sign-in, and a grant is checked after it.
  */
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { own } from "../trust/own.js";
 
 const AUTH = "https://www.googleapis.com/auth/";
 
@@ -81,7 +82,7 @@ export function assertValidScopes(scopes: readonly string[]): void {
 
 /** Google's spelling of a scope: `email` and `profile` come back as their userinfo URLs. */
 export function canonicalScope(scope: string): string {
-  return SIGN_IN_SCOPES[scope] ?? scope;
+  return own(SIGN_IN_SCOPES, scope) ?? scope;
 }
 
 /** The requested scopes that `granted` lacks (both spellings of `email`/`profile` count). */

@@ -6,6 +6,7 @@
 // itself is unchanged, so google-auth-library and save/load work on it exactly as before.
 import type { Credentials } from "google-auth-library";
 import { getCredentialInfo } from "./info.js";
+import { own } from "../trust/own.js";
 
 /** What a displayed credentials object shows (and JSON.stringify writes). */
 export interface CredentialsSummary {
@@ -88,7 +89,7 @@ function isCredentials(value: unknown): value is object {
 function adcTypeOf(credentials: object): string | undefined {
   for (let proto = Object.getPrototypeOf(credentials); proto !== null; proto = Object.getPrototypeOf(proto)) {
     const type = Object.hasOwn(proto, "constructor")
-      ? TYPE_OF_CLASS[(proto.constructor as { name: string }).name]
+      ? own(TYPE_OF_CLASS, (proto.constructor as { name: string }).name)
       : undefined;
     if (type !== undefined) return type;
   }

@@ -9,6 +9,7 @@ import { MIN_SECRET_LENGTH, REDACTED, basicForms, formDecoded, formsOf, scrub, s
 import { serverWords } from "../trust/text.js";
 import { isEmulatorUrl, isLoopbackHostname } from "../trust/urls.js";
 import { codeOfOAuthError, meaningOf, oauthErrorWord } from "./oauth-errors.js";
+import { own } from "../trust/own.js";
 
 /** What the caller was doing: a code exchange's errors mean other things than a refresh's. */
 export type TokenStage = "exchange" | "refresh";
@@ -204,7 +205,7 @@ const INVALID_GRANT_BY_GRANT: Record<string, string> = {
 
 function reasonFor(oauthCode: string, grantType: string | undefined): string {
   if (oauthCode === "invalid_grant")
-    return (grantType && INVALID_GRANT_BY_GRANT[grantType]) ?? "the token server did not accept the grant";
+    return (grantType && own(INVALID_GRANT_BY_GRANT, grantType)) ?? "the token server did not accept the grant";
   return meaningOf(oauthCode)?.reply ?? "the provider rejected the credentials";
 }
 

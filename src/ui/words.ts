@@ -1,4 +1,5 @@
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { own } from "../trust/own.js";
 // The scopes a sign-in asks for, in the words a person reads on the consent page.
 
 const GOOGLE_SCOPE_PREFIX = "https://www.googleapis.com/auth/";
@@ -29,7 +30,7 @@ export function describeScopes(scopes: readonly string[]): string[] {
 
 function describeScope(scope: string): string {
   const short = scope.startsWith(GOOGLE_SCOPE_PREFIX) ? scope.slice(GOOGLE_SCOPE_PREFIX.length) : scope;
-  return SCOPE_WORDS[short] ?? short;
+  return own(SCOPE_WORDS, short) ?? short;
 }
 
 /** The end of input (EOF, Ctrl+D) where a code or address was asked for: the sign-in ends. */

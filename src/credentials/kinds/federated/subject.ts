@@ -8,6 +8,7 @@ import { awsIdentity, awsSecrets, awsSubjectToken } from "../../../protocols/aws
 import { SERVICE_TIMEOUT_MS } from "../../../protocols/service-request.js";
 import { readTrustedFile } from "../../../trust/files.js";
 import { boundedFetch } from "../../../trust/http.js";
+import { own } from "../../../trust/own.js";
 import { printable, quoted } from "../../../trust/text.js";
 import type { AwsSource, AwsSourceUrls, ExternalAccountFile, SubjectTokenSource } from "./file.js";
 
@@ -23,7 +24,7 @@ function pickToken(text: string, jsonField: string | undefined, fail: (what: str
     } catch {
       throw fail("is not JSON");
     }
-    const value = isObject(parsed) ? parsed[jsonField] : undefined;
+    const value = isObject(parsed) ? own(parsed, jsonField) : undefined;
     if (typeof value !== "string") throw fail(`has no string field ${quoted(jsonField.slice(0, 100))}`);
     token = value;
   }
