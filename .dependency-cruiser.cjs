@@ -6,16 +6,17 @@ const KIND_FILE = "kinds/[^/]+/file\\.ts$";
 const LAYERS = [
   { name: "entry", path: "^src/(index\\.ts|api\\.ts|cli\\.ts|cli/)" },
   { name: "credentials", path: `^src/(credentials/(?!${KIND_FILE})|options\\.ts)` },
-  { name: "cache, hosted, ui", path: "^src/(cache|hosted|ui)/" },
+  { name: "credentials-cache, hosted, ui", path: "^src/(credentials-cache|hosted|ui)/" },
   { name: "oauth", path: "^src/oauth/" },
   {
     name: "protocols (talking to Google's token services: OAuth, STS, IAM Credentials)",
     path: "^src/protocols/",
   },
+  { name: "stores (where secrets rest: the file, the keychain)", path: "^src/stores/" },
   { name: "token-cache", path: "^src/token-cache/" },
   { name: "runtime, settings", path: "^src/(runtime|settings)/" },
   { name: "formats (every on-disk shape, every cache key)", path: `^src/(formats/|credentials/${KIND_FILE})` },
-  { name: "util, os (adapters to the machine: the browser opener)", path: "^src/(util|os)/" },
+  { name: "util, os (adapters to the machine: the browser opener, the keychain)", path: "^src/(util|os)/" },
   { name: "trust (URL policy, file-trust rule, redaction, terminal-safe text)", path: "^src/trust/" },
   { name: "shared, errors, messages", path: "^src/(shared/|errors\\.ts|messages\\.ts|version\\.ts)" },
 ];
@@ -118,16 +119,11 @@ module.exports = {
     {
       name: "settings-read-by-the-plan",
       comment:
-        "The settings file is read for a sign-in by credentials/sign-in/plan.ts alone (once per sign-in); the command line's config command reads and writes it; the credentials cache reads its secret store on a save (cache/secret-store.ts).",
+        "The settings file is read for a sign-in by credentials/sign-in/plan.ts alone (once per sign-in); the command line's config command reads and writes it; the secret stores read which one to use (stores/index.ts).",
       severity: "error",
       from: {
         path: "^src/",
-        pathNot: [
-          "^src/credentials/sign-in/plan\\.ts$",
-          "^src/cli/",
-          "^src/settings/",
-          "^src/cache/secret-store\\.ts$",
-        ],
+        pathNot: ["^src/credentials/sign-in/plan\\.ts$", "^src/cli/", "^src/settings/", "^src/stores/index\\.ts$"],
       },
       to: { path: "^src/settings/(read|store)\\.ts$" },
     },

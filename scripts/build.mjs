@@ -49,7 +49,8 @@ const HOT_PATH = [
   "trust/urls.js",
   "trust/files.js",
   "trust/text.js",
-  "formats/keychain-stand-in.js",
+  "formats/stand-in.js",
+  "stores/index.js",
   "util/sha256.js",
   "shared/constants.js",
   "errors.js",
@@ -614,7 +615,7 @@ async function bundleDeclarations(runtimeNames) {
   const packageDoc = readFileSync(api, "utf8").match(/^\/\*\*[\s\S]*?\*\/\n/)?.[0] ?? "";
   if (!packageDoc.includes("@packageDocumentation"))
     throw new Error("build: dist/api.d.ts lost its @packageDocumentation comment");
-  const namespaceDocs = { cache: moduleDoc(join(DIST, "cache", "index.d.ts")) };
+  const namespaceDocs = { cache: moduleDoc(join(DIST, "credentials-cache", "index.d.ts")) };
   const code = namespacesOfMembers(typeOnlyExports(output[0].code, runtimeNames), namespaceDocs);
   writeFileSync(join(DIST, "index.d.ts"), packageDoc + code);
   // api.js would load everything at once; nothing may reach it by accident.
@@ -674,7 +675,7 @@ function namespacesOfMembers(code, docs) {
 }
 
 /**
- * rollup writes `export { CredentialsCache } from './cache/index.js'` for src/index.ts's
+ * rollup writes `export { CredentialsCache } from './credentials-cache/index.js'` for src/index.ts's
  * `export type { CredentialsCache }`: a value the JavaScript does not export. Every exported name
  * that dist/index.js does not export goes into an `export type` list, as in the source.
  */

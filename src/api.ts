@@ -21,7 +21,7 @@ export { loadUserCredentials } from "./protocols/load-user.js";
 export { loadServiceAccountCredentials } from "./credentials/clients/service-account.js";
 export { fetchIdToken, getIdTokenClient } from "./credentials/id-token.js";
 export type { IdTokenOptions } from "./credentials/id-token.js";
-export * as cache from "./cache/index.js";
+export * as cache from "./credentials-cache/index.js";
 export * as exceptions from "./errors.js";
 export {
   CredAuthError,
@@ -32,7 +32,7 @@ export {
   ERROR_CODES,
 } from "./errors.js";
 export type { CredErrorCode, CredErrorOptions, CredentialsFileProblem } from "./errors.js";
-export type { CredentialsCache, CredentialsCacheOptions } from "./cache/index.js";
+export type { CredentialsCache, CredentialsCacheOptions } from "./credentials-cache/index.js";
 export type { LoadCredentialsOptions } from "./protocols/load-user.js";
 export type { ServiceAccountCredentials } from "./credentials/clients/service-account.js";
 export type { DefaultOptions, UserCredentialsOptions, SaveUserCredentialsOptions, PresenterChoice } from "./options.js";

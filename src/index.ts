@@ -7,7 +7,7 @@
 // `writeLazyExports`), so a function added to api.ts needs no line here.
 import type * as DisplaySafe from "./protocols/display-safe.js";
 
-export * as cache from "./cache/index.js";
+export * as cache from "./credentials-cache/index.js";
 export * as exceptions from "./errors.js";
 // errors.ts exports the error classes and ERROR_CODES, all public (api.ts lists them).
 export * from "./errors.js";

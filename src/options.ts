@@ -1,4 +1,4 @@
-import type { CredentialsCache } from "./cache/base.js";
+import type { CredentialsCache } from "./credentials-cache/base.js";
 import type { HostedEnvironment } from "./hosted/types.js";
 import type { OAuthSignInOptions } from "./oauth/options.js";
 import type { PresenterChoice } from "./ui/select.js";

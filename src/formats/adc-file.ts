@@ -1,5 +1,5 @@
 /**
- * Reads an Application Default Credentials file of any type: it reads the file once, looks at its `type` and hands
+ * Parses an Application Default Credentials file of any type: it looks at its `type` and hands
  * `authorized_user` and `service_account` to credentials-file.ts, the federation types to
  * external-account.ts, `impersonated_service_account` to impersonated-file.ts. The one place that
  * switches on a file's type.
@@ -8,24 +8,17 @@ import { type CredentialsFile, parseCredentialsBytes, readCredentialsBytesSync }
 import { type WorkforceUserFile, parseWorkforceUserFile } from "../credentials/kinds/workforce-user/file.js";
 import { type ExternalAccountFile, parseExternalAccount } from "../credentials/kinds/federated/file.js";
 import { type ImpersonatedFile, parseImpersonatedFile } from "./impersonated-file.js";
-import { KEYCHAIN_FIELD } from "./keychain-stand-in.js";
-
-// Loaded only for a file in the keychain form: print-token's path on any other file stays as light as it was.
-const keychainSecrets = (): typeof import("./keychain-secrets.js") => require("./keychain-secrets.js");
 
 /** Any Application Default Credentials file cred-auth reads. */
 export type AdcFile = CredentialsFile | ExternalAccountFile | WorkforceUserFile | ImpersonatedFile;
 
 /**
- * The file at `path`, validated for its type (read once, under the file-trust rule: bounded,
- * non-blocking, regular): the type is judged and the file parsed from the same bytes.
+ * The file `bytes` (read under the file-trust rule by stores/index.ts), validated
+ * for its type: the type is judged and the file parsed from the same bytes.
  */
-export function readAdcFileSync(path: string): AdcFile {
-  const bytes = readCredentialsBytesSync(path);
+export function parseAdcBytes(bytes: Buffer, path: string): AdcFile {
   const json = jsonObject(bytes);
   if (json !== undefined) {
-    // The credentials cache's file whose secrets are in the keychain (formats/keychain-cache-file.ts).
-    if (json.type === "authorized_user" && KEYCHAIN_FIELD in json) return keychainSecrets().keychainUserFileSync(path);
     if (json.type === "external_account") return parseExternalAccount(json, path);
     if (json.type === "external_account_authorized_user") return parseWorkforceUserFile(json, path);
     if (json.type === "impersonated_service_account") return parseImpersonatedFile(json, path);

@@ -7,7 +7,7 @@
  * Only the hash reaches the disk (token-cache/). Each kind says its parts (credentials/kinds/).
  */
 import { sha256Hex } from "../util/sha256.js";
-import { refreshTokenKeyMaterial } from "./keychain-stand-in.js";
+import { refreshTokenKeyMaterial } from "./stand-in.js";
 
 /** The version of every key's layout: a change of layout must not read entries of the old one. */
 const LAYOUT = "cred-auth-token-v2";

@@ -148,7 +148,7 @@ export async function readServiceAccountKeyFile(path: string): Promise<ServiceAc
   return expectType(await readCredentialsFile(path), "service_account", path);
 }
 
-function expectType<T extends CredentialsFileType>(
+export function expectType<T extends CredentialsFileType>(
   file: CredentialsFile,
   type: T,
   path: string,

@@ -6,8 +6,7 @@ import { type Universe, trustedUniverse } from "../trust/urls.js";
 import { credentialsTokenUrl } from "../formats/destinations.js";
 import { loadUserRefreshClient } from "../util/lazy.js";
 import { authorizedUserFile, readAuthorizedUserFile, type AuthorizedUserFile } from "../formats/credentials-file.js";
-import type { KeychainSecrets } from "../formats/keychain-cache-file.js";
-import { recordStandIn } from "../formats/keychain-stand-in.js";
+import { recordStandIn } from "../formats/stand-in.js";
 import { clientSecretsOf, getCredentialInfo, recordClientSecrets, refreshTokenOf, setCredentialInfo } from "./info.js";
 import { toCredError } from "./token-errors.js";
 import { clientTransport } from "./client-transport.js";
@@ -103,30 +102,33 @@ export async function userRefreshClientFrom(
   return client;
 }
 
-/** What a keychain-loaded client reads its secrets with, once (see {@link keychainUserRefreshClient}). */
-const pendingSecrets = new WeakMap<object, () => Promise<KeychainSecrets>>();
+/** The two secrets a secret store may keep outside the credentials file. */
+type Secrets = Pick<AuthorizedUserFile, "refreshToken" | "clientSecret">;
+
+/** What a client made by {@link userRefreshClientWithLazySecrets} reads its secrets with, once. */
+const pendingSecrets = new WeakMap<object, () => Promise<Secrets>>();
 
 /**
- * A `UserRefreshClient` for a cache file whose refresh token and client secret are in the keychain
- * (formats/keychain-cache-file.ts), without reading them: a warm start takes its access token from
- * the access-token cache (keyed by `standIn`) and never asks the keychain. The first refresh reads
- * both secrets through `readSecrets`, once, and refreshes as any other client.
+ * A `UserRefreshClient` for a cache file whose refresh token and client secret a secret store keeps
+ * elsewhere, without reading them: a warm start takes its access token from the token cache (keyed by
+ * `standIn`). The first refresh reads both secrets through `readSecrets`, once, and refreshes as any
+ * other client.
  */
-export async function keychainUserRefreshClient(
+export async function userRefreshClientWithLazySecrets(
   fields: Omit<AuthorizedUserFile, "clientSecret" | "refreshToken">,
   standIn: string,
-  readSecrets: () => Promise<KeychainSecrets>,
+  readSecrets: () => Promise<Secrets>,
   options: UserRefreshClientOptions = {},
 ): Promise<UserRefreshClient> {
   // Empty secrets until read: google-auth-library then refreshes through refreshHandler below.
   const client = await userRefreshClientFrom({ ...fields, clientSecret: "", refreshToken: "" }, options);
   delete client.credentials.refresh_token;
   recordStandIn(client, standIn);
-  let read: Promise<KeychainSecrets> | undefined;
-  const secrets = async (): Promise<KeychainSecrets> => {
+  let read: Promise<Secrets> | undefined;
+  const secrets = async (): Promise<Secrets> => {
     read ??= readSecrets();
     const held = await read.catch((error: unknown) => {
-      read = undefined; // a locked keychain may be unlocked by the next attempt
+      read = undefined; // a store that could not answer (locked, stopped) may answer the next attempt
       throw error;
     });
     client._clientSecret = held.clientSecret;
@@ -166,7 +168,7 @@ interface Refreshing {
   fetchIdToken(audience: string): Promise<string>;
 }
 
-/** Reads the keychain secrets of a client {@link keychainUserRefreshClient} made, if it has not yet (before saving it). */
+/** Reads the secrets of a client {@link userRefreshClientWithLazySecrets} made, if it has not yet (before saving it). */
 export async function readPendingSecrets(client: object): Promise<void> {
   await pendingSecrets.get(client)?.();
 }

@@ -87,13 +87,8 @@ export const ENV = {
    * sign-in (for a scope Google added after cred-auth's list was made).
    */
   scopeCheck: "CRED_AUTH_SCOPE_CHECK",
-  /**
-   * Where the credentials cache keeps its refresh token and client secret: `auto` (the keychain
-   * when one answers, else the file), `keychain` (or an error), `file` (docs/caching.md).
-   */
+  /** Where the credentials cache keeps its refresh token and client secret (stores/index.ts, docs/caching.md). */
   secretStore: "CRED_AUTH_SECRET_STORE",
-  /** Milliseconds one keychain operation may take before the keychain counts as unusable (default 4000). */
-  keychainTimeout: "CRED_AUTH_KEYCHAIN_TIMEOUT_MS",
   /** Google's own ADC variable: the credentials file `default()` uses first. */
   googleApplicationCredentials: "GOOGLE_APPLICATION_CREDENTIALS",
 } as const;

@@ -44,12 +44,13 @@ const EVALUATED_ON_CACHED_PATH = [
   "credentials/kinds/table.js", // the file's kind, by its type
   "credentials/kinds/user.js", // a user file's token key and cache lookup
   "credentials/kinds/google-credentials.js", // the token URL's part of a user's or key's key
-  "formats/adc-file.js", // reads the file and tells its type
+  "stores/index.js", // reads the file; which store holds its secrets, by its form
+  "formats/adc-file.js", // tells the file's type and parses it
   "formats/credentials-file.js", // parses a user or service-account file
   "trust/files.js", // the file-trust rule, applied to the credentials file and the cache entry
   "trust/urls.js", // the universe and the file's token URL
   "formats/destinations.js", // where the file's secrets may go: part of the cache key
-  "formats/keychain-stand-in.js", // a cache file whose secrets are in the keychain: its stand-in key
+  "formats/stand-in.js", // a cache file whose secrets a store keeps elsewhere: its stand-in key
   "trust/text.js", // the token checked printable before it is printed
   "protocols/token-requests.js", // the token URL used
   "protocols/endpoints.js", // the emulator's token URL (these tests set CRED_AUTH_EMULATOR_HOST)
@@ -65,7 +66,7 @@ const EVALUATED_ON_CACHED_PATH = [
 /** A service-account key's kind is the key's; only a user file can be in the keychain form. */
 const EVALUATED_FOR_A_KEY = [
   ...EVALUATED_ON_CACHED_PATH.filter(
-    (module) => module !== "credentials/kinds/user.js" && module !== "formats/keychain-stand-in.js",
+    (module) => module !== "credentials/kinds/user.js" && module !== "formats/stand-in.js",
   ),
   "credentials/kinds/key.js",
 ].sort();

@@ -26,8 +26,8 @@ const SIGN_IN_ONLY = [
   "ui/select.js",
 ];
 // The keychain is read only when a refresh token is (docs/caching.md): never on the warm path.
-// test/cache/keychain.test.ts runs the warm path on a cache file whose secrets are in the keychain.
-const KEYCHAIN = ["cache/keychain.js", "formats/keychain-secrets.js", "util/keychain.js"];
+// test/stores/keychain.test.ts runs the warm path on a cache file whose secrets are in the keychain.
+const KEYCHAIN = ["stores/keychain.js", "os/keychain.js"];
 // Imported by modules on the path for their other paths (a refresh, a failure, a hosted platform's
 // token, a save), never run on this one: the build's lazy imports evaluate a module on first use.
 const OTHER_PATHS = [

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { ERROR_CODES } from "cred-auth";
-import { readAdcFileSync } from "../../dist/formats/adc-file.js";
+import { readAdcFileSync } from "../../dist/stores/index.js";
 import { credentialsTokenUrl } from "../../dist/formats/destinations.js";
 import { externalAccountDestinations } from "../../dist/credentials/kinds/federated/file.js";
 import { impersonatedDestinations } from "../../dist/formats/impersonated-file.js";

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { CredCredentialsError, ERROR_CODES } from "cred-auth";
 import { assertNoSecrets, keyFileFields, tempDir, userFileFields, userModel } from "../support/files.ts";
 
-import { readAdcFileSync } from "../../dist/formats/adc-file.js";
+import { readAdcFileSync } from "../../dist/stores/index.js";
 import {
   impersonatedDestinations,
   impersonatedFileJson,

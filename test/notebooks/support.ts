@@ -107,7 +107,7 @@ export function kernelEnv(home: string, jupyterPath: string, emulatorHost: strin
     CRED_AUTH_TOKEN_CACHE: "off",
     METADATA_SERVER_DETECTION: "none",
     BROWSER: "none",
-    // No Secret Service here: `auto` would add its one note to a sign-in's cell (test/cache/keychain.test.ts tests it).
+    // No Secret Service here: `auto` would add its one note to a sign-in's cell (test/stores/keychain.test.ts tests it).
     CRED_AUTH_SECRET_STORE: "file",
     ...env,
   };

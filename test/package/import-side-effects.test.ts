@@ -137,7 +137,7 @@ for (const [label, script, esm] of [
         "the probe saw the package load",
       );
       assert.ok(
-        report.modules.some((url) => url.includes("/dist/cache/")),
+        report.modules.some((url) => url.includes("/dist/credentials-cache/")),
         "the probe saw the package's own modules",
       );
       assert.deepEqual(heavyLoaded(report), []);
@@ -183,7 +183,7 @@ test("importing cred-auth loads none of the credentials machinery; a first call 
   assert.equal(child.status, 0, child.stderr);
   const { before, after } = JSON.parse(child.stdout.split("\n@@").at(-1) ?? "{}") as Record<string, string[]>;
   assert.ok(
-    before.some((file) => file.endsWith("/dist/cache/disk.js")),
+    before.some((file) => file.endsWith("/dist/credentials-cache/disk.js")),
     "the probe saw the package's own modules",
   );
   assert.deepEqual(

@@ -16,7 +16,7 @@ import {
   loadUserCredentials,
 } from "cred-auth";
 import { readCredentialsFile } from "../../dist/formats/credentials-file.js";
-import { CACHE_WARNING_CODE } from "../../dist/cache/disk.js";
+import { CACHE_WARNING_CODE } from "../../dist/credentials-cache/disk.js";
 import { tempDir, userFileFields } from "../support/files.ts";
 import { closedPort, interceptWarnings, isolatedEnv, lines, mapLimit, runCli, runNode } from "./support.ts";
 

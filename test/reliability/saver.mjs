@@ -29,7 +29,7 @@ async function saver(kind, target) {
     return (n) => writeUserCredentialsFile(target, credentialsDocument(slot, n));
   }
   process.env.HOME = target;
-  const { ReadWriteCredentialsCache } = await import("../../dist/cache/disk.js");
+  const { ReadWriteCredentialsCache } = await import("../../dist/credentials-cache/disk.js");
   const { userRefreshClientFrom } = await import("../../dist/protocols/load-user.js");
   await userRefreshClientFrom(credentialsDocument(slot, start)); // loads google-auth-library before "ready"
   const cache = new ReadWriteCredentialsCache();

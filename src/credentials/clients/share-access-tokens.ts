@@ -13,7 +13,7 @@ import {
   writeCachedToken,
   type TokenCacheLocation,
 } from "../../token-cache/index.js";
-import { standInOf } from "../../formats/keychain-stand-in.js";
+import { standInOf } from "../../formats/stand-in.js";
 import { clientSecretsOf, getCredentialInfo, refreshTokenOf } from "../../protocols/info.js";
 
 const attached = new WeakSet<object>();
@@ -119,7 +119,7 @@ export function cacheSignInToken(
 /** The token-cache key of a file-loaded user client, or undefined when it has none. */
 function keyOf(client: UserRefreshClient): string | undefined {
   const info = getCredentialInfo(client);
-  // Credentials whose refresh token is in the keychain are keyed by their save's id (formats/keychain-stand-in.ts).
+  // Credentials whose refresh token a secret store keeps elsewhere are keyed by its stand-in (formats/stand-in.ts).
   const refreshToken = standInOf(client) ?? refreshTokenOf(client);
   const clientId = clientSecretsOf(client)?.clientId ?? info?.clientId;
   if (info?.path === undefined || !refreshToken || !clientId) return undefined;

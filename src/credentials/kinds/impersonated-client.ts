@@ -1,7 +1,7 @@
 // default()'s client for an impersonated_service_account file: google-auth-library's `Impersonated`
 // (../clients/impersonated.ts) over its source's client, loaded only when default() meets such a file.
 import type { Impersonated } from "google-auth-library";
-import { readAdcFileSync } from "../../formats/adc-file.js";
+import { readAdcFileSync } from "../../stores/index.js";
 import { impersonatedDestinations, projectOfServiceAccount } from "../../formats/impersonated-file.js";
 import { userRefreshClientFrom } from "../../protocols/load-user.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";

@@ -3,7 +3,7 @@
 // `print-identity-token` without a file. default() itself (./default.ts, ./adc.ts) also proves
 // what it finds with a token and moves on when that fails; this only says where it looks first.
 import { statSync } from "node:fs";
-import { READ_WRITE } from "../../cache/index.js";
+import { READ_WRITE } from "../../credentials-cache/index.js";
 import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
 import { detectedHostedEnvironment } from "../../hosted/registry.js";
 import { metadataBaseUrl } from "../../hosted/metadata.js";

@@ -1,6 +1,6 @@
 import { planAccountNote } from "./account-note.js";
 import type { Compute, Impersonated, UserRefreshClient } from "google-auth-library";
-import { CACHE_WARNING_CODE, type CredentialsCache, READ_WRITE } from "../../cache/index.js";
+import { CACHE_WARNING_CODE, type CredentialsCache, READ_WRITE } from "../../credentials-cache/index.js";
 import { CredConnectionError, ERROR_CODES } from "../../errors.js";
 import { resolveEndpoints, type Endpoints } from "../../protocols/endpoints.js";
 import type { SignInResult } from "../../oauth/flow.js";

@@ -6,9 +6,9 @@
 // found (not named by the caller) only once a person confirmed it; and only the very file that was
 // read (same device and inode), never one a link swapped in meanwhile.
 import { type Stats, lstatSync, statSync, unlinkSync } from "node:fs";
-import { forgetKeychainEntry } from "../../cache/index.js";
 import { deleteCachedToken, deleteCachedTokensOf, tokenCacheDir } from "../../token-cache/index.js";
-import { type AdcFile, readAdcFileSync } from "../../formats/adc-file.js";
+import type { AdcFile } from "../../formats/adc-file.js";
+import { forgetStoredSecrets, readAdcFileSync } from "../../stores/index.js";
 import { credentialsRevokeUrl } from "../../formats/destinations.js";
 import { revokeToken } from "../../protocols/revoke.js";
 import {
@@ -119,7 +119,7 @@ export async function revokeCredentials(path: string | undefined, options: Revok
   }
   const cacheEntriesRemoved = forgetCachedTokens(kind.cachedTokens(file, { universe, path: source.path }), env);
   removeFile(source.path, identity, notRevoked === undefined ? revokedAt : undefined);
-  await forgetKeychainEntry(source.path); // the credentials cache's refresh token, when it was in the keychain
+  await forgetStoredSecrets(file, source.path); // the secrets a store kept outside the file
   return {
     path: source.path,
     foundBy: source.foundBy,

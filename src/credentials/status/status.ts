@@ -5,7 +5,8 @@
 // for user credentials; keys and impersonated files name theirs); where a file names none, the
 // status says so rather than asking.
 import { readCachedToken, tokenCacheDir } from "../../token-cache/index.js";
-import { type AdcFile, readAdcFileSync } from "../../formats/adc-file.js";
+import type { AdcFile } from "../../formats/adc-file.js";
+import { readAdcFileSync } from "../../stores/index.js";
 import { metadataAccountCheck } from "../../hosted/metadata-identity.js";
 import { CredAuthError } from "../../errors.js";
 import { ENV } from "../../shared/constants.js";

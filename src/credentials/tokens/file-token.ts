@@ -5,7 +5,8 @@
 // (test/cli/hot-path.test.ts, bench target 2); getting a new token (google-auth-library, STS, IAM
 // Credentials) lives in ../kinds/refresh.ts, loaded on a miss.
 import { tokenCacheDir } from "../../token-cache/index.js";
-import { type AdcFile, readAdcFileSync } from "../../formats/adc-file.js";
+import type { AdcFile } from "../../formats/adc-file.js";
+import { readAdcFileSync } from "../../stores/index.js";
 import { scopeCheckNotes } from "../../oauth/known-scopes.js";
 import { assertValidScopes } from "../../oauth/scopes.js";
 import { checkedToken } from "../../trust/text.js";

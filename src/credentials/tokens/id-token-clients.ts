@@ -12,7 +12,7 @@ import {
   hasValidity,
   tokenCacheDir,
 } from "../../token-cache/index.js";
-import { readAdcFileSync } from "../../formats/adc-file.js";
+import { readAdcFileSync } from "../../stores/index.js";
 import { idTokenCacheKey, tokenCacheKey } from "../../formats/cache-keys.js";
 import { ID_TOKEN_ENTRY_TYPE } from "../../formats/token-cache-entry.js";
 import { metadataIdToken } from "../../hosted/metadata.js";

@@ -5,7 +5,8 @@
 // package; the file's kind (../kinds/) keys and gets it, a new one (google-auth-library, IAM
 // Credentials, STS) through ../kinds/id-token-mint.ts, loaded on a miss. Keys: formats/cache-keys.ts `idTokenCacheKey`.
 import { tokenCacheDir } from "../../token-cache/index.js";
-import { type AdcFile, readAdcFileSync } from "../../formats/adc-file.js";
+import type { AdcFile } from "../../formats/adc-file.js";
+import { readAdcFileSync } from "../../stores/index.js";
 import { trustedUniverse } from "../../trust/urls.js";
 import { checkedAudience } from "../../protocols/id-token-words.js";
 import type { IdTokenFileRequest } from "../kinds/kind.js";

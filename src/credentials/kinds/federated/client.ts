@@ -5,7 +5,7 @@
 // project id is the file's quota_project_id (never a Resource Manager call). IAM's refusals of
 // the impersonation step become coded impersonation errors.
 import type { AuthClient, IdentityPoolClient, IdentityPoolClientOptions } from "google-auth-library";
-import { readAdcFileSync } from "../../../formats/adc-file.js";
+import { readAdcFileSync } from "../../../stores/index.js";
 import { impersonationErrorOf } from "../../../protocols/iam-credentials.js";
 import { clientTransport, stsThroughTransport } from "../../../protocols/client-transport.js";
 import type { Universe } from "../../../trust/urls.js";

@@ -5,7 +5,7 @@ import type {
   ExternalAccountAuthorizedUserClient,
   ExternalAccountAuthorizedUserClientOptions,
 } from "google-auth-library";
-import { readAdcFileSync } from "../../../formats/adc-file.js";
+import { readAdcFileSync } from "../../../stores/index.js";
 import { clientTransport } from "../../../protocols/client-transport.js";
 import { rotatedRefreshToken } from "../../../protocols/sts.js";
 import type { Universe } from "../../../trust/urls.js";

@@ -193,7 +193,7 @@ test("saving credentials without a refresh token is a clear error, nothing writt
 
 const SAVERS = 10;
 const loadUserUrl = new URL("../../dist/protocols/load-user.js", import.meta.url).href;
-const cacheUrl = new URL("../../dist/cache/index.js", import.meta.url).href;
+const cacheUrl = new URL("../../dist/credentials-cache/index.js", import.meta.url).href;
 
 /** A child process that builds credentials, waits for "go" on stdin, then saves them to the cache. */
 function startSaver(home: string, refreshToken: string) {

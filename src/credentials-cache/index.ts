@@ -11,7 +11,6 @@
  */
 import { CredentialsCache } from "./base.js";
 import { ReadWriteCredentialsCache, WriteOnlyCredentialsCache } from "./disk.js";
-import { keychainCache } from "./lazy.js";
 
 export { CredentialsCache, ReadWriteCredentialsCache, WriteOnlyCredentialsCache };
 export {
@@ -22,15 +21,8 @@ export {
   configDirectory,
 } from "./disk.js";
 export type { CredentialsCacheOptions } from "./disk.js";
-export type { SecretStore } from "./secret-store.js";
-
-/**
- * Removes the keychain entry of the credentials cache file at `path`, if it has one (`cred-auth
- * revoke`, once it removed the file). Never throws: an entry left behind is found by a later save.
- */
-export async function forgetKeychainEntry(path: string): Promise<boolean> {
-  return keychainCache().forgetEntry(path);
-}
+export type { SecretStore, SecretStoreName, StoredCredentials, UserSecrets } from "../stores/index.js";
+export type { AuthorizedUserFile } from "../formats/credentials-file.js";
 
 /** Always reauthorizes and never writes credentials to disk. Recommended for shared machines. */
 export const NOOP: CredentialsCache = new CredentialsCache();

@@ -2,22 +2,28 @@ import { homedir } from "node:os";
 import { type Stats, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { UserRefreshClient } from "google-auth-library";
-import type { AuthorizedUserFile } from "../formats/credentials-file.js";
 import { CredAuthError } from "../errors.js";
 import { quoted } from "../trust/text.js";
 import { CredentialsCache } from "./base.js";
+import { getCredentialInfo, setCredentialInfo } from "../protocols/info.js";
+import { displaySafe } from "../protocols/display-safe.js";
 import {
-  credentialInfo,
-  credentialsFiles,
-  displayed,
-  fileTrust,
-  keychainCache,
-  keychainCacheFile,
-  keychainSecrets,
-  secretStores,
-  userCredentials,
-} from "./lazy.js";
-import type { SecretStore } from "./secret-store.js";
+  authorizedUserFileFrom,
+  readPendingSecrets,
+  userRefreshClientFrom,
+  userRefreshClientWithLazySecrets,
+} from "../protocols/load-user.js";
+import { recordStandIn } from "../formats/stand-in.js";
+import { ownershipProblem } from "../trust/files.js";
+import { tokenCacheKey, writeCachedToken } from "../token-cache/index.js";
+import {
+  type SecretStore,
+  type SecretStoreName,
+  type StoredCredentials,
+  checkedSecretStore,
+  chooseSecretStore,
+  readingStore,
+} from "../stores/index.js";
 
 /** Default directory name of the disk caches, under the configuration directory. */
 export const DEFAULT_CACHE_DIRNAME = "cred";
@@ -33,11 +39,11 @@ export interface CredentialsCacheOptions {
   /** File name of the cache file. Default `cred_credentials.json`. */
   filename?: string;
   /**
-   * Where the refresh token and client secret are kept: `auto` (the keychain when one answers, else
-   * the file, said once), `keychain` (the keychain or an `ERR_KEYCHAIN_UNAVAILABLE` error), `file`.
-   * Default: `CRED_AUTH_SECRET_STORE`, else the `secret-store` setting, else `auto` (docs/caching.md).
+   * Where the refresh token and client secret are kept: a built-in store's name ({@link SecretStoreName}),
+   * or a {@link SecretStore} of your own. Default: `CRED_AUTH_SECRET_STORE`, else the `secret-store`
+   * setting, else `auto` (docs/caching.md).
    */
-  secretStore?: SecretStore;
+  secretStore?: SecretStoreName | SecretStore;
 }
 
 /**
@@ -62,8 +68,8 @@ export class FileCredentialsCache extends CredentialsCache {
   readonly dirname: string;
   /** File name of the cache file. */
   readonly filename: string;
-  /** Where the secrets go, when the constructor was told (else decided on each save). */
-  readonly secretStore: SecretStore | undefined;
+  /** Where the secrets go, when the constructor was told (else decided on each use). */
+  readonly secretStore: SecretStoreName | SecretStore | undefined;
 
   constructor(options?: CredentialsCacheOptions);
   constructor(dirname?: string, filename?: string);
@@ -78,7 +84,7 @@ export class FileCredentialsCache extends CredentialsCache {
     this.secretStore =
       options.secretStore === undefined
         ? undefined
-        : secretStores().checkedSecretStore(options.secretStore, "The cache's secretStore");
+        : checkedSecretStore(options.secretStore, "The cache's secretStore");
   }
 
   /** `$HOME/.config/<dirname>/<filename>` (Windows: `%APPDATA%/.config/...`), computed on each access. */
@@ -93,22 +99,17 @@ export class FileCredentialsCache extends CredentialsCache {
    */
   override async save(credentials: UserRefreshClient): Promise<void> {
     const path = this.path;
-    const { authorizedUserFileFrom, readPendingSecrets } = userCredentials();
-    await readPendingSecrets(credentials); // credentials loaded from the keychain form, not refreshed yet
+    await readPendingSecrets(credentials); // credentials loaded with their secrets elsewhere, not refreshed yet
     const file = authorizedUserFileFrom(credentials, path);
-    const store = secretStores().chooseSecretStore(this.secretStore);
-    await keychainCache().saveCacheFile(path, file, store, credentials);
-    const { getCredentialInfo, setCredentialInfo } = credentialInfo();
+    const standIn = await chooseSecretStore(this.secretStore).save(path, file);
+    if (standIn !== undefined) shareStandIn(credentials, file, standIn);
     const info = getCredentialInfo(credentials);
     setCredentialInfo(credentials, { scopes: info?.scopes ?? [], ...info, path });
   }
 
-  /**
-   * Removes the cache file and, when its secrets are in the keychain, their entry (and entries
-   * whose file is gone). Resolves true when there was a file.
-   */
+  /** Removes the cache file and the secrets its store keeps elsewhere. Resolves true when there was a file. */
   async delete(): Promise<boolean> {
-    return keychainCache().deleteCacheFile(this.path);
+    return readingStore(this.secretStore).delete(this.path);
   }
 }
 
@@ -127,18 +128,13 @@ export class ReadWriteCredentialsCache extends FileCredentialsCache {
   override async load(): Promise<UserRefreshClient | null> {
     const path = this.path;
     warnIfSharedDirectory(path);
-    const { readAuthorizedUserFile, CredentialsFileError } = credentialsFiles();
-    let file: AuthorizedUserFile;
+    let stored: StoredCredentials | null;
     try {
-      file = await readAuthorizedUserFile(path, { privateOnly: true });
-    } catch (error) {
-      if (error instanceof CredentialsFileError && error.problem === "missing") return null;
-      return fromKeychainForm(path, error);
-    }
-    try {
+      stored = await readingStore(this.secretStore).load(path);
+      if (stored === null) return null;
       // A token_uri or universe the URL policy refuses makes the file as unusable as a malformed one.
       // They leave the library here: displayed, they show a summary, never a secret.
-      return displayed().displaySafe(await userCredentials().userRefreshClientFrom(file, { path }));
+      return displaySafe(await clientOf(stored, path));
     } catch (error) {
       if (!(error instanceof CredAuthError)) throw error;
       warnUnusable(error);
@@ -153,27 +149,34 @@ export class ReadWriteCredentialsCache extends FileCredentialsCache {
  */
 export class WriteOnlyCredentialsCache extends FileCredentialsCache {}
 
+/** A client of stored credentials: their secrets read now, or on the first refresh when a stand-in keys them. */
+async function clientOf(stored: StoredCredentials, path: string): Promise<UserRefreshClient> {
+  if (stored.standIn === undefined)
+    return userRefreshClientFrom({ ...stored.fields, ...(await stored.secrets()) }, { path });
+  return userRefreshClientWithLazySecrets(stored.fields, stored.standIn, () => stored.secrets(), { path });
+}
+
 /**
- * The credentials of a cache file whose secrets are in the keychain (read on their first refresh),
- * or null with the warning of a file that is unusable (`error`, or the keychain form's own).
+ * The access token of a fresh sign-in goes into the token cache under the key a later process
+ * computes from the file alone (its stand-in), and the client keeps that key.
  */
-async function fromKeychainForm(path: string, error: unknown): Promise<UserRefreshClient | null> {
+function shareStandIn(
+  credentials: UserRefreshClient,
+  file: { clientId: string; scopes?: string[]; tokenUrl?: string },
+  standIn: string,
+): void {
+  recordStandIn(credentials, standIn);
+  const { access_token: accessToken, expiry_date: expiryDate } = credentials.credentials;
+  if (!accessToken || typeof expiryDate !== "number") return;
+  const scopes = [...(file.scopes ?? [])];
   try {
-    const form = await keychainCacheFile().readKeychainCacheFile(path, { privateOnly: true });
-    if (form !== undefined)
-      return await userCredentials().keychainUserRefreshClient(
-        form.fields,
-        keychainCacheFile().tokenCacheStandIn(form.entry),
-        () => keychainSecrets().withKeychainSecrets(form, path),
-        { path },
-      );
-  } catch (formError) {
-    if (!(formError instanceof CredAuthError)) throw formError;
-    warnUnusable(formError);
-    return null;
+    writeCachedToken(
+      tokenCacheKey({ type: "authorized_user", clientId: file.clientId, refreshToken: standIn }, scopes, file.tokenUrl),
+      { access_token: accessToken, expiry_date: expiryDate, token_type: "Bearer", scopes },
+    );
+  } catch {
+    // the token cache is an optimisation
   }
-  warnUnusable(error);
-  return null;
 }
 
 /** Someone who may write the directory may replace the cache file between two runs. */
@@ -184,7 +187,7 @@ function warnIfSharedDirectory(path: string): void {
   } catch {
     return;
   }
-  const writable = fileTrust().ownershipProblem(stats);
+  const writable = ownershipProblem(stats);
   if (!writable) return;
   process.emitWarning(
     `The credentials cache directory ${quoted(dirname(path))} ${writable}: others could plant credentials there. Run chmod 700 on it (it must be yours).`,

@@ -9,7 +9,6 @@ import { execPath } from "node:process";
 import { type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { ENV } from "../shared/constants.js";
 
 /** How long one keychain operation may take before it counts as unusable, in milliseconds. */
 export const KEYCHAIN_TIMEOUT_MS = 4000;
@@ -137,7 +136,7 @@ function nodeExecutable(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 function timeoutMs(env: NodeJS.ProcessEnv): number {
-  const value = Number(env[ENV.keychainTimeout]);
+  const value = Number(env.CRED_AUTH_KEYCHAIN_TIMEOUT_MS);
   return Number.isInteger(value) && value > 0 ? value : KEYCHAIN_TIMEOUT_MS;
 }
 

@@ -1,0 +1,20 @@
+// What stands in for a refresh token that a secret store keeps outside the credentials file, in the
+// token cache's keys: a warm start finds its access token without reading the secret (print-token's
+// cached path and default()'s warm path, test/cli/hot-path.test.ts, test/credentials/warm-path.test.ts).
+
+const standIns = new WeakMap<object, string>();
+
+/** Records that `holder` (parsed user credentials, or their client) is keyed by `standIn`. */
+export function recordStandIn(holder: object, standIn: string): void {
+  standIns.set(holder, standIn);
+}
+
+/** The stand-in recorded for `holder` (a file or a client), if any. */
+export function standInOf(holder: object): string | undefined {
+  return standIns.get(holder);
+}
+
+/** The secret material the token cache keys user credentials by: their stand-in, else the refresh token. */
+export function refreshTokenKeyMaterial(file: { refreshToken: string }): string {
+  return standIns.get(file) ?? file.refreshToken;
+}

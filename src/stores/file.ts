@@ -1,0 +1,57 @@
+// The file store: the cache file is a whole `authorized_user` file, secrets included, as gcloud and the
+// Python original keep it (mode 0600 in a 0700 directory, written atomically: formats/credentials-file.ts).
+import { unlinkSync } from "node:fs";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+import {
+  type AuthorizedUserFile,
+  expectType,
+  parseCredentialsBytes,
+  readCredentialsBytesSync,
+  writeUserCredentialsFile,
+} from "../formats/credentials-file.js";
+import { quoted } from "../trust/text.js";
+import type { SecretStore, StoredCredentials } from "./secret-store.js";
+
+/** The cache file's credentials from its bytes (a whole `authorized_user` file), or a coded error. */
+export function parseCacheBytes(bytes: Buffer, path: string): StoredCredentials {
+  const { clientSecret, refreshToken, ...fields } = expectType(
+    parseCredentialsBytes(bytes, path),
+    "authorized_user",
+    path,
+  );
+  return { fields, secrets: async () => ({ clientSecret, refreshToken }) };
+}
+
+/** Removes the file at `path`; false when there was none. */
+export function removeCacheFile(path: string): boolean {
+  try {
+    unlinkSync(path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return false;
+    throw new CredCredentialsError(
+      `The credentials cache file ${quoted(path)} could not be removed (${typeof code === "string" ? code : "unexpected error"}); delete it yourself.`,
+      { code: ERROR_CODES.FILE_UNWRITABLE, cause: error },
+    );
+  }
+}
+
+/** The file store, loading only whole files (the built-in stores load any form: ./index.ts). */
+export const fileStore: SecretStore = {
+  async load(path) {
+    try {
+      return parseCacheBytes(readCredentialsBytesSync(path, { privateOnly: true }), path);
+    } catch (error) {
+      if ((error as { problem?: string }).problem === "missing") return null;
+      throw error;
+    }
+  },
+  async save(path: string, credentials: AuthorizedUserFile) {
+    await writeUserCredentialsFile(path, credentials);
+    return undefined;
+  },
+  async delete(path) {
+    return removeCacheFile(path);
+  },
+};
