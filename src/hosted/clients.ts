@@ -25,10 +25,8 @@ interface ClientClasses {
 let classes: ClientClasses | undefined;
 
 /**
- * A google-auth-library `Compute` client (so libraries treat it as metadata-server credentials)
- * that gets its tokens from `source`, which reads the metadata server of the environment we
- * were given rather than only `process.env`'s; its `fetchIdToken` asks that server through the
- * transport too (google-auth-library's goes through gcp-metadata's own gaxios and proxies).
+ * A `Compute` client (libraries treat it as metadata credentials) whose tokens come from `source`, which
+ * reads the metadata server of the given environment; its fetchIdToken goes through the transport too.
  */
 export async function metadataClient(
   platform: string,
@@ -40,10 +38,7 @@ export async function metadataClient(
   return new MetadataClient(scopes, source, idToken);
 }
 
-/**
- * A google-auth-library `OAuth2Client` with no refresh token whose tokens come from `source`,
- * fetched again before they expire (GAL's eager refresh) and after a 401.
- */
+/** An `OAuth2Client` without a refresh token whose tokens come from `source`, again before expiry and after a 401. */
 export async function platformClient(platform: string, source: TokenSource): Promise<OAuth2Client> {
   const { PlatformClient } = clientClasses(await loadGoogleAuthFor(platform));
   return new PlatformClient(source);

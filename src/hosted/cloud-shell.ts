@@ -14,10 +14,7 @@ export const cloudShellPlatform: MetadataPlatform = {
   whenNoToken: "sign in with `gcloud auth login` in Cloud Shell.",
 };
 
-/**
- * Cloud Shell: the metadata server first, then the legacy devshell port (`DEVSHELL_CLIENT_PORT`)
- * when it is set. `devshellTimeoutMs` bounds the devshell exchange.
- */
+/** Cloud Shell: the metadata server, then the devshell port (`DEVSHELL_CLIENT_PORT`) when set. */
 export function cloudShellEnvironment(
   platform: MetadataPlatform = cloudShellPlatform,
   devshellTimeoutMs = DEVSHELL_TIMEOUT_MS,

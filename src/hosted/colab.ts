@@ -2,9 +2,8 @@ import { HOSTED_PLATFORM_VARIABLES } from "../shared/hosted-platforms.js";
 import { metadataEnvironment, type MetadataPlatform } from "./metadata.js";
 
 /**
- * Google Colab (`COLAB_RELEASE_TAG`). Once the notebook's user has authorized in the front end,
- * the runtime's metadata server serves that user's token; before, its token path answers 404.
- * Only Python code can start that authorization.
+ * Google Colab (`COLAB_RELEASE_TAG`): once the user authorized in the front end (only Python can start
+ * it), the runtime's metadata server serves the user's token; before, 404.
  */
 export const colabPlatform: MetadataPlatform = {
   name: "colab",

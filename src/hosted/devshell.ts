@@ -30,10 +30,7 @@ export function devshellPort(env: NodeJS.ProcessEnv): number | undefined {
   return port >= 1 && port <= 65535 ? port : undefined;
 }
 
-/**
- * Asks the devshell port on localhost for the signed-in user's token: send `2\n[]`, read
- * `LEN\n[email, project, access_token, expires_in]`.
- */
+/** The signed-in user's token from the devshell port: send `2\n[]`, read `LEN\n[email, project, access_token, expires_in]`. */
 export function askDevshell(port: number, timeoutMs = DEVSHELL_TIMEOUT_MS): Promise<DevshellReply> {
   const where = `the devshell port ${port}`;
   return new Promise((resolve, reject) => {

@@ -23,11 +23,7 @@ export interface PlatformReply {
   text: string;
 }
 
-/**
- * Sends `request` and reads the whole reply within `request.timeoutMs`.
- * `platform` and `what` name the party in errors, e.g. `Kaggle`, `the user-secrets service`.
- * Network failures and timeouts become {@link CredConnectionError}s.
- */
+/** `request` sent and its reply read within `timeoutMs`; `platform` and `what` name the party in errors. */
 export async function platformFetch(platform: string, what: string, request: PlatformRequest): Promise<PlatformReply> {
   const signal = AbortSignal.timeout(request.timeoutMs);
   try {

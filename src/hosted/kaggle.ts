@@ -32,10 +32,7 @@ export const KAGGLE_TARGETS: readonly KaggleTarget[] = [
 
 const SCOPE_PREFIX = "https://www.googleapis.com/auth/";
 
-/**
- * Kaggle notebooks (`KAGGLE_KERNEL_RUN_TYPE` and `KAGGLE_USER_SECRETS_TOKEN`): a token for one
- * attached Google Cloud service from the user-secrets service, fetched again before it expires.
- */
+/** Kaggle (`KAGGLE_KERNEL_RUN_TYPE`, `KAGGLE_USER_SECRETS_TOKEN`): one attached service's token from user secrets. */
 export function kaggleEnvironment(timeoutMs = KAGGLE_TIMEOUT_MS): HostedEnvironment {
   return {
     name: "kaggle",
@@ -57,11 +54,7 @@ async function kaggleCredentials(
   return { credentials, projectId: projectIdFromEnv(env) };
 }
 
-/**
- * The service whose token covers `scopes`, among those attached to the notebook
- * (`KAGGLE_KERNEL_INTEGRATIONS`, e.g. `BIGQUERY:GCS`). Scopes of other APIs do not constrain
- * the choice: Kaggle's tokens carry only the chosen service's access.
- */
+/** The attached service (`KAGGLE_KERNEL_INTEGRATIONS`) whose token covers `scopes`: other APIs' scopes do not choose. */
 export function chooseKaggleTarget(scopes: readonly string[], integrations: string | undefined): KaggleTarget {
   const attached = KAGGLE_TARGETS.filter((t) =>
     (integrations ?? "").split(":").some((name) => t.integrations.includes(name.trim().toUpperCase())),
@@ -146,10 +139,7 @@ interface KaggleReply {
   errors?: unknown;
 }
 
-/**
- * The backend's first error string (a failed reply holds no token), short, on one line, printable,
- * and without the tokens the request carried (trust/redact.ts: a backend may echo the request).
- */
+/** The backend's first error string, short, printable, without the request's tokens (a backend may echo them). */
 function backendReason(body: KaggleReply | null, redact: Redact): string {
   const first = Array.isArray(body?.errors) ? body.errors.find((e) => typeof e === "string") : undefined;
   return typeof first === "string" && first.trim() !== ""

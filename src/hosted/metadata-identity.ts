@@ -4,10 +4,7 @@ import { printable } from "../trust/text.js";
 import { parseJson, statusError } from "./http.js";
 import { METADATA_TIMEOUT_MS, metadataBaseUrl, metadataGetRetrying } from "./metadata.js";
 
-/**
- * The metadata server's default account and one of its access tokens' expiry, asked of the server
- * (`cred-auth status --check`): `.../default/email`, then `.../default/token`.
- */
+/** The metadata server's default account and its token's expiry (`status --check`). */
 export async function metadataAccountCheck(env: NodeJS.ProcessEnv): Promise<{ account: string; expiryDate: number }> {
   const base = metadataBaseUrl(env);
   const label = `The metadata server at ${new URL(base).host}`;

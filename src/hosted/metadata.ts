@@ -27,11 +27,7 @@ export interface MetadataPlatform {
   whenNoToken: string;
   /** Per-request timeout (default {@link METADATA_TIMEOUT_MS}). */
   timeoutMs?: number;
-  /**
-   * Set for a platform that runs on a Compute Engine VM (Vertex AI Workbench, Cloud Workstations):
-   * its metadata server ignores `?scopes=`, so the VM's access scopes are checked against the
-   * requested ones (hosted/metadata-scopes.ts); `whenScopesMissing` says what to change.
-   */
+  /** A platform on a Compute Engine VM: its access scopes are checked against those asked; `whenScopesMissing` says what to do. */
   vm?: { whenScopesMissing: string };
 }
 
@@ -44,10 +40,7 @@ export function metadataEnvironment(platform: MetadataPlatform): HostedEnvironme
   };
 }
 
-/**
- * A self-refreshing `Compute` client, proven by fetching its first token, and the project id
- * (the environment's choice first, as google-auth-library does, then the metadata server's).
- */
+/** A self-refreshing `Compute` client proven by its first token, and the project id (the environment's first). */
 export async function metadataCredentials(
   platform: MetadataPlatform,
   scopes: readonly string[],
@@ -71,10 +64,7 @@ export async function metadataCredentials(
   return { credentials, projectId };
 }
 
-/**
- * A VM platform's credentials whose access scopes lack a requested one are refused, as a sign-in
- * that granted less than asked is: `ERR_INVALID_SCOPE`, naming the VM's scopes and what to change.
- */
+/** Refuses a VM whose access scopes lack one asked (ERR_INVALID_SCOPE), as a sign-in that granted less is. */
 async function refuseNarrowerVmScopes(
   label: string,
   base: string,
@@ -145,12 +135,7 @@ async function fetchMetadataProjectId(label: string, base: string, timeoutMs: nu
   }
 }
 
-/**
- * What a VM's credentials lack: its token carries the VM's access scopes whatever was asked
- * (hosted/metadata-scopes.ts). The VM's scopes come from Compute Engine's
- * `instance/service-accounts/default/scopes`; a server that does not list them is not judged
- * (undefined), nor is a VM whose scopes cover the requested ones.
- */
+/** What a VM's credentials lack of `scopes`, from Compute Engine's scope list; undefined when not listed or covered. */
 export async function vmScopesShortfall(
   label: string,
   base: string,
@@ -176,10 +161,7 @@ export function metadataRetryDelayMs(n: number): number {
   return (n === 1 ? 100 : 0) + ((2 ** (n - 1) - 1) / 2) * 1000;
 }
 
-/**
- * `ask()`, asked again up to {@link METADATA_RETRIES} times with gaxios's backoff while the
- * metadata server answers a temporary status; Colab's propagation error is final.
- */
+/** `ask()` again up to METADATA_RETRIES times with backoff while the server answers a temporary status. */
 export async function askMetadata<T extends { status: number; text: string }>(ask: () => Promise<T>): Promise<T> {
   for (let retry = 1; ; retry++) {
     const reply = await ask();
@@ -206,10 +188,7 @@ async function metadataGet(label: string, url: string, timeoutMs: number) {
   return reply;
 }
 
-/**
- * An ID token of the metadata server's default account for `audience` (the server at `env`'s host):
- * `identity?format=full`, so it names the account as IAP and Cloud Run invokers need.
- */
+/** An ID token of the metadata server's default account (`identity?format=full`: it names the account). */
 export async function metadataIdToken(audience: string, env: NodeJS.ProcessEnv): Promise<FetchedIdToken> {
   const base = metadataBaseUrl(env);
   const label = `The metadata server at ${new URL(base).host}`;

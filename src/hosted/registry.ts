@@ -16,10 +16,7 @@ export interface HostedAttempt {
   error: Error;
 }
 
-/**
- * One environment per platform of the shared table (shared/hosted-platforms.ts), which also tells
- * runtime/detect.ts that the browser is elsewhere there: the compiler keeps the two in step.
- */
+/** One environment per platform of shared/hosted-platforms.ts: the compiler keeps the two in step. */
 export const builtInEnvironmentsByName: Readonly<Record<HostedPlatformName, HostedEnvironment>> = {
   colab,
   "colab-enterprise": colabEnterprise,
@@ -73,10 +70,8 @@ export function hostedDisabledByEnv(env: NodeJS.ProcessEnv): boolean {
 }
 
 /**
- * Asks each hosted environment that detects itself for credentials, until one gives them.
- * `choice`: `true` registered + built-ins, `false` none, an array: these first, then the others.
- * Never throws: failures are returned as attempts so `default()` can report them, and each one
- * is a debug line on stderr when `CRED_AUTH_DEBUG=1`.
+ * Asks each hosted environment that detects itself, until one gives credentials (`choice`: true, false,
+ * or these first). Never throws: failures come back as attempts, and debug lines.
  */
 export async function tryHosted(
   scopes: readonly string[],
@@ -116,10 +111,7 @@ function candidatesFor(choice: boolean | readonly HostedEnvironment[], env: Node
   return [...new Set([...(Array.isArray(choice) ? choice : []), ...registered, ...builtInEnvironments])];
 }
 
-/**
- * The name of the first hosted environment that detects itself (environment variables only, no
- * network): the one `default()` asks first. Undefined when none does, or the layer is off.
- */
+/** The first hosted environment that detects itself (variables only), or undefined. */
 export function detectedHostedEnvironment(env: NodeJS.ProcessEnv = process.env): string | undefined {
   for (const environment of candidatesFor(true, env)) {
     try {

@@ -1,14 +1,6 @@
-/**
- * AWS workload identity federation (`credential_source.environment_id: "aws1"`), as
- * google-auth-library's AwsClient (awsclient.ts, defaultawssecuritycredentialssupplier.ts,
- * awsrequestsigner.ts) and Python's `google.auth.aws` do it: the region and AWS keys come from the
- * environment (`AWS_REGION` or `AWS_DEFAULT_REGION`; `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
- * `AWS_SESSION_TOKEN`), else from the EC2 instance metadata service (IMDS) at the file's judged URLs,
- * with an IMDSv2 session token when the file names its URL; the subject token is a Signature
- * Version 4 signed AWS STS GetCallerIdentity request, serialized as Google's STS reads it. The
- * request is never sent to AWS: Google's STS sends it. Signing:
- * docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html.
- */
+// AWS workload identity federation (`environment_id: "aws1"`), as google-auth-library's AwsClient and
+// Python's google.auth.aws do it: the region and keys from the environment or IMDS, and the subject
+// token, a Signature Version 4 signed GetCallerIdentity request that Google's STS (not we) sends to AWS.
 import { createHash, createHmac } from "node:crypto";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { isObject } from "../formats/fields.js";
@@ -48,10 +40,7 @@ const ALGORITHM = "AWS4-HMAC-SHA256";
 const unavailable = (message: string, extra: { status?: number; cause?: unknown } = {}) =>
   new CredCredentialsError(message, { code: ERROR_CODES.AWS_CREDENTIALS_UNAVAILABLE, ...extra });
 
-/**
- * The region and keys to sign with: each from `env` when it has them, else from IMDS at `urls`
- * (judged). IMDS's session token is asked once, only when IMDS is asked at all.
- */
+/** The region and keys to sign with: from `env` when it has them, else IMDS at the judged `urls` (one session token). */
 export async function awsIdentity(urls: ImdsUrls, env: NodeJS.ProcessEnv): Promise<AwsIdentity> {
   const envRegion = env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined;
   const envKeys =
@@ -171,10 +160,8 @@ export interface AwsSubject {
 }
 
 /**
- * The subject token: a POST of GetCallerIdentity to `regional_cred_verification_url` (its
- * `{region}` filled in), signed with `identity`'s keys, with `x-goog-cloud-target-resource` naming
- * the audience among the signed headers (Python signs it; Google recommends it), serialized as
- * URL-encoded JSON `{url, method, headers: [{key, value}]}`.
+ * The subject token: GetCallerIdentity at the verification URL (`{region}` filled in), signed with
+ * `x-goog-cloud-target-resource` naming the audience (as Python), as URL-encoded JSON {url, method, headers}.
  */
 export function awsSubjectToken(identity: AwsIdentity, subject: AwsSubject, now: Date = new Date()): string {
   const written = subject.verificationUrl.replace("{region}", identity.region);
@@ -224,10 +211,8 @@ const sha256Hex = (text: string): string => createHash("sha256").update(text).di
 const hmac = (key: string | Buffer, text: string): Buffer => createHmac("sha256", key).update(text).digest();
 
 /**
- * The parts of a serialized subject token ({@link awsSubjectToken}) a server may echo decoded, for
- * redaction: the decoded request whole, its `Authorization` header and signature, and its session
- * token. With long-term keys the decoded request alone would be enough to rebuild the subject
- * token and exchange it. A text that is no such token has none.
+ * What a server may echo decoded of a subject token, for redaction: the request whole, its Authorization
+ * and signature, its session token (with long-term keys the request alone rebuilds the token).
  */
 export function awsSubjectTokenSecrets(token: string): string[] {
   let request: unknown;

@@ -1,9 +1,5 @@
-// The one transport (trust/transport.ts) as google-auth-library's clients take it: every client
-// cred-auth builds (user, key, impersonated, federation, workforce user, metadata, ID-token, the
-// sign-in's OAuth2Client) gets `transporterOptions: clientTransport()`, so its token requests, the
-// STS and IAM steps it takes, and the API calls made with it go through node-fetch with cred-auth's
-// redirect and proxy rules, and any request's failure is redacted of every secret it carried
-// before google-auth-library or the caller sees it.
+// The one transport as google-auth-library's clients take it (`transporterOptions: clientTransport()`
+// on every client cred-auth builds): their requests go through trust/transport.ts, their failures redacted.
 import type { AuthClient, gaxios } from "google-auth-library";
 import type {
   StsCredentials,
@@ -40,10 +36,8 @@ export function clientTransport(): GaxiosOptions {
 }
 
 /**
- * gaxios hands a request's final error here before anyone sees it (its own redactor blanks a few
- * headers, not a refresh token, a subject token or what a server echoed): every secret the request
- * carried (the body's credentials, the Authorization header and every other header's value) is
- * taken out of the messages, replies and kept requests of the error and its causes.
+ * gaxios's last hook before anyone sees a request's error (its own redactor blanks a few headers only):
+ * every secret the request carried is taken out of the error's messages, replies and kept requests.
  */
 function redactSentSecrets(error: { config?: { headers?: unknown } }): typeof error {
   const headers = error.config?.headers instanceof Headers ? error.config.headers : undefined;
@@ -56,11 +50,7 @@ function redactSentSecrets(error: { config?: { headers?: unknown } }): typeof er
   return error;
 }
 
-/**
- * STS as an external-account client asks it, through the client's own transporter (google-auth-library
- * builds its STS step with a gaxios of its own, outside any transport); undefined when the library is
- * laid out otherwise (the caller keeps the library's).
- */
+/** STS as a federation client asks it, through the client's own transporter; undefined for another layout of the library. */
 export function stsThroughTransport(
   transporter: Gaxios,
   tokenUrl: string | undefined,

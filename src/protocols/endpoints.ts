@@ -14,10 +14,8 @@ export interface Endpoints {
 }
 
 /**
- * Google's endpoints, or the emulator's when `CRED_AUTH_EMULATOR_HOST` is set.
- * Only loopback emulator hosts are accepted, so a stray variable cannot send tokens away.
- * `announce: false` leaves the notice to the caller: a credentials file's own `token_uri` may be
- * used instead of the emulator's ({@link announceEmulator} once the choice is made).
+ * Google's endpoints, or the loopback emulator's when `CRED_AUTH_EMULATOR_HOST` is set. `announce: false`
+ * leaves the notice to the caller: a file's own `token_uri` may be used instead.
  */
 export function resolveEndpoints(
   env: NodeJS.ProcessEnv = process.env,
@@ -44,20 +42,13 @@ function isOff(value: string | undefined): boolean {
 
 let announced: string | undefined;
 
-/**
- * One line on stderr, once per process and emulator: credentials (even real ones) now go to a
- * local port instead of Google, and whoever set the variable by mistake should see it.
- */
+/** One stderr line per process and emulator: credentials now go to a local port, which a stray variable must not hide. */
 export function announceEmulator(base: string): void {
   const notice = noticeOnce(base);
   if (notice) process.stderr.write(`cred-auth: ${notice}\n`);
 }
 
-/**
- * The same notice for a sign-in's face to show with the sign-in (a notebook's card, the
- * terminal's first lines), every time; it stands for {@link announceEmulator}'s line, which is
- * then not repeated on stderr.
- */
+/** The same notice for a sign-in's face to show, every time, instead of announceEmulator's stderr line. */
 export function emulatorNotice(endpoints: Endpoints): string | undefined {
   if (!endpoints.emulator) return undefined;
   const base = new URL(endpoints.tokenUrl).origin;
@@ -75,10 +66,7 @@ function notice(base: string): string {
   return `${ENV.emulatorHost} is set: using the local emulator at ${base} instead of Google.`;
 }
 
-/**
- * The page that shows a copy-paste sign-in's code when the caller names none: the emulator's,
- * else `CRED_AUTH_REDIRECT_URI`. Google has no such page of its own any more.
- */
+/** The page that shows a copy-paste sign-in's code: the emulator's, else `CRED_AUTH_REDIRECT_URI`; Google has none. */
 export function codePageUrl(endpoints: Endpoints, env: NodeJS.ProcessEnv): string | undefined {
   return endpoints.codePageUrl || env[ENV.redirectUri]?.trim() || undefined;
 }

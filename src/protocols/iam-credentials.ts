@@ -1,9 +1,5 @@
-/**
- * Service account impersonation through Google's IAM Credentials API: the `generateAccessToken`
- * request, and Google's refusals as errors with impersonation's codes, their words scrubbed of what
- * was sent (trust/redact.ts). The chain and the URL's shape: formats/impersonated-file.ts. Reference:
- * https://cloud.google.com/iam/docs/reference/credentials/rest/v1/projects.serviceAccounts/generateAccessToken
- */
+// Service account impersonation through Google's IAM Credentials API (generateAccessToken,
+// generateIdToken), and Google's refusals as coded errors, their words scrubbed of what was sent.
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { type GoogleApiError, consumerProject, parseGoogleApiError } from "../formats/google-api-error.js";
 import { delegateResourceName } from "../formats/impersonated-file.js";
@@ -58,11 +54,8 @@ export async function generateAccessToken(request: GenerateAccessTokenRequest): 
 }
 
 /**
- * Google's refusal (`{"error": {"code", "message", "status", "details"}}`) as an error a program can
- * branch on: a 403 by its ErrorInfo `reason` (the API disabled, a quota project the caller may not
- * use, credentials without the cloud-platform scope, else a missing role), 404 no such account,
- * anything else a plain refusal. Every form of `sent` (the caller's token) is taken out of Google's
- * words, which are kept whole on one printable line (trust/text.ts).
+ * Google's refusal as an error a program can branch on: a 403 by its ErrorInfo reason (API disabled,
+ * quota project denied, no cloud-platform scope, else a missing role), 404 no such account; `sent` scrubbed.
  */
 export function impersonationError(
   status: number,
@@ -128,10 +121,8 @@ function deniedBecause(reply: GoogleApiError, refusal: Refusal, redact: Redact):
 const IAM_CREDENTIALS_API = "IAM Service Account Credentials API (iamcredentials.googleapis.com)";
 
 /**
- * The refusal inside a google-auth-library `Impersonated` client's error, when the error is the
- * IAM Credentials API's answer (not the source credentials' own token request); else undefined.
- * `sent` (the source's access token: gaxios blanks the header it kept) and any bearer token the
- * kept request still shows are scrubbed from the answer.
+ * The refusal inside an `Impersonated` client's error when IAM Credentials answered (not the source's
+ * token request), `sent` and any kept bearer token scrubbed; else undefined.
  */
 export function impersonationErrorOf(
   error: unknown,
@@ -174,12 +165,7 @@ export interface GenerateIdTokenRequest {
   includeEmail: boolean;
 }
 
-/**
- * An ID token of `request.target` for `request.audience`, from IAM Credentials'
- * `generateIdToken` (the caller needs the Token Creator role, whose
- * `iam.serviceAccounts.getOpenIdToken` permission this is). Refusals as {@link impersonationError}.
- * Reference: https://cloud.google.com/iam/docs/reference/credentials/rest/v1/projects.serviceAccounts/generateIdToken
- */
+/** An ID token of `request.target` for `request.audience` from generateIdToken (the Token Creator role's getOpenIdToken). */
 export async function generateIdToken(request: GenerateIdTokenRequest): Promise<FetchedIdToken> {
   const response = await postToService(
     request.url,
@@ -197,10 +183,7 @@ export async function generateIdToken(request: GenerateIdTokenRequest): Promise<
   return fetchedIdToken(token, "Google's IAM Credentials API", request.audience);
 }
 
-/**
- * {@link impersonationErrorOf} for google-auth-library's `Impersonated.fetchIdToken`: the refusal
- * inside its error when IAM Credentials' `generateIdToken` answered; else undefined.
- */
+/** {@link impersonationErrorOf} for `Impersonated.fetchIdToken`, when generateIdToken answered; else undefined. */
 export function idTokenImpersonationErrorOf(error: unknown, target: string): CredCredentialsError | undefined {
   const response = (error as { response?: { status?: unknown; data?: unknown; config?: { url?: unknown } } })?.response;
   if (typeof response?.status !== "number" || !String(response.config?.url ?? "").endsWith(":generateIdToken"))

@@ -1,9 +1,5 @@
-// An ID token as a token service hands it out: a JWT whose `exp` says how long it may be used and
-// whose `aud` must be the audience asked. Its payload is read unverified: the token is passed on,
-// never trusted here (its receiver checks the signature), but a token for another audience is
-// refused, whatever the server: a service that honours another parameter than the one sent (the
-// refresh grant's `audience` and `target_audience`) would otherwise hand back a token for the
-// wrong service without a word. Nothing of the token but its `aud` is ever quoted in an error.
+// An ID token as a token service hands it out: a JWT read unverified (its receiver checks it), but one
+// whose `aud` is not the audience asked is refused: a server may honour another parameter than the one sent.
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { quoted } from "../trust/text.js";
 
@@ -20,11 +16,8 @@ const MAX_ID_TOKEN_LENGTH = 16 * 1024;
 const MAX_QUOTED_AUDIENCE = 2048;
 
 /**
- * `token` when it is a JWT whose payload holds a numeric `exp` and whose `aud` is `audience`, with
- * that expiry. `who` names the sender in errors.
- *
- * @throws CredConnectionError `ERR_SERVER_ERROR` when it is not a readable JWT.
- * @throws CredCredentialsError `ERR_ID_TOKEN_WRONG_AUDIENCE` when its `aud` is not `audience`.
+ * `token` when it is a JWT with a numeric `exp` and `aud` = `audience` (`who` names the sender):
+ * else ERR_SERVER_ERROR (not a readable JWT) or ERR_ID_TOKEN_WRONG_AUDIENCE.
  */
 export function fetchedIdToken(token: unknown, who: string, audience: string): FetchedIdToken {
   const claims = typeof token === "string" ? claimsOf(token.trim()) : undefined;

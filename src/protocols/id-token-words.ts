@@ -1,18 +1,12 @@
-// What the ID-token functions say when a call cannot be served, written once: a missing or
-// unusable audience, and credentials that cannot mint ID tokens. Light (errors and text only):
-// print-identity-token's cached path loads it.
+// What the ID-token functions say when a call cannot be served, written once; light: print-identity-token's
+// cached path loads it.
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { printable } from "../trust/text.js";
 
 /** An audience is a URL or an OAuth client id; anything this long is neither. */
 const MAX_AUDIENCE_LENGTH = 2048;
 
-/**
- * `audience`, trimmed, when it can be one: required unless the credentials have an ID token of their
- * own (`ownIdToken`: a user's, for the signed-in client), non-empty, printable, bounded.
- *
- * @throws CredCredentialsError `ERR_INVALID_OPTION`.
- */
+/** `audience`, trimmed, when it can be one; required unless the credentials have their own (`ownIdToken`). ERR_INVALID_OPTION. */
 export function checkedAudience(
   audience: string | undefined,
   credentialsType: string,
@@ -28,11 +22,7 @@ export function checkedAudience(
   return requiredAudience(audience);
 }
 
-/**
- * `audience`, trimmed: one non-empty word of printable characters, bounded.
- *
- * @throws CredCredentialsError `ERR_INVALID_OPTION`.
- */
+/** `audience`, trimmed: one non-empty printable word, bounded; else ERR_INVALID_OPTION. */
 export function requiredAudience(audience: unknown): string {
   const trimmed = typeof audience === "string" ? audience.trim() : "";
   if (trimmed === "" || trimmed.length > MAX_AUDIENCE_LENGTH || printable(trimmed) !== trimmed || /\s/.test(trimmed))
@@ -43,10 +33,7 @@ export function requiredAudience(audience: unknown): string {
   return trimmed;
 }
 
-/**
- * Workload or workforce identity federation without service-account impersonation: Google's STS
- * hands out access tokens only, so there is no ID token to get (`what` names the file or client).
- */
+/** Federation without service-account impersonation: STS gives access tokens only (`what` names the file or client). */
 export function federationMintsNoIdTokens(what: string, type: string): CredCredentialsError {
   return new CredCredentialsError(
     `${what} holds ${type} credentials without service-account impersonation, and identity federation alone cannot mint ID tokens (Google's Security Token Service gives access tokens only). Give it a service account to impersonate (gcloud iam workload-identity-pools create-cred-config --service-account EMAIL), or use another credentials file.`,

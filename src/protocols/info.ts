@@ -1,9 +1,6 @@
 import type { OAuth2Client } from "google-auth-library";
 
-/**
- * What we know about a credentials object beyond what google-auth-library keeps: the scopes
- * it was granted, the client it belongs to, the account. Kept beside the object, not on it.
- */
+/** What we know of a credentials object beyond google-auth-library's record, kept beside it: scopes, client, account. */
 export interface CredentialInfo {
   scopes: readonly string[];
   clientId?: string;
@@ -23,11 +20,7 @@ export function getCredentialInfo(credentials: object): CredentialInfo | undefin
   return infos.get(credentials);
 }
 
-/**
- * The client credentials and refresh token a client was built with. google-auth-library keeps
- * them in private fields; we keep our own record when we build a client (protocols/load-user.ts),
- * apart from {@link CredentialInfo} so that no secret sits in the record that describes it.
- */
+/** The secrets a client was built with (google-auth-library keeps them private), apart from its description. */
 export interface ClientSecrets {
   clientId: string;
   clientSecret: string;
@@ -44,10 +37,7 @@ export function clientSecretsOf(client: object): ClientSecrets | undefined {
   return secrets.get(client);
 }
 
-/**
- * The refresh token `client` holds: in its credentials (a newer one after a refresh), or the
- * one we built it with (`UserRefreshClient` keeps that one privately until its first refresh).
- */
+/** The refresh token `client` holds: a newer one after a refresh, else the one it was built with. */
 export function refreshTokenOf(client: OAuth2Client): string | undefined {
   return client.credentials.refresh_token ?? secrets.get(client)?.refreshToken ?? undefined;
 }

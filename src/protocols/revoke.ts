@@ -1,7 +1,5 @@
-// Google's OAuth revoke endpoint: a refresh token (or an access token) posted in the body, never
-// the query string (a URL ends up in logs). Revoking either ends the whole grant: every refresh
-// and access token of that client and account (Google, "Revoking a token"). Reference:
-// https://developers.google.com/identity/protocols/oauth2/native-app#tokenrevoke
+// Google's OAuth revoke endpoint: the token in the body, never the query (URLs end up in logs).
+// Revoking ends the whole grant of that client and account.
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { redactor } from "../trust/redact.js";
 import { printable } from "../trust/text.js";
@@ -11,12 +9,8 @@ import { MAX_SERVICE_REPLY_BYTES, SERVICE_TIMEOUT_MS } from "./service-request.j
 import { boundedFetch } from "../trust/http.js";
 
 /**
- * Revokes `token` at the judged `url` (formats/destinations.ts `credentialsRevokeUrl`); `where`
- * names it in every message ("Google", "the emulator at 127.0.0.1:9099").
- *
- * @throws CredCredentialsError `ERR_REVOKE_REFUSED` when the endpoint refused it (`invalid_token`:
- * already revoked, expired, or not a token).
- * @throws CredConnectionError when the endpoint cannot be reached or fails.
+ * Revokes `token` at the judged `url`; `where` names it ("Google", "the emulator at ..."). ERR_REVOKE_REFUSED
+ * when refused (already revoked, expired, not a token); a CredConnectionError when unreachable.
  */
 export async function revokeToken(url: string, token: string, where = "Google"): Promise<void> {
   const endpoint = where === "Google" ? "Google's revoke endpoint" : `The revoke endpoint of ${where}`;

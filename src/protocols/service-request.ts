@@ -1,6 +1,5 @@
-// One POST to a Google token service (STS, IAM Credentials) at a URL the URL policy judged
-// (trust/urls.ts): bounded in time and size, no redirect followed (trust/http.ts), its JSON body
-// read whatever the status. Each caller judges the reply and names its own errors.
+// One POST to a Google token service (STS, IAM Credentials) at a judged URL, bounded, no redirect
+// followed, its JSON body read whatever the status; each caller judges the reply.
 import { boundedFetch } from "../trust/http.js";
 
 /** How long a token service, or a subject-token URL, may take to answer. */

@@ -1,9 +1,5 @@
-/**
- * Google's Security Token Service, as request and reply over plain values: the token exchange
- * (a subject token for a federated access token), the refresh of a workforce user, and STS's
- * refusals as `ERR_STS_REJECTED` errors, every secret sent taken out of its words. Every URL here
- * was judged by the URL policy before it gets here.
- */
+// Google's Security Token Service over plain values: the token exchange, a workforce user's refresh,
+// and STS's refusals as ERR_STS_REJECTED, every secret sent taken out of its words.
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { isObject } from "../formats/fields.js";
 import { basicForms, redactor } from "../trust/redact.js";
@@ -71,11 +67,7 @@ export async function refreshAtSts(refresh: StsRefresh): Promise<RefreshedToken>
   return rotated === undefined ? token : { ...token, rotatedRefreshToken: rotated };
 }
 
-/**
- * The refresh token a refresh reply rotated in: a non-empty string other than the one `sent`, as
- * both Google libraries keep it (google-auth-library-nodejs externalAccountAuthorizedUserClient.ts,
- * google-auth-library-python external_account_authorized_user.py); else undefined.
- */
+/** The refresh token a reply rotated in (non-empty, not the one `sent`), as both Google libraries keep it. */
 export function rotatedRefreshToken(reply: unknown, sent: string): string | undefined {
   const value = isObject(reply) ? reply.refresh_token : undefined;
   return typeof value === "string" && value.trim() !== "" && value !== sent ? value : undefined;

@@ -1,6 +1,5 @@
-// Where and how long google-auth-library's token requests go. The JWT (service account)
-// client hard-codes Google's token URL and no client bounds a token request in time, so
-// both are enforced here with a request interceptor on the client's own transporter.
+// Where and how long google-auth-library's token requests go: the JWT client hard-codes Google's
+// token URL and no client bounds a request in time, so an interceptor on its transporter does both.
 import type { AuthClient } from "google-auth-library";
 import type { CredentialsFile } from "../formats/credentials-file.js";
 import { credentialsTokenUrl } from "../formats/destinations.js";
@@ -28,11 +27,7 @@ type PreparedOptions = Parameters<RequestInterceptor["resolved"] & {}>[0];
 type Adapter = NonNullable<PreparedOptions["adapter"]>;
 type ErrorRedactor = NonNullable<PreparedOptions["errorRedactor"]>;
 
-/**
- * The token URL of the credentials in `file` (read from `path`): its `token_uri` judged by the URL
- * policy in `universe` (formats/destinations.ts), an active emulator standing in for Google's. The
- * emulator's notice is said when the emulator is the one asked.
- */
+/** The token URL of `file`: its `token_uri` judged in `universe`, the emulator standing in (and announced when asked). */
 export function chooseTokenUrl(file: CredentialsFile, universe: Universe, path?: string): string {
   const tokenUrl = credentialsTokenUrl(file, universe, path);
   if (universe.emulator !== undefined && tokenUrl.startsWith(`${universe.emulator}/`))
@@ -51,12 +46,8 @@ export interface TokenRequestGuard {
 }
 
 /**
- * Installs interceptors on `client`'s transporter: requests to `rewriteFrom` go to `tokenUrl`,
- * every attempt at a token request is aborted after `timeoutMs` (gaxios then retries it as a
- * timeout, like a 5xx), a token reply that is not a JSON object or whose `access_token` is not
- * a string is refused, and the error of a failed token request never holds the credentials it
- * sent (also when the client refreshes later, inside an API call). Other requests made with
- * the client are untouched.
+ * Interceptors on `client`'s transporter: token requests go to `tokenUrl` within `timeoutMs` per attempt,
+ * a reply without a string `access_token` is refused, and a failure never holds what was sent.
  */
 export function guardTokenRequests(client: AuthClient, guard: TokenRequestGuard): void {
   const target = new URL(guard.tokenUrl);
@@ -94,11 +85,7 @@ function usableAccessToken(data: object): boolean {
   return token === undefined || (typeof token === "string" && token !== "");
 }
 
-/**
- * gaxios hands the final error of a request to `errorRedactor`. Its default blanks the client
- * secret and assertion in the kept request, but not the refresh token or code, nor anything a
- * server echoed into the message or reply: take the credentials from the request as sent.
- */
+/** gaxios's default redactor leaves the refresh token, the code and the server's echo: take what was sent out. */
 function redactingSentSecrets(options: PreparedOptions, inner: PreparedOptions["errorRedactor"]): ErrorRedactor {
   // Loaded on use: print-token's cached path loads this module but makes no request.
   const sent = new Set<string>();

@@ -1,15 +1,6 @@
-// A user's ID token from the OAuth token endpoint: the refresh grant, naming the other OAuth client
-// when the token is for one (IAP's desktop flow: an IAP resource's client id, in the same project
-// as the client that signed in). It is named twice, as `target_audience` (what google-auth-library
-// 11 sends, commit "Use `target_audience` > `audience`",) and as
-// `audience` (IAP's older desktop-flow page): no page says which one Google reads or what it does
-// with the other, and a token whose `aud` is not the one asked is refused (id-token-reply.ts), so
-// a server that reads either gives the right token and one that reads neither a clear error.
-// Without an audience, the reply's own `id_token` (its `aud` is the signed-in client). Either way
-// the grant must hold `openid`.
-// Sent through the transporter of a client cred-auth built (never one the caller built: its gaxios
-// has its own proxies and redirects), so the transport, the token URL's guard (token-requests.ts)
-// and google-auth-library's retries apply, and refusals read as every other token request's.
+// A user's ID token from the refresh grant, through the transporter of a client cred-auth built. Another
+// client's audience is sent both as `target_audience` and `audience` (no page says which Google reads):
+// id-token-reply.ts refuses a token for the wrong one. Without an audience, the grant's own `id_token`.
 import type { OAuth2Client } from "google-auth-library";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { type FetchedIdToken, fetchedIdToken } from "./id-token-reply.js";
@@ -27,13 +18,8 @@ export interface UserIdTokenRequest {
 }
 
 /**
- * The refresh grant's ID token, through `client`'s transporter (a client cred-auth built). `what` says what was being done,
- * for errors (e.g. `Getting an ID token with the user credentials in "PATH"`).
- *
- * @throws CredCredentialsError `ERR_NO_ID_TOKEN` when the reply holds none (no `openid` granted),
- * `ERR_INVALID_AUDIENCE` when the token server refused the audience, `ERR_ID_TOKEN_WRONG_AUDIENCE`
- * when its token is for another audience, or as any token request.
- * @throws CredConnectionError as any token request.
+ * The refresh grant's ID token through `client`'s transporter (`what` for errors): ERR_NO_ID_TOKEN without
+ * `openid`, ERR_INVALID_AUDIENCE, ERR_ID_TOKEN_WRONG_AUDIENCE, or as any token request.
  */
 export async function userIdToken(
   client: OAuth2Client,

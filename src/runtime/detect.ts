@@ -25,23 +25,13 @@ export interface RuntimeInfo {
   ci: boolean;
   /** Launching a browser on this machine can be expected to show it to the user. */
   canOpenBrowser: boolean;
-  /**
-   * The user's browser is probably on another machine (SSH, container, hosted or remote
-   * notebook server), so a loopback redirect to this machine cannot reach us.
-   */
+  /** The user's browser is probably on another machine (SSH, container, remote notebook): a loopback redirect cannot reach us. */
   remote: boolean;
-  /**
-   * Why the browser is taken to be elsewhere (or here), when `remote` was not the user's word:
-   * `container` and `jupyter-server` are guesses that can be wrong (a container on the user's
-   * own desktop), so the sign-in says how to overrule them.
-   */
+  /** Why the browser is taken to be elsewhere (or here): `container` and `jupyter-server` are guesses the user may overrule. */
   remoteBy: RemoteEvidence;
   /** Which of stdin and stderr are terminals (where a prompt can be answered and seen). */
   tty: { stdin: boolean; stderr: boolean };
-  /**
-   * The terminal moves its cursor and erases lines (TERM is set and not `dumb`; always on
-   * Windows): a live face can redraw. Without it only plain lines make sense.
-   */
+  /** The terminal moves its cursor and erases lines (TERM set and not `dumb`; always on Windows): a live face can redraw. */
   cursorControl: boolean;
   /** One line per finding, for debug output. */
   reasons: string[];
@@ -104,9 +94,8 @@ export interface RemoteVerdict {
 }
 
 /**
- * Tells where the code runs: which notebook kernel or terminal, CI, whether a browser can be
- * opened here, and whether the user's browser is on another machine (`said`, when the user said
- * so, instead of the detection). A function of its arguments; the defaults read the current process.
+ * Where the code runs: the notebook kernel or terminal, CI, whether a browser can open here, whether the
+ * user's browser is elsewhere (`said`: the user's word). A function of its arguments.
  */
 export function detectRuntime(
   env: Env = process.env,
@@ -127,10 +116,7 @@ export function detectRuntime(
   return { kind, interactive: kind !== "pipe", ci, canOpenBrowser, remote, remoteBy, tty, cursorControl, reasons };
 }
 
-/**
- * Whether the terminal can redraw: TERM names a terminal type other than `dumb` (Emacs' shell,
- * some IDE consoles, `TERM=dumb` on purpose). Windows consoles have no TERM and redraw anyway.
- */
+/** Whether the terminal can redraw: TERM other than `dumb`; Windows consoles have none and redraw anyway. */
 function hasCursorControl(env: Env, platform: NodeJS.Platform): boolean {
   const term = env.TERM?.trim().toLowerCase();
   if (platform === "win32") return term !== "dumb";
@@ -158,10 +144,7 @@ function detectKind(env: Env, globals: object, host: HostFacts, ci: boolean, rea
   return "pipe";
 }
 
-/**
- * The notebook kernel these globals belong to, if any: a cheap look at two globals, for a
- * question asked on every cache hit (whether to name the account in the cell).
- */
+/** The notebook kernel of these globals, if any: two globals looked at, on every cache hit. */
 export function notebookKernel(globals: object = globalThis): "tslab" | "deno-jupyter" | undefined {
   if ("__tslab__" in globals && (globals as { __tslab__?: unknown }).__tslab__ != null) return "tslab";
   return hasDenoJupyter(globals) ? "deno-jupyter" : undefined;

@@ -1,9 +1,5 @@
-/**
- * The environment variable that marks each built-in hosted platform. `hosted/` detects the
- * platform by it and `runtime/detect.ts` reads every one as "a hosted workspace: the user's
- * browser is elsewhere", so a platform added here is known to both (hosted/registry.ts keeps
- * one environment per entry, checked by the compiler).
- */
+// The variable that marks each built-in hosted platform: hosted/ detects the platform by it, and
+// runtime/detect.ts reads it as "the user's browser is elsewhere".
 export const HOSTED_PLATFORM_VARIABLES = {
   colab: "COLAB_RELEASE_TAG",
   "colab-enterprise": "VERTEX_PRODUCT",

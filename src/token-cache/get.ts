@@ -30,15 +30,8 @@ export const MIN_VALIDITY_MS = 300_000;
 const inFlight = new Map<string, Promise<CachedAccessToken>>();
 
 /**
- * The cached access token for `key` while it has more than `minValidityMs` left; otherwise the
- * result of `refresh()`, which is then cached. Single-flight across processes: while one
- * process refreshes a key (holding `KEY.lock`), the others wait for its token instead of
- * asking the token server too; a lock whose owner died, or older than `staleLockMs`, is
- * broken, and after `lockWaitMs` a waiter refreshes by itself. Within one process, concurrent
- * calls for the same key share one refresh.
- *
- * Errors of `refresh()` propagate unchanged; cache I/O errors never do (the cache is an
- * optimisation: with an unwritable directory every call simply refreshes).
+ * The cached token for `key` while it has more than `minValidityMs` left, else `refresh()`'s, then
+ * cached: one refresh per key in the process, and across processes through `KEY.lock`; cache I/O never throws.
  */
 export function getTokenWithCache(
   key: string,

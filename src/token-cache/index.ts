@@ -1,14 +1,5 @@
-/**
- * The access-token cache shared by `cred-auth print-token` and the library: access tokens
- * outlive a process, so scripts calling print-token in a loop, or programs starting again,
- * do not ask the token server each time. One file per key (a sha256 of the credentials'
- * identity and scopes) holding only `access_token`, `expiry_date`, `token_type` and `scopes`;
- * never a refresh token or key. Safe under concurrent processes.
- *
- * Light by design: node builtins only (it is on print-token's hot path).
- *
- * @packageDocumentation
- */
+// The access-token cache of print-token and the library: tokens outlive a process, so loops and restarts
+// do not ask again. One file per hashed key, never a refresh token or key; node builtins only (hot path).
 export {
   type CachedAccessToken,
   type TokenCacheLocation,

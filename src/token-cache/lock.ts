@@ -19,10 +19,7 @@ interface LockOwner {
   time: number;
 }
 
-/**
- * Tries once to take the lock at `path` (breaking a stale one first). Never waits. `path` is in
- * the opened, checked cache directory (store.ts openCacheDir): it exists.
- */
+/** Tries once to take the lock at `path` in the checked cache directory, breaking a stale one first; never waits. */
 export function tryLock(path: string, staleMs: number): LockAttempt {
   for (let attempt = 0; attempt < 2; attempt++) {
     const content = JSON.stringify({ pid: process.pid, host: hostname(), time: Date.now(), nonce: uniqueSuffix() });

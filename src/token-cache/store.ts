@@ -31,9 +31,8 @@ export interface TokenCacheLocation {
 }
 
 /**
- * The token cache directory: `$CRED_AUTH_TOKEN_CACHE` (`off` turns the cache off), else
- * `$XDG_CACHE_HOME/cred-auth/tokens`, else `%LOCALAPPDATA%\cred-auth\tokens` on Windows,
- * else `~/.cache/cred-auth/tokens`. Returns `false` when the cache is off.
+ * The cache directory: `$CRED_AUTH_TOKEN_CACHE` (`off`: false), else `$XDG_CACHE_HOME/cred-auth/tokens`,
+ * `%LOCALAPPDATA%\cred-auth\tokens` on Windows, else `~/.cache/cred-auth/tokens`.
  */
 export function tokenCacheDir(
   env: NodeJS.ProcessEnv = process.env,
@@ -69,21 +68,14 @@ export function readEntry(base: string, key: string): CachedAccessToken | undefi
 /** Token entries and locks are tiny; anything bigger is not ours. */
 const MAX_ENTRY_BYTES = 64 * 1024;
 
-/**
- * @internal A token-cache file's text, under the file-trust rule for files cred-auth keeps
- * (trust/files.ts): a small regular file of ours that nobody else may write, judged on the opened
- * descriptor; not a symbolic link (`O_NOFOLLOW`), not a FIFO or device (which must not block
- * print-token), not a file another user planted. Throws otherwise.
- */
+/** @internal An entry's text under the file-trust rule for files we keep: ours, private, regular, no link followed. */
 export function readSmallFile(path: string): string {
   return readTrustedFileSync(path, { maxBytes: MAX_ENTRY_BYTES, keeper: "cred-auth", noFollow: true }).toString("utf8");
 }
 
 /**
- * Stores `token` under `key` atomically (temp file, fsync, rename; file 0600, directory 0700).
- * Only `access_token`, `expiry_date`, `token_type` and `scopes` are written. Returns false when
- * the cache is off or cannot be written (a read-only home is not an error: the cache is an
- * optimisation), or when `access_token` is not a token (formats/token-cache-entry.ts).
+ * Stores only the token's four fields under `key`, atomically (0600 in 0700). False when the cache is off
+ * or unwritable (it only saves requests), or the access token is not a token.
  */
 export function writeCachedToken(key: string, token: CachedAccessToken, location: TokenCacheLocation = {}): boolean {
   return withCacheDir(location, true, (base) => writeEntry(base, key, token)) ?? false;
@@ -128,11 +120,7 @@ export function deleteCachedToken(key: string, location: TokenCacheLocation = {}
   return removed === true;
 }
 
-/**
- * Removes every cached token whose key starts with `owner` and a hyphen: the ID tokens of one
- * credentials file, whatever their audiences (formats/cache-keys.ts `idTokenCacheKey`). Returns
- * how many entries went.
- */
+/** Removes every entry whose key starts with `owner` and a hyphen (a file's ID tokens, any audience); how many went. */
 export function deleteCachedTokensOf(owner: string, location: TokenCacheLocation = {}): number {
   const prefix = `${checkedKey(owner)}-`;
   return (
@@ -162,12 +150,8 @@ function listOrNothing(dir: string): string[] {
 // Stryker restore all
 
 /**
- * Runs `use` with the cache directory opened and checked: a directory (a link counts as the
- * directory it points to), ours, not writable by group or others, judged by `fstat` of the opened
- * descriptor. `use` gets the
- * path to reach entries by: on Linux the descriptor's `/proc/self/fd/N`, so a directory swapped
- * for a link after the check is never used; elsewhere the directory's path. Returns undefined when
- * the cache is off, absent (and `create` is false) or not private.
+ * `use` with the cache directory opened and checked on its descriptor (ours, private), reached by
+ * `/proc/self/fd/N` on Linux so a swapped link is never used; undefined when off, absent or not private.
  */
 export function withCacheDir<T>(
   location: TokenCacheLocation,
@@ -251,11 +235,7 @@ function checkedKey(key: string): string {
   return key;
 }
 
-/**
- * A name part no other writer uses at the same time: pid, time and a random number (the files
- * are opened with O_EXCL anyway). Not node:crypto: loading it costs milliseconds on the hot path.
- * @internal
- */
+/** @internal A name part no other writer uses at once (pid, time, random): node:crypto would cost the hot path. */
 export function uniqueSuffix(): string {
   return `${process.pid}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 10)}`;
 }

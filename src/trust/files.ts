@@ -1,12 +1,5 @@
-/**
- * The file-trust rule: how cred-auth reads a file it did not write in this run. Every such file
- * (a credentials file named by the user or a variable, a subject-token file an
- * `external_account` file names, the settings file, the token cache's entries, a client-secret
- * file) is opened non-blocking (a FIFO swapped in cannot hang the read), judged by `fstat` of that
- * descriptor (a regular file, at most so many bytes), and, for files cred-auth keeps itself
- * (settings, caches), must be the current user's and not writable by group or others: a file
- * someone else planted would decide whose account a program acts as. See docs/security.md.
- */
+// The file-trust rule for a file cred-auth did not write in this run: opened non-blocking, judged by
+// fstat of that descriptor (regular, bounded), and, for files cred-auth keeps, the user's own and private.
 import { type Stats, closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
 
 // print-token's cached path reads only synchronously: node:fs/promises would cost its start-up (bench target 2).
@@ -71,10 +64,7 @@ function refuseUntrusted(path: string, stats: Stats): void {
   if (untrusted !== undefined) throw new UntrustedFileError(path, untrusted);
 }
 
-/**
- * Why a file or directory of cred-auth's own may not be trusted (another user's, or writable by
- * group or others), or undefined when it may. Windows has neither owner nor mode bits: always fine there.
- */
+/** Why a file or directory of cred-auth's own is not to be trusted (another user's, or others may write it). */
 export function ownershipProblem(stats: { uid: number; mode: number }): string | undefined {
   return ownership(stats)?.problem;
 }
@@ -93,9 +83,8 @@ export function ownedPrivately(stats: { uid: number; mode: number }): boolean {
 }
 
 /**
- * Why a secret may not be written into `directory` (which exists), or undefined when it may: a
- * directory another user owns (root excepted) lets its owner replace or remove what we write, and
- * one that anyone may write without the sticky bit (as /tmp has) lets anyone do so.
+ * Why a secret may not be written into `directory`, or undefined when it may: another user's
+ * (root excepted) may replace what we write; one anyone may write without the sticky bit, anyone.
  */
 export function secretDirectoryProblem(directory: string): string | undefined {
   if (process.platform === "win32" || typeof process.getuid !== "function") return undefined;
@@ -144,10 +133,8 @@ export interface ReadLimitedOptions {
 }
 
 /**
- * Reads a whole regular file of at most `maxBytes` bytes. The file is opened with `O_NONBLOCK`
- * (a FIFO swapped in after any earlier check cannot block the open) and judged by `fstat` of
- * that descriptor, never by the path again. Throws {@link NotAFileError} for directories and
- * special files, {@link FileTooLargeError} beyond the limit, and the system error otherwise.
+ * A whole regular file of at most `maxBytes`, opened `O_NONBLOCK` and judged by fstat of that descriptor,
+ * never by the path again: a FIFO swapped in cannot block it (NotAFileError, FileTooLargeError).
  */
 export async function readFileLimited(
   path: string,

@@ -1,10 +1,5 @@
-/**
- * One bounded HTTP exchange with a URL a file named or the URL policy judged: no redirect is
- * followed (a redirect would carry the request, headers and body, to a host nobody judged), and
- * the whole exchange, reading the answer included, is bounded in time and in size. A failure is
- * handed on with every secret of the request (header values, the body's values, a URL's user info)
- * taken out of it, so no later printing (CRED_AUTH_DEBUG=1) can show one.
- */
+// One bounded HTTP exchange with a URL a file named or the URL policy judged: no redirect followed (it
+// would carry the request to a host nobody judged), bounded in time and size, failures scrubbed of its secrets.
 import { scrubbedError } from "./redact.js";
 import { discard, requestSecrets, transportFetch } from "./transport.js";
 
@@ -30,11 +25,7 @@ export interface BoundedReply {
   text: string;
 }
 
-/**
- * Sends `request` to `url` and reads the answer within the bounds. A failure to get any answer
- * (network, time-out, a body cut short) throws `unreachable(cause)`, the cause scrubbed of the
- * request's secrets.
- */
+/** `request` sent to `url` and its answer read within the bounds; no answer throws `unreachable(cause)`, scrubbed. */
 export async function boundedFetch(
   url: string,
   request: BoundedRequest,

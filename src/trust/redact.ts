@@ -1,13 +1,5 @@
-/**
- * The redaction owner: whatever a server says back (the OAuth token endpoint, STS, IAM
- * Credentials, a metadata server, a hosted platform) may echo the request it was sent, and a
- * proxy or a hostile server may do so on purpose. Every secret sent in that request is taken out
- * of the reply's words in every form it can come back in: raw, percent-encoded (either hex case,
- * once or twice), form-encoded (`+` for a space), JSON-escaped, base64 and base64url (alone or
- * inside a longer encoded text, such as Basic credentials `id:secret`), and decoded when the secret
- * is itself an encoded text. Google's secrets hold
- * `/`, `+` and `=` (`1//0g…`, `4/0A…`, `GOCSPX-…`), so each form differs.
- */
+// The redaction owner: a reply (OAuth, STS, IAM, a metadata server, a hosted platform) may echo the
+// request, so every secret sent is taken out of its words in every form it can come back in.
 
 /** What a secret is replaced with. */
 export const REDACTED = "<redacted by cred-auth>";
@@ -18,10 +10,7 @@ export const MIN_SECRET_LENGTH = 8;
 /** Replaces every form of the secrets it was made with; see {@link redactor}. */
 export type Redact = (text: string) => string;
 
-/**
- * A function that takes every form ({@link secretForms}) of each of `secrets` out of a text.
- * Values shorter than {@link MIN_SECRET_LENGTH} and non-strings are ignored.
- */
+/** A function that takes every form of each of `secrets` (strings of at least MIN_SECRET_LENGTH) out of a text. */
 export function redactor(secrets: Iterable<unknown>): Redact {
   const forms = formsOf(secrets);
   return (text) => scrub(text, forms);
@@ -50,10 +39,8 @@ export function scrubDeep(value: unknown, forms: readonly string[], depth = 0): 
 }
 
 /**
- * `error` and its causes (6 deep) as copies with every form of `secrets` taken out of their
- * messages and stacks, name and `code` kept: what a request's failure says (fetch quotes a header
- * value it refuses, a URL with its password) may be printed later (CRED_AUTH_DEBUG=1). Not an
- * Error: its text, scrubbed.
+ * `error` and its causes (6 deep) as copies scrubbed of every form of `secrets`, name and `code`
+ * kept: fetch may quote a header value or a URL's password, printed later with CRED_AUTH_DEBUG=1.
  */
 export function scrubbedError(error: unknown, secrets: Iterable<unknown>, depth = 0): unknown {
   const forms = formsOf(secrets);
@@ -73,12 +60,8 @@ export function withoutUrlCredentials(text: string): string {
 }
 
 /**
- * The forms a secret can take on its way back in a reply: raw; percent-encoded
- * (`encodeURIComponent`, form encoding, either hex case, once or twice); JSON-escaped (`\\/` too);
- * and the base64 and base64url cores of the raw and form-encoded secret, at each of the three
- * alignments it can have inside a longer encoded text. A secret that is itself percent-encoded (an
- * AWS subject token is a URL-encoded request) may come back decoded: each form of its decoded
- * text too. Forms shorter than {@link MIN_SECRET_LENGTH} are left out.
+ * Every form a secret can come back in: raw, percent-encoded (either case, once or twice, `+` for a
+ * space), JSON-escaped, base64/base64url at each alignment, and each form of its decoded text.
  */
 export function secretForms(secret: string): string[] {
   const decoded = percentDecoded(secret);
@@ -122,11 +105,7 @@ function lowerHex(text: string): string {
   return text.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
 }
 
-/**
- * The base64 and base64url characters that depend on `text` alone, wherever it starts inside a
- * longer encoded text: encoded after 0, 1 and 2 other bytes, less the characters those bytes or
- * the bytes after it share.
- */
+/** The base64(url) characters that depend on `text` alone, wherever it starts inside a longer encoded text. */
 function base64Cores(text: string): string[] {
   const bytes = Buffer.from(text);
   const cores: string[] = [];

@@ -1,15 +1,9 @@
-/**
- * Terminal-safe text: what a user, a file or a server supplied (a path, a universe, a server's
- * words) is printed only through {@link printable}, so an ESC or OSC sequence hidden in it
- * cannot retitle the terminal, hide a line or write a link.
- */
+// Terminal-safe text: what a user, a file or a server supplied is printed only through printable(),
+// so an escape sequence hidden in it cannot retitle the terminal, hide a line or write a link.
 import { CredConnectionError, ERROR_CODES } from "../errors.js";
 import { withoutUrlCredentials } from "./redact.js";
 
-/**
- * C0 and C1 control characters, DEL, and the Unicode format characters that reorder or hide text
- * (bidirectional overrides and isolates, zero-width joiners, the line and paragraph separators).
- */
+/** C0 and C1 controls, DEL, and the format characters that reorder or hide text (bidi, zero-width, separators). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's whole job
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
 
@@ -29,11 +23,7 @@ export function quoted(text: string): string {
 /** A server's words are shown whole up to this length; past it, cut at a word (a hostile reply may be long). */
 export const MAX_SERVER_WORDS = 1000;
 
-/**
- * A server's words (already scrubbed of what was sent) on one {@link printable} line: every run of
- * white space becomes one space. Kept whole up to {@link MAX_SERVER_WORDS} characters, else cut at
- * the last space before it, never inside a word, and marked with `…`.
- */
+/** A server's scrubbed words on one printable line, cut at a space before MAX_SERVER_WORDS characters and marked `…`. */
 export function serverWords(text: string): string {
   const line = text.replace(/\s+/g, " ").trim();
   if (line.length <= MAX_SERVER_WORDS) return printable(line);
@@ -42,10 +32,7 @@ export function serverWords(text: string): string {
   return `${printable(space > 0 ? cut.slice(0, space) : cut.slice(0, MAX_SERVER_WORDS))} …`;
 }
 
-/**
- * A line of debug output (CRED_AUTH_DEBUG=1: stacks, causes from fetch or the file system) as
- * every other message is shown: {@link printable}, with no URL's user info.
- */
+/** A line of debug output (CRED_AUTH_DEBUG=1) as every message is shown: printable, without a URL's user info. */
 export function debugText(line: string): string {
   return printable(withoutUrlCredentials(line));
 }
@@ -62,10 +49,8 @@ export function isToken(text: string): boolean {
 }
 
 /**
- * `token`, a server's answer about to be printed or put in a header, when it is a token: visible
- * ASCII, no white space or control character, at most {@link MAX_TOKEN_LENGTH} long. Else one
- * coded error that shows nothing of it: an escape code or a CR LF in it would reach a terminal, or
- * add a line to `--format header`.
+ * `token` when it is a token (visible ASCII, at most MAX_TOKEN_LENGTH), else a coded error showing
+ * nothing of it: an escape code or CR LF would reach a terminal, or add a line to `--format header`.
  */
 export function checkedToken(token: string, what: string): string {
   if (isToken(token)) return token;
@@ -78,11 +63,7 @@ export function checkedToken(token: string, what: string): string {
 /** What {@link UNSAFE} finds that JSON leaves raw: all but C0, which JSON writes as escapes (and its own line breaks). */
 const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
 
-/**
- * JSON of `value` (indented by `indent`) with every character {@link printable} escapes written as a
- * `\\uXXXX` escape too (C1, DEL, bidirectional and zero-width characters, which JSON allows raw):
- * the same data to a JSON reader, nothing hidden or reordered on a terminal.
- */
+/** JSON of `value` with every character printable() escapes written as `\\uXXXX`: the same data, nothing hidden. */
 export function safeJson(value: unknown, indent?: number): string {
   return (JSON.stringify(value, null, indent) ?? "null").replace(
     JSON_UNSAFE,

@@ -1,18 +1,6 @@
-/**
- * The one transport: every HTTP request cred-auth sends or causes leaves through {@link transportFetch}
- * (node-fetch, loaded on first use). cred-auth's own exchanges (subject-token URLs, AWS IMDS, STS, IAM
- * Credentials, revoke, hosted platforms) call it through `trust/http.ts`; the google-auth-library
- * clients cred-auth builds get it as gaxios's `fetchImplementation` (protocols/client-transport.ts).
- *
- * - Redirects are followed here, never by node-fetch: within the origin the URL policy judged, as
- *   fetch would; to another origin only without a body and with no header but the harmless ones
- *   (Authorization, cookies, custom and secret headers stay behind), so a redirect cannot carry a
- *   secret to a host nobody judged. A redirect that would is not followed: its 3xx is the answer.
- * - Loopback is never reached through a proxy (an agent gaxios chose from HTTPS_PROXY is dropped);
- *   other hosts follow HTTPS_PROXY / HTTP_PROXY and NO_PROXY as gaxios and curl read them.
- * - Sizes: a reply read whole is cut at `size` (node-fetch's bound; {@link MAX_REPLY_BYTES} when the
- *   caller gave none); time: the caller's signal, and {@link transportRequest}'s own bound.
- */
+// The one transport: every request cred-auth sends or causes leaves through transportFetch (node-fetch),
+// google-auth-library's clients included. Redirects are followed here, within the judged origin, or
+// elsewhere only without a body or secret headers; loopback never through a proxy; replies bounded.
 import type { Agent } from "node:http";
 import { isLoopbackHostname } from "./urls.js";
 
@@ -53,10 +41,7 @@ function loadNodeFetch(): Promise<NodeFetchModule> {
   return nodeFetch;
 }
 
-/**
- * fetch with cred-auth's rules (above): a drop-in `fetchImplementation` for gaxios, and the
- * exchange under `trust/http.ts`. Resolves with the last reply, a redirect it would not follow included.
- */
+/** fetch with cred-auth's rules: gaxios's `fetchImplementation` too. The last reply, an unfollowed redirect included. */
 export async function transportFetch(input: unknown, init: TransportInit = {}): Promise<Response> {
   const fetch = (await loadNodeFetch()).default;
   let url = new URL(urlOf(input));
@@ -93,10 +78,7 @@ function sent(url: URL, request: TransportInit): TransportInit {
   return out;
 }
 
-/**
- * The agent `url` is reached through: none that proxies for loopback; the caller's (gaxios picks
- * one from HTTPS_PROXY, or an mTLS agent) for other hosts; else the environment's proxy.
- */
+/** The agent for `url`: none that proxies loopback; the caller's (gaxios's proxy or mTLS agent); else the environment's proxy. */
 export function agentFor(url: URL, given: unknown, env: NodeJS.ProcessEnv = process.env): unknown {
   if (isLoopbackHostname(url.hostname)) return given !== undefined && !isProxyAgent(given) ? given : undefined;
   if (given !== undefined) return given;
@@ -109,11 +91,7 @@ function isProxyAgent(agent: unknown): boolean {
   return typeof agent === "function" || (typeof agent === "object" && agent !== null && "proxy" in agent);
 }
 
-/**
- * The proxy for `url` from the environment, as gaxios reads it (HTTPS_PROXY, https_proxy,
- * HTTP_PROXY, http_proxy), unless NO_PROXY names the host (`*`, `host`, `.domain`, `*.domain`,
- * `host:port`, an origin); undefined for none.
- */
+/** The environment's proxy for `url`, as gaxios reads HTTPS_PROXY/HTTP_PROXY, unless NO_PROXY names its host. */
 export function proxyFor(url: URL, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const proxy = env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy;
   if (!proxy) return undefined;
@@ -158,9 +136,8 @@ function redirectTarget(response: NodeFetchResponse, from: URL): URL | undefined
 }
 
 /**
- * The request a redirect from `from` to `to` would send (fetch's rules: 303, and 301/302 after a
- * POST, become a GET without a body), or undefined when it would carry a secret to another origin:
- * a body, or a header that is not harmless; or leave https for http.
+ * The request a redirect would send (fetch's rules), or undefined when it would carry a secret to
+ * another origin (a body, a header that is not harmless) or leave https for http.
  */
 export function redirected(request: TransportInit, status: number, from: URL, to: URL): TransportInit | undefined {
   if (from.protocol === "https:" && to.protocol !== "https:") return undefined;

@@ -1,11 +1,5 @@
-/**
- * The URL policy: which host may receive a secret or a token. Every URL a credentials file or a
- * setting names that will be sent one (`token_uri`, `token_url`, `service_account_impersonation_url`,
- * `token_info_url`, `revoke_url`, `cloud_resource_manager_url`, ...) is judged by
- * {@link trustedUrl} against the universe the *user* chose ({@link trustedUniverse}), never the
- * one the file names: a file may come from someone else, and the URL it names would receive the
- * secret. See docs/security.md, "The trust boundary".
- */
+// The URL policy: a URL a file or a setting names that will receive a secret is judged against the
+// universe the *user* chose, never the file's: a file may come from someone else (docs/security.md).
 import { CredCredentialsError, type CredErrorOptions, ERROR_CODES } from "../errors.js";
 import { EMULATOR_PATHS, ENV } from "../shared/constants.js";
 import { quoted } from "./text.js";
@@ -22,19 +16,13 @@ export interface Universe {
   readonly domain: string;
   /** Who chose it: nobody (the default), {@link UNIVERSE_ENV}, or the `universeDomain` option. */
   readonly chosenBy: "default" | "environment" | "option";
-  /**
-   * The local emulator's base URL (`CRED_AUTH_EMULATOR_HOST`): Google's URLs of the default
-   * universe go there instead, and plain http to exactly this host and port is allowed.
-   */
+  /** The emulator's base URL (`CRED_AUTH_EMULATOR_HOST`): Google's default-universe URLs go there instead. */
   readonly emulator?: string;
 }
 
 /**
- * The universe the user trusts: the `universeDomain` option, else {@link UNIVERSE_ENV}, else
- * googleapis.com; with the emulator's base URL when `CRED_AUTH_EMULATOR_HOST` is set.
- *
- * @throws CredCredentialsError (`ERR_INVALID_OPTION`) when the option, the variable or the
- * emulator host is not usable.
+ * The universe the user trusts: the `universeDomain` option, else GOOGLE_CLOUD_UNIVERSE_DOMAIN, else
+ * googleapis.com; with the emulator's base URL when set. @throws ERR_INVALID_OPTION when one is unusable.
  */
 export function trustedUniverse(env: NodeJS.ProcessEnv = process.env, option?: string): Universe {
   const fromEnv = env[UNIVERSE_ENV]?.trim();
@@ -75,18 +63,11 @@ export interface Destination {
   field: string;
   /** The file that names it, for messages. */
   file?: string;
-  /**
-   * The URL receives only secrets the same file holds (an `authorized_user` refresh token, a key's
-   * assertion): whoever wrote the file has them already, so plain http to this machine (a local
-   * token server, the emulator of a test) is allowed without the emulator too.
-   */
+  /** The URL receives only secrets its own file holds: plain http to this machine is allowed without the emulator. */
   ownSecretOnly?: boolean;
 }
 
-/**
- * Hosts of Google's OAuth token endpoint older files name (google-auth-library and gcloud have
- * written each): `https://accounts.google.com/o/oauth2/token`, `https://www.googleapis.com/oauth2/v4/token`.
- */
+/** Hosts of Google's OAuth token endpoint that older files name (accounts.google.com/o/oauth2/token, oauth2/v4). */
 const LEGACY_OAUTH2_HOSTS = new Set(["accounts.google.com", "www.googleapis.com"]);
 
 /** A URL that would receive a secret and is refused: `ERR_UNSAFE_TOKEN_URL` unless `options` say otherwise. */
@@ -95,13 +76,8 @@ function unsafeUrl(message: string, options: CredErrorOptions = {}): CredCredent
 }
 
 /**
- * `raw` judged for `destination` in `universe`: the URL to send the secret to.
- * - `https://SERVICE.UNIVERSE/...` (no port, no user info) is Google's: allowed; with the
- *   emulator, Google's URLs of the default universe go to the emulator instead;
- * - `http://` to this machine (127.0.0.0/8, ::1, localhost) without user info: the emulator's own
- *   host and port, or any port when the URL receives only the file's own secret
- *   ({@link Destination.ownSecretOnly});
- * - anything else is refused with an `ERR_UNSAFE_TOKEN_URL` error.
+ * `raw` judged for `destination`: Google's `https://SERVICE.UNIVERSE` (the emulator's instead when set),
+ * or plain http to this machine's emulator (any port for the file's own secret); else ERR_UNSAFE_TOKEN_URL.
  */
 export function trustedUrl(raw: string, destination: Destination, universe: Universe): string {
   const url = URL.canParse(raw) ? new URL(raw) : undefined;
@@ -121,10 +97,7 @@ function isPlainLoopback(url: URL): boolean {
   return url.protocol === "http:" && url.username === "" && url.password === "" && isLoopbackHostname(url.hostname);
 }
 
-/**
- * Whether `url` is the emulator's own (`CRED_AUTH_EMULATOR_HOST`): exactly its host and port, not
- * any other port on this machine (another local user may listen there).
- */
+/** Whether `url` is exactly the emulator's host and port: another local user may listen on any other. */
 function isEmulator(url: URL, universe: Universe): boolean {
   return universe.emulator !== undefined && isPlainLoopback(url) && url.origin === universe.emulator;
 }
@@ -156,14 +129,8 @@ function refusal(url: URL, destination: Destination, universe: Universe): CredCr
 const IMDS_HOSTS = new Set(["169.254.169.254", "[fd00:ec2::254]"]);
 
 /**
- * `raw`, an AWS source's IMDS URL (`credential_source.region_url`, `url`,
- * `imdsv2_session_token_url`), judged: it receives IMDS's session token and answers the AWS keys
- * that sign the subject token, so only AWS's instance metadata service is asked, as
- * google-auth-library and Python once checked too:
- * - `http://169.254.169.254/...` or `http://[fd00:ec2::254]/...` (no user info, no other port); with
- *   the emulator, the emulator's IMDS at the same path instead (nothing leaves this machine);
- * - with the emulator, the emulator's own IMDS URLs (its host and port, under its IMDS path);
- * - anything else is refused with an `ERR_UNSAFE_TOKEN_URL` error.
+ * An AWS source's IMDS URL, judged: it answers the keys that sign the subject token, so only AWS's
+ * 169.254.169.254 or [fd00:ec2::254] over plain http (with the emulator, its IMDS); else ERR_UNSAFE_TOKEN_URL.
  */
 export function trustedImdsUrl(raw: string, field: string, file: string | undefined, universe: Universe): string {
   const url = URL.canParse(raw) ? new URL(raw) : undefined;
@@ -180,11 +147,7 @@ export function trustedImdsUrl(raw: string, field: string, file: string | undefi
   );
 }
 
-/**
- * Refuses a URL a credentials file names with a user name or password in it (a subject-token
- * `credential_source.url`, which no URL policy judges: any host may serve a subject token): the
- * password would travel in the clear and be quoted by every failure; headers carry secrets.
- */
+/** Refuses a subject-token URL with a user name or password: it would travel in the clear and be quoted by failures. */
 export function refuseUrlCredentials(raw: string, field: string, file: string | undefined): void {
   const url = URL.canParse(raw) ? new URL(raw) : undefined;
   if (url === undefined || (url.username === "" && url.password === "")) return;
@@ -198,10 +161,7 @@ function namer(destination: Destination): string {
   return destination.file === undefined ? "The credentials file" : `Credentials file ${quoted(destination.file)}`;
 }
 
-/**
- * Refuses a file whose `universe_domain` (absent: googleapis.com) is not the universe the user
- * trusts, with a message that names both and how to trust the file's.
- */
+/** Refuses a file whose universe (absent: googleapis.com) is not the one trusted, naming both and how to trust it. */
 export function checkFileUniverse(named: string | undefined, universe: Universe, file?: string): void {
   const fileUniverse = named ?? DEFAULT_UNIVERSE;
   if (fileUniverse === universe.domain) return;
@@ -222,31 +182,19 @@ function chosenWords(universe: Universe): string {
   return "the default";
 }
 
-/**
- * The one loopback predicate: whether a URL's `hostname` (as `new URL()` spells it) is this
- * machine: `localhost`, `[::1]` or an address of 127.0.0.0/8. The only hosts a token may be sent to
- * over plain http, and the hosts never reached through a proxy (trust/transport.ts).
- */
+/** The one loopback predicate: `localhost`, `[::1]` or 127.0.0.0/8; plain http goes only there, never via a proxy. */
 export function isLoopbackHostname(hostname: string): boolean {
   return hostname === "localhost" || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 
 const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
-/**
- * Whether a URL's `hostname` is one of the names a local server of ours is bound and reached by
- * (`localhost`, `127.0.0.1`, `[::1]`): the emulator's host, a sign-in's loopback redirect URI. Loopback,
- * but narrower: nothing of ours listens on 127.0.0.2.
- */
+/** The names a local server of ours is reached by (`localhost`, `127.0.0.1`, `[::1]`): loopback, but narrower. */
 export function isLoopbackName(hostname: string): boolean {
   return LOOPBACK_NAMES.has(hostname);
 }
 
-/**
- * The one emulator predicate: whether `url` is exactly the emulator's (`CRED_AUTH_EMULATOR_HOST` in
- * `env`): plain http to its host and port. Any other loopback URL is not the emulator, and without a
- * usable variable nothing is.
- */
+/** The one emulator predicate: `url` is plain http to exactly CRED_AUTH_EMULATOR_HOST's host and port. */
 export function isEmulatorUrl(url: URL, env: NodeJS.ProcessEnv = process.env): boolean {
   const host = env[ENV.emulatorHost]?.trim();
   if (!host) return false;
@@ -280,11 +228,7 @@ export function emulatorBaseUrl(hostPort: string): string {
 /** Google's consoles, where a refusal's link (enable an API, grant a role) may send the user. */
 const CONSOLE_HOSTS = new Set(["console.developers.google.com", "console.cloud.google.com"]);
 
-/**
- * A link a Google reply asks the user to open (ErrorInfo's `activationUrl`): shown only when it is
- * an `https` page of Google's console (no user info, no port), so a reply cannot point a user at
- * another site; else undefined.
- */
+/** A link a Google reply asks the user to open, only when it is an https page of Google's console; else undefined. */
 export function googleConsoleLink(raw: string | undefined): string | undefined {
   const url = raw !== undefined && URL.canParse(raw) ? new URL(raw) : undefined;
   if (url?.protocol !== "https:" || url.username !== "" || url.password !== "" || url.port !== "") return undefined;

@@ -15,13 +15,8 @@ export interface AtomicWriteOptions {
 }
 
 /**
- * Writes `data` to `path` so that readers only ever see the old file or the whole new one:
- * a temporary file in the same directory is written, flushed to disk and renamed over `path`.
- * Missing parent directories are created with mode 0700 (existing ones are left alone).
- * When `path` is a symbolic link of the current user (or root), the file it points to is replaced
- * and the link kept; a link of anyone else is refused ({@link UnsafeLinkError}), the rule of
- * Linux's `fs.protected_symlinks`: in a shared directory, another user's link could point at any
- * of our files. Temp files that killed saves of this user left next to `path` are removed.
+ * Writes `data` so readers see the old file or the whole new one (temp, fsync, rename; new directories
+ * 0700). A link of ours or root's is followed, anyone else's refused (UnsafeLinkError): it could point anywhere.
  */
 export async function writeFileAtomic(
   path: string,
@@ -69,11 +64,7 @@ export class UnsafeLinkError extends Error {
 
 const MAX_LINKS = 40;
 
-/**
- * The file a symbolic link points to, or `path` itself (also when nothing exists there yet).
- * Every link followed must belong to us or to root; a chain longer than the system follows
- * (a loop) is refused with `ELOOP`, so no link goes unchecked.
- */
+/** The file a link points to, or `path`: every link followed must be ours or root's; a loop is ELOOP. */
 async function resolveLink(path: string): Promise<string> {
   let current = path;
   for (let hops = 0; ; hops++) {
@@ -118,10 +109,7 @@ const NOT_A_TEMP = "";
 /** A temp file this old is stale whoever wrote it (a writer on another host, an older version). */
 const STALE_TEMP_MS = 60 * 60 * 1000;
 
-/**
- * Removes the temp files of saves of `name` that were killed: ours (same uid), regular, and
- * either written by a process that is gone or older than an hour. They hold whole credentials.
- */
+/** Removes killed saves' temp files of `name` (ours, regular, of a dead process or over an hour old): they hold credentials. */
 async function removeStaleTemps(dir: string, name: string): Promise<void> {
   let names: string[];
   try {

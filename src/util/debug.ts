@@ -6,10 +6,7 @@ export function debugEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return /^(1|true|yes)$/i.test(env[ENV.debug]?.trim() ?? "");
 }
 
-/**
- * Writes `cred-auth: LINE` on stderr when {@link debugEnabled}; nothing otherwise. Never pass it a
- * secret; the line is made terminal-safe and a URL's user info taken out, as every message is.
- */
+/** `cred-auth: LINE` on stderr when debugging, terminal-safe and without a URL's user info; never pass a secret. */
 export function debug(env: NodeJS.ProcessEnv, line: string): void {
   if (debugEnabled(env)) process.stderr.write(`cred-auth: ${debugText(line)}\n`);
 }

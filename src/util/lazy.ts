@@ -9,19 +9,12 @@ let googleAuth: Promise<GoogleAuthLibrary> | undefined;
 
 /** google-auth-library (the user's peer copy). */
 export function loadGoogleAuth(): Promise<GoogleAuthLibrary> {
-  // require(), not import(): google-auth-library is CommonJS, and import() would put it through
-  // the ESM loader's CommonJS translator, a few milliseconds more on every fresh process that
-  // needs it (bench/README.md, targets 3 and 4). Same module instance either way.
+  // require(), not import(): import() puts CommonJS through the ESM loader's translator, milliseconds more.
   googleAuth ??= new Promise((resolve) => resolve(withNodeCrypto(require("google-auth-library") as GoogleAuthLibrary)));
   return googleAuth;
 }
 
-/**
- * google-auth-library's `UserRefreshClient`, without the rest of the library: its own module
- * loads 28 files where the package's index loads 74 (bench/README.md, target 4). It is the very
- * class the index exports (one module instance per path), so `instanceof` holds for callers.
- * A copy laid out otherwise falls back to the index.
- */
+/** google-auth-library's `UserRefreshClient` from its own module (28 files, not the index's 74): the same class. */
 export async function loadUserRefreshClient(): Promise<UserRefreshClientClass> {
   const deep = requireDeep<{ UserRefreshClient?: UserRefreshClientClass }>(
     "google-auth-library/build/src/auth/refreshclient.js",
@@ -38,20 +31,13 @@ function withNodeCrypto<T>(loaded: T): T {
 
 type StsCredentialsClass = typeof import("google-auth-library/build/src/auth/stscredentials.js").StsCredentials;
 
-/**
- * google-auth-library's `StsCredentials` (not exported by its index), for an external-account
- * client's STS step through the client's own transporter (protocols/client-transport.ts);
- * undefined for a library laid out otherwise.
- */
+/** google-auth-library's `StsCredentials` (not in its index), for a federation client's STS step; undefined if absent. */
 export function stsCredentialsClass(): StsCredentialsClass | undefined {
   return requireDeep<{ StsCredentials?: StsCredentialsClass }>("google-auth-library/build/src/auth/stscredentials.js")
     ?.StsCredentials;
 }
 
-/**
- * google-auth-library's own cheap "is this a Google VM or serverless runtime" check (no network),
- * from the one file of gcp-metadata that holds it, instead of loading google-auth-library whole.
- */
+/** google-auth-library's own "is this a Google VM or serverless" check, from gcp-metadata's one file that holds it. */
 export async function isOnGoogleCloud(): Promise<boolean> {
   const residency = requireDeep<{ detectGCPResidency?: () => boolean }>(
     "gcp-metadata/build/src/gcp-residency.js",
@@ -71,12 +57,7 @@ function requireDeep<T>(specifier: string, from?: string): T | undefined {
   }
 }
 
-/**
- * Runs `make` with google-auth-library's "does not validate the credential configuration"
- * console warning off. Only for configurations cred-auth has validated itself (the token and
- * impersonation URLs are judged by trust/urls.ts through formats/destinations.ts): the warning would be untrue there,
- * and it is printed on every load. A library laid out otherwise just warns.
- */
+/** `make()` without google-auth-library's "does not validate the configuration" warning: cred-auth validated it. */
 export function withValidatedConfig<T>(make: () => T): T {
   const util = requireDeep<{ suppressAdcWarning?: <R>(fn: () => R) => R }>("google-auth-library/build/src/util.js");
   return typeof util?.suppressAdcWarning === "function" ? util.suppressAdcWarning(make) : make();

@@ -1,6 +1,5 @@
-// SHA-256 (FIPS 180-4) of a UTF-8 string, as lowercase hex. Why not node:crypto: loading it costs
-// several milliseconds at process start, a large share of print-token's cached path; hashing a
-// few hundred bytes here takes microseconds. Checked against node:crypto in test/token-cache/token-cache.test.ts.
+// SHA-256 of a UTF-8 string, as lowercase hex, without node:crypto: loading it costs print-token's
+// cached path milliseconds, hashing a few hundred bytes here microseconds (test/token-cache/token-cache.test.ts).
 
 // Int32: the arithmetic below is 32-bit (`| 0`), so the constants above 2^31 are read as negative.
 const K = new Int32Array([
@@ -17,11 +16,7 @@ const K = new Int32Array([
 /** node:crypto's SHA-256, once a caller says it is loaded anyway (see {@link hashWithNodeCrypto}). */
 let nodeCryptoHex: ((text: string) => string) | undefined;
 
-/**
- * Hash with node:crypto from now on: called where it is already loaded (google-auth-library loads
- * it, so default()'s warm path has it), since the JavaScript digest's first calls run unoptimised,
- * about a millisecond each (bench/README.md, target 4). The digests are the same either way.
- */
+/** Hash with node:crypto from now on (google-auth-library loaded it): this digest's first calls run unoptimised. */
 export function hashWithNodeCrypto(crypto: typeof import("node:crypto")): void {
   nodeCryptoHex ??= (text) => crypto.createHash("sha256").update(text, "utf8").digest("hex");
 }
