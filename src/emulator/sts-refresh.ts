@@ -102,7 +102,7 @@ export function refresh(ctx: RequestContext, p: Map<string, string>): StsReply {
 }
 
 /** `id:secret` of a Basic header, undecoded: google-auth-library sends them raw, RFC 6749 form-encoded. */
-function rawBasic(header: string | undefined): { id: string; secret: string } | undefined {
+export function rawBasic(header: string | undefined): { id: string; secret: string } | undefined {
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? "");
   if (!match) return undefined;
   const decoded = Buffer.from(match[1], "base64").toString("utf8");
@@ -118,7 +118,10 @@ function formDecoded(value: string): string | undefined {
   }
 }
 
-function basicMatches(client: { id: string; secret: string }, record: ExternalRefresh): boolean {
+export function basicMatches(
+  client: { id: string; secret: string },
+  record: { clientId: string; clientSecret: string },
+): boolean {
   const raw = client.id === record.clientId && client.secret === record.clientSecret;
   const encoded = formDecoded(client.id) === record.clientId && formDecoded(client.secret) === record.clientSecret;
   return raw || encoded;

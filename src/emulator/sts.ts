@@ -15,7 +15,16 @@ import type { ProviderType, ServedSubjectToken, StsControls, SubjectTokenRequest
 import { awsOf } from "./aws-state.js";
 import { AWS_SUBJECT_TOKEN_TYPE, checkAwsSubjectToken } from "./aws-sigv4.js";
 import { type EmulatorState, checkedRotation } from "./state.js";
-import { oauthError, principalOf, refresh, type StsReply, stsRefreshOf } from "./sts-refresh.js";
+import { clientRefusal } from "./client-status.js";
+import {
+  basicMatches,
+  oauthError,
+  principalOf,
+  rawBasic,
+  refresh,
+  type StsReply,
+  stsRefreshOf,
+} from "./sts-refresh.js";
 
 export const STS_PATHS = {
   token: "/v1/token",
@@ -152,7 +161,9 @@ async function answerPost(ctx: RequestContext, handler: (ctx: RequestContext, p:
 
 function exchange(ctx: RequestContext, p: Map<string, string>): Reply {
   const sts = stsOf(ctx.state);
-  const problem = exchangeRequestProblem(sts, p);
+  const client = exchangeClient(ctx);
+  if (typeof client === "object") return client;
+  const problem = exchangeRequestProblem(sts, p, client);
   if (problem) return problem;
   const audience = p.get("audience") ?? "";
   const subject = verifiedSubject(ctx, sts, p.get("subject_token_type") ?? "", p.get("subject_token") ?? "", audience);
@@ -177,8 +188,25 @@ function exchange(ctx: RequestContext, p: Map<string, string>): Reply {
   };
 }
 
+/**
+ * Whether an exchange authenticates an OAuth client the emulator knows (HTTP Basic, as both Google
+ * libraries send a file's `client_id` and `client_secret`), or the refusal of a bad or refused one.
+ */
+function exchangeClient(ctx: RequestContext): boolean | Reply {
+  const basic = rawBasic(ctx.req.headers.authorization);
+  if (!basic) return false;
+  const known = [...ctx.state.clients.values()].find((c) => basicMatches(basic, c));
+  if (!known) return oauthError("invalid_client", "The OAuth client was not found.", 401);
+  const refused = clientRefusal(ctx.state, known.clientId);
+  return refused ? oauthError(refused.error, refused.description, 401) : true;
+}
+
 /** What is wrong with an exchange request before its subject token is looked at, if anything. */
-function exchangeRequestProblem(sts: StsState, p: Map<string, string>): Reply | undefined {
+function exchangeRequestProblem(
+  sts: StsState,
+  p: Map<string, string>,
+  clientAuthenticated: boolean,
+): Reply | undefined {
   const grantType = p.get("grant_type");
   if (grantType !== TOKEN_EXCHANGE)
     return oauthError("unsupported_grant_type", `Invalid value for "grant_type": ${(grantType ?? "").slice(0, 100)}`);
@@ -199,8 +227,12 @@ function exchangeRequestProblem(sts: StsState, p: Map<string, string>): Reply | 
       'Invalid value for "audience". This value should be the full resource name of the Identity Provider.',
     );
   if (!sts.audiences.has(audience)) return oauthError("invalid_target", UNKNOWN_POOL);
-  if (WORKFORCE_AUDIENCE.test(audience) && !userProjectOf(p.get("options")))
-    return oauthError("invalid_request", 'A workforce pool token exchange needs "userProject" in "options".');
+  // An authenticated client names the project itself (google-auth-library-python#868); else userProject must.
+  if (WORKFORCE_AUDIENCE.test(audience) && !clientAuthenticated && !userProjectOf(p.get("options")))
+    return oauthError(
+      "invalid_request",
+      'A workforce pool token exchange needs "userProject" in "options", or client authentication.',
+    );
   return undefined;
 }
 

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { chmodSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_WORKLOAD_AUDIENCE } from "cred-auth/emulator";
+import { DEFAULT_WORKFORCE_AUDIENCE, DEFAULT_WORKLOAD_AUDIENCE, DEMO_CLIENT } from "cred-auth/emulator";
 import { withEmulator, workloadFileJson } from "../support/emulator.ts";
 import { runCli, sandbox, type CliResult } from "./support.ts";
 
@@ -94,6 +94,28 @@ test("external_account (URL source) and external_account_authorized_user print w
     .map((f) => readFileSync(join(box.tokenCache, f), "utf8"))
     .join("\n");
   for (const secret of [json.refresh_token!, json.client_secret!, subject]) assert.ok(!cached.includes(secret));
+});
+
+test("a workforce external_account file with a client id and secret and no workforce_pool_user_project prints a working token", async () => {
+  const box = sandbox(emu);
+  const tokenFile = join(box.dir, "subject.jwt");
+  const subject = emu.issueSubjectToken({ audience: DEFAULT_WORKFORCE_AUDIENCE, subject: "alice" });
+  secrets.push(subject, DEMO_CLIENT.clientSecret);
+  writeFileSync(tokenFile, subject);
+  const path = join(box.dir, "workforce.json");
+  const json = workloadFileJson(tokenFile, {
+    audience: DEFAULT_WORKFORCE_AUDIENCE,
+    subject_token_type: "urn:ietf:params:oauth:token-type:id_token",
+    client_id: DEMO_CLIENT.clientId,
+    client_secret: DEMO_CLIENT.clientSecret,
+  });
+  writeFileSync(path, JSON.stringify(json));
+  const printed = await printToken([path], box.env);
+  assert.equal(printed.code, 0, printed.stderr);
+  assert.match(
+    emu.checkAccessToken(printed.stdout.trim())?.account ?? "",
+    /workforcePools\/emu-workforce\/subject\/alice$/,
+  );
 });
 
 test("failures: missing subject-token file, STS refusal, unsafe token_url; coded, one line, no secret", async () => {

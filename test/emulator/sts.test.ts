@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { ExternalAccountAuthorizedUserClient, IdentityPoolClient } from "google-auth-library";
-import { DEFAULT_WORKFORCE_AUDIENCE, DEFAULT_WORKLOAD_AUDIENCE, startEmulator } from "cred-auth/emulator";
+import { DEFAULT_WORKFORCE_AUDIENCE, DEFAULT_WORKLOAD_AUDIENCE, DEMO_CLIENT, startEmulator } from "cred-auth/emulator";
 import type { Emulator } from "cred-auth/emulator";
 import { postForm } from "./support.ts";
 
@@ -116,11 +116,38 @@ test("token exchange refuses expired, wrong-audience, wrong-signature tokens and
     assert.ok(!JSON.stringify(reply.json).includes(good.split(".")[2]), "no subject token in an error");
 });
 
-test("workforce pools need options.userProject", async () => {
+test("workforce pools need options.userProject, or an OAuth client authenticated with its id and secret", async () => {
   const subjectToken = emu.issueSubjectToken({ audience: DEFAULT_WORKFORCE_AUDIENCE, subject: "alice" });
   const without = await exchange({ subject_token: subjectToken, audience: DEFAULT_WORKFORCE_AUDIENCE });
   assert.equal(without.status, 400);
   assert.equal(without.json.error, "invalid_request");
+  // google-auth-library-python#868: "The client ID is sufficient to determine the client project".
+  const basic = (id: string, secret: string) => ({
+    Authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`,
+  });
+  const asClient = (headers: Record<string, string>) =>
+    postForm(
+      `${emu.url}/v1/token`,
+      { ...EXCHANGE, subject_token: subjectToken, audience: DEFAULT_WORKFORCE_AUDIENCE },
+      headers,
+    );
+  const withClient = await asClient(basic(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret));
+  assert.equal(withClient.status, 200, JSON.stringify(withClient.json));
+  await assertWorks(String(withClient.json.access_token));
+  assert.deepEqual(await asClient(basic(DEMO_CLIENT.clientId, "wrong")), {
+    status: 401,
+    json: { error: "invalid_client", error_description: "The OAuth client was not found." },
+  });
+  emu.deleteClient(DEMO_CLIENT.clientId);
+  try {
+    const deleted = await asClient(basic(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret));
+    assert.deepEqual(deleted, {
+      status: 401,
+      json: { error: "deleted_client", error_description: "The OAuth client was deleted." },
+    });
+  } finally {
+    emu.restoreClient(DEMO_CLIENT.clientId);
+  }
   const withProject = await exchange({
     subject_token: subjectToken,
     audience: DEFAULT_WORKFORCE_AUDIENCE,
@@ -228,6 +255,28 @@ test("google-auth-library's IdentityPoolClient (file and URL sources) and Extern
   await writeFile(tokenFile, emu.issueSubjectToken({ audience: DEFAULT_WORKLOAD_AUDIENCE, lifetimeSec: -5 }));
   const refused = new IdentityPoolClient({ ...base, credential_source: { file: tokenFile } });
   await assert.rejects(refused.getAccessToken(), /invalid_grant.*The ID Token has expired/);
+});
+
+test("google-auth-library's workforce client with a client id and secret omits userProject, and gets a working token", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "sts-"));
+  const tokenFile = join(dir, "token.jwt");
+  await writeFile(tokenFile, emu.issueSubjectToken({ audience: DEFAULT_WORKFORCE_AUDIENCE, subject: "alice" }));
+  const file = {
+    type: "external_account" as const,
+    audience: DEFAULT_WORKFORCE_AUDIENCE,
+    subject_token_type: "urn:ietf:params:oauth:token-type:id_token",
+    token_url: `${emu.url}/v1/token`,
+    credential_source: { file: tokenFile },
+    client_id: DEMO_CLIENT.clientId,
+    client_secret: DEMO_CLIENT.clientSecret,
+  };
+  // With the client, baseexternalclient.ts sends no userProject even when the file names one.
+  for (const extra of [{}, { workforce_pool_user_project: "my-project" }]) {
+    const client = new IdentityPoolClient({ ...file, ...extra });
+    const token = String((await client.getAccessToken()).token);
+    await assertWorks(token);
+    assert.match(emu.checkAccessToken(token)?.account ?? "", /workforcePools\/emu-workforce\/subject\/alice$/);
+  }
 });
 
 test("admin routes issue subject tokens, register providers and write external_account_authorized_user files", async () => {
