@@ -1,14 +1,14 @@
-/**
- * Messages said in more than one place, written once. A message said in one place stays there,
- * beside the code that decides to say it.
- */
+/** Messages said in more than one place, written once: one wording each for cancel, deny and replaced. */
 export const MESSAGES = {
-  /** A sign-in ended by its `AbortSignal`, a presenter's cancel or the caller. */
   signInCancelled: "The sign-in was cancelled. Nothing was saved.",
-  /**
-   * Every face while it waits for the browser: Google answers a bad scope, client or redirect
-   * with an error page and never comes back, so the wait would last the whole timeout.
-   */
+  signInDenied: "The sign-in was denied in the browser (access_denied): sign in again and choose Allow.",
+  signInReplaced: "A newer sign-in replaced this one: use the newest link.",
+  /** Google answers a bad scope, client or redirect with an error page and never comes back. */
   googleErrorPage:
-    "If the browser shows an error from Google instead of coming back (such as Error 400: invalid_scope or redirect_uri_mismatch), this sign-in cannot finish: stop it, fix what Google's page names, and sign in again.",
+    "If Google shows an error page (such as Error 400: invalid_scope) instead of coming back, this sign-in cannot finish: cancel it, fix what the page names, and sign in again.",
 } as const;
+
+/** The cancel's words with why, such as "(kernel interrupt)". */
+export function cancelledBecause(why: string): string {
+  return `The sign-in was cancelled (${why}). Nothing was saved.`;
+}

@@ -4,6 +4,7 @@ import { checkSaveDestination } from "../credentials/sign-in/destination.js";
 import { planSources } from "../credentials/sign-in/plan.js";
 import { saveSignIn } from "../credentials/sign-in/user.js";
 import { CredAuthError, CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { MESSAGES } from "../messages.js";
 import { type ClientKind, CONFIG_CLIENT_COMMAND, CREATE_CLIENT, readClientSecretFile } from "../oauth/client.js";
 import { assertValidScopes } from "../oauth/scopes.js";
 import type { SaveUserCredentialsOptions } from "../options.js";
@@ -51,7 +52,7 @@ export async function login(args: ParsedArgs): Promise<number> {
     await saveSignIn(request, destination, sources);
   } catch (error) {
     if (cancel.signal.aborted && !(error instanceof CredAuthError))
-      throw new CredCancelledError("The sign-in was cancelled; nothing was saved.", { cause: error });
+      throw new CredCancelledError(MESSAGES.signInCancelled, { cause: error });
     throw noClientInCliWords(error);
   } finally {
     process.off("SIGINT", onSigint);

@@ -1,4 +1,5 @@
 import { CredCredentialsError } from "../errors.js";
+import { MESSAGES } from "../messages.js";
 import { codeOfOAuthError, meaningOf, oauthErrorWord } from "../protocols/oauth-errors.js";
 
 /** Only a plain OAuth error code is ever quoted: the value comes from a URL anyone can craft. */
@@ -15,8 +16,9 @@ export function describeAuthorizationError(value: string): string {
 /** The error thrown for a browser that came back with `error=`. */
 export function authorizationError(value: string): CredCredentialsError {
   const code = safeErrorCode(value);
-  const hint = code === "access_denied" ? "; run again and choose Allow to sign in" : "; run again";
-  return new CredCredentialsError(`${describeAuthorizationError(value)} (${code})${hint}.`, {
+  const message =
+    code === "access_denied" ? MESSAGES.signInDenied : `${describeAuthorizationError(value)} (${code}); run again.`;
+  return new CredCredentialsError(message, {
     code: codeOfOAuthError(code),
     error: code,
   });

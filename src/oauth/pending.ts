@@ -3,6 +3,7 @@
 // through cancelSignIn(). A sign-in whose call has ended while it waits for a pasted code or
 // address (a notebook's first cell) stays here until the second cell brings it.
 import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { MESSAGES } from "../messages.js";
 import type { Presenter } from "./events.js";
 import type { SignInResult } from "./exchange.js";
 
@@ -61,7 +62,7 @@ const REMEMBERED = 5;
 const endings = new WeakMap<PendingSignIn, Error>();
 
 /** The message of a sign-in replaced by a newer one. */
-export const REPLACED_MESSAGE = "A newer sign-in replaced this one; use the newest link.";
+export const REPLACED_MESSAGE = MESSAGES.signInReplaced;
 
 type Held = Exclude<Slot, { name: "idle" }>;
 
@@ -107,7 +108,7 @@ export function getPendingSignIn(): PendingSignIn | undefined {
  * written, and its presenter says it was cancelled. The hook for a kernel interrupt.
  * @returns whether there was one.
  */
-export function cancelSignIn(message = "The sign-in was cancelled. Nothing was saved."): boolean {
+export function cancelSignIn(message: string = MESSAGES.signInCancelled): boolean {
   if (slot.name === "idle") return false;
   retire(slot, new CredCancelledError(message), false);
   return true;
@@ -150,7 +151,7 @@ export function endWaitingSignIn(pending: PendingSignIn, error: Error): void {
 
 /** The words of a sign-in denied in the browser (Deny on the consent page), for a notebook. */
 export function deniedError(): CredCredentialsError {
-  return new CredCredentialsError("The sign-in was denied; run the cell that signs in again.", {
+  return new CredCredentialsError(MESSAGES.signInDenied, {
     code: ERROR_CODES.ACCESS_DENIED,
     error: "access_denied",
   });
@@ -209,7 +210,7 @@ export async function completePendingSignIn(codeOrUrl: string): Promise<{ result
   const fromReplaced = replaced.find((old) => old.owns(codeOrUrl));
   if (fromReplaced && !waiting?.pending.owns(codeOrUrl)) {
     throw new CredCredentialsError(
-      "This address is from an older sign-in link that a newer sign-in replaced; open the newest link and paste what it gives.",
+      "A newer sign-in replaced the one this address is from: open the newest link and paste what it gives.",
       { code: ERROR_CODES.STATE_MISMATCH },
     );
   }

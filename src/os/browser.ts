@@ -5,7 +5,7 @@ import { delimiter } from "node:path";
 export type BrowserLaunch = "none" | "system" | { readonly command: string };
 
 /** How long an opener may take to fail: xdg-open without a display, or with a stale one, fails within it. */
-const FAILS_WITHIN_MS = 1000;
+const FAILS_WITHIN_MS = 2000;
 
 /**
  * Opens `url` as planned: the `BROWSER` commands in turn (separated like PATH, `%s` = the URL, as

@@ -63,7 +63,7 @@ function noticeOnce(base: string): string | undefined {
 }
 
 function notice(base: string): string {
-  return `${ENV.emulatorHost} is set: using the local emulator at ${base} instead of Google.`;
+  return `${ENV.emulatorHost}: using the local emulator at ${base}, not Google.`;
 }
 
 /** The page that shows a copy-paste sign-in's code: the emulator's, else `CRED_AUTH_REDIRECT_URI`; Google has none. */

@@ -9,7 +9,7 @@ import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors
 import type { Presenter, SignInEvent } from "../oauth/events.js";
 import { accountNote, type CardOptions, type CodeEntry, renderSignInHtml, renderSignInText } from "./notebook.js";
 import { INITIAL_STATE, reduce, type ViewState } from "./view-state.js";
-import { MESSAGES } from "../messages.js";
+import { cancelledBecause, MESSAGES } from "../messages.js";
 
 /** The part of `Deno.jupyter` this face uses. */
 export interface DenoJupyter {
@@ -42,7 +42,7 @@ function denoJupyter(globals: object): DenoJupyter {
 /** A presenter for Deno's Jupyter kernel (`globals` defaults to `globalThis`). */
 export function createDenoPresenter(
   globals: object = globalThis,
-  { notes = [], codeEntry = "prompt" }: DenoCardOptions = {},
+  { notes = [], details = [], codeEntry = "prompt" }: DenoCardOptions = {},
 ): Presenter {
   const { prompt, crypto } = globals as DenoGlobals;
   const jupyter = denoJupyter(globals);
@@ -52,7 +52,7 @@ export function createDenoPresenter(
   // Deno's display is asynchronous: the last one sent, so a cell that ends waits for its card.
   let last: Promise<void> = Promise.resolve();
   const draw = () => {
-    const card = { ...state, notes };
+    const card = { ...state, folded: [...notes, ...details] };
     const bundle = { "text/html": renderSignInHtml(card, codeEntry), "text/plain": renderSignInText(card, codeEntry) };
     last = jupyter.display(bundle, { raw: true, display_id: displayId, update: shown }).catch(() => {});
     shown = true;
@@ -74,8 +74,10 @@ export function createDenoPresenter(
       // prompt() blocks the kernel until answered: beside the loopback wait it would keep the
       // browser's redirect from ever being served. There, only the browser completes the sign-in.
       if (state.phase === "waiting") return untilAborted(signal);
+      // prompt() blocks the kernel: the card with the link must have been sent before it.
+      await last;
       const code = prompt("Paste the authorization code:")?.trim();
-      if (!code) throw new CredCancelledError("No code was entered; the sign-in was cancelled. Nothing was saved.");
+      if (!code) throw new CredCancelledError(cancelledBecause("no code entered"));
       state = { ...state, phase: "checking" };
       draw();
       return code;

@@ -28,6 +28,8 @@ export interface FacePlan {
   readonly prompt: PromptDevice;
   /** How a notebook card takes a pasted code or address: the kernel's `prompt()`, or the next cell. */
   readonly codeEntry: "prompt" | "second-cell";
-  /** Lines shown above the link: the flow chosen and how to change it, the emulator, unknown scopes. */
+  /** Lines shown above the link: the emulator, unknown scopes (a card folds them with the details). */
   readonly notes: readonly string[];
+  /** Why this flow and what else to try: folded in a card, `CRED_AUTH_DEBUG` lines on a terminal. */
+  readonly details: readonly string[];
 }

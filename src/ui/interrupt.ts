@@ -11,11 +11,12 @@
  * `cancelSignIn()`: the port closes and nothing is written.
  */
 import { CredCancelledError } from "../errors.js";
+import { cancelledBecause } from "../messages.js";
 import { cancelSignIn } from "../oauth/pending.js";
 import type { Presenter, SignInEvent } from "../oauth/events.js";
 
 /** The words on the card after an interrupt. */
-export const INTERRUPTED_MESSAGE = "The sign-in was cancelled (kernel interrupt). Nothing was saved.";
+export const INTERRUPTED_MESSAGE = cancelledBecause("kernel interrupt");
 
 type Unlisten = () => void;
 

@@ -11,7 +11,6 @@ import type { Presenter, SignInEvent } from "../oauth/events.js";
 import { failureLine, INITIAL_STATE, isFinal, reduce, type ViewState } from "./view-state.js";
 import { describeScopes, PRODUCT_NAME } from "./words.js";
 import { escapeHtml } from "../util/html.js";
-import { MESSAGES } from "../messages.js";
 
 /** What a card shows: HTML for rich front ends, `text/plain` for nbconvert and text front ends. */
 export interface DisplayBundle {
@@ -102,10 +101,10 @@ export const COMPLETE_SIGN_IN_CALL = 'const signedIn = await credAuth.completeSi
 /** The second-cell call shown beside the loopback wait, for a browser on another machine. */
 export const COMPLETE_WITH_ADDRESS_CALL = 'const signedIn = await credAuth.completeSignIn("PASTE-THE-ADDRESS-HERE");';
 
-/** What a card shows besides the sign-in's state. */
+/** What a card shows besides the sign-in's state: the plan's notes and details, folded. */
 export interface CardOptions {
-  /** Lines above the link: the flow chosen for this machine and how to change it, notices. */
   notes?: readonly string[];
+  details?: readonly string[];
 }
 
 /**
@@ -115,7 +114,7 @@ export interface CardOptions {
  */
 export function createNotebookPresenter(
   tslab: TslabDisplayModule = kernelTslab(),
-  { notes = [] }: CardOptions = {},
+  { notes = [], details = [] }: CardOptions = {},
 ): Presenter {
   let state: ViewState = INITIAL_STATE;
   let display: NotebookDisplay | undefined;
@@ -127,7 +126,7 @@ export function createNotebookPresenter(
       // A card is drawn when it changes: an interrupt and the cancel it starts both say "failed".
       if (next === state && display) return;
       state = next;
-      display = draw(display ?? tslab, { ...state, notes });
+      display = draw(display ?? tslab, { ...state, folded: [...notes, ...details] });
     },
   };
 }
@@ -163,24 +162,23 @@ export function accountNote(account: string | undefined): DisplayBundle {
   };
 }
 
-/** A card: the sign-in's state and the plan's notes. */
-export type CardState = ViewState & { notes?: readonly string[] };
+/** A card: the sign-in's state, and the lines folded behind "Details" (the plan's notes and details). */
+export type CardState = ViewState & { folded?: readonly string[] };
 
 /** How the user hands over a pasted code: a second cell (tslab) or the kernel's prompt (Deno). */
 export type CodeEntry = "second-cell" | "prompt";
 
 // The card takes the front end's own colours: JupyterLab's theme variables where they exist
-// (light and dark themes), else `inherit` (VS Code, Colab, nbconvert's HTML). Only the button
-// has fixed colours, white on Google blue (5.4:1), the same on every theme. The state shows in
-// the left border's colour and in words, never in a colour-emoji glyph.
+// (light and dark themes), else `inherit` (VS Code, Colab, nbconvert). Only the button has fixed
+// colours, white on Google blue (5.4:1). The state shows in the left border's colour and in words.
 const TEXT_COLOR = "var(--jp-content-font-color1, inherit)";
-// Secondary text: JupyterLab's second text colour (AA on its themes), else the page's own.
 const MUTED_COLOR = "var(--jp-content-font-color2, inherit)";
+const BLUE = "var(--jp-brand-color1, #1967d2)";
 const ACCENT: Readonly<Record<ViewState["phase"], string>> = {
   preparing: "var(--jp-border-color1, #9aa0a6)",
-  waiting: "var(--jp-brand-color1, #1967d2)",
-  code: "var(--jp-brand-color1, #1967d2)",
-  checking: "var(--jp-brand-color1, #1967d2)",
+  waiting: BLUE,
+  code: BLUE,
+  checking: BLUE,
   "signed-in": "var(--jp-success-color1, #1e8e3e)",
   failed: "var(--jp-error-color1, #d93025)",
 };
@@ -190,24 +188,98 @@ const CARD_STYLE =
   "padding:10px 14px;max-width:720px;background:transparent";
 const CODE_STYLE = "font-family:var(--jp-code-font-family, monospace);color:inherit;background:transparent;padding:0";
 
-/** The whole sign-in card for `state`; every value from outside is HTML-escaped. */
-export function renderSignInHtml(state: CardState, codeEntry: CodeEntry = "second-cell"): string {
-  const parts = [`<div style="font-weight:600">${escapeHtml(PRODUCT_NAME)} · Sign in to Google Cloud</div>`];
-  // The notes (the emulator, the flow chosen and which setting changes it) are for whoever
-  // wants to know why: folded away, the card reads in a person's words.
-  if (state.notes?.length && !isFinal(state))
-    parts.push(
-      `<details data-cred-auth-notes style="font-size:0.9em;margin-top:2px;color:${MUTED_COLOR}"><summary style="cursor:pointer">Technical details</summary>${state.notes.map((note) => `<div>${escapeHtml(note)}</div>`).join("")}</details>`,
-    );
-  const scopes = describeScopes(state.scopes);
-  if (scopes.length > 0) {
-    parts.push(
-      `<div style="margin-top:4px">It asks to:</div><ul style="margin:4px 0;padding-left:1.4em">${scopes.map((words) => `<li>${escapeHtml(words)}</li>`).join("")}</ul>`,
-    );
+/** What a card says, the same in HTML and in text: the title, what it asks, the link, the one action. */
+interface Card {
+  title: string;
+  asks: string[];
+  url?: string;
+  lines: string[];
+  /** The call to run in a new cell. */
+  call?: string;
+  folded: readonly string[];
+}
+
+function cardOf(state: CardState, entry: CodeEntry): Card {
+  const live = !isFinal(state);
+  return {
+    title: `${PRODUCT_NAME} · ${titleOf(state)}`,
+    asks: live ? describeScopes(state.scopes) : [],
+    ...(live && state.url ? { url: state.url } : {}),
+    ...statusOf(state, entry),
+    folded: live ? (state.folded ?? []) : [],
+  };
+}
+
+/** The title leads with the outcome once there is one. */
+function titleOf(state: ViewState): string {
+  if (state.phase === "signed-in") return state.account ? `Signed in as ${state.account}` : "Signed in";
+  if (state.phase === "failed")
+    return state.errorCode === ERROR_CODES.CANCELLED ? "Sign-in cancelled" : "Sign-in failed";
+  return "Sign in to Google Cloud";
+}
+
+/** A refused paste: why, and that the sign-in goes on. */
+const stillWaiting = (state: ViewState): string[] =>
+  state.rejected ? [`Not accepted: ${state.rejected} Still waiting: paste again.`] : [];
+
+function statusOf(state: ViewState, entry: CodeEntry): Pick<Card, "lines" | "call"> {
+  switch (state.phase) {
+    case "preparing":
+      return { lines: ["Preparing the sign-in…"] };
+    case "waiting":
+      if (state.paste && entry === "second-cell")
+        return {
+          lines: [
+            ...stillWaiting(state),
+            "If sign-in ends on an error page at http://localhost:…, paste its address into this in a new cell:",
+          ],
+          call: COMPLETE_WITH_ADDRESS_CALL,
+        };
+      return {
+        lines: [
+          state.browserOpened
+            ? "A browser tab was opened: sign in there."
+            : "Waiting for you to sign in in the browser…",
+        ],
+      };
+    case "code":
+      if (entry === "prompt")
+        return {
+          lines: [...stillWaiting(state), "After signing in, paste the code the page shows in the input box below."],
+        };
+      return {
+        lines: [...stillWaiting(state), "After signing in, copy the code the page shows and run in a new cell:"],
+        call: COMPLETE_SIGN_IN_CALL,
+      };
+    case "checking":
+      return { lines: ["Checking the code…"] };
+    case "signed-in":
+      return { lines: state.savedTo ? [`Saved to ${state.savedTo}`] : [] };
+    case "failed":
+      return {
+        lines: [
+          `${failureLine(state)}${state.errorCode === ERROR_CODES.CANCELLED ? " Run the cell again to sign in." : ""}`,
+        ],
+      };
   }
-  if (state.url && !isFinal(state)) parts.push(signInLink(state.url));
+}
+
+/** The whole sign-in card for `state`; every value from outside is HTML-escaped. */
+export function renderSignInHtml(state: CardState, entry: CodeEntry = "second-cell"): string {
+  const card = cardOf(state, entry);
+  const parts = [`<div style="font-weight:600">${escapeHtml(card.title)}</div>`];
+  if (card.folded.length > 0)
+    parts.push(
+      `<details data-cred-auth-notes style="font-size:0.9em;margin-top:2px;color:${MUTED_COLOR}"><summary style="cursor:pointer">Details</summary>${card.folded.map((line) => `<div>${escapeHtml(line)}</div>`).join("")}</details>`,
+    );
+  if (card.asks.length > 0)
+    parts.push(
+      `<div style="margin-top:4px">It asks to:</div><ul style="margin:4px 0;padding-left:1.4em">${card.asks.map((words) => `<li>${escapeHtml(words)}</li>`).join("")}</ul>`,
+    );
+  if (card.url) parts.push(signInLink(card.url));
+  const call = card.call ? `<pre style="${CODE_STYLE};margin:6px 0">${escapeHtml(card.call)}</pre>` : "";
   parts.push(
-    `<div data-cred-auth-status="${state.phase}" style="margin-top:8px">${statusHtml(state, codeEntry)}</div>`,
+    `<div data-cred-auth-status="${state.phase}" style="margin-top:8px">${card.lines.map((line) => `<div>${escapeHtml(line)}</div>`).join("")}${call}</div>`,
   );
   return (
     `<div class="cred-auth-sign-in" style="${CARD_STYLE};color:${TEXT_COLOR};border-left:4px solid ${ACCENT[state.phase]}">` +
@@ -215,7 +287,7 @@ export function renderSignInHtml(state: CardState, codeEntry: CodeEntry = "secon
   );
 }
 
-/** The button, and the whole address behind a collapsed line (a click selects all of it). */
+/** The button, and the whole address behind a folded line (a click selects all of it). */
 function signInLink(url: string): string {
   if (!/^https?:\/\//i.test(url))
     return `<div>Open this address in a browser: <code style="${CODE_STYLE}">${escapeHtml(url)}</code></div>`;
@@ -223,96 +295,15 @@ function signInLink(url: string): string {
   return (
     `<div style="margin:8px 0"><a href="${href}" target="_blank" rel="noopener noreferrer" ` +
     `style="display:inline-block;padding:6px 14px;border-radius:4px;background:#1967d2;color:#ffffff;text-decoration:none;font-weight:600">Sign in with Google</a></div>` +
-    `<details style="margin:4px 0"><summary style="cursor:pointer">The button does not open? Copy the address</summary>` +
+    `<details style="margin:4px 0"><summary style="cursor:pointer">Copy the link</summary>` +
     `<code data-cred-auth-url style="${CODE_STYLE};display:block;margin-top:4px;user-select:all;-webkit-user-select:all;word-break:break-all;white-space:pre-wrap">${href}</code></details>`
   );
 }
 
-function statusHtml(state: CardState, codeEntry: CodeEntry): string {
-  const rejected = state.rejected
-    ? `<div style="font-weight:600">${NOT_ACCEPTED}</div><div style="font-size:0.9em;color:${MUTED_COLOR}">${escapeHtml(state.rejected)}</div>`
-    : "";
-  switch (state.phase) {
-    case "preparing":
-      return "Preparing the sign-in…";
-    case "waiting":
-      return `${rejected}${waitingWords(state)}${state.paste && codeEntry === "second-cell" ? pasteBackHelp() : ""}<div style="margin-top:6px">${escapeHtml(MESSAGES.googleErrorPage)}</div>`;
-    case "code":
-      return `${rejected}${codeEntry === "prompt" ? `${CODE_WARNING} Paste it into the input box below.` : secondCellHelp()}`;
-    case "checking":
-      return "Checking the code…";
-    case "signed-in":
-      return [
-        `<span style="font-weight:600">${state.account ? `Signed in as ${escapeHtml(state.account)}` : "Signed in"}</span>`,
-        state.savedTo ? `<div>Saved to <code style="${CODE_STYLE}">${escapeHtml(state.savedTo)}</code></div>` : "",
-      ].join("");
-    case "failed":
-      return `<span style="font-weight:600">${escapeHtml(failureLine(state))}</span>`;
-  }
-}
-
-/** A refused paste: the sign-in goes on. */
-const NOT_ACCEPTED = "Not accepted; still waiting: paste again.";
-
-function waitingWords(state: ViewState): string {
-  return state.browserOpened
-    ? "A browser tab was opened: waiting for the sign-in…"
-    : "Waiting for the sign-in in the browser…";
-}
-
-const CODE_WARNING = "After signing in, the page shows a code (it works like a password: do not share it).";
-
-function secondCellHelp(): string {
-  return (
-    `${CODE_WARNING} Copy it, then run in a new cell:<pre style="${CODE_STYLE};margin:6px 0">${escapeHtml(COMPLETE_SIGN_IN_CALL)}</pre>` +
-    `${escapeHtml(AFTER_SECOND_CELL)} No kernel restart is needed.`
-  );
-}
-
-/** What the second cell does for the first: the credentials it returned work from then on. */
-const AFTER_SECOND_CELL = "The sign-in then finishes here, and what this cell returned works.";
-
-/** Loopback on a machine the browser may not reach: the browser's final address, pasted back. */
-function pasteBackHelp(): string {
-  return (
-    '<div style="margin-top:6px">If your browser is on another machine, it ends on an error page at ' +
-    "<code>http://localhost:…</code>. Copy that page's whole address from the address bar, then run in a new cell:" +
-    `<pre style="${CODE_STYLE};margin:6px 0">${escapeHtml(COMPLETE_WITH_ADDRESS_CALL)}</pre>${escapeHtml(AFTER_SECOND_CELL)}</div>`
-  );
-}
-
-/** The card as plain text, for nbconvert and text front ends (and screen readers of raw output). */
-export function renderSignInText(state: CardState, codeEntry: CodeEntry = "second-cell"): string {
-  const lines = [`${PRODUCT_NAME} · Sign in to Google Cloud`];
-  if (state.notes?.length && !isFinal(state)) lines.push(...state.notes);
-  if (state.url && !isFinal(state)) lines.push(`Open this link in a browser to sign in: ${state.url}`);
-  if (state.rejected && !isFinal(state)) lines.push(`${NOT_ACCEPTED} ${state.rejected}`);
-  lines.push(statusText(state, codeEntry));
-  return lines.join("\n");
-}
-
-function statusText(state: ViewState, codeEntry: CodeEntry): string {
-  switch (state.phase) {
-    case "preparing":
-      return "Preparing the sign-in…";
-    case "waiting":
-      return `${
-        state.paste && codeEntry === "second-cell"
-          ? `${waitingWords(state)} If the browser ends on an error page at http://localhost:…, copy its whole address and run in a new cell: ${COMPLETE_WITH_ADDRESS_CALL} ${AFTER_SECOND_CELL}`
-          : waitingWords(state)
-      }\n${MESSAGES.googleErrorPage}`;
-    case "code":
-      return codeEntry === "prompt"
-        ? `${CODE_WARNING} Paste it into the input box below.`
-        : `${CODE_WARNING} Copy it, then run in a new cell: ${COMPLETE_SIGN_IN_CALL} ${AFTER_SECOND_CELL}`;
-    case "checking":
-      return "Checking the code…";
-    case "signed-in":
-      return [
-        state.account ? `Signed in as ${state.account}` : "Signed in",
-        ...(state.savedTo ? [`Saved to ${state.savedTo}`] : []),
-      ].join("\n");
-    case "failed":
-      return failureLine(state);
-  }
+/** The card as plain text, for nbconvert and text front ends: no details. */
+export function renderSignInText(state: CardState, entry: CodeEntry = "second-cell"): string {
+  const card = cardOf(state, entry);
+  const asks = card.asks.length > 0 ? [`It asks to: ${card.asks.join("; ")}.`] : [];
+  const link = card.url ? [`Open this link in a browser to sign in: ${card.url}`] : [];
+  return [card.title, ...asks, ...link, ...card.lines, ...(card.call ? [card.call] : [])].join("\n");
 }

@@ -21,7 +21,7 @@ export interface PlainPresenterOptions {
    * to the log), `stdin` (a pipe: read without echo, its end ends the sign-in at once).
    */
   prompt?: PromptDevice;
-  /** Lines shown first: the flow chosen for this machine and how to change it, notices. */
+  /** Lines shown first: the emulator, unknown scopes. */
   notes?: readonly string[];
   /** Opens the controlling terminal (default /dev/tty); for the `tty` prompt. */
   openTerminal?: () => Terminal | undefined;
@@ -120,7 +120,7 @@ function untilAborted(signal: AbortSignal): Promise<string> {
 
 /** The line that says what to copy when the browser is on another machine. */
 export const PASTE_BACK_LINE =
-  "If the browser is on another machine, it ends on an error page at http://localhost:…: copy that page's whole address from the address bar and paste it here.";
+  "If the browser is on another machine, it ends on an error page at http://localhost:…: copy its whole address and paste it here.";
 
 /** The lines shown for one event; `canPaste`: the face reads a pasted address beside the wait. */
 export function linesFor(event: SignInEvent, { canPaste = false }: { canPaste?: boolean } = {}): string[] {
@@ -136,7 +136,6 @@ export function linesFor(event: SignInEvent, { canPaste = false }: { canPaste?: 
       if (event.rejected) return [`Not accepted: ${wordsWithCode(event.rejected)}`];
       return [
         "Waiting for the sign-in to complete in the browser...",
-        MESSAGES.googleErrorPage,
         ...(event.paste && canPaste ? [PASTE_BACK_LINE] : []),
       ];
     case "code-needed":

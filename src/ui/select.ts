@@ -38,7 +38,7 @@ export async function selectPresenter(plan: FacePlan, context: PresenterContext 
 }
 
 function build(face: FaceName, plan: FacePlan, context: PresenterContext): Presenter | Promise<Presenter> {
-  const { notes } = plan;
+  const { notes, details } = plan;
   switch (face) {
     case "plain":
       return createPlainPresenter({ prompt: plan.prompt, notes });
@@ -46,9 +46,9 @@ function build(face: FaceName, plan: FacePlan, context: PresenterContext): Prese
       return createTerminalPresenter({ abort: context.abort, color: plan.color, notes });
     // Kernel › Interrupt cancels the sign-in the card shows (see interrupt.ts).
     case "tslab":
-      return cancelledByInterrupt(createNotebookPresenter(undefined, { notes }));
+      return cancelledByInterrupt(createNotebookPresenter(undefined, { notes, details }));
     case "deno":
-      return cancelledByInterrupt(createDenoPresenter(globalThis, { notes, codeEntry: plan.codeEntry }));
+      return cancelledByInterrupt(createDenoPresenter(globalThis, { notes, details, codeEntry: plan.codeEntry }));
   }
 }
 

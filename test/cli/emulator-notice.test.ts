@@ -20,7 +20,7 @@ test("the library prints the emulator notice once per process, and nothing witho
   const stderr = resolveTwice({ ...plain, CRED_AUTH_EMULATOR_HOST: "127.0.0.1:9" });
   assert.equal(
     stderr,
-    "cred-auth: CRED_AUTH_EMULATOR_HOST is set: using the local emulator at http://127.0.0.1:9 instead of Google.\n",
+    "cred-auth: CRED_AUTH_EMULATOR_HOST: using the local emulator at http://127.0.0.1:9, not Google.\n",
   );
   assert.equal(resolveTwice(plain), "");
 });

@@ -312,13 +312,14 @@ test("remote, --client-secret-file of a Desktop client: loopback with the addres
   const box = await loginBox();
   const { file } = await ownClient(box);
   box.env.CRED_AUTH_REMOTE = "1"; // the emulator offers a code page: a Web client would paste a code
+  box.env.CRED_AUTH_DEBUG = "1"; // why this flow is a debug line
   const destination = join(box.dir, "desktop.json");
   const r = await login(box, [destination, "--client-secret-file", file], async (url) => {
     assert.match(new URL(url).searchParams.get("redirect_uri") ?? "", /^http:\/\/localhost:\d+\/$/);
     await approveSignIn(url, {});
   });
   assert.equal(r.code, 0, r.stderr);
-  const line = r.stderr.split("\n").find((l) => l.includes("sign-in"));
+  const line = r.stderr.split("\n").find((l) => l.includes("sign-in with"));
   assert.match(line ?? "", /loopback sign-in with the address pasted back: .* a Desktop client has no code page\.$/);
   assert.doesNotMatch(
     r.stderr,

@@ -23,7 +23,7 @@ export interface CliResult {
 
 /** The line cred-auth prints (once) when CRED_AUTH_EMULATOR_HOST points it at the emulator. */
 export const EMULATOR_NOTICE =
-  /^cred-auth: CRED_AUTH_EMULATOR_HOST is set: using the local emulator at http:\/\/[^ ]+ instead of Google\.\n/m;
+  /^cred-auth: CRED_AUTH_EMULATOR_HOST: using the local emulator at http:\/\/[^ ]+, not Google\.\n/m;
 
 /** Splits the emulator notice off `stderr`; at most one may be there. */
 export function withoutNotice(stderr: string): { stderr: string; notice?: string } {

@@ -62,7 +62,7 @@ test("copy-paste: the code is shown as typed (single-use, bound to this sign-in)
   const url = await until(() => urlOn(login.screen()), "the URL on its own line", login.screen);
   assert.match(new URL(url).searchParams.get("redirect_uri") ?? "", /\/oauth\/code$/);
   await until(() => (/Code:/.test(login.screen()) ? true : undefined), "the code prompt", login.screen);
-  assert.match(login.screen(), /paste the code the page shows/);
+  assert.match(login.screen(), /Open this link, sign in, and paste the code here/);
 
   const page = await approveSignIn(url, { account: "bob@example.com" });
   assert.ok(page.code, "the code page shows the code");

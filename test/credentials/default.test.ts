@@ -128,7 +128,10 @@ test("a sign-in that ran and was denied: default() throws the sign-in's own erro
       await assert.rejects(credAuth.default([CLOUD], { ...userOptions, presenter: b.presenter }), (error: Error) => {
         assert.ok(error instanceof CredCredentialsError);
         assert.equal(error.code, "ERR_ACCESS_DENIED");
-        assert.match(error.message, /^Sign-in was denied in the browser \(access_denied\); run again and choose Allow/);
+        assert.match(
+          error.message,
+          /^The sign-in was denied in the browser \(access_denied\): sign in again and choose Allow/,
+        );
         return true;
       });
     },

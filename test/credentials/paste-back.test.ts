@@ -56,15 +56,23 @@ function run(
   });
 }
 
-test("remote, no code page (a Desktop client): loopback with the address pasted back, said in one line", async () => {
+test("remote, no code page (a Desktop client): loopback with the address pasted back, why in one debug line", async () => {
   const events: SignInEvent[] = [];
   const presenter: Presenter = { update: (event) => void events.push(event) }; // a notebook cell: cannot read
   const custom = new cache.ReadWriteCredentialsCache({ dirname: "remote", filename: "c.json" });
-  const first = await withEnv({ CRED_AUTH_REMOTE: "1", CRED_AUTH_EMULATOR_CODE_PAGE: "off" }, () =>
+  const quiet = await withEnv({ CRED_AUTH_REMOTE: "1", CRED_AUTH_EMULATOR_CODE_PAGE: "off" }, () =>
+    stderrOf(() =>
+      getUserCredentials([CLOUD], { presenter: { update() {} }, openBrowser: false, credentialsCache: custom }),
+    ),
+  );
+  assert.ok(quiet.error instanceof SignInPendingError, String(quiet.error));
+  assert.doesNotMatch(quiet.text, /sign-in/, "without CRED_AUTH_DEBUG, the why is not said");
+  const env = { CRED_AUTH_REMOTE: "1", CRED_AUTH_EMULATOR_CODE_PAGE: "off", CRED_AUTH_DEBUG: "1" };
+  const first = await withEnv(env, () =>
     stderrOf(() => getUserCredentials([CLOUD], { presenter, openBrowser: false, credentialsCache: custom })),
   );
   assert.ok(first.error instanceof SignInPendingError, String(first.error));
-  const lines = first.text.split("\n").filter((line) => /sign-in/.test(line));
+  const lines = first.text.split("\n").filter((line) => /sign-in with/.test(line));
   assert.equal(lines.length, 1, first.text);
   assert.match(lines[0]!, /loopback sign-in with the address pasted back/, "names the flow");
   assert.match(lines[0]!, /looks remote \(CRED_AUTH_REMOTE=1\) and there is no code page/, "says why");

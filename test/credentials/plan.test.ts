@@ -17,10 +17,11 @@ import {
 } from "../../dist/credentials/sign-in/plan.js";
 import { hostFacts as host } from "../support/host.ts";
 import type { Settings } from "../../dist/settings/index.js";
+import { MESSAGES } from "../../dist/messages.js";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
 const EMULATOR = { CRED_AUTH_EMULATOR_HOST: "127.0.0.1:9" };
-const NOTICE = "CRED_AUTH_EMULATOR_HOST is set: using the local emulator at http://127.0.0.1:9 instead of Google.";
+const NOTICE = "CRED_AUTH_EMULATOR_HOST: using the local emulator at http://127.0.0.1:9, not Google.";
 
 /** Sources with `settings` as the file's content, counting the reads; a desktop terminal unless told. */
 function sources(env: NodeJS.ProcessEnv = {}, settings: Settings = {}, where: Partial<PlanSources> = {}) {
@@ -67,7 +68,8 @@ test("a local desktop: loopback on 8080-8089, the browser opened, the ink face, 
     color: true,
     prompt: "stderr",
     codeEntry: "second-cell",
-    notes: [NOTICE, p.announcement],
+    notes: [NOTICE],
+    details: [p.announcement, MESSAGES.googleErrorPage],
   });
   assert.equal(p.runtime.kind, "terminal");
   assert.equal(
@@ -232,7 +234,11 @@ test("the face: the presenter option, then the ui setting, then auto for where t
     color: true,
     prompt: "stdin",
     codeEntry: "second-cell",
-    notes: [NOTICE, planSignIn({ scopes: [CLOUD], options: {} }, sources({}, {}, pipe).sources).announcement],
+    notes: [NOTICE],
+    details: [
+      planSignIn({ scopes: [CLOUD], options: {} }, sources({}, {}, pipe).sources).announcement,
+      MESSAGES.googleErrorPage,
+    ],
   });
   assert.equal(face({}, {}, { globals: { __tslab__: {} } }).face, "tslab");
   assert.equal(face({}, {}, { globals: { Deno: { jupyter: {} } } }).face, "deno");
@@ -256,6 +262,7 @@ test("the face: the presenter option, then the ui setting, then auto for where t
     prompt: "stderr",
     codeEntry: "second-cell",
     notes: [],
+    details: [],
   });
 });
 

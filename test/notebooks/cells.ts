@@ -16,6 +16,8 @@ export interface Executed {
   stdout: string;
   stderr: string;
   plain: string[];
+  /** The text/html of every display message, in order. */
+  html: string[];
   error: string | null;
   /** The traceback lines of the kernel's error message (Deno's report of a failed cell; tslab prints on stderr). */
   traceback: string[];
@@ -27,7 +29,13 @@ export interface DriverEvent extends Partial<Executed> {
   event: string;
   url?: string;
   status?: string;
+  /** An input request's prompt, and how many sign-in links had been displayed before it. */
+  prompt?: string;
+  links?: number;
 }
+
+/** Sees each event while a cell runs; for an `input` event, returns what is typed (a string). */
+type OnEvent = (event: DriverEvent) => unknown;
 
 /** Where and how a {@link CellKernel} runs. */
 export interface CellKernelOptions {
@@ -65,16 +73,14 @@ export class CellKernel {
   /** Runs `code`; `onEvent` sees each event while it runs. */
   async run(
     code: string,
-    options: { interruptOn?: string; onEvent?: (event: DriverEvent) => Promise<void> | void } = {},
+    options: { interruptOn?: string; onEvent?: OnEvent } = {},
   ): Promise<Executed & { events: DriverEvent[] }> {
     this.child.stdin!.write(`${JSON.stringify({ code, interrupt_on: options.interruptOn ?? null })}\n`);
     return this.collect(options.onEvent);
   }
 
   /** The driver's events up to the result of the current request. */
-  private async collect(
-    onEvent?: (event: DriverEvent) => Promise<void> | void,
-  ): Promise<Executed & { events: DriverEvent[] }> {
+  private async collect(onEvent?: OnEvent): Promise<Executed & { events: DriverEvent[] }> {
     const events: DriverEvent[] = [];
     for (;;) {
       const next = await this.events.next();
@@ -82,7 +88,10 @@ export class CellKernel {
       const event = JSON.parse(next.value) as DriverEvent;
       if (event.event === "executed") return { ...(event as Executed), events };
       events.push(event);
-      await onEvent?.(event);
+      const answer = await onEvent?.(event);
+      // The kernel asked for input (Deno's prompt()): what onEvent returned is typed in.
+      const input = typeof answer === "string" ? answer : "";
+      if (event.event === "input") this.child.stdin!.write(`${JSON.stringify({ input })}\n`);
     }
   }
 
@@ -92,7 +101,7 @@ export class CellKernel {
    */
   async runTogether(
     codes: readonly string[],
-    options: { onEvent?: (event: DriverEvent) => Promise<void> | void } = {},
+    options: { onEvent?: OnEvent } = {},
   ): Promise<Array<Executed & { events: DriverEvent[] }>> {
     this.child.stdin!.write(`${JSON.stringify({ codes })}\n`);
     const results: Array<Executed & { events: DriverEvent[] }> = [];

@@ -1,6 +1,6 @@
-// notebooks/05-deno.ipynb, executed headlessly on a real Deno Jupyter kernel (Jupyter's
-// nbclient through run_notebook.py) against the emulator, while this test approves the
-// sign-in like a browser.
+// Deno's Jupyter kernel, for real, against the emulator, while the test approves each sign-in
+// like a browser: notebooks/05-deno.ipynb (nbclient through run_deno_notebook.py), and cells run
+// one by one (run_cells.py): an interrupt, a remote kernel's two-cell and copy-paste sign-ins.
 import assert from "node:assert/strict";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { approving, assertCancelledOnce, CellKernel, listening, using } from "./cells.ts";
 import { denoFixture, python, skip } from "./deno-kernel.ts";
 import { codeCells, htmlOf, type NotebookRun, type Output, runNotebook, statusOf, text } from "./support.ts";
+import { visibleText, wordsOf } from "../support/words.ts";
 
 const driver = fileURLToPath(new URL("./run_deno_notebook.py", import.meta.url));
 const fixture = denoFixture("cred-auth-deno-notebook-");
@@ -59,7 +60,11 @@ test("05-deno: default() signs in through Deno.jupyter.display on a real Deno ke
   const displays = (signIn.outputs ?? []).filter((o) => text(o.data?.["text/html"]).includes("cred-auth-sign-in"));
   assert.equal(displays.length, 1, "one card, updated in place (display_id), not one per state");
   assert.deepEqual(statusOf(htmlOf(signIn)), ["signed-in"], "the display now says signed in");
-  assert.match(text(displays[0]!.data?.["text/plain"]), /\nSigned in as carol@example\.com/, "a plain-text fallback");
+  assert.match(
+    text(displays[0]!.data?.["text/plain"]),
+    /^cred-auth · Signed in as carol@example\.com\n/,
+    "a plain-text fallback",
+  );
   assert.match(htmlOf(signIn), /Signed in as carol@example\.com/);
   assert.equal(shownOf(signIn), "project: (none: user credentials)");
   assert.equal(shownOf(request), "200 Hello from the cred-auth emulator!", "plain text: no quotes, no ANSI colours");
@@ -133,7 +138,7 @@ test("Deno, remote, Desktop client: the first cell ends with the card and the pa
     assert.equal(first.status, "ok", `the cell ended normally: ${first.error} ${first.stderr}`);
     assert.equal(first.error, null);
     const card = first.plain.at(-1) ?? "";
-    assert.match(card, /loopback sign-in with the address pasted back/, "the flow, in the card");
+    assert.doesNotMatch(card, /looks remote/, "why this flow is folded in the HTML card's details, not in its text");
     assert.match(card, /completeSignIn\("PASTE-THE-ADDRESS-HERE"\)/, "the paste-back instructions");
     assert.match(address ?? "", /^http:\/\/localhost:\d+\/\?/, "the browser's final address");
     const second = await kernel.run(
@@ -180,7 +185,7 @@ test("Deno: a refused sign-in is the card and one line with its code", { skip, t
     assert.equal(refused.status, "error");
     assert.equal(refused.error, "CredCredentialsError");
     assert.deepEqual(refused.traceback, [
-      "CredCredentialsError [ERR_ACCESS_DENIED]: Sign-in was denied in the browser (access_denied); run again and choose Allow to sign in.",
+      "CredCredentialsError [ERR_ACCESS_DENIED]: The sign-in was denied in the browser (access_denied): sign in again and choose Allow.",
     ]);
     assert.match(refused.plain.at(-1) ?? "", /\(ERR_ACCESS_DENIED\)$/);
   });
@@ -206,3 +211,49 @@ test("Deno: cached credentials name their account in a small note; accountNote: 
     assert.deepEqual(quiet.plain, [], "turned off");
   });
 });
+
+/** This machine is a container (its marker file); elsewhere the user's word stands in for it. */
+const container = ["/.dockerenv", "/run/.containerenv"].some((marker) => existsSync(marker));
+
+for (const [where, env] of [
+  ["in a container", container ? {} : { CRED_AUTH_REMOTE: "1" }],
+  ["over SSH", { SSH_CONNECTION: "10.0.0.1 50000 10.0.0.2 22" }],
+] as const) {
+  test(`Deno ${where}, the default client: the card with the link comes first, then the input box takes the code`, {
+    skip,
+    timeout: 90_000,
+  }, async () => {
+    await using(denoKernel(env), async (kernel) => {
+      await kernel.run('import * as credAuth from "cred-auth";');
+      let shown: string | undefined;
+      let linksBeforeInput: number | undefined;
+      const browser = approving({ account: "carol@example.com" }, (page) => (shown = page.shown));
+      const signedIn = await kernel.run(
+        `${DENO_SIGN_IN}\nawait Deno.jupyter.display({ "text/plain": (await credentials.getAccessToken()).token ? "token" : "none" }, { raw: true });`,
+        {
+          onEvent: async (event) => {
+            await browser(event);
+            if (event.event !== "input") return undefined;
+            linksBeforeInput = event.links;
+            return shown;
+          },
+        },
+      );
+      assert.equal(linksBeforeInput, 1, "the card with the link was on screen before the input box");
+      const card = signedIn.html.findLast((html) => /cred-auth-status="code"/.test(html)) ?? "";
+      const words = wordsOf(visibleText(card));
+      console.log(`the Deno waiting card ${where}: ${words.length} visible words`);
+      assert.ok(
+        words.length <= 60,
+        `at most 60 visible words, details folded, not ${words.length}: ${words.join(" ")}`,
+      );
+      assert.equal(signedIn.status, "ok", `${signedIn.error} ${signedIn.stderr}`);
+      assert.ok(signedIn.plain.includes("token"), signedIn.plain.join(" | "));
+      assert.ok(
+        signedIn.plain.some((text) => /Signed in as carol@example\.com/.test(text)),
+        "the card says signed in",
+      );
+      assert.equal(signedIn.stderr, "", "nothing on stderr after a successful sign-in");
+    });
+  });
+}

@@ -75,7 +75,10 @@ export async function rerunInEveryState(
     pending.plain.some((text) => /A newer sign-in replaced this one/.test(text)),
     `${call}: the old card says it was replaced: ${pending.plain.join(" | ")}`,
   );
-  assert.match(await use(kernel, name(1), print), /ERR_CANCELLED: A newer sign-in replaced the one these credentials/);
+  assert.match(
+    await use(kernel, name(1), print),
+    /ERR_CANCELLED: A newer sign-in replaced this one: use what the newest sign-in cell returned/,
+  );
 
   assert.match(await use(kernel, name(2), print), /ERR_SIGN_IN_PENDING/, `${call}: used too early`);
   await signInCell(kernel, cell(name(3)), seen, `${call}: after using the credentials too early`);
@@ -152,7 +155,7 @@ export async function pasteBackMistakes(
   assert.equal(errorLines(refused).length, 1, errorLines(refused).join("\n"));
   assert.match(errorLines(refused)[0]!, /Not accepted; the sign-in is still waiting: paste again/);
   const card = refused.plain.at(-1) ?? "";
-  assert.match(card, /Not accepted; still waiting: paste again/, `the first card follows: ${card}`);
+  assert.match(card, /Not accepted: .* Still waiting: paste again\./, `the first card follows: ${card}`);
   const cards = refused.events.filter((event) => event.event === "card").map((event) => event.status);
   assert.deepEqual(cards, ["waiting"], "no red card: the first card still waits");
   await new Promise((resolve) => setTimeout(resolve, 500));
@@ -168,9 +171,13 @@ export async function pasteBackMistakes(
   assert.equal(errorLines(denied).length, 1, errorLines(denied).join("\n"));
   assert.match(
     errorLines(denied)[0]!,
-    /\[ERR_ACCESS_DENIED\]: The sign-in was denied; run the cell that signs in again/,
+    /\[ERR_ACCESS_DENIED\]: The sign-in was denied in the browser \(access_denied\): sign in again and choose Allow\./,
   );
-  assert.match(denied.plain.at(-1) ?? "", /The sign-in was denied; run the cell that signs in again/, "the card");
+  assert.match(
+    denied.plain.at(-1) ?? "",
+    /The sign-in was denied in the browser \(access_denied\): sign in again/,
+    "the card",
+  );
   assert.match(
     await use(kernel, "dn", print),
     /ERR_ACCESS_DENIED: These credentials' sign-in ended: The sign-in was denied/,

@@ -50,7 +50,14 @@ test("01-quickstart: default() signs in through the cell's display, then the API
   assert.match(htmlOf(signIn), /Signed in as bob@example\.com/);
   const plain = (signIn.outputs ?? []).map((o) => text(o.data?.["text/plain"])).join("\n");
   assert.match(plain, /Signed in as bob@example\.com/, "the card carries text/plain for text front ends");
-  assert.match(htmlOf(signIn), /See, edit, configure and delete your Google Cloud data/);
+  const waiting = run.cards.find((card) => card.status === "waiting")?.html ?? "";
+  assert.match(waiting, /See, edit, configure and delete your Google Cloud data/, "the waiting card said what it asks");
+  assert.doesNotMatch(htmlOf(signIn), /It asks to/, "the signed-in card leads with its outcome alone");
+  assert.equal(
+    signIn.outputs?.filter((o) => o.output_type === "stream" && o.name === "stderr").length,
+    0,
+    "nothing on stderr",
+  );
   assert.match(stdoutOf(signIn), /project: \(none: user credentials\)/);
   assert.equal(stdoutOf(request).trim(), "200 Hello from the cred-auth emulator!");
   const cache = join(run.home, ".config", "cred", "cred_credentials.json");

@@ -37,9 +37,9 @@ test("06-remote-desktop-client: the browser's final address pasted into complete
   );
   const waiting = run.cards.find((card) => card.status === "waiting");
   assert.match(
-    waiting?.plain ?? "",
-    /loopback sign-in with the address pasted back: this machine looks remote \(CRED_AUTH_REMOTE=1\)/,
-    "the card names the flow and why (its text/plain too)",
+    waiting?.html ?? "",
+    /<details data-cred-auth-notes.*loopback sign-in with the address pasted back: this machine looks remote \(CRED_AUTH_REMOTE=1\)/,
+    "the card folds why this flow in its details",
   );
   assert.match(waiting?.plain ?? "", /completeSignIn\("PASTE-THE-ADDRESS-HERE"\)/);
   assert.match(htmlOf(first), /data-cred-auth-status="signed-in"/, "the second cell completed the first card");

@@ -13,11 +13,12 @@ While the cell runs, prints one JSON line per event on stdout:
   {"event": "card", "status": ...}        a sign-in card showed this status
   {"event": "interrupted"}                interrupt_kernel() was called (once the card said
                                           `interrupt_on`)
+  {"event": "input", ...}                 the kernel asks for input (see answer_input)
 and, when the kernel reports the cell finished (status idle):
   {"event": "executed", "stdout": ..., "stderr": ..., "plain": [...], "error": ename or null,
    "traceback": the error message's traceback lines (a kernel's own report of a failed cell),
    "status": the execute reply's status: "ok", "error", or "abort" (tslab dropped the request)}
-where "plain" holds the text/plain of every display message, in order (with "codes", one
+where "plain" holds the text/plain of every display message, in order ("html" their text/html) (with "codes", one
 "executed" per cell, in order). An empty line or the end of stdin shuts the kernel down.
 """
 import html
@@ -41,17 +42,34 @@ def say(event):
 
 
 def messages(client):
-    """The kernel's output messages as they come, for CELL_TIMEOUT_SECONDS at most."""
+    """The kernel's output messages and input requests as they come, for CELL_TIMEOUT_SECONDS at most."""
     deadline = time.monotonic() + CELL_TIMEOUT_SECONDS
     while time.monotonic() < deadline:
         try:
-            yield client.get_iopub_msg(timeout=1)
+            yield client.get_stdin_msg(timeout=0.01)
+        except queue.Empty:
+            pass
+        try:
+            yield client.get_iopub_msg(timeout=0.2)
         except queue.Empty:
             continue
 
 
+def answer_input(client, result, seen, content):
+    """
+    An input request (Deno's prompt()): the displays already sent are read first (for LATE_SECONDS),
+    then the test is told ({"event": "input", "prompt": ..., "links": the sign-in links seen so far})
+    and answers with one line on stdin, {"input": "..."}, which goes to the kernel.
+    """
+    for msg in late_messages(client):
+        if msg["msg_type"] in ("display_data", "update_display_data", "execute_result"):
+            record_display(result, msg["content"].get("data", {}), seen, None, None)
+    say({"event": "input", "prompt": content.get("prompt", ""), "links": len(seen)})
+    client.input(json.loads(sys.stdin.readline())["input"])
+
+
 def new_result():
-    return {"event": "executed", "stdout": "", "stderr": "", "plain": [], "error": None, "traceback": [], "status": None}
+    return {"event": "executed", "stdout": "", "stderr": "", "plain": [], "html": [], "error": None, "traceback": [], "status": None}
 
 
 def record_display(result, data, seen, interrupt_on, manager):
@@ -59,6 +77,8 @@ def record_display(result, data, seen, interrupt_on, manager):
     if "text/plain" in data:
         result["plain"].append(data["text/plain"])
     page = data.get("text/html", "")
+    if page:
+        result["html"].append(page)
     for match in SIGN_IN_LINK.finditer(page):
         url = html.unescape(match.group(1))
         if url not in seen:
@@ -90,6 +110,8 @@ def run_cells(manager, client, codes, interrupt_on, seen):
             if len(idle) == len(ids):
                 late_updates(client, results, seen)
                 break
+        elif kind == "input_request":
+            answer_input(client, result, seen, content)
         elif kind == "stream":
             result[content["name"]] += content["text"]
         elif kind == "error":

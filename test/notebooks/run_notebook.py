@@ -7,7 +7,7 @@ starts in the notebook's directory. While a cell runs, every sign-in link that a
 a display (the href of cred-auth's "Sign in with Google" button) is printed to stdout as
 one JSON line, {"event": "sign-in", "url": ..., "cell": N}, so a test can drive the consent
 page like a browser while the notebook waits; every state a sign-in card shows is printed
-as {"event": "card", "status": ..., "cell": N, "completeSignIn": bool, "plain": its text/plain}. A cell holding a placeholder
+as {"event": "card", "status": ..., "cell": N, "completeSignIn": bool, "plain": its text/plain, "html": its HTML}. A cell holding a placeholder
 (PASTE-THE-CODE-HERE, PASTE-THE-ADDRESS-HERE) waits for a line on stdin, the code a person would paste there
 ({"event": "code-needed", "cell": N} is printed first). At the end the executed notebook
 is written to OUTPUT and {"event": "done", "ok": true|false, "error": ...} is printed.
@@ -59,7 +59,7 @@ class ReportingClient(NotebookClient):
             for status in CARD_STATUS.findall(page):
                 plain = msg.get("content", {}).get("data", {}).get("text/plain", "")
                 say({"event": "card", "status": status, "cell": cell_index, "completeSignIn": "completeSignIn(" in page,
-                     "plain": plain if isinstance(plain, str) else "".join(plain)})
+                     "plain": plain if isinstance(plain, str) else "".join(plain), "html": page})
             for match in SIGN_IN_LINK.finditer(page):
                 url = html.unescape(match.group(1))
                 if url not in self.seen:

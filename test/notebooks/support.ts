@@ -127,7 +127,7 @@ export interface NotebookRun {
   /** Sign-in links the notebook showed, in order, and what the "browser" got. */
   signIns: Array<{ url: string; cell: number; redirectUri: string }>;
   /** Every state the sign-in cards showed while the cells ran, in order. */
-  cards: Array<{ status: string; cell: number; completeSignIn: boolean; plain: string }>;
+  cards: Array<{ status: string; cell: number; completeSignIn: boolean; plain: string; html: string }>;
   ok: boolean;
   error: string | null;
   cells: Array<{ cell_type: string; source: string | string[]; outputs?: Output[]; metadata: { tags?: string[] } }>;
@@ -196,6 +196,7 @@ async function readEvents(
       status?: string;
       completeSignIn?: boolean;
       plain?: string;
+      html?: string;
       ok?: boolean;
       error?: string | null;
     };
@@ -205,6 +206,7 @@ async function readEvents(
         cell: event.cell ?? -1,
         completeSignIn: event.completeSignIn === true,
         plain: event.plain ?? "",
+        html: event.html ?? "",
       });
     if (event.event === "sign-in" && event.url) {
       const redirectUri = new URL(event.url).searchParams.get("redirect_uri") ?? "";

@@ -8,6 +8,7 @@ import { approving, tslabKernelIn, using } from "./cells.ts";
 import { findJupyterPython, tslabFixture } from "./support.ts";
 import { installedPackage } from "../package/consumer.ts";
 import { closedPort } from "../support/net.ts";
+import { visibleText, wordsOf } from "../support/words.ts";
 
 const python = findJupyterPython();
 const skip = python || process.env.CI ? false : "Jupyter (python3-nbclient, python3-jupyter-client) is not installed";
@@ -55,6 +56,12 @@ test("the documented two cells, the second sent the moment the first ends: compl
     assert.ok(code, "the code page showed a code");
     const cards = first.events.filter((event) => event.event === "card").map((event) => event.status);
     assert.deepEqual(cards, ["preparing", "code"], "the card asks for the code");
+    const waiting = wordsOf(visibleText(first.html.findLast((html) => /cred-auth-status="code"/.test(html)) ?? ""));
+    console.log(`the tslab waiting card: ${waiting.length} visible words`);
+    assert.ok(
+      waiting.length <= 60,
+      `at most 60 visible words with its details folded, not ${waiting.length}: ${waiting.join(" ")}`,
+    );
     // No pause: within tslab's 200 ms, which would have dropped this request behind a failed cell.
     const second = await kernel.run(
       `const done = await credAuth.completeSignIn(${JSON.stringify(code)});

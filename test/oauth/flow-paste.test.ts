@@ -191,7 +191,7 @@ test("a new sign-in cancels the pending one: port closed, its face told, nothing
   assert.match(told.error.message, /newer sign-in replaced/);
   assert.equal(first.closed(), 1);
   await assert.rejects(rawRequest(portOf(await first.url), "/"), /ECONNREFUSED/);
-  await assert.rejects(completePendingSignIn(oldAddress), /older sign-in link that a newer sign-in replaced/);
+  await assert.rejects(completePendingSignIn(oldAddress), /A newer sign-in replaced the one this address is from/);
   assert.equal(saved, 0);
   const { result } = await completePendingSignIn(await finalAddress(second.url));
   assert.ok(emulator.checkAccessToken(result.accessToken));

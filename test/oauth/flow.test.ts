@@ -125,7 +125,10 @@ test("Deny in the browser: CredCredentialsError in words, failed event, error pa
     signInWith({ scopes: SCOPES, env, ports, presenter: r.presenter, openBrowser: false }),
     (error: Error) => {
       assert.ok(error instanceof CredCredentialsError);
-      assert.match(error.message, /Sign-in was denied in the browser/);
+      assert.match(
+        error.message,
+        /The sign-in was denied in the browser \(access_denied\): sign in again and choose Allow\./,
+      );
       return true;
     },
   );

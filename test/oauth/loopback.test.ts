@@ -71,7 +71,7 @@ test("error=access_denied with the right state fails the flow and shows the erro
   const receiver = await startLoopbackReceiver({ state: STATE, ports });
   const denied = assert.rejects(receiver.callback, (error: Error) => {
     assert.ok(error instanceof CredCredentialsError);
-    assert.match(error.message, /Sign-in was denied in the browser/);
+    assert.match(error.message, /The sign-in was denied in the browser/);
     return true;
   });
   const page = await rawRequest(receiver.port, `/?error=access_denied&state=${STATE}`);

@@ -54,7 +54,7 @@ test("a pasted address must carry this sign-in's state and a code", () => {
   refused(`${base}?state=${STATE}&code=`, /address carries no authorization code/);
   refused(
     `${base}?error=access_denied&state=${STATE}`,
-    /denied in the browser \(access_denied\); run again and choose Allow/,
+    /denied in the browser \(access_denied\): sign in again and choose Allow/,
   );
   refused(`?error=server_error&state=${STATE}`, /server error \(server_error\)/);
   refused("https://[not a url/?code=abc", /not a valid URL; paste the code or the whole address/);

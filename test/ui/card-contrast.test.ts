@@ -10,6 +10,7 @@ import { INITIAL_STATE, reduce, type ViewState } from "../../dist/ui/view-state.
 import { CredCancelledError, CredCredentialsError } from "cred-auth";
 import { chromium } from "playwright-core";
 import { CHROMIUM, chromiumAvailable } from "../support/chromium.ts";
+import { wordsOf } from "../support/words.ts";
 
 const skip = chromiumAvailable("the card contrast test") ? false : "no Chromium";
 
@@ -156,6 +157,31 @@ test("the address is collapsed, and one click selects all of it", { skip }, asyn
   await page.click("[data-cred-auth-url]");
   const selected = await page.evaluate(() => window.getSelection()?.toString() ?? "");
   assert.equal(selected.replace(/\s+/g, ""), URL, "the whole address is selected, nothing else");
+});
+
+test("a waiting card shows at most 60 words in Chromium, its details folded (issue 48)", { skip }, async () => {
+  const folded = [
+    "CRED_AUTH_EMULATOR_HOST: using the local emulator at http://127.0.0.1:9, not Google.",
+    "copy-paste sign-in: this machine looks remote (inside a container (/.dockerenv)) and a code page is configured.",
+  ];
+  const all = [...SCOPES, "https://www.googleapis.com/auth/userinfo.email"];
+  const waiting: Array<[string, ViewState, "second-cell" | "prompt"]> = [
+    ["copy-paste, tslab", { ...STATES.code!, scopes: all }, "second-cell"],
+    ["copy-paste, Deno", { ...STATES.code!, scopes: all }, "prompt"],
+    ["loopback", { ...STATES.waiting!, scopes: all }, "second-cell"],
+    [
+      "loopback, address pasted back",
+      { ...STATES["waiting, paste back, refused"]!, rejected: undefined, scopes: all },
+      "second-cell",
+    ],
+  ];
+  for (const [name, viewState, entry] of waiting) {
+    await page.setContent(`<!doctype html><body>${renderSignInHtml({ ...viewState, folded }, entry)}</body>`);
+    const words = wordsOf(await page.innerText(".cred-auth-sign-in"));
+    console.log(`the waiting card (${name}): ${words.length} words`);
+    assert.ok(words.length <= 60, `${name}: at most 60 words, not ${words.length}: ${words.join(" ")}`);
+    assert.ok(!words.includes("looks"), `${name}: the details are folded`);
+  }
 });
 
 test("the card holds no glyph that needs a colour-emoji font", () => {

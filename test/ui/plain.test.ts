@@ -31,7 +31,6 @@ test("the plain presenter prints the original's URL line, waiting, and who signe
   assert.deepEqual(lines, [
     "Please visit this URL to authorize this application: https://idp.example/auth?x=1",
     "Waiting for the sign-in to complete in the browser...",
-    "If the browser shows an error from Google instead of coming back (such as Error 400: invalid_scope or redirect_uri_mismatch), this sign-in cannot finish: stop it, fix what Google's page names, and sign in again.",
     "Signed in as u@example.org.",
     "Credentials saved to /tmp/x.json.",
   ]);
@@ -101,7 +100,14 @@ test("readCode: closed input is a CredCredentialsError, abort a CredCancelledErr
 
 test("selectPresenter returns a given presenter as is, else one that reads codes", async () => {
   const mine = { update() {} };
-  const plan = { fallback: false, color: true, prompt: "stdin", codeEntry: "second-cell", notes: [] } as const;
+  const plan = {
+    fallback: false,
+    color: true,
+    prompt: "stdin",
+    codeEntry: "second-cell",
+    notes: [],
+    details: [],
+  } as const;
   assert.equal(await selectPresenter({ ...plan, face: mine }), mine);
   const plain = await selectPresenter({ ...plan, face: "plain" });
   assert.equal(typeof plain.update, "function");
@@ -145,7 +151,7 @@ test("BROWSER names the command that gets the URL (with %s, or as last argument)
   assert.equal(await waitForFile(), "--new-window|https://idp.example/c|--x|");
 });
 
-test("a browser is said opened only when its command did not fail at once: xdg-open without a display, a stale DISPLAY", async (t) => {
+test("a browser is said opened only when its command did not fail at once (xdg-open without a display or with a stale one)", async (t) => {
   const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
   const { tmpdir } = await import("node:os");
   const { join } = await import("node:path");
@@ -159,14 +165,6 @@ test("a browser is said opened only when its command did not fail at once: xdg-o
   assert.equal(await openBrowser("https://idp.example/a", { command: failing }), false);
   // BROWSER may list several commands (as Python reads it): the next one is tried.
   assert.equal(await openBrowser("https://idp.example/a", { command: `${failing}:/bin/true` }), true);
-  const { spawnSync } = await import("node:child_process");
-  if (spawnSync("xdg-open", ["--version"], { stdio: "ignore" }).status === 0) {
-    const env = { ...process.env };
-    process.env.DISPLAY = ":99"; // no X server there
-    delete process.env.WAYLAND_DISPLAY;
-    t.after(() => (process.env = env));
-    assert.equal(await openBrowser("https://idp.example/a", { command: "xdg-open" }), false, "a stale DISPLAY");
-  }
 });
 
 test("after reading a code from a piped stdin that stays open, the process can exit", async () => {

@@ -136,6 +136,7 @@ test("a planned face that cannot start: plain lines when it was chosen automatic
     prompt: "stdin",
     codeEntry: "second-cell",
     notes: [],
+    details: [],
   };
   await assert.rejects(selectPresenter(broken), Error);
   const written = await stderrOf(async () =>

@@ -129,8 +129,7 @@ test("paste: the code is shown as typed (single-use, bound to this sign-in's PKC
   presenter.update({ type: "code-needed" });
   const code = presenter.readCode!(new AbortController().signal);
   await until(() => /Code:/.test(last()), "the input");
-  assert.match(output(), /paste the code the page shows/);
-  assert.match(output(), /works only for this sign-in/);
+  assert.match(output(), /Open this link, sign in, and paste the code here \(Ctrl\+C to cancel\):/);
   ink.stdin.write("4/0AbCdEf");
   await until(() => last().includes("Code: 4/0AbCdEf"), "the code as typed");
   assert.equal(last().trim(), "Code: 4/0AbCdEf", "the live part is this one line; the rest was written once above");

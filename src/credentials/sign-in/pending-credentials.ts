@@ -10,6 +10,7 @@ import { userRefreshClientFrom } from "../../protocols/load-user.js";
 import type { SignInResult } from "../../oauth/flow.js";
 import { type PendingSignIn, REPLACED_MESSAGE, whyEnded } from "../../oauth/pending.js";
 import type { FlowPlan } from "../../oauth/plan.js";
+import { MESSAGES } from "../../messages.js";
 
 /** Credentials waiting for their sign-in, and how the sign-in's tokens complete them. */
 export interface PendingCredentials {
@@ -49,9 +50,7 @@ function notFinished(pending: PendingSignIn | undefined): Error {
   const ended = pending && whyEnded(pending);
   if (ended) return endedError(ended);
   if (pending?.ended === "cancelled")
-    return new CredCancelledError(
-      "The sign-in these credentials were waiting for was cancelled; run the cell that signs in again.",
-    );
+    return new CredCancelledError(`${MESSAGES.signInCancelled} Run the cell that signs in again.`);
   const what = pending?.mode === "paste" ? "code" : "address";
   return new CredCredentialsError(
     `These credentials are waiting for their sign-in: sign in with the link shown, then run const signedIn = await credAuth.completeSignIn("<the ${what}>"); in a new cell; they work from then on.`,
@@ -62,9 +61,7 @@ function notFinished(pending: PendingSignIn | undefined): Error {
 /** Why these credentials will never work, in the words of how their sign-in ended. */
 function endedError(ended: Error): Error {
   if (ended instanceof CredCancelledError && ended.message === REPLACED_MESSAGE)
-    return new CredCancelledError(
-      "A newer sign-in replaced the one these credentials were waiting for; use the credentials the newest sign-in cell returned.",
-    );
+    return new CredCancelledError("A newer sign-in replaced this one: use what the newest sign-in cell returned.");
   const words = `These credentials' sign-in ended: ${ended.message.split("\n")[0]}`;
   if (ended instanceof CredCancelledError) return new CredCancelledError(words);
   const code = (ended as { code?: CredErrorCode }).code ?? ERROR_CODES.CREDENTIALS;

@@ -34,6 +34,7 @@ import { CLOUD_PLATFORM_SCOPE, DEMO_CLIENT, DEMO_WEB_CLIENT, ENV, LOOPBACK_PORTS
 import type { FacePlan, PromptDevice } from "../../ui/face-plan.js";
 import { scopeCheckNotes } from "../../oauth/known-scopes.js";
 import { isLoopbackName } from "../../trust/urls.js";
+import { MESSAGES } from "../../messages.js";
 
 /** The scopes that name the account, asked for by default with the caller's (as gcloud does). */
 export const ACCOUNT_SCOPES: readonly string[] = ["openid", "https://www.googleapis.com/auth/userinfo.email"];
@@ -76,7 +77,7 @@ export interface SignInPlan {
   readonly runtime: RuntimeInfo;
   /** What the OAuth flow is told. */
   readonly flow: FlowPlan;
-  /** How the sign-in is shown (with its notes: the announcement, the emulator, unknown scopes). */
+  /** How the sign-in is shown, with its notes (the emulator, unknown scopes) and details (why this flow). */
   readonly face: FacePlan;
   /**
    * The line that names the flow chosen for this machine, why, and the options or flags that work
@@ -101,7 +102,6 @@ export function planSignIn(request: SignInRequest, sources: PlanSources = planSo
   const { options, impersonation } = request;
   const scopes = request.scopes ?? defaultScopes(sources);
   const runtime = runtimeOf(sources);
-  // The emulator's notice goes on the face with the other notes (a notebook shows it in its card).
   const endpoints = resolveEndpoints(sources.env, { announce: false });
   const codePage = codePageUrl(endpoints, sources.env);
   const caller = callerMode(callerUseLocalWebserver(options), options.redirectUri);
@@ -111,12 +111,11 @@ export function planSignIn(request: SignInRequest, sources: PlanSources = planSo
   // Impersonation: the user's token only asks for the service account's (cloud-platform).
   const signInScopes = impersonation ? [CLOUD_PLATFORM_SCOPE] : scopes;
   const announcement = caller ? undefined : flowLine(flow, runtime, client, codePage);
-  const notes = [
-    emulatorNotice(endpoints),
-    ...(announcement ? [announcement] : []),
-    ...scopeNotes(signInScopes, sources.env),
-  ].filter((note): note is string => note !== undefined);
-  const face = facePlan(options, runtime, sources, { flow, notes });
+  const notes = [emulatorNotice(endpoints), ...scopeNotes(signInScopes, sources.env)].filter(
+    (note): note is string => note !== undefined,
+  );
+  const details = [...(announcement ? [announcement] : []), MESSAGES.googleErrorPage];
+  const face = facePlan(options, runtime, sources, { flow, notes, details });
   return {
     scopes,
     ...(impersonation ? { impersonation } : {}),
@@ -172,7 +171,7 @@ function defaultScopes(sources: PlanSources): readonly string[] {
 
 /** The face alone, for a call that completes a waiting sign-in (`completeSignIn`, `{ code }`). */
 export function planFace(options: SaveUserCredentialsOptions, sources: PlanSources = planSources()): FacePlan {
-  return facePlan(options, runtimeOf(sources), sources, { notes: [] });
+  return facePlan(options, runtimeOf(sources), sources, { notes: [], details: [] });
 }
 
 /** Where the code runs and whether a browser can be launched there, for a command that opens pages (`config init`). */
@@ -461,10 +460,11 @@ function clientOfSettings(settings: Settings): ResolvedClient | undefined {
 
 // ---------------------------------------------------------------- the face
 
-/** What the face plan needs of the sign-in: its flow (for how a notebook takes the code) and its notes. */
+/** What the face plan needs of the sign-in: its flow (for how a notebook takes the code), notes and details. */
 interface FaceContext {
   flow?: FlowChoice;
   notes: readonly string[];
+  details: readonly string[];
 }
 
 /**
@@ -487,6 +487,7 @@ function facePlan(
     prompt: promptDevice(runtime),
     codeEntry: codeEntry(runtime, context.flow),
     notes: context.notes,
+    details: context.details,
   };
   const wanted =
     chosen(

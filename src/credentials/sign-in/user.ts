@@ -333,11 +333,12 @@ export function endedShownSignIn(error: unknown): boolean {
 }
 
 /**
- * The plan's reasons as debug lines. The notes (the flow line, the emulator, unknown scopes) are
- * the face's to show; the caller's own presenter knows no notes, so they go to stderr then.
+ * The plan's reasons and details (why this flow) as debug lines. The notes (the emulator, unknown
+ * scopes) are the face's to show; the caller's own presenter knows none, so they go to stderr then.
  */
 function announce(plan: SignInPlan, env: NodeJS.ProcessEnv): void {
   for (const reason of plan.runtime.reasons) debug(env, `runtime: ${reason}`);
+  for (const detail of plan.face.details) debug(env, detail);
   if (typeof plan.face.face === "object")
     for (const note of plan.face.notes) process.stderr.write(`cred-auth: ${note}\n`);
   if (!plan.announcement) debug(env, "flow: the caller's choice (useLocalWebserver / redirectUri)");

@@ -1,4 +1,3 @@
-import { MESSAGES } from "../../messages.js";
 import { PASTE_BACK_LINE } from "../plain.js";
 import type { ViewState } from "../view-state.js";
 import { describeScopes, PRODUCT_NAME } from "../words.js";
@@ -18,11 +17,10 @@ const RESERVED_ROWS = 6;
 
 /** How much of the text is written, from all of it to what a short screen must still show. */
 const LAYOUTS = [
-  { blankLines: true, scopeList: true, advice: true, scopes: true },
-  { blankLines: false, scopeList: true, advice: true, scopes: true },
-  { blankLines: false, scopeList: false, advice: true, scopes: true },
-  { blankLines: false, scopeList: false, advice: false, scopes: true },
-  { blankLines: false, scopeList: false, advice: false, scopes: false },
+  { blankLines: true, scopeList: true, scopes: true },
+  { blankLines: false, scopeList: true, scopes: true },
+  { blankLines: false, scopeList: false, scopes: true },
+  { blankLines: false, scopeList: false, scopes: false },
 ] as const;
 type Layout = (typeof LAYOUTS)[number];
 
@@ -67,11 +65,7 @@ function lines(state: ViewState, notes: readonly string[], layout: Layout): Line
   const scopes = layout.scopes ? describeScopes(state.scopes) : [];
   if (scopes.length > 0 && layout.scopeList) out.push(text("It asks to:"), ...scopes.map((s) => text(`  • ${s}`)));
   else if (scopes.length > 0) out.push(text(`It asks to: ${scopes.map(midSentence).join("; ")}.`));
-  // What to do after signing in comes before the link: the URL stays next to the live part, on
-  // screen however narrow or short the terminal is. Pasting back is what a remote user must do.
-  if (state.mode === "paste" && layout.advice)
-    out.push(text("The code works only for this sign-in; it is shown as you paste it."));
-  if (state.mode !== "paste" && layout.advice) out.push(text(MESSAGES.googleErrorPage));
+  // What a remote user must do comes before the link, so the URL stays next to the live part.
   if (state.mode !== "paste" && state.paste) out.push(text(PASTE_BACK_LINE));
   out.push(...blank, text(linkLine(state)), { text: state.url ?? "", url: true }, ...blank);
   return out;
@@ -83,8 +77,7 @@ const midSentence = (words: string): string =>
 
 function linkLine(state: ViewState): string {
   // The spinner, which says how to cancel, is not shown while a code is asked for: this line says it.
-  if (state.mode === "paste")
-    return "Open this link in a browser, sign in, then paste the code the page shows (Ctrl+C to cancel):";
+  if (state.mode === "paste") return "Open this link, sign in, and paste the code here (Ctrl+C to cancel):";
   return state.browserOpened
     ? "A browser window was opened to sign in. If it did not appear, open this link:"
     : "Open this link in a browser to sign in:";

@@ -3,7 +3,7 @@ import { CredCancelledError } from "../../errors.js";
 import type { Presenter, SignInEvent } from "../../oauth/events.js";
 import { loadTerminalModules } from "./modules.js";
 import { createStore, isFinal, reduce } from "../view-state.js";
-import { MESSAGES } from "../../messages.js";
+import { cancelledBecause, MESSAGES } from "../../messages.js";
 import { inputClosedError } from "../words.js";
 
 /** Something that shows a React element and can take it away (ink's `render`). */
@@ -93,7 +93,7 @@ export async function createTerminalPresenter(options: TerminalPresenterOptions 
     async close() {
       if (closed) return;
       closed = true;
-      codes.fail(new CredCancelledError("The sign-in display was closed."));
+      codes.fail(new CredCancelledError(cancelledBecause("display closed")));
       // React commits store updates in a microtask: an update made just before close() must
       // reach the screen before ink draws its final frame.
       await new Promise((resolve) => setImmediate(resolve));
