@@ -40,7 +40,9 @@ test("tslab: the client was deleted since the sign-in: after a restart the card 
       assert.match(card, /deleted_client: the OAuth client was deleted/, `the card: ${card}`);
       assert.ok(card.includes(NEXT), `the card names the next step: ${card}`);
       // The emulator's notice comes with the first request of a process: it is no part of the error.
-      const lines = errorLines(refused).filter((line) => !/CRED_AUTH_EMULATOR_HOST: using the local emulator/.test(line));
+      const lines = errorLines(refused).filter(
+        (line) => !/CRED_AUTH_EMULATOR_HOST: using the local emulator/.test(line),
+      );
       assert.equal(lines.length, 1, lines.join("\n"));
       assert.match(lines[0]!, /\[ERR_INVALID_CLIENT\]: .*deleted_client: the OAuth client was deleted; create or pick/);
       assert.equal(fixture.emulator.stats().authorizations, authorizations, "nobody was sent to the consent page");
