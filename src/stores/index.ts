@@ -5,7 +5,7 @@
 // keychain, loads the keychain store (.dependency-cruiser.cjs lets this module read the settings).
 import type { AdcFile } from "../formats/adc-file.js";
 import { parseAdcBytes } from "../formats/adc-file.js";
-import { readCredentialsBytesSync } from "../formats/credentials-file.js";
+import { type ReadCredentialsOptions, readCredentialsBytesSync } from "../formats/credentials-file.js";
 import { CredAuthError, ERROR_CODES } from "../errors.js";
 import { SECRET_STORES } from "../settings/keys.js";
 import { chosen } from "../settings/order.js";
@@ -90,8 +90,8 @@ function builtIn(name: SecretStoreName): SecretStore {
  * The Application Default Credentials file at `path`, of any type, read once under the file-trust
  * rule; a cache file in the keychain form has its two secrets read from the keychain when first used.
  */
-export function readAdcFileSync(path: string): AdcFile {
-  const bytes = readCredentialsBytesSync(path);
+export function readAdcFileSync(path: string, options: ReadCredentialsOptions = {}): AdcFile {
+  const bytes = readCredentialsBytesSync(path, options);
   return inKeychainForm(bytes) ? keychainUserFileSync(path) : parseAdcBytes(bytes, path);
 }
 

@@ -9,6 +9,8 @@ import { detectedHostedEnvironment } from "../../hosted/registry.js";
 import { metadataBaseUrl } from "../../hosted/metadata.js";
 import { ENV } from "../../shared/constants.js";
 import { isOnGoogleCloud } from "../../util/lazy.js";
+import { readCredentialsBytesSync } from "../../formats/credentials-file.js";
+import { UntrustedFileError } from "../../trust/files.js";
 import { wellKnownFile } from "./adc.js";
 
 /** Where credentials are found. */
@@ -18,6 +20,8 @@ export type CredentialsSource =
       path: string;
       /** How it was found: named on the command line, by `GOOGLE_APPLICATION_CREDENTIALS`, gcloud's ADC file, cred-auth's credentials cache. */
       foundBy: "argument" | "environment" | "gcloud" | "credentials-cache";
+      /** Read only when it is the user's own and private (the credentials cache, as its load() reads it). */
+      privateOnly?: true;
     }
   | { kind: "metadata"; host: string }
   | { kind: "none" };
@@ -62,12 +66,13 @@ export async function locateCredentials(env: NodeJS.ProcessEnv = process.env): P
   }
   reasons.push(metadata.why);
   const cached = READ_WRITE.path;
-  if (isFile(cached))
+  const foreign = isFile(cached) ? notYours(cached) : undefined;
+  if (isFile(cached) && foreign === undefined)
     return withHosted({
-      source: { kind: "file", path: cached, foundBy: "credentials-cache" },
+      source: { kind: "file", path: cached, foundBy: "credentials-cache", privateOnly: true },
       reasons: [...reasons, "the credentials cache of getUserCredentials() (default()'s sign-in step)"],
     });
-  reasons.push(`no cached sign-in at ${cached}`);
+  reasons.push(foreign ?? `no cached sign-in at ${cached}`);
   return withHosted({ source: { kind: "none" }, reasons });
 }
 
@@ -90,6 +95,20 @@ function isFile(path: string): boolean {
   } catch {
     return false; // not searchable: nothing default() could read there either
   }
+}
+
+/**
+ * Why the credentials cache at `path` is skipped, as READ_WRITE.load() skips it: another user's
+ * file, or one others may write (judged on the opened file); undefined when it is the user's own.
+ */
+function notYours(path: string): string | undefined {
+  try {
+    readCredentialsBytesSync(path, { privateOnly: true });
+  } catch (error) {
+    const cause = (error as { cause?: unknown }).cause;
+    if (cause instanceof UntrustedFileError) return `the cached sign-in at ${path} ${cause.problem}: skipped`;
+  }
+  return undefined;
 }
 
 /** What a command that never signs in says when the search found nothing: where it looked, and what to run. */

@@ -39,7 +39,7 @@ interface Places<T> {
   /** Checks what is asked before a hosted platform is (`hosted`: its name). */
   beforeHosted?: (hosted: string) => void;
   fromClient(client: AuthClient): Promise<T>;
-  fromFile(path: string): Promise<T>;
+  fromFile(path: string, privateOnly: boolean): Promise<T>;
   fromMetadata(): Promise<T>;
 }
 
@@ -56,7 +56,7 @@ async function fromSearch<T>(env: NodeJS.ProcessEnv, places: Places<T>): Promise
       };
   }
   const { source } = located;
-  if (source.kind === "file") return { ...(await places.fromFile(source.path)), source };
+  if (source.kind === "file") return { ...(await places.fromFile(source.path, source.privateOnly === true)), source };
   if (source.kind === "metadata") return { ...(await places.fromMetadata()), source };
   throw noCredentialsFound(located);
 }
@@ -68,8 +68,11 @@ export function accessTokenFromSearch(options: FileTokenOptions = {}): Promise<F
   return fromSearch(env, {
     hostedScopes: scopes,
     fromClient: tokenOf,
-    async fromFile(path) {
-      const { accessToken, expiryDate, scopesIgnored, warnings } = await accessTokenForFile(path, options);
+    async fromFile(path, privateOnly) {
+      const { accessToken, expiryDate, scopesIgnored, warnings } = await accessTokenForFile(path, {
+        ...options,
+        privateOnly,
+      });
       return { accessToken, expiryDate, scopesIgnored, warnings };
     },
     async fromMetadata() {
@@ -96,8 +99,8 @@ export function idTokenFromSearch(options: FileIdTokenOptions = {}): Promise<Fou
       const token = await idTokenOfClient(client, { audience, includeEmail: options.includeEmail === true, env });
       return { idToken: token.idToken, expiryDate: token.expiresAt };
     },
-    async fromFile(path) {
-      const { idToken, expiryDate } = await idTokenForFile(path, options);
+    async fromFile(path, privateOnly) {
+      const { idToken, expiryDate } = await idTokenForFile(path, { ...options, privateOnly });
       return { idToken, expiryDate };
     },
     async fromMetadata() {

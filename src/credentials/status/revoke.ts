@@ -83,7 +83,7 @@ export interface RevokeOutcome {
 export async function revokeCredentials(path: string | undefined, options: RevokeOptions = {}): Promise<RevokeOutcome> {
   const env = options.env ?? process.env;
   const source = await fileToRevoke(path, env);
-  const { file, identity } = readIdentified(source.path);
+  const { file, identity } = readIdentified(source.path, source.privateOnly === true);
   const universe = trustedUniverse(env);
   const kind = kindOf(file);
   const revocation = kind.revocation(file);
@@ -150,9 +150,9 @@ async function confirmed(confirm: RevokeOptions["confirm"], found: FoundToRevoke
 }
 
 /** The file at `path` and the identity of what was read: the same file before and after (no swap while reading). */
-function readIdentified(path: string): { file: AdcFile; identity: Stats } {
+function readIdentified(path: string, privateOnly: boolean): { file: AdcFile; identity: Stats } {
   const before = statSync(path, { throwIfNoEntry: false });
-  const file = readAdcFileSync(path); // says precisely why a missing or broken file cannot be read
+  const file = readAdcFileSync(path, { privateOnly }); // says precisely why a missing or broken file cannot be read
   const after = statSync(path, { throwIfNoEntry: false });
   if (before === undefined || after === undefined || !sameFile(before, after))
     throw new CredCredentialsError(`${quoted(path)} changed while it was read; nothing was revoked or removed.`, {

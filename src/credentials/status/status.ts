@@ -69,7 +69,15 @@ export async function credentialsStatus(
   }
   let status: CredentialsStatus;
   try {
-    status = { ...located, ...describe(readAdcFileSync(source.path), source.path, trustedUniverse(env), env) };
+    status = {
+      ...located,
+      ...describe(
+        readAdcFileSync(source.path, { privateOnly: source.privateOnly === true }),
+        source.path,
+        trustedUniverse(env),
+        env,
+      ),
+    };
   } catch (error) {
     if (!(error instanceof CredAuthError)) throw error;
     return { ...located, problem: { code: error.code, message: error.message } };
@@ -77,7 +85,8 @@ export async function credentialsStatus(
   if (!check) return status;
   // A new token, not the cached one: a revoked grant's cached access token is revoked too.
   const bounded = { [ENV.tokenTimeout]: String(CHECK_TIMEOUT_MS), ...env };
-  const token = () => accessTokenForFile(source.path, { env: bounded, fresh: true });
+  const token = () =>
+    accessTokenForFile(source.path, { env: bounded, fresh: true, privateOnly: source.privateOnly === true });
   return { ...status, check: await checked(async () => ({ expiryDate: (await token()).expiryDate })) };
 }
 

@@ -28,6 +28,8 @@ export interface FileTokenOptions {
   env?: NodeJS.ProcessEnv;
   /** The universe whose services may receive the file's secrets (default: `GOOGLE_CLOUD_UNIVERSE_DOMAIN`, else googleapis.com). */
   universeDomain?: string;
+  /** Read the file only when it is the user's own and private (one found without a path). */
+  privateOnly?: boolean;
 }
 
 /** An access token for a credentials file. */
@@ -56,7 +58,7 @@ export interface FileToken {
 export async function accessTokenForFile(path: string, options: FileTokenOptions = {}): Promise<FileToken> {
   const env = options.env ?? process.env;
   const universe = trustedUniverse(env, options.universeDomain);
-  const file = readAdcFileSync(path);
+  const file = readAdcFileSync(path, { privateOnly: options.privateOnly === true });
   const requested = options.scopes && options.scopes.length > 0 ? [...options.scopes] : undefined;
   // A misspelt scope is refused before any request, as a sign-in's is (Google would answer invalid_scope).
   if (requested) assertValidScopes(requested);

@@ -28,6 +28,8 @@ export interface FileIdTokenOptions {
   env?: NodeJS.ProcessEnv;
   /** The universe whose services may receive the file's secrets (default: `GOOGLE_CLOUD_UNIVERSE_DOMAIN`, else googleapis.com). */
   universeDomain?: string;
+  /** Read the file only when it is the user's own and private (one found without a path). */
+  privateOnly?: boolean;
 }
 
 /** An ID token for a credentials file. */
@@ -51,7 +53,7 @@ export interface FileIdToken {
 export async function idTokenForFile(path: string, options: FileIdTokenOptions = {}): Promise<FileIdToken> {
   const env = options.env ?? process.env;
   const universe = trustedUniverse(env, options.universeDomain);
-  const file = readAdcFileSync(path);
+  const file = readAdcFileSync(path, { privateOnly: options.privateOnly === true });
   const kind = kindOf(file);
   const request: IdTokenFileRequest = {
     path,
