@@ -5,7 +5,7 @@
 // from a bytecode cache of its own (runBundle); Node's compile cache is turned on when the cold
 // bundle or a package loads. Together they take print-token's cached path close to the cost of
 // starting node (bench/README.md, target 2).
-import { enableCompileCache } from "node:module";
+import type * as NodeModule from "node:module";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import type * as Os from "node:os";
 import { dirname, join } from "node:path";
@@ -66,7 +66,9 @@ function startCompileCache(dir: string): void {
     // Everything the CLI writes is private anyway; this makes Node's cache directories 0700 too,
     // whatever the caller's umask (000 would make them writable by every user).
     if (process.platform !== "win32") process.umask(process.umask(0o077) | 0o077); // no-argument umask() is deprecated (DEP0139)
-    enableCompileCache(dir);
+    // Required here, not imported: node:module brings Node's ES module loader and source maps, about
+    // 3% of print-token's cached path, which never turns the compile cache on (bench/README.md, target 2).
+    (require("node:module") as typeof NodeModule).enableCompileCache(dir);
   } catch {
     // No cache.
   }
