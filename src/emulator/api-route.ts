@@ -9,6 +9,9 @@ export interface ApiRoute {
   path: RegExp;
   /** The token must carry one of these scopes; empty: any valid token. */
   scopes: readonly string[];
+  /** The service and RPC that Google's ErrorInfo names when the scopes fall short. */
+  service?: string;
+  rpc?: string;
   handle(ctx: RequestContext, caller: AccessTokenInfo, match: RegExpExecArray): void | Promise<void>;
 }
 
@@ -28,4 +31,19 @@ export function sendApiError(
     { error: { code, message, errors: [{ message, domain: "global", reason }], status } },
     headers,
   );
+}
+
+/** Google's 403 for a valid token whose scopes do not cover the method, with its ErrorInfo when the RPC is known. */
+export function sendInsufficientScopes(ctx: RequestContext, route: ApiRoute): void {
+  const { service, rpc } = route;
+  const info = { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "ACCESS_TOKEN_SCOPE_INSUFFICIENT" };
+  sendJson(ctx.res, 403, {
+    error: {
+      code: 403,
+      message: "Request had insufficient authentication scopes.",
+      errors: [{ message: "Insufficient Permission", domain: "global", reason: "insufficientPermissions" }],
+      status: "PERMISSION_DENIED",
+      ...(rpc ? { details: [{ ...info, domain: "googleapis.com", metadata: { service, method: rpc } }] } : {}),
+    },
+  });
 }

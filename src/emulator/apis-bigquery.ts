@@ -5,17 +5,12 @@
  */
 import { randomBytes } from "node:crypto";
 import { type ApiRoute, sendApiError } from "./api-route.js";
+import { API_METHODS } from "./api-scopes.js";
 import type { RequestContext } from "./context.js";
 import { parseJson, readBody, sendJson } from "./http.js";
 import type { EmulatorState } from "./state.js";
 import type { AccessTokenInfo } from "./types.js";
 
-const BIGQUERY_SCOPES = [
-  "https://www.googleapis.com/auth/bigquery",
-  "https://www.googleapis.com/auth/bigquery.readonly",
-  "https://www.googleapis.com/auth/cloud-platform",
-  "https://www.googleapis.com/auth/cloud-platform.read-only",
-];
 const LOCATION = "US";
 const MAX_QUERY_CHARS = 10_000;
 /** Jobs kept per emulator; the oldest are forgotten first. */
@@ -364,13 +359,28 @@ const PROJECT = `^/bigquery/v2/projects/${SEGMENT}`;
 
 /** BigQuery's routes, listed in apis.ts's API_ROUTES. */
 export const BIGQUERY_ROUTES: ApiRoute[] = [
-  { method: "POST", path: new RegExp(`${PROJECT}/queries/?$`), scopes: BIGQUERY_SCOPES, handle: jobsQuery },
+  {
+    method: "POST",
+    path: new RegExp(`${PROJECT}/queries/?$`),
+    ...API_METHODS["bigquery.jobs.query"],
+    handle: jobsQuery,
+  },
   {
     method: "GET",
     path: new RegExp(`${PROJECT}/queries/${SEGMENT}$`),
-    scopes: BIGQUERY_SCOPES,
+    ...API_METHODS["bigquery.jobs.getQueryResults"],
     handle: jobsGetQueryResults,
   },
-  { method: "POST", path: new RegExp(`${PROJECT}/jobs/?$`), scopes: BIGQUERY_SCOPES, handle: jobsInsert },
-  { method: "GET", path: new RegExp(`${PROJECT}/jobs/${SEGMENT}$`), scopes: BIGQUERY_SCOPES, handle: jobsGet },
+  {
+    method: "POST",
+    path: new RegExp(`${PROJECT}/jobs/?$`),
+    ...API_METHODS["bigquery.jobs.insert"],
+    handle: jobsInsert,
+  },
+  {
+    method: "GET",
+    path: new RegExp(`${PROJECT}/jobs/${SEGMENT}$`),
+    ...API_METHODS["bigquery.jobs.get"],
+    handle: jobsGet,
+  },
 ];

@@ -6,19 +6,11 @@ import { createHash } from "node:crypto";
 import { BIGQUERY_ROUTES } from "./apis-bigquery.js";
 import { RESOURCE_MANAGER_ROUTES } from "./resource-manager.js";
 import type { RequestContext } from "./context.js";
-import { type ApiRoute, sendApiError } from "./api-route.js";
+import { type ApiRoute, sendApiError, sendInsufficientScopes } from "./api-route.js";
+import { API_METHODS } from "./api-scopes.js";
 import { bearerToken, sendJson } from "./http.js";
+import { EMAIL_SCOPE, isSignInScope } from "./scopes.js";
 import type { AccessTokenInfo } from "./types.js";
-
-const CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform";
-const CLOUD_PLATFORM_READ_ONLY = "https://www.googleapis.com/auth/cloud-platform.read-only";
-const STORAGE_SCOPES = [
-  CLOUD_PLATFORM,
-  CLOUD_PLATFORM_READ_ONLY,
-  "https://www.googleapis.com/auth/devstorage.read_only",
-  "https://www.googleapis.com/auth/devstorage.read_write",
-  "https://www.googleapis.com/auth/devstorage.full_control",
-];
 
 // ---------------------------------------------------------------- storage
 
@@ -140,18 +132,36 @@ function getObject(ctx: RequestContext, _caller: AccessTokenInfo, match: RegExpE
 
 // ---------------------------------------------------------------- userinfo
 
+/** google-api-nodejs-client#3900: Google's answer to a token without a sign-in scope. */
+const NO_SIGN_IN_SCOPE =
+  "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.";
+
+/** Only for a sign-in scope (openid, email, profile); the e-mail only under the e-mail scope. */
 function userInfo(ctx: RequestContext, caller: AccessTokenInfo): void {
-  sendJson(ctx.res, 200, { sub: ctx.state.subjectOf(caller.account), email: caller.account, email_verified: true });
+  if (!caller.scopes.some(isSignInScope))
+    return sendApiError(ctx, 401, "UNAUTHENTICATED", NO_SIGN_IN_SCOPE, "required");
+  const email = caller.scopes.includes(EMAIL_SCOPE) ? { email: caller.account, email_verified: true } : {};
+  sendJson(ctx.res, 200, { sub: ctx.state.subjectOf(caller.account), ...email });
 }
 
 const OBJECT = "([^/]+)";
 export const API_ROUTES: ApiRoute[] = [
-  { method: "GET", path: new RegExp(`^/storage/v1/b/${OBJECT}/o/?$`), scopes: STORAGE_SCOPES, handle: listObjects },
-  { method: "GET", path: new RegExp(`^/storage/v1/b/${OBJECT}/o/(.+)$`), scopes: STORAGE_SCOPES, handle: getObject },
+  {
+    method: "GET",
+    path: new RegExp(`^/storage/v1/b/${OBJECT}/o/?$`),
+    ...API_METHODS["storage.objects.list"],
+    handle: listObjects,
+  },
+  {
+    method: "GET",
+    path: new RegExp(`^/storage/v1/b/${OBJECT}/o/(.+)$`),
+    ...API_METHODS["storage.objects.get"],
+    handle: getObject,
+  },
   {
     method: "GET",
     path: new RegExp(`^/download/storage/v1/b/${OBJECT}/o/(.+)$`),
-    scopes: STORAGE_SCOPES,
+    ...API_METHODS["storage.objects.get"],
     handle: getObject,
   },
   { method: "GET", path: /^\/oauth2\/v[23]\/userinfo$/, scopes: [], handle: userInfo },
@@ -184,13 +194,7 @@ export async function handleApi(ctx: RequestContext): Promise<boolean> {
     return true;
   }
   if (route.scopes.length > 0 && !caller.scopes.some((s) => route.scopes.includes(s))) {
-    sendApiError(
-      ctx,
-      403,
-      "PERMISSION_DENIED",
-      "Request had insufficient authentication scopes.",
-      "insufficientPermissions",
-    );
+    sendInsufficientScopes(ctx, route);
     return true;
   }
   const match = route.path.exec(path);

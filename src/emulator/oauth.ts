@@ -480,10 +480,12 @@ export async function handleTokenInfo(ctx: RequestContext): Promise<void> {
     return;
   }
   const now = Date.now();
+  // A service account's token (its client is its own unique id) names no subject without a sign-in scope.
+  const anonymous = record.clientId === state.subjectOf(record.account) && !record.scopes.some(isSignInScope);
   sendJson(res, 200, {
     azp: record.clientId,
     aud: record.clientId,
-    sub: state.subjectOf(record.account),
+    ...(anonymous ? {} : { sub: state.subjectOf(record.account) }),
     scope: record.scopes.join(" "),
     exp: String(Math.floor(record.expiresAt / 1000)),
     expires_in: String(Math.max(0, Math.floor((record.expiresAt - now) / 1000))),

@@ -24,7 +24,7 @@ const PENDING_LIFETIME_MS = 30 * 60 * 1000;
 /** Refresh tokens of an app in "Testing" status expire after 7 days (Google: "Testing" publishing status). */
 export const TESTING_REFRESH_TOKEN_LIFETIME_SEC = 7 * 24 * 3600;
 /** Google's limit of refresh tokens per OAuth client and account; past it the oldest stops working. */
-export const REFRESH_TOKENS_PER_CLIENT = 50;
+export const REFRESH_TOKENS_PER_CLIENT = 100;
 /** Expired entries are swept once a map grows past this, so a long-running emulator stays small. */
 const SWEEP_THRESHOLD = 10_000;
 /** Beyond this even live entries go, oldest first: a request flood must not exhaust memory. */

@@ -57,7 +57,7 @@ export interface EmulatorOptions extends IdTokenOptions {
    * "Testing"); null: they live until revoked (an app "In production").
    */
   refreshTokenLifetimeSec?: number | null;
-  /** Refresh tokens per client and account (default 50, as Google); past it the oldest stops working. */
+  /** Refresh tokens per client and account (default 100, as Google); past it the oldest stops working. */
   refreshTokensPerClient?: number;
   /**
    * Serve the copy-paste code page and its web client (default true). false: only a Desktop
