@@ -165,11 +165,12 @@ async function readPastes(
   }
 }
 
-/** A paste that failed but left the sign-in open: the user may paste again. */
+/** A paste that failed but left the sign-in open: the user may paste again (not after a Deny). */
 function isRefusedPaste(error: unknown, pending: PendingSignIn): boolean {
   return (
     !pending.ended &&
     error instanceof CredCredentialsError &&
+    error.code !== ERROR_CODES.ACCESS_DENIED &&
     !(error instanceof SignInPendingError) &&
     !(error instanceof CredCancelledError)
   );

@@ -184,12 +184,14 @@ function refusedPaste(waiting: Extract<Slot, { name: "waiting" }>, error: unknow
     endWaitingSignIn(pending, error as Error);
     return deniedError();
   }
-  if (pending.ended || !(error instanceof CredCredentialsError)) return error;
+  if (pending.ended || !(error instanceof Error)) return error;
+  // The first cell's card says it, a network error included: the sign-in still waits.
   presenter?.update(
     pending.mode === "loopback"
       ? { type: "waiting", paste: true, rejected: error }
       : { type: "code-needed", rejected: error },
   );
+  if (!(error instanceof CredCredentialsError)) return error;
   const reason = error.message.split("\n")[0];
   return new CredCredentialsError(`Not accepted; the sign-in is still waiting: paste again. (${reason})`, {
     code: error.code,

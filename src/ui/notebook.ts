@@ -220,7 +220,7 @@ function titleOf(state: ViewState): string {
 
 /** A refused paste: why, and that the sign-in goes on. */
 const stillWaiting = (state: ViewState): string[] =>
-  state.rejected ? [`Not accepted: ${state.rejected} Still waiting: paste again.`] : [];
+  state.rejected ? [`${state.rejected} Still waiting: paste again.`] : [];
 
 function statusOf(state: ViewState, entry: CodeEntry): Pick<Card, "lines" | "call"> {
   switch (state.phase) {

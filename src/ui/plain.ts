@@ -5,7 +5,7 @@ import { CredCancelledError } from "../errors.js";
 import type { Presenter, SignInEvent } from "../oauth/events.js";
 import { MESSAGES } from "../messages.js";
 import type { PromptDevice } from "./face-plan.js";
-import { failureLine, INITIAL_STATE, reduce, wordsWithCode } from "./view-state.js";
+import { failureLine, INITIAL_STATE, reduce, refusalLine } from "./view-state.js";
 import { inputClosedError } from "./words.js";
 
 /** Where the plain presenter writes and reads. */
@@ -133,13 +133,13 @@ export function linesFor(event: SignInEvent, { canPaste = false }: { canPaste?: 
         `Please visit this URL to authorize this application: ${event.url}`,
       ];
     case "waiting":
-      if (event.rejected) return [`Not accepted: ${wordsWithCode(event.rejected)}`];
+      if (event.rejected) return [refusalLine(event.rejected)];
       return [
         "Waiting for the sign-in to complete in the browser...",
         ...(event.paste && canPaste ? [PASTE_BACK_LINE] : []),
       ];
     case "code-needed":
-      if (event.rejected) return [`Not accepted: ${wordsWithCode(event.rejected)}`];
+      if (event.rejected) return [refusalLine(event.rejected)];
       return ["After signing in, copy the code shown and paste it here (it works only for this sign-in)."];
     case "signed-in":
       return [
@@ -167,7 +167,8 @@ interface LineRequest {
 function readLine({ input, output, prompt, signal }: LineRequest): Promise<string> {
   if (signal.aborted) return Promise.reject(new CredCancelledError(MESSAGES.signInCancelled));
   // A stream that already ended never emits "end" again: a second sign-in must not wait for it.
-  if ((input as { readableEnded?: boolean }).readableEnded) return Promise.reject(inputClosedError());
+  const closed = () => inputClosedError(isTty(input));
+  if ((input as { readableEnded?: boolean }).readableEnded) return Promise.reject(closed());
   return new Promise((resolve, reject) => {
     const rl = createInterface({ input, ...(output ? { output } : {}), terminal: false });
     let settled = false;
@@ -186,7 +187,7 @@ function readLine({ input, output, prompt, signal }: LineRequest): Promise<strin
     rl.once("close", () => {
       signal.removeEventListener("abort", onAbort);
       releaseStdin(input);
-      settle(() => reject(inputClosedError()));
+      settle(() => reject(closed()));
     });
     rl.on("line", (answer) => settle(() => resolve(answer)));
     if (output) rl.setPrompt(prompt);

@@ -1,3 +1,4 @@
+import { CredCredentialsError } from "../errors.js";
 import type { SignInEvent } from "../oauth/events.js";
 import { describeError, errorCodeOf } from "./words.js";
 
@@ -18,7 +19,7 @@ export interface ViewState {
   errorCode?: string;
   /** Loopback: the browser's final address may be pasted back (see the `waiting` event). */
   paste?: boolean;
-  /** The paste just refused, in words with its code; the face asks again. */
+  /** The paste just refused, in words with its code (see {@link refusalLine}); the face asks again. */
   rejected?: string;
 }
 
@@ -44,7 +45,12 @@ export function reduce(state: ViewState, event: SignInEvent): ViewState {
 }
 
 function rejectedWords(error: Error | undefined): string | undefined {
-  return error ? wordsWithCode(error) : undefined;
+  return error ? refusalLine(error) : undefined;
+}
+
+/** A paste that did not complete the sign-in: refused by the server, or not sent through (a network error). */
+export function refusalLine(error: Error): string {
+  return `${error instanceof CredCredentialsError ? "Not accepted" : "Not completed"}: ${wordsWithCode(error)}`;
 }
 
 /** An error in words with its code: `words (ERR_...)`. */

@@ -33,10 +33,12 @@ function describeScope(scope: string): string {
   return own(SCOPE_WORDS, short) ?? short;
 }
 
-/** The end of input (EOF, Ctrl+D) where a code or address was asked for: the sign-in ends. */
-export function inputClosedError(): CredCredentialsError {
+/** The end of input where a code or address was asked for: Ctrl+D at a terminal, or a pipe's end. */
+export function inputClosedError(atTerminal: boolean): CredCredentialsError {
   return new CredCredentialsError(
-    "No authorization code was entered: the input is closed (end of file); run again where you can paste the code.",
+    atTerminal
+      ? "The input ended (Ctrl+D) before a code was pasted, so the sign-in stopped and nothing was saved; sign in again."
+      : "No authorization code was entered: the input is closed (end of file); run again where you can paste the code.",
     { code: ERROR_CODES.INVALID_CODE },
   );
 }

@@ -113,7 +113,7 @@ test("Ctrl+D at the Address prompt (the ink face) ends the sign-in as the end of
   assert.ok(Date.now() - started < 5000, "at once, not after the sign-in's timeout");
   assert.match(
     login.screen(),
-    /^cred-auth: No authorization code was entered: the input is closed \(end of file\).*\(ERR_INVALID_CODE\)$/m,
+    /^cred-auth: The input ended \(Ctrl\+D\) before a code was pasted, so the sign-in stopped and nothing was saved; sign in again\. \(ERR_INVALID_CODE\)$/m,
   );
   assert.doesNotMatch(login.screen(), /Address: d/, "Ctrl+D is not typed as a d");
   assert.equal(existsSync(login.destination), false);

@@ -74,6 +74,37 @@ console.log("same object:", done === credentials, "token:", typeof token);`,
   });
 });
 
+test("a network error at the code exchange: the first card says so once and still waits; the same code then signs in", {
+  skip,
+}, async () => {
+  await using(tslabKernel({ CRED_AUTH_REMOTE: "1" }), async (kernel) => {
+    await kernel.run(IMPORT);
+    let code: string | undefined;
+    const first = await kernel.run(SIGN_IN, { onEvent: approving({}, (page) => (code = page.code)) });
+    assert.equal(first.status, "ok", first.stderr);
+    const complete = (name: string) => `const ${name} = await credAuth.completeSignIn(${JSON.stringify(code)});`;
+    fixture.emulator.failNext(100, { kind: "reset" }); // the token server drops every connection
+    let failed: Awaited<ReturnType<typeof kernel.run>>;
+    try {
+      failed = await kernel.run(complete("tooEarly"));
+    } finally {
+      fixture.emulator.reset();
+    }
+    assert.equal(failed.status, "error");
+    assert.match(linesOf(failed.stderr)[0] ?? "", /\[ERR_UNREACHABLE\]/);
+    const said = failed.html.filter((html) =>
+      /Not completed: .*\(ERR_UNREACHABLE\) Still waiting: paste again\./.test(html),
+    );
+    assert.equal(said.length, 1, `the first card says it once: ${failed.plain.join(" | ")}`);
+    assert.match(said[0]!, /data-cred-auth-status="code"/, "and still asks for the code");
+    const again = await kernel.run(
+      `${complete("done")}\nconsole.log("token:", typeof (await credentials.getAccessToken()).token);`,
+    );
+    assert.equal(again.status, "ok", again.stderr);
+    assert.match(again.stdout, /token: string/);
+  });
+});
+
 test("a refused sign-in (Deny): the card says so with its code, and the cell adds one line, no stack, no fields", {
   skip,
 }, async () => {

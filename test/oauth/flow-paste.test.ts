@@ -2,7 +2,7 @@
 // machine), refused pastes, and one sign-in per process: against the emulator, real ports.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CredCancelledError, CredCredentialsError } from "cred-auth";
+import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "cred-auth";
 import type { Presenter, SignInEvent } from "cred-auth";
 import { approveSignIn } from "cred-auth/emulator";
 import type { Emulator } from "cred-auth/emulator";
@@ -110,6 +110,18 @@ test("another sign-in's address (wrong state) and a wrong code are refused; the 
   assert.match(stateRefused!.rejected!.message, /another sign-in/);
   assert.match(codeRefused!.rejected!.message, /invalid_grant: the sign-in code was already used or has expired/);
   assert.ok(!codeRefused!.rejected!.message.includes("4/0AWrongCode"), "the code is not quoted");
+});
+
+test("Deny on another machine: the pasted address carries access_denied, and the sign-in ends (no second prompt)", async () => {
+  const ports = await freePortRange(10);
+  const denied = async () => (await approveSignIn(await f.url, { decision: "deny", followRedirect: false })).url;
+  const f = face([denied, async () => "never asked"]);
+  await assert.rejects(
+    signInWith({ scopes: SCOPES, env, ports, presenter: f.presenter, openBrowser: false }),
+    (error: Error) => error instanceof CredCredentialsError && error.code === ERROR_CODES.ACCESS_DENIED,
+  );
+  assert.deepEqual(f.types(), ["url", "waiting", "failed"], "no refusal asking again: the sign-in ended");
+  await assert.rejects(rawRequest(portOf(await f.url), "/"), /ECONNREFUSED/);
 });
 
 test(`after ${MAX_PASTE_ATTEMPTS} refused pastes the sign-in fails, and its port closes`, async () => {

@@ -8,7 +8,7 @@ import { useInk } from "./use-ink.js";
 /** A paste that was not accepted, with its code; the input below asks again. */
 function Rejected({ words, color }: { words: string; color: boolean }): JSX.Element {
   const { Text } = useInk().ink;
-  return <Text {...(color ? { color: "yellow" } : {})}>Not accepted: {words}</Text>;
+  return <Text {...(color ? { color: "yellow" } : {})}>{words}</Text>;
 }
 
 /**

@@ -51,7 +51,7 @@ export async function createTerminalPresenter(options: TerminalPresenterOptions 
   // Ctrl+D where a code or address is asked for ends the sign-in, as EOF does on the plain face.
   const endOfInput = (): void => {
     const { phase, paste } = store.get();
-    if (phase === "code" || (phase === "waiting" && paste)) codes.fail(inputClosedError());
+    if (phase === "code" || (phase === "waiting" && paste)) codes.fail(inputClosedError(true));
   };
   const onCode = (code: string): void => {
     if (codes.push(code)) store.set({ ...store.get(), phase: "checking" });
