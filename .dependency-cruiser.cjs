@@ -2,11 +2,16 @@
 // an import runs from a layer to a lower one or within its own room, never up, and never in a
 // circle (type-only imports included). A kind's file shape (credentials/kinds/TYPE/file.ts) is a
 // format: pure, at the formats layer. Top to bottom:
-const KIND_FILE = "kinds/[^/]+/file\\.ts$";
+const KIND_FILE_IN = "(file|[^/]+/file)\\.ts$";
+const KIND_FILE = `kinds/${KIND_FILE_IN}`;
 const LAYERS = [
   { name: "entry", path: "^src/(index\\.ts|api\\.ts|cli\\.ts|cli/)" },
-  { name: "credentials", path: `^src/(credentials/(?!${KIND_FILE})|options\\.ts)` },
+  { name: "credentials", path: "^src/(credentials/(?!kinds/|clients/)|options\\.ts)" },
   { name: "credentials-cache, hosted, ui", path: "^src/(credentials-cache|hosted|ui)/" },
+  {
+    name: "kinds (each ADC type's tokens and client; its file shape sits with formats)",
+    path: `^src/credentials/(kinds/(?!${KIND_FILE_IN})|clients/)`,
+  },
   { name: "oauth", path: "^src/oauth/" },
   {
     name: "protocols (talking to Google's token services: OAuth, STS, IAM Credentials)",
@@ -43,7 +48,11 @@ const roomWalls = Object.entries(ROOMS).map(([name, room]) => ({
   comment: `In credentials/, ${name} imports ${room.uses.length ? `only ${room.uses.join(", ")}` : "no other room"}.`,
   severity: "error",
   from: { path: room.path },
-  to: { path: "^src/credentials/", pathNot: [room.path, ...room.uses.map((used) => ROOMS[used].path)] },
+  // A kind's file shape is a format: any room may read it.
+  to: {
+    path: "^src/credentials/",
+    pathNot: [room.path, ...room.uses.map((used) => ROOMS[used].path), `^src/credentials/${KIND_FILE}`],
+  },
 }));
 
 const KINDS_ROOM = ROOMS.kinds.path;
@@ -56,8 +65,14 @@ const kindsWalls = [
     from: { path: "^src/", pathNot: KINDS_ROOM },
     to: {
       path: KINDS_ROOM,
-      // While the kinds move into their folders, formats/ still reads the moved shapes.
-      pathNot: ["^src/credentials/kinds/(table|kind)\\.ts$", `^src/credentials/${KIND_FILE}`],
+      // A kind's file shape is a format anyone may read; the user's client is the sign-in's and the
+      // credentials cache's, the key's client a public loader's.
+      pathNot: [
+        "^src/credentials/kinds/(table|kind)\\.ts$",
+        `^src/credentials/${KIND_FILE}`,
+        "^src/credentials/kinds/user/(client|shared-tokens)\\.ts$",
+        "^src/credentials/kinds/key/client\\.ts$",
+      ],
     },
   },
 ];

@@ -17,8 +17,8 @@ export { getUserCredentials, saveUserCredentials } from "./credentials/sign-in/u
 export { completeSignIn } from "./credentials/sign-in/complete.js";
 export { SignInPendingError, cancelSignIn } from "./oauth/pending.js";
 export type { PendingSignIn, SignInResult } from "./oauth/flow.js";
-export { loadUserCredentials } from "./protocols/load-user.js";
-export { loadServiceAccountCredentials } from "./credentials/clients/service-account.js";
+export { loadUserCredentials } from "./credentials/kinds/user/client.js";
+export { loadServiceAccountCredentials } from "./credentials/kinds/key/client.js";
 export { fetchIdToken, getIdTokenClient } from "./credentials/id-token.js";
 export type { IdTokenOptions } from "./credentials/id-token.js";
 export * as cache from "./credentials-cache/index.js";
@@ -33,8 +33,8 @@ export {
 } from "./errors.js";
 export type { CredErrorCode, CredErrorOptions, CredentialsFileProblem } from "./errors.js";
 export type { CredentialsCache, CredentialsCacheOptions } from "./credentials-cache/index.js";
-export type { LoadCredentialsOptions } from "./protocols/load-user.js";
-export type { ServiceAccountCredentials } from "./credentials/clients/service-account.js";
+export type { LoadCredentialsOptions } from "./credentials/kinds/user/client.js";
+export type { ServiceAccountCredentials } from "./credentials/kinds/key/client.js";
 export type { DefaultOptions, UserCredentialsOptions, SaveUserCredentialsOptions, PresenterChoice } from "./options.js";
 export type { Presenter, SignInEvent } from "./oauth/events.js";
 export type { HostedEnvironment, HostedCredentials } from "./hosted/types.js";

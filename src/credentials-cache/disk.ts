@@ -12,7 +12,7 @@ import {
   readPendingSecrets,
   userRefreshClientFrom,
   userRefreshClientWithLazySecrets,
-} from "../protocols/load-user.js";
+} from "../credentials/kinds/user/client.js";
 import { recordStandIn } from "../formats/stand-in.js";
 import { ownershipProblem } from "../trust/files.js";
 import { tokenCacheKey, writeCachedToken } from "../token-cache/index.js";

@@ -22,7 +22,7 @@ export {
 } from "./disk.js";
 export type { CredentialsCacheOptions } from "./disk.js";
 export type { SecretStore, SecretStoreName, StoredCredentials, UserSecrets } from "../stores/index.js";
-export type { AuthorizedUserFile } from "../formats/credentials-file.js";
+export type { AuthorizedUserFile } from "../credentials/kinds/user/file.js";
 
 /** Always reauthorizes and never writes credentials to disk. Recommended for shared machines. */
 export const NOOP: CredentialsCache = new CredentialsCache();

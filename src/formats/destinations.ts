@@ -5,12 +5,14 @@
  * secret (the CLI's print-token, default(), the loaders, google-auth-library's clients) gets its
  * URLs here and nowhere else. A URL a file leaves out is Google's default for the file's universe.
  */
-import { EMULATOR_PATHS } from "../shared/constants.js";
 import { type Destination, type GoogleService, type Universe, checkFileUniverse, trustedUrl } from "../trust/urls.js";
-import type { CredentialsFile } from "./credentials-file.js";
 
 /** Where an `authorized_user` or `service_account` file's secret goes: its token URL. */
-export function credentialsTokenUrl(file: CredentialsFile, universe: Universe, path?: string): string {
+export function credentialsTokenUrl(
+  file: { universeDomain?: string; tokenUrl?: string },
+  universe: Universe,
+  path?: string,
+): string {
   checkFileUniverse(file.universeDomain, universe, path);
   const raw = file.tokenUrl ?? `https://oauth2.${universe.domain}/token`;
   // The refresh token or key sent there is the file's own: a local token server is allowed.
@@ -25,21 +27,6 @@ export function destination(service: GoogleService, field: string, file?: string
     ...(file === undefined ? {} : { file }),
     ...(ownSecretOnly ? { ownSecretOnly } : {}),
   };
-}
-
-/**
- * Where an `authorized_user` file's refresh token is revoked: Google's revoke endpoint beside the
- * token endpoint the file's `token_uri` names, judged as that URL is ({@link credentialsTokenUrl}):
- * `https://oauth2.UNIVERSE/revoke` for Google's, the emulator's `/revoke` when it stands in, and
- * for a token server on this machine (allowed for the file's own secret) its `/revoke` beside it,
- * where the emulator serves it.
- */
-export function credentialsRevokeUrl(file: CredentialsFile, universe: Universe, path?: string): string {
-  const tokenUrl = new URL(credentialsTokenUrl(file, universe, path));
-  if (universe.emulator !== undefined && tokenUrl.href.startsWith(`${universe.emulator}/`))
-    return `${universe.emulator}${EMULATOR_PATHS.revoke}`;
-  if (tokenUrl.protocol === "http:") return `${tokenUrl.origin}${EMULATOR_PATHS.revoke}`;
-  return `https://oauth2.${universe.domain}/revoke`;
 }
 
 /**

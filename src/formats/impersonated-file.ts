@@ -10,12 +10,8 @@ import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { quoted } from "../trust/text.js";
 import { type Universe, checkFileUniverse, trustedUrl } from "../trust/urls.js";
-import {
-  type AuthorizedUserFile,
-  type CredentialsFile,
-  parseCredentialsText,
-  userCredentialsJson,
-} from "./credentials-file.js";
+import { type CredentialsFile, parseGoogleCredentials } from "../credentials/kinds/file.js";
+import { type AuthorizedUserFile, userCredentialsJson } from "../credentials/kinds/user/file.js";
 import {
   type WorkforceUserFile,
   parseWorkforceUserFile,
@@ -75,7 +71,7 @@ export function parseImpersonatedFile(json: Record<string, unknown>, path: strin
   const source: ImpersonationSource =
     sourceJson.type === "external_account_authorized_user"
       ? parseWorkforceUserFile(sourceJson, path)
-      : parseCredentialsText(JSON.stringify(sourceJson), path);
+      : parseGoogleCredentials(sourceJson, path);
   const url = json.service_account_impersonation_url;
   const target = typeof url === "string" ? targetOfImpersonationUrl(url) : undefined;
   if (typeof url !== "string" || target === undefined)

@@ -1,12 +1,12 @@
 // Where and how long google-auth-library's token requests go: the JWT client hard-codes Google's
 // token URL and no client bounds a request in time, so an interceptor on its transporter does both.
 import type { AuthClient } from "google-auth-library";
-import type { CredentialsFile } from "../formats/credentials-file.js";
+import { CredConnectionError, ERROR_CODES } from "../errors.js";
 import { credentialsTokenUrl } from "../formats/destinations.js";
 import { ENV } from "../shared/constants.js";
 import type { Universe } from "../trust/urls.js";
 import { announceEmulator } from "./endpoints.js";
-import { collectSecrets, grantTypeOf, redactTokenRequestError } from "./token-errors.js";
+import { collectSecrets, grantTypeOf, redactTokenRequestError, toCredError } from "./token-errors.js";
 
 /** How long one token request attempt may take before it counts as a timeout. */
 export const DEFAULT_TOKEN_TIMEOUT_MS = 20_000;
@@ -28,7 +28,11 @@ type Adapter = NonNullable<PreparedOptions["adapter"]>;
 type ErrorRedactor = NonNullable<PreparedOptions["errorRedactor"]>;
 
 /** The token URL of `file`: its `token_uri` judged in `universe`, the emulator standing in (and announced when asked). */
-export function chooseTokenUrl(file: CredentialsFile, universe: Universe, path?: string): string {
+export function chooseTokenUrl(
+  file: { universeDomain?: string; tokenUrl?: string },
+  universe: Universe,
+  path?: string,
+): string {
   const tokenUrl = credentialsTokenUrl(file, universe, path);
   if (universe.emulator !== undefined && tokenUrl.startsWith(`${universe.emulator}/`))
     announceEmulator(universe.emulator);
@@ -121,5 +125,18 @@ function sameUrl(a: string | URL, b: string | URL): boolean {
     return x.origin === y.origin && x.pathname === y.pathname;
   } catch {
     return false;
+  }
+}
+
+/** Obtains an access token once, mapping failures to cred-auth errors. */
+export async function proveCredentials(client: AuthClient, what: string): Promise<void> {
+  try {
+    const { token } = await client.getAccessToken();
+    if (!token)
+      throw new CredConnectionError(`${what} failed: the token server's reply held no access token; try again later.`, {
+        code: ERROR_CODES.SERVER_ERROR,
+      });
+  } catch (error) {
+    throw toCredError(error, what);
   }
 }

@@ -2,23 +2,15 @@
 // Python original keep it (mode 0600 in a 0700 directory, written atomically: formats/credentials-file.ts).
 import { unlinkSync } from "node:fs";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import {
-  type AuthorizedUserFile,
-  expectType,
-  parseCredentialsBytes,
-  readCredentialsBytesSync,
-  writeUserCredentialsFile,
-} from "../formats/credentials-file.js";
+import { parseUserBytes } from "../credentials/kinds/file.js";
+import type { AuthorizedUserFile } from "../credentials/kinds/user/file.js";
+import { readCredentialsBytesSync, writeUserCredentialsFile } from "./credentials-file.js";
 import { quoted } from "../trust/text.js";
 import type { SecretStore, StoredCredentials } from "./secret-store.js";
 
 /** The cache file's credentials from its bytes (a whole `authorized_user` file), or a coded error. */
 export function parseCacheBytes(bytes: Buffer, path: string): StoredCredentials {
-  const { clientSecret, refreshToken, ...fields } = expectType(
-    parseCredentialsBytes(bytes, path),
-    "authorized_user",
-    path,
-  );
+  const { clientSecret, refreshToken, ...fields } = parseUserBytes(bytes, path);
   return { fields, secrets: async () => ({ clientSecret, refreshToken }) };
 }
 

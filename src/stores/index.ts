@@ -3,9 +3,8 @@
 // asks the settings order (option > CRED_AUTH_SECRET_STORE > the `secret-store` setting > auto); a
 // read asks the file's own form. Only a file in the keychain form, or a save that may use the
 // keychain, loads the keychain store (.dependency-cruiser.cjs lets this module read the settings).
-import type { AdcFile } from "../formats/adc-file.js";
-import { parseAdcBytes } from "../formats/adc-file.js";
-import { type ReadCredentialsOptions, readCredentialsBytesSync } from "../formats/credentials-file.js";
+import type { AuthorizedUserFile } from "../credentials/kinds/user/file.js";
+import { type ReadCredentialsOptions, readCredentialsBytesSync } from "./credentials-file.js";
 import { CredAuthError, ERROR_CODES } from "../errors.js";
 import { SECRET_STORES } from "../settings/keys.js";
 import { chosen } from "../settings/order.js";
@@ -87,16 +86,20 @@ function builtIn(name: SecretStoreName): SecretStore {
 }
 
 /**
- * The Application Default Credentials file at `path`, of any type, read once under the file-trust
- * rule; a cache file in the keychain form has its two secrets read from the keychain when first used.
+ * The credentials file at `path`, read once under the file-trust rule and parsed by `parse`; a cache file in
+ * the keychain form has its two secrets read from the keychain when first used.
  */
-export function readAdcFileSync(path: string, options: ReadCredentialsOptions = {}): AdcFile {
+export function readStoredFileSync<F>(
+  path: string,
+  parse: (bytes: Buffer, path: string) => F,
+  options: ReadCredentialsOptions = {},
+): F | AuthorizedUserFile {
   const bytes = readCredentialsBytesSync(path, options);
-  return inKeychainForm(bytes) ? keychainUserFileSync(path) : parseAdcBytes(bytes, path);
+  return inKeychainForm(bytes) ? keychainUserFileSync(path) : parse(bytes, path);
 }
 
 /**
- * Forgets the secrets a store keeps elsewhere for `file` (read by {@link readAdcFileSync}), once
+ * Forgets the secrets a store keeps elsewhere for `file` (read by {@link readStoredFileSync}), once
  * the file at `path` is gone (`revoke`). Never throws: an entry left behind is found by a later save.
  */
 export async function forgetStoredSecrets(file: object, path: string): Promise<void> {

@@ -12,14 +12,9 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
-import {
-  type AuthorizedUserFile,
-  MAX_CREDENTIALS_FILE_BYTES,
-  parseCredentialsText,
-  userCredentialsJson,
-  writeCredentialsText,
-  writeUserCredentialsFile,
-} from "../formats/credentials-file.js";
+import { type AuthorizedUserFile, parseAuthorizedUser, userCredentialsJson } from "../credentials/kinds/user/file.js";
+import { MAX_CREDENTIALS_FILE_BYTES } from "../formats/credentials-file.js";
+import { writeCredentialsText, writeUserCredentialsFile } from "./credentials-file.js";
 import { recordStandIn } from "../formats/stand-in.js";
 import { type KeychainReply, keychain, keychainAbsence, keychainSync } from "../os/keychain.js";
 import { readTrustedFileSync } from "../trust/files.js";
@@ -192,8 +187,8 @@ function parseForm(text: string, path: string): Form {
   const { [FIELD]: entry, ...rest } = JSON.parse(text) as Record<string, unknown>;
   if ("refresh_token" in rest || "client_secret" in rest)
     throw invalid(path, `holds both "${FIELD}" and a secret; sign in again`);
-  const parsed = parseCredentialsText(JSON.stringify({ ...rest, client_secret: "-", refresh_token: "-" }), path);
-  if (parsed.type !== "authorized_user") throw invalid(path, `has "${FIELD}" but is not "authorized_user"`);
+  if (rest.type !== "authorized_user") throw invalid(path, `has "${FIELD}" but is not "authorized_user"`);
+  const parsed = parseAuthorizedUser({ ...rest, client_secret: "-", refresh_token: "-" }, path);
   const { clientSecret: _s, refreshToken: _r, idToken: _i, ...fields } = parsed;
   return { fields, entry: checkedEntry(entry, path) };
 }

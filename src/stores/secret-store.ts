@@ -1,6 +1,6 @@
 // The interface of a secret store: where a disk cache keeps its file and the two secrets of user
 // credentials. The built-in stores and the choice among them: ./index.ts.
-import type { AuthorizedUserFile } from "../formats/credentials-file.js";
+import type { AuthorizedUserFile } from "../credentials/kinds/user/file.js";
 
 /** The two secrets of user credentials, which a store may keep outside the cache file. */
 export interface UserSecrets {

@@ -9,9 +9,9 @@ import { join } from "node:path";
 import type { Emulator } from "cred-auth/emulator";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
 import { ROOT, runNode } from "./support.ts";
-import { attachTokenCache } from "../../dist/credentials/clients/share-access-tokens.js";
-import { userRefreshClientFrom } from "../../dist/protocols/load-user.js";
-import { readAuthorizedUserFile } from "../../dist/formats/credentials-file.js";
+import { attachTokenCache } from "../../dist/credentials/kinds/user/shared-tokens.js";
+import { userRefreshClientFrom } from "../../dist/credentials/kinds/user/client.js";
+import { readAuthorizedUserFile } from "../../dist/stores/credentials-file.js";
 import { tokenCacheKey, writeCachedToken, readCachedToken } from "../../dist/token-cache/index.js";
 
 const CLI = join(ROOT, "dist", "cli.js");

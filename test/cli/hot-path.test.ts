@@ -42,11 +42,12 @@ const EVALUATED_ON_CACHED_PATH = [
   "cli/print-token.js",
   "credentials/tokens/file-token.js", // the token for a file: cache first
   "credentials/kinds/table.js", // the file's kind, by its type
-  "credentials/kinds/user.js", // a user file's token key and cache lookup
+  "credentials/kinds/user/index.js", // a user file's token key and cache lookup
+  "credentials/kinds/user/file.js", // parses a user file
   "credentials/kinds/google-credentials.js", // the token URL's part of a user's or key's key
-  "stores/index.js", // reads the file; which store holds its secrets, by its form
-  "formats/adc-file.js", // tells the file's type and parses it
-  "formats/credentials-file.js", // parses a user or service-account file
+  "stores/index.js", // which store holds the file's secrets, by its form
+  "stores/credentials-file.js", // reads the file
+  "formats/credentials-file.js", // a credentials file's JSON and fields
   "trust/files.js", // the file-trust rule, applied to the credentials file and the cache entry
   "trust/urls.js", // the universe and the file's token URL
   "formats/destinations.js", // where the file's secrets may go: part of the cache key
@@ -66,9 +67,10 @@ const EVALUATED_ON_CACHED_PATH = [
 /** A service-account key's kind is the key's; only a user file can be in the keychain form. */
 const EVALUATED_FOR_A_KEY = [
   ...EVALUATED_ON_CACHED_PATH.filter(
-    (module) => module !== "credentials/kinds/user.js" && module !== "formats/stand-in.js",
+    (module) => !module.startsWith("credentials/kinds/user/") && module !== "formats/stand-in.js",
   ),
-  "credentials/kinds/key.js",
+  "credentials/kinds/key/index.js",
+  "credentials/kinds/key/file.js",
 ].sort();
 
 const RECORDER = `
@@ -192,7 +194,8 @@ test("print-token's cached path evaluates only the modules it runs; a miss evalu
     const miss = await evaluatedBy(box, ["print-token", credentials]);
     assert.equal(miss.code, 0, miss.stderr);
     const more = miss.modules.filter((m) => !EVALUATED_ON_CACHED_PATH.includes(m));
-    assert.ok(more.includes("credentials/kinds/refresh.js"), `a miss evaluated: ${miss.modules.join(" ")}`);
+    const refresh = `credentials/kinds/${credentials === keyPath ? "key" : "user"}/tokens.js`;
+    assert.ok(more.includes(refresh), `a miss evaluated: ${miss.modules.join(" ")}`);
     for (const format of [[], ["--format", "json"], ["--header"]]) {
       const cached = await evaluatedBy(box, ["print-token", credentials, ...format]);
       assert.equal(cached.code, 0, cached.stderr);
@@ -257,7 +260,12 @@ test("the two bundles hold the command line, each module once: print-token's cac
   );
   for (const inside of EVALUATED_FOR_A_KEY) assert.ok(hot.includes(inside), `${inside} is not in the hot bundle`);
   // One copy of each module: the cold paths are in the other bundle, never files of dist/.
-  for (const inside of ["protocols/load-user.js", "cli/login.js", "credentials/kinds/refresh.js", "trust/redact.js"])
+  for (const inside of [
+    "credentials/kinds/user/client.js",
+    "cli/login.js",
+    "credentials/kinds/user/tokens.js",
+    "trust/redact.js",
+  ])
     assert.ok(cold.includes(inside), `${inside} is not in the cold bundle`);
   // Packages are required from node_modules, never bundled.
   assert.match(readFileSync(join(DIST, "cli-cold.js"), "utf8"), /require\("google-auth-library"\)/);

@@ -9,7 +9,7 @@ import { cache, CredCredentialsError, ERROR_CODES } from "cred-auth";
 import { DEMO_CLIENT } from "cred-auth/emulator";
 import { UserRefreshClient } from "google-auth-library";
 import { getCredentialInfo } from "../../dist/protocols/info.js";
-import { userRefreshClientFrom } from "../../dist/protocols/load-user.js";
+import { userRefreshClientFrom } from "../../dist/credentials/kinds/user/client.js";
 import { withEmulator } from "../support/emulator.ts";
 import { firstOutput, isolateHome, keyFileFields, userFileFields, userModel } from "../support/files.ts";
 
@@ -192,7 +192,7 @@ test("saving credentials without a refresh token is a clear error, nothing writt
 });
 
 const SAVERS = 10;
-const loadUserUrl = new URL("../../dist/protocols/load-user.js", import.meta.url).href;
+const loadUserUrl = new URL("../../dist/credentials/kinds/user/client.js", import.meta.url).href;
 const cacheUrl = new URL("../../dist/credentials-cache/index.js", import.meta.url).href;
 
 /** A child process that builds credentials, waits for "go" on stdin, then saves them to the cache. */

@@ -89,7 +89,7 @@ test("at Google: a client this process proved, then deleted, is asked again befo
     const credAuth = require("./dist/index.js");
     const { planSignIn } = require("./dist/credentials/sign-in/plan.js");
     const { checkClient } = require("./dist/oauth/client-check.js");
-    const { userRefreshClientFrom } = require("./dist/protocols/load-user.js");
+    const { userRefreshClientFrom } = require("./dist/credentials/kinds/user/client.js");
     const client = ${JSON.stringify(OTHER_CLIENT)};
     const options = { ...client, useLocalWebserver: true };
     const flow = () => planSignIn({ scopes: ["${CLOUD}"], options }, { env: process.env, settings: () => ({}) }).flow;

@@ -35,7 +35,7 @@ const OTHER_PATHS = [
   "util/atomic-write.js",
   "protocols/token-errors.js",
   "hosted/http.js",
-  "credentials/clients/service-account.js",
+  "credentials/kinds/key/client.js",
   "credentials/sign-in/destination.js",
 ];
 

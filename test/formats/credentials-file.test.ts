@@ -16,7 +16,10 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { CredCredentialsError } from "cred-auth";
-import * as files from "../../dist/formats/credentials-file.js";
+import * as files from "../../dist/stores/credentials-file.js";
+import { CredentialsFileError } from "../../dist/formats/credentials-file.js";
+import { authorizedUserFile, userCredentialsJson } from "../../dist/credentials/kinds/user/file.js";
+import { parseCredentialsBytes } from "../../dist/credentials/kinds/file.js";
 import {
   asModel,
   assertNoSecrets,
@@ -30,7 +33,6 @@ import {
 const {
   readCredentialsFile,
   readCredentialsFileSync,
-  parseCredentialsText,
   writeUserCredentialsFile,
   readAuthorizedUserFile,
   readServiceAccountKeyFile,
@@ -56,7 +58,7 @@ async function assertRejects(path: string, problem: RegExp | string): Promise<vo
 }
 
 function assertFileError(error: unknown, path: string, problem: RegExp | string): void {
-  assert.ok(error instanceof files.CredentialsFileError, `expected CredentialsFileError, got ${String(error)}`);
+  assert.ok(error instanceof CredentialsFileError, `expected CredentialsFileError, got ${String(error)}`);
   assert.ok(error instanceof CredCredentialsError);
   assert.equal(error.name, "CredentialsFileError");
   assert.equal(error.code, "ERR_FILE_INVALID");
@@ -113,7 +115,7 @@ test("pydata-google-auth's cache file parses, its scopes kept", async () => {
 });
 
 test("a space-separated scopes string (as Python google-auth accepts) becomes an array", () => {
-  const file = parseCredentialsText(JSON.stringify(userFileFields({ scopes: "a  b c" })), "x.json");
+  const file = parseCredentialsBytes(Buffer.from(JSON.stringify(userFileFields({ scopes: "a  b c" }))), "x.json");
   assert.ok(file.type === "authorized_user");
   assert.deepEqual(file.scopes, ["a", "b", "c"]);
 });
@@ -136,7 +138,7 @@ test("missing file", async (t) => {
   await assertRejects(path, /does not exist/);
   await assert.rejects(
     readCredentialsFile(path),
-    (e: files.CredentialsFileError) => e.problem === "missing" && e.path === path,
+    (e: CredentialsFileError) => e.problem === "missing" && e.path === path,
   );
 });
 
@@ -565,13 +567,13 @@ test("privateOnly checks nothing where there are no Unix owners (Windows, no pro
 test("authorizedUserFile: scopes always, token_uri and the other fields only when given", () => {
   const base = { clientId: "c", clientSecret: "s", refreshToken: "r" };
   const minimal = { type: "authorized_user", clientId: "c", clientSecret: "s", refreshToken: "r", scopes: [] };
-  assert.deepEqual(files.authorizedUserFile(base), minimal);
+  assert.deepEqual(authorizedUserFile(base), minimal);
   assert.deepEqual(
-    files.authorizedUserFile({ ...base, idToken: "", quotaProjectId: "", universeDomain: "", account: "" }),
+    authorizedUserFile({ ...base, idToken: "", quotaProjectId: "", universeDomain: "", account: "" }),
     minimal,
   );
   const scopes = ["a", "b"];
-  const full = files.authorizedUserFile({
+  const full = authorizedUserFile({
     ...base,
     tokenUrl: "https://t.example/token",
     scopes,
@@ -593,7 +595,7 @@ test("authorizedUserFile: scopes always, token_uri and the other fields only whe
 });
 
 test("userCredentialsJson leaves out empty optional fields and absent scopes, keeps a given token_uri", () => {
-  const text = files.userCredentialsJson({
+  const text = userCredentialsJson({
     ...userModel(),
     tokenUrl: "https://t.example/token",
     idToken: "",

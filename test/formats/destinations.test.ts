@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ERROR_CODES } from "cred-auth";
-import { credentialsRevokeUrl, credentialsTokenUrl, idTokenUrlOf } from "../../dist/formats/destinations.js";
+import { credentialsTokenUrl, idTokenUrlOf } from "../../dist/formats/destinations.js";
+import { credentialsRevokeUrl } from "../../dist/credentials/kinds/user/file.js";
 import { externalAccountDestinations, parseExternalAccount } from "../../dist/credentials/kinds/federated/file.js";
 import {
   impersonatedDestinations,

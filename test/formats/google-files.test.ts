@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { ERROR_CODES } from "cred-auth";
-import { readAdcFileSync } from "../../dist/stores/index.js";
+import { readAdcFile } from "../../dist/credentials/kinds/table.js";
 import { credentialsTokenUrl } from "../../dist/formats/destinations.js";
 import { externalAccountDestinations } from "../../dist/credentials/kinds/federated/file.js";
 import { impersonatedDestinations } from "../../dist/formats/impersonated-file.js";
@@ -57,7 +57,7 @@ const FILES: Array<[string, string, "own-secrets" | "subject-token"]> = [
 
 /** Every URL a file would send something to, judged in `universe`. */
 function urlsOf(path: string, universe: ReturnType<typeof trustedUniverse>): string[] {
-  const file = readAdcFileSync(path);
+  const file = readAdcFile(path);
   if (file.type === "external_account") {
     const d = externalAccountDestinations(file, universe, path);
     return [d.tokenUrl, d.impersonationUrl, d.cloudResourceManagerUrl].filter((u): u is string => u !== undefined);
@@ -73,7 +73,7 @@ function urlsOf(path: string, universe: ReturnType<typeof trustedUniverse>): str
 test("each of Google's files parses as its type; every URL it names is Google's, or the emulator's with the variable", () => {
   for (const [name, type] of FILES) {
     const path = fixture(name);
-    assert.equal(readAdcFileSync(path).type, type, name);
+    assert.equal(readAdcFile(path).type, type, name);
     for (const url of urlsOf(path, google))
       assert.match(
         new URL(url).host,

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { CredCredentialsError, ERROR_CODES } from "cred-auth";
 import { assertNoSecrets, keyFileFields, tempDir, userFileFields, userModel } from "../support/files.ts";
 
-import { readAdcFileSync } from "../../dist/stores/index.js";
+import { readAdcFile } from "../../dist/credentials/kinds/table.js";
 import {
   impersonatedDestinations,
   impersonatedFileJson,
@@ -152,7 +152,7 @@ test("each broken field: CredCredentialsError, FILE_INVALID, the file named, one
   }
 });
 
-test("the file cred-auth writes is gcloud's shape, reads back through readAdcFileSync, keeps scopes when given", (t) => {
+test("the file cred-auth writes is gcloud's shape, reads back through readAdcFile, keeps scopes when given", (t) => {
   const source = userModel({ token_uri: "https://oauth2.googleapis.com/token", account: "alice@example.com" });
   const chain = {
     target: SA,
@@ -166,7 +166,7 @@ test("the file cred-auth writes is gcloud's shape, reads back through readAdcFil
   assert.equal((json.source_credentials as Record<string, unknown>).refresh_token, source.refreshToken);
   const path = join(tempDir(t), "adc.json");
   writeFileSync(path, text);
-  const read = readAdcFileSync(path);
+  const read = readAdcFile(path);
   assert.equal(read.type, "impersonated_service_account");
   assert.ok(read.type === "impersonated_service_account" && read.target === SA);
 

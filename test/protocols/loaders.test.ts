@@ -14,7 +14,7 @@ import {
 } from "cred-auth";
 import { GoogleAuth, JWT, UserRefreshClient } from "google-auth-library";
 import { getCredentialInfo } from "../../dist/protocols/info.js";
-import { writeUserCredentialsFile } from "../../dist/formats/credentials-file.js";
+import { writeUserCredentialsFile } from "../../dist/stores/credentials-file.js";
 import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
 import { assertNoSecrets, tempDir } from "../support/files.ts";
 import { closedPort } from "../support/net.ts";

@@ -15,7 +15,7 @@ import {
   loadServiceAccountCredentials,
   loadUserCredentials,
 } from "cred-auth";
-import { readCredentialsFile } from "../../dist/formats/credentials-file.js";
+import { readCredentialsFile } from "../../dist/stores/credentials-file.js";
 import { CACHE_WARNING_CODE } from "../../dist/credentials-cache/disk.js";
 import { tempDir, userFileFields } from "../support/files.ts";
 import { closedPort, interceptWarnings, isolatedEnv, lines, mapLimit, runCli, runNode } from "./support.ts";
@@ -402,7 +402,7 @@ test("print-token refreshes, never hangs or fails, whatever sits at its token-ca
   const { startEmulator } = await import("cred-auth/emulator");
   const { testCredentialsFile } = await import("../support/emulator.ts");
   const { tokenCacheKey } = await import("../../dist/token-cache/index.js");
-  const { readCredentialsFile: read } = await import("../../dist/formats/credentials-file.js");
+  const { readCredentialsFile: read } = await import("../../dist/stores/credentials-file.js");
   const emu = await startEmulator();
   t.after(() => emu.close());
   const home = tempDir(t, "cred-auth-bad-tokens-");
@@ -501,7 +501,7 @@ test("an unreadable file (permission denied)", async (t) => {
     return assert.rejects(readCredentialsFile(path), /cannot be read \(permission denied\)/);
   // root reads anything: read as "nobody" in a child process instead. (Here, not in test/formats/credentials-file.test.ts:
   // the mutation run's sandbox is a 0700 directory that "nobody" cannot enter.)
-  const script = `import("${new URL("../../dist/formats/credentials-file.js", import.meta.url).href}").then((f) => f.readCredentialsFile(${JSON.stringify(path)})).then(() => console.log("READ"), (e) => console.log(e.name + ": " + e.message))`;
+  const script = `import("${new URL("../../dist/stores/credentials-file.js", import.meta.url).href}").then((f) => f.readCredentialsFile(${JSON.stringify(path)})).then(() => console.log("READ"), (e) => console.log(e.name + ": " + e.message))`;
   const child = spawnSync(process.execPath, ["-e", script], { uid: 65534, gid: 65534, encoding: "utf8" });
   assert.equal(child.status, 0, child.stderr);
   assert.match(

@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { writeUserCredentialsFile } from "../../dist/formats/credentials-file.js";
+import { writeUserCredentialsFile } from "../../dist/stores/credentials-file.js";
 import { tempDir } from "../support/files.ts";
 import { credentialsDocument, documentText, identifyDocument } from "./documents.mjs";
 import { isolatedEnv } from "./support.ts";

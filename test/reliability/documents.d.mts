@@ -1,4 +1,4 @@
-import type { AuthorizedUserFile } from "../../dist/formats/credentials-file.js";
+import type { AuthorizedUserFile } from "../../dist/credentials/kinds/user/file.js";
 
 export declare function credentialsDocument(slot: number, n: number): AuthorizedUserFile;
 export declare function documentText(slot: number, n: number): string;

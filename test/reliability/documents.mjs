@@ -1,7 +1,7 @@
 // The credentials documents the crash tests write: one per (slot, n), each recognisable whole.
 // Plain JavaScript (types in documents.d.mts): the saver children load it 200 times, and
 // type stripping would cost each of them time.
-import { userCredentialsJson } from "../../dist/formats/credentials-file.js";
+import { userCredentialsJson } from "../../dist/credentials/kinds/user/file.js";
 
 const SCOPES = ["https://www.googleapis.com/auth/cloud-platform", "openid"];
 

@@ -19,7 +19,7 @@ import {
 import type { Presenter, SignInEvent } from "cred-auth";
 import { DEMO_CLIENT, startEmulator } from "cred-auth/emulator";
 import type { Emulator, Fault } from "cred-auth/emulator";
-import { writeUserCredentialsFile } from "../../dist/formats/credentials-file.js";
+import { writeUserCredentialsFile } from "../../dist/stores/credentials-file.js";
 import { tokenCacheKey, writeCachedToken } from "../../dist/token-cache/index.js";
 import { freePortRange, rangeEnv } from "../oauth/support.ts";
 import { SCOPES, closedPort, isolatedEnv, lines, runCli, snapshot } from "./support.ts";

@@ -351,8 +351,8 @@ test("loaders against a token server that echoes every request into its replies"
 });
 
 test("a refresh inside an API call (google-auth-library's own error, no cred-auth mapping) against an echoing server", async (t) => {
-  const { userRefreshClientFrom } = await import("../../dist/protocols/load-user.js");
-  const { serviceAccountClientFrom } = await import("../../dist/credentials/clients/service-account.js");
+  const { userRefreshClientFrom } = await import("../../dist/credentials/kinds/user/client.js");
+  const { serviceAccountClientFrom } = await import("../../dist/credentials/kinds/key/client.js");
   const emu = await emulatorFor(t);
   for (const mode of ["json400-description", "json-error-object", "html500"] as const) {
     const refreshToken = secret(`1//0gLEAKCHECK-api-rt/${mode}+Wd62=`);

@@ -22,11 +22,8 @@ import type { TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
 import { cache, getUserCredentials } from "cred-auth";
 import { DEMO_CLIENT } from "cred-auth/emulator";
-import {
-  type AuthorizedUserFile,
-  readCredentialsFileSync,
-  writeUserCredentialsFile,
-} from "../../dist/formats/credentials-file.js";
+import type { AuthorizedUserFile } from "../../dist/credentials/kinds/user/file.js";
+import { readCredentialsFileSync, writeUserCredentialsFile } from "../../dist/stores/credentials-file.js";
 import { readFileLimitedSync } from "../../dist/trust/files.js";
 import { tokenCacheKey } from "../../dist/token-cache/index.js";
 import { tempDir } from "../support/files.ts";
@@ -305,7 +302,7 @@ const KILL_AT_RENAME = `
 test("the next save removes the temp files (whole refresh tokens) of the user's killed saves", async (t) => {
   const dir = tempDir(t);
   const path = join(dir, "creds.json");
-  const files = fileURLToPath(new URL("../../dist/formats/credentials-file.js", import.meta.url));
+  const files = fileURLToPath(new URL("../../dist/stores/credentials-file.js", import.meta.url));
   const saver = `
     ${KILL_AT_RENAME}
     require(process.argv[2]).writeUserCredentialsFile(process.argv[1], {

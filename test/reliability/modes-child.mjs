@@ -5,7 +5,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { getUserCredentials, saveUserCredentials } from "cred-auth";
 import { DEMO_CLIENT, approveSignIn } from "cred-auth/emulator";
-import { writeUserCredentialsFile } from "../../dist/formats/credentials-file.js";
+import { writeUserCredentialsFile } from "../../dist/stores/credentials-file.js";
 import { getTokenWithCache, tokenCacheDir } from "../../dist/token-cache/index.js";
 
 const home = process.env.HOME;

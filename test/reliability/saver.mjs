@@ -25,12 +25,12 @@ for (let n = start; ; n++) {
 
 async function saver(kind, target) {
   if (kind === "file") {
-    const { writeUserCredentialsFile } = await import("../../dist/formats/credentials-file.js");
+    const { writeUserCredentialsFile } = await import("../../dist/stores/credentials-file.js");
     return (n) => writeUserCredentialsFile(target, credentialsDocument(slot, n));
   }
   process.env.HOME = target;
   const { ReadWriteCredentialsCache } = await import("../../dist/credentials-cache/disk.js");
-  const { userRefreshClientFrom } = await import("../../dist/protocols/load-user.js");
+  const { userRefreshClientFrom } = await import("../../dist/credentials/kinds/user/client.js");
   await userRefreshClientFrom(credentialsDocument(slot, start)); // loads google-auth-library before "ready"
   const cache = new ReadWriteCredentialsCache();
   return async (n) => cache.save(await userRefreshClientFrom(credentialsDocument(slot, n)));

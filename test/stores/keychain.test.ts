@@ -11,7 +11,7 @@ import { test } from "node:test";
 import { promisify } from "node:util";
 import { cache, CredCredentialsError, ERROR_CODES } from "cred-auth";
 import { approveSignIn, DEMO_CLIENT } from "cred-auth/emulator";
-import { userRefreshClientFrom } from "../../dist/protocols/load-user.js";
+import { userRefreshClientFrom } from "../../dist/credentials/kinds/user/client.js";
 import { isolateHome, tempDir } from "../support/files.ts";
 import { withEmulator } from "../support/emulator.ts";
 import { freePortRange, rangeEnv } from "../oauth/support.ts";

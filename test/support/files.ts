@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
-import type { AuthorizedUserFile, ServiceAccountKeyFile } from "../../dist/formats/credentials-file.js";
+import type { ServiceAccountKeyFile } from "../../dist/credentials/kinds/key/file.js";
+import type { AuthorizedUserFile } from "../../dist/credentials/kinds/user/file.js";
 
 /** A fresh temp dir, removed when the test ends. */
 export function tempDir(t: TestContext, prefix = "cred-auth-foundation-"): string {
@@ -51,7 +52,7 @@ export function userFileFields(extra: Record<string, unknown> = {}): Record<stri
   };
 }
 
-/** `userFileFields(extra)` as cred-auth's model holds it once parsed (camelCase; formats/credentials-file.ts). */
+/** `userFileFields(extra)` as cred-auth's model holds it once parsed (camelCase; credentials/kinds/user/file.ts). */
 export function userModel(extra: Record<string, unknown> = {}): AuthorizedUserFile {
   return asModel(userFileFields(extra)) as unknown as AuthorizedUserFile;
 }

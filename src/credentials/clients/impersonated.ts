@@ -3,7 +3,8 @@
 // coded impersonation errors. For default() with impersonated_service_account files (through
 // kinds/impersonated-client.ts), and for the impersonateServiceAccount option.
 import type { AuthClient, Impersonated } from "google-auth-library";
-import { type AuthorizedUserFile, writeCredentialsText } from "../../formats/credentials-file.js";
+import type { AuthorizedUserFile } from "../kinds/user/file.js";
+import { writeCredentialsText } from "../../stores/credentials-file.js";
 import type { ImpersonationChain } from "../../formats/impersonation-chain.js";
 import {
   delegateResourceName,
@@ -13,7 +14,7 @@ import {
   projectOfServiceAccount,
 } from "../../formats/impersonated-file.js";
 import { MAX_LIFETIME_SEC, impersonationErrorOf } from "../../protocols/iam-credentials.js";
-import { proveCredentials } from "../../protocols/load-user.js";
+import { proveCredentials } from "../../protocols/token-requests.js";
 import { clientTransport } from "../../protocols/client-transport.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import { type Universe, trustedUniverse } from "../../trust/urls.js";

@@ -1,13 +1,68 @@
 // What user credentials and service account keys share: their tokens come from the token endpoint
 // the file names (`token_uri`, judged), and are cached under a key made of the file's secret
 // identity, that endpoint and the scopes (formats/cache-keys.ts).
+import type { Credentials } from "google-auth-library";
+import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
 import { type CachedAccessToken, getTokenWithCache } from "../../token-cache/index.js";
+import { quoted } from "../../trust/text.js";
 import { idTokenKeyOwner, tokenCacheKey } from "../../formats/cache-keys.js";
-import type { CredentialsFile } from "../../formats/credentials-file.js";
+import type { CredentialsFile } from "./file.js";
 import { credentialsTokenUrl } from "../../formats/destinations.js";
 import { chooseTokenUrl } from "../../protocols/token-requests.js";
-import type { Universe } from "../../trust/urls.js";
+import { type Universe, trustedUniverse } from "../../trust/urls.js";
 import type { CachedTokenKeys, TokenRequest } from "./kind.js";
+
+/** Options of the public loaders (loadUserCredentials, loadServiceAccountCredentials). */
+export interface LoadCredentialsOptions {
+  /** Limit for one attempt at a token request, in milliseconds (default 20000; gaxios retries). */
+  timeoutMs?: number;
+  /**
+   * The universe whose Google services may receive the credentials' secrets: a file for another
+   * universe is refused. Default: `GOOGLE_CLOUD_UNIVERSE_DOMAIN`, else `googleapis.com`.
+   */
+  universeDomain?: string;
+}
+
+/** How a user's or a key's client is built: where the file came from, the environment, the universe. */
+export interface ClientOptions extends LoadCredentialsOptions {
+  /** Where the credentials came from; recorded in their CredentialInfo. */
+  path?: string;
+  /** Environment to read `CRED_AUTH_EMULATOR_HOST` and `GOOGLE_CLOUD_UNIVERSE_DOMAIN` from. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** The universe decided by the caller (default: from `env` and {@link LoadCredentialsOptions.universeDomain}). */
+  universe?: Universe;
+}
+
+/** Where a user file's or key's new token is asked for. */
+export interface CredentialsRefresh {
+  path: string;
+  env: NodeJS.ProcessEnv;
+  universe: Universe;
+}
+
+/** A client's new access token as the token cache stores it; without a known expiry, printed but never served again. */
+export function entryFromCredentials(
+  credentials: Credentials,
+  scopes: readonly string[],
+  path: string,
+): CachedAccessToken {
+  const { access_token, expiry_date } = credentials;
+  if (!access_token)
+    throw new CredCredentialsError(`The token server returned no access token for ${quoted(path)}.`, {
+      code: ERROR_CODES.SERVER_ERROR,
+    });
+  return {
+    access_token,
+    expiry_date: typeof expiry_date === "number" ? expiry_date : Date.now(),
+    token_type: "Bearer",
+    scopes: [...scopes],
+  };
+}
+
+/** The universe a loader trusts: the caller's decision, else the option and the environment's. */
+export function universeFor(options: ClientOptions): Universe {
+  return options.universe ?? trustedUniverse(options.env, options.universeDomain);
+}
 
 /** `refresh()`'s token through the token cache, under the key of `file`, its token URL and `scopes`. */
 export function cachedCredentialsToken(

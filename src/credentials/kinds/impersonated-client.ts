@@ -1,15 +1,18 @@
 // default()'s client for an impersonated_service_account file: google-auth-library's `Impersonated`
 // (../clients/impersonated.ts) over its source's client, loaded only when default() meets such a file.
 import type { Impersonated } from "google-auth-library";
-import { readAdcFileSync } from "../../stores/index.js";
-import { impersonatedDestinations, projectOfServiceAccount } from "../../formats/impersonated-file.js";
-import { userRefreshClientFrom } from "../../protocols/load-user.js";
+import {
+  type ImpersonatedFile,
+  impersonatedDestinations,
+  projectOfServiceAccount,
+} from "../../formats/impersonated-file.js";
+import { userRefreshClientFrom } from "./user/client.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import type { Universe } from "../../trust/urls.js";
 import { workforceUserClient } from "./workforce-user/client.js";
 import { refreshTokenHome } from "./workforce-user/tokens.js";
 import { impersonate } from "../clients/impersonated.js";
-import { serviceAccountClientFrom } from "../clients/service-account.js";
+import { serviceAccountClientFrom } from "./key/client.js";
 
 /**
  * default() for an impersonated_service_account file: the client, and the project it names. The
@@ -17,13 +20,12 @@ import { serviceAccountClientFrom } from "../clients/service-account.js";
  * the file's `source_credentials`).
  */
 export async function impersonatedAdcClient(
+  file: ImpersonatedFile,
   path: string,
   scopes: readonly string[],
   env: NodeJS.ProcessEnv,
   universe: Universe,
 ): Promise<{ credentials: Impersonated; projectId: string | null }> {
-  const file = readAdcFileSync(path); // validates, naming the file in its errors
-  if (file.type !== "impersonated_service_account") throw new TypeError(`${path} is not impersonated_service_account`);
   const { iamUrl } = impersonatedDestinations(file, universe, path); // before any client is made
   const { source } = file;
   const sourceClient =

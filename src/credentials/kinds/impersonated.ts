@@ -10,6 +10,7 @@ import {
   type ImpersonationSource,
   impersonatedCacheKey,
   impersonatedDestinations,
+  parseImpersonatedFile,
 } from "../../formats/impersonated-file.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import { impersonatedIdToken } from "./id-token-mint.js";
@@ -17,8 +18,8 @@ import { impersonatedAdcClient } from "./impersonated-client.js";
 import { impersonatedFileToken } from "./refresh.js";
 import { optional } from "./google-credentials.js";
 import { type Kind, cachedIdToken, sourceRequestOf } from "./kind.js";
-import { keyKind } from "./key.js";
-import { userKind } from "./user.js";
+import { keyKind } from "./key/index.js";
+import { userKind } from "./user/index.js";
 import { workforceUserKind } from "./workforce-user/index.js";
 
 /** The kind of an impersonation's source (the table holds every kind; a source is one of these three). */
@@ -32,6 +33,7 @@ function sourceKind<S extends ImpersonationSource>(source: S): Kind<S> {
 }
 
 export const impersonatedKind: Kind<ImpersonatedFile> = {
+  parse: parseImpersonatedFile,
   keepsGrantedScopes: false,
   ownIdToken: false,
 
@@ -82,7 +84,7 @@ export const impersonatedKind: Kind<ImpersonatedFile> = {
   },
 
   // Its tokens end with its source's: a user source is revoked, a key or a workforce user cannot be here.
-  revocation: (file) => sourceKind(file.source).revocation(file.source),
+  revocation: (file, where) => sourceKind(file.source).revocation(file.source, where),
 
   notReplaceable: (json) =>
     // login --impersonate-service-account writes one with a user's source: that is a sign-in too.
@@ -99,5 +101,5 @@ export const impersonatedKind: Kind<ImpersonatedFile> = {
     };
   },
 
-  client: (path, { scopes, env, universe }) => impersonatedAdcClient(path, scopes, env, universe),
+  client: (file, path, { scopes, env, universe }) => impersonatedAdcClient(file, path, scopes, env, universe),
 };

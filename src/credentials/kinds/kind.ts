@@ -4,9 +4,12 @@
 // formats/'s; the network half of each kind loads on a cache miss (./refresh.ts, ./id-token-mint.ts).
 import type { AuthClient } from "google-auth-library";
 import { type CachedAccessToken, getTokenWithCache } from "../../token-cache/index.js";
-import type { AdcFile } from "../../formats/adc-file.js";
 import { idTokenCacheKey } from "../../formats/cache-keys.js";
-import type { AuthorizedUserFile } from "../../formats/credentials-file.js";
+import type { ImpersonatedFile } from "../../formats/impersonated-file.js";
+import type { ExternalAccountFile } from "./federated/file.js";
+import type { CredentialsFile } from "./file.js";
+import type { AuthorizedUserFile } from "./user/file.js";
+import type { WorkforceUserFile } from "./workforce-user/file.js";
 import { ID_TOKEN_ENTRY_TYPE } from "../../formats/token-cache-entry.js";
 import type { FetchedIdToken } from "../../protocols/id-token-reply.js";
 import type { Universe } from "../../trust/urls.js";
@@ -16,6 +19,9 @@ export const FEDERATED_IDENTITY = "a federated identity (the file names none)";
 
 /** Where a refresh token that may rotate sits: the file itself, or an impersonated file's `source_credentials`. */
 export type RefreshTokenPlace = "file" | "source_credentials";
+
+/** Any Application Default Credentials file cred-auth reads. */
+export type AdcFile = CredentialsFile | ExternalAccountFile | WorkforceUserFile | ImpersonatedFile;
 
 /** Every `type` of ADC file cred-auth reads. */
 export type AdcFileType = AdcFile["type"];
@@ -87,7 +93,7 @@ export interface DescribeContext {
 }
 
 /** The user grant revoking ends, or why there is none cred-auth can revoke (and what to do instead). */
-export type Revocation = { grant: AuthorizedUserFile } | { notRevocable: string };
+export type Revocation = { grant: AuthorizedUserFile; url: string } | { notRevocable: string };
 
 /** Every token-cache entry print-token may have written for a file: access-token keys and ID-token owners. */
 export interface CachedTokenKeys {
@@ -110,6 +116,8 @@ export interface ClientContext {
 
 /** One kind of ADC file: every capability is required, so a kind cannot miss one. */
 export interface Kind<F extends AdcFile> {
+  /** The file's JSON object, its fields checked (`path` names it in errors). */
+  parse(json: Record<string, unknown>, path: string): F;
   /** True when the tokens keep the scopes granted at sign-in, whatever is asked (user credentials). */
   readonly keepsGrantedScopes: boolean;
   /** True when an ID token needs no audience (a user's own ID token is for its client). */
@@ -127,7 +135,7 @@ export interface Kind<F extends AdcFile> {
   /** What `status` says, with the cached token under print-token's key for the default scopes. */
   describe(file: F, context: DescribeContext): KindStatus;
   /** What `revoke` can end. */
-  revocation(file: F): Revocation;
+  revocation(file: F, where: { universe: Universe; path: string }): Revocation;
   /** What `revoke` forgets from the token cache. */
   cachedTokens(file: F, where: { universe: Universe; path: string }): CachedTokenKeys;
   /**
@@ -136,8 +144,8 @@ export interface Kind<F extends AdcFile> {
    * a file that no longer parses is still told apart.
    */
   notReplaceable(json: Record<string, unknown>): string | undefined;
-  /** The client default() returns for the file at `path`, proven later by default(). */
-  client(path: string, context: ClientContext): Promise<KindClient>;
+  /** The client default() returns for `file` (read from `path`), proven later by default(). */
+  client(file: F, path: string, context: ClientContext): Promise<KindClient>;
 }
 
 /** `mint()` through the token cache under the ID-token key of the request and the credentials' `accessKey` without scopes. */

@@ -13,11 +13,9 @@ import { parseJson, platformFetch, tokenCredentials } from "../../hosted/http.js
 import { ENV } from "../../shared/constants.js";
 import { type Universe, trustedUniverse } from "../../trust/urls.js";
 import { isOnGoogleCloud } from "../../util/lazy.js";
-import { peekAdcFileType } from "../../formats/adc-file.js";
-import { readCredentialsFile } from "../../formats/credentials-file.js";
 import { getCredentialInfo, setCredentialInfo } from "../../protocols/info.js";
-import { proveCredentials } from "../../protocols/load-user.js";
-import { kindNamed, kindOf } from "../kinds/table.js";
+import { proveCredentials } from "../../protocols/token-requests.js";
+import { kindOf, readAdcFile } from "../kinds/table.js";
 
 /** Credentials found through ADC and proven by a token. */
 export interface AdcCredentials {
@@ -127,10 +125,9 @@ async function fromFile(
   env: NodeJS.ProcessEnv,
   universe: Universe,
 ): Promise<AdcCredentials> {
-  // A file whose type cred-auth does not read: its reader says precisely why (missing, malformed, unknown).
-  const kind = kindNamed(peekAdcFileType(path)) ?? kindOf(await readCredentialsFile(path));
-  const { credentials, projectId } = await kind.client(path, { scopes, env, universe });
-  await proveCredentials(credentials as Parameters<typeof proveCredentials>[0], `Getting an access token with ${what}`);
+  const file = readAdcFile(path); // a missing, malformed or unknown file says precisely why
+  const { credentials, projectId } = await kindOf(file).client(file, path, { scopes, env, universe });
+  await proveCredentials(credentials, `Getting an access token with ${what}`);
   // Where the client came from, for what is asked of it later (an ID token of a federation file).
   if (getCredentialInfo(credentials) === undefined) setCredentialInfo(credentials, { scopes: [...scopes], path });
   return { credentials, projectId, source: what };

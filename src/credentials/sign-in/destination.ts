@@ -3,7 +3,8 @@
 // A sign-in replaces only user credentials: a key, a federation file or a client-secret file at
 // the destination is someone's only copy, so it stays unless the caller says to replace it.
 import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
-import { MAX_CREDENTIALS_FILE_BYTES, checkWritableDestination } from "../../formats/credentials-file.js";
+import { MAX_CREDENTIALS_FILE_BYTES } from "../../formats/credentials-file.js";
+import { checkWritableDestination } from "../../stores/credentials-file.js";
 import { readTrustedFileSync } from "../../trust/files.js";
 import { quoted } from "../../trust/text.js";
 import { kindNamed } from "../kinds/table.js";

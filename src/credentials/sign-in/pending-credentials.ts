@@ -6,7 +6,7 @@ import type { UserRefreshClient } from "google-auth-library";
 import { CredCancelledError, CredCredentialsError, type CredErrorCode, ERROR_CODES } from "../../errors.js";
 import type { Endpoints } from "../../protocols/endpoints.js";
 import { getCredentialInfo, recordClientSecrets, setCredentialInfo } from "../../protocols/info.js";
-import { userRefreshClientFrom } from "../../protocols/load-user.js";
+import { userRefreshClientFrom } from "../kinds/user/client.js";
 import type { SignInResult } from "../../oauth/flow.js";
 import { type PendingSignIn, REPLACED_MESSAGE, whyEnded } from "../../oauth/pending.js";
 import type { FlowPlan } from "../../oauth/plan.js";

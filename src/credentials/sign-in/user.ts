@@ -16,16 +16,14 @@ import { debug } from "../../util/debug.js";
 import { loadGoogleAuth } from "../../util/lazy.js";
 import { colab } from "../../hosted/colab.js";
 import { hostedDisabledByEnv } from "../../hosted/registry.js";
-import { attachTokenCache, cacheSignInToken } from "../clients/share-access-tokens.js";
-import {
-  type AuthorizedUserFile,
-  authorizedUserFile as buildAuthorizedUserFile,
-  writeUserCredentialsFile,
-} from "../../formats/credentials-file.js";
+import { attachTokenCache, cacheSignInToken } from "../kinds/user/shared-tokens.js";
+import { type AuthorizedUserFile, authorizedUserFile as buildAuthorizedUserFile } from "../kinds/user/file.js";
+import { writeUserCredentialsFile } from "../../stores/credentials-file.js";
 import type { ImpersonationChain } from "../../formats/impersonation-chain.js";
 import { CLOUD_PLATFORM_SCOPE, ENV } from "../../shared/constants.js";
 import { getCredentialInfo } from "../../protocols/info.js";
-import { proveCredentials, userRefreshClientFrom } from "../../protocols/load-user.js";
+import { proveCredentials } from "../../protocols/token-requests.js";
+import { userRefreshClientFrom } from "../kinds/user/client.js";
 import type { PlanSources, SignInPlan, SignInRequest } from "./plan.js";
 import { impersonateProven, writeImpersonatedFile } from "../clients/impersonated.js";
 import { pendingCredentials } from "./pending-credentials.js";

@@ -7,9 +7,8 @@
 // read (same device and inode), never one a link swapped in meanwhile.
 import { type Stats, lstatSync, statSync, unlinkSync } from "node:fs";
 import { deleteCachedToken, deleteCachedTokensOf, tokenCacheDir } from "../../token-cache/index.js";
-import type { AdcFile } from "../../formats/adc-file.js";
-import { forgetStoredSecrets, readAdcFileSync } from "../../stores/index.js";
-import { credentialsRevokeUrl } from "../../formats/destinations.js";
+import { forgetStoredSecrets } from "../../stores/index.js";
+import type { AdcFile } from "../kinds/kind.js";
 import { revokeToken } from "../../protocols/revoke.js";
 import {
   CredAuthError,
@@ -22,7 +21,7 @@ import { ENV } from "../../shared/constants.js";
 import { quoted } from "../../trust/text.js";
 import { type Universe, trustedUniverse } from "../../trust/urls.js";
 import type { CachedTokenKeys } from "../kinds/kind.js";
-import { kindOf } from "../kinds/table.js";
+import { kindOf, readAdcFile } from "../kinds/table.js";
 import { type CredentialsSource, locateCredentials } from "../search/locate.js";
 
 /** Options of {@link revokeCredentials}. */
@@ -86,9 +85,9 @@ export async function revokeCredentials(path: string | undefined, options: Revok
   const { file, identity } = readIdentified(source.path, source.privateOnly === true);
   const universe = trustedUniverse(env);
   const kind = kindOf(file);
-  const revocation = kind.revocation(file);
+  const revocation = kind.revocation(file, { universe, path: source.path });
   const user = "grant" in revocation ? revocation.grant : undefined;
-  const revokeUrl = user === undefined ? undefined : credentialsRevokeUrl(user, universe, source.path);
+  const revokeUrl = "grant" in revocation ? revocation.url : undefined;
   const revokedAt = revokeUrl === undefined ? undefined : revokeEndpointName(revokeUrl, universe);
   let notRevoked: string | undefined;
   if ("notRevocable" in revocation) {
@@ -152,7 +151,7 @@ async function confirmed(confirm: RevokeOptions["confirm"], found: FoundToRevoke
 /** The file at `path` and the identity of what was read: the same file before and after (no swap while reading). */
 function readIdentified(path: string, privateOnly: boolean): { file: AdcFile; identity: Stats } {
   const before = statSync(path, { throwIfNoEntry: false });
-  const file = readAdcFileSync(path, { privateOnly }); // says precisely why a missing or broken file cannot be read
+  const file = readAdcFile(path, { privateOnly }); // says precisely why a missing or broken file cannot be read
   const after = statSync(path, { throwIfNoEntry: false });
   if (before === undefined || after === undefined || !sameFile(before, after))
     throw new CredCredentialsError(`${quoted(path)} changed while it was read; nothing was revoked or removed.`, {

@@ -5,15 +5,14 @@
 // for user credentials; keys and impersonated files name theirs); where a file names none, the
 // status says so rather than asking.
 import { readCachedToken, tokenCacheDir } from "../../token-cache/index.js";
-import type { AdcFile } from "../../formats/adc-file.js";
-import { readAdcFileSync } from "../../stores/index.js";
+import type { AdcFile } from "../kinds/kind.js";
 import { metadataAccountCheck } from "../../hosted/metadata-identity.js";
 import { CredAuthError } from "../../errors.js";
 import { ENV } from "../../shared/constants.js";
 import { type Universe, trustedUniverse } from "../../trust/urls.js";
 import { accessTokenForFile } from "../tokens/file-token.js";
 import type { CachedTokenState, KindStatus } from "../kinds/kind.js";
-import { kindOf } from "../kinds/table.js";
+import { kindOf, readAdcFile } from "../kinds/table.js";
 import { type LocatedCredentials, locateCredentials } from "../search/locate.js";
 
 /** Options of {@link credentialsStatus}. */
@@ -72,7 +71,7 @@ export async function credentialsStatus(
     status = {
       ...located,
       ...describe(
-        readAdcFileSync(source.path, { privateOnly: source.privateOnly === true }),
+        readAdcFile(source.path, { privateOnly: source.privateOnly === true }),
         source.path,
         trustedUniverse(env),
         env,

@@ -5,14 +5,13 @@
 // (test/cli/hot-path.test.ts, bench target 2); getting a new token (google-auth-library, STS, IAM
 // Credentials) lives in ../kinds/refresh.ts, loaded on a miss.
 import { tokenCacheDir } from "../../token-cache/index.js";
-import type { AdcFile } from "../../formats/adc-file.js";
-import { readAdcFileSync } from "../../stores/index.js";
+import type { AdcFile } from "../kinds/kind.js";
 import { scopeCheckNotes } from "../../oauth/known-scopes.js";
 import { assertValidScopes } from "../../oauth/scopes.js";
 import { checkedToken } from "../../trust/text.js";
 import { trustedUniverse } from "../../trust/urls.js";
 import type { TokenRequest } from "../kinds/kind.js";
-import { kindOf } from "../kinds/table.js";
+import { kindOf, readAdcFile } from "../kinds/table.js";
 
 /** Options of {@link accessTokenForFile}. */
 export interface FileTokenOptions {
@@ -58,7 +57,7 @@ export interface FileToken {
 export async function accessTokenForFile(path: string, options: FileTokenOptions = {}): Promise<FileToken> {
   const env = options.env ?? process.env;
   const universe = trustedUniverse(env, options.universeDomain);
-  const file = readAdcFileSync(path, { privateOnly: options.privateOnly === true });
+  const file = readAdcFile(path, { privateOnly: options.privateOnly === true });
   const requested = options.scopes && options.scopes.length > 0 ? [...options.scopes] : undefined;
   // A misspelt scope is refused before any request, as a sign-in's is (Google would answer invalid_scope).
   if (requested) assertValidScopes(requested);
@@ -93,7 +92,7 @@ export interface CredentialsFileIdentity {
 
 /** Reads `path` (any ADC type, validated) and says whose credentials it holds. */
 export function describeCredentialsFile(path: string): CredentialsFileIdentity {
-  const file = readAdcFileSync(path);
+  const file = readAdcFile(path);
   const kind = kindOf(file);
   const account = kind.signedInAccount(file);
   const actsAs = kind.actsAs(file);

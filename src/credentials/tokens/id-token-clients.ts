@@ -12,21 +12,20 @@ import {
   hasValidity,
   tokenCacheDir,
 } from "../../token-cache/index.js";
-import { readAdcFileSync } from "../../stores/index.js";
 import { idTokenCacheKey, tokenCacheKey } from "../../formats/cache-keys.js";
 import { ID_TOKEN_ENTRY_TYPE } from "../../formats/token-cache-entry.js";
 import { metadataIdToken } from "../../hosted/metadata.js";
 import { idTokenImpersonationErrorOf } from "../../protocols/iam-credentials.js";
 import { type FetchedIdToken, fetchedIdToken } from "../../protocols/id-token-reply.js";
 import { clientSecretsOf, getCredentialInfo } from "../../protocols/info.js";
-import { authorizedUserFileFrom, userRefreshClientFrom } from "../../protocols/load-user.js";
+import { authorizedUserFileFrom, userRefreshClientFrom } from "../kinds/user/client.js";
 import { toCredError } from "../../protocols/token-errors.js";
 import { userIdToken } from "../../protocols/user-id-token.js";
 import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
 import { GOOGLE_ENDPOINTS } from "../../shared/constants.js";
 import { printable, quoted } from "../../trust/text.js";
 import { loadGoogleAuth } from "../../util/lazy.js";
-import { kindOf } from "../kinds/table.js";
+import { kindOf, readAdcFile } from "../kinds/table.js";
 import { idTokenForFile } from "./id-token-file.js";
 import { federationMintsNoIdTokens } from "../../protocols/id-token-words.js";
 
@@ -208,6 +207,6 @@ async function remembered(
 
 /** Whether the file at `path` itself impersonates (an impersonated file), rather than being a source the option impersonates with. */
 function actsOnItsOwn(path: string): boolean {
-  const file = readAdcFileSync(path);
+  const file = readAdcFile(path);
   return kindOf(file).actsAs(file) !== undefined;
 }

@@ -5,12 +5,11 @@
 // package; the file's kind (../kinds/) keys and gets it, a new one (google-auth-library, IAM
 // Credentials, STS) through ../kinds/id-token-mint.ts, loaded on a miss. Keys: formats/cache-keys.ts `idTokenCacheKey`.
 import { tokenCacheDir } from "../../token-cache/index.js";
-import type { AdcFile } from "../../formats/adc-file.js";
-import { readAdcFileSync } from "../../stores/index.js";
+import type { AdcFile } from "../kinds/kind.js";
 import { trustedUniverse } from "../../trust/urls.js";
 import { checkedAudience } from "../../protocols/id-token-words.js";
 import type { IdTokenFileRequest } from "../kinds/kind.js";
-import { kindOf } from "../kinds/table.js";
+import { kindOf, readAdcFile } from "../kinds/table.js";
 
 /** Options of {@link idTokenForFile}. */
 export interface FileIdTokenOptions {
@@ -53,7 +52,7 @@ export interface FileIdToken {
 export async function idTokenForFile(path: string, options: FileIdTokenOptions = {}): Promise<FileIdToken> {
   const env = options.env ?? process.env;
   const universe = trustedUniverse(env, options.universeDomain);
-  const file = readAdcFileSync(path, { privateOnly: options.privateOnly === true });
+  const file = readAdcFile(path, { privateOnly: options.privateOnly === true });
   const kind = kindOf(file);
   const request: IdTokenFileRequest = {
     path,

@@ -5,7 +5,6 @@
 // project id is the file's quota_project_id (never a Resource Manager call). IAM's refusals of
 // the impersonation step become coded impersonation errors.
 import type { AuthClient, IdentityPoolClient, IdentityPoolClientOptions } from "google-auth-library";
-import { readAdcFileSync } from "../../../stores/index.js";
 import { impersonationErrorOf } from "../../../protocols/iam-credentials.js";
 import { clientTransport, stsThroughTransport } from "../../../protocols/client-transport.js";
 import type { Universe } from "../../../trust/urls.js";
@@ -18,23 +17,16 @@ type GoogleAuthLibrary = Awaited<ReturnType<typeof loadGoogleAuth>>;
 
 /** default()'s client for the `external_account` file at `path` (validated, naming the file in its errors). */
 export async function identityPoolAdcClient(
+  file: ExternalAccountFile,
   path: string,
   scopes: readonly string[],
   universe: Universe,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<KindClient> {
-  const file = readExternalFile(path);
   return {
     credentials: await identityPoolClient(file, scopes, { universe, env }, path),
     projectId: file.quotaProjectId ?? null,
   };
-}
-
-/** The file at `path`, which was an `external_account` file when default() looked. */
-function readExternalFile(path: string): ExternalAccountFile {
-  const file = readAdcFileSync(path); // validates, naming the file in its errors
-  if (file.type !== "external_account") throw new TypeError(`${path} changed its type while it was read`);
-  return file;
 }
 
 /**

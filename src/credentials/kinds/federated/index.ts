@@ -10,11 +10,17 @@ import { quoted } from "../../../trust/text.js";
 import { optional } from "../google-credentials.js";
 import { FEDERATED_IDENTITY, type Kind, cachedIdToken } from "../kind.js";
 import { identityPoolAdcClient } from "./client.js";
-import { type ExternalAccountFile, externalAccountDestinations, federatedTokenKey } from "./file.js";
+import {
+  type ExternalAccountFile,
+  externalAccountDestinations,
+  federatedTokenKey,
+  parseExternalAccount,
+} from "./file.js";
 import { readSubject } from "./subject.js";
 import { federatedAccessToken, federatedIdToken } from "./tokens.js";
 
 export const federatedKind: Kind<ExternalAccountFile> = {
+  parse: parseExternalAccount,
   keepsGrantedScopes: false,
   ownIdToken: false,
 
@@ -79,5 +85,5 @@ export const federatedKind: Kind<ExternalAccountFile> = {
 
   cachedTokens: () => ({ keys: [], owners: [] }),
 
-  client: (path, { scopes, env, universe }) => identityPoolAdcClient(path, scopes, universe, env),
+  client: (file, path, { scopes, env, universe }) => identityPoolAdcClient(file, path, scopes, universe, env),
 };

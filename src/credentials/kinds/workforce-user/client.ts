@@ -5,7 +5,6 @@ import type {
   ExternalAccountAuthorizedUserClient,
   ExternalAccountAuthorizedUserClientOptions,
 } from "google-auth-library";
-import { readAdcFileSync } from "../../../stores/index.js";
 import { clientTransport } from "../../../protocols/client-transport.js";
 import { rotatedRefreshToken } from "../../../protocols/sts.js";
 import type { Universe } from "../../../trust/urls.js";
@@ -20,10 +19,11 @@ import {
 } from "./tokens.js";
 
 /** default()'s client for the file at `path` (validated, naming the file in its errors), and its quota project. */
-export async function workforceUserAdcClient(path: string, universe: Universe): Promise<KindClient> {
-  const file = readAdcFileSync(path);
-  if (file.type !== "external_account_authorized_user")
-    throw new TypeError(`${path} changed its type while it was read`);
+export async function workforceUserAdcClient(
+  file: WorkforceUserFile,
+  path: string,
+  universe: Universe,
+): Promise<KindClient> {
   return {
     credentials: await workforceUserClient(file, universe, refreshTokenHome(path, "file")),
     projectId: file.quotaProjectId ?? null,

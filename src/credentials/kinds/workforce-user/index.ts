@@ -7,10 +7,17 @@ import { quoted } from "../../../trust/text.js";
 import { optional } from "../google-credentials.js";
 import { FEDERATED_IDENTITY, type Kind } from "../kind.js";
 import { workforceUserAdcClient } from "./client.js";
-import { WORKFORCE_USER_SCOPES, type WorkforceUserFile, workforceUserTokenKey, workforceUserTokenUrl } from "./file.js";
+import {
+  WORKFORCE_USER_SCOPES,
+  type WorkforceUserFile,
+  parseWorkforceUserFile,
+  workforceUserTokenKey,
+  workforceUserTokenUrl,
+} from "./file.js";
 import { refreshTokenHome, workforceUserToken } from "./tokens.js";
 
 export const workforceUserKind: Kind<WorkforceUserFile> = {
+  parse: parseWorkforceUserFile,
   keepsGrantedScopes: false,
   ownIdToken: false,
 
@@ -66,5 +73,5 @@ export const workforceUserKind: Kind<WorkforceUserFile> = {
     owners: [],
   }),
 
-  client: (path, { universe }) => workforceUserAdcClient(path, universe),
+  client: (file, path, { universe }) => workforceUserAdcClient(file, path, universe),
 };

@@ -5,7 +5,8 @@
 // file-trust rule); else one clear warning, and this run keeps its token.
 import { type BigIntStats, realpathSync, statSync } from "node:fs";
 import { CredAuthError } from "../../../errors.js";
-import { MAX_CREDENTIALS_FILE_BYTES, writeCredentialsText } from "../../../formats/credentials-file.js";
+import { MAX_CREDENTIALS_FILE_BYTES } from "../../../formats/credentials-file.js";
+import { writeCredentialsText } from "../../../stores/credentials-file.js";
 import { fieldsOf, isObject } from "../../../formats/fields.js";
 import { parseImpersonatedFile } from "../../../formats/impersonated-file.js";
 import { refreshAtSts } from "../../../protocols/sts.js";

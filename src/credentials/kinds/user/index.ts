@@ -1,22 +1,23 @@
 // `authorized_user`: a person's sign-in (gcloud's, pydata-google-auth's, cred-auth's). Its tokens
 // carry the scopes granted at sign-in; its ID token needs no audience (the signed-in client's own);
 // revoking it ends the grant at Google.
-import { tokenCacheDir, tokenCacheKey } from "../../token-cache/index.js";
-import { type AuthorizedUserFile, readAuthorizedUserFile } from "../../formats/credentials-file.js";
-import { userRefreshClientFrom } from "../../protocols/load-user.js";
-import { chooseTokenUrl } from "../../protocols/token-requests.js";
-import { userFileIdToken } from "./id-token-mint.js";
-import { userFileToken } from "./refresh.js";
-import { attachTokenCache } from "../clients/share-access-tokens.js";
+import { tokenCacheKey } from "../../../formats/cache-keys.js";
+import { chooseTokenUrl } from "../../../protocols/token-requests.js";
+import { tokenCacheDir } from "../../../token-cache/index.js";
 import {
   cachedCredentialsToken,
   credentialsCachedTokens,
   credentialsTokenKey,
   optional,
-} from "./google-credentials.js";
-import { type Kind, cachedIdToken } from "./kind.js";
+} from "../google-credentials.js";
+import { type Kind, cachedIdToken } from "../kind.js";
+import { userRefreshClientFrom } from "./client.js";
+import { type AuthorizedUserFile, credentialsRevokeUrl, parseAuthorizedUser } from "./file.js";
+import { attachTokenCache } from "./shared-tokens.js";
+import { userFileIdToken, userFileToken } from "./tokens.js";
 
 export const userKind: Kind<AuthorizedUserFile> = {
+  parse: parseAuthorizedUser,
   keepsGrantedScopes: true,
   ownIdToken: true,
 
@@ -47,14 +48,13 @@ export const userKind: Kind<AuthorizedUserFile> = {
     };
   },
 
-  revocation: (file) => ({ grant: file }),
+  revocation: (file, { universe, path }) => ({ grant: file, url: credentialsRevokeUrl(file, universe, path) }),
 
   notReplaceable: () => undefined,
 
   cachedTokens: (file, where) => credentialsCachedTokens(file, file.scopes ?? [], where),
 
-  async client(path, { env, universe }) {
-    const file = await readAuthorizedUserFile(path); // reports a missing or malformed file precisely
+  async client(file, path, { env, universe }) {
     const credentials = await userRefreshClientFrom(file, { path, env, universe });
     attachTokenCache(credentials, { dir: tokenCacheDir(env) }); // reuse an earlier process's access token
     return { credentials, projectId: null };

@@ -1,9 +1,8 @@
-// Access tokens that outlive a process for the library too: the CLI's token cache
-// (src/token-cache) shared with getUserCredentials() and default(). The credentials file
-// itself never holds an access token; the token cache never holds a refresh token.
+// A user client shares the token cache with print-token: access tokens outlive a process for the
+// library too. The credentials file never holds an access token, the token cache never a refresh token.
 import type { Credentials, UserRefreshClient } from "google-auth-library";
-import { CredCredentialsError } from "../../errors.js";
-import { toCredError } from "../../protocols/token-errors.js";
+import { CredCredentialsError } from "../../../errors.js";
+import { toCredError } from "../../../protocols/token-errors.js";
 import {
   MIN_VALIDITY_MS,
   deleteCachedToken,
@@ -12,9 +11,9 @@ import {
   tokenCacheKey,
   writeCachedToken,
   type TokenCacheLocation,
-} from "../../token-cache/index.js";
-import { standInOf } from "../../formats/stand-in.js";
-import { clientSecretsOf, getCredentialInfo, refreshTokenOf } from "../../protocols/info.js";
+} from "../../../token-cache/index.js";
+import { standInOf } from "../../../formats/stand-in.js";
+import { clientSecretsOf, getCredentialInfo, refreshTokenOf } from "../../../protocols/info.js";
 
 const attached = new WeakSet<object>();
 

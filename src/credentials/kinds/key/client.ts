@@ -1,12 +1,19 @@
 import type { JWT } from "google-auth-library";
-import { CLOUD_PLATFORM_SCOPE, GOOGLE_ENDPOINTS } from "../../shared/constants.js";
-import { loadGoogleAuth } from "../../util/lazy.js";
-import { chooseTokenUrl, guardTokenRequests, tokenTimeoutMs } from "../../protocols/token-requests.js";
-import { readServiceAccountKeyFile, type ServiceAccountKeyFile } from "../../formats/credentials-file.js";
-import { setCredentialInfo } from "../../protocols/info.js";
-import { clientTransport } from "../../protocols/client-transport.js";
-import { type LoadCredentialsOptions, type UserRefreshClientOptions, universeFor } from "../../protocols/load-user.js";
-import { proveCredentials } from "../../protocols/load-user.js";
+// The key kind's google-auth-library client: a `JWT` from a service account key (the public
+// loadServiceAccountCredentials), its token requests sent to the key's judged `token_uri`.
+import { clientTransport } from "../../../protocols/client-transport.js";
+import { setCredentialInfo } from "../../../protocols/info.js";
+import {
+  chooseTokenUrl,
+  guardTokenRequests,
+  proveCredentials,
+  tokenTimeoutMs,
+} from "../../../protocols/token-requests.js";
+import { CLOUD_PLATFORM_SCOPE, GOOGLE_ENDPOINTS } from "../../../shared/constants.js";
+import { readServiceAccountKeyFile } from "../../../stores/credentials-file.js";
+import { loadGoogleAuth } from "../../../util/lazy.js";
+import { type ClientOptions, type LoadCredentialsOptions, universeFor } from "../google-credentials.js";
+import type { ServiceAccountKeyFile } from "./file.js";
 
 /** Service account credentials: a google-auth-library `JWT` whose `projectId` is the key's `project_id`. */
 export type ServiceAccountCredentials = JWT & {
@@ -37,9 +44,6 @@ export async function loadServiceAccountCredentials(
   return credentials;
 }
 
-/** Options of {@link serviceAccountClientFrom}: where the key came from, the environment, the universe. */
-export type ServiceAccountClientOptions = UserRefreshClientOptions;
-
 /**
  * A `JWT` client for `key`, without contacting any server. google-auth-library's JWT client
  * always posts to Google's token URL; a request interceptor on its own transporter sends
@@ -48,7 +52,7 @@ export type ServiceAccountClientOptions = UserRefreshClientOptions;
 export async function serviceAccountClientFrom(
   key: ServiceAccountKeyFile,
   scopes: readonly string[] | undefined,
-  options: ServiceAccountClientOptions = {},
+  options: ClientOptions = {},
 ): Promise<ServiceAccountCredentials> {
   const tokenUrl = chooseTokenUrl(key, universeFor(options), options.path);
   const { JWT } = await loadGoogleAuth();

@@ -1,41 +1,31 @@
 import type { OAuth2Client, UserRefreshClient } from "google-auth-library";
-import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { resolveEndpoints } from "./endpoints.js";
-import { chooseTokenUrl, guardTokenRequests, tokenTimeoutMs } from "./token-requests.js";
-import { type Universe, trustedUniverse } from "../trust/urls.js";
-import { credentialsTokenUrl } from "../formats/destinations.js";
-import { loadUserRefreshClient } from "../util/lazy.js";
-import { authorizedUserFile, readAuthorizedUserFile, type AuthorizedUserFile } from "../formats/credentials-file.js";
-import { recordStandIn } from "../formats/stand-in.js";
-import { clientSecretsOf, getCredentialInfo, recordClientSecrets, refreshTokenOf, setCredentialInfo } from "./info.js";
-import { toCredError } from "./token-errors.js";
-import { clientTransport } from "./client-transport.js";
+// The user kind's google-auth-library client: a `UserRefreshClient` from an `authorized_user` file (the
+// public loadUserCredentials), one whose secrets a store reads on first use, and the file a client makes.
+import { CredCredentialsError, ERROR_CODES } from "../../../errors.js";
+import { credentialsTokenUrl } from "../../../formats/destinations.js";
+import { recordStandIn } from "../../../formats/stand-in.js";
+import { clientTransport } from "../../../protocols/client-transport.js";
+import { resolveEndpoints } from "../../../protocols/endpoints.js";
+import {
+  clientSecretsOf,
+  getCredentialInfo,
+  recordClientSecrets,
+  refreshTokenOf,
+  setCredentialInfo,
+} from "../../../protocols/info.js";
+import {
+  chooseTokenUrl,
+  guardTokenRequests,
+  proveCredentials,
+  tokenTimeoutMs,
+} from "../../../protocols/token-requests.js";
+import { readAuthorizedUserFile } from "../../../stores/credentials-file.js";
+import { trustedUniverse } from "../../../trust/urls.js";
+import { loadUserRefreshClient } from "../../../util/lazy.js";
+import { type ClientOptions, type LoadCredentialsOptions, universeFor } from "../google-credentials.js";
 
-/** Options of {@link loadUserCredentials}. */
-export interface LoadCredentialsOptions {
-  /** Limit for one attempt at a token request, in milliseconds (default 20000; gaxios retries). */
-  timeoutMs?: number;
-  /**
-   * The universe whose Google services may receive the credentials' secrets: a file for another
-   * universe is refused. Default: `GOOGLE_CLOUD_UNIVERSE_DOMAIN`, else `googleapis.com`.
-   */
-  universeDomain?: string;
-}
-
-/** Options of {@link userRefreshClientFrom}. */
-export interface UserRefreshClientOptions extends LoadCredentialsOptions {
-  /** Where the credentials came from; recorded in their {@link CredentialInfo}. */
-  path?: string;
-  /** Environment to read `CRED_AUTH_EMULATOR_HOST` and `GOOGLE_CLOUD_UNIVERSE_DOMAIN` from. Default `process.env`. */
-  env?: NodeJS.ProcessEnv;
-  /** The universe decided by the caller (default: from `env` and {@link LoadCredentialsOptions.universeDomain}). */
-  universe?: Universe;
-}
-
-/** The universe a loader trusts: the caller's decision, else the option and the environment's. */
-export function universeFor(options: UserRefreshClientOptions): Universe {
-  return options.universe ?? trustedUniverse(options.env, options.universeDomain);
-}
+export type { LoadCredentialsOptions };
+import { type AuthorizedUserFile, authorizedUserFile } from "./file.js";
 
 /**
  * Loads user credentials from an `authorized_user` JSON file (written by `cred-auth login`,
@@ -66,7 +56,7 @@ export async function loadUserCredentials(
  */
 export async function userRefreshClientFrom(
   file: AuthorizedUserFile,
-  options: UserRefreshClientOptions = {},
+  options: ClientOptions = {},
 ): Promise<UserRefreshClient> {
   const tokenUrl = chooseTokenUrl(file, universeFor(options), options.path);
   const UserRefreshClient = await loadUserRefreshClient();
@@ -118,7 +108,7 @@ export async function userRefreshClientWithLazySecrets(
   fields: Omit<AuthorizedUserFile, "clientSecret" | "refreshToken">,
   standIn: string,
   readSecrets: () => Promise<Secrets>,
-  options: UserRefreshClientOptions = {},
+  options: ClientOptions = {},
 ): Promise<UserRefreshClient> {
   // Empty secrets until read: google-auth-library then refreshes through refreshHandler below.
   const client = await userRefreshClientFrom({ ...fields, clientSecret: "", refreshToken: "" }, options);
@@ -218,17 +208,4 @@ export function authorizedUserFileFrom(client: OAuth2Client, path?: string): Aut
 /** The scopes a user-built client's last token was granted (google-auth-library keeps no others). */
 function grantedScopes(client: OAuth2Client): string[] {
   return (client.credentials.scope ?? "").split(" ").filter((scope) => scope !== "");
-}
-
-/** Obtains an access token once, mapping failures to cred-auth errors. */
-export async function proveCredentials(client: OAuth2Client, what: string): Promise<void> {
-  try {
-    const { token } = await client.getAccessToken();
-    if (!token)
-      throw new CredConnectionError(`${what} failed: the token server's reply held no access token; try again later.`, {
-        code: ERROR_CODES.SERVER_ERROR,
-      });
-  } catch (error) {
-    throw toCredError(error, what);
-  }
 }

@@ -1,21 +1,21 @@
 // `service_account`: a JSON key. Its tokens carry the scopes asked (cloud-platform by default); its
 // ID token is the JWT-bearer grant's; it cannot be revoked with a request (the key is deleted in IAM).
-import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
-import { tokenCacheKey } from "../../formats/cache-keys.js";
-import { type ServiceAccountKeyFile, readServiceAccountKeyFile } from "../../formats/credentials-file.js";
-import { chooseTokenUrl } from "../../protocols/token-requests.js";
-import { keyFileIdToken } from "./id-token-mint.js";
-import { keyFileToken } from "./refresh.js";
-import { serviceAccountClientFrom } from "../clients/service-account.js";
+import { tokenCacheKey } from "../../../formats/cache-keys.js";
+import { chooseTokenUrl } from "../../../protocols/token-requests.js";
+import { CLOUD_PLATFORM_SCOPE } from "../../../shared/constants.js";
 import {
   cachedCredentialsToken,
   credentialsCachedTokens,
   credentialsTokenKey,
   optional,
-} from "./google-credentials.js";
-import { type Kind, cachedIdToken } from "./kind.js";
+} from "../google-credentials.js";
+import { type Kind, cachedIdToken } from "../kind.js";
+import { serviceAccountClientFrom } from "./client.js";
+import { type ServiceAccountKeyFile, parseServiceAccountKey } from "./file.js";
+import { keyFileIdToken, keyFileToken } from "./tokens.js";
 
 export const keyKind: Kind<ServiceAccountKeyFile> = {
+  parse: parseServiceAccountKey,
   keepsGrantedScopes: false,
   ownIdToken: false,
 
@@ -27,7 +27,7 @@ export const keyKind: Kind<ServiceAccountKeyFile> = {
   idToken(file, request) {
     const tokenUrl = chooseTokenUrl(file, request.universe, request.path);
     return cachedIdToken(tokenCacheKey(file, [], tokenUrl), request, () =>
-      keyFileIdToken(file, { ...request, tokenUrl }),
+      keyFileIdToken(file, { ...request, audience: request.audience as string }),
     );
   },
 
@@ -55,8 +55,7 @@ export const keyKind: Kind<ServiceAccountKeyFile> = {
 
   cachedTokens: (file, where) => credentialsCachedTokens(file, [CLOUD_PLATFORM_SCOPE], where),
 
-  async client(path, { scopes, env, universe }) {
-    const file = await readServiceAccountKeyFile(path); // reports a missing or malformed file precisely
+  async client(file, path, { scopes, env, universe }) {
     return {
       credentials: await serviceAccountClientFrom(file, scopes, { path, env, universe }),
       projectId: file.projectId,

@@ -1,0 +1,110 @@
+// `authorized_user`: a person's sign-in, as gcloud, pydata-google-auth and cred-auth write it, and the
+// credentials cache's file. Its fields checked, its JSON written (keys on disk named only here). Pure.
+import { GOOGLE_ENDPOINTS, EMULATOR_PATHS } from "../../../shared/constants.js";
+import { parseScopes, stringFields } from "../../../formats/credentials-file.js";
+import { credentialsTokenUrl } from "../../../formats/destinations.js";
+import type { Universe } from "../../../trust/urls.js";
+
+/**
+ * An `authorized_user` file: user credentials, as written by gcloud, pydata-google-auth and
+ * cred-auth. The model is camelCase; its keys on disk are {@link USER_KEYS}'.
+ */
+export interface AuthorizedUserFile {
+  type: "authorized_user";
+  clientId: string;
+  clientSecret: string;
+  refreshToken: string;
+  /** `token_uri`, as written (absent: Google's); judged where used. */
+  tokenUrl?: string;
+  /** The scopes granted (cred-auth and pydata-google-auth record them; gcloud does not). */
+  scopes?: string[];
+  idToken?: string;
+  quotaProjectId?: string;
+  universeDomain?: string;
+  /** The signed-in account's e-mail, when known. */
+  account?: string;
+}
+
+/**
+ * Each string field of the user model and its key on disk, in the order a file is written: adding
+ * a field is one line here and one in {@link AuthorizedUserFile}.
+ */
+const USER_KEYS = {
+  clientId: "client_id",
+  clientSecret: "client_secret",
+  refreshToken: "refresh_token",
+  tokenUrl: "token_uri",
+  idToken: "id_token",
+  quotaProjectId: "quota_project_id",
+  universeDomain: "universe_domain",
+  account: "account",
+} as const satisfies Record<Exclude<keyof AuthorizedUserFile, "type" | "scopes">, string>;
+const USER_REQUIRED = ["clientId", "clientSecret", "refreshToken"] as const;
+
+/** The file's JSON, checked. */
+export function parseAuthorizedUser(fields: Record<string, unknown>, path: string): AuthorizedUserFile {
+  const file: AuthorizedUserFile = {
+    type: "authorized_user",
+    ...stringFields(fields, path, USER_KEYS, USER_REQUIRED),
+  };
+  const scopes = parseScopes(fields.scopes, path);
+  if (scopes !== undefined) file.scopes = scopes;
+  return file;
+}
+
+/** What an `authorized_user` file is made of: a sign-in's tokens, or a client we built. */
+export type AuthorizedUserFields = Omit<AuthorizedUserFile, "type" | "scopes"> & { scopes?: readonly string[] };
+
+/** The `authorized_user` file of `fields`: the one place it is put together (parsed above, written below). */
+export function authorizedUserFile(fields: AuthorizedUserFields): AuthorizedUserFile {
+  const file: AuthorizedUserFile = {
+    type: "authorized_user",
+    clientId: fields.clientId,
+    clientSecret: fields.clientSecret,
+    refreshToken: fields.refreshToken,
+    ...(fields.tokenUrl !== undefined ? { tokenUrl: fields.tokenUrl } : {}),
+    scopes: [...(fields.scopes ?? [])],
+  };
+  for (const name of ["idToken", "quotaProjectId", "universeDomain", "account"] as const)
+    if (fields[name]) file[name] = fields[name];
+  return file;
+}
+
+/**
+ * The ADC-format JSON of user credentials: `type, client_id, client_secret, refresh_token,
+ * token_uri, scopes`, then `id_token, quota_project_id, universe_domain, account` when known.
+ * `token_uri` defaults to Google's.
+ */
+export function userCredentialsJson(data: AuthorizedUserFile): string {
+  const out: Record<string, unknown> = { type: "authorized_user" };
+  const written = { ...data, tokenUrl: data.tokenUrl ?? GOOGLE_ENDPOINTS.tokenUrl };
+  for (const [name, key] of Object.entries(USER_KEYS) as [keyof typeof USER_KEYS, string][]) {
+    const value = written[name];
+    if (value || (USER_REQUIRED as readonly string[]).includes(name)) out[key] = value;
+    // The scopes follow token_uri, as gcloud and pydata-google-auth write them.
+    if (name === "tokenUrl" && data.scopes !== undefined) out.scopes = [...data.scopes];
+  }
+  return `${JSON.stringify(out, null, 2)}\n`;
+}
+
+/** The text of `data` as an `authorized_user` file, checked as it will be read back: a file written always loads. */
+export function userFileText(data: AuthorizedUserFile, path: string): string {
+  const text = userCredentialsJson(data);
+  parseAuthorizedUser(JSON.parse(text), path);
+  return text;
+}
+
+/**
+ * Where an `authorized_user` file's refresh token is revoked: Google's revoke endpoint beside the
+ * token endpoint the file's `token_uri` names, judged as that URL is ({@link credentialsTokenUrl}):
+ * `https://oauth2.UNIVERSE/revoke` for Google's, the emulator's `/revoke` when it stands in, and
+ * for a token server on this machine (allowed for the file's own secret) its `/revoke` beside it,
+ * where the emulator serves it.
+ */
+export function credentialsRevokeUrl(file: AuthorizedUserFile, universe: Universe, path?: string): string {
+  const tokenUrl = new URL(credentialsTokenUrl(file, universe, path));
+  if (universe.emulator !== undefined && tokenUrl.href.startsWith(`${universe.emulator}/`))
+    return `${universe.emulator}${EMULATOR_PATHS.revoke}`;
+  if (tokenUrl.protocol === "http:") return `${tokenUrl.origin}${EMULATOR_PATHS.revoke}`;
+  return `https://oauth2.${universe.domain}/revoke`;
+}
