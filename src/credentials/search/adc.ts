@@ -116,7 +116,7 @@ async function fromFileOrReason(
 
 /**
  * Credentials from an ADC file, each type through cred-auth's own reader (google-auth-library
- * never reads the file itself): a type cred-auth does not read is refused by credentials-file.ts.
+ * never reads the file itself): a type cred-auth does not read is refused by the kinds table.
  */
 async function fromFile(
   path: string,

@@ -9,7 +9,7 @@ import { detectedHostedEnvironment } from "../../hosted/registry.js";
 import { metadataBaseUrl } from "../../hosted/metadata.js";
 import { ENV } from "../../shared/constants.js";
 import { isOnGoogleCloud } from "../../util/lazy.js";
-import { readCredentialsBytesSync } from "../../formats/credentials-file.js";
+import { readCredentialsBytesSync } from "../../stores/credentials-file.js";
 import { UntrustedFileError } from "../../trust/files.js";
 import { wellKnownFile } from "./adc.js";
 
