@@ -3,9 +3,9 @@ import { resolve } from "node:path";
 import { checkSaveDestination } from "../credentials/sign-in/destination.js";
 import { planSources } from "../credentials/sign-in/plan.js";
 import { saveSignIn } from "../credentials/sign-in/user.js";
-import { CredAuthError, CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { CredAuthError, CredCancelledError } from "../errors.js";
 import { MESSAGES } from "../messages.js";
-import { type ClientKind, CONFIG_CLIENT_COMMAND, CREATE_CLIENT, readClientSecretFile } from "../oauth/client.js";
+import { type ClientKind, readClientSecretFile } from "../oauth/client.js";
 import { assertValidScopes } from "../oauth/scopes.js";
 import type { SaveUserCredentialsOptions } from "../options.js";
 import type { Settings } from "../settings/keys.js";
@@ -53,7 +53,7 @@ export async function login(args: ParsedArgs): Promise<number> {
   } catch (error) {
     if (cancel.signal.aborted && !(error instanceof CredAuthError))
       throw new CredCancelledError(MESSAGES.signInCancelled, { cause: error });
-    throw noClientInCliWords(error);
+    throw error;
   } finally {
     process.off("SIGINT", onSigint);
   }
@@ -80,15 +80,6 @@ async function checkImpersonation(path: string): Promise<void> {
       `cred-auth: warning: the file is saved, but impersonating failed just now: ${printable(reason)}\n`,
     );
   }
-}
-
-/** The library's "no client" error names its options; on the command line, name the flags. */
-function noClientInCliWords(error: unknown): unknown {
-  if (!(error instanceof CredAuthError) || error.code !== ERROR_CODES.NO_OAUTH_CLIENT) return error;
-  return new CredCredentialsError(
-    `No OAuth client configured: run \`${CONFIG_CLIENT_COMMAND}\` once with its client-secret JSON file, or give --client-secret-file FILE, or --client_id ID with --client_secret SECRET.\n${CREATE_CLIENT}`,
-    { code: ERROR_CODES.NO_OAUTH_CLIENT, cause: error },
-  );
 }
 
 /**

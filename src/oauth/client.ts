@@ -1,5 +1,5 @@
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { ENV } from "../shared/constants.js";
+import { CLOUD_PLATFORM_SCOPE, ENV } from "../shared/constants.js";
 import { readTrustedFileSync } from "../trust/files.js";
 import { own } from "../trust/own.js";
 
@@ -25,18 +25,28 @@ export interface ResolvedClient {
 /** Doc page that explains how to create a client; named in error messages. */
 export const CLIENT_DOC = "docs/oauth-client.md";
 
-/** The command that configures a client once; named by the errors of a missing client. */
-export const CONFIG_CLIENT_COMMAND = "cred-auth config set client-secret-file PATH";
+/** The scopes `gcloud auth application-default login` asks for without `--scopes` (cloud-platform is required). */
+const GCLOUD_SCOPES = ["openid", "email", "https://www.googleapis.com/auth/userinfo.email", CLOUD_PLATFORM_SCOPE];
 
-/** The second line of every "no client" error. */
-export const CREATE_CLIENT = `Create a "Desktop app" OAuth client in the Google Cloud console: \`cred-auth config init\` guides you through it; see ${CLIENT_DOC}.`;
-
-/** No client in the options, the environment or the settings (and no emulator to lend its demo client). */
-export function noClientError(): CredCredentialsError {
+/**
+ * No client in the options, the environment or the settings (and no emulator to lend its demo
+ * client). With gcloud installed (`gcloudScopes`: the scopes asked), its ADC sign-in comes first.
+ */
+export function noClientError(gcloudScopes?: readonly string[]): CredCredentialsError {
+  const own = "`cred-auth config init` creates your own client once";
   return new CredCredentialsError(
-    `No OAuth client configured: run \`${CONFIG_CLIENT_COMMAND}\` once with its client-secret JSON file, or pass clientId and clientSecret, or set ${ENV.clientId} and ${ENV.clientSecret}, or ${ENV.clientSecretFile}.\n${CREATE_CLIENT}`,
+    gcloudScopes
+      ? `No OAuth client configured. First way in: \`${gcloudLogin(gcloudScopes)}\` (cred-auth then finds it);\nsecond: ${own} (see ${CLIENT_DOC}).`
+      : `No OAuth client configured: ${own} (or set ${ENV.clientSecretFile}); see ${CLIENT_DOC}.`,
     { code: ERROR_CODES.NO_OAUTH_CLIENT },
   );
+}
+
+/** gcloud's ADC sign-in for these scopes: `--scopes` only for scopes beyond its own. */
+function gcloudLogin(scopes: readonly string[]): string {
+  if (scopes.every((scope) => GCLOUD_SCOPES.includes(scope))) return "gcloud auth application-default login";
+  const asked = [CLOUD_PLATFORM_SCOPE, ...scopes.filter((scope) => scope !== CLOUD_PLATFORM_SCOPE)];
+  return `gcloud auth application-default login --scopes=${asked.join(",")}`;
 }
 
 /** The copy-paste flow towards the caller's own page needs the caller's whole client id and secret, as the original requires. */

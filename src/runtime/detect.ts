@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
+import { delimiter, join } from "node:path";
 import { REMOTE_WORKSPACE_VARIABLES } from "../shared/hosted-platforms.js";
 import { isLoopbackHostname } from "../trust/urls.js";
 
@@ -227,6 +228,13 @@ function isOtherHostUrl(value: string, ownHostname: string): boolean {
   }
   const local = ["0.0.0.0", "::", ownHostname.toLowerCase()];
   return !local.includes(host) && !isLoopbackHostname(host === "::1" ? "[::1]" : host) && !host.endsWith(".localhost");
+}
+
+/** Whether the `gcloud` command is on `env.PATH` (asked only when no OAuth client is configured). */
+export function gcloudOnPath(env: Env, platform: NodeJS.Platform = process.platform): boolean {
+  const names = platform === "win32" ? ["gcloud.cmd", "gcloud.exe"] : ["gcloud"];
+  const dirs = (env.PATH ?? "").split(delimiter).filter(Boolean);
+  return dirs.some((dir) => names.some((name) => existsSync(join(dir, name))));
 }
 
 function isSet(value: string | undefined): value is string {

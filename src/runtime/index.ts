@@ -1,2 +1,2 @@
-export { detectRuntime, currentHost, notebookKernel } from "./detect.js";
+export { detectRuntime, currentHost, gcloudOnPath, notebookKernel } from "./detect.js";
 export type { RuntimeInfo, RuntimeKind, HostFacts, RemoteEvidence, RemoteVerdict } from "./detect.js";

@@ -429,20 +429,41 @@ test("--remember with a home that cannot be written: the credentials are saved, 
   );
 });
 
-test("no client anywhere (at Google): the CLI names its flags and the config command, not the API's options", async () => {
+test("no client anywhere (at Google): gcloud's sign-in first when gcloud is installed, then config init; two lines", async () => {
   const box = sandbox();
-  const r = await runCli(["login", join(box.dir, "x.json"), "--use_local_webserver"], box.env);
-  outputs.push(r.stdout, r.stderr);
-  assert.equal(r.code, 1);
-  const [line, ...rest] = r.stderr.trimEnd().split("\n");
+  const { mkdirSync, writeFileSync } = await import("node:fs");
+  const { dirname } = await import("node:path");
+  const withGcloud = join(box.dir, "gcloud-bin");
+  mkdirSync(withGcloud);
+  writeFileSync(join(withGcloud, "gcloud"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+  const node = dirname(process.execPath); // a PATH that holds node, and gcloud only where asked
+  const say = async (path: string, scopes: string[] = []) => {
+    const r = await runCli(["login", join(box.dir, "x.json"), "--use_local_webserver", ...scopes], {
+      ...box.env,
+      PATH: path,
+    });
+    outputs.push(r.stdout, r.stderr);
+    assert.equal(r.code, 1);
+    return r.stderr.trimEnd().split("\n");
+  };
+  const [line, ...rest] = await say(`${withGcloud}:${node}`);
   assert.deepEqual(rest, []);
-  assert.match(
-    line!,
-    /^cred-auth: No OAuth client configured: run `cred-auth config set client-secret-file PATH` once/,
+  assert.equal(
+    line,
+    "cred-auth: No OAuth client configured. First way in: `gcloud auth application-default login` (cred-auth then finds it); second: `cred-auth config init` creates your own client once (see docs/oauth-client.md). (ERR_NO_OAUTH_CLIENT)",
   );
-  assert.match(line!, /--client-secret-file FILE, or --client_id ID with --client_secret SECRET/);
-  assert.match(line!, /"Desktop app" OAuth client .* docs\/oauth-client\.md/);
-  assert.doesNotMatch(line!, /clientId|clientSecret/);
+  assert.ok(line!.length <= 240, "two lines of a 120-column terminal");
+  const [drive] = await say(`${withGcloud}:${node}`, ["--scopes", "https://www.googleapis.com/auth/drive.readonly"]);
+  assert.match(
+    drive!,
+    /`gcloud auth application-default login --scopes=https:\/\/www\.googleapis\.com\/auth\/cloud-platform,https:\/\/www\.googleapis\.com\/auth\/drive\.readonly`/,
+    "the scopes asked, with the cloud-platform gcloud needs",
+  );
+  const without = await say(node);
+  assert.deepEqual(without, [
+    "cred-auth: No OAuth client configured: `cred-auth config init` creates your own client once (or set CRED_AUTH_CLIENT_SECRET_FILE); see docs/oauth-client.md. (ERR_NO_OAUTH_CLIENT)",
+  ]);
+  for (const said of [line!, drive!, ...without]) assert.doesNotMatch(said, /clientId|clientSecret/);
 });
 
 test("the ui setting chooses the face when --ui is not given; --ui wins over it", async () => {

@@ -332,3 +332,34 @@ test("a plan detects the runtime once: the container check runs once per sign-in
   planSignIn({ scopes: [CLOUD], options: {} }, sources({}, {}, { host: facts }).sources);
   assert.equal(checks, 1);
 });
+
+test("no OAuth client at Google: gcloud's sign-in named first when gcloud is on PATH (with --scopes beyond its own), then config init", async () => {
+  const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const bin = mkdtempSync(join(tmpdir(), "cred-auth-gcloud-"));
+  try {
+    writeFileSync(join(bin, "gcloud"), "#!/bin/sh\n", { mode: 0o755 });
+    const refusal = (path: string, scopes = [CLOUD]) => {
+      try {
+        planSignIn({ scopes, options: {} }, { env: { PATH: path }, settings: () => ({}) });
+      } catch (error) {
+        assert.equal((error as CredCredentialsError).code, ERROR_CODES.NO_OAUTH_CLIENT);
+        return (error as Error).message;
+      }
+      assert.fail("no client: the plan refuses");
+    };
+    const [first, second] = refusal(bin).split("\n");
+    assert.match(first!, /^No OAuth client configured\. First way in: `gcloud auth application-default login` /);
+    assert.match(second!, /^second: `cred-auth config init` creates your own client once/);
+    const drive = "https://www.googleapis.com/auth/drive.readonly";
+    assert.match(refusal(bin, [drive]), new RegExp(`login --scopes=${CLOUD},${drive}\``));
+    assert.match(
+      refusal("/nonexistent"),
+      /^No OAuth client configured: `cred-auth config init` creates your own client once/,
+    );
+    assert.doesNotMatch(refusal("/nonexistent"), /gcloud/);
+  } finally {
+    rmSync(bin, { recursive: true, force: true });
+  }
+});

@@ -77,7 +77,7 @@ test("no client anywhere: the error names the exact config command", () => {
     () => resolveClient({}, withSettings({}), google),
     (error: Error & { code?: string }) => {
       assert.equal(error.code, "ERR_NO_OAUTH_CLIENT");
-      assert.match(error.message, /run `cred-auth config set client-secret-file PATH` once/);
+      assert.match(error.message, /`cred-auth config init` creates your own client once/);
       return true;
     },
   );

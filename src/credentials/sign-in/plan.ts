@@ -26,7 +26,7 @@ import {
 import { assertValidScopes, missingScopes } from "../../oauth/scopes.js";
 import type { BrowserLaunch } from "../../os/browser.js";
 import type { SaveUserCredentialsOptions } from "../../options.js";
-import { currentHost, detectRuntime, type HostFacts, type RuntimeInfo } from "../../runtime/index.js";
+import { currentHost, detectRuntime, gcloudOnPath, type HostFacts, type RuntimeInfo } from "../../runtime/index.js";
 import { chosen } from "./settings-order.js";
 import { parsePortRange, type Settings } from "../../settings/keys.js";
 import { readSettings } from "../../settings/read.js";
@@ -107,7 +107,7 @@ export function planSignIn(request: SignInRequest, sources: PlanSources = planSo
   const caller = callerMode(callerUseLocalWebserver(options), options.redirectUri);
   const own = ownClient(options, caller === "paste" && Boolean(options.redirectUri), sources, request.clientKind);
   const flow = caller ? { mode: caller } : flowChoice(runtime, codePage, own?.kind);
-  const client = own ?? demoClient(flow.mode, endpoints);
+  const client = own ?? demoClient(flow.mode, endpoints, false, () => gcloudOnPath(sources.env) && scopes);
   // Impersonation: the user's token only asks for the service account's (cloud-platform).
   const signInScopes = impersonation ? [CLOUD_PLATFORM_SCOPE] : scopes;
   const announcement = caller ? undefined : flowLine(flow, runtime, client, codePage);
@@ -415,12 +415,20 @@ function ownClient(
   return client;
 }
 
-/** The emulator's demo client for the flow (a Web client for copy-paste); outside the emulator, no client is an error. */
-function demoClient(mode: "loopback" | "paste", endpoints: Endpoints, toOwnPage = false): ResolvedClient {
+/**
+ * The emulator's demo client for the flow (a Web client for copy-paste); outside the emulator, no
+ * client is an error, which names gcloud's sign-in first when `gcloud` gives the scopes (it is installed).
+ */
+function demoClient(
+  mode: "loopback" | "paste",
+  endpoints: Endpoints,
+  toOwnPage = false,
+  gcloud: () => readonly string[] | false = () => false,
+): ResolvedClient {
   if (toOwnPage) throw incompleteClientError();
   // No kind: the emulator lends the client each flow needs, so the advice may name either flow.
   if (endpoints.emulator) return { ...(mode === "paste" ? DEMO_WEB_CLIENT : DEMO_CLIENT), source: "demo" };
-  throw noClientError();
+  throw noClientError(gcloud() || undefined);
 }
 
 /**
