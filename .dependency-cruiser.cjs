@@ -6,11 +6,11 @@ const KIND_FILE_IN = "(file|[^/]+/file)\\.ts$";
 const KIND_FILE = `kinds/${KIND_FILE_IN}`;
 const LAYERS = [
   { name: "entry", path: "^src/(index\\.ts|api\\.ts|cli\\.ts|cli/)" },
-  { name: "credentials", path: "^src/(credentials/(?!kinds/|clients/)|options\\.ts)" },
+  { name: "credentials", path: "^src/(credentials/(?!kinds/)|options\\.ts)" },
   { name: "credentials-cache, hosted, ui", path: "^src/(credentials-cache|hosted|ui)/" },
   {
     name: "kinds (each ADC type's tokens and client; its file shape sits with formats)",
-    path: `^src/credentials/(kinds/(?!${KIND_FILE_IN})|clients/)`,
+    path: `^src/credentials/kinds/(?!${KIND_FILE_IN})`,
   },
   { name: "oauth", path: "^src/oauth/" },
   {
@@ -32,16 +32,14 @@ const LAYERS = [
 // - search/: default()'s search (default, adc, locate, the CLI's token search, single flight);
 // - sign-in/: the sign-in (plan, user, complete, pending credentials, account note, settings order, destination);
 // - tokens/: a token for a file or a client, through the token cache (print-token's and the ID-token API's);
-// - kinds/: one module per ADC file type, registered in one table keyed by `type`;
-// - clients/: google-auth-library's clients built safely (key, impersonated, federated, a user's shared tokens).
+// - kinds/: one folder per ADC file type (its shape, tokens, client), registered in one table keyed by `type`.
 const ROOMS = {
   "the public ID-token API": { path: "^src/credentials/id-token\\.ts$", uses: ["search", "tokens"] },
   status: { path: "^src/credentials/status/", uses: ["search", "tokens", "kinds"] },
-  search: { path: "^src/credentials/search/", uses: ["sign-in", "tokens", "kinds", "clients"] },
-  "sign-in": { path: "^src/credentials/sign-in/", uses: ["kinds", "clients"] },
+  search: { path: "^src/credentials/search/", uses: ["sign-in", "tokens", "kinds"] },
+  "sign-in": { path: "^src/credentials/sign-in/", uses: ["kinds"] },
   tokens: { path: "^src/credentials/tokens/", uses: ["kinds"] },
-  kinds: { path: "^src/credentials/kinds/", uses: ["clients"] },
-  clients: { path: "^src/credentials/clients/", uses: [] },
+  kinds: { path: "^src/credentials/kinds/", uses: [] },
 };
 const roomWalls = Object.entries(ROOMS).map(([name, room]) => ({
   name: `room-${name.replace(/ /g, "-")}`,
@@ -66,12 +64,12 @@ const kindsWalls = [
     to: {
       path: KINDS_ROOM,
       // A kind's file shape is a format anyone may read; the user's client is the sign-in's and the
-      // credentials cache's, the key's client a public loader's.
+      // credentials cache's, the key's a public loader's, the impersonated one the impersonateServiceAccount option's.
       pathNot: [
         "^src/credentials/kinds/(table|kind)\\.ts$",
         `^src/credentials/${KIND_FILE}`,
         "^src/credentials/kinds/user/(client|shared-tokens)\\.ts$",
-        "^src/credentials/kinds/key/client\\.ts$",
+        "^src/credentials/kinds/(key|impersonated)/client\\.ts$",
       ],
     },
   },

@@ -2,7 +2,6 @@
 // generateIdToken), and Google's refusals as coded errors, their words scrubbed of what was sent.
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { type GoogleApiError, consumerProject, parseGoogleApiError } from "../formats/google-api-error.js";
-import { delegateResourceName } from "../formats/impersonated-file.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { type Redact, redactor } from "../trust/redact.js";
 import { printable, quoted, serverWords } from "../trust/text.js";
@@ -19,6 +18,11 @@ function unreachable(cause: unknown): CredConnectionError {
     code: ERROR_CODES.UNREACHABLE,
     cause,
   });
+}
+
+/** A delegate as the API names it (`projects/-/serviceAccounts/EMAIL`); gcloud's files hold the bare e-mail. */
+export function delegateResourceName(delegate: string): string {
+  return delegate.startsWith("projects/") ? delegate : `projects/-/serviceAccounts/${delegate}`;
 }
 
 /** Options of {@link generateAccessToken}. */

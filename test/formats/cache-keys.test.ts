@@ -9,7 +9,7 @@ import {
   federatedTokenKey as externalCacheKey,
   parseExternalAccount,
 } from "../../dist/credentials/kinds/federated/file.js";
-import { impersonatedCacheKey, parseImpersonatedFile } from "../../dist/formats/impersonated-file.js";
+import { impersonatedCacheKey, parseImpersonatedFile } from "../../dist/credentials/kinds/impersonated/file.js";
 import { parseWorkforceUserFile, workforceUserTokenKey } from "../../dist/credentials/kinds/workforce-user/file.js";
 import { tokenCacheKey as reExported } from "../../dist/token-cache/index.js";
 import { sha256Hex } from "../../dist/util/sha256.js";

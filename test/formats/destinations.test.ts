@@ -12,7 +12,7 @@ import {
   impersonatedDestinations,
   impersonationDestination,
   parseImpersonatedFile,
-} from "../../dist/formats/impersonated-file.js";
+} from "../../dist/credentials/kinds/impersonated/file.js";
 import { parseWorkforceUserFile, workforceUserTokenUrl } from "../../dist/credentials/kinds/workforce-user/file.js";
 import { trustedUniverse } from "../../dist/trust/urls.js";
 import { keyModel, userFileFields, userModel } from "../support/files.ts";

@@ -12,7 +12,7 @@ import { ERROR_CODES } from "cred-auth";
 import { readAdcFile } from "../../dist/credentials/kinds/table.js";
 import { credentialsTokenUrl } from "../../dist/formats/destinations.js";
 import { externalAccountDestinations } from "../../dist/credentials/kinds/federated/file.js";
-import { impersonatedDestinations } from "../../dist/formats/impersonated-file.js";
+import { impersonatedDestinations } from "../../dist/credentials/kinds/impersonated/file.js";
 import { workforceUserTokenUrl } from "../../dist/credentials/kinds/workforce-user/file.js";
 import { trustedUniverse } from "../../dist/trust/urls.js";
 import { withEmulator } from "../support/emulator.ts";

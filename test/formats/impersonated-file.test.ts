@@ -13,7 +13,7 @@ import {
   impersonatedDestinations,
   impersonatedFileJson,
   parseImpersonatedFile,
-} from "../../dist/formats/impersonated-file.js";
+} from "../../dist/credentials/kinds/impersonated/file.js";
 import { trustedUniverse } from "../../dist/trust/urls.js";
 
 const SA = "deployer@my-project.iam.gserviceaccount.com";

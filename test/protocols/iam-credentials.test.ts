@@ -11,7 +11,7 @@ import {
   impersonationUrl,
   projectOfServiceAccount,
   targetOfImpersonationUrl,
-} from "../../dist/formats/impersonated-file.js";
+} from "../../dist/credentials/kinds/impersonated/file.js";
 import { parseImpersonationChain } from "../../dist/formats/impersonation-chain.js";
 import { withEmulator } from "../support/emulator.ts";
 import { tempDir } from "../support/files.ts";

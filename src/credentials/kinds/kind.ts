@@ -1,11 +1,9 @@
-// What every kind of Application Default Credentials file does, one module per `type` (./table.ts
-// registers them): its access token and ID token through the token cache, what `status` says of
-// it, what `revoke` can end and forget, and the client default() returns. The shapes are
-// formats/'s; the network half of each kind loads on a cache miss (./refresh.ts, ./id-token-mint.ts).
+// What every kind of Application Default Credentials file does, one folder per `type` (./table.ts registers
+// them): its parse, tokens, what status and revoke say and do, default()'s client. A capability is a member here.
 import type { AuthClient } from "google-auth-library";
 import { type CachedAccessToken, getTokenWithCache } from "../../token-cache/index.js";
 import { idTokenCacheKey } from "../../formats/cache-keys.js";
-import type { ImpersonatedFile } from "../../formats/impersonated-file.js";
+import type { ImpersonatedFile, ImpersonationSource } from "./impersonated/file.js";
 import type { ExternalAccountFile } from "./federated/file.js";
 import type { CredentialsFile } from "./file.js";
 import type { AuthorizedUserFile } from "./user/file.js";
@@ -17,8 +15,12 @@ import type { Universe } from "../../trust/urls.js";
 /** Whose a federation file's credentials are: its file names no account. */
 export const FEDERATED_IDENTITY = "a federated identity (the file names none)";
 
-/** Where a refresh token that may rotate sits: the file itself, or an impersonated file's `source_credentials`. */
-export type RefreshTokenPlace = "file" | "source_credentials";
+/** Where a refresh token that may rotate sits in a file, and how the whole file is checked once it changed. */
+export interface RefreshTokenSpot {
+  /** The file itself, or an impersonated file's `source_credentials`. */
+  place: "file" | "source_credentials";
+  check(json: Record<string, unknown>, path: string): void;
+}
 
 /** Any Application Default Credentials file cred-auth reads. */
 export type AdcFile = CredentialsFile | ExternalAccountFile | WorkforceUserFile | ImpersonatedFile;
@@ -40,8 +42,8 @@ export interface TokenRequest {
   cache: { fresh: boolean; dir: string | false };
   /** What went wrong without costing the token, one line each, never a secret. */
   warnings: string[];
-  /** Where a rotated refresh token is written back: the file itself (default) or its `source_credentials`. */
-  place?: RefreshTokenPlace;
+  /** Where a rotated refresh token is written back (default: the file itself). */
+  spot?: RefreshTokenSpot;
 }
 
 /** What one ID-token request for a file decides once and passes down. */
@@ -146,6 +148,19 @@ export interface Kind<F extends AdcFile> {
   notReplaceable(json: Record<string, unknown>): string | undefined;
   /** The client default() returns for `file` (read from `path`), proven later by default(). */
   client(file: F, path: string, context: ClientContext): Promise<KindClient>;
+}
+
+/** A kind an impersonated file's `source_credentials` may be: it also builds the client `Impersonated` asks with. */
+export interface SourceKind<F extends ImpersonationSource> extends Kind<F> {
+  /** The source's client inside the file at `path` (a rotated refresh token kept at `spot`), and its project. */
+  sourceClient(file: F, path: string, context: SourceContext): Promise<KindClient>;
+}
+
+/** Where an impersonation's source client is built. */
+export interface SourceContext {
+  env: NodeJS.ProcessEnv;
+  universe: Universe;
+  spot: RefreshTokenSpot;
 }
 
 /** `mint()` through the token cache under the ID-token key of the request and the credentials' `accessKey` without scopes. */

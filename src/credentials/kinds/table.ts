@@ -1,24 +1,35 @@
-// Every kind of Application Default Credentials file, keyed by its `type`: the one place a file's
-// type chooses what is done with it. A type without a kind, or a kind without a capability, does
-// not compile. Each entry is read only when a file of its type is met, so print-token's cached
-// path evaluates its own kind's module and no other (test/cli/hot-path.test.ts).
+// Every kind of ADC file, keyed by its `type`: the one place a file's type chooses what is done with it,
+// parsing included. A type without a kind does not compile; an entry is evaluated only when its type is met.
 import { credentialsJson, unsupportedType } from "../../formats/credentials-file.js";
 import type { ReadCredentialsOptions } from "../../stores/credentials-file.js";
 import { readStoredFileSync } from "../../stores/index.js";
 import { federatedKind } from "./federated/index.js";
-import { impersonatedKind } from "./impersonated.js";
-import type { AdcFile, AdcFileType, FileOf, Kind } from "./kind.js";
+import type { ImpersonationSource } from "./impersonated/file.js";
+import { impersonatedKind } from "./impersonated/index.js";
+import type { AdcFile, AdcFileType, FileOf, Kind, SourceKind } from "./kind.js";
 import { keyKind } from "./key/index.js";
 import { userKind } from "./user/index.js";
 import { workforceUserKind } from "./workforce-user/index.js";
 
-const KINDS: { readonly [T in AdcFileType]: () => Kind<FileOf<T>> } = {
+/** The kinds an impersonated file's source may be. */
+const SOURCES: { readonly [T in ImpersonationSource["type"]]: () => SourceKind<FileOf<T>> } = {
   authorized_user: () => userKind,
   service_account: () => keyKind,
-  impersonated_service_account: () => impersonatedKind,
-  external_account: () => federatedKind,
   external_account_authorized_user: () => workforceUserKind,
 };
+
+let impersonated: Kind<FileOf<"impersonated_service_account">> | undefined;
+
+const KINDS: { readonly [T in AdcFileType]: () => Kind<FileOf<T>> } = {
+  ...SOURCES,
+  impersonated_service_account: () => (impersonated ??= impersonatedKind(sourceKindOf)),
+  external_account: () => federatedKind,
+};
+
+/** The kind of an impersonation's `source`. */
+function sourceKindOf<S extends ImpersonationSource>(source: S): SourceKind<S> {
+  return SOURCES[source.type]() as unknown as SourceKind<S>;
+}
 
 /** The kind of `file`. */
 export function kindOf<F extends AdcFile>(file: F): Kind<F> {

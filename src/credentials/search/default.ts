@@ -9,7 +9,7 @@ import type { ImpersonationChain } from "../../formats/impersonation-chain.js";
 import { trustedUniverse } from "../../trust/urls.js";
 import { debug } from "../../util/debug.js";
 import { findApplicationDefaultCredentials } from "./adc.js";
-import { impersonateProven, projectOfServiceAccount } from "../clients/impersonated.js";
+import { impersonateProven, projectOfServiceAccount } from "../kinds/impersonated/client.js";
 import { sharedResolution } from "./single-flight.js";
 import { awaitsSignIn, endedShownSignIn, impersonationOf, userCredentialsFor } from "../sign-in/user.js";
 

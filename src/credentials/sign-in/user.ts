@@ -25,7 +25,7 @@ import { getCredentialInfo } from "../../protocols/info.js";
 import { proveCredentials } from "../../protocols/token-requests.js";
 import { userRefreshClientFrom } from "../kinds/user/client.js";
 import type { PlanSources, SignInPlan, SignInRequest } from "./plan.js";
-import { impersonateProven, writeImpersonatedFile } from "../clients/impersonated.js";
+import { impersonateProven, writeImpersonatedFile } from "../kinds/impersonated/client.js";
 import { pendingCredentials } from "./pending-credentials.js";
 import { planFace, planSignIn } from "./plan.js";
 import { parseImpersonationChain } from "../../formats/impersonation-chain.js";

@@ -3,7 +3,7 @@
 // kind (../kinds/) keys and gets the token: with a cached one it reads the file, judges its URLs
 // (formats/destinations.ts) and reads one cache entry, loading no package at all
 // (test/cli/hot-path.test.ts, bench target 2); getting a new token (google-auth-library, STS, IAM
-// Credentials) lives in ../kinds/refresh.ts, loaded on a miss.
+// Credentials) lives in each kind's tokens.ts, loaded on a miss.
 import { tokenCacheDir } from "../../token-cache/index.js";
 import type { AdcFile } from "../kinds/kind.js";
 import { scopeCheckNotes } from "../../oauth/known-scopes.js";

@@ -3,7 +3,7 @@
 // print-token is, and an ID token lives an hour as an access token does. With a cached token it
 // reads the file, judges its URLs (formats/destinations.ts) and reads one cache entry, loading no
 // package; the file's kind (../kinds/) keys and gets it, a new one (google-auth-library, IAM
-// Credentials, STS) through ../kinds/id-token-mint.ts, loaded on a miss. Keys: formats/cache-keys.ts `idTokenCacheKey`.
+// Credentials, STS) through its kind's tokens.ts, loaded on a miss. Keys: formats/cache-keys.ts `idTokenCacheKey`.
 import { tokenCacheDir } from "../../token-cache/index.js";
 import type { AdcFile } from "../kinds/kind.js";
 import { trustedUniverse } from "../../trust/urls.js";

@@ -9,12 +9,12 @@ import {
   credentialsTokenKey,
   optional,
 } from "../google-credentials.js";
-import { type Kind, cachedIdToken } from "../kind.js";
+import { type SourceKind, cachedIdToken } from "../kind.js";
 import { serviceAccountClientFrom } from "./client.js";
 import { type ServiceAccountKeyFile, parseServiceAccountKey } from "./file.js";
 import { keyFileIdToken, keyFileToken } from "./tokens.js";
 
-export const keyKind: Kind<ServiceAccountKeyFile> = {
+export const keyKind: SourceKind<ServiceAccountKeyFile> = {
   parse: parseServiceAccountKey,
   keepsGrantedScopes: false,
   ownIdToken: false,
@@ -60,5 +60,10 @@ export const keyKind: Kind<ServiceAccountKeyFile> = {
       credentials: await serviceAccountClientFrom(file, scopes, { path, env, universe }),
       projectId: file.projectId,
     };
+  },
+
+  async sourceClient(file, path, { env, universe }) {
+    const credentials = await serviceAccountClientFrom(file, [CLOUD_PLATFORM_SCOPE], { path, env, universe });
+    return { credentials, projectId: file.projectId };
   },
 };

@@ -10,13 +10,13 @@ import {
   credentialsTokenKey,
   optional,
 } from "../google-credentials.js";
-import { type Kind, cachedIdToken } from "../kind.js";
+import { type SourceKind, cachedIdToken } from "../kind.js";
 import { userRefreshClientFrom } from "./client.js";
 import { type AuthorizedUserFile, credentialsRevokeUrl, parseAuthorizedUser } from "./file.js";
 import { attachTokenCache } from "./shared-tokens.js";
 import { userFileIdToken, userFileToken } from "./tokens.js";
 
-export const userKind: Kind<AuthorizedUserFile> = {
+export const userKind: SourceKind<AuthorizedUserFile> = {
   parse: parseAuthorizedUser,
   keepsGrantedScopes: true,
   ownIdToken: true,
@@ -58,5 +58,9 @@ export const userKind: Kind<AuthorizedUserFile> = {
     const credentials = await userRefreshClientFrom(file, { path, env, universe });
     attachTokenCache(credentials, { dir: tokenCacheDir(env) }); // reuse an earlier process's access token
     return { credentials, projectId: null };
+  },
+
+  async sourceClient(file, path, { env, universe }) {
+    return { credentials: await userRefreshClientFrom(file, { path, env, universe }), projectId: null };
   },
 };

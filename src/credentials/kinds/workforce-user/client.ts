@@ -12,6 +12,7 @@ import { loadGoogleAuth, withValidatedConfig } from "../../../util/lazy.js";
 import type { KindClient } from "../kind.js";
 import { type WorkforceUserFile, workforceUserTokenUrl } from "./file.js";
 import {
+  IN_THE_FILE,
   REFRESH_TOKEN_WARNING_CODE,
   type RefreshTokenHome,
   keepRotatedRefreshToken,
@@ -25,7 +26,7 @@ export async function workforceUserAdcClient(
   universe: Universe,
 ): Promise<KindClient> {
   return {
-    credentials: await workforceUserClient(file, universe, refreshTokenHome(path, "file")),
+    credentials: await workforceUserClient(file, universe, refreshTokenHome(path, IN_THE_FILE)),
     projectId: file.quotaProjectId ?? null,
   };
 }

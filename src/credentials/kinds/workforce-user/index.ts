@@ -5,8 +5,8 @@ import { getTokenWithCache, writeCachedToken } from "../../../token-cache/index.
 import { federationMintsNoIdTokens } from "../../../protocols/id-token-words.js";
 import { quoted } from "../../../trust/text.js";
 import { optional } from "../google-credentials.js";
-import { FEDERATED_IDENTITY, type Kind } from "../kind.js";
-import { workforceUserAdcClient } from "./client.js";
+import { FEDERATED_IDENTITY, type SourceKind } from "../kind.js";
+import { workforceUserAdcClient, workforceUserClient } from "./client.js";
 import {
   WORKFORCE_USER_SCOPES,
   type WorkforceUserFile,
@@ -14,9 +14,9 @@ import {
   workforceUserTokenKey,
   workforceUserTokenUrl,
 } from "./file.js";
-import { refreshTokenHome, workforceUserToken } from "./tokens.js";
+import { IN_THE_FILE, refreshTokenHome, workforceUserToken } from "./tokens.js";
 
-export const workforceUserKind: Kind<WorkforceUserFile> = {
+export const workforceUserKind: SourceKind<WorkforceUserFile> = {
   parse: parseWorkforceUserFile,
   keepsGrantedScopes: false,
   ownIdToken: false,
@@ -24,7 +24,7 @@ export const workforceUserKind: Kind<WorkforceUserFile> = {
   /** A rotated refresh token is kept at `request.place`, and the token cached under the key the next run makes from it too. */
   accessToken(file, request) {
     const tokenUrl = workforceUserTokenUrl(file, request.universe, request.path);
-    const home = refreshTokenHome(request.path, request.place ?? "file");
+    const home = refreshTokenHome(request.path, request.spot ?? IN_THE_FILE);
     return getTokenWithCache(
       workforceUserTokenKey(file, tokenUrl),
       async () => {
@@ -74,4 +74,8 @@ export const workforceUserKind: Kind<WorkforceUserFile> = {
   }),
 
   client: (file, path, { universe }) => workforceUserAdcClient(file, path, universe),
+
+  async sourceClient(file, path, { universe, spot }) {
+    return { credentials: await workforceUserClient(file, universe, refreshTokenHome(path, spot)), projectId: null };
+  },
 };

@@ -8,24 +8,29 @@ import { CredAuthError } from "../../../errors.js";
 import { MAX_CREDENTIALS_FILE_BYTES } from "../../../formats/credentials-file.js";
 import { writeCredentialsText } from "../../../stores/credentials-file.js";
 import { fieldsOf, isObject } from "../../../formats/fields.js";
-import { parseImpersonatedFile } from "../../../formats/impersonated-file.js";
 import { refreshAtSts } from "../../../protocols/sts.js";
 import { type CachedAccessToken, bearerEntry } from "../../../formats/token-cache-entry.js";
 import { UntrustedFileError, readTrustedFile } from "../../../trust/files.js";
 import { quoted } from "../../../trust/text.js";
-import type { RefreshTokenPlace } from "../kind.js";
+import type { RefreshTokenSpot } from "../kind.js";
 import { WORKFORCE_USER_SCOPES, type WorkforceUserFile, parseWorkforceUserFile } from "./file.js";
 
 /** The file a refresh token was read from (by path, and by the device and inode it named then), and where in it. */
 export interface RefreshTokenHome {
   path: string;
-  place: RefreshTokenPlace;
+  spot: RefreshTokenSpot;
   read: string | undefined;
 }
 
+/** A workforce user's own file: the refresh token at its top, the file checked as one. */
+export const IN_THE_FILE: RefreshTokenSpot = {
+  place: "file",
+  check: (json, path) => void parseWorkforceUserFile(json, path),
+};
+
 /** The home of a refresh token just read from `path`: the file the path names now. */
-export function refreshTokenHome(path: string, place: RefreshTokenPlace): RefreshTokenHome {
-  return { path, place, read: identity(statSync(path, { bigint: true, throwIfNoEntry: false })) };
+export function refreshTokenHome(path: string, spot: RefreshTokenSpot): RefreshTokenHome {
+  return { path, spot, read: identity(statSync(path, { bigint: true, throwIfNoEntry: false })) };
 }
 
 function identity(stats: BigIntStats | undefined): string | undefined {
@@ -79,7 +84,7 @@ export async function keepRotatedRefreshToken(
       });
     // The user's own private file only: a file someone else owns or may write is not ours to change.
     const bytes = await readTrustedFile(file, { maxBytes: MAX_CREDENTIALS_FILE_BYTES, keeper: "cred-auth" });
-    const text = withRotatedRefreshToken(bytes.toString("utf8"), home.place, tokens, home.path);
+    const text = withRotatedRefreshToken(bytes.toString("utf8"), home.spot, tokens, home.path);
     if (text !== undefined) await writeCredentialsText(file, text);
     home.read = identity(statSync(file, { bigint: true })); // the next rotation's file
     return undefined;
@@ -96,14 +101,14 @@ function why(error: unknown): string {
 }
 
 /**
- * The text of the file `text` (read from `path`) with the refresh token `sent` at `place` replaced by
- * `rotated`, validated as its type says; undefined when someone wrote another token since (theirs stays).
+ * The text of the file `text` (read from `path`) with the refresh token `sent` at `spot` replaced by
+ * `rotated`, the file checked; undefined when someone wrote another token since (theirs stays).
  *
  * @throws CredCredentialsError (`ERR_FILE_INVALID`) when the file is not such a file any more.
  */
 export function withRotatedRefreshToken(
   text: string,
-  place: RefreshTokenPlace,
+  spot: RefreshTokenSpot,
   tokens: { sent: string; rotated: string },
   path: string,
 ): string | undefined {
@@ -115,12 +120,11 @@ export function withRotatedRefreshToken(
     throw invalid("is no longer JSON");
   }
   if (!isObject(json)) throw invalid("is no longer a JSON object");
-  const holder = place === "file" ? json : json.source_credentials;
+  const holder = spot.place === "file" ? json : json.source_credentials;
   if (!isObject(holder) || holder.type !== "external_account_authorized_user")
     throw invalid("no longer holds external_account_authorized_user credentials");
   if (holder.refresh_token !== tokens.sent) return undefined;
   holder.refresh_token = tokens.rotated;
-  if (place === "file") parseWorkforceUserFile(json, path);
-  else parseImpersonatedFile(json, path);
+  spot.check(json, path);
   return `${JSON.stringify(json, null, 2)}\n`;
 }

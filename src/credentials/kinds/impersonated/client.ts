@@ -1,24 +1,25 @@
-// Credentials that act as a service account: google-auth-library's own `Impersonated` client,
-// its IAM Credentials endpoint checked (Google's, or the emulator), its refusals turned into
-// coded impersonation errors. For default() with impersonated_service_account files (through
-// kinds/impersonated-client.ts), and for the impersonateServiceAccount option.
+// Credentials that act as a service account: google-auth-library's own `Impersonated`, its IAM Credentials
+// endpoint judged, its refusals coded; for default() with such a file, and the impersonateServiceAccount option.
 import type { AuthClient, Impersonated } from "google-auth-library";
-import type { AuthorizedUserFile } from "../kinds/user/file.js";
-import { writeCredentialsText } from "../../stores/credentials-file.js";
-import type { ImpersonationChain } from "../../formats/impersonation-chain.js";
+import type { ImpersonationChain } from "../../../formats/impersonation-chain.js";
+import { clientTransport } from "../../../protocols/client-transport.js";
+import { MAX_LIFETIME_SEC, delegateResourceName, impersonationErrorOf } from "../../../protocols/iam-credentials.js";
+import { proveCredentials } from "../../../protocols/token-requests.js";
+import { CLOUD_PLATFORM_SCOPE } from "../../../shared/constants.js";
+import { writeCredentialsText } from "../../../stores/credentials-file.js";
+import { type Universe, trustedUniverse } from "../../../trust/urls.js";
+import { loadGoogleAuth, withValidatedConfig } from "../../../util/lazy.js";
+import type { KindClient } from "../kind.js";
+import type { AuthorizedUserFile } from "../user/file.js";
 import {
-  delegateResourceName,
+  type ImpersonatedFile,
+  type ImpersonationSource,
+  impersonatedDestinations,
   impersonatedFileJson,
   impersonationDestination,
   parseImpersonatedFile,
   projectOfServiceAccount,
-} from "../../formats/impersonated-file.js";
-import { MAX_LIFETIME_SEC, impersonationErrorOf } from "../../protocols/iam-credentials.js";
-import { proveCredentials } from "../../protocols/token-requests.js";
-import { clientTransport } from "../../protocols/client-transport.js";
-import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
-import { type Universe, trustedUniverse } from "../../trust/urls.js";
-import { loadGoogleAuth, withValidatedConfig } from "../../util/lazy.js";
+} from "./file.js";
 
 /** Where to ask: the chain's generateAccessToken URL (a file's, judged; else Google's for the target in the trusted universe). */
 export interface ImpersonateOptions {
@@ -94,3 +95,22 @@ export async function writeImpersonatedFile(
 }
 
 export { projectOfServiceAccount };
+
+/** The source's client and the project it names, built by the source's own kind. */
+export type SourceClient = (source: ImpersonationSource) => Promise<KindClient>;
+
+/** default() for an impersonated file: `Impersonated` over its source's client, and the project it names. */
+export async function impersonatedAdcClient(
+  file: ImpersonatedFile,
+  path: string,
+  { scopes, universe, sourceClient }: { scopes: readonly string[]; universe: Universe; sourceClient: SourceClient },
+): Promise<KindClient> {
+  const { iamUrl } = impersonatedDestinations(file, universe, path); // before any client is made
+  const source = await sourceClient(file.source);
+  const asked = scopes.length > 0 ? scopes : (file.scopes ?? []);
+  const credentials = await impersonate(source.credentials, file, asked, { universe, url: iamUrl });
+  return {
+    credentials,
+    projectId: file.quotaProjectId ?? projectOfServiceAccount(file.target) ?? source.projectId ?? null,
+  };
+}

@@ -1,38 +1,28 @@
-/**
- * `impersonated_service_account` files, as `gcloud auth application-default login
- * --impersonate-service-account` writes them: `source_credentials` (an `authorized_user`, a
- * `service_account`, or an `external_account_authorized_user`: a workforce user, as gcloud writes
- * after `--login-config`, which google-auth-library and Python accept too),
- * `service_account_impersonation_url` naming the account, `delegates`; and the IAM Credentials URL
- * gcloud writes and the account it names.
- */
-import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
-import { quoted } from "../trust/text.js";
-import { type Universe, checkFileUniverse, trustedUrl } from "../trust/urls.js";
-import { type CredentialsFile, parseGoogleCredentials } from "../credentials/kinds/file.js";
-import { type AuthorizedUserFile, userCredentialsJson } from "../credentials/kinds/user/file.js";
+// `impersonated_service_account`, as `gcloud auth application-default login --impersonate-service-account`
+// writes it: `source_credentials` (a user, a key, or a workforce user), the account's IAM Credentials URL,
+// `delegates`. Its fields checked, its URLs judged, its token-cache key, its JSON written. Pure.
+import { CredCredentialsError, ERROR_CODES } from "../../../errors.js";
+import { CLOUD_PLATFORM_SCOPE } from "../../../shared/constants.js";
+import { quoted } from "../../../trust/text.js";
+import { type Universe, checkFileUniverse, trustedUrl } from "../../../trust/urls.js";
+import { type CredentialsFile, parseGoogleCredentials } from "../file.js";
+import { type AuthorizedUserFile, userCredentialsJson } from "../user/file.js";
 import {
   type WorkforceUserFile,
   parseWorkforceUserFile,
   workforceUserKeyParts,
   workforceUserTokenUrl,
-} from "../credentials/kinds/workforce-user/file.js";
-import { sha256Hex } from "../util/sha256.js";
-import { accessTokenKey } from "./cache-keys.js";
-import { credentialsTokenUrl, destination } from "./destinations.js";
-import { isObject } from "./fields.js";
-import type { ImpersonationChain } from "./impersonation-chain.js";
-import { IMPERSONATION_URL_SHAPE, targetOfImpersonationUrl } from "./impersonation-url.js";
+} from "../workforce-user/file.js";
+import { sha256Hex } from "../../../util/sha256.js";
+import { accessTokenKey } from "../../../formats/cache-keys.js";
+import { credentialsTokenUrl, destination } from "../../../formats/destinations.js";
+import { isObject } from "../../../formats/fields.js";
+import type { ImpersonationChain } from "../../../formats/impersonation-chain.js";
+import { IMPERSONATION_URL_SHAPE, targetOfImpersonationUrl } from "../../../formats/impersonation-url.js";
 
 export { targetOfImpersonationUrl };
 
 const RESOURCE_PREFIX = "projects/-/serviceAccounts/";
-
-/** A delegate as the API names it (`projects/-/serviceAccounts/EMAIL`); gcloud's files hold the bare e-mail. */
-export function delegateResourceName(delegate: string): string {
-  return delegate.startsWith("projects/") ? delegate : `${RESOURCE_PREFIX}${delegate}`;
-}
 
 /** The `service_account_impersonation_url` gcloud writes for `target`. */
 export function impersonationUrl(target: string, universeDomain = "googleapis.com"): string {
