@@ -1,12 +1,26 @@
 #!/usr/bin/env node
-// The cred-auth command line (`bin`): runs the command line, bundled by `npm run build`
-// (scripts/build.mjs; src/cli/start.ts is its entry): dist/cli-bundle.js holds what print-token's
-// cached path runs, dist/cli-cold.js the rest, loaded when reached. print-token's path is compiled
-// from a bytecode cache of its own (runBundle); Node's compile cache is turned on when the cold
-// bundle or a package loads. Together they take print-token's cached path close to the cost of
-// starting node (bench/README.md, target 2).
+// The cred-auth command line (`bin`): runs dist/cli-bundle.js (print-token's cached path; the rest is
+// dist/cli-cold.js, loaded when reached: scripts/build.mjs) from a V8 bytecode cache of its own, and
+// turns Node's compile cache on when the cold bundle or a package loads (bench/README.md, target 2).
+// Cached code runs as the user, so it is trusted as code is: only from directories that are all the
+// user's own and closed to others, from a file opened once and judged on its handle, its content
+// checked by V8 before it is used (docs/security.md, "The bytecode cache").
 import type * as NodeModule from "node:module";
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  type Stats,
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import type * as Os from "node:os";
 import { dirname, join } from "node:path";
 
@@ -26,6 +40,8 @@ const os = (): typeof Os => require("node:os");
 const BUNDLE_DIGEST: string = "unbuilt";
 
 const BUNDLE = join(__dirname, "cli-bundle.js");
+/** A cache is a few hundred kilobytes; anything this big was not written here. */
+const MAX_BYTECODE_BYTES = 16 * 1024 * 1024;
 const cacheDir = compileCacheDirectory(process.env);
 // The bundle is minified; with CRED_AUTH_DEBUG=1 (the rule of util/debug.ts, not imported: that would
 // be a second copy of it beside the bundle's) its frames name the files of dist/ through its map.
@@ -36,11 +52,9 @@ if (/^(1|true|yes)$/i.test(process.env.CRED_AUTH_DEBUG?.trim() ?? "")) {
 } else runBundle(cacheDir);
 
 /**
- * V8's compiled code for the command line, kept between runs in `cred-auth/compile-cache` beside
- * the token cache (`$XDG_CACHE_HOME`, `%LOCALAPPDATA%` on Windows, else `~/.cache`): a directory
- * of the user's own, not a shared temp directory. It holds code only (the package's own source
- * compiled), never a token. NODE_DISABLE_COMPILE_CACHE=1 turns it off; a directory that cannot
- * be written (a read-only home) only means no cache. The directory, when it may be used.
+ * `cred-auth/compile-cache` under `$XDG_CACHE_HOME` (`%LOCALAPPDATA%` on Windows, else `~/.cache`),
+ * when the base and every directory below it is absent or the user's own and closed to others: code
+ * someone else could place there would run as the user. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
  */
 function compileCacheDirectory(env: NodeJS.ProcessEnv): string | undefined {
   try {
@@ -50,21 +64,31 @@ function compileCacheDirectory(env: NodeJS.ProcessEnv): string | undefined {
       (process.platform === "win32" ? env.LOCALAPPDATA : undefined) ||
       join(env.HOME || os().homedir(), ".cache");
     // Only under a cache directory that exists: the rest is made, never a home's tree.
-    if (!statSync(base, { throwIfNoEntry: false })?.isDirectory()) return undefined;
+    const stat = statSync(base, { throwIfNoEntry: false });
     const dir = join(base, "cred-auth", "compile-cache");
-    // Compiled code is run: never from a directory someone else owns or can write to.
-    return [join(base, "cred-auth"), dir].every(isPrivateOrAbsent) ? dir : undefined;
+    if (!stat || !isPrivateDirectory(stat)) return undefined;
+    return [dirname(dir), dir].every((path) => isPrivateDirectory(lstatSync(path, { throwIfNoEntry: false })))
+      ? dir
+      : undefined;
   } catch {
     // No cache: the command runs as well, only a few milliseconds slower.
     return undefined;
   }
 }
 
+/** Absent, or a directory of this user's that no one else may write (always true on Windows: no owners there). */
+function isPrivateDirectory(stat: Stats | undefined): boolean {
+  return !stat || process.platform === "win32" || (stat.isDirectory() && isOwnAndClosed(stat));
+}
+
+function isOwnAndClosed(stat: Stats): boolean {
+  return stat.uid === process.getuid?.() && (stat.mode & 0o022) === 0;
+}
+
 /** Node's compile cache in `dir`, for the cold bundle and the packages (failing only means none). */
 function startCompileCache(dir: string): void {
   try {
-    // Everything the CLI writes is private anyway; this makes Node's cache directories 0700 too,
-    // whatever the caller's umask (000 would make them writable by every user).
+    // Node's cache directories are made 0700 whatever the caller's umask (000 would open them to all).
     if (process.platform !== "win32") process.umask(process.umask(0o077) | 0o077); // no-argument umask() is deprecated (DEP0139)
     // Required here, not imported: node:module brings Node's ES module loader and source maps, about
     // 3% of print-token's cached path, which never turns the compile cache on (bench/README.md, target 2).
@@ -77,8 +101,7 @@ function startCompileCache(dir: string): void {
 /**
  * The `require` the bundle is run with: the first module it asks for that is not built into Node
  * (the cold bundle, a package) turns Node's compile cache on first. print-token's cached path asks
- * for none, so it does not pay for a cache it would not use: its bundle has a bytecode cache of
- * its own (runBundle), and Node's would hold nothing of it.
+ * for none, so it pays for no cache it would not use.
  */
 function requireStartingCompileCache(dir: string | undefined): (id: string) => unknown {
   let notStarted = dir;
@@ -91,21 +114,10 @@ function requireStartingCompileCache(dir: string | undefined): (id: string) => u
   };
 }
 
-/** Absent, or a directory of this user that no one else can write (POSIX; always true on Windows). */
-function isPrivateOrAbsent(path: string): boolean {
-  const stat = lstatSync(path, { throwIfNoEntry: false });
-  if (!stat || process.platform === "win32") return true;
-  return stat.isDirectory() && stat.uid === process.getuid?.() && (stat.mode & 0o022) === 0;
-}
-
 /**
- * Runs dist/cli-bundle.js from a bytecode cache made after a successful print-token run, so
- * that it holds every function that path compiled. Node's compile cache is made before the code
- * runs, so it holds little more than the top level, and V8 compiled each function again on every
- * run (about a sixth of the cached path's instructions). The cache's name carries the bundle's
- * digest and Node's version: a cache of another bundle or another V8 is never offered to this one
- * (V8 itself checks only the source's length and its own version). Without a cache directory,
- * or before the build wrote the digest, the bundle is required as any module.
+ * Runs dist/cli-bundle.js from a bytecode cache made after a successful print-token run, so that it
+ * holds every function that path compiled (Node's compile cache is made before the code runs). The
+ * name carries the bundle's digest and Node's version: V8 itself checks only the source's length.
  */
 function runBundle(dir: string | undefined): void {
   if (dir === undefined || BUNDLE_DIGEST === "unbuilt") {
@@ -115,12 +127,7 @@ function runBundle(dir: string | undefined): void {
   }
   const { Script } = require("node:vm") as typeof import("node:vm");
   const cacheFile = join(dir, `print-token-${BUNDLE_DIGEST}-${process.version}-${process.arch}.bin`);
-  let cachedData: Buffer | undefined;
-  try {
-    cachedData = readFileSync(cacheFile);
-  } catch {
-    // None yet: this run may make it.
-  }
+  const cachedData = ownBytecode(cacheFile);
   const wrapper = `(function (exports, require, module, __filename, __dirname) {${readFileSync(BUNDLE, "utf8")}\n})`;
   const script = new Script(wrapper, { filename: BUNDLE, ...(cachedData ? { cachedData } : {}) });
   if ((cachedData === undefined || script.cachedDataRejected) && process.argv[2] === "print-token")
@@ -129,6 +136,35 @@ function runBundle(dir: string | undefined): void {
     });
   const module = { exports: {} };
   script.runInThisContext()(module.exports, requireStartingCompileCache(dir), module, BUNDLE, __dirname);
+}
+
+/**
+ * The cache at `file`, opened once without following a link and judged on that handle (a regular file
+ * of this user's that no one else may write), and checked before V8 sees it: it holds the code twice,
+ * and the two copies must be equal (V8 crashed on a corrupt cache on every run; a digest in JavaScript,
+ * node:crypto, node:zlib or WebAssembly costs 2-10 ms, a comparison 0.2). Undefined: none, or not to be run.
+ */
+function ownBytecode(file: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch {
+    return undefined; // none yet: this run may make it
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_BYTECODE_BYTES) return undefined;
+    if (process.platform !== "win32" && !isOwnAndClosed(stat)) return undefined;
+    const data = readFileSync(fd);
+    const half = data.length / 2;
+    return data.length % 2 === 0 && data.subarray(0, half).equals(data.subarray(half))
+      ? data.subarray(0, half)
+      : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A cache file older than this was made by a bundle or a Node that is likely gone. */
@@ -155,7 +191,7 @@ function saveBytecode(file: string, data: Buffer): void {
   try {
     // Absent or private (compileCacheDirectory): made private when this run started no compile cache.
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    writeFileSync(temp, data, { mode: 0o600, flag: "wx" });
+    writeFileSync(temp, Buffer.concat([data, data]), { mode: 0o600, flag: "wx" });
     renameSync(temp, file);
     removeStaleBytecode(dirname(file));
   } catch {
