@@ -195,15 +195,11 @@ export const STATUS: CommandSpec = {
   positionals: [searchedFile("describe")],
   options: [
     {
-      key: "noCheck",
-      names: ["--no-check"],
-      help: "read the files only: ask no server whether the credentials still work",
-    },
-    {
       key: "check",
       names: ["--check"],
-      help: "ask for a new token to prove the credentials work (the default)",
+      help: "ask for a new token to prove the credentials work (every request it takes: 5 s in all)",
     },
+    { key: "check", names: ["--no-check"], value: false, help: "read the files only (the default)", hidden: true },
     {
       key: "format",
       names: ["--format"],
@@ -211,8 +207,12 @@ export const STATUS: CommandSpec = {
       help: "text: one `name: value` line each (default); json: the same as one JSON object",
     },
   ],
-  epilog:
-    "One token request (at most 5 s) proves the credentials still work; --no-check asks no server: the account is the one the file records (or the file names none). Exit code 1 when nothing usable is found or the check fails; the last line then says what to do.",
+  epilog: [
+    "status reads the files and asks no server: the account is the one the file records (or it names none). --check asks",
+    "for a new token: one request for a user's file or a key, two for an impersonated file or a metadata server, and for",
+    "a federated file its subject token's URL or AWS's metadata service, STS, then IAM; 5 s for all of them together.",
+    "Exit code 1 when nothing usable is found or the check fails; the last line then says what to do.",
+  ].join("\n"),
 };
 
 export const EMULATOR: CommandSpec = {

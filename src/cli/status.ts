@@ -1,8 +1,8 @@
-// `cred-auth status [FILE] [--no-check] [--format text|json]`: which credentials default() would use
-// (or FILE), why those, whose they are, how long the cached access token has left
-// (credentials/status/status.ts), and whether they still work: one bounded token request, unless
-// --no-check. Exit 1 when nothing usable was found or the check failed; a `next step` line then
-// says what to do, as `gh auth status` does. On a terminal, values wrap at word boundaries.
+// `cred-auth status [FILE] [--check] [--format text|json]`: which credentials default() would use
+// (or FILE), why those, whose they are, how long the cached access token has left, read from the files
+// (credentials/status/status.ts); with --check, whether they still work (a new token, 5 s in all). Exit 1
+// when nothing usable was found or the check failed; a `next step` line then says what to do, as `gh
+// auth status` does. On a terminal, values wrap at word boundaries.
 import type { CredentialsStatus } from "../credentials/status/status.js";
 import { printable, safeJson } from "../trust/text.js";
 import { UsageError, type ParsedArgs } from "./args.js";
@@ -14,7 +14,7 @@ export async function status(args: ParsedArgs): Promise<number> {
   const format = args.options.format ?? "text";
   if (format !== "text" && format !== "json") throw new UsageError("--format must be text or json");
   const found = await credentialsState().credentialsStatus(args.positionals[0], {
-    check: args.options.noCheck !== true,
+    check: args.options.check === true,
   });
   const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
   writeOut(format === "json" ? `${safeJson(asJson(found, Date.now()), 2)}\n` : asText(found, Date.now(), columns));

@@ -42,7 +42,7 @@ test("status with a deleted client: the check fails with the client's code, and 
   writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, "utf8")), account: "alice@example.com" }));
   emu.deleteClient(DEMO_CLIENT.clientId);
   try {
-    const text = await runCli(["status", path], box.env);
+    const text = await runCli(["status", path, "--check"], box.env);
     assert.equal(text.code, 1, text.stderr);
     const line = (name: string) => text.stdout.split("\n").find((l) => l.startsWith(`${name}:`)) ?? "";
     assert.match(
@@ -54,7 +54,10 @@ test("status with a deleted client: the check fails with the client's code, and 
       line("next step"),
       `next step:     to create or pick another OAuth client, run: cred-auth config init, then: cred-auth login ${path}`,
     );
-    const found = await runCli(["status", "--format", "json"], { ...box.env, GOOGLE_APPLICATION_CREDENTIALS: path });
+    const found = await runCli(["status", "--check", "--format", "json"], {
+      ...box.env,
+      GOOGLE_APPLICATION_CREDENTIALS: path,
+    });
     assert.equal(found.code, 1, found.stderr);
     const reply = JSON.parse(found.stdout) as { check: { ok: boolean; code: string }; nextStep: string };
     assert.equal(reply.check.ok, false);

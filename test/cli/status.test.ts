@@ -1,12 +1,15 @@
 // `cred-auth status [FILE] [--check] [--format json]` as real processes against the emulator: which
 // credentials default() would use and why, whose they are (from the file alone: the emulator's stats
-// prove no request was made), the cached token's time left; --check asks for a token.
-import { test } from "node:test";
+// prove no request was made), the cached token's time left; --check asks for a token, and only it: a
+// handed-over file's credential_source.url is not fetched without it, and a server that never answers
+// holds the whole command no longer than its one deadline.
+import { type TestContext, test } from "node:test";
+import { createServer } from "node:http";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Emulator } from "cred-auth/emulator";
-import { testCredentialsFile, withEmulator } from "../support/emulator.ts";
+import { testCredentialsFile, withEmulator, workloadFileJson } from "../support/emulator.ts";
 import { runCli, sandbox, serviceAccountFile, type Sandbox } from "./support.ts";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
@@ -135,26 +138,28 @@ test("the cached token's time left, after print-token; --check asks for a token 
   );
   assert.equal(requestsOf(emu), before, "reading the cache is no request");
 
-  // By default status asks for a new token (one request): the cached one proves nothing.
+  // status asks nothing unless told; --check asks for a new token (one request): the cached one proves nothing.
   const tokensBefore = emu.stats().tokenRequests;
-  const ok = await status([user], b.env);
+  assert.equal(fields((await status([user], b.env)).stdout).get("check"), undefined);
+  assert.equal(emu.stats().tokenRequests, tokensBefore, "no request without --check");
+  const ok = await status([user, "--check"], b.env);
   assert.equal(ok.code, 0, ok.stderr);
   assert.match(fields(ok.stdout).get("check")?.[0] ?? "", /^ok: a token with \d+ min left$/);
   assert.equal(emu.stats().tokenRequests, tokensBefore + 1, "one token request");
   assert.equal(fields(ok.stdout).get("next step"), undefined);
-  assert.equal((await status([user, "--check"], b.env)).code, 0, "--check is still accepted");
 
   emu.revokeAll();
   const fresh = box(emu);
   const revoked = await aliceFile(emu, fresh, "revoked.json");
   emu.revokeAll();
-  // A revoked file with a cached token looked fine without a request; the default check sees it.
+  // A revoked file with a cached token looks fine without a request; --check sees it.
   assert.equal((await runCli(["print-token", revoked], fresh.env)).code, 1);
-  const failed = await status([revoked], fresh.env);
+  const failed = await status([revoked, "--check"], fresh.env);
   assert.equal(failed.code, 1);
   assert.match(fields(failed.stdout).get("check")?.[0] ?? "", /^failed \(ERR_INVALID_GRANT\): /);
   assert.deepEqual(fields(failed.stdout).get("next step"), [`to sign in again, run: cred-auth login ${revoked}`]);
-  assert.equal((await status([revoked, "--no-check"], fresh.env)).code, 0, "--no-check reads the file only");
+  assert.equal((await status([revoked], fresh.env)).code, 0, "without --check the file is read only");
+  assert.equal((await status([revoked, "--no-check"], fresh.env)).code, 0, "--no-check is still accepted");
 });
 
 test("the search order: nothing, the metadata server, the cached sign-in; a broken file is a problem line", async () => {
@@ -183,7 +188,7 @@ test("the search order: nothing, the metadata server, the cached sign-in; a brok
   assert.equal(meta.code, 0, meta.stderr);
   assert.deepEqual(fields(meta.stdout).get("credentials"), [`the metadata server at ${emu.host}`]);
   assert.equal(requestsOf(emu), 0);
-  const checked = await status([], { ...b.env, METADATA_SERVER_DETECTION: "", GCE_METADATA_HOST: emu.host });
+  const checked = await status(["--check"], { ...b.env, METADATA_SERVER_DETECTION: "", GCE_METADATA_HOST: emu.host });
   assert.equal(checked.code, 0, checked.stderr);
   assert.deepEqual(fields(checked.stdout).get("account"), ["vm@vm-project.iam.gserviceaccount.com"]);
 
@@ -246,4 +251,46 @@ test("on a terminal 40 columns wide, values wrap at word boundaries under their 
     lines.includes("next step:     to sign in again, run:"),
     `the next step wraps at a space: ${lines.join("|")}`,
   );
+});
+
+/** A server on loopback that records each request and never answers it (closed after the test). */
+async function silentServer(t: TestContext): Promise<{ host: string; seen: string[] }> {
+  const seen: string[] = [];
+  const server = createServer((req) => seen.push(`${req.method} ${req.url}`));
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  t.after(() => {
+    server.closeAllConnections();
+    return new Promise<void>((done) => server.close(() => done()));
+  });
+  return { host: `127.0.0.1:${(server.address() as { port: number }).port}`, seen };
+}
+
+test("a handed-over file's credential_source.url is not fetched by status, only with --check", async (t) => {
+  const silent = await silentServer(t);
+  const b = sandbox(undefined, { METADATA_SERVER_DETECTION: "none", CRED_AUTH_EMULATOR_HOST: silent.host });
+  const file = join(b.dir, "handed-over.json");
+  const source = { url: `http://${silent.host}/internal/secret`, headers: { "x-internal": "yes" } };
+  writeFileSync(file, JSON.stringify({ ...workloadFileJson("unused"), credential_source: source }));
+  const inspected = await status([file], b.env);
+  assert.deepEqual(fields(inspected.stdout).get("type"), ["external_account"], inspected.stderr);
+  assert.deepEqual(silent.seen, [], "status fetched a URL the file names");
+  // Told to check, it asks: within one deadline for the whole command, the silent server or not.
+  const checked = await status([file, "--check"], b.env);
+  assert.equal(checked.code, 1);
+  assert.match(fields(checked.stdout).get("check")?.[0] ?? "", /^failed \(ERR_TIMEOUT\): No answer within 5 s/);
+  assert.deepEqual(silent.seen, ["GET /internal/secret"]);
+});
+
+test("a token server that never answers: status --check ends at its one deadline, for a user's file too", async (t) => {
+  const silent = await silentServer(t);
+  const emu = await withEmulator();
+  const b = sandbox(undefined, { METADATA_SERVER_DETECTION: "none", CRED_AUTH_EMULATOR_HOST: silent.host });
+  const user = await testCredentialsFile(emu, b.dir, { scopes: [CLOUD], filename: "user.json" });
+  const json = JSON.parse(readFileSync(user, "utf8")) as Record<string, unknown>;
+  writeFileSync(user, JSON.stringify({ ...json, token_uri: `http://${silent.host}/token` }), { mode: 0o600 });
+  // Killed after 20 s: the command must end by itself well before.
+  const r = await runCli(["status", user, "--check"], b.env, { timeoutMs: 20_000 });
+  assert.equal(r.code, 1, `status did not end by itself: ${r.stderr}`);
+  assert.match(fields(r.stdout).get("check")?.[0] ?? "", /^failed \(ERR_TIMEOUT\): No answer within 5 s/);
+  assert.ok(silent.seen.length >= 1, "the token server was asked");
 });

@@ -1,13 +1,11 @@
 // `cred-auth status [FILE]`: which credentials default() would use (or FILE), what they are and
-// whose, and how long the cached access token has left, read from the files; then one bounded
-// token request proves they still work (a revoked sign-in looks fine on disk), unless `check` is
-// false. The account comes from the file (cred-auth and gcloud record it
-// for user credentials; keys and impersonated files name theirs); where a file names none, the
-// status says so rather than asking.
+// whose, and how long the cached access token has left, read from the files without a request (a file
+// handed over may name any URL). With `check`, a new token proves they still work (a revoked sign-in
+// looks fine on disk): every request that takes, together, within one deadline.
 import { readCachedToken, tokenCacheDir } from "../../token-cache/index.js";
 import type { AdcFile } from "../kinds/kind.js";
 import { metadataAccountCheck } from "../../hosted/metadata-identity.js";
-import { CredAuthError } from "../../errors.js";
+import { CredAuthError, CredConnectionError, ERROR_CODES } from "../../errors.js";
 import { ENV } from "../../shared/constants.js";
 import { type Universe, trustedUniverse } from "../../trust/urls.js";
 import { accessTokenForFile } from "../tokens/file-token.js";
@@ -18,8 +16,8 @@ import { type LocatedCredentials, locateCredentials } from "../search/locate.js"
 /** Options of {@link credentialsStatus}. */
 export interface StatusOptions {
   /**
-   * Ask the server for a new token (one request, bounded by {@link CHECK_TIMEOUT_MS}) to prove the
-   * credentials work; also names a metadata server's account. Default true; false reads files only.
+   * Ask for a new token to prove the credentials work (and a metadata server's account): every
+   * request it takes within {@link CHECK_TIMEOUT_MS} in all. Default false: the files are read, nothing asked.
    */
   check?: boolean;
   /** Where the variables of the search, the emulator and the cache's place are read. Default `process.env`. */
@@ -42,7 +40,7 @@ export interface CredentialsStatus extends LocatedCredentials, Partial<KindStatu
   check?: CheckResult;
 }
 
-/** How long the check's token request may take unless CRED_AUTH_TOKEN_TIMEOUT_MS says otherwise. */
+/** How long the whole check may take, however many requests it makes. */
 export const CHECK_TIMEOUT_MS = 5_000;
 
 /** The status of `path`, or of the credentials default() would use; no network when `check` is false. */
@@ -51,7 +49,7 @@ export async function credentialsStatus(
   options: StatusOptions = {},
 ): Promise<CredentialsStatus> {
   const env = options.env ?? process.env;
-  const check = options.check !== false;
+  const check = options.check === true;
   const located: LocatedCredentials =
     path === undefined
       ? await locateCredentials(env)
@@ -103,11 +101,25 @@ function describe(
   return { type: file.type, ...kindOf(file).describe(file, { path, universe, cached }) };
 }
 
+/** `check()`'s answer, or its error; a check that outlasts {@link CHECK_TIMEOUT_MS} fails, its requests left behind. */
 async function checked(check: () => Promise<{ expiryDate: number; account?: string }>): Promise<CheckResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(checkTimedOut()), CHECK_TIMEOUT_MS).unref();
+  });
   try {
-    return { ok: true, ...(await check()) };
+    return { ok: true, ...(await Promise.race([check(), deadline])) };
   } catch (error) {
     if (!(error instanceof CredAuthError)) throw error;
     return { ok: false, code: error.code, message: error.message };
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+function checkTimedOut(): CredConnectionError {
+  return new CredConnectionError(
+    `No answer within ${CHECK_TIMEOUT_MS / 1000} s (every request of the check together); the server may be slow or out of reach, try again later.`,
+    { code: ERROR_CODES.TIMEOUT },
+  );
 }
