@@ -39,10 +39,23 @@ const lines = [
   `export const GOOGLE_SCOPES_DATE = "${date}";`,
   "",
   `/** Every scope under ${PREFIX} that Google's discovery documents declared then (${sorted.length}). */`,
-  "export const GOOGLE_SCOPES: readonly string[] = [",
-  ...sorted.map((scope) => `  ${JSON.stringify(scope)},`),
-  "];",
+  "export const GOOGLE_SCOPES: readonly string[] = `",
+  ...packed(sorted, 110),
+  "`",
+  "  .trim()",
+  "  .split(/\\s+/);",
   "",
 ];
+
+/** The scopes, space-separated, in lines of at most `width` characters (a data table, not code). */
+function packed(words, width) {
+  const out = [""];
+  for (const word of words) {
+    const line = out.at(-1);
+    if (line && line.length + 1 + word.length > width) out.push(word);
+    else out[out.length - 1] = line ? `${line} ${word}` : word;
+  }
+  return out;
+}
 writeFileSync(new URL("../src/oauth/google-scopes.ts", import.meta.url), lines.join("\n"));
 console.log(`${sorted.length} scopes from ${services.length} services at ${commit} (${date})`);

@@ -26,11 +26,7 @@ export async function startSignIn(plan: FlowPlan, signal?: AbortSignal): Promise
 /** Where an attempt is: open to a code, done (the tokens came), or cancelled (abandoned, with why). */
 type AttemptState = { name: "open" } | { name: "done" } | { name: "cancelled"; reason?: string };
 
-/**
- * A sign-in attempt: `open` until the first code is exchanged (`done`) or it is abandoned
- * (`cancelled`). The browser's code and a pasted one race: the first exchange to succeed takes
- * the attempt from `open` to `done`, the other is told it ended.
- */
+/** A sign-in attempt: `open` until its first code is exchanged (`done`: the other racer is told) or abandoned. */
 class SignInAttempt implements PendingSignIn {
   readonly url: string;
   readonly mode: "loopback" | "paste";

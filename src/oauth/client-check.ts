@@ -1,14 +1,7 @@
 /**
- * The OAuth client, checked before the user is sent to the browser. A token request with the
- * client's id and secret and a made-up authorization code is answered `invalid_client` by a
- * token server that does not know the client (Google: "The OAuth client was not found.", or
- * "Unauthorized" for a wrong secret), and `invalid_grant` ("Malformed auth code.") by one that
- * does: the emulator answers the same. A token server that cannot be reached (a dead emulator,
- * no network) cannot finish a sign-in either. Both would otherwise be found only after the user
- * signed in, or never (the browser stops at Google's error page and the sign-in waits out its
- * timeout). What the check cannot see: a client whose consent screen does not list the user as a
- * test user, a Web client without this redirect URI, a scope the client may not ask for: those
- * only Google's page in the browser says.
+ * The OAuth client, checked before the browser opens: a made-up code gets `invalid_client` from a token
+ * server that does not know the client, `invalid_grant` from one that does (Google and the emulator
+ * alike). Found later, the user would have signed in for nothing, or waited at Google's error page.
  */
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { galEndpoints } from "../protocols/endpoints.js";
@@ -34,10 +27,8 @@ export function clientProven(clientId: string, tokenUrl: string): boolean {
 }
 
 /**
- * Asks the token server about the plan's client (one request). Throws, before anything is shown:
- * a `CredCredentialsError` (`ERR_INVALID_CLIENT`) for a client it does not know, a
- * `CredConnectionError` (`ERR_UNREACHABLE`) when it cannot be reached. Any other answer (the
- * expected `invalid_grant`, a slow or failing server) lets the sign-in go on.
+ * Asks the token server about the plan's client (one request): `ERR_INVALID_CLIENT` for a client it does
+ * not know, `ERR_UNREACHABLE` when it cannot be reached; any other answer lets the sign-in go on.
  */
 export async function checkClient(plan: FlowPlan, redirectUri: string): Promise<void> {
   const { endpoints, client } = plan;

@@ -6,11 +6,7 @@ import { own } from "../trust/own.js";
 /** Where an OAuth client id and secret came from. */
 export type ClientSource = "options" | "env" | "file" | "settings" | "demo";
 
-/**
- * What the console calls the client: a Desktop app (`installed`: redirects only to
- * `http://localhost`, no code page) or a Web application (`web`: its own redirect URIs, such as a
- * hosted code page). Known only from a client-secret file or for the emulator's demo clients.
- */
+/** A Desktop app (`installed`: redirects to `http://localhost` only) or a Web application (`web`: a code page too). */
 export type ClientKind = "desktop" | "web";
 
 /** The OAuth client a sign-in runs as. */
@@ -77,11 +73,7 @@ export function fromSecretFile(
   return { ...readClientSecretFile(path, `named by ${namedBy}`), source: "file" };
 }
 
-/**
- * Reads a client-secret JSON file as downloaded from the Google Cloud console (the one reader,
- * for `CRED_AUTH_CLIENT_SECRET_FILE` and the CLI's `--client-secret-file`). `namedBy` says
- * where the path came from, for the error. Errors name the file, never its content.
- */
+/** Reads a console-downloaded client-secret file (`namedBy`: where its path came from); errors never quote it. */
 export function readClientSecretFile(
   path: string,
   namedBy: string,

@@ -1,7 +1,4 @@
-/**
- * How a sign-in is shown. The OAuth flow knows no screen: it reports what
- * happens to a presenter, and a presenter knows these events, not OAuth.
- */
+// How a sign-in is shown: the flow reports these events to a presenter, which knows them and not OAuth.
 
 /** One step of a sign-in, as reported by the flow. */
 export type SignInEvent =
@@ -18,20 +15,11 @@ export type SignInEvent =
       /** Whether a browser was launched for the user. */
       browserOpened: boolean;
     }
-  /**
-   * Waiting for the browser to come back to the loopback receiver. Sent again, with
-   * `rejected`, when a pasted address was refused and the sign-in goes on waiting.
-   */
+  /** Waiting for the browser to come back (again, with `rejected`, after a refused paste). */
   | {
       /** Discriminates the events. */
       type: "waiting";
-      /**
-       * The flow also takes the browser's final address pasted back, for a browser on another
-       * machine: after sign-in it shows an error page at `http://localhost:PORT/?state=…&code=…`,
-       * and that whole address is what to copy. A face that can read offers it beside the
-       * spinner (the flow calls `readCode`); one that cannot says to pass it to
-       * `completeSignIn(address)`.
-       */
+      /** The browser's final address (`http://localhost:PORT/?state=…`) may be pasted back (readCode, completeSignIn). */
       paste?: boolean;
       /** The paste just refused (wrong, used or expired code, another sign-in's address), in words. */
       rejected?: Error;
@@ -52,10 +40,7 @@ export type SignInEvent =
       /** Where the credentials were written, when they were. */
       savedTo?: string;
     }
-  /**
-   * The sign-in failed or was cancelled (a `CredCancelledError`: Ctrl+C, an interrupt, or a
-   * newer sign-in that replaced it).
-   */
+  /** The sign-in failed, or was cancelled (a `CredCancelledError`: Ctrl+C, an interrupt, a newer sign-in). */
   | {
       /** Discriminates the events. */
       type: "failed";
@@ -68,17 +53,11 @@ export interface Presenter {
   /** Called for every event, in order. Must not throw. */
   update(event: SignInEvent): void;
   /**
-   * Reads a pasted authorization code or redirect address: called after `code-needed`, and
-   * after `waiting` with `paste` (beside the wait, aborted through `signal` when the browser
-   * comes back first). Called again after a refused paste. Absent when this presenter cannot
-   * prompt (a tslab cell has no stdin): the sign-in then completes through a second call.
+   * Reads a pasted code or address, after `code-needed` or beside a `waiting` with `paste` (aborted when the
+   * browser comes first). Absent when the face cannot prompt: a second call (`completeSignIn`) completes it.
    */
   readCode?(signal: AbortSignal): Promise<string>;
-  /**
-   * Resolves once every update so far has reached the screen (a kernel whose display is
-   * asynchronous): awaited before a cell ends with its sign-in left waiting, so the card it
-   * leaves is the waiting one.
-   */
+  /** Resolves once every update so far was sent (Deno's display is asynchronous), before a prompt or a cell's end. */
   drawn?(): Promise<void>;
   /** Releases the screen (unmounts an ink app, for example). */
   close?(): void | Promise<void>;

@@ -44,10 +44,7 @@ const EXCHANGE_TIMEOUT_MS = 30_000;
 const EXCHANGE_ATTEMPTS = 3;
 const RETRY_BASE_MS = 500;
 
-/**
- * A code copied from the address bar is percent-encoded (`4%2F0A...`); Google calls that
- * "Malformed auth code.". Google's codes hold no `%`, so decoding one that does is safe.
- */
+/** A code copied from the address bar, percent-encoded (Google: "Malformed auth code."), decoded; Google's hold no `%`. */
 export function decodePastedCode(code: string): string {
   if (!/%[0-9A-Fa-f]{2}/.test(code)) return code;
   try {

@@ -1,8 +1,4 @@
-/**
- * The OAuth 2.0 installed-app sign-in, in two phases so terminals and notebooks can share it:
- * {@link startSignIn} prepares (port, client, PKCE, URL) and {@link signIn} drives a
- * presenter through it. No screen here: everything the user sees goes through a Presenter.
- */
+// The installed-app sign-in: startSignIn prepares it, signIn drives a presenter through it (no screen here).
 import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { startSignIn } from "./attempt.js";
 import { checkClient } from "./client-check.js";
@@ -34,10 +30,7 @@ export interface SignInRun {
   presenter: Presenter;
   /** Cancels the sign-in. */
   signal?: AbortSignal;
-  /**
-   * Runs once the tokens arrived, before "signed-in" is reported (the caller saves here);
-   * returns the path saved to, if any. Its errors fail the sign-in.
-   */
+  /** Saves the tokens before "signed-in" is reported; returns the path saved to. Its errors fail the sign-in. */
   complete?: CompleteSignIn;
 }
 
@@ -45,12 +38,8 @@ export interface SignInRun {
 export const MAX_PASTE_ATTEMPTS = 3;
 
 /**
- * Runs a whole sign-in through a presenter: URL (and browser) → waiting / code-needed →
- * exchange → signed-in or failed. In the loopback flow a presenter that can read takes the
- * browser's final address pasted back while the receiver waits: the first to arrive wins.
- * A refused paste is reported and asked again (up to {@link MAX_PASTE_ATTEMPTS}). A sign-in
- * started later in this process, or `cancelSignIn()`, cancels this one. The presenter is
- * closed at the end, except when a {@link SignInPendingError} leaves the sign-in waiting.
+ * Runs a sign-in through a presenter: url → waiting | code-needed → signed-in | failed. Beside the
+ * loopback wait a pasted address may win; a refused paste is asked again (up to {@link MAX_PASTE_ATTEMPTS}).
  */
 export async function signIn(plan: FlowPlan, run: SignInRun): Promise<SignInResult> {
   const { presenter, signal, complete } = run;
@@ -176,11 +165,7 @@ function isRefusedPaste(error: unknown, pending: PendingSignIn): boolean {
   );
 }
 
-/**
- * A loopback sign-in whose face cannot read (a notebook cell): it waits for
- * `completeSignIn(address)` while the receiver keeps listening. A browser that does come back
- * completes it here, and the face is told.
- */
+/** A loopback sign-in left for `completeSignIn(address)`; a browser that does come back completes it here. */
 function leavePending(pending: PendingSignIn, presenter: Presenter, complete: CompleteSignIn | undefined): void {
   setPendingSignIn(pending, complete, presenter);
   pending.waitForBrowser().then(

@@ -11,507 +11,133 @@ export const GOOGLE_SCOPES_SOURCE = "Google's API discovery documents of 2026-08
 export const GOOGLE_SCOPES_DATE = "2026-08-22";
 
 /** Every scope under https://www.googleapis.com/auth/ that Google's discovery documents declared then (502). */
-export const GOOGLE_SCOPES: readonly string[] = [
-  "accounts.reauth",
-  "adexchange.buyer",
-  "admin.chrome.printers",
-  "admin.chrome.printers.readonly",
-  "admin.datatransfer",
-  "admin.datatransfer.readonly",
-  "admin.directory.customer",
-  "admin.directory.customer.readonly",
-  "admin.directory.device.chromeos",
-  "admin.directory.device.chromeos.readonly",
-  "admin.directory.device.mobile",
-  "admin.directory.device.mobile.action",
-  "admin.directory.device.mobile.readonly",
-  "admin.directory.domain",
-  "admin.directory.domain.readonly",
-  "admin.directory.group",
-  "admin.directory.group.member",
-  "admin.directory.group.member.readonly",
-  "admin.directory.group.readonly",
-  "admin.directory.orgunit",
-  "admin.directory.orgunit.readonly",
-  "admin.directory.resource.calendar",
-  "admin.directory.resource.calendar.readonly",
-  "admin.directory.rolemanagement",
-  "admin.directory.rolemanagement.readonly",
-  "admin.directory.user",
-  "admin.directory.user.alias",
-  "admin.directory.user.alias.readonly",
-  "admin.directory.user.readonly",
-  "admin.directory.user.security",
-  "admin.directory.userschema",
-  "admin.directory.userschema.readonly",
-  "admin.reports.audit.readonly",
-  "admin.reports.usage.readonly",
-  "admob.readonly",
-  "admob.report",
-  "adsense",
-  "adsense.readonly",
-  "adsensehost",
-  "adwords",
-  "agentregistry.read-only",
-  "agentregistry.read-write",
-  "analytics",
-  "analytics.edit",
-  "analytics.manage.users",
-  "analytics.manage.users.readonly",
-  "analytics.provision",
-  "analytics.readonly",
-  "analytics.user.deletion",
-  "androidenterprise",
-  "androidmanagement",
-  "androidpublisher",
-  "apihub.readonly",
-  "apihub.readwrite",
-  "apikeys",
-  "apikeys.readonly",
-  "appengine.admin",
-  "apps.alerts",
-  "apps.groups.migration",
-  "apps.groups.settings",
-  "apps.licensing",
-  "apps.order",
-  "apps.order.readonly",
-  "apps.reports.usage.readonly",
-  "appsmarketplace.license",
-  "authorized-buyers-marketplace",
-  "bigquery",
-  "bigquery.insertdata",
-  "bigtable.admin",
-  "bigtable.admin.cluster",
-  "bigtable.admin.instance",
-  "bigtable.admin.table",
-  "blogger",
-  "blogger.readonly",
-  "books",
-  "calendar",
-  "calendar.acls",
-  "calendar.acls.readonly",
-  "calendar.app.created",
-  "calendar.calendarlist",
-  "calendar.calendarlist.readonly",
-  "calendar.calendars",
-  "calendar.calendars.readonly",
-  "calendar.events",
-  "calendar.events.freebusy",
-  "calendar.events.owned",
-  "calendar.events.owned.readonly",
-  "calendar.events.public.readonly",
-  "calendar.events.readonly",
-  "calendar.freebusy",
-  "calendar.readonly",
-  "calendar.settings.readonly",
-  "ces",
-  "chat.admin.delete",
-  "chat.admin.memberships",
-  "chat.admin.memberships.readonly",
-  "chat.admin.spaces",
-  "chat.admin.spaces.readonly",
-  "chat.app.all.memberships.readonly",
-  "chat.app.all.messages.readonly",
-  "chat.app.all.spaces.readonly",
-  "chat.app.all.users.readstate.readonly",
-  "chat.app.delete",
-  "chat.app.memberships",
-  "chat.app.memberships.readonly",
-  "chat.app.messages.readonly",
-  "chat.app.spaces",
-  "chat.app.spaces.create",
-  "chat.app.spaces.readonly",
-  "chat.bot",
-  "chat.customemojis",
-  "chat.customemojis.readonly",
-  "chat.delete",
-  "chat.import",
-  "chat.memberships",
-  "chat.memberships.app",
-  "chat.memberships.readonly",
-  "chat.messages",
-  "chat.messages.create",
-  "chat.messages.reactions",
-  "chat.messages.reactions.create",
-  "chat.messages.reactions.readonly",
-  "chat.messages.readonly",
-  "chat.spaces",
-  "chat.spaces.create",
-  "chat.spaces.readonly",
-  "chat.users.availability",
-  "chat.users.availability.readonly",
-  "chat.users.readstate",
-  "chat.users.readstate.readonly",
-  "chat.users.sections",
-  "chat.users.sections.readonly",
-  "chat.users.spacesettings",
-  "chrome.management.appdetails.readonly",
-  "chrome.management.policy",
-  "chrome.management.policy.readonly",
-  "chrome.management.profiles",
-  "chrome.management.profiles.readonly",
-  "chrome.management.reports.readonly",
-  "chrome.management.securityinsights",
-  "chrome.management.securityinsights.readonly",
-  "chrome.management.telemetry.readonly",
-  "chromewebstore",
-  "chromewebstore.readonly",
-  "classroom.addons.student",
-  "classroom.addons.teacher",
-  "classroom.announcements",
-  "classroom.announcements.readonly",
-  "classroom.courses",
-  "classroom.courses.readonly",
-  "classroom.coursework.me",
-  "classroom.coursework.me.readonly",
-  "classroom.coursework.students",
-  "classroom.coursework.students.readonly",
-  "classroom.courseworkmaterials",
-  "classroom.courseworkmaterials.readonly",
-  "classroom.guardianlinks.me.readonly",
-  "classroom.guardianlinks.students",
-  "classroom.guardianlinks.students.readonly",
-  "classroom.profile.emails",
-  "classroom.profile.photos",
-  "classroom.push-notifications",
-  "classroom.rosters",
-  "classroom.rosters.readonly",
-  "classroom.student-submissions.me.readonly",
-  "classroom.student-submissions.students.readonly",
-  "classroom.topics",
-  "classroom.topics.readonly",
-  "cloud-backupdr",
-  "cloud-bigtable.admin",
-  "cloud-bigtable.admin.cluster",
-  "cloud-bigtable.admin.table",
-  "cloud-billing",
-  "cloud-billing.readonly",
-  "cloud-healthcare",
-  "cloud-identity.allowlisteddomains",
-  "cloud-identity.allowlisteddomains.readonly",
-  "cloud-identity.devices",
-  "cloud-identity.devices.lookup",
-  "cloud-identity.devices.readonly",
-  "cloud-identity.groups",
-  "cloud-identity.groups.readonly",
-  "cloud-identity.inboundsso",
-  "cloud-identity.inboundsso.readonly",
-  "cloud-identity.policies",
-  "cloud-identity.policies.readonly",
-  "cloud-language",
-  "cloud-platform",
-  "cloud-platform.read-only",
-  "cloud-translation",
-  "cloud-vision",
-  "cloud_debugger",
-  "cloud_search",
-  "cloud_search.debug",
-  "cloud_search.indexing",
-  "cloud_search.query",
-  "cloud_search.settings",
-  "cloud_search.settings.indexing",
-  "cloud_search.settings.query",
-  "cloud_search.stats",
-  "cloud_search.stats.indexing",
-  "cloudasset",
-  "cloudcomposer",
-  "cloudcomposer.readonly",
-  "cloudiot",
-  "cloudkms",
-  "cloudruntimeconfig",
-  "compute",
-  "compute.readonly",
-  "contacts",
-  "contacts.other.readonly",
-  "contacts.readonly",
-  "container",
-  "container.read-only",
-  "content",
-  "datalineage.read-write",
-  "datalineage.readonly",
-  "datamanager",
-  "datamanager.partnerlink",
-  "dataplex.read-write",
-  "dataplex.readonly",
-  "dataportability.alerts.subscriptions",
-  "dataportability.chrome.autofill",
-  "dataportability.chrome.bookmarks",
-  "dataportability.chrome.dictionary",
-  "dataportability.chrome.extensions",
-  "dataportability.chrome.history",
-  "dataportability.chrome.reading_list",
-  "dataportability.chrome.settings",
-  "dataportability.discover.follows",
-  "dataportability.discover.likes",
-  "dataportability.discover.not_interested",
-  "dataportability.maps.aliased_places",
-  "dataportability.maps.commute_routes",
-  "dataportability.maps.commute_settings",
-  "dataportability.maps.ev_profile",
-  "dataportability.maps.factual_contributions",
-  "dataportability.maps.offering_contributions",
-  "dataportability.maps.photos_videos",
-  "dataportability.maps.questions_answers",
-  "dataportability.maps.reviews",
-  "dataportability.maps.starred_places",
-  "dataportability.maps.vehicle_profile",
-  "dataportability.myactivity.maps",
-  "dataportability.myactivity.myadcenter",
-  "dataportability.myactivity.play",
-  "dataportability.myactivity.search",
-  "dataportability.myactivity.shopping",
-  "dataportability.myactivity.youtube",
-  "dataportability.mymaps.maps",
-  "dataportability.nest.camera_event",
-  "dataportability.nest.camera_feature",
-  "dataportability.nest.camera_video",
-  "dataportability.nest.store",
-  "dataportability.nest.user",
-  "dataportability.order_reserve.purchases_reservations",
-  "dataportability.pixel.device_data",
-  "dataportability.play.devices",
-  "dataportability.play.grouping",
-  "dataportability.play.installs",
-  "dataportability.play.library",
-  "dataportability.play.playpoints",
-  "dataportability.play.promotions",
-  "dataportability.play.purchases",
-  "dataportability.play.redemptions",
-  "dataportability.play.subscriptions",
-  "dataportability.play.usersettings",
-  "dataportability.saved.collections",
-  "dataportability.search_ugc.comments",
-  "dataportability.search_ugc.media.reviews_and_stars",
-  "dataportability.search_ugc.media.streaming_video_providers",
-  "dataportability.search_ugc.media.thumbs",
-  "dataportability.search_ugc.media.watched",
-  "dataportability.searchnotifications.settings",
-  "dataportability.searchnotifications.subscriptions",
-  "dataportability.shopping.addresses",
-  "dataportability.shopping.reviews",
-  "dataportability.streetview.imagery",
-  "dataportability.youtube.channel",
-  "dataportability.youtube.clips",
-  "dataportability.youtube.comments",
-  "dataportability.youtube.conversations",
-  "dataportability.youtube.live_chat",
-  "dataportability.youtube.music",
-  "dataportability.youtube.playable",
-  "dataportability.youtube.posts",
-  "dataportability.youtube.private_playlists",
-  "dataportability.youtube.private_videos",
-  "dataportability.youtube.public_playlists",
-  "dataportability.youtube.public_videos",
-  "dataportability.youtube.shopping",
-  "dataportability.youtube.subscriptions",
-  "dataportability.youtube.unlisted_playlists",
-  "dataportability.youtube.unlisted_videos",
-  "dataproc",
-  "dataproc.read-only",
-  "datastore",
-  "ddmconversions",
-  "devstorage.full_control",
-  "devstorage.read_only",
-  "devstorage.read_write",
-  "dfareporting",
-  "dfatrafficking",
-  "dialogflow",
-  "directory.readonly",
-  "discoveryengine.assist.readwrite",
-  "discoveryengine.readwrite",
-  "discoveryengine.serving.readwrite",
-  "display-video",
-  "display-video-mediaplanning",
-  "display-video-user-management",
-  "documents",
-  "documents.readonly",
-  "doubleclickbidmanager",
-  "doubleclicksearch",
-  "drive",
-  "drive.activity",
-  "drive.activity.readonly",
-  "drive.admin.labels",
-  "drive.admin.labels.readonly",
-  "drive.appdata",
-  "drive.apps.readonly",
-  "drive.file",
-  "drive.labels",
-  "drive.labels.readonly",
-  "drive.meet.readonly",
-  "drive.metadata",
-  "drive.metadata.readonly",
-  "drive.photos.readonly",
-  "drive.readonly",
-  "drive.scripts",
-  "ediscovery",
-  "ediscovery.readonly",
-  "factchecktools",
-  "firebase",
-  "firebase.messaging",
-  "firebase.readonly",
-  "fitness.activity.read",
-  "fitness.activity.write",
-  "fitness.blood_glucose.read",
-  "fitness.blood_glucose.write",
-  "fitness.blood_pressure.read",
-  "fitness.blood_pressure.write",
-  "fitness.body.read",
-  "fitness.body.write",
-  "fitness.body_temperature.read",
-  "fitness.body_temperature.write",
-  "fitness.heart_rate.read",
-  "fitness.heart_rate.write",
-  "fitness.location.read",
-  "fitness.location.write",
-  "fitness.nutrition.read",
-  "fitness.nutrition.write",
-  "fitness.oxygen_saturation.read",
-  "fitness.oxygen_saturation.write",
-  "fitness.reproductive_health.read",
-  "fitness.reproductive_health.write",
-  "fitness.sleep.read",
-  "fitness.sleep.write",
-  "forms",
-  "forms.body",
-  "forms.body.readonly",
-  "forms.currentonly",
-  "forms.responses.readonly",
-  "games",
-  "genomics",
-  "gmail.addons.current.action.compose",
-  "gmail.addons.current.message.action",
-  "gmail.addons.current.message.metadata",
-  "gmail.addons.current.message.readonly",
-  "gmail.compose",
-  "gmail.insert",
-  "gmail.labels",
-  "gmail.metadata",
-  "gmail.modify",
-  "gmail.readonly",
-  "gmail.send",
-  "gmail.settings.basic",
-  "gmail.settings.sharing",
-  "googlehealth.activity_and_fitness.readonly",
-  "googlehealth.activity_and_fitness.writeonly",
-  "googlehealth.ecg.readonly",
-  "googlehealth.health_metrics_and_measurements.readonly",
-  "googlehealth.health_metrics_and_measurements.writeonly",
-  "googlehealth.irn.readonly",
-  "googlehealth.location.readonly",
-  "googlehealth.logged_symptoms.writeonly",
-  "googlehealth.mindfulness.writeonly",
-  "googlehealth.nutrition.writeonly",
-  "googlehealth.profile.readonly",
-  "googlehealth.profile.writeonly",
-  "googlehealth.reproductive_health.writeonly",
-  "googlehealth.settings.readonly",
-  "googlehealth.settings.writeonly",
-  "googlehealth.sleep.readonly",
-  "googlehealth.sleep.writeonly",
-  "groups",
-  "homegraph",
-  "indexing",
-  "jobs",
-  "keep",
-  "keep.readonly",
-  "logging.admin",
-  "logging.read",
-  "logging.write",
-  "manufacturercenter",
-  "maps-platform.addressvalidation",
-  "maps-platform.places",
-  "maps-platform.places.autocomplete",
-  "maps-platform.places.details",
-  "maps-platform.places.getphotomedia",
-  "maps-platform.places.nearbysearch",
-  "maps-platform.places.textsearch",
-  "marketingplatformadmin.analytics.read",
-  "marketingplatformadmin.analytics.update",
-  "meetings.space.created",
-  "meetings.space.readonly",
-  "meetings.space.settings",
-  "monitoring",
-  "monitoring.read",
-  "monitoring.write",
-  "ndev.clouddns.readonly",
-  "ndev.clouddns.readwrite",
-  "ndev.cloudman",
-  "ndev.cloudman.readonly",
-  "notebooks",
-  "organizationpolicy",
-  "organizationpolicy.readonly",
-  "playdeveloperreporting",
-  "playintegrity",
-  "postmaster",
-  "postmaster.domain",
-  "postmaster.traffic.readonly",
-  "postmaster.user",
-  "presentations",
-  "presentations.readonly",
-  "pubsub",
-  "realtime-bidding",
-  "redis.read-only",
-  "redis.read-write",
-  "run",
-  "run.readonly",
-  "saasservicemgmt.read-write",
-  "saasservicemgmt.readonly",
-  "sasportal",
-  "script.deployments",
-  "script.deployments.readonly",
-  "script.metrics",
-  "script.processes",
-  "script.projects",
-  "script.projects.readonly",
-  "sdm.service",
-  "securitycenter",
-  "service.management",
-  "service.management.readonly",
-  "servicecontrol",
-  "siteverification",
-  "siteverification.verify_only",
-  "source.full_control",
-  "source.read_only",
-  "source.read_write",
-  "spanner.admin",
-  "spanner.data",
-  "spreadsheets",
-  "spreadsheets.readonly",
-  "sqlservice.admin",
-  "sqlservice.login",
-  "streetviewpublish",
-  "subscribewithgoogle.publications.entitlements.manage",
-  "subscribewithgoogle.publications.entitlements.readonly",
-  "tables",
-  "tagmanager.delete.containers",
-  "tagmanager.edit.containers",
-  "tagmanager.edit.containerversions",
-  "tagmanager.manage.accounts",
-  "tagmanager.manage.users",
-  "tagmanager.publish",
-  "tagmanager.readonly",
-  "tasks",
-  "tasks.readonly",
-  "trace.append",
-  "user.addresses.read",
-  "user.birthday.read",
-  "user.emails.read",
-  "user.gender.read",
-  "user.organization.read",
-  "user.phonenumbers.read",
-  "userinfo.email",
-  "userinfo.profile",
-  "verifiedaccess",
-  "wallet_object.issuer",
-  "webmasters",
-  "webmasters.readonly",
-  "youtube",
-  "youtube.channel-memberships.creator",
-  "youtube.force-ssl",
-  "youtube.readonly",
-  "youtube.upload",
-  "youtubepartner",
-  "youtubepartner-channel-audit",
-  "yt-analytics-monetary.readonly",
-  "yt-analytics.readonly",
-];
+export const GOOGLE_SCOPES: readonly string[] = `
+accounts.reauth adexchange.buyer admin.chrome.printers admin.chrome.printers.readonly admin.datatransfer
+admin.datatransfer.readonly admin.directory.customer admin.directory.customer.readonly
+admin.directory.device.chromeos admin.directory.device.chromeos.readonly admin.directory.device.mobile
+admin.directory.device.mobile.action admin.directory.device.mobile.readonly admin.directory.domain
+admin.directory.domain.readonly admin.directory.group admin.directory.group.member
+admin.directory.group.member.readonly admin.directory.group.readonly admin.directory.orgunit
+admin.directory.orgunit.readonly admin.directory.resource.calendar admin.directory.resource.calendar.readonly
+admin.directory.rolemanagement admin.directory.rolemanagement.readonly admin.directory.user
+admin.directory.user.alias admin.directory.user.alias.readonly admin.directory.user.readonly
+admin.directory.user.security admin.directory.userschema admin.directory.userschema.readonly
+admin.reports.audit.readonly admin.reports.usage.readonly admob.readonly admob.report adsense adsense.readonly
+adsensehost adwords agentregistry.read-only agentregistry.read-write analytics analytics.edit
+analytics.manage.users analytics.manage.users.readonly analytics.provision analytics.readonly
+analytics.user.deletion androidenterprise androidmanagement androidpublisher apihub.readonly apihub.readwrite
+apikeys apikeys.readonly appengine.admin apps.alerts apps.groups.migration apps.groups.settings apps.licensing
+apps.order apps.order.readonly apps.reports.usage.readonly appsmarketplace.license
+authorized-buyers-marketplace bigquery bigquery.insertdata bigtable.admin bigtable.admin.cluster
+bigtable.admin.instance bigtable.admin.table blogger blogger.readonly books calendar calendar.acls
+calendar.acls.readonly calendar.app.created calendar.calendarlist calendar.calendarlist.readonly
+calendar.calendars calendar.calendars.readonly calendar.events calendar.events.freebusy calendar.events.owned
+calendar.events.owned.readonly calendar.events.public.readonly calendar.events.readonly calendar.freebusy
+calendar.readonly calendar.settings.readonly ces chat.admin.delete chat.admin.memberships
+chat.admin.memberships.readonly chat.admin.spaces chat.admin.spaces.readonly chat.app.all.memberships.readonly
+chat.app.all.messages.readonly chat.app.all.spaces.readonly chat.app.all.users.readstate.readonly
+chat.app.delete chat.app.memberships chat.app.memberships.readonly chat.app.messages.readonly chat.app.spaces
+chat.app.spaces.create chat.app.spaces.readonly chat.bot chat.customemojis chat.customemojis.readonly
+chat.delete chat.import chat.memberships chat.memberships.app chat.memberships.readonly chat.messages
+chat.messages.create chat.messages.reactions chat.messages.reactions.create chat.messages.reactions.readonly
+chat.messages.readonly chat.spaces chat.spaces.create chat.spaces.readonly chat.users.availability
+chat.users.availability.readonly chat.users.readstate chat.users.readstate.readonly chat.users.sections
+chat.users.sections.readonly chat.users.spacesettings chrome.management.appdetails.readonly
+chrome.management.policy chrome.management.policy.readonly chrome.management.profiles
+chrome.management.profiles.readonly chrome.management.reports.readonly chrome.management.securityinsights
+chrome.management.securityinsights.readonly chrome.management.telemetry.readonly chromewebstore
+chromewebstore.readonly classroom.addons.student classroom.addons.teacher classroom.announcements
+classroom.announcements.readonly classroom.courses classroom.courses.readonly classroom.coursework.me
+classroom.coursework.me.readonly classroom.coursework.students classroom.coursework.students.readonly
+classroom.courseworkmaterials classroom.courseworkmaterials.readonly classroom.guardianlinks.me.readonly
+classroom.guardianlinks.students classroom.guardianlinks.students.readonly classroom.profile.emails
+classroom.profile.photos classroom.push-notifications classroom.rosters classroom.rosters.readonly
+classroom.student-submissions.me.readonly classroom.student-submissions.students.readonly classroom.topics
+classroom.topics.readonly cloud-backupdr cloud-bigtable.admin cloud-bigtable.admin.cluster
+cloud-bigtable.admin.table cloud-billing cloud-billing.readonly cloud-healthcare
+cloud-identity.allowlisteddomains cloud-identity.allowlisteddomains.readonly cloud-identity.devices
+cloud-identity.devices.lookup cloud-identity.devices.readonly cloud-identity.groups
+cloud-identity.groups.readonly cloud-identity.inboundsso cloud-identity.inboundsso.readonly
+cloud-identity.policies cloud-identity.policies.readonly cloud-language cloud-platform
+cloud-platform.read-only cloud-translation cloud-vision cloud_debugger cloud_search cloud_search.debug
+cloud_search.indexing cloud_search.query cloud_search.settings cloud_search.settings.indexing
+cloud_search.settings.query cloud_search.stats cloud_search.stats.indexing cloudasset cloudcomposer
+cloudcomposer.readonly cloudiot cloudkms cloudruntimeconfig compute compute.readonly contacts
+contacts.other.readonly contacts.readonly container container.read-only content datalineage.read-write
+datalineage.readonly datamanager datamanager.partnerlink dataplex.read-write dataplex.readonly
+dataportability.alerts.subscriptions dataportability.chrome.autofill dataportability.chrome.bookmarks
+dataportability.chrome.dictionary dataportability.chrome.extensions dataportability.chrome.history
+dataportability.chrome.reading_list dataportability.chrome.settings dataportability.discover.follows
+dataportability.discover.likes dataportability.discover.not_interested dataportability.maps.aliased_places
+dataportability.maps.commute_routes dataportability.maps.commute_settings dataportability.maps.ev_profile
+dataportability.maps.factual_contributions dataportability.maps.offering_contributions
+dataportability.maps.photos_videos dataportability.maps.questions_answers dataportability.maps.reviews
+dataportability.maps.starred_places dataportability.maps.vehicle_profile dataportability.myactivity.maps
+dataportability.myactivity.myadcenter dataportability.myactivity.play dataportability.myactivity.search
+dataportability.myactivity.shopping dataportability.myactivity.youtube dataportability.mymaps.maps
+dataportability.nest.camera_event dataportability.nest.camera_feature dataportability.nest.camera_video
+dataportability.nest.store dataportability.nest.user dataportability.order_reserve.purchases_reservations
+dataportability.pixel.device_data dataportability.play.devices dataportability.play.grouping
+dataportability.play.installs dataportability.play.library dataportability.play.playpoints
+dataportability.play.promotions dataportability.play.purchases dataportability.play.redemptions
+dataportability.play.subscriptions dataportability.play.usersettings dataportability.saved.collections
+dataportability.search_ugc.comments dataportability.search_ugc.media.reviews_and_stars
+dataportability.search_ugc.media.streaming_video_providers dataportability.search_ugc.media.thumbs
+dataportability.search_ugc.media.watched dataportability.searchnotifications.settings
+dataportability.searchnotifications.subscriptions dataportability.shopping.addresses
+dataportability.shopping.reviews dataportability.streetview.imagery dataportability.youtube.channel
+dataportability.youtube.clips dataportability.youtube.comments dataportability.youtube.conversations
+dataportability.youtube.live_chat dataportability.youtube.music dataportability.youtube.playable
+dataportability.youtube.posts dataportability.youtube.private_playlists dataportability.youtube.private_videos
+dataportability.youtube.public_playlists dataportability.youtube.public_videos
+dataportability.youtube.shopping dataportability.youtube.subscriptions
+dataportability.youtube.unlisted_playlists dataportability.youtube.unlisted_videos dataproc dataproc.read-only
+datastore ddmconversions devstorage.full_control devstorage.read_only devstorage.read_write dfareporting
+dfatrafficking dialogflow directory.readonly discoveryengine.assist.readwrite discoveryengine.readwrite
+discoveryengine.serving.readwrite display-video display-video-mediaplanning display-video-user-management
+documents documents.readonly doubleclickbidmanager doubleclicksearch drive drive.activity
+drive.activity.readonly drive.admin.labels drive.admin.labels.readonly drive.appdata drive.apps.readonly
+drive.file drive.labels drive.labels.readonly drive.meet.readonly drive.metadata drive.metadata.readonly
+drive.photos.readonly drive.readonly drive.scripts ediscovery ediscovery.readonly factchecktools firebase
+firebase.messaging firebase.readonly fitness.activity.read fitness.activity.write fitness.blood_glucose.read
+fitness.blood_glucose.write fitness.blood_pressure.read fitness.blood_pressure.write fitness.body.read
+fitness.body.write fitness.body_temperature.read fitness.body_temperature.write fitness.heart_rate.read
+fitness.heart_rate.write fitness.location.read fitness.location.write fitness.nutrition.read
+fitness.nutrition.write fitness.oxygen_saturation.read fitness.oxygen_saturation.write
+fitness.reproductive_health.read fitness.reproductive_health.write fitness.sleep.read fitness.sleep.write
+forms forms.body forms.body.readonly forms.currentonly forms.responses.readonly games genomics
+gmail.addons.current.action.compose gmail.addons.current.message.action gmail.addons.current.message.metadata
+gmail.addons.current.message.readonly gmail.compose gmail.insert gmail.labels gmail.metadata gmail.modify
+gmail.readonly gmail.send gmail.settings.basic gmail.settings.sharing
+googlehealth.activity_and_fitness.readonly googlehealth.activity_and_fitness.writeonly
+googlehealth.ecg.readonly googlehealth.health_metrics_and_measurements.readonly
+googlehealth.health_metrics_and_measurements.writeonly googlehealth.irn.readonly
+googlehealth.location.readonly googlehealth.logged_symptoms.writeonly googlehealth.mindfulness.writeonly
+googlehealth.nutrition.writeonly googlehealth.profile.readonly googlehealth.profile.writeonly
+googlehealth.reproductive_health.writeonly googlehealth.settings.readonly googlehealth.settings.writeonly
+googlehealth.sleep.readonly googlehealth.sleep.writeonly groups homegraph indexing jobs keep keep.readonly
+logging.admin logging.read logging.write manufacturercenter maps-platform.addressvalidation
+maps-platform.places maps-platform.places.autocomplete maps-platform.places.details
+maps-platform.places.getphotomedia maps-platform.places.nearbysearch maps-platform.places.textsearch
+marketingplatformadmin.analytics.read marketingplatformadmin.analytics.update meetings.space.created
+meetings.space.readonly meetings.space.settings monitoring monitoring.read monitoring.write
+ndev.clouddns.readonly ndev.clouddns.readwrite ndev.cloudman ndev.cloudman.readonly notebooks
+organizationpolicy organizationpolicy.readonly playdeveloperreporting playintegrity postmaster
+postmaster.domain postmaster.traffic.readonly postmaster.user presentations presentations.readonly pubsub
+realtime-bidding redis.read-only redis.read-write run run.readonly saasservicemgmt.read-write
+saasservicemgmt.readonly sasportal script.deployments script.deployments.readonly script.metrics
+script.processes script.projects script.projects.readonly sdm.service securitycenter service.management
+service.management.readonly servicecontrol siteverification siteverification.verify_only source.full_control
+source.read_only source.read_write spanner.admin spanner.data spreadsheets spreadsheets.readonly
+sqlservice.admin sqlservice.login streetviewpublish subscribewithgoogle.publications.entitlements.manage
+subscribewithgoogle.publications.entitlements.readonly tables tagmanager.delete.containers
+tagmanager.edit.containers tagmanager.edit.containerversions tagmanager.manage.accounts
+tagmanager.manage.users tagmanager.publish tagmanager.readonly tasks tasks.readonly trace.append
+user.addresses.read user.birthday.read user.emails.read user.gender.read user.organization.read
+user.phonenumbers.read userinfo.email userinfo.profile verifiedaccess wallet_object.issuer webmasters
+webmasters.readonly youtube youtube.channel-memberships.creator youtube.force-ssl youtube.readonly
+youtube.upload youtubepartner youtubepartner-channel-audit yt-analytics-monetary.readonly
+yt-analytics.readonly
+`
+  .trim()
+  .split(/\s+/);

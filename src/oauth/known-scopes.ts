@@ -1,10 +1,6 @@
 /**
- * Google's scopes, checked before the browser opens. A misspelt scope URL
- * (`.../auth/cloud-platfrom`) gets Google's `invalid_scope` error page, which never comes back:
- * the sign-in would wait out its whole timeout. A scope close to one Google declares is refused
- * here with "did you mean"; one far from every declared scope is let through with a note, because
- * the list (google-scopes.ts, generated from Google's discovery documents) cannot be complete:
- * Google adds scopes, and some are in no discovery document.
+ * Scopes checked against Google's declared ones before the browser opens (Google's invalid_scope page
+ * never comes back): a near miss is refused with "did you mean", an unknown one passes with a note.
  */
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { ENV } from "../shared/constants.js";
@@ -19,11 +15,7 @@ export interface KnownScopesCheck {
 
 let known: ReadonlySet<string> | undefined;
 
-/**
- * Checks the scopes under `https://www.googleapis.com/auth/` against Google's declared ones.
- *
- * @throws CredCredentialsError (ERR_INVALID_SCOPE) for a scope a typo away from a declared one.
- */
+/** Checks scopes against Google's declared ones. @throws ERR_INVALID_SCOPE for a typo away from one. */
 export function checkKnownScopes(scopes: readonly string[]): KnownScopesCheck {
   known ??= new Set(googleScopes().GOOGLE_SCOPES);
   const unknown: string[] = [];

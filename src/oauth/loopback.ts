@@ -59,11 +59,8 @@ const LIMITS_CHECK_INTERVAL_MS = 1_000;
 const FINISH_TIMEOUT_MS = 60_000;
 
 /**
- * Binds the first free port of the range on the loopback interface only, and waits for the
- * browser's redirect. Stray requests (favicon, other paths, scanners) get a 404 and the
- * receiver keeps waiting; a callback with a wrong or missing `state` gets a 400 and does not
- * consume the flow. A request whose `Host` is not a loopback name with the receiver's port (a
- * DNS-rebinding page) gets a 421 and is not looked at. Every outcome closes the servers.
+ * Binds the first free port of the range on loopback only and waits for the browser's redirect. Strays
+ * get a 404, a wrong `state` a 400 (the flow goes on), a non-loopback `Host` (DNS rebinding) a 421.
  */
 export async function startLoopbackReceiver(options: LoopbackOptions): Promise<LoopbackReceiver> {
   throwIfAborted(options.signal);
@@ -78,11 +75,8 @@ export async function startLoopbackReceiver(options: LoopbackOptions): Promise<L
 type State = { name: "listening" } | { name: "answering"; response: ServerResponse } | { name: "closed" };
 
 /**
- * The receiver: `listening` (the sign-in's time-out running) until a callback with this
- * sign-in's code arrives, then `answering` (the browser's page held, up to 60 s, until the flow
- * says how the exchange went), then `closed`. An `error=`, the time-out, an abort or a failing
- * server close it from `listening`; only `finish` closes it from `answering`. Each transition
- * leaves one state, and ends that state's timer.
+ * `listening` until this sign-in's code arrives, `answering` (the browser's page held up to 60 s until
+ * the exchange is done), `closed`. Each transition leaves one state and ends that state's timer.
  */
 class Receiver implements LoopbackReceiver {
   readonly port: number;

@@ -5,10 +5,8 @@ export interface OAuthSignInOptions {
   /** OAuth client secret, together with `clientId`. */
   clientSecret?: string;
   /**
-   * `true`: a loopback server on localhost:8080-8089 receives the browser's redirect.
-   * `false`: the user pastes the code shown after sign-in. Unset: chosen for the machine (the
-   * loopback flow locally; on a remote one the copy-paste flow when a code page is configured,
-   * else the loopback flow with the browser's final address pasted back).
+   * `true`: a loopback server on localhost:8080-8089 receives the browser's redirect; `false`: the user
+   * pastes the code shown after sign-in. Unset: chosen for the machine (docs/notebooks.md).
    */
   useLocalWebserver?: boolean;
   /** @deprecated Use `useLocalWebserver`; same meaning, warns once. */

@@ -6,11 +6,7 @@ import { escapeHtml } from "../util/html.js";
 const STYLE =
   ":root{color-scheme:light dark}body{font:16px/1.5 system-ui,sans-serif;max-width:36em;margin:4em auto;padding:0 1em}h1,.lead{font-size:1.4em;font-weight:600}";
 
-/**
- * An HTML page with a title and one paragraph; both are escaped. A text that already starts
- * with the title ("Signed in. You may close this window.") is shown alone, as the heading's
- * line, so the page does not say the same thing twice.
- */
+/** An HTML page of a title and a paragraph, escaped; a text starting with the title is shown alone (said once). */
 export function page(title: string, text: string): string {
   const body = text.startsWith(title)
     ? `<p class="lead">${escapeHtml(text)}</p>`

@@ -5,19 +5,9 @@ import { authorizationError } from "./errors.js";
 const MAX_PASTE_LENGTH = 4096;
 
 /**
- * The authorization code in what the user pasted, checked against this sign-in's `state`:
- *
- * - `CODE~STATE`, the sign-in code the code page shows (docs/oauth.html, the emulator's page):
- *   the state after the last `~` must be this sign-in's (Google's codes and our states never
- *   hold a `~`);
- * - the whole redirect URL, or its query string: it must carry this sign-in's `state`;
- * - a bare `CODE`, still accepted: pages that show only the code (an older hosted oauth.html)
- *   keep working, and a code of someone else's sign-in fails at the exchange anyway, because the
- *   code is redeemed with this sign-in's PKCE verifier: a code issued for another challenge does
- *   not match it, and one issued without a challenge is refused when a verifier comes with it
- *   (RFC 9700's PKCE-downgrade rule, which Google and the emulator apply).
- *
- * A state that does not match, or a URL without one, is refused before any request is made.
+ * The code in what was pasted: `CODE~STATE` (a code page's), the redirect address or its query (with
+ * this sign-in's `state`, else refused unsent), or a bare `CODE`, which this sign-in's PKCE verifier
+ * still binds (RFC 9700's downgrade rule refuses another sign-in's code at the exchange).
  */
 export function parsePastedCode(pasted: string, state: string): string {
   const text = pasted.trim();

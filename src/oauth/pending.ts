@@ -1,7 +1,5 @@
-// The sign-in in progress in this process. One at a time: a new one cancels the one before
-// (re-running a notebook's first cell, a second `login`), and a kernel interrupt can cancel it
-// through cancelSignIn(). A sign-in whose call has ended while it waits for a pasted code or
-// address (a notebook's first cell) stays here until the second cell brings it.
+// The sign-in in progress in this process, one at a time: a new one cancels the one before, and one
+// left waiting for a pasted code (a notebook's first cell) stays here until the second cell brings it.
 import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { MESSAGES } from "../messages.js";
 import type { Presenter } from "./events.js";
@@ -22,18 +20,9 @@ export interface PendingSignIn {
   readonly scopes: readonly string[];
   /** `done` once the tokens arrived, `cancelled` once abandoned; undefined while open. */
   readonly ended: "done" | "cancelled" | undefined;
-  /**
-   * Loopback only: waits for the browser's redirect, exchanges the code, answers the
-   * browser's page. Rejects on `error=`, timeout ({@link CredCredentialsError}) and abort
-   * (`CredCancelledError`).
-   */
+  /** Loopback only: the browser's redirect, its code exchanged; rejects on `error=`, timeout and abort. */
   waitForBrowser(): Promise<SignInResult>;
-  /**
-   * Completes the sign-in with a pasted code or redirect URL (works in both modes: in the
-   * loopback mode it serves a browser that could not reach this machine, whose address bar
-   * shows `http://localhost:PORT/?state=…&code=…`). A refused code can be followed by another;
-   * a successful one ends the sign-in.
-   */
+  /** Completes the sign-in with a pasted code or redirect address; a refused one may be followed by another. */
   exchangeCode(codeOrUrl: string): Promise<SignInResult>;
   /** Whether pasted text carries this sign-in's `state` (a redirect address of this very sign-in). */
   owns(pasted: string): boolean;
@@ -44,11 +33,7 @@ export interface PendingSignIn {
 /** Ends a sign-in's waits (closes its port) with this error. */
 type Stop = (reason: Error) => void;
 
-/**
- * The sign-in in progress in this process: none (`idle`), one a call is driving (`running`), or
- * one whose call has ended and left it for a later call to complete (`waiting`: a notebook's
- * second cell), with what to do with its tokens and the face that showed it.
- */
+/** None (`idle`), one a call drives (`running`), or one left for a later call (`waiting`), with its saver and face. */
 type Slot =
   | { name: "idle" }
   | { name: "running"; pending: PendingSignIn; stop: Stop }
@@ -71,11 +56,7 @@ function holding(pending: PendingSignIn): Held | undefined {
   return slot.name !== "idle" && slot.pending === pending ? slot : undefined;
 }
 
-/**
- * Registers `pending` as this process's sign-in in progress (`running`), cancelling the one
- * before within the same tick (its port closes, nothing is written, its presenter is told).
- * `stop` is how to end `pending`'s waits; default `pending.cancel()`.
- */
+/** Registers `pending` as the sign-in in progress, cancelling the one before; `stop` ends its waits. */
 export function beginSignIn(pending: PendingSignIn, stop?: Stop): Held {
   if (slot.name !== "idle" && slot.pending !== pending) retire(slot, new CredCancelledError(REPLACED_MESSAGE), true);
   slot = { name: "running", pending, stop: stop ?? ((reason) => pending.cancel(reason.message)) };
@@ -88,10 +69,8 @@ export function endSignIn(pending: PendingSignIn): void {
 }
 
 /**
- * Leaves `pending` `waiting` after its call ended: the second cell completes it with
- * {@link completePendingSignIn}. `complete` is what the starting call does with the result (write
- * its file, fill its cache), so whichever call brings the code, the credentials land where the
- * first call asked. `presenter` is told when the sign-in is cancelled or replaced meanwhile.
+ * Leaves `pending` waiting after its call ended, for {@link completePendingSignIn}. `complete` saves
+ * where the first call asked; `presenter` hears how it ends.
  */
 export function setPendingSignIn(pending: PendingSignIn, complete?: CompleteSignIn, presenter?: Presenter): void {
   const { stop } = holding(pending) ?? beginSignIn(pending);
@@ -104,19 +83,13 @@ export function getPendingSignIn(): PendingSignIn | undefined {
 }
 
 /**
- * Cancels the sign-in in progress in this process, if any: its port closes, nothing is
- * written, and its presenter says it was cancelled. The hook for a kernel interrupt.
- * @returns whether there was one.
+ * Cancels the sign-in in progress in this process, if any: its port closes, nothing is written,
+ * its presenter says so (a kernel interrupt's hook). @returns whether there was one.
  */
 export function cancelSignIn(message: string = MESSAGES.signInCancelled): boolean {
   if (slot.name === "idle") return false;
   retire(slot, new CredCancelledError(message), false);
   return true;
-}
-
-/** Forgets (and cancels) the sign-in in progress. */
-export function clearPendingSignIn(): void {
-  cancelSignIn();
 }
 
 /** The slot's sign-in ends with `reason` (replaced, cancelled, denied): the slot is idle again. */
@@ -140,10 +113,7 @@ export function whyEnded(pending: PendingSignIn): Error | undefined {
   return endings.get(pending);
 }
 
-/**
- * The sign-in `pending`, left waiting, ended with `error` (the browser came back with a
- * refusal): its card and its credentials say so, and a re-run starts a new one.
- */
+/** The waiting sign-in `pending` ended with `error` (the browser's refusal): its card and credentials say so. */
 export function endWaitingSignIn(pending: PendingSignIn, error: Error): void {
   const held = holding(pending);
   if (held) retire(held, isDenial(error) ? deniedError() : error, false);
@@ -174,10 +144,7 @@ function assertNotPlaceholder(pasted: string, mode: PendingSignIn["mode"] | unde
   );
 }
 
-/**
- * A paste the token server refused: a denial ends the sign-in (its card says so); anything
- * else leaves it waiting, and its card and the error say "not accepted; still waiting".
- */
+/** A paste that failed: a denial ends the sign-in; anything else leaves it waiting, and its card says so. */
 function refusedPaste(waiting: Extract<Slot, { name: "waiting" }>, error: unknown): unknown {
   const { pending, presenter } = waiting;
   if (isDenial(error)) {
@@ -200,11 +167,8 @@ function refusedPaste(waiting: Extract<Slot, { name: "waiting" }>, error: unknow
 }
 
 /**
- * Completes the waiting sign-in with a pasted code or redirect URL, then runs the starting
- * call's completion (returning where it saved). On success the sign-in is forgotten; a
- * refused code leaves it waiting so the right one can still be pasted. An address from a
- * sign-in that a newer one replaced is refused with words that say so; the placeholder
- * itself is refused without a request.
+ * Completes the waiting sign-in with a pasted code or address, then saves as the first call meant.
+ * A refused code leaves it waiting; the placeholder and a replaced sign-in's address are refused unsent.
  */
 export async function completePendingSignIn(codeOrUrl: string): Promise<{ result: SignInResult; savedTo?: string }> {
   const waiting = slot.name === "waiting" ? slot : undefined;
@@ -239,10 +203,8 @@ export async function completePendingSignIn(codeOrUrl: string): Promise<{ result
 }
 
 /**
- * Thrown by `getUserCredentials`, `saveUserCredentials` and `default()` when the sign-in needs
- * something pasted and the face cannot read it (a notebook cell has no stdin). The sign-in stays
- * pending in this process: complete it with `completeSignIn(codeOrAddress)`, or by calling again
- * with `{ code }`. (Internally: `completePendingSignIn(code)` above.)
+ * Thrown when the sign-in needs something pasted and the face cannot read it (a notebook cell): it
+ * stays pending in this process for `completeSignIn(codeOrAddress)`, or a call again with `{ code }`.
  */
 export class SignInPendingError extends CredCredentialsError {
   /** The sign-in waiting for its code: `pending.url` is the link to open. */

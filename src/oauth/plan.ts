@@ -1,6 +1,4 @@
-// What the OAuth flow is told: every decision of a sign-in already made, as plain values.
-// credentials/sign-in/plan.ts makes them once (options, environment, settings, runtime); the flow reads
-// no settings, no environment and detects nothing.
+// What the OAuth flow is told, as plain values: credentials/sign-in/plan.ts decides; the flow reads nothing.
 import type { Endpoints } from "../protocols/endpoints.js";
 import type { BrowserLaunch } from "../os/browser.js";
 import type { ResolvedClient } from "./client.js";

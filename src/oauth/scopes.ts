@@ -1,8 +1,5 @@
-/**
- * Scopes as Google accepts and grants them. A short-form scope (`bigquery`) gets Google's
- * `invalid_scope` error page, which never redirects back: the user would wait out the whole
- * sign-in timeout. So scopes are checked before any sign-in, and a grant is checked after it.
- */
+// Scopes as Google accepts and grants them, checked before a sign-in: a short form (`bigquery`) gets
+// Google's invalid_scope page, which never comes back.
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { own } from "../trust/own.js";
 
@@ -58,12 +55,7 @@ function suggestion(scope: string): string {
   return KNOWN_SHORT_NAMES.has(name) ? ` (did you mean ${AUTH}${name}?)` : "";
 }
 
-/**
- * Rejects scopes Google would refuse before any sign-in starts, naming each and suggesting
- * the full URL for known short names.
- *
- * @throws CredCredentialsError with code ERR_INVALID_SCOPE.
- */
+/** Rejects scopes Google would refuse, naming each (the full URL for a known short name). @throws ERR_INVALID_SCOPE */
 export function assertValidScopes(scopes: readonly string[]): void {
   const bad = scopes.filter((scope) => !isWellFormedScope(scope));
   if (bad.length === 0) return;

@@ -8,9 +8,8 @@ export type BrowserLaunch = "none" | "system" | { readonly command: string };
 const FAILS_WITHIN_MS = 2000;
 
 /**
- * Opens `url` as planned: the `BROWSER` commands in turn (separated like PATH, `%s` = the URL, as
- * Python's webbrowser reads it), or the system's opener. True only when one started and did not fail
- * at once: a screen says "opened" only then (the URL is always shown as well). Never throws.
+ * Opens `url`: the `BROWSER` commands in turn (split like PATH, `%s` the URL, as Python reads it), or the
+ * system's opener. True only when one started and did not fail at once: only then does a screen say "opened".
  */
 export async function openBrowser(url: string, launch: BrowserLaunch): Promise<boolean> {
   if (launch === "none") return false;

@@ -1,7 +1,4 @@
-// The settings order, written once: the call's option, else the environment, else the settings.
-// Its own small module, low in the layers, so that the sign-in plan (credentials/sign-in/plan.ts), the account
-// note's plan (credentials/sign-in/account-note.ts, asked on every cache hit, where loading the whole plan
-// would cost) and the credentials cache's secret store (stores/index.ts) share it.
+// Its own small module, low in the layers: the sign-in plan, the account note's and the secret store share it.
 
 /** The settings order: the call's option, else the environment, else the settings; undefined when none says. */
 export function chosen<T>(

@@ -1,10 +1,5 @@
-// Reading the settings where the library needs one (the OAuth client, loopback ports, remote, ui).
-// A plain synchronous read of the file `cred-auth config` writes through conf: a sign-in asks for
-// a setting from synchronous code, and loading conf (with its schema validator) for a few bytes of
-// JSON would cost every sign-in. The file is read as formats/settings-file.ts says (the file-trust
-// rule for files cred-auth keeps: yours, private, a regular file, bounded); each value is checked
-// against the same table conf's schema comes from; a corrupt, foreign or unreadable file or a bad
-// value is a warning on stderr, never a crash.
+// The settings file read synchronously, as formats/settings-file.ts says (loading conf would cost every
+// sign-in); each value checked against the table; a bad file or value is a warning, never a crash.
 import { readSettingsFile } from "../formats/settings-file.js";
 import { printable } from "../trust/text.js";
 import { SETTINGS, type SettingKey, type Settings } from "./keys.js";

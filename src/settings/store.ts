@@ -1,6 +1,4 @@
-// The settings file as a conf store, for `cred-auth config` (the only writer). conf is ESM-only
-// and brings a schema validator: it is loaded with import() when a setting is written or listed,
-// never when cred-auth is imported or a token is printed.
+// The settings file as a conf store, for `cred-auth config` (the only writer); conf loads only then.
 import { chmodSync, lstatSync, mkdirSync, renameSync, statSync } from "node:fs";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { ownershipProblem } from "../trust/files.js";
@@ -18,13 +16,9 @@ export interface SettingsStore {
 }
 
 /**
- * Opens the settings file with conf: the directory is created (or tightened) to 0700 first, since
- * conf would create it 0755; the file is written 0600. A directory or a file that another user
- * owns, or a file others may write, is refused (the file holds a client secret, and conf would
- * keep what someone else put there). A file that is not valid JSON or that the schema rejects is
- * moved aside to `config.json.corrupt` with a warning on stderr, and the store starts empty.
- *
- * @throws CredCredentialsError (`ERR_FILE_UNWRITABLE`) for a directory or file that is not the user's own.
+ * Opens the settings file with conf, its directory 0700 (conf makes it 0755) and the file 0600; a bad
+ * file is moved aside to `config.json.corrupt` with a warning, and the store starts empty.
+ * @throws CredCredentialsError (`ERR_FILE_UNWRITABLE`) for a directory or file not the user's own and private.
  */
 export async function openSettingsStore(env: SettingsEnv = process.env): Promise<SettingsStore> {
   const directory = settingsDirectory(env);
@@ -63,11 +57,7 @@ export async function openSettingsStore(env: SettingsEnv = process.env): Promise
   };
 }
 
-/**
- * Creates `directory` with mode 0700, or tightens one of ours that group or others can read;
- * refuses one that another user owns, or reached through another user's link: its owner could
- * read or swap the file.
- */
+/** Creates `directory` 0700 or tightens ours; refuses another user's, or one behind their link (they could swap files). */
 function privateDirectory(directory: string): void {
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   if (process.platform === "win32") return;

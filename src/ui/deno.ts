@@ -1,14 +1,11 @@
 /**
- * The notebook face under Deno's Jupyter kernel: the same HTML card through
- * `Deno.jupyter.display`, updated in place. A pasted code is read with the kernel's `prompt()`
- * (a Jupyter input request) in the copy-paste flow; beside the loopback wait (a remote kernel
- * with a Desktop client), where `prompt()` would hold the kernel and the browser's redirect with
- * it, the cell ends and the next one brings the address (`completeSignIn`), as under tslab.
+ * The card under Deno's kernel (`Deno.jupyter.display`). A code is read with the kernel's `prompt()`;
+ * beside a loopback wait, which prompt() would block, the next cell brings the address instead.
  */
 import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { Presenter, SignInEvent } from "../oauth/events.js";
 import { accountNote, type CardOptions, type CodeEntry, renderSignInHtml, renderSignInText } from "./notebook.js";
-import { INITIAL_STATE, reduce, type ViewState } from "./view-state.js";
+import { INITIAL_STATE, reduce, type ViewState, untilAborted } from "./view-state.js";
 import { cancelledBecause, MESSAGES } from "../messages.js";
 
 /** The part of `Deno.jupyter` this face uses. */
@@ -94,13 +91,4 @@ export function showDenoNote(globals: object, account: string | undefined): Prom
   return denoJupyter(globals)
     .display({ ...accountNote(account) }, { raw: true, display_id: `cred-auth-account-${Date.now().toString(36)}` })
     .catch(() => {});
-}
-
-/** Never resolves; rejects when `signal` aborts. */
-function untilAborted(signal: AbortSignal): Promise<string> {
-  return new Promise((_, reject) => {
-    const stop = (): void => reject(new CredCancelledError(MESSAGES.signInCancelled));
-    if (signal.aborted) stop();
-    else signal.addEventListener("abort", stop, { once: true });
-  });
 }

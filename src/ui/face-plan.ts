@@ -7,13 +7,7 @@ export type FaceName = "tslab" | "deno" | "terminal" | "plain";
 /** The notebook kernels whose cells show a card. */
 export type NotebookFace = "tslab" | "deno";
 
-/**
- * Where a terminal face asks for a pasted code or address and shows what is typed:
- * - `stderr`: stdin and stderr are the terminal;
- * - `tty`: stdin is a terminal but stderr goes elsewhere (a log): the face talks to the
- *   controlling terminal (/dev/tty), as ssh and sudo do, and nothing typed reaches the log;
- * - `stdin`: stdin is a pipe or a file: a line is read without echo, and its end ends the sign-in.
- */
+/** Where a terminal face prompts: `stderr`; `tty` (/dev/tty) when stderr goes to a log; `stdin`, a pipe, unechoed. */
 export type PromptDevice = "stderr" | "tty" | "stdin";
 
 /** A sign-in's face, decided (credentials/sign-in/plan.ts): which one, and how it may draw. */

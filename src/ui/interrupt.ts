@@ -1,14 +1,6 @@
 /**
- * Kernel › Interrupt cancels the sign-in in progress. Both notebook kernels get Jupyter's
- * default `interrupt_mode` ("signal"): the front end's interrupt is a SIGINT to the kernel.
- * - tslab handles it with `process.on("SIGINT")`, which rejects the cell's top-level await
- *   ("Interrupted asynchronously") but leaves its promises running: the loopback port would
- *   stay open and the sign-in could complete later under another cell.
- * - Deno's kernel has no handler of its own: a SIGINT ends the kernel unless the code listens
- *   (`Deno.addSignalListener`); with a listener the cell keeps running.
- * So while a notebook card is live, a SIGINT listener tells the card at once (synchronously,
- * before the kernel reports the cell finished) and cancels the sign-in through the flow's
- * `cancelSignIn()`: the port closes and nothing is written.
+ * Kernel › Interrupt (a SIGINT) cancels the sign-in a live card shows: tslab would leave its port open
+ * and let it finish under another cell, and Deno's kernel would die of a SIGINT nobody listens for.
  */
 import { CredCancelledError } from "../errors.js";
 import { cancelledBecause } from "../messages.js";
@@ -28,9 +20,8 @@ interface SignalGlobals {
 }
 
 /**
- * Listens for the kernel's interrupt (SIGINT) until the returned function is called. Under
- * Node only when someone else already handles SIGINT (tslab does): a first listener would
- * take away Node's default, which ends the process.
+ * Listens for the kernel's SIGINT until the returned function is called; under Node only when tslab
+ * handles it already (a first listener would take away Node's default, which ends the process).
  */
 export function onKernelInterrupt(handler: () => void, globals: object = globalThis): Unlisten {
   const deno = (globals as SignalGlobals).Deno;

@@ -1,14 +1,10 @@
-/**
- * The notebook face: the sign-in as HTML in the cell's output, updated in place. Under tslab
- * it goes through the kernel's own display (`globalThis.__tslab__.require("tslab")`; a second
- * copy of tslab is "Not ready"). A tslab cell has no stdin: the copy-paste flow completes in a
- * second cell with `completeSignIn(code)`.
- */
+// The notebook card, updated in place through the running tslab kernel's own display (a second copy
+// of tslab is "Not ready"); a tslab cell has no stdin, so a pasted code comes in a second cell.
 import { randomBytes } from "node:crypto";
 import { sep } from "node:path";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { Presenter, SignInEvent } from "../oauth/events.js";
-import { failureLine, INITIAL_STATE, isFinal, reduce, type ViewState } from "./view-state.js";
+import { INITIAL_STATE, isFinal, reduce, type ViewState } from "./view-state.js";
 import { describeScopes, PRODUCT_NAME } from "./words.js";
 import { escapeHtml } from "../util/html.js";
 
@@ -36,11 +32,7 @@ interface TslabJupyterModule {
 
 type KernelRequire = (id: string) => unknown;
 
-/**
- * The running tslab kernel's display module; a clear error outside tslab. tslab's `Display`
- * sends one MIME type per message, so a display with both HTML and `text/plain` goes through
- * the writer that `Display.raw` itself uses, when it can be reached.
- */
+/** The running tslab's display; through its writer when reachable (`Display` sends one MIME type a message). */
 export function kernelTslab(globals: object = globalThis, loaded: ModuleCache = require.cache): TslabDisplayModule {
   const kernel = (globals as { __tslab__?: { require?: KernelRequire } }).__tslab__;
   if (typeof kernel?.require !== "function") {
@@ -60,12 +52,7 @@ export type ModuleCache = Readonly<Record<string, { exports?: unknown } | undefi
 
 const TSLAB_JUPYTER = `${sep}tslab${sep}dist${sep}jupyter.js`;
 
-/**
- * tslab's display writer: the kernel's own `tslab/dist/jupyter` module. The notebook's
- * `require` finds it only when tslab is installed beside the notebook; a global tslab (`npm
- * install -g tslab`) is not on that path, but the running kernel has loaded the module, so it is
- * in this process's module cache whichever copy runs.
- */
+/** tslab's display writer, `tslab/dist/jupyter`: from the module cache (a global tslab), else by require. */
 function tslabWriter(require: KernelRequire, loaded: ModuleCache): TslabJupyterModule | undefined {
   const running = Object.keys(loaded).find((path) => path.endsWith(TSLAB_JUPYTER));
   const candidates = [() => (running ? loaded[running]?.exports : undefined), () => require("tslab/dist/jupyter")];
@@ -107,11 +94,7 @@ export interface CardOptions {
   details?: readonly string[];
 }
 
-/**
- * A presenter drawing into one updatable notebook display (created at the first event, so
- * nothing shows for a sign-in that never starts). It has no `readCode`: the copy-paste flow
- * then ends the cell and waits for {@link COMPLETE_SIGN_IN_CALL} in another one.
- */
+/** A presenter drawing one updatable card (from the first event on); no `readCode`: the next cell brings the code. */
 export function createNotebookPresenter(
   tslab: TslabDisplayModule = kernelTslab(),
   { notes = [], details = [] }: CardOptions = {},
@@ -173,12 +156,8 @@ export type CodeEntry = "second-cell" | "prompt";
 // colours, white on Google blue (5.4:1). The state shows in the left border's colour and in words.
 const TEXT_COLOR = "var(--jp-content-font-color1, inherit)";
 const MUTED_COLOR = "var(--jp-content-font-color2, inherit)";
-const BLUE = "var(--jp-brand-color1, #1967d2)";
-const ACCENT: Readonly<Record<ViewState["phase"], string>> = {
+const ACCENT: Readonly<Partial<Record<ViewState["phase"], string>>> = {
   preparing: "var(--jp-border-color1, #9aa0a6)",
-  waiting: BLUE,
-  code: BLUE,
-  checking: BLUE,
   "signed-in": "var(--jp-success-color1, #1e8e3e)",
   failed: "var(--jp-error-color1, #d93025)",
 };
@@ -257,9 +236,7 @@ function statusOf(state: ViewState, entry: CodeEntry): Pick<Card, "lines" | "cal
       return { lines: state.savedTo ? [`Saved to ${state.savedTo}`] : [] };
     case "failed":
       return {
-        lines: [
-          `${failureLine(state)}${state.errorCode === ERROR_CODES.CANCELLED ? " Run the cell again to sign in." : ""}`,
-        ],
+        lines: [`${state.error}${state.errorCode === ERROR_CODES.CANCELLED ? " Run the cell again to sign in." : ""}`],
       };
   }
 }
@@ -282,7 +259,7 @@ export function renderSignInHtml(state: CardState, entry: CodeEntry = "second-ce
     `<div data-cred-auth-status="${state.phase}" style="margin-top:8px">${card.lines.map((line) => `<div>${escapeHtml(line)}</div>`).join("")}${call}</div>`,
   );
   return (
-    `<div class="cred-auth-sign-in" style="${CARD_STYLE};color:${TEXT_COLOR};border-left:4px solid ${ACCENT[state.phase]}">` +
+    `<div class="cred-auth-sign-in" style="${CARD_STYLE};color:${TEXT_COLOR};border-left:4px solid ${ACCENT[state.phase] ?? "var(--jp-brand-color1, #1967d2)"}">` +
     `${parts.join("")}</div>`
   );
 }

@@ -5,7 +5,7 @@ import { CredCancelledError } from "../errors.js";
 import type { Presenter, SignInEvent } from "../oauth/events.js";
 import { MESSAGES } from "../messages.js";
 import type { PromptDevice } from "./face-plan.js";
-import { failureLine, INITIAL_STATE, reduce, refusalLine } from "./view-state.js";
+import { INITIAL_STATE, reduce, refusalLine, untilAborted } from "./view-state.js";
 import { inputClosedError } from "./words.js";
 
 /** Where the plain presenter writes and reads. */
@@ -35,11 +35,8 @@ export interface Terminal {
 }
 
 /**
- * Shows a sign-in as plain lines and reads a pasted code or address from the terminal or a pipe.
- * It writes no escape sequence at all: a terminal is read as it is (cooked), so the terminal
- * itself shows what is typed (a single-use code bound to this sign-in's PKCE verifier: shown,
- * not masked), where it is typed, never in a redirected stderr; and Ctrl+C stays the terminal's
- * SIGINT (the CLI's cancel, exit 130). Never writes to stdout.
+ * A sign-in as plain lines on stderr, a pasted code read from the terminal (cooked: its own echo and
+ * Ctrl+C, no escape sequence) or a pipe.
  */
 export function createPlainPresenter(options: PlainPresenterOptions = {}): Presenter {
   const device = options.prompt ?? defaultDevice(options.input ?? process.stdin);
@@ -57,7 +54,7 @@ export function createPlainPresenter(options: PlainPresenterOptions = {}): Prese
       // The error's line is the caller's to print (the CLI's last line); only a conversation held
       // on the terminal, away from stderr, ends with it there too.
       if (event.type === "failed") {
-        if (terminal) say(`cred-auth: ${failureLine(state)}`);
+        if (terminal) say(`cred-auth: ${state.error}`);
         return;
       }
       for (const line of linesFor(event, { canPaste: interactive })) say(line);
@@ -109,15 +106,6 @@ export function openControllingTerminal(): Terminal | undefined {
   }
 }
 
-/** Never resolves; rejects when `signal` aborts. */
-function untilAborted(signal: AbortSignal): Promise<string> {
-  return new Promise((_, reject) => {
-    const stop = (): void => reject(new CredCancelledError(MESSAGES.signInCancelled));
-    if (signal.aborted) stop();
-    else signal.addEventListener("abort", stop, { once: true });
-  });
-}
-
 /** The line that says what to copy when the browser is on another machine. */
 export const PASTE_BACK_LINE =
   "If the browser is on another machine, it ends on an error page at http://localhost:…: copy its whole address and paste it here.";
@@ -159,11 +147,7 @@ interface LineRequest {
   signal: AbortSignal;
 }
 
-/**
- * One line from `input`, read as the terminal delivers it (not raw: no escape sequences, the
- * terminal's own echo and Ctrl+C). Its end (EOF, now or already) ends the sign-in at once; the
- * signal's abort (the CLI's Ctrl+C) too.
- */
+/** One line from `input`, cooked (the terminal's echo and Ctrl+C); its end or the signal's abort ends the sign-in. */
 function readLine({ input, output, prompt, signal }: LineRequest): Promise<string> {
   if (signal.aborted) return Promise.reject(new CredCancelledError(MESSAGES.signInCancelled));
   // A stream that already ended never emits "end" again: a second sign-in must not wait for it.

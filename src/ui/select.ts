@@ -13,18 +13,11 @@ export type PresenterChoice = "auto" | "plain" | "terminal" | "notebook" | Prese
 
 /** What a presenter needs beyond its plan. */
 export interface PresenterContext {
-  /**
-   * Aborted with a CredCancelledError when the user cancels in the presenter (Ctrl+C in the
-   * terminal face); the sign-in's signal should follow it.
-   */
+  /** Aborted (CredCancelledError) when the user cancels in the face (Ctrl+C); the sign-in's signal follows it. */
   abort?: AbortController;
 }
 
-/**
- * The presenter of a planned face: the caller's own, a notebook card (tslab's display, or
- * Deno's with its prompt), the ink app, or plain lines on stderr. ink and React load only when
- * the terminal face is built. Under `fallback`, a face that cannot start gives plain lines.
- */
+/** The presenter of a planned face (ink loads only for the terminal); under `fallback`, plain lines if it fails. */
 export async function selectPresenter(plan: FacePlan, context: PresenterContext = {}): Promise<Presenter> {
   const { face } = plan;
   if (typeof face === "object") return face;

@@ -1,4 +1,5 @@
-import { CredCredentialsError } from "../errors.js";
+import { CredCancelledError, CredCredentialsError } from "../errors.js";
+import { MESSAGES } from "../messages.js";
 import type { SignInEvent } from "../oauth/events.js";
 import { describeError, errorCodeOf } from "./words.js";
 
@@ -13,7 +14,7 @@ export interface ViewState {
   browserOpened: boolean;
   account?: string;
   savedTo?: string;
-  /** The failure in words. */
+  /** The failure in words with its code, as every face ends: `words (ERR_...)`. */
   error?: string;
   /** The failure's stable code (`ERR_...`), shown beside the words: what to look up. */
   errorCode?: string;
@@ -39,7 +40,7 @@ export function reduce(state: ViewState, event: SignInEvent): ViewState {
       return { ...state, phase: "signed-in", account: event.account, savedTo: event.savedTo };
     case "failed": {
       const errorCode = errorCodeOf(event.error);
-      return { ...state, phase: "failed", error: describeError(event.error), ...(errorCode ? { errorCode } : {}) };
+      return { ...state, phase: "failed", error: wordsWithCode(event.error), ...(errorCode ? { errorCode } : {}) };
     }
   }
 }
@@ -59,10 +60,13 @@ export function wordsWithCode(error: Error): string {
   return code ? `${describeError(error)} (${code})` : describeError(error);
 }
 
-/** A failure in words with its code, as every face ends: `words (ERR_...)`. */
-export function failureLine(state: ViewState): string {
-  const words = state.error ?? "The sign-in failed.";
-  return state.errorCode ? `${words} (${state.errorCode})` : words;
+/** Never resolves; rejects when `signal` aborts (a face that waits for the browser, not for a paste). */
+export function untilAborted(signal: AbortSignal): Promise<string> {
+  return new Promise((_, reject) => {
+    const stop = (): void => reject(new CredCancelledError(MESSAGES.signInCancelled));
+    if (signal.aborted) stop();
+    else signal.addEventListener("abort", stop, { once: true });
+  });
 }
 
 export function isFinal(state: ViewState): boolean {

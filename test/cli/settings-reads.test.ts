@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { approveSignIn } from "cred-auth/emulator";
-import { settingsFile } from "../../dist/settings/index.js";
+import { settingsFile } from "../../dist/settings/paths.js";
 import { withEmulator } from "../support/emulator.ts";
 import { freePortRange, rangeEnv } from "../oauth/support.ts";
 import { collect, sandbox, startCli, waitForStderr } from "./support.ts";

@@ -11,7 +11,7 @@ import { CredCredentialsError, ERROR_CODES, type Presenter, type SaveUserCredent
 import { planAccountNote } from "../../dist/credentials/sign-in/account-note.js";
 import { type PlanSources, planSignIn } from "../../dist/credentials/sign-in/plan.js";
 import type { HostFacts } from "../../dist/runtime/index.js";
-import type { Settings } from "../../dist/settings/index.js";
+import type { Settings } from "../../dist/settings/keys.js";
 import { hostFacts as host } from "../support/host.ts";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";

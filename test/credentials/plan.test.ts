@@ -16,7 +16,7 @@ import {
   withAccountScopes,
 } from "../../dist/credentials/sign-in/plan.js";
 import { hostFacts as host } from "../support/host.ts";
-import type { Settings } from "../../dist/settings/index.js";
+import type { Settings } from "../../dist/settings/keys.js";
 import { MESSAGES } from "../../dist/messages.js";
 
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";

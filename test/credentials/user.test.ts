@@ -203,7 +203,7 @@ test("saveUserCredentials always signs in, never touches the cache, writes a 060
   assert.equal(emulator.checkAccessToken(token!)?.account, "bob@example.com");
 });
 
-test("no OAuth client and no emulator: the two-line explanation, no secret", async () => {
+test("no OAuth client and no emulator: the ways in, at most two lines", async () => {
   await withEnv({ CRED_AUTH_EMULATOR_HOST: undefined }, async () => {
     await assert.rejects(
       getUserCredentials([CLOUD], {
@@ -213,8 +213,9 @@ test("no OAuth client and no emulator: the two-line explanation, no secret", asy
       }),
       (error: Error) => {
         assert.ok(error instanceof CredCredentialsError);
-        assert.match(error.message, /Desktop app/);
+        assert.match(error.message, /^No OAuth client configured\b.*`cred-auth config init`/s);
         assert.match(error.message, /docs\/oauth-client\.md/);
+        assert.ok(error.message.split("\n").length <= 2);
         return true;
       },
     );

@@ -13,7 +13,8 @@ import { chooseClient, planSignIn, planSources } from "../../dist/credentials/si
 import { type Endpoints, resolveEndpoints } from "../../dist/protocols/endpoints.js";
 import type { HostFacts } from "../../dist/runtime/index.js";
 import { hostFacts } from "../support/host.ts";
-import { readSettings, settingsFile } from "../../dist/settings/index.js";
+import { settingsFile } from "../../dist/settings/paths.js";
+import { readSettings } from "../../dist/settings/read.js";
 
 const google = resolveEndpoints({});
 const emulator = resolveEndpoints({ CRED_AUTH_EMULATOR_HOST: "127.0.0.1:9" });
@@ -145,7 +146,7 @@ test("readSettings keeps the valid values of a file edited by hand", () => {
 
 test("a corrupt settings file: one warning on stderr, no settings, no exception", () => {
   const env = withSettings("{ not json");
-  const script = `const s = require(${JSON.stringify(new URL("../../dist/settings/index.js", import.meta.url).pathname)});
+  const script = `const s = require(${JSON.stringify(new URL("../../dist/settings/read.js", import.meta.url).pathname)});
     const a = s.readSettings(); const b = s.readSettings(); process.stdout.write(JSON.stringify([a, b]));`;
   const child = spawnSync(process.execPath, ["-e", script], { env: { ...process.env, ...env }, encoding: "utf8" });
   assert.equal(child.status, 0, child.stderr);

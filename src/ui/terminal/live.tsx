@@ -11,11 +11,7 @@ function Rejected({ words, color }: { words: string; color: boolean }): JSX.Elem
   return <Text {...(color ? { color: "yellow" } : {})}>{words}</Text>;
 }
 
-/**
- * The part of the face that changes with the sign-in, a line or two: spinner, input, result.
- * Everything else is written once above it (permanent-text.ts), so it stays shorter than the
- * screen at any width and every frame can be erased.
- */
+/** The live line or two (spinner, input, result): shorter than any screen, so every frame can be erased. */
 export function Live({
   state,
   onCode,

@@ -8,11 +8,7 @@ export interface ScreenSize {
   rows?: number | undefined;
 }
 
-/**
- * Rows kept free around the text: the command line that started it, and below it the live part
- * at its tallest while waiting (the spinner, a refusal of two lines, the address input) and the
- * cursor's line under it.
- */
+/** Rows kept free: the command line above, the live part at its tallest and the cursor's line below. */
 const RESERVED_ROWS = 6;
 
 /** How much of the text is written, from all of it to what a short screen must still show. */
@@ -25,14 +21,8 @@ const LAYOUTS = [
 type Layout = (typeof LAYOUTS)[number];
 
 /**
- * What is written once, as plain lines above the live part: the plan's notes, the header, what
- * to do while waiting, and last the URL whole on a line of its own (ink wraps text to the
- * terminal's width, and a URL broken by inserted newlines could not be copied). Only a line or two stays
- * live below it, so nothing the terminal cannot erase (taller than the screen) is ever redrawn.
- * Lines are broken at spaces to the terminal's width (the terminal would cut words), and on a
- * short screen (80x24) the optional lines go, least needed first, until the text fits: its first
- * line is never scrolled off. The notes (such as why the machine looks remote), the link's line
- * and the URL always stay.
+ * The text written once above the live part, the URL last and whole (a URL broken by ink could not be
+ * copied), broken at spaces; on a short screen optional lines go until it fits, so nothing scrolls off.
  */
 export function permanentText(
   state: ViewState,

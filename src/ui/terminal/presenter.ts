@@ -14,24 +14,17 @@ export interface TerminalPresenterOptions {
   stdout?: NodeJS.WriteStream;
   /** Where keys come from. Default `process.stdin` (must be a TTY). */
   stdin?: NodeJS.ReadStream;
-  /**
-   * Aborted with a {@link CredCancelledError} when the user presses Ctrl+C; the flow's
-   * signal should follow it. Without one, Ctrl+C raises SIGINT as it would without raw mode.
-   */
+  /** Aborted (CredCancelledError) on Ctrl+C, and the flow follows; without one, Ctrl+C raises SIGINT. */
   abort?: AbortController;
   /** Shows the app. Default: ink's `render` on `stdout`/`stdin` (tests pass ink-testing-library's). */
   mount?: Mount;
   /** Whether the face may colour its text on a terminal (default `true`; `NO_COLOR` turns it off in the plan). */
   color?: boolean;
-  /** Lines written first, above the header: the flow chosen for this machine and how to change it, notices. */
+  /** Lines written first, above the header: the emulator, unknown scopes. */
   notes?: readonly string[];
 }
 
-/**
- * The terminal face: the sign-in URL and what to do written once, then an ink app of a line or
- * two (a spinner while the browser is out, an input for a pasted code or address, shown as
- * typed), then the result. ink and React load here, on first use.
- */
+/** The terminal face: the URL written once, then an ink app of a line or two (spinner, input, result). */
 export async function createTerminalPresenter(options: TerminalPresenterOptions = {}): Promise<Presenter> {
   const modules = await loadTerminalModules();
   const { SignInApp } = await import("./sign-in-app.js");
