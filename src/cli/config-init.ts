@@ -4,7 +4,7 @@
 // when this machine cannot show a browser), takes the JSON file the console downloads, checks that
 // it is a "Desktop app" client (the loopback sign-in needs one), and keeps its id and secret in the
 // settings through the one settings writer (config.ts), so that the downloaded file may go.
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { type BrowserPlan, planBrowser, planSources } from "../credentials/sign-in/plan.js";
 import { openBrowser } from "../os/browser.js";
@@ -25,6 +25,13 @@ export interface ConsoleStep {
   url: string;
   /** What to do on the page, one line each. */
   details: readonly string[];
+}
+
+/** A Desktop client's id and secret, and the project its file names. */
+export interface DesktopClient {
+  clientId: string;
+  clientSecret: string;
+  projectId?: string;
 }
 
 /** The three console steps, in order (the pages of the Google Auth Platform). */
@@ -137,13 +144,24 @@ async function askForFile(prompt: TerminalPrompt, env: NodeJS.ProcessEnv): Promi
       continue;
     }
     try {
-      desktopClient(resolve(path));
-      return resolve(path);
+      const client = desktopClient(resolve(path));
+      if (path === answer || (await attributed(prompt, path, client))) return resolve(path);
+      say("Then give the path of the file step 3 downloaded.\n");
     } catch (error) {
       if (attempt >= PATH_ATTEMPTS || !(error instanceof CredCredentialsError)) throw error;
       say(`${printable(error.message)}\n`);
     }
   }
+}
+
+/**
+ * Whether the user says the suggested file holds the client they created: any page their browser
+ * visited may have downloaded a file just like the console's, theirs and newest (docs/security.md).
+ */
+async function attributed(prompt: TerminalPrompt, path: string, client: DesktopClient): Promise<boolean> {
+  const project = client.projectId === undefined ? "no project named" : `project ${client.projectId}`;
+  const question = `${basename(path)} holds the Desktop client ${client.clientId} (${project}). Is it the one you created in step 3? (y/N) `;
+  return /^y(es)?$/i.test((await prompt.ask(printable(question))).trim());
 }
 
 /** A typed or dropped path: quotes a terminal adds on drag-and-drop removed, a leading `~/` expanded. */
@@ -172,16 +190,17 @@ async function keep(path: string, store: SettingsWriter): Promise<number> {
  * `{"installed": {client_id, client_secret, redirect_uris: ["http://localhost"], ...}}`. Anything
  * else is refused with a one-line error that names the file, never its content.
  */
-export function desktopClient(path: string): { clientId: string; clientSecret: string } {
+export function desktopClient(path: string): DesktopClient {
   const section = installedSection(path);
-  const { client_id: clientId, client_secret: clientSecret, redirect_uris: redirects } = section;
+  const { client_id: clientId, client_secret: clientSecret, redirect_uris: redirects, project_id: project } = section;
   if (typeof clientId !== "string" || !clientId.trim() || typeof clientSecret !== "string" || !clientSecret.trim())
     throw refused(`${path} lacks its client_id or client_secret: download the client's JSON again (step 3).`);
   if (!Array.isArray(redirects) || !redirects.some(isLoopbackRedirect))
     throw refused(
       `${path} is not a Desktop client: its redirect URIs do not include http://localhost. Create a "Desktop app" client (step 3) and download its JSON.`,
     );
-  return { clientId: clientId.trim(), clientSecret: clientSecret.trim() };
+  const projectId = typeof project === "string" && project.trim() ? project.trim() : undefined;
+  return { clientId: clientId.trim(), clientSecret: clientSecret.trim(), ...(projectId ? { projectId } : {}) };
 }
 
 function installedSection(path: string): Record<string, unknown> {

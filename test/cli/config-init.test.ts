@@ -4,7 +4,8 @@
 // sign-in at the emulator then runs as it; a Web client, garbage, a missing file and a Desktop file
 // without a loopback redirect are refused with one line and nothing kept; with no terminal the
 // steps are printed and nothing waits; at a real terminal (tmux) each console page is opened, or
-// only printed on a remote machine, and the typed or suggested path is taken.
+// only printed on a remote machine, and the typed path is taken, or the suggested one on a yes to its
+// client and project (a drive-by download is the user's own newest file too).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
@@ -281,6 +282,11 @@ test("at a terminal on a remote machine: nothing opens, the pages are printed; a
   await terminal.answer(`The downloaded JSON file [${newest}]`, 1, "nowhere.json");
   await terminal.until("the refusal", () => /Cannot read .*nowhere\.json \(ENOENT\)/.test(terminal.screen()));
   await terminal.answer(`The downloaded JSON file [${newest}]`, 2, "");
+  await terminal.answer(
+    `client_secret_new.json holds the Desktop client ${DESKTOP.clientId} (project my-project).`,
+    1,
+    "y",
+  );
   assert.equal(await terminal.exitCode(), 0, terminal.screen());
   assert.deepEqual(browser.opened(), []);
   assert.match(terminal.screen(), /This machine shows no browser: open each address on your own computer/);
@@ -350,8 +356,39 @@ test("at a terminal: the planted newer file is not offered; a trusted file's esc
   t.after(terminal.close);
   for (let step = 1; step <= 3; step++) await terminal.answer("Press Enter when done.", step, "");
   await terminal.answer("The downloaded JSON file [", 1, "");
+  await terminal.answer("Is it the one you created in step 3? (y/N)", 1, "yes");
   assert.equal(await terminal.exitCode(), 0, terminal.screen());
   assert.ok(!terminal.screen().includes("planted"), terminal.screen());
   assert.ok(terminal.screen().includes("client_secret_\\x1b]0;owned\\x07.json]"), terminal.screen());
+  assert.deepEqual(settings(box), { "client-id": DESKTOP.clientId, "client-secret": DESKTOP.clientSecret });
+});
+
+// Attacker: a web page the user visited made the browser download a client-secret file of its own
+// client. It is the user's own file (0644, newest) as the console's download is: nothing tells them
+// apart but what the user knows, so Enter on the suggestion shows its client and project and keeps
+// nothing without a yes.
+test("at a terminal: a drive-by download suggested is shown with its client and project, and kept only on a yes", {
+  skip,
+}, async (t) => {
+  const box = sandbox();
+  mkdirSync(join(box.dir, "Downloads"));
+  const mine = write(box, "Downloads/client_secret_mine.json", desktopClientFile(DESKTOP));
+  utimesSync(mine, new Date(2020, 0, 1), new Date(2020, 0, 1));
+  const driveBy = {
+    installed: { ...(desktopClientFile(OTHER_DESKTOP).installed as object), project_id: "their-project" },
+  };
+  const dropped = write(box, "Downloads/client_secret_dropped.json", driveBy);
+  chmodSync(dropped, 0o644);
+  const terminal = inTerminal(box, terminalEnv(box, { CRED_AUTH_REMOTE: "1" }));
+  t.after(terminal.close);
+  for (let step = 1; step <= 3; step++) await terminal.answer("Press Enter when done.", step, "");
+  await terminal.answer(`The downloaded JSON file [${dropped}]`, 1, "");
+  await terminal.answer(
+    `client_secret_dropped.json holds the Desktop client ${OTHER_DESKTOP.clientId} (project their-project).`,
+    1,
+    "",
+  );
+  await terminal.answer(`The downloaded JSON file [${dropped}]`, 2, mine);
+  assert.equal(await terminal.exitCode(), 0, terminal.screen());
   assert.deepEqual(settings(box), { "client-id": DESKTOP.clientId, "client-secret": DESKTOP.clientSecret });
 });
