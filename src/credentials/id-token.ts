@@ -7,6 +7,7 @@ import type { DefaultOptions } from "../options.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 import { clientTransport } from "../protocols/client-transport.js";
+import { recordType } from "../protocols/info.js";
 import { defaultCredentials } from "./search/default.js";
 import { idTokenOfClient } from "./tokens/id-token-clients.js";
 import { requiredAudience } from "../protocols/id-token-words.js";
@@ -91,7 +92,12 @@ export async function getIdTokenClient(audience: string, options: IdTokenOptions
   const targetAudience = requiredAudience(audience);
   const provider = await idTokenProvider(targetAudience, options);
   const { IdTokenClient } = await loadGoogleAuth();
-  return new IdTokenClient({ targetAudience, idTokenProvider: provider, transporterOptions: clientTransport() });
+  const client = new IdTokenClient({
+    targetAudience,
+    idTokenProvider: provider,
+    transporterOptions: clientTransport(),
+  });
+  return recordType(client, "ID token");
 }
 
 /** The credentials, found once, as google-auth-library's `IdTokenProvider`. */

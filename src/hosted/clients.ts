@@ -1,6 +1,7 @@
 import type { Compute, Credentials, OAuth2Client } from "google-auth-library";
 import { loadGoogleAuthFor } from "./http.js";
 import { clientTransport } from "../protocols/client-transport.js";
+import { recordType } from "../protocols/info.js";
 import type { FetchedIdToken } from "../protocols/id-token-reply.js";
 
 /** What GAL's refreshTokenNoCache() resolves to (its type is not exported by the package root). */
@@ -35,7 +36,7 @@ export async function metadataClient(
   idToken: IdTokenSource,
 ): Promise<Compute> {
   const { MetadataClient } = clientClasses(await loadGoogleAuthFor(platform));
-  return new MetadataClient(scopes, source, idToken);
+  return recordType(new MetadataClient(scopes, source, idToken), "metadata server");
 }
 
 /** An `OAuth2Client` without a refresh token whose tokens come from `source`, again before expiry and after a 401. */

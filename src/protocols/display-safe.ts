@@ -6,7 +6,6 @@
 // itself is unchanged, so google-auth-library and save/load work on it exactly as before.
 import type { Credentials } from "google-auth-library";
 import { getCredentialInfo } from "./info.js";
-import { own } from "../trust/own.js";
 
 /** What a displayed credentials object shows (and JSON.stringify writes). */
 export interface CredentialsSummary {
@@ -22,19 +21,6 @@ type Inspect = (value: unknown, options?: object) => string;
 const NODE_INSPECT = Symbol.for("nodejs.util.inspect.custom");
 const DENO_INSPECT = Symbol.for("Deno.customInspect");
 
-/** The ADC type each google-auth-library client class stands for. */
-const TYPE_OF_CLASS: Readonly<Record<string, string | undefined>> = {
-  UserRefreshClient: "authorized_user",
-  JWT: "service_account",
-  Impersonated: "impersonated_service_account",
-  IdentityPoolClient: "external_account",
-  AwsClient: "external_account",
-  PluggableAuthClient: "external_account",
-  ExternalAccountAuthorizedUserClient: "external_account_authorized_user",
-  Compute: "metadata server",
-  IdTokenClient: "ID token",
-};
-
 /**
  * `value`, its credentials objects made display-safe: a client itself, or each client of a
  * tuple such as default()'s `[credentials, projectId]`. Anything else is returned untouched.
@@ -49,7 +35,7 @@ export function displaySafe<T>(value: T): T {
 export function credentialsSummary(credentials: object): CredentialsSummary {
   const info = getCredentialInfo(credentials);
   const fields = credentials as { email?: unknown; serviceAccountEmail?: unknown; scopes?: unknown };
-  const type = adcTypeOf(credentials);
+  const type = info?.type;
   const account = info?.account ?? firstString(fields.email, fields.serviceAccountEmail);
   const scopes = info?.scopes.length ? [...info.scopes] : scopeList(fields.scopes);
   return {
@@ -83,17 +69,6 @@ function isCredentials(value: unknown): value is object {
   if (typeof value !== "object" || value === null) return false;
   const client = value as { getAccessToken?: unknown; getRequestHeaders?: unknown };
   return typeof client.getAccessToken === "function" || typeof client.getRequestHeaders === "function";
-}
-
-/** The ADC type of the nearest google-auth-library class `credentials` is (cred-auth's clients extend them). */
-function adcTypeOf(credentials: object): string | undefined {
-  for (let proto = Object.getPrototypeOf(credentials); proto !== null; proto = Object.getPrototypeOf(proto)) {
-    const type = Object.hasOwn(proto, "constructor")
-      ? own(TYPE_OF_CLASS, (proto.constructor as { name: string }).name)
-      : undefined;
-    if (type !== undefined) return type;
-  }
-  return undefined;
 }
 
 function expiryOf(credentials: Credentials | undefined): string {

@@ -8,6 +8,8 @@ export interface CredentialInfo {
   tokenUrl?: string;
   /** Where it was loaded from or saved to. */
   path?: string;
+  /** What it is, said by what built it: its ADC type, "metadata server", "ID token". */
+  type?: string;
 }
 
 const infos = new WeakMap<object, CredentialInfo>();
@@ -18,6 +20,12 @@ export function setCredentialInfo(credentials: object, info: CredentialInfo): vo
 
 export function getCredentialInfo(credentials: object): CredentialInfo | undefined {
   return infos.get(credentials);
+}
+
+/** Records what `credentials` is (its ADC type, "metadata server", "ID token"): it knows its own kind. */
+export function recordType<C extends object>(credentials: C, type: string): C {
+  infos.set(credentials, { scopes: [], ...infos.get(credentials), type });
+  return credentials;
 }
 
 /** The secrets a client was built with (google-auth-library keeps them private), apart from its description. */

@@ -1,7 +1,7 @@
 // What every kind of Application Default Credentials file does, one folder per `type` (./table.ts registers
 // them): its parse, tokens, what status and revoke say and do, default()'s client. A capability is a member here.
 import type { AuthClient } from "google-auth-library";
-import { type CachedAccessToken, getTokenWithCache } from "../../token-cache/index.js";
+import { type CachedAccessToken, getTokenWithCache, tokenCacheDir } from "../../token-cache/index.js";
 import { idTokenCacheKey } from "../../formats/cache-keys.js";
 import type { ImpersonatedFile, ImpersonationSource } from "./impersonated/file.js";
 import type { ExternalAccountFile } from "./federated/file.js";
@@ -148,6 +148,20 @@ export interface Kind<F extends AdcFile> {
   notReplaceable(json: Record<string, unknown>): string | undefined;
   /** The client default() returns for `file` (read from `path`), proven later by default(). */
   client(file: F, path: string, context: ClientContext): Promise<KindClient>;
+  /** An ID token of `client`, a google-auth-library client of this kind (cred-auth's, or the caller's own). */
+  clientIdToken(client: AuthClient, request: ClientIdTokenRequest): Promise<FetchedIdToken>;
+}
+
+/** What one ID token of a google-auth-library client is asked with (credentials/id-token.ts decides it). */
+export interface ClientIdTokenRequest {
+  audience: string;
+  includeEmail: boolean;
+  /** Where the token cache, the metadata server and the emulator are read. */
+  env: NodeJS.ProcessEnv;
+  /** The ID token of the file at `path` as print-identity-token gets it: the same claims, the same cache entry. */
+  fromFile(path: string): Promise<FetchedIdToken>;
+  /** `mint()`'s token, kept in memory for this client while it has more than 5 minutes left. */
+  remembered(mint: () => Promise<FetchedIdToken>): Promise<FetchedIdToken>;
 }
 
 /** A kind an impersonated file's `source_credentials` may be: it also builds the client `Impersonated` asks with. */
@@ -166,7 +180,7 @@ export interface SourceContext {
 /** `mint()` through the token cache under the ID-token key of the request and the credentials' `accessKey` without scopes. */
 export function cachedIdToken(
   accessKey: string,
-  request: IdTokenFileRequest,
+  request: Pick<IdTokenFileRequest, "audience" | "includeEmail" | "cache">,
   mint: () => Promise<FetchedIdToken>,
 ): Promise<CachedAccessToken> {
   const asked = request.audience === undefined ? {} : { audience: request.audience };
@@ -179,6 +193,18 @@ export function cachedIdToken(
     },
     request.cache,
   );
+}
+
+/** `mint()` through the token cache for a client's ID token: print-identity-token's entry for the same secrets. */
+export async function cachedClientIdToken(
+  accessKey: string,
+  audience: string | undefined,
+  request: ClientIdTokenRequest,
+  mint: () => Promise<FetchedIdToken>,
+): Promise<FetchedIdToken> {
+  const cache = { fresh: false, dir: tokenCacheDir(request.env) };
+  const entry = await cachedIdToken(accessKey, { audience, includeEmail: request.includeEmail, cache }, mint);
+  return { idToken: entry.access_token, expiresAt: entry.expiry_date };
 }
 
 /** The access-token request an ID token's source makes: its own default scopes, its cached token reused. */

@@ -1,6 +1,9 @@
 // Every kind of ADC file, keyed by its `type`: the one place a file's type chooses what is done with it,
 // parsing included. A type without a kind does not compile; an entry is evaluated only when its type is met.
+import type { AuthClient } from "google-auth-library";
 import { credentialsJson, unsupportedType } from "../../formats/credentials-file.js";
+import { getCredentialInfo } from "../../protocols/info.js";
+import { loadGoogleAuth } from "../../util/lazy.js";
 import type { ReadCredentialsOptions } from "../../stores/credentials-file.js";
 import { readStoredFileSync } from "../../stores/index.js";
 import { federatedKind } from "./federated/index.js";
@@ -36,11 +39,14 @@ export function kindOf<F extends AdcFile>(file: F): Kind<F> {
   return KINDS[file.type]() as unknown as Kind<F>;
 }
 
+/** Whether `type` is a `type` cred-auth reads. */
+function isAdcFileType(type: unknown): type is AdcFileType {
+  return typeof type === "string" && Object.hasOwn(KINDS, type);
+}
+
 /** The kind of a file whose `type` field is `type`; undefined for a type cred-auth does not read. */
 export function kindNamed(type: unknown): Kind<AdcFile> | undefined {
-  return typeof type === "string" && Object.hasOwn(KINDS, type)
-    ? (KINDS[type as AdcFileType]() as unknown as Kind<AdcFile>)
-    : undefined;
+  return isAdcFileType(type) ? (KINDS[type]() as unknown as Kind<AdcFile>) : undefined;
 }
 
 /** The ADC file `bytes` (read from `path`), parsed by the kind its `type` names. */
@@ -54,4 +60,23 @@ export function parseAdcBytes(bytes: Uint8Array, path: string): AdcFile {
 /** The ADC file at `path`, of any type, read once under the file-trust rule (a store's form included). */
 export function readAdcFile(path: string, options: ReadCredentialsOptions = {}): AdcFile {
   return readStoredFileSync(path, parseAdcBytes, options);
+}
+
+/** An ADC type, or the metadata server's credentials. */
+export type ClientType = AdcFileType | "metadata server";
+
+/**
+ * What `client` is: what the kind that built it recorded (protocols/info.ts); for a client the caller
+ * built, its class, told apart here alone. Undefined for none of these.
+ */
+export async function clientTypeOf(client: AuthClient): Promise<ClientType | undefined> {
+  const recorded = getCredentialInfo(client)?.type;
+  if (recorded === "metadata server" || isAdcFileType(recorded)) return recorded;
+  const gal = await loadGoogleAuth();
+  if (client instanceof gal.UserRefreshClient) return "authorized_user";
+  if (client instanceof gal.JWT) return "service_account";
+  if (client instanceof gal.Impersonated) return "impersonated_service_account";
+  if (client instanceof gal.BaseExternalAccountClient) return "external_account";
+  if (client instanceof gal.ExternalAccountAuthorizedUserClient) return "external_account_authorized_user";
+  return client instanceof gal.Compute ? "metadata server" : undefined;
 }

@@ -129,7 +129,9 @@ async function fromFile(
   const { credentials, projectId } = await kindOf(file).client(file, path, { scopes, env, universe });
   await proveCredentials(credentials, `Getting an access token with ${what}`);
   // Where the client came from, for what is asked of it later (an ID token of a federation file).
-  if (getCredentialInfo(credentials) === undefined) setCredentialInfo(credentials, { scopes: [...scopes], path });
+  const info = getCredentialInfo(credentials);
+  if (info?.path === undefined)
+    setCredentialInfo(credentials, { ...info, scopes: info?.scopes.length ? info.scopes : [...scopes], path });
   return { credentials, projectId, source: what };
 }
 

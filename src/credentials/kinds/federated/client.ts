@@ -7,6 +7,7 @@
 import type { AuthClient, IdentityPoolClient, IdentityPoolClientOptions } from "google-auth-library";
 import { impersonationErrorOf } from "../../../protocols/iam-credentials.js";
 import { clientTransport, stsThroughTransport } from "../../../protocols/client-transport.js";
+import { recordType } from "../../../protocols/info.js";
 import type { Universe } from "../../../trust/urls.js";
 import { loadGoogleAuth, withValidatedConfig } from "../../../util/lazy.js";
 import type { KindClient } from "../kind.js";
@@ -62,7 +63,10 @@ async function identityPoolClient(
     ...(file.clientSecret === undefined ? {} : { client_secret: file.clientSecret }),
     ...(file.quotaProjectId === undefined ? {} : { quota_project_id: file.quotaProjectId }),
   };
-  return withValidatedConfig(() => new FederatedClient(options, file.impersonationTarget));
+  return recordType(
+    withValidatedConfig(() => new FederatedClient(options, file.impersonationTarget)),
+    file.type,
+  );
 }
 
 interface FederationClasses {

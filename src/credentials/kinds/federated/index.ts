@@ -4,6 +4,7 @@
 // is asked; an ID token needs the service account; there is no grant of ours to revoke.
 import { idTokenUrlOf } from "../../../formats/destinations.js";
 import { federationMintsNoIdTokens } from "../../../protocols/id-token-words.js";
+import { getCredentialInfo } from "../../../protocols/info.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../../shared/constants.js";
 import { getTokenWithCache } from "../../../token-cache/index.js";
 import { quoted } from "../../../trust/text.js";
@@ -86,4 +87,12 @@ export const federatedKind: Kind<ExternalAccountFile> = {
   cachedTokens: () => ({ keys: [], owners: [] }),
 
   client: (file, path, { scopes, env, universe }) => identityPoolAdcClient(file, path, scopes, universe, env),
+
+  /** A federation client default() built from a file: the file's own way (none without its path). */
+  clientIdToken: (client, request) =>
+    request.remembered(async () => {
+      const path = getCredentialInfo(client)?.path;
+      if (path === undefined) throw federationMintsNoIdTokens("This federation client", "external_account");
+      return request.fromFile(path);
+    }),
 };

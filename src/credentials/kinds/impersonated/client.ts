@@ -3,7 +3,16 @@
 import type { AuthClient, Impersonated } from "google-auth-library";
 import type { ImpersonationChain } from "../../../formats/impersonation-chain.js";
 import { clientTransport } from "../../../protocols/client-transport.js";
-import { MAX_LIFETIME_SEC, delegateResourceName, impersonationErrorOf } from "../../../protocols/iam-credentials.js";
+import { recordType } from "../../../protocols/info.js";
+import {
+  MAX_LIFETIME_SEC,
+  delegateResourceName,
+  idTokenImpersonationErrorOf,
+  impersonationErrorOf,
+} from "../../../protocols/iam-credentials.js";
+import { type FetchedIdToken, fetchedIdToken } from "../../../protocols/id-token-reply.js";
+import { toCredError } from "../../../protocols/token-errors.js";
+import { quoted } from "../../../trust/text.js";
 import { proveCredentials } from "../../../protocols/token-requests.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../../shared/constants.js";
 import { writeCredentialsText } from "../../../stores/credentials-file.js";
@@ -64,7 +73,7 @@ export async function impersonate(
       throw impersonationErrorOf(error, chain.target, sent) ?? error;
     }
   };
-  return client;
+  return recordType(client, "impersonated_service_account");
 }
 
 /**
@@ -113,4 +122,24 @@ export async function impersonatedAdcClient(
     credentials,
     projectId: file.quotaProjectId ?? projectOfServiceAccount(file.target) ?? source.projectId ?? null,
   };
+}
+
+/**
+ * IAM Credentials' generateIdToken through google-auth-library's own client (the option's, or the caller's:
+ * its endpoint is theirs); with `includeEmail` it sends `useEmailAzp`, so `azp` is the e-mail.
+ */
+export async function impersonatedClientIdToken(
+  client: Impersonated,
+  request: { audience: string; includeEmail: boolean },
+): Promise<FetchedIdToken> {
+  const target = client.getTargetPrincipal();
+  try {
+    const token = await client.fetchIdToken(request.audience, { includeEmail: request.includeEmail });
+    return fetchedIdToken(token, "Google's IAM Credentials API", request.audience);
+  } catch (error) {
+    throw (
+      idTokenImpersonationErrorOf(error, target) ??
+      toCredError(error, `Getting an ID token that acts as ${quoted(target)}`)
+    );
+  }
 }

@@ -1,13 +1,15 @@
 // `impersonated_service_account`: tokens acting as a service account, asked of IAM Credentials with its
 // source's token. The source (a user, a key, a workforce user) is asked of its own kind, which the table
 // hands in: what the file can revoke, whose it is and what it caches are its source's, plus its own token.
+import type { Impersonated } from "google-auth-library";
 import { idTokenKeyOwner } from "../../../formats/cache-keys.js";
+import { getCredentialInfo } from "../../../protocols/info.js";
 import { idTokenUrlOf } from "../../../formats/destinations.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../../shared/constants.js";
 import { getTokenWithCache } from "../../../token-cache/index.js";
 import { optional } from "../google-credentials.js";
 import { type Kind, type RefreshTokenSpot, type SourceKind, cachedIdToken, sourceRequestOf } from "../kind.js";
-import { impersonatedAdcClient } from "./client.js";
+import { impersonatedAdcClient, impersonatedClientIdToken } from "./client.js";
 import {
   type ImpersonatedFile,
   type ImpersonationSource,
@@ -101,6 +103,13 @@ export function impersonatedKind(
         scopes,
         universe,
         sourceClient: (source) => sourceKind(source).sourceClient(source, path, { env, universe, spot: IN_SOURCE }),
+      }),
+
+    /** A file default() read: the file's own way; else (the impersonateServiceAccount option) the client's. */
+    clientIdToken: (client, request) =>
+      request.remembered(() => {
+        const path = getCredentialInfo(client)?.path;
+        return path !== undefined ? request.fromFile(path) : impersonatedClientIdToken(client as Impersonated, request);
       }),
   };
   return kind;

@@ -73,6 +73,7 @@ export async function serviceAccountClientFrom(
     timeoutMs: options.timeoutMs ?? tokenTimeoutMs(),
   });
   setCredentialInfo(client, {
+    type: "service_account",
     scopes: granted,
     account: key.clientEmail,
     tokenUrl,

@@ -1,5 +1,6 @@
 // `service_account`: a JSON key. Its tokens carry the scopes asked (cloud-platform by default); its
 // ID token is the JWT-bearer grant's; it cannot be revoked with a request (the key is deleted in IAM).
+import type { JWT } from "google-auth-library";
 import { tokenCacheKey } from "../../../formats/cache-keys.js";
 import { chooseTokenUrl } from "../../../protocols/token-requests.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../../shared/constants.js";
@@ -12,7 +13,7 @@ import {
 import { type SourceKind, cachedIdToken } from "../kind.js";
 import { serviceAccountClientFrom } from "./client.js";
 import { type ServiceAccountKeyFile, parseServiceAccountKey } from "./file.js";
-import { keyFileIdToken, keyFileToken } from "./tokens.js";
+import { keyClientIdToken, keyFileIdToken, keyFileToken } from "./tokens.js";
 
 export const keyKind: SourceKind<ServiceAccountKeyFile> = {
   parse: parseServiceAccountKey,
@@ -66,4 +67,6 @@ export const keyKind: SourceKind<ServiceAccountKeyFile> = {
     const credentials = await serviceAccountClientFrom(file, [CLOUD_PLATFORM_SCOPE], { path, env, universe });
     return { credentials, projectId: file.projectId };
   },
+
+  clientIdToken: (client, request) => keyClientIdToken(client as JWT, request),
 };

@@ -1,13 +1,17 @@
 // New tokens of a service account key, loaded on a token-cache miss: the JWT-bearer grant through
 // google-auth-library's client (the token URL judged and guarded), for an access or an ID token.
 // From the parsed key, not a path: the key may sit inside an impersonated_service_account file.
+import type { JWT } from "google-auth-library";
+import { tokenCacheKey } from "../../../formats/cache-keys.js";
 import { type FetchedIdToken, fetchedIdToken } from "../../../protocols/id-token-reply.js";
+import { getCredentialInfo } from "../../../protocols/info.js";
 import { toCredError } from "../../../protocols/token-errors.js";
 import { proveCredentials } from "../../../protocols/token-requests.js";
-import { CLOUD_PLATFORM_SCOPE } from "../../../shared/constants.js";
+import { CLOUD_PLATFORM_SCOPE, GOOGLE_ENDPOINTS } from "../../../shared/constants.js";
 import type { CachedAccessToken } from "../../../formats/token-cache-entry.js";
 import { printable, quoted } from "../../../trust/text.js";
 import { type CredentialsRefresh, entryFromCredentials } from "../google-credentials.js";
+import { type ClientIdTokenRequest, cachedClientIdToken } from "../kind.js";
 import { serviceAccountClientFrom } from "./client.js";
 import type { ServiceAccountKeyFile } from "./file.js";
 
@@ -39,4 +43,28 @@ export async function keyFileIdToken(
 
 function whose(file: ServiceAccountKeyFile, path: string): string {
   return `service account ${printable(file.clientEmail)} with the key in ${quoted(path)}`;
+}
+
+/** A key client's ID token (the JWT-bearer grant), cached under the key's own key when the client holds it. */
+export function keyClientIdToken(client: JWT, request: ClientIdTokenRequest): Promise<FetchedIdToken> {
+  const mint = async (): Promise<FetchedIdToken> => {
+    try {
+      return fetchedIdToken(await client.fetchIdToken(request.audience), "The token server", request.audience);
+    } catch (error) {
+      throw toCredError(error, `Getting an ID token for service account ${printable(String(client.email))}`);
+    }
+  };
+  if (!client.key || !client.email) return mint(); // a key file's path only: nothing to key the cache by
+  const identity = {
+    clientEmail: client.email,
+    privateKey: client.key,
+    ...(client.keyId ? { privateKeyId: client.keyId } : {}),
+  };
+  const tokenUrl = getCredentialInfo(client)?.tokenUrl ?? GOOGLE_ENDPOINTS.tokenUrl;
+  return cachedClientIdToken(
+    tokenCacheKey({ type: "service_account", ...identity }, [], tokenUrl),
+    request.audience,
+    request,
+    mint,
+  );
 }

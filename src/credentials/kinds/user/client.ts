@@ -83,6 +83,7 @@ export async function userRefreshClientFrom(
   });
   guardTokenRequests(client, { tokenUrl, timeoutMs: options.timeoutMs ?? tokenTimeoutMs() });
   setCredentialInfo(client, {
+    type: "authorized_user",
     scopes: file.scopes ?? [],
     clientId: file.clientId,
     tokenUrl,

@@ -5,21 +5,25 @@ import { parseScopes, stringFields } from "../../../formats/credentials-file.js"
 import { credentialsTokenUrl } from "../../../formats/destinations.js";
 import type { Universe } from "../../../trust/urls.js";
 
-/**
- * An `authorized_user` file: user credentials, as written by gcloud, pydata-google-auth and
- * cred-auth. The model is camelCase; its keys on disk are {@link USER_KEYS}'.
- */
+/** An `authorized_user` file: a person's sign-in (camelCase; its keys on disk are named below). */
 export interface AuthorizedUserFile {
+  /** The file's `type`. */
   type: "authorized_user";
+  /** The OAuth client's id. */
   clientId: string;
+  /** The OAuth client's secret. */
   clientSecret: string;
+  /** The refresh token of the sign-in. */
   refreshToken: string;
   /** `token_uri`, as written (absent: Google's); judged where used. */
   tokenUrl?: string;
   /** The scopes granted (cred-auth and pydata-google-auth record them; gcloud does not). */
   scopes?: string[];
+  /** The ID token the sign-in answered, when kept. */
   idToken?: string;
+  /** The project billed for quota. */
   quotaProjectId?: string;
+  /** The universe the credentials are for (absent: googleapis.com). */
   universeDomain?: string;
   /** The signed-in account's e-mail, when known. */
   account?: string;

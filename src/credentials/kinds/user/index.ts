@@ -1,6 +1,7 @@
 // `authorized_user`: a person's sign-in (gcloud's, pydata-google-auth's, cred-auth's). Its tokens
 // carry the scopes granted at sign-in; its ID token needs no audience (the signed-in client's own);
 // revoking it ends the grant at Google.
+import type { UserRefreshClient } from "google-auth-library";
 import { tokenCacheKey } from "../../../formats/cache-keys.js";
 import { chooseTokenUrl } from "../../../protocols/token-requests.js";
 import { tokenCacheDir } from "../../../token-cache/index.js";
@@ -14,7 +15,7 @@ import { type SourceKind, cachedIdToken } from "../kind.js";
 import { userRefreshClientFrom } from "./client.js";
 import { type AuthorizedUserFile, credentialsRevokeUrl, parseAuthorizedUser } from "./file.js";
 import { attachTokenCache } from "./shared-tokens.js";
-import { userFileIdToken, userFileToken } from "./tokens.js";
+import { userClientIdToken, userFileIdToken, userFileToken } from "./tokens.js";
 
 export const userKind: SourceKind<AuthorizedUserFile> = {
   parse: parseAuthorizedUser,
@@ -63,4 +64,6 @@ export const userKind: SourceKind<AuthorizedUserFile> = {
   async sourceClient(file, path, { env, universe }) {
     return { credentials: await userRefreshClientFrom(file, { path, env, universe }), projectId: null };
   },
+
+  clientIdToken: (client, request) => userClientIdToken(client as UserRefreshClient, request),
 };

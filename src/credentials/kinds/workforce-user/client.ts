@@ -6,6 +6,7 @@ import type {
   ExternalAccountAuthorizedUserClientOptions,
 } from "google-auth-library";
 import { clientTransport } from "../../../protocols/client-transport.js";
+import { recordType } from "../../../protocols/info.js";
 import { rotatedRefreshToken } from "../../../protocols/sts.js";
 import type { Universe } from "../../../trust/urls.js";
 import { loadGoogleAuth, withValidatedConfig } from "../../../util/lazy.js";
@@ -52,7 +53,8 @@ export async function workforceUserClient(
     transporterOptions: clientTransport(),
     ...(file.quotaProjectId === undefined ? {} : { quota_project_id: file.quotaProjectId }),
   };
-  return withValidatedConfig(() => new WorkforceUserClient(options, { home, refreshToken: file.refreshToken }));
+  const client = withValidatedConfig(() => new WorkforceUserClient(options, { home, refreshToken: file.refreshToken }));
+  return recordType(client, file.type);
 }
 
 /** What the client keeps: where its refresh token lives, and the one it holds now. */

@@ -3,6 +3,7 @@
 // where it was read. It mints no ID token and cred-auth cannot revoke it.
 import { getTokenWithCache, writeCachedToken } from "../../../token-cache/index.js";
 import { federationMintsNoIdTokens } from "../../../protocols/id-token-words.js";
+import { getCredentialInfo } from "../../../protocols/info.js";
 import { quoted } from "../../../trust/text.js";
 import { optional } from "../google-credentials.js";
 import { FEDERATED_IDENTITY, type SourceKind } from "../kind.js";
@@ -78,4 +79,12 @@ export const workforceUserKind: SourceKind<WorkforceUserFile> = {
   async sourceClient(file, path, { universe, spot }) {
     return { credentials: await workforceUserClient(file, universe, refreshTokenHome(path, spot)), projectId: null };
   },
+
+  /** A federation client default() built from a file: the file's own way (none without its path). */
+  clientIdToken: (client, request) =>
+    request.remembered(async () => {
+      const path = getCredentialInfo(client)?.path;
+      if (path === undefined) throw federationMintsNoIdTokens("This federation client", "external_account");
+      return request.fromFile(path);
+    }),
 };
