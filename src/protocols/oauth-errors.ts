@@ -13,6 +13,8 @@ export interface OAuthErrorWord {
   readonly reply?: string;
   /** Google sends it for a temporary failure, inside a 400 too (google-auth-python's _client.py): retry. */
   readonly temporary?: true;
+  /** The token server refuses the OAuth client itself: no refresh and no sign-in with it can work. */
+  readonly refusesClient?: true;
 }
 
 /** Every OAuth `error` word cred-auth has words for. */
@@ -36,10 +38,11 @@ export const OAUTH_ERRORS: Readonly<Record<string, OAuthErrorWord>> = {
     code: ERROR_CODES.INVALID_CLIENT,
     page: "The sign-in page rejected the OAuth client id",
     reply: "the OAuth client id or secret was rejected",
+    refusesClient: true,
   },
   // A client deleted or disabled on the console (or by Google, unused): Google answers 401 with these.
-  deleted_client: { code: ERROR_CODES.INVALID_CLIENT, reply: "the OAuth client was deleted" },
-  disabled_client: { code: ERROR_CODES.INVALID_CLIENT, reply: "the OAuth client was disabled" },
+  deleted_client: { code: ERROR_CODES.INVALID_CLIENT, reply: "the OAuth client was deleted", refusesClient: true },
+  disabled_client: { code: ERROR_CODES.INVALID_CLIENT, reply: "the OAuth client was disabled", refusesClient: true },
   invalid_request: {
     code: ERROR_CODES.CREDENTIALS,
     page: "The sign-in page rejected the request as malformed",

@@ -20,9 +20,6 @@ interface GoogleReply {
   subtype: string;
 }
 
-/** The words of a token server that refuses the OAuth client itself: every refresh and sign-in with it fails. */
-export const REFUSED_CLIENT = new Set(["invalid_client", "deleted_client", "disabled_client"]);
-
 /**
  * The accurate message and code for one of Google's replies, by its `error`, its fixed
  * `error_description` texts and `error_subtype`. Undefined: the generic mapping applies.
@@ -35,13 +32,14 @@ function specificFailure(reply: GoogleReply, stage: TokenStage | undefined): [st
       ERROR_CODES.REAUTH_REQUIRED,
     ];
   }
-  if (REFUSED_CLIENT.has(error)) {
-    const meaning = meaningOf(error)?.reply ?? error;
+  const meaning = meaningOf(error);
+  if (meaning?.refusesClient) {
+    // The server's words, when they say more than ours (Google's are ours, capitalised, with a full stop).
     const words = serverWords(description);
     const said =
-      words && words.replace(/\.$/, "").toLowerCase() !== meaning.toLowerCase() ? ` (the server said: "${words}")` : "";
+      words && words.toLowerCase() !== `${meaning.reply}.`.toLowerCase() ? ` (the server said: "${words}")` : "";
     return [
-      `${meaning}${said}; create or pick another client with \`cred-auth config init\`, then sign in again`,
+      `${meaning.reply}${said}; create or pick another client with \`cred-auth config init\`, then sign in again`,
       ERROR_CODES.INVALID_CLIENT,
     ];
   }
@@ -106,6 +104,7 @@ interface ErrorLike {
   cause?: unknown;
   name?: unknown;
   type?: unknown;
+  config?: { url?: unknown };
 }
 
 /**
@@ -235,17 +234,20 @@ export function emulatorNotAnswering(url: URL, code?: string): string {
 
 /** The URL the failed request went to (gaxios keeps the request's `config.url`), when it parses. */
 function requestUrlOf(error: unknown): URL | undefined {
-  for (
-    let e = error as (ErrorLike & { config?: { url?: unknown } }) | undefined, depth = 0;
-    e && depth < 5;
-    e = e.cause as ErrorLike | undefined, depth++
-  ) {
-    if (e.config?.url !== undefined) {
-      const raw = String(e.config.url);
-      return URL.canParse(raw) ? new URL(raw) : undefined;
-    }
-  }
-  return undefined;
+  const url = String(
+    causes(error)
+      .map((e) => e.config?.url)
+      .find((u) => u !== undefined),
+  );
+  return URL.canParse(url) ? new URL(url) : undefined;
+}
+
+/** The error and its causes, five deep (a chain may loop). */
+function causes(error: unknown): ErrorLike[] {
+  const chain: ErrorLike[] = [];
+  for (let e = error as ErrorLike | undefined; e && chain.length < 5; e = e.cause as ErrorLike | undefined)
+    chain.push(e);
+  return chain;
 }
 
 /**
@@ -267,33 +269,17 @@ export function notAnsweringHere(
 }
 
 export function networkCode(error: unknown): string | undefined {
-  for (
-    let e = error as ErrorLike | undefined, depth = 0;
-    e && depth < 5;
-    e = e.cause as ErrorLike | undefined, depth++
-  ) {
-    if (typeof e.code === "string" && NETWORK_CODES.has(e.code)) return e.code;
-  }
-  return undefined;
+  return causes(error)
+    .map((e) => e.code)
+    .find((code): code is string => NETWORK_CODES.has(code as string));
 }
 
 /** gaxios reports a timed-out attempt as code `TimeoutError` with a DOMException of that name as cause. */
 function isTimeout(error: unknown): boolean {
-  for (
-    let e = error as ErrorLike | undefined, depth = 0;
-    e && depth < 5;
-    e = e.cause as ErrorLike | undefined, depth++
-  ) {
-    if (
-      e.name === "AbortError" ||
-      e.name === "TimeoutError" ||
-      e.type === "request-timeout" ||
-      e.code === "ETIMEDOUT" ||
-      e.code === "TimeoutError"
-    )
-      return true;
-  }
-  return false;
+  return causes(error).some(
+    (e) =>
+      e.name === "AbortError" || e.name === "TimeoutError" || e.type === "request-timeout" || e.code === "TimeoutError",
+  );
 }
 
 /** Request fields whose values are credentials. */
