@@ -172,6 +172,39 @@ module.exports = {
     ...roomWalls,
     ...kindsWalls,
     {
+      name: "formats-pure",
+      comment:
+        "formats/ and each kind's file.ts parse and serialize only: no file, process, socket or keychain I/O and no file-trust rule (a store or a kind reads, then hands them the bytes).",
+      severity: "error",
+      from: { path: `^src/(formats/|credentials/${KIND_FILE})` },
+      to: {
+        path: [
+          "^(node:)?(fs|fs/promises|child_process|net|http|https)$",
+          "^src/(os|stores)/",
+          "^src/trust/(files|http|transport)\\.ts$",
+          "^src/util/atomic-write\\.ts$",
+        ],
+      },
+    },
+    {
+      name: "protocols-know-no-kind",
+      comment: "protocols/ speaks request and reply over plain values: it imports no kind's shape or code.",
+      severity: "error",
+      from: { path: "^src/protocols/" },
+      to: { path: "^src/credentials/" },
+    },
+    {
+      name: "kinds-apart",
+      comment:
+        "A kind's folder reads another kind's file shape, nothing more: a kind's behaviour is reached through the table (kinds/table.ts hands the impersonated kind its sources).",
+      severity: "error",
+      from: { path: "^src/credentials/kinds/([^/]+)/" },
+      to: {
+        path: "^src/credentials/kinds/[^/]+/",
+        pathNot: ["^src/credentials/kinds/$1/", `^src/credentials/${KIND_FILE}`],
+      },
+    },
+    {
       name: "one-transport",
       comment:
         "Every request cred-auth sends leaves through src/trust/transport.ts (node-fetch, the redirect and proxy rules; docs/security.md): no other module imports an HTTP client or a socket. The loopback receiver (oauth/loopback.ts) only serves; hosted/devshell.ts speaks Cloud Shell's local devshell protocol, a TCP socket on loopback that is no HTTP; the emulator is a test party. google-auth-library's clients get the transport as their fetchImplementation (test/trust/transport-sites.test.ts holds every construction to it).",

@@ -1,6 +1,6 @@
-// The settings file read synchronously, as formats/settings-file.ts says (loading conf would cost every
+// The settings file read synchronously, as settings/file.ts says (loading conf would cost every
 // sign-in); each value checked against the table; a bad file or value is a warning, never a crash.
-import { readSettingsFile } from "../formats/settings-file.js";
+import { readSettingsFile } from "./file.js";
 import { printable } from "../trust/text.js";
 import { SETTINGS, type SettingKey, type Settings } from "./keys.js";
 import { settingsFile, type SettingsEnv } from "./paths.js";
