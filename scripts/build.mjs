@@ -106,7 +106,7 @@ if (names.join() !== declared.join())
 // a fifth dearer (bench/README.md, targets 1 and 4). require() shares the same module instance.
 writeFileSync(
   "dist/index.mjs",
-  `import { createRequire, isBuiltin } from "node:module";\nconst cjs = createRequire(import.meta.url)("./index.js");\n` +
+  `import { createRequire } from "node:module";\nconst cjs = createRequire(import.meta.url)("./index.js");\n` +
     `export const { ${names.join(", ")} } = cjs;\nexport default cjs.default;\n`,
 );
 await bundleDeclarations(new Set([...names, "default"]));
@@ -121,6 +121,7 @@ await bundleCli(vendored);
 chmodSync("dist/cli.js", 0o755);
 stampBundleDigest();
 lazyLibraryImports(vendored);
+await packageContents();
 buildExamples();
 if (tsc.status !== 0) console.error("build: type errors ignored (CRED_AUTH_BUILD_LENIENT=1)");
 
@@ -200,11 +201,12 @@ async function bundleCli(vendored) {
     legalComments: "none",
     // Fewer bytes to read and scan on every run: print-token's cached path used ~5% less CPU
     // minified (farm-bench, 60 pairs, bench/README.md). Names are kept (only whitespace and
-    // syntax), so error classes still name themselves; the maps turn frames back into dist/ files
-    // under CRED_AUTH_DEBUG=1 (src/cli.ts), and list the modules inside (test/cli/hot-path.test.ts).
+    // syntax), so error classes still name themselves and a stack under CRED_AUTH_DEBUG=1 names
+    // each function. The maps (dist/*.map: a bundle offset back to its module and line, and the
+    // modules inside, test/cli/hot-path.test.ts) are for this repository, not shipped (packageContents).
     minifyWhitespace: true,
     minifySyntax: true,
-    sourcemap: "linked",
+    sourcemap: "external",
     sourcesContent: false,
     banner: { js: LAZY_MODULE },
   };
@@ -696,6 +698,77 @@ function typeOnlyExports(code, runtimeNames) {
       .filter(Boolean)
       .join("\n");
   });
+}
+
+/**
+ * dist/.npmignore: the files of dist/ that no user's process loads or type-check reads, so that the
+ * package carries none of them (npm reads a .npmignore below package.json's `files`). Used are:
+ * - JavaScript that esbuild reaches from the package's entries (package.json's exports and bin, the
+ *   bin's bundle, and dist/index.js's lazy functions, which it requires by a name it computes);
+ * - declarations that TypeScript reads from the exports' `types`;
+ * - dist/package.json (CommonJS for dist/) and the notices of the built-in packages.
+ * Not used, so not packed: the command line's modules as files (its bundles hold them; the library
+ * never loads them), modules that hold only types (tsc still writes an empty .js), the ~200 .d.ts
+ * files that dist/index.d.ts (one bundled file) replaces, and the bundles' source maps.
+ * test/package/pack.test.ts checks the tarball's every file by its own reading of the same rules.
+ */
+async function packageContents() {
+  const all = readdirSync(DIST, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(DIST, join(e.parentPath, e.name)).split("\\").join("/"));
+  const used = new Set([
+    "package.json",
+    "THIRD_PARTY_NOTICES.md",
+    ...(await reachedJavaScript()),
+    ...reachedDeclarations(),
+  ]);
+  const unused = all.filter((f) => !used.has(f)).sort();
+  writeFileSync(join(DIST, ".npmignore"), `${unused.join("\n")}\n`);
+}
+
+/** The JavaScript files of dist/ that the package's entries reach (esbuild, all imports followed). */
+async function reachedJavaScript() {
+  const esbuild = require("esbuild");
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  const targets = (value) =>
+    typeof value === "string" ? [value] : Object.values(value ?? {}).flatMap((v) => targets(v));
+  const entries = new Set(
+    [...targets(pkg.exports), ...targets(pkg.bin), pkg.main].filter((f) => /\.m?js$/.test(f)).map((f) => join(ROOT, f)),
+  );
+  // Named, not imported: the bin's bundle (src/cli.ts) and the library's lazy functions (LAZY_EXPORTS).
+  entries.add(join(DIST, "cli-bundle.js"));
+  const index = readFileSync(join(DIST, "index.js"), "utf8");
+  for (const [, module] of JSON.parse(/const LAZY_EXPORTS = (\[.*\]);/.exec(index)[1])) entries.add(join(DIST, module));
+  const { metafile } = await esbuild.build({
+    entryPoints: [...entries].map((file) => ({ in: file, out: relative(DIST, file).replaceAll(".", "_") })),
+    outdir: join(DIST, ".reach"),
+    write: false,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    packages: "external",
+    metafile: true,
+    logLevel: "error",
+  });
+  return Object.keys(metafile.inputs).map((input) => relative(DIST, resolve(ROOT, input)).split("\\").join("/"));
+}
+
+/** The declaration files of dist/ that TypeScript reads from package.json's `types`. */
+function reachedDeclarations() {
+  const ts = require("typescript");
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  const roots = [
+    pkg.types,
+    ...JSON.stringify(pkg.exports)
+      .match(/"types":"[^"]+"/g)
+      .map((m) => m.slice(9, -1)),
+  ].map((f) => join(ROOT, f));
+  const program = ts.createProgram(roots, { noEmit: true, skipLibCheck: true, types: [] });
+  return program
+    .getSourceFiles()
+    .map((f) => relative(DIST, f.fileName).split("\\").join("/"))
+    .filter((f) => !f.startsWith(".."));
 }
 
 /**

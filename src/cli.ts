@@ -43,11 +43,11 @@ const BUNDLE = join(__dirname, "cli-bundle.js");
 /** A cache is a few hundred kilobytes; anything this big was not written here. */
 const MAX_BYTECODE_BYTES = 16 * 1024 * 1024;
 const cacheDir = compileCacheDirectory(process.env);
-// The bundle is minified; with CRED_AUTH_DEBUG=1 (the rule of util/debug.ts, not imported: that would
-// be a second copy of it beside the bundle's) its frames name the files of dist/ through its map.
+// With CRED_AUTH_DEBUG=1 (the rule of util/debug.ts, not imported: that would be a second copy of it
+// beside the bundle's) the bundle is required as any module, without the bytecode cache. It is
+// minified with its names kept: a stack names each function (the maps are not shipped: scripts/build.mjs).
 if (/^(1|true|yes)$/i.test(process.env.CRED_AUTH_DEBUG?.trim() ?? "")) {
   if (cacheDir !== undefined) startCompileCache(cacheDir);
-  process.setSourceMapsEnabled(true);
   require(BUNDLE);
 } else runBundle(cacheDir);
 

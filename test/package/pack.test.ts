@@ -100,6 +100,9 @@ test("npm pack builds dist/ (prepack), and the tarball installs and works in a c
       );
     }
   }
+  // Every packed file is used: an entry, or named by another packed file that is (unusedIn, below).
+  assert.deepEqual(unusedIn(clone, files), [], "packed files that no entry, module or page names");
+  assert.ok(!files.some((f) => f.endsWith(".map")), "source maps are not shipped (scripts/build.mjs packageContents)");
   // No file is packed twice under two names (dist/index.d.mts was once a 40 kB copy of index.d.ts).
   const seen = new Map<string, string>();
   for (const file of files.filter((f) => statSync(join(clone, f)).size > 1024)) {
@@ -199,4 +202,48 @@ function waitForUrl(child: ReturnType<typeof spawn>): Promise<string> {
     });
     child.once("exit", () => reject(new Error(`login exited before printing the sign-in URL:\n${text}`)));
   });
+}
+
+/**
+ * The packed files that nothing uses, read from the files themselves (not from the build's own
+ * esbuild and TypeScript reading: scripts/build.mjs packageContents). Used are package.json's
+ * targets (exports, bin, main, types), the files npm and Node read by name (package.json files,
+ * README, LICENSE, CHANGELOG), and, from a used file onwards, any file whose path a used file names:
+ * a quoted relative path in JavaScript or a declaration (`require("./x.js")`, a lazy function's
+ * `"./credentials/x.js"`, the bin's `"cli-bundle.js"`; `from "./x.js"` names x.d.ts), a page's link
+ * or mention (`examples/x.ts`, `dist/THIRD_PARTY_NOTICES.md`).
+ */
+function unusedIn(root: string, files: string[]): string[] {
+  const packed = new Set(files);
+  const meta = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as Record<string, unknown>;
+  const targets = (value: unknown): string[] =>
+    typeof value === "string" ? [value] : Object.values((value ?? {}) as object).flatMap(targets);
+  const used = new Set(
+    [...targets(meta.exports), ...targets(meta.bin), ...targets(meta.typesVersions), meta.main, meta.types]
+      .map((t) => posix.normalize(String(t)))
+      .concat(files.filter((f) => /(^|\/)(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/.test(f))),
+  );
+  const named = (file: string): string[] => {
+    const text = readFileSync(join(root, file), "utf8");
+    const dir = posix.dirname(file);
+    const quoted = [...text.matchAll(/["'](\.{0,2}\/?[\w@./-]+)["']/g)].map((m) => posix.join(dir, m[1]!));
+    // A declaration's `from "./x.js"` names x.d.ts; a module's names modules.
+    if (/\.d\.m?ts$/.test(file)) return quoted.map((c) => c.replace(/\.js$/, ".d.ts").replace(/\.mjs$/, ".d.mts"));
+    const candidates = /\.m?js$/.test(file)
+      ? quoted
+      : [...text.matchAll(/[\w@./-]+\.(?:md|ts|js|html)\b/g)].flatMap((m) => {
+          // `node node_modules/cred-auth/examples/x.js` names the package's examples/x.js.
+          const path = m[0].replace(/^.*node_modules\/cred-auth\//, "");
+          return [posix.join(dir, path), posix.normalize(path)];
+        });
+    return candidates;
+  };
+  const queue = [...used].filter((f) => packed.has(f));
+  for (let file = queue.pop(); file !== undefined; file = queue.pop())
+    for (const other of named(file))
+      if (packed.has(other) && !used.has(other)) {
+        used.add(other);
+        queue.push(other);
+      }
+  return files.filter((f) => !used.has(f)).sort();
 }
