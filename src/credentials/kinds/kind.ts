@@ -3,11 +3,8 @@
 import type { AuthClient } from "google-auth-library";
 import { type CachedAccessToken, getTokenWithCache, tokenCacheDir } from "../../token-cache/index.js";
 import { idTokenCacheKey } from "../../formats/cache-keys.js";
-import type { ImpersonatedFile, ImpersonationSource } from "./impersonated/file.js";
-import type { ExternalAccountFile } from "./federated/file.js";
-import type { CredentialsFile } from "./file.js";
+import type { ImpersonationSource } from "./impersonated/file.js";
 import type { AuthorizedUserFile } from "./user/file.js";
-import type { WorkforceUserFile } from "./workforce-user/file.js";
 import { ID_TOKEN_ENTRY_TYPE } from "../../formats/token-cache-entry.js";
 import type { FetchedIdToken } from "../../protocols/id-token-reply.js";
 import type { Universe } from "../../trust/urls.js";
@@ -21,15 +18,6 @@ export interface RefreshTokenSpot {
   place: "file" | "source_credentials";
   check(json: Record<string, unknown>, path: string): void;
 }
-
-/** Any Application Default Credentials file cred-auth reads. */
-export type AdcFile = CredentialsFile | ExternalAccountFile | WorkforceUserFile | ImpersonatedFile;
-
-/** Every `type` of ADC file cred-auth reads. */
-export type AdcFileType = AdcFile["type"];
-
-/** The parsed file of `type`. */
-export type FileOf<T extends AdcFileType> = Extract<AdcFile, { type: T }>;
 
 /** What one access-token request for a file decides once and passes down. */
 export interface TokenRequest {
@@ -117,7 +105,7 @@ export interface ClientContext {
 }
 
 /** One kind of ADC file: every capability is required, so a kind cannot miss one. */
-export interface Kind<F extends AdcFile> {
+export interface Kind<F extends { type: string }> {
   /** The file's JSON object, its fields checked (`path` names it in errors). */
   parse(json: Record<string, unknown>, path: string): F;
   /** True when the tokens keep the scopes granted at sign-in, whatever is asked (user credentials). */

@@ -9,25 +9,41 @@ import { readStoredFileSync } from "../../stores/index.js";
 import { federatedKind } from "./federated/index.js";
 import type { ImpersonationSource } from "./impersonated/file.js";
 import { impersonatedKind } from "./impersonated/index.js";
-import type { AdcFile, AdcFileType, FileOf, Kind, SourceKind } from "./kind.js";
+import type { Kind, SourceKind } from "./kind.js";
 import { keyKind } from "./key/index.js";
 import { userKind } from "./user/index.js";
 import { workforceUserKind } from "./workforce-user/index.js";
 
 /** The kinds an impersonated file's source may be. */
-const SOURCES: { readonly [T in ImpersonationSource["type"]]: () => SourceKind<FileOf<T>> } = {
+const SOURCES = {
   authorized_user: () => userKind,
   service_account: () => keyKind,
   external_account_authorized_user: () => workforceUserKind,
+} satisfies {
+  readonly [T in ImpersonationSource["type"]]: () => SourceKind<Extract<ImpersonationSource, { type: T }>>;
 };
 
-let impersonated: Kind<FileOf<"impersonated_service_account">> | undefined;
+let impersonated: ReturnType<typeof impersonatedKind> | undefined;
 
-const KINDS: { readonly [T in AdcFileType]: () => Kind<FileOf<T>> } = {
+/** Every kind, keyed by its file's `type`: a sixth ADC type is one folder and one line here. */
+const KINDS = byType({
   ...SOURCES,
   impersonated_service_account: () => (impersonated ??= impersonatedKind(sourceKindOf)),
   external_account: () => federatedKind,
-};
+});
+
+/** `kinds`, each under its own file's `type`: a kind under another key does not compile. */
+function byType<K extends { readonly [T in keyof K & string]: () => Kind<{ type: T }> }>(kinds: K): K {
+  return kinds;
+}
+
+/** Any ADC file cred-auth reads: the file of each kind in the table. */
+export type AdcFile = { [T in keyof typeof KINDS]: FileOfKind<ReturnType<(typeof KINDS)[T]>> }[keyof typeof KINDS];
+
+/** Every `type` of ADC file cred-auth reads. */
+export type AdcFileType = AdcFile["type"];
+
+type FileOfKind<K> = K extends { parse(json: Record<string, unknown>, path: string): infer F } ? F : never;
 
 /** The kind of an impersonation's `source`. */
 function sourceKindOf<S extends ImpersonationSource>(source: S): SourceKind<S> {

@@ -8,7 +8,6 @@
 import { type Stats, lstatSync, statSync, unlinkSync } from "node:fs";
 import { deleteCachedToken, deleteCachedTokensOf, tokenCacheDir } from "../../token-cache/index.js";
 import { forgetStoredSecrets } from "../../stores/index.js";
-import type { AdcFile } from "../kinds/kind.js";
 import { revokeToken } from "../../protocols/revoke.js";
 import {
   CredAuthError,
@@ -21,7 +20,7 @@ import { ENV } from "../../shared/constants.js";
 import { quoted } from "../../trust/text.js";
 import { type Universe, trustedUniverse } from "../../trust/urls.js";
 import type { CachedTokenKeys } from "../kinds/kind.js";
-import { kindOf, readAdcFile } from "../kinds/table.js";
+import { type AdcFile, kindOf, readAdcFile } from "../kinds/table.js";
 import { type CredentialsSource, locateCredentials } from "../search/locate.js";
 
 /** Options of {@link revokeCredentials}. */

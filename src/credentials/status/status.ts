@@ -3,14 +3,13 @@
 // handed over may name any URL). With `check`, a new token proves they still work (a revoked sign-in
 // looks fine on disk): every request that takes, together, within one deadline.
 import { readCachedToken, tokenCacheDir } from "../../token-cache/index.js";
-import type { AdcFile } from "../kinds/kind.js";
 import { metadataAccountCheck } from "../../hosted/metadata-identity.js";
 import { CredAuthError, CredConnectionError, ERROR_CODES } from "../../errors.js";
 import { ENV } from "../../shared/constants.js";
 import { type Universe, trustedUniverse } from "../../trust/urls.js";
 import { accessTokenForFile } from "../tokens/file-token.js";
 import type { CachedTokenState, KindStatus } from "../kinds/kind.js";
-import { kindOf, readAdcFile } from "../kinds/table.js";
+import { type AdcFile, kindOf, readAdcFile } from "../kinds/table.js";
 import { type LocatedCredentials, locateCredentials } from "../search/locate.js";
 
 /** Options of {@link credentialsStatus}. */

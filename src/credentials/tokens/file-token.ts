@@ -5,13 +5,12 @@
 // (test/cli/hot-path.test.ts, bench target 2); getting a new token (google-auth-library, STS, IAM
 // Credentials) lives in each kind's tokens.ts, loaded on a miss.
 import { tokenCacheDir } from "../../token-cache/index.js";
-import type { AdcFile } from "../kinds/kind.js";
 import { scopeCheckNotes } from "../../oauth/known-scopes.js";
 import { assertValidScopes } from "../../oauth/scopes.js";
 import { checkedToken } from "../../trust/text.js";
 import { trustedUniverse } from "../../trust/urls.js";
 import type { TokenRequest } from "../kinds/kind.js";
-import { kindOf, readAdcFile } from "../kinds/table.js";
+import { type AdcFile, kindOf, readAdcFile } from "../kinds/table.js";
 
 /** Options of {@link accessTokenForFile}. */
 export interface FileTokenOptions {

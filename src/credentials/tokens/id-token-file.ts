@@ -5,11 +5,10 @@
 // package; the file's kind (../kinds/) keys and gets it, a new one (google-auth-library, IAM
 // Credentials, STS) through its kind's tokens.ts, loaded on a miss. Keys: formats/cache-keys.ts `idTokenCacheKey`.
 import { tokenCacheDir } from "../../token-cache/index.js";
-import type { AdcFile } from "../kinds/kind.js";
 import { trustedUniverse } from "../../trust/urls.js";
 import { checkedAudience } from "../../protocols/id-token-words.js";
 import type { IdTokenFileRequest } from "../kinds/kind.js";
-import { kindOf, readAdcFile } from "../kinds/table.js";
+import { type AdcFile, kindOf, readAdcFile } from "../kinds/table.js";
 
 /** Options of {@link idTokenForFile}. */
 export interface FileIdTokenOptions {
