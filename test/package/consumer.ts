@@ -61,14 +61,24 @@ const STALE_AFTER_MS = 15 * 60 * 1000;
 const INSTALL_TIMEOUT_MS = 5 * 60 * 1000;
 
 let installed: Promise<Consumer> | undefined;
+let alone: Promise<Consumer> | undefined;
 
 /** The consumer project for this checkout's package; installed once per package content. */
 export function installedPackage(): Promise<Consumer> {
-  installed ??= install();
+  installed ??= install(CONSUMER_DEPENDENCIES);
   return installed;
 }
 
-async function install(): Promise<Consumer> {
+/**
+ * The package as a library user installs it: the tarball and google-auth-library, nothing else (no
+ * ink, no React: the command line's screen must come with the package). Installed once per content.
+ */
+export function installedWithGoogleAuthLibraryAlone(): Promise<Consumer> {
+  alone ??= install(["google-auth-library"]);
+  return alone;
+}
+
+async function install(dependencies: readonly string[]): Promise<Consumer> {
   const packDir = mkdtempSync(join(tmpdir(), "cred-auth-tarball-"));
   try {
     const packed = run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", packDir], ROOT);
@@ -78,7 +88,7 @@ async function install(): Promise<Consumer> {
     }[];
     assert.ok(info, "npm pack said nothing");
     const tarball = join(packDir, info.filename);
-    const specs = CONSUMER_DEPENDENCIES.map((name) => `${name}@${installedVersion(name)}`);
+    const specs = dependencies.map((name) => `${name}@${installedVersion(name)}`);
     const key = createHash("sha256").update(readFileSync(tarball)).update(specs.join("\n")).digest("hex").slice(0, 16);
     const dir = join(tmpdir(), `cred-auth-consumer-${key}`);
     await once(dir, () => populate(dir, tarball, specs));

@@ -62,11 +62,19 @@ export interface TerminalOptions {
   stderrToFile?: boolean;
 }
 
+/** Which `cred-auth` a login runs: by default this checkout's dist/cli.js with this Node. */
+export interface Launcher {
+  /** The directory the command starts in. */
+  cwd: string;
+  /** The command before `login DEST` (`npx --no-install cred-auth` in an installed project). */
+  command: readonly string[];
+}
+
 /**
  * Registers the test file's hooks (an emulator, a work directory, a tmux server on its own
  * socket killed after each test) and returns what the tests drive. Nothing starts when `skip`.
  */
-export function tmuxLogins(prefix: string, skip: string | false) {
+export function tmuxLogins(prefix: string, skip: string | false, launcher?: () => Launcher) {
   const socket = `cred-auth-${prefix}-${process.pid}`;
   let work: string;
   let emulator: Awaited<ReturnType<typeof startEmulator>>;
@@ -116,7 +124,9 @@ export function tmuxLogins(prefix: string, skip: string | false) {
     const redirect = terminal.stderrToFile ? ` 2> ${shellQuote(logFile)}` : "";
     // The shell records the exit code: tmux's #{pane_dead_status} is sometimes empty. It waits for
     // a key first, so that tmux's pipe-pane is attached before the command writes anything.
-    const command = `read -r _; env -i ${assignments} ${shellQuote(process.execPath)} ${shellQuote(cli)} login ${shellQuote(destination)}${redirect}; echo $? > ${shellQuote(exitFile)}`;
+    const { cwd, command: program } = launcher?.() ?? { cwd: process.cwd(), command: [process.execPath, cli] };
+    const run = program.map(shellQuote).join(" ");
+    const command = `read -r _; cd ${shellQuote(cwd)} && env -i ${assignments} ${run} login ${shellQuote(destination)}${redirect}; echo $? > ${shellQuote(exitFile)}`;
     const [columns, rows] = [String(terminal.columns ?? 200), String(terminal.rows ?? 50)];
     tmux(
       "new-session",
