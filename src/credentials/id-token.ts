@@ -1,7 +1,5 @@
-// ID tokens, the public face: fetchIdToken() and getIdTokenClient(). An ID token says who the caller
-// is to a service that is not a Google API (a private Cloud Run service, a Cloud Run function, an
-// IAP-protected app). Light at import: the work lives in ./tokens/id-token-clients.ts, loaded on the first
-// call (importing cred-auth loads nothing new, bench target 1).
+// ID tokens, the public face: fetchIdToken() and getIdTokenClient(), for services that are not Google
+// APIs (private Cloud Run, IAP). The work loads on the first call (./tokens/id-token-clients.ts).
 import type { AuthClient, IdTokenClient } from "google-auth-library";
 import type { DefaultOptions } from "../options.js";
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";

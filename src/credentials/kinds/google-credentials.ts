@@ -1,6 +1,5 @@
-// What user credentials and service account keys share: their tokens come from the token endpoint
-// the file names (`token_uri`, judged), and are cached under a key made of the file's secret
-// identity, that endpoint and the scopes (formats/cache-keys.ts).
+// What user credentials and keys share: tokens from the judged `token_uri`, cached under a key of the
+// file's secret, that endpoint and the scopes; the loaders' options.
 import type { Credentials } from "google-auth-library";
 import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
 import { type CachedAccessToken, getTokenWithCache } from "../../token-cache/index.js";

@@ -128,11 +128,7 @@ export interface Kind<F extends { type: string }> {
   revocation(file: F, where: { universe: Universe; path: string }): Revocation;
   /** What `revoke` forgets from the token cache. */
   cachedTokens(file: F, where: { universe: Universe; path: string }): CachedTokenKeys;
-  /**
-   * What a file of this kind holds, in words, when `login` must not replace it unless told;
-   * undefined for a user's sign-in, which it may. Read from the file's JSON (`json`), unparsed:
-   * a file that no longer parses is still told apart.
-   */
+  /** What such a file holds, in words, when `login` must not replace it (undefined: it may); from its unparsed JSON. */
   notReplaceable(json: Record<string, unknown>): string | undefined;
   /** The client default() returns for `file` (read from `path`), proven later by default(). */
   client(file: F, path: string, context: ClientContext): Promise<KindClient>;

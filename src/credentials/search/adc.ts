@@ -1,6 +1,5 @@
-// Application Default Credentials, found the way google-auth-library finds them, without what
-// makes its own search slow: no gcloud subprocess, and the metadata server is asked only when
-// one is configured or this is a Google VM, with a short timeout.
+// Application Default Credentials, found as google-auth-library finds them without what makes it slow:
+// no gcloud subprocess, the metadata server asked only when configured or on a Google VM.
 import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -31,10 +30,7 @@ export interface AdcOutcome {
   found?: AdcCredentials;
   /** One line per place looked at without success. Never a secret. */
   reasons: string[];
-  /**
-   * Why credentials that were there were passed over, when the user should hear it outside debug
-   * output: a VM whose access scopes lack a requested one (default() warns with it).
-   */
+  /** Why credentials there were passed over, for the user to hear (a VM whose scopes lack one asked). */
   passedOver?: string;
 }
 
@@ -44,13 +40,8 @@ const WELL_KNOWN_FILE = "application_default_credentials.json";
 const METADATA_PROBE_TIMEOUT_MS = 2000;
 
 /**
- * Application Default Credentials: `GOOGLE_APPLICATION_CREDENTIALS` (when set, the only
- * place looked at, as google-auth-library does), else gcloud's well-known file, else the
- * metadata server. Found credentials are proven by obtaining a token. A file's URLs are judged in
- * `universe` (the URL policy, trust/urls.ts): a file that would send a secret elsewhere is refused.
- *
- * @throws CredConnectionError when credentials were found but the token server cannot be
- * reached: a sign-in would fail for the same reason.
+ * ADC: `GOOGLE_APPLICATION_CREDENTIALS` (then the only place), gcloud's file, the metadata server; found
+ * credentials proven by a token. A CredConnectionError when the token server is unreachable.
  */
 export async function findApplicationDefaultCredentials(
   scopes: readonly string[],
@@ -83,10 +74,7 @@ export function wellKnownFile(env: NodeJS.ProcessEnv, platform: NodeJS.Platform 
   return join(homedir(), ".config", "gcloud", WELL_KNOWN_FILE);
 }
 
-/**
- * A file that names a service account we may not act as, or a URL we will not send a token to:
- * the search stops there (a sign-in as someone else would hide the problem, not solve it).
- */
+/** A file naming an account we may not act as, or a URL we will not send to: the search stops (no sign-in as someone else). */
 const STOPS_THE_SEARCH: ReadonlySet<CredErrorCode> = new Set([
   ERROR_CODES.IMPERSONATION_DENIED,
   ERROR_CODES.SERVICE_ACCOUNT_NOT_FOUND,
@@ -114,10 +102,7 @@ async function fromFileOrReason(
   }
 }
 
-/**
- * Credentials from an ADC file, each type through cred-auth's own reader (google-auth-library
- * never reads the file itself): a type cred-auth does not read is refused by the kinds table.
- */
+/** Credentials from an ADC file, read through the kinds table (google-auth-library never reads it). */
 async function fromFile(
   path: string,
   what: string,
@@ -135,11 +120,7 @@ async function fromFile(
   return { credentials, projectId, source: what };
 }
 
-/**
- * Whether `path` is a regular file. Synchronous on purpose: a stat takes microseconds, while the
- * first asynchronous one starts libuv's four worker threads, which default()'s warm path otherwise
- * never needs (bench/README.md, target 4).
- */
+/** Whether `path` is a regular file, synchronously: an asynchronous stat would start libuv's threads (bench target 4). */
 function isFile(path: string): boolean {
   try {
     return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
@@ -149,11 +130,8 @@ function isFile(path: string): boolean {
 }
 
 /**
- * The metadata server, asked only when `GCE_METADATA_HOST`/`GCE_METADATA_IP` name one,
- * `METADATA_SERVER_DETECTION=assume-present`, or this is a Google VM (google-auth-library's
- * cheap checks: BIOS vendor, MAC prefix). `METADATA_SERVER_DETECTION=none` turns it off. A token
- * request answered 408, 429 or 5xx is asked again (gcp-metadata's retries); on a VM, credentials
- * whose access scopes lack a requested one are passed over with the reason (hosted/metadata-scopes.ts).
+ * The metadata server, asked only when GCE_METADATA_HOST/IP name one, METADATA_SERVER_DETECTION says so, or on
+ * a Google VM; 408, 429 and 5xx asked again; a VM whose scopes lack one asked passed over with the reason.
  */
 async function fromMetadataServer(
   scopes: readonly string[],
@@ -212,11 +190,8 @@ const VM_SCOPES_ADVICE =
   "stop the VM, give it these scopes (gcloud compute instances set-service-account VM --zone ZONE --service-account SA --scopes SCOPES) and start it again; or ask for fewer scopes.";
 
 /**
- * Where the metadata server may honour `?scopes=`: Cloud Run, Cloud Functions and App Engine (their
- * own variables, which google-auth-library's envDetect reads too), and Kubernetes pods, since GKE's
- * Workload Identity metadata server mints tokens with the scopes asked (google-auth-library-java
- * issue 458) and a pod cannot tell it from its node's VM server cheaply: not judged there. Anywhere
- * else the server is a VM's.
+ * Where the metadata server may honour `?scopes=` (Cloud Run, Functions, App Engine, GKE pods: not judged);
+ * anywhere else it is a VM's.
  */
 function honoursRequestedScopes(env: NodeJS.ProcessEnv): boolean {
   return [
@@ -230,10 +205,7 @@ function honoursRequestedScopes(env: NodeJS.ProcessEnv): boolean {
   ].some((name) => Boolean(env[name]));
 }
 
-/**
- * A token from the metadata server, asked without following redirects: a metadata server never
- * redirects, and whatever answers with one is not to be trusted with where the token comes from.
- */
+/** A metadata token, asked without following redirects: a metadata server never redirects. */
 async function metadataToken(base: string, host: string, scopes: readonly string[]): Promise<Credentials> {
   const query = scopes.length > 0 ? `?${new URLSearchParams({ scopes: scopes.join(",") })}` : "";
   // A busy server (408, 429, 5xx) is asked again, as gcp-metadata does (hosted/metadata.ts).

@@ -44,10 +44,7 @@ export async function defaultCredentials(
   return [credentials, projectId];
 }
 
-/**
- * `impersonateServiceAccount`: whatever credentials default() finds, with the cloud-platform
- * scope, ask for tokens that act as the service account; its project when its e-mail names one.
- */
+/** `impersonateServiceAccount`: what default() finds (cloud-platform) asks for the account's tokens. */
 async function impersonatingDefault(
   scopes: readonly string[],
   chain: ImpersonationChain,

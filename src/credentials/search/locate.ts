@@ -1,7 +1,5 @@
-// Which credentials default() would use, found without asking any server: the order of its steps
-// (docs/architecture.md), each place looked at in turn. For `cred-auth status`, `revoke` and
-// `print-identity-token` without a file. default() itself (./default.ts, ./adc.ts) also proves
-// what it finds with a token and moves on when that fails; this only says where it looks first.
+// Which credentials default() would use, found without asking any server, in its order (for status,
+// revoke and print-identity-token without a file); default() itself also proves what it finds.
 import { statSync } from "node:fs";
 import { READ_WRITE } from "../../credentials-cache/index.js";
 import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
@@ -36,10 +34,8 @@ export interface LocatedCredentials {
 }
 
 /**
- * The credentials default() would use, in its order: `GOOGLE_APPLICATION_CREDENTIALS` (when set,
- * the only file looked at), gcloud's ADC file, the metadata server (when `GCE_METADATA_HOST` names
- * one, `METADATA_SERVER_DETECTION=assume-present`, or this is a Google VM: checked locally), then
- * the credentials cache of `getUserCredentials()`. A hosted notebook platform is named apart.
+ * The credentials default() would use: GOOGLE_APPLICATION_CREDENTIALS, gcloud's file, the metadata server
+ * (when expected, checked locally), then the credentials cache. A hosted platform is named apart.
  */
 export async function locateCredentials(env: NodeJS.ProcessEnv = process.env): Promise<LocatedCredentials> {
   const hosted = detectedHostedEnvironment(env);
@@ -97,10 +93,7 @@ function isFile(path: string): boolean {
   }
 }
 
-/**
- * Why the credentials cache at `path` is skipped, as READ_WRITE.load() skips it: another user's
- * file, or one others may write (judged on the opened file); undefined when it is the user's own.
- */
+/** Why the credentials cache at `path` is skipped, as READ_WRITE.load() skips it (another user's, or others may write). */
 function notYours(path: string): string | undefined {
   try {
     readCredentialsBytesSync(path, { privateOnly: true });

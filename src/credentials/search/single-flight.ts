@@ -1,9 +1,5 @@
-// One resolution per process for default(): calls with the same scopes, options and environment
-// share one in-flight resolution, and later calls reuse its credentials (as GoogleAuth caches its
-// client), so 1,000 concurrent callers make one token request, not 1,000 (bench/README.md).
-// A failed resolution is not kept; credentials whose refresh fails are forgotten, and the next
-// call resolves afresh. Calls with a `signal` or a `code` are each their own: one caller's abort,
-// or a one-time authorization code, must not decide for another.
+// One resolution per process for default(): calls with the same scopes, options and environment share it,
+// so 1,000 concurrent callers make one token request. Failures are not kept; `signal` and `code` calls are their own.
 import type { AuthClient } from "google-auth-library";
 import type { DefaultOptions } from "../../options.js";
 
@@ -13,10 +9,7 @@ const resolutions = new Map<string, Resolution>();
 const objectIds = new WeakMap<object, number>();
 let nextObjectId = 0;
 
-/**
- * `resolve(scopes, options)`, shared with every other call of the same key (see above). Credentials
- * `notToKeep` names (a two-cell sign-in's, still waiting) are not kept: the next call resolves afresh.
- */
+/** `resolve(scopes, options)`, shared with every call of the same key; `notToKeep`'s credentials are not kept. */
 export function sharedResolution(
   scopes: readonly string[],
   options: DefaultOptions,
@@ -41,11 +34,7 @@ function forget(key: string, resolution: Resolution): void {
   if (resolutions.get(key) === resolution) resolutions.delete(key);
 }
 
-/**
- * Every google-auth-library client that refreshes (user, service account, metadata server)
- * goes through `refreshTokenNoCache`: when it fails (a revoked refresh token, a deleted key),
- * the kept resolution is dropped. The error still reaches the caller unchanged.
- */
+/** A kept resolution whose refresh fails (a revoked token, a deleted key) is dropped; the error reaches the caller. */
 function forgetOnFailedRefresh(credentials: AuthClient, onFailure: () => void): void {
   const client = credentials as unknown as { refreshTokenNoCache?: (...args: unknown[]) => Promise<unknown> };
   const refresh = client.refreshTokenNoCache;
@@ -70,11 +59,8 @@ function sharingKey(scopes: readonly string[], options: DefaultOptions): string 
 let environment: string | undefined;
 
 /**
- * The environment decides where credentials come from (GOOGLE_APPLICATION_CREDENTIALS, HOME, ...).
- * Reading process.env costs microseconds a variable (each is a call into Node), so it is read once
- * for the calls made in one synchronous run of code, and read again after it (a microtask): 1,000
- * callers started together read it once (bench/README.md, target 5c). Unsorted on purpose: the
- * same variables set in another order only cost a second resolution, never a wrong share.
+ * The environment, read once per synchronous run of code (a microtask): reading process.env costs
+ * microseconds a variable, and 1,000 callers started together need it once (bench target 5c).
  */
 function environmentKey(): string {
   if (environment === undefined) {

@@ -1,7 +1,5 @@
-// `cred-auth print-token` and `print-identity-token` without a file: a token from the credentials
-// default() would use (./locate.ts), in default()'s order: a hosted platform's, then the file
-// found, then the metadata server. It never starts a sign-in: with nothing found it says what to
-// run. One walk, told what each place gives (an access token or an ID token).
+// print-token and print-identity-token without a file: a token from what default() would use (./locate.ts),
+// in its order; never a sign-in: with nothing found, what to run.
 import type { AuthClient } from "google-auth-library";
 import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
 import { metadataIdToken } from "../../hosted/metadata.js";

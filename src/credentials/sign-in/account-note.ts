@@ -1,6 +1,5 @@
-// Whether a cache hit names its account, and where: planned apart from the sign-in plan
-// (credentials/sign-in/plan.ts) because it is asked on default()'s warm path, which must not load the
-// whole plan (its runtime detection, settings reader, client check and scope data: bench target 4).
+// Whether a cache hit names its account, and where: apart from the sign-in plan, since default()'s warm
+// path asks it and must not load the plan (bench target 4).
 import type { SaveUserCredentialsOptions } from "../../options.js";
 import { notebookKernel } from "../../runtime/detect.js";
 import type { Settings } from "../../settings/keys.js";
@@ -16,12 +15,7 @@ export interface AccountNoteSources {
   settings(): Settings;
 }
 
-/**
- * Where to say which account cached credentials belong to: the notebook card's kernel (a small
- * "using account X (cached)" note), or nowhere: outside a tslab or Deno kernel, with the caller's
- * own presenter, or when `accountNote: false` or the `account-note` setting turns it off. Asked
- * on every cache hit, so it detects only the kernel (no settings read outside a notebook).
- */
+/** Where to say whose cached credentials these are: a tslab or Deno kernel's card, unless told not to. */
 export function planAccountNote(
   options: Pick<SaveUserCredentialsOptions, "accountNote" | "presenter">,
   sources?: AccountNoteSources,

@@ -1,7 +1,5 @@
-// Where credentials may be saved, asked by the command line before it opens a browser (nobody
-// wants to approve a sign-in twice); saveUserCredentials asks the same before its own sign-in.
-// A sign-in replaces only user credentials: a key, a federation file or a client-secret file at
-// the destination is someone's only copy, so it stays unless the caller says to replace it.
+// Where credentials may be saved, asked before a browser opens (nobody approves a sign-in twice). A
+// sign-in replaces only user credentials: a key or a federation file there may be someone's only copy.
 import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
 import { MAX_CREDENTIALS_FILE_BYTES } from "../../formats/credentials-file.js";
 import { checkWritableDestination } from "../../stores/credentials-file.js";
@@ -18,10 +16,8 @@ export interface SaveDestinationOptions {
 }
 
 /**
- * Throws a coded `CredCredentialsError` when credentials could not, or should not, be saved at
- * `path`: `ERR_FILE_UNWRITABLE` for a directory or special file there, another user's link or
- * directory, a directory anyone may write, or one where nothing can be created (read-only, /proc);
- * `ERR_DESTINATION_TAKEN` for a file that is neither empty nor user credentials (unless `overwrite`).
+ * Throws when credentials could not (ERR_FILE_UNWRITABLE) or should not (ERR_DESTINATION_TAKEN, unless
+ * `overwrite`) be saved at `path`.
  */
 export function checkSaveDestination(path: string, options: SaveDestinationOptions = {}): void {
   checkWritableDestination(path);
@@ -35,11 +31,7 @@ export function checkSaveDestination(path: string, options: SaveDestinationOptio
   );
 }
 
-/**
- * What the file at `path` holds, in words, when a sign-in must not replace it; undefined for no
- * file, an empty one, or user credentials (`authorized_user`, or login's impersonated file whose
- * source is one): a sign-in's own earlier output is replaced as before.
- */
+/** What the file at `path` holds, in words, when a sign-in must not replace it; undefined for none, empty, or a sign-in's. */
 function heldAt(path: string): string | undefined {
   let text: string;
   try {

@@ -1,7 +1,5 @@
-// Credentials returned before their sign-in has finished: a notebook's two-cell sign-in. The
-// first cell ends normally with them (a failed cell makes tslab drop the cell run right after
-// it), the next cell's `completeSignIn(codeOrAddress)` finishes the sign-in, and from then on
-// these very credentials work. Before that they fail with ERR_SIGN_IN_PENDING, saying what to run.
+// Credentials returned before their sign-in finished (a notebook's two-cell sign-in): the next cell's
+// completeSignIn() finishes it; until then they fail with ERR_SIGN_IN_PENDING, saying what to run.
 import type { UserRefreshClient } from "google-auth-library";
 import { CredCancelledError, CredCredentialsError, type CredErrorCode, ERROR_CODES } from "../../errors.js";
 import type { Endpoints } from "../../protocols/endpoints.js";
@@ -68,10 +66,7 @@ function endedError(ended: Error): Error {
   return new CredCredentialsError(words, { code });
 }
 
-/**
- * The sign-in's tokens into `credentials`, recorded as cred-auth records any user credentials
- * it builds (their client secrets and what they were granted).
- */
+/** The sign-in's tokens into `credentials`, recorded as any user credentials cred-auth builds. */
 function complete(credentials: UserRefreshClient, result: SignInResult, endpoints: Endpoints): UserRefreshClient {
   credentials.refreshHandler = undefined;
   // google-auth-library's UserRefreshClient refreshes with this (public, if underscored) field.

@@ -81,10 +81,7 @@ export async function getUserCredentials(
   return userCredentialsFor(scopes, options);
 }
 
-/**
- * {@link getUserCredentials} for scopes already checked (default() checks them first). With
- * `impersonateServiceAccount`, the user's credentials (cloud-platform) ask for the service account's.
- */
+/** {@link getUserCredentials} for scopes already checked; with `impersonateServiceAccount`, the account's tokens. */
 export async function userCredentialsFor(
   scopes: readonly string[],
   options: UserCredentialsOptions,
@@ -98,10 +95,7 @@ export async function userCredentialsFor(
   return chain ? impersonateProven(user, chain, scopes) : user;
 }
 
-/**
- * `impersonateServiceAccount`, checked and parsed (`chain`, undefined without one), and the
- * options without it (`rest`): what the user signs in with before acting as the account.
- */
+/** `impersonateServiceAccount` parsed (`chain`), and the other options (`rest`). */
 export function impersonationOf<T extends UserCredentialsOptions>(options: T): { chain?: ImpersonationChain; rest: T } {
   const { impersonateServiceAccount: value, ...rest } = options;
   if (value === undefined) return { rest: rest as T };
@@ -166,10 +160,7 @@ async function userCredentials(
 /** Credentials a first cell returned, while their sign-in waits for `completeSignIn`. */
 const stillWaiting = new WeakSet<object>();
 
-/**
- * Whether `credentials` are a two-cell sign-in's, returned before it finished: default() keeps no
- * such credentials for its next call, so a re-run cell starts a new sign-in with a new link.
- */
+/** Whether `credentials` still wait for their two-cell sign-in: default() keeps none, so a re-run signs in anew. */
 export function awaitsSignIn(credentials: object): boolean {
   return stillWaiting.has(credentials);
 }
@@ -177,10 +168,7 @@ export function awaitsSignIn(credentials: object): boolean {
 /** The credentials a first cell returned, by the sign-in they wait for: `completeSignIn` returns the same object. */
 const waiting = new WeakMap<PendingSignIn, PendingCredentials>();
 
-/**
- * In a notebook, "using account X (cached)" under the cell, where the plan says (not with the
- * caller's presenter, `accountNote: false`, or the `account-note` setting off).
- */
+/** "using account X (cached)" in a notebook, where the plan says. */
 async function noteAccount(cached: UserRefreshClient, options: UserCredentialsOptions): Promise<void> {
   const kernel = planAccountNote(options);
   if (kernel) await showAccountNote(kernel, getCredentialInfo(cached)?.account);
@@ -199,10 +187,7 @@ export function completeUserSignIn(code: string, options: UserCredentialsOptions
   );
 }
 
-/**
- * Colab's credentials inside Colab (the original 1.9 asks Colab first), else undefined.
- * `CRED_AUTH_HOSTED=off` turns it off with the rest of the hosted layer.
- */
+/** Colab's credentials inside Colab (asked first, as the original does), else undefined. */
 async function colabCredentials(scopes: readonly string[], env: NodeJS.ProcessEnv): Promise<Compute | undefined> {
   if (!colab.detect(env) || hostedDisabledByEnv(env)) return undefined;
   try {
@@ -217,11 +202,7 @@ async function colabCredentials(scopes: readonly string[], env: NodeJS.ProcessEn
   }
 }
 
-/**
- * The sign-in's own access token goes into the token cache under the saved file's key, and the
- * client keeps the cache fed: a restarted kernel, or `print-token` after `login`, then needs no
- * token request.
- */
+/** The sign-in's access token into the token cache under the saved file's key: the next process asks nothing. */
 function shareSignInToken(credentials: UserRefreshClient, result: SignInResult, endpoints: Endpoints): void {
   cacheSignInToken(authorizedUserFile(result, endpoints), result);
   attachTokenCache(credentials);
@@ -247,10 +228,7 @@ export async function saveUserCredentials(
   await saveSignIn({ scopes, options: rest, ...(chain ? { impersonation: chain } : {}) }, path);
 }
 
-/**
- * {@link saveUserCredentials} for a sign-in asked for as a plan request (`cred-auth login` asks
- * with its flags as options, and keeps `sources` to read the settings no more than once).
- */
+/** {@link saveUserCredentials} for a plan request (`cred-auth login`'s flags, its `sources` read once). */
 export async function saveSignIn(request: SignInRequest, path: string, sources?: PlanSources): Promise<void> {
   // Before the sign-in: nobody wants to approve twice, nor lose the key that was there.
   checkSaveDestination(path, request.options.overwrite ? { overwrite: true } : {});
@@ -272,11 +250,7 @@ export async function saveSignIn(request: SignInRequest, path: string, sources?:
   }
 }
 
-/**
- * Saves approved credentials through the cache; a cache that cannot be written (read-only HOME,
- * a file where its directory should be) loses nothing: a `CRED_AUTH_CACHE` warning, and the
- * credentials are returned all the same, as the original does. The path saved to, if any.
- */
+/** Saves approved credentials through the cache; an unwritable cache loses nothing (a warning). The path saved to. */
 async function saveOrWarn(cache: CredentialsCache, credentials: UserRefreshClient): Promise<string | undefined> {
   try {
     await cache.save(credentials);
@@ -300,10 +274,7 @@ function usableFor(cached: UserRefreshClient, scopes: readonly string[], clientI
   return info.scopes.length === 0 || missingScopes(info.scopes, scopes).length === 0;
 }
 
-/**
- * Runs a planned sign-in: says which flow was chosen for this machine (and, with
- * `CRED_AUTH_DEBUG=1`, why), shows it through the planned face, saves through `complete`.
- */
+/** Runs a planned sign-in: the flow's line (and, with CRED_AUTH_DEBUG=1, why), the planned face, `complete`. */
 async function runSignIn(
   plan: SignInPlan,
   signal: AbortSignal | undefined,
@@ -322,18 +293,12 @@ async function runSignIn(
 /** Failures of a sign-in that ran: its face has shown them (the card, the terminal). */
 const shown = new WeakSet<Error>();
 
-/**
- * Whether `error` ended a sign-in that ran (its face showed it): `default()` passes it on as it
- * is, rather than listing the steps before it (which found nothing, and are in the debug output).
- */
+/** Whether `error` ended a sign-in that ran: default() passes it on as it is. */
 export function endedShownSignIn(error: unknown): boolean {
   return error instanceof Error && shown.has(error);
 }
 
-/**
- * The plan's reasons and details (why this flow) as debug lines. The notes (the emulator, unknown
- * scopes) are the face's to show; the caller's own presenter knows none, so they go to stderr then.
- */
+/** The plan's reasons as debug lines; the notes are the face's (stderr for the caller's own presenter). */
 function announce(plan: SignInPlan, env: NodeJS.ProcessEnv): void {
   for (const reason of plan.runtime.reasons) debug(env, `runtime: ${reason}`);
   for (const detail of plan.face.details) debug(env, detail);
@@ -355,10 +320,7 @@ function announce(plan: SignInPlan, env: NodeJS.ProcessEnv): void {
   debug(env, `presenter: ${name}`);
 }
 
-/**
- * Completes the copy-paste sign-in waiting in this process with `options.code`. The
- * credentials are saved where the call that started the sign-in meant (its cache or file).
- */
+/** Completes the copy-paste sign-in waiting in this process with `options.code`, saving where its first call meant. */
 async function completeWithCode<T>(
   options: SaveUserCredentialsOptions,
   credentials: (result: SignInResult) => Promise<T>,

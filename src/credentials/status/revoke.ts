@@ -1,10 +1,5 @@
-// `cred-auth revoke [FILE]`: a user's sign-in ended at Google, then the file and every token cred-auth
-// cached for it removed. Revoking the refresh token ends the whole grant (every refresh and access
-// token of that client and account: protocols/revoke.ts). Other credentials cannot be revoked
-// from here: a key is deleted in IAM, federation and the metadata server hold no grant of yours.
-// Nothing is removed unless the revocation succeeded, or the caller says `force`; a file the search
-// found (not named by the caller) only once a person confirmed it; and only the very file that was
-// read (same device and inode), never one a link swapped in meanwhile.
+// `cred-auth revoke [FILE]`: a user's grant ended at Google, then the file and its cached tokens removed.
+// Nothing removed unless revoked (or `force`), a found file only with a person's yes, only the very file read.
 import { type Stats, lstatSync, statSync, unlinkSync } from "node:fs";
 import { deleteCachedToken, deleteCachedTokensOf, tokenCacheDir } from "../../token-cache/index.js";
 import { forgetStoredSecrets } from "../../stores/index.js";
@@ -212,11 +207,7 @@ function forgetCachedTokens({ keys, owners }: CachedTokenKeys, env: NodeJS.Proce
   return removed;
 }
 
-/**
- * Removes `path` if it is still the file that was read (`identity`): a link swapped in for it or
- * for a directory on its way would otherwise remove someone's other file. The last look is a
- * moment before the unlink; Node has no unlink by descriptor to close even that.
- */
+/** Removes `path` if it is still the file read (`identity`): a link swapped in would remove another file. */
 function removeFile(path: string, identity: Stats, revokedAt: string | undefined): void {
   const done = revokedAt === undefined ? "The file's tokens were forgotten" : `The grant was revoked at ${revokedAt}`;
   const now = lstatOrNothing(path);

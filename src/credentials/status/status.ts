@@ -1,7 +1,5 @@
-// `cred-auth status [FILE]`: which credentials default() would use (or FILE), what they are and
-// whose, and how long the cached access token has left, read from the files without a request (a file
-// handed over may name any URL). With `check`, a new token proves they still work (a revoked sign-in
-// looks fine on disk): every request that takes, together, within one deadline.
+// `cred-auth status [FILE]`: which credentials default() would use, what and whose they are, the cached
+// token's time left, read from files; with `check`, a new token proves they work, within one deadline.
 import { readCachedToken, tokenCacheDir } from "../../token-cache/index.js";
 import { metadataAccountCheck } from "../../hosted/metadata-identity.js";
 import { CredAuthError, CredConnectionError, ERROR_CODES } from "../../errors.js";

@@ -1,9 +1,5 @@
-// default() for external_account files: google-auth-library's own IdentityPoolClient, built from
-// the fields ./file.ts checked and the URLs the URL policy judged, never from the
-// raw file (an unchecked cloud_resource_manager_url would receive the federated token), with
-// cred-auth's subject-token reader (./subject.ts: no redirect, bounded, non-blocking). The
-// project id is the file's quota_project_id (never a Resource Manager call). IAM's refusals of
-// the impersonation step become coded impersonation errors.
+// default()'s client for an external_account file: google-auth-library's IdentityPoolClient built from the
+// checked fields, judged URLs and our subject reader; IAM's refusals of its impersonation step coded.
 import type { AuthClient, IdentityPoolClient, IdentityPoolClientOptions } from "google-auth-library";
 import { impersonationErrorOf } from "../../../protocols/iam-credentials.js";
 import { clientTransport, stsThroughTransport } from "../../../protocols/client-transport.js";
@@ -30,10 +26,7 @@ export async function identityPoolAdcClient(
   };
 }
 
-/**
- * An `external_account` file's client: only its checked fields, the judged URLs, and our subject
- * reader (a file, a URL, or an AWS request signed with keys from `env` or IMDS, each refresh).
- */
+/** The client of `file`: its checked fields, judged URLs, our subject reader (a file, a URL, or AWS) each refresh. */
 async function identityPoolClient(
   file: ExternalAccountFile,
   scopes: readonly string[],

@@ -21,12 +21,7 @@ export type SubjectTokenSource =
   | { kind: "url"; url: string; headers: Record<string, string>; jsonField?: string }
   | AwsSource;
 
-/**
- * An AWS source (`credential_source.environment_id: "aws1"`): the subject token is a signed AWS STS
- * GetCallerIdentity request, made from the region and AWS keys of the environment or of the EC2
- * instance metadata service (IMDS) at the URLs named here (judged by the URL policy where used:
- * IMDS addresses only). As google-auth-library's AwsClient and Python's `google.auth.aws` read it.
- */
+/** An AWS source (`environment_id: "aws1"`): a signed GetCallerIdentity request is the subject token. */
 export interface AwsSource {
   kind: "aws";
   /** `regional_cred_verification_url`: the GetCallerIdentity URL signed (never requested), `{region}` filled in. */
@@ -89,12 +84,7 @@ function parseSource(value: unknown, fields: Fields): SubjectTokenSource {
 
 /** What RFC 9110's `token` (section 5.6.2), a header's name, may not hold: all but letters, digits and these marks. */
 const NOT_TOKEN_CHAR = /[^!#$%&'*+\-.^_`|~0-9A-Za-z]/;
-/**
- * RFC 9110's `field-value` (section 5.5): visible ASCII, obs-text (%x80-FF), space and tab (leading
- * and trailing ones are trimmed by the server). Anything else (CR, LF, NUL, another control
- * character, a character above U+00FF) node-fetch refuses when the request is sent, and a CR LF
- * would start another header: such a file is refused when it is read.
- */
+/** RFC 9110's field-value: anything else node-fetch refuses at send, and CR LF would start a header. */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /** `credential_source.headers`: names and values as HTTP can carry them; a value is never shown (it is often a secret). */
@@ -216,10 +206,7 @@ export interface ExternalAccountDestinations {
   cloudResourceManagerUrl: string;
 }
 
-/**
- * Where an `external_account` file's tokens go; a foreign `token_info_url` is refused too, and a
- * subject-token URL with a user name or password in it.
- */
+/** Where the file's tokens go, judged; a foreign `token_info_url` and a subject URL with credentials refused too. */
 export function externalAccountDestinations(
   file: ExternalAccountFile,
   universe: Universe,
@@ -263,9 +250,8 @@ function awsSourceUrls(source: AwsSource, universe: Universe, path?: string): Aw
 }
 
 /**
- * The key of its token: the subject token (read now: a rotated token gets a new key; an AWS source's
- * region and keys) with its type and source, the audience, the workforce user project, the STS client,
- * the impersonated account and its token lifetime, the judged URLs and the scopes.
+ * The key of its token: the subject (read now: a rotated token, other AWS keys get another key), what
+ * the file asks STS and IAM, the judged URLs and the scopes.
  */
 export function federatedTokenKey(
   file: ExternalAccountFile,

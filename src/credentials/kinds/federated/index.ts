@@ -1,7 +1,5 @@
-// `external_account`: workload or workforce identity federation (a file's or URL's token, or an AWS
-// request signed with the environment's or IMDS's keys), exchanged at STS, then through a service
-// account when the file names one. Its cache key holds the subject token, read only when a token
-// is asked; an ID token needs the service account; there is no grant of ours to revoke.
+// `external_account`: federation (a file's or URL's token, or a signed AWS request) exchanged at STS, then
+// through a service account when named; its key holds the subject token, so it is read whenever asked.
 import { idTokenUrlOf } from "../../../formats/destinations.js";
 import { federationMintsNoIdTokens } from "../../../protocols/id-token-words.js";
 import { getCredentialInfo } from "../../../protocols/info.js";

@@ -1,7 +1,5 @@
-// The subject token of an `external_account` file, read once per token asked for: from its file
-// (under the file-trust rule: non-blocking, a regular file, bounded), its URL (no redirect followed,
-// bounded in time and size), or for an AWS source a GetCallerIdentity request signed with the region
-// and keys of the environment or IMDS (protocols/aws.ts). It goes only to the judged STS URL.
+// The subject token of an `external_account` file, read once per token asked: its file (file-trust rule),
+// its URL (no redirect, bounded), or an AWS request signed now. It goes only to the judged STS URL.
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../../../errors.js";
 import { isObject } from "../../../formats/fields.js";
 import { awsIdentity, awsSecrets, awsSubjectToken } from "../../../protocols/aws.js";
@@ -35,10 +33,7 @@ function pickToken(text: string, jsonField: string | undefined, fail: (what: str
 
 /** A subject token to hand STS, and what the token cache knows it by. */
 export interface Subject {
-  /**
-   * Secret material that tells this subject from any other: the token itself, or an AWS source's
-   * region and keys (its signed request differs every second). Only ever hashed into a cache key.
-   */
+  /** What tells this subject from any other (the token, or AWS's region and keys): only hashed into a key. */
   keyMaterial: string;
   /** The token STS gets: the one read, or (AWS) a request signed now, so its date is fresh. */
   token(): string;

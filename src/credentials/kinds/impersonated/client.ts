@@ -38,10 +38,7 @@ export interface ImpersonateOptions {
   url?: string;
 }
 
-/**
- * A client whose tokens act as `chain.target` with `scopes`, asked for by `source` (which needs
- * the cloud-platform scope). No request is made until a token is needed.
- */
+/** A client acting as `chain.target` with `scopes`, asked for by `source` (with cloud-platform); no request yet. */
 export async function impersonate(
   source: AuthClient,
   chain: ImpersonationChain,
@@ -76,10 +73,7 @@ export async function impersonate(
   return recordType(client, "impersonated_service_account");
 }
 
-/**
- * {@link impersonate}, proven with one token as every other source is proven. `universe`: the one
- * the user chose (default()'s `universeDomain`), whose IAM Credentials API is asked.
- */
+/** {@link impersonate}, proven with one token; `universe` the user chose, whose IAM Credentials is asked. */
 export async function impersonateProven(
   source: AuthClient,
   chain: ImpersonationChain,

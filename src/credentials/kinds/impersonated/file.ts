@@ -91,11 +91,7 @@ function universeOfSource(source: ImpersonationSource): string {
   return source.universeDomain ?? "googleapis.com";
 }
 
-/**
- * The file gcloud writes for `source` impersonating `chain` (keys sorted, as gcloud's), with the
- * token's `scopes` when they are not just the default cloud-platform (gcloud writes none;
- * google-auth-library reads them).
- */
+/** The file gcloud writes for `source` impersonating `chain`, with `scopes` unless just cloud-platform. */
 export function impersonatedFileJson(
   source: AuthorizedUserFile,
   chain: ImpersonationChain,
@@ -115,10 +111,7 @@ function keepsScopes(scopes: readonly string[]): boolean {
   return scopes.length > 0 && !(scopes.length === 1 && scopes[0] === CLOUD_PLATFORM_SCOPE);
 }
 
-/**
- * The IAM Credentials URL for impersonating `target` in the trusted universe, judged by the URL
- * policy (the `impersonateServiceAccount` option; a file's own URL is judged in destinations.ts).
- */
+/** The IAM Credentials URL for impersonating `target`, judged (the `impersonateServiceAccount` option). */
 export function impersonationDestination(target: string, universe: Universe): string {
   return trustedUrl(
     impersonationUrl(target, universe.domain),
@@ -127,10 +120,7 @@ export function impersonationDestination(target: string, universe: Universe): st
   );
 }
 
-/**
- * The key of an impersonated token: the source's secret (refresh token and client secret, a
- * workforce user's too, or private key), never the public account names alone, with the chain, the URL asked and the scopes.
- */
+/** The key of an impersonated token: the source's secret (never public names alone), the chain, the URL, the scopes. */
 export function impersonatedCacheKey(file: ImpersonatedFile, scopes: readonly string[], url: string): string {
   const { source } = file;
   const secret =

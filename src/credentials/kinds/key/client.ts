@@ -44,11 +44,7 @@ export async function loadServiceAccountCredentials(
   return credentials;
 }
 
-/**
- * A `JWT` client for `key`, without contacting any server. google-auth-library's JWT client
- * always posts to Google's token URL; a request interceptor on its own transporter sends
- * those requests to the key's `token_uri` (or the emulator) instead.
- */
+/** A `JWT` for `key`, no request yet; an interceptor sends its token requests (always Google's) to the key's `token_uri`. */
 export async function serviceAccountClientFrom(
   key: ServiceAccountKeyFile,
   scopes: readonly string[] | undefined,

@@ -1,6 +1,5 @@
-// New tokens of a service account key, loaded on a token-cache miss: the JWT-bearer grant through
-// google-auth-library's client (the token URL judged and guarded), for an access or an ID token.
-// From the parsed key, not a path: the key may sit inside an impersonated_service_account file.
+// New tokens of a service account key, on a token-cache miss: the JWT-bearer grant through google-auth-library's
+// client. From the parsed key, not a path: the key may sit inside an impersonated file.
 import type { JWT } from "google-auth-library";
 import { tokenCacheKey } from "../../../formats/cache-keys.js";
 import { type FetchedIdToken, fetchedIdToken } from "../../../protocols/id-token-reply.js";

@@ -48,12 +48,7 @@ export async function loadUserCredentials(
   return client;
 }
 
-/**
- * A `UserRefreshClient` for the credentials in `file`, without contacting any server. Token
- * requests go to the file's `token_uri` (or Google's; an active emulator replaces Google's),
- * bounded by `timeoutMs` per attempt. Scopes, client id, token URL, account and path are
- * recorded with {@link setCredentialInfo}.
- */
+/** A `UserRefreshClient` for `file`, no request yet: its judged token URL, bounded per attempt, its record kept. */
 export async function userRefreshClientFrom(
   file: AuthorizedUserFile,
   options: ClientOptions = {},
@@ -100,10 +95,8 @@ type Secrets = Pick<AuthorizedUserFile, "refreshToken" | "clientSecret">;
 const pendingSecrets = new WeakMap<object, () => Promise<Secrets>>();
 
 /**
- * A `UserRefreshClient` for a cache file whose refresh token and client secret a secret store keeps
- * elsewhere, without reading them: a warm start takes its access token from the token cache (keyed by
- * `standIn`). The first refresh reads both secrets through `readSecrets`, once, and refreshes as any
- * other client.
+ * A `UserRefreshClient` whose two secrets a store keeps elsewhere: a warm start takes its token from the
+ * cache (keyed by `standIn`); the first refresh reads them through `readSecrets`, once.
  */
 export async function userRefreshClientWithLazySecrets(
   fields: Omit<AuthorizedUserFile, "clientSecret" | "refreshToken">,
@@ -165,15 +158,8 @@ export async function readPendingSecrets(client: object): Promise<void> {
 }
 
 /**
- * The `authorized_user` file describing `client` (for the cache): its client, refresh token and
- * id token, with scopes, token URL and account from its {@link CredentialInfo}. A client the user
- * built with google-auth-library (`new UserRefreshClient({ clientId, clientSecret, refreshToken })`,
- * as the original saves any user `Credentials`) is read through its public typed fields
- * (`_clientId`, `_clientSecret`, `credentials`), and its token URL judged by the URL policy as a
- * file's `token_uri` would be, since it did not come from us.
- *
- * @throws CredCredentialsError (`ERR_NOT_SAVABLE`) when the client holds no refresh token or
- * client credentials, or (`ERR_UNSAFE_TOKEN_URL`) when a user-built client's token URL is not Google's.
+ * The `authorized_user` file of `client` (for the cache): a client the user built is read through its public
+ * fields and its token URL judged. ERR_NOT_SAVABLE without a refresh token or client; ERR_UNSAFE_TOKEN_URL.
  */
 export function authorizedUserFileFrom(client: OAuth2Client, path?: string): AuthorizedUserFile {
   const info = getCredentialInfo(client);

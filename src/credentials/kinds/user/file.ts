@@ -29,10 +29,7 @@ export interface AuthorizedUserFile {
   account?: string;
 }
 
-/**
- * Each string field of the user model and its key on disk, in the order a file is written: adding
- * a field is one line here and one in {@link AuthorizedUserFile}.
- */
+/** Each string field of the model and its key on disk, in the order a file is written. */
 const USER_KEYS = {
   clientId: "client_id",
   clientSecret: "client_secret",
@@ -74,11 +71,7 @@ export function authorizedUserFile(fields: AuthorizedUserFields): AuthorizedUser
   return file;
 }
 
-/**
- * The ADC-format JSON of user credentials: `type, client_id, client_secret, refresh_token,
- * token_uri, scopes`, then `id_token, quota_project_id, universe_domain, account` when known.
- * `token_uri` defaults to Google's.
- */
+/** The ADC-format JSON of user credentials, `token_uri` defaulting to Google's, optional fields only when known. */
 export function userCredentialsJson(data: AuthorizedUserFile): string {
   const out: Record<string, unknown> = { type: "authorized_user" };
   const written = { ...data, tokenUrl: data.tokenUrl ?? GOOGLE_ENDPOINTS.tokenUrl };
@@ -98,13 +91,7 @@ export function userFileText(data: AuthorizedUserFile, path: string): string {
   return text;
 }
 
-/**
- * Where an `authorized_user` file's refresh token is revoked: Google's revoke endpoint beside the
- * token endpoint the file's `token_uri` names, judged as that URL is ({@link credentialsTokenUrl}):
- * `https://oauth2.UNIVERSE/revoke` for Google's, the emulator's `/revoke` when it stands in, and
- * for a token server on this machine (allowed for the file's own secret) its `/revoke` beside it,
- * where the emulator serves it.
- */
+/** Where the file's refresh token is revoked: beside its judged token endpoint (Google's, the emulator's, a local server's). */
 export function credentialsRevokeUrl(file: AuthorizedUserFile, universe: Universe, path?: string): string {
   const tokenUrl = new URL(credentialsTokenUrl(file, universe, path));
   if (universe.emulator !== undefined && tokenUrl.href.startsWith(`${universe.emulator}/`))

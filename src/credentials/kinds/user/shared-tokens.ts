@@ -18,19 +18,8 @@ import { clientSecretsOf, getCredentialInfo, refreshTokenOf } from "../../../pro
 const attached = new WeakSet<object>();
 
 /**
- * Shares the token cache with `client`, user credentials loaded from a file:
- * - a cached access token with more than 5 minutes left is set on the client, so its first
- *   `getAccessToken()` makes no token request;
- * - every token the client obtains by refreshing is written back for the next process.
- *
- * The key is the one `cred-auth print-token` uses for the same file (client id, refresh
- * token, token URL, granted scopes), so both serve each other. Clients that were not loaded
- * from a file (no `path` in their {@link CredentialInfo}: a sign-in kept in memory, a custom
- * cache) are left alone, as are clients without a refresh token, or when the cache is off
- * (`CRED_AUTH_TOKEN_CACHE=off`). Attaching twice is harmless. Never throws: the cache is an
- * optimisation.
- *
- * @returns true when a cached token was set on the client.
+ * Shares the token cache with `client`, loaded from a file: a cached token with time left is set on it, and
+ * its refreshes written back, under print-token's key. Other clients are left alone; never throws.
  */
 export function attachTokenCache(client: UserRefreshClient, location: TokenCacheLocation = {}): boolean {
   const key = keyOf(client);
@@ -66,11 +55,8 @@ interface Refreshing {
 }
 
 /**
- * A cached access token may outlive its refresh token (revoked, expired, past Google's cap):
- * then an API answers 401 although the token has time left. google-auth-library refreshes on a
- * 401 only with `forceRefreshOnFailure`; when that refresh fails, the cache entry goes (so the
- * next getUserCredentials() or default() proves the credentials and signs in again) and the
- * failure is a CredCredentialsError that says to sign in again, not a raw 401.
+ * A cached token may outlive its refresh token: the API's 401 forces a refresh, and when that fails the
+ * entry goes and the error says to sign in again.
  */
 function refreshOnRejection(client: UserRefreshClient, key: string, location: TokenCacheLocation): void {
   client.forceRefreshOnFailure = true;
@@ -87,11 +73,7 @@ function refreshOnRejection(client: UserRefreshClient, key: string, location: To
   };
 }
 
-/**
- * Writes a sign-in's own access token to the token cache under the key of the file its
- * credentials were saved as (the key `print-token` and {@link attachTokenCache} compute for that
- * file), so the next process needs no token request. Never throws; nothing without an expiry.
- */
+/** A sign-in's own token into the token cache under its saved file's key; never throws. */
 export function cacheSignInToken(
   file: { clientId: string; refreshToken: string; tokenUrl?: string; scopes?: readonly string[] },
   token: { accessToken: string; expiryDate?: number },

@@ -73,10 +73,7 @@ let made: WorkforceUserClass | undefined;
 /** The subclass, made once google-auth-library is loaded. */
 async function workforceUserClass(): Promise<WorkforceUserClass> {
   const gal = await loadGoogleAuth();
-  /**
-   * One refresh at a time (google-auth-library starts one per concurrent caller, and with rotation
-   * the second would present a refresh token the first just spent); a rotated token written back.
-   */
+  /** One refresh at a time (the second would present a refresh token the first just spent); a rotated one kept. */
   made ??= class WorkforceUserClient extends gal.ExternalAccountAuthorizedUserClient {
     readonly #record: RefreshTokenRecord;
     readonly #refreshOnce = oneAtATime(() => this.#refreshKeeping());

@@ -1,8 +1,5 @@
-// A workforce user's new access token from STS, loaded on a token-cache miss. STS may rotate the
-// refresh token (the one sent stops working): the new one is written back, atomically and 0600, into
-// the file it was read from (the same device and inode: a link re-pointed mid-refresh names no other)
-// when that file is the user's own and private and its final directory may hold a secret (the
-// file-trust rule); else one clear warning, and this run keeps its token.
+// A workforce user's new token from STS, on a token-cache miss. A rotated refresh token (the old one stops
+// working) is written back into the very file it was read from, when ours and private; else a warning.
 import { type BigIntStats, realpathSync, statSync } from "node:fs";
 import { CredAuthError } from "../../../errors.js";
 import { MAX_CREDENTIALS_FILE_BYTES } from "../../../formats/credentials-file.js";
@@ -64,11 +61,7 @@ export async function workforceUserToken(
   return warning === undefined ? { token, rotated } : { token, warning };
 }
 
-/**
- * Writes `tokens.rotated` in place of `tokens.sent` into the file at `home`. A file that holds
- * another refresh token by now is left alone (someone kept a newer one). Never throws: the problem,
- * in one line without a secret, or undefined when the token was kept (or needed no keeping).
- */
+/** Writes `tokens.rotated` in place of `tokens.sent` at `home` (another token there by now stays); the problem, if any. */
 export async function keepRotatedRefreshToken(
   home: RefreshTokenHome,
   tokens: { sent: string; rotated: string },
