@@ -1,11 +1,5 @@
-/**
- * Every token-cache key is a sha256 hex digest of what identifies the credentials behind a token and
- * everything that changes the token (where it is asked for, the scopes, an impersonated account, ...):
- * two configurations that would get different tokens never share an entry. Every key derives from
- * secret material (a refresh token, a private key, a subject token read now), never from public
- * values alone: a forged file carrying a victim's public fields must not find the victim's tokens.
- * Only the hash reaches the disk (token-cache/). Each kind says its parts (credentials/kinds/).
- */
+// Every token-cache key is a sha256 of what identifies the credentials and changes the token, derived from
+// secret material (never public fields alone: a forged file must not find a victim's tokens). Each kind says its parts.
 import { sha256Hex } from "../util/sha256.js";
 import { refreshTokenKeyMaterial } from "./stand-in.js";
 
@@ -18,10 +12,7 @@ export function accessTokenKey(parts: readonly string[], scopes: readonly string
   return sha256Hex(JSON.stringify([LAYOUT, ...parts, [...new Set(scopes)].sort()]));
 }
 
-/**
- * What identifies the credentials behind a token. Structurally matches the parsed
- * `authorized_user` and `service_account` files; only hashes of these fields reach the disk.
- */
+/** What identifies a user's or a key's credentials (structurally their files); only hashes reach the disk. */
 export type TokenCacheIdentity =
   | { type: "authorized_user"; clientId: string; refreshToken: string; tokenUrl?: string }
   | {
@@ -33,10 +24,8 @@ export type TokenCacheIdentity =
     };
 
 /**
- * The key of a credentials file and the scopes its tokens are requested with. `tokenUrl` is the
- * token endpoint actually used (default: the file's `tokenUrl`), so tokens of an emulator never
- * serve Google. For `authorized_user` files pass the granted scopes (a refresh cannot change
- * them); for service accounts the requested ones.
+ * The key of a user's or key's tokens with `scopes` (granted for a user, asked for a key), at `tokenUrl`
+ * (default the file's): an emulator's tokens never serve Google.
  */
 export function tokenCacheKey(file: TokenCacheIdentity, scopes: readonly string[], tokenUrl?: string): string {
   const identity =
@@ -49,11 +38,7 @@ export function tokenCacheKey(file: TokenCacheIdentity, scopes: readonly string[
 /** The version of every ID-token key's layout (apart from access tokens': an ID token never serves as one). */
 const ID_TOKEN_LAYOUT = "cred-auth-id-token-v1";
 
-/**
- * The first half of every ID-token key of some credentials (64 hex digits), made of their access-token
- * key without scopes (`accessKey`): the same for every audience, so `revoke` finds every ID token of a
- * file without knowing the audiences asked.
- */
+/** The first half of every ID-token key of some credentials: their access key without scopes, so revoke finds all. */
 export function idTokenKeyOwner(accessKey: string): string {
   return sha256Hex(JSON.stringify([ID_TOKEN_LAYOUT, accessKey]));
 }

@@ -1,10 +1,5 @@
-/**
- * Where each kind of credentials file may send what it holds: every URL a file names, judged by
- * the URL policy (trust/urls.ts) in the universe the user trusts, after the file's own
- * `universe_domain` was checked against it. One function per file type; everything that sends a
- * secret (the CLI's print-token, default(), the loaders, google-auth-library's clients) gets its
- * URLs here and nowhere else. A URL a file leaves out is Google's default for the file's universe.
- */
+// Where a user's or a key's secret may go (their token URL, judged by the URL policy in the universe the user
+// trusts), and the generateIdToken twin of a judged IAM URL; each kind's other URLs are judged in its file.ts.
 import { type Destination, type GoogleService, type Universe, checkFileUniverse, trustedUrl } from "../trust/urls.js";
 
 /** Where an `authorized_user` or `service_account` file's secret goes: its token URL. */
@@ -29,10 +24,7 @@ export function destination(service: GoogleService, field: string, file?: string
   };
 }
 
-/**
- * The `generateIdToken` URL of a judged `generateAccessToken` URL (an impersonated or federation
- * file's `service_account_impersonation_url`): the same host and account, the other method.
- */
+/** The `generateIdToken` URL of a judged `generateAccessToken` URL: the same host and account. */
 export function idTokenUrlOf(generateAccessTokenUrl: string): string {
   const url = new URL(generateAccessTokenUrl);
   // formats/ checked the file's URL when it was read: anything else is a mistake of ours.

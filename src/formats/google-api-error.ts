@@ -1,11 +1,5 @@
-/**
- * Google's API error reply, `{"error": {"code", "message", "status", "details": [...]}}`, as the
- * IAM Credentials API (and every API behind Google's frontend) sends it: its status word, its
- * message, and the `google.rpc.ErrorInfo` detail that says why (`reason`, such as
- * `SERVICE_DISABLED`, `USER_PROJECT_DENIED` or `IAM_PERMISSION_DENIED`, with string `metadata`).
- * Only these fields are read, each checked for its type; the words are made safe where they are
- * shown (trust/text.ts, trust/redact.ts). Shape: googleapis/googleapis google/rpc/error_details.proto.
- */
+// Google's API error reply (`{"error": {code, message, status, details}}`): its status word, message and
+// ErrorInfo reason with string metadata, each checked for its type; made safe where shown.
 
 /** What a Google API error reply says, the fields checked; absent ones undefined. */
 export interface GoogleApiError {

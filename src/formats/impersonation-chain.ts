@@ -1,8 +1,5 @@
-/**
- * The chain of service accounts to impersonate, as gcloud's `--impersonate-service-account` and
- * cred-auth's `impersonateServiceAccount` option spell it. A shape of the user's own words: the
- * command line checks it before any sign-in.
- */
+// The chain of service accounts to impersonate, as `--impersonate-service-account` and `impersonateServiceAccount`
+// spell it; the command line checks it before any sign-in.
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 
 /** Who to impersonate, and through whom: each delegate holds the token-creator role on the next. */
@@ -13,10 +10,7 @@ export interface ImpersonationChain {
 
 const SERVICE_ACCOUNT = /^[^\s@/,:]+@[^\s@/,:]+$/;
 
-/**
- * gcloud's order: `"A,B,TARGET"` (or `["A", "B", "TARGET"]`) impersonates TARGET through A then
- * B; the caller needs the token-creator role on A, A on B, B on TARGET.
- */
+/** gcloud's order: `"A,B,TARGET"` impersonates TARGET through A then B (each holds the token-creator role on the next). */
 export function parseImpersonationChain(value: string | readonly string[], what: string): ImpersonationChain {
   const accounts = (typeof value === "string" ? value.split(",") : [...value]).map((a) =>
     typeof a === "string" ? a.trim() : "",

@@ -1,10 +1,5 @@
-/**
- * The account an IAM Credentials `...:generateAccessToken` URL names: the one parser for every
- * reader (impersonated-file.ts, external-account.ts, and through them status, messages, default()
- * and print-token). The account is read from the URL's path, the part the request goes to; a URL
- * with a query or a fragment is refused, since a reader of the whole text could take an account
- * named there while the request acts as the path's.
- */
+// The account an IAM `...:generateAccessToken` URL's path names, for every reader; a query or fragment is
+// refused, since a reader of the whole text could take an account named there while the request acts as the path's.
 
 /** How messages say the shape a `service_account_impersonation_url` must have. */
 export const IMPERSONATION_URL_SHAPE = "ACCOUNT:generateAccessToken (a URL with no query or fragment)";

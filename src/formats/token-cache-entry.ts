@@ -1,14 +1,8 @@
-/**
- * A token-cache entry (token-cache/): one small JSON file holding an access token and
- * nothing that outlives it, never a refresh token or key. Written by {@link entryText}, read back
- * by {@link parseCachedToken}, which takes only well-typed fields.
- */
+// A token-cache entry: one small JSON file holding an access token, never a refresh token or key; read back
+// taking only well-typed fields.
 import { isToken } from "../trust/text.js";
 
-/**
- * The `token_type` of an entry under an ID-token key (cache-keys.ts `idTokenCacheKey`): its
- * `access_token` field holds the ID token, a JWT that lives an hour as an access token does.
- */
+/** The `token_type` of an entry under an ID-token key: its `access_token` holds the ID token. */
 export const ID_TOKEN_ENTRY_TYPE = "id_token";
 
 /** An access token as the token cache keeps it: never a refresh token or key. */
@@ -22,11 +16,7 @@ export interface CachedAccessToken {
   scopes?: string[];
 }
 
-/**
- * The file's text: only `access_token`, `expiry_date`, `token_type` and `scopes`, whatever else
- * `token` holds. Undefined when its `access_token` is not a token (trust/text.ts `isToken`): a
- * server's junk is refused where it is printed, and must not wait at rest to be refused again.
- */
+/** The entry's text, its four fields only; undefined when `access_token` is not a token (junk must not wait at rest). */
 export function entryText(token: CachedAccessToken): string | undefined {
   if (!isToken(token.access_token)) return undefined;
   const entry: CachedAccessToken = {

@@ -1,8 +1,5 @@
-// The sign-in plan: every decision of a sign-in, made once, here, from the call's options, the
-// environment, the user's settings (read at most once) and where the code runs (detected once).
-// The OAuth flow (oauth/) and the faces (ui/) receive the result as plain values and decide
-// nothing of their own. The settings order, option > environment > setting > default, is
-// written once: `chosen` below.
+// The sign-in plan: every decision of a sign-in, made once, from the options, the environment, the settings
+// (read at most once) and the runtime (detected once); oauth/ and ui/ receive plain values and decide nothing.
 import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
 import { codePageUrl, type Endpoints, emulatorNotice, resolveEndpoints } from "../../protocols/endpoints.js";
 import type { ImpersonationChain } from "../../formats/impersonation-chain.js";
@@ -79,25 +76,16 @@ export interface SignInPlan {
   readonly flow: FlowPlan;
   /** How the sign-in is shown, with its notes (the emulator, unknown scopes) and details (why this flow). */
   readonly face: FacePlan;
-  /**
-   * The line that names the flow chosen for this machine, why, and the options or flags that work
-   * instead for this client and this machine; undefined when the caller chose the flow.
-   */
+  /** The line naming the flow chosen for this machine, why, and what works instead here; undefined when the caller chose. */
   readonly announcement?: string;
   /**
-   * When the sign-in waits for a code or address its face cannot read (a notebook's two-cell
-   * sign-in): `return` credentials that `completeSignIn` completes, so the cell ends normally
-   * (tslab drops the cells queued behind a failed one), or `throw` {@link SignInPendingError}.
+   * When the face cannot read the code (a notebook): `return` credentials completeSignIn completes, so the cell
+   * ends normally (tslab drops cells queued behind a failed one), or `throw` {@link SignInPendingError}.
    */
   readonly whenPending: "return" | "throw";
 }
 
-/**
- * Plans a sign-in for scopes the caller has checked (or the default ones). Throws, before
- * anything is shown or bound, what the plan cannot be made with: a flow the options
- * contradict, no usable OAuth client, a face that cannot run here, a copy-paste flow without a
- * code page, a port range that is none.
- */
+/** Plans a sign-in for checked scopes; throws, before anything is shown or bound, what the plan cannot be made with. */
 export function planSignIn(request: SignInRequest, sources: PlanSources = planSources()): SignInPlan {
   const { options, impersonation } = request;
   const scopes = request.scopes ?? defaultScopes(sources);
@@ -141,28 +129,19 @@ export function planSignIn(request: SignInRequest, sources: PlanSources = planSo
 }
 
 /**
- * Whether to ask the token server about the client before the browser opens (a made-up code:
- * `invalid_client` for a client it does not know, `invalid_grant` for one it does). At the
- * emulator always: a loopback request of a millisecond or two, and the way to find a dead
- * emulator or a client it was never told about. At Google unless this process already knows the
- * client works there: one request (a round trip) before a sign-in that takes the user seconds.
+ * Whether to ask the token server about the client (a made-up code) before the browser opens: at the emulator
+ * always (it finds a dead emulator or an unknown client), at Google unless this process knows the client works.
  */
 function shouldCheckClient(client: ResolvedClient, endpoints: Endpoints): boolean {
   return endpoints.emulator || !clientProven(client.clientId, endpoints.tokenUrl);
 }
 
-/**
- * Scopes checked against Google's known ones (a near miss throws, with "did you mean"), unless
- * `CRED_AUTH_SCOPE_CHECK=off`; the note for scopes the list does not hold.
- */
+/** Scopes checked against Google's known ones (a near miss throws), unless `CRED_AUTH_SCOPE_CHECK=off`; a note for unknown ones. */
 function scopeNotes(scopes: readonly string[], env: NodeJS.ProcessEnv): string[] {
   return scopeCheckNotes(scopes, env);
 }
 
-/**
- * The scopes of a call that names none (`cred-auth login` without --scopes): the `scopes`
- * setting, else cloud-platform. A caller that names scopes has checked them already.
- */
+/** The scopes of a call that names none: the `scopes` setting, else cloud-platform. */
 function defaultScopes(sources: PlanSources): readonly string[] {
   const scopes = sources.settings().scopes ?? [CLOUD_PLATFORM_SCOPE];
   assertValidScopes(scopes); // a hand-edited settings file may name a scope Google would refuse
@@ -219,11 +198,7 @@ interface FlowChoice {
 
 let warnedAuthLocalWebserver = false;
 
-/**
- * What the caller said about the flow: `useLocalWebserver`, or its deprecated alias
- * `authLocalWebserver` (which warns once per process); `undefined` when neither was given.
- * The one place that reads the alias.
- */
+/** `useLocalWebserver`, or its deprecated alias `authLocalWebserver` (read here alone, a warning once); undefined: neither. */
 export function callerUseLocalWebserver(options: SaveUserCredentialsOptions): boolean | undefined {
   if (options.authLocalWebserver !== undefined && !warnedAuthLocalWebserver) {
     warnedAuthLocalWebserver = true;
@@ -236,10 +211,8 @@ export function callerUseLocalWebserver(options: SaveUserCredentialsOptions): bo
 }
 
 /**
- * The flow the runtime chooses when the caller did not: the loopback flow on a local machine; on a
- * remote one the copy-paste flow when a page that shows the code is configured (and the client is
- * not a Desktop client, which Google sends only to `http://localhost`), else the loopback flow
- * completed by pasting the browser's final address back.
+ * The runtime's flow: loopback on a local machine; on a remote one copy-paste when a code page is configured
+ * (not for a Desktop client, which Google sends only to localhost), else loopback with the address pasted back.
  */
 function flowChoice(runtime: RuntimeInfo, codePage: string | undefined, kind: ClientKind | undefined): FlowChoice {
   if (!runtime.remote) return { mode: "loopback", pasteBack: false };
@@ -247,10 +220,7 @@ function flowChoice(runtime: RuntimeInfo, codePage: string | undefined, kind: Cl
   return { mode: "loopback", pasteBack: true };
 }
 
-/**
- * The caller's flow, undefined when the caller left it to the machine: `useLocalWebserver`, and a
- * redirectUri that is not a loopback address means copy-paste (contradicting `useLocalWebserver: true`).
- */
+/** The caller's flow, or undefined: a non-loopback redirectUri means copy-paste (contradicting `useLocalWebserver: true`). */
 function callerMode(said: boolean | undefined, redirectUri: string | undefined): "loopback" | "paste" | undefined {
   if (said === false) return "paste";
   if (!redirectUri) return said === true ? "loopback" : undefined;
@@ -271,10 +241,8 @@ const SAY_LOCAL = `${ENV.remote}=0 (or \`cred-auth config set remote false\`)`;
 const SAY_REMOTE = `${ENV.remote}=1 (or \`cred-auth config set remote true\`)`;
 
 /**
- * The line that names the flow chosen for this machine, why, and only the options, flags and
- * variables that work instead for this client here: never a code page for a Desktop client
- * (Google sends it only to `http://localhost`); `CRED_AUTH_REMOTE=0` where "remote" is a guess
- * (a container, a notebook server's address), which a container on the user's own desktop makes wrong.
+ * The flow's line: what was chosen, why, and only what works instead for this client here (no code page for
+ * a Desktop client; `CRED_AUTH_REMOTE=0` where "remote" is a guess).
  */
 function flowLine(
   flow: FlowChoice,
@@ -340,10 +308,7 @@ function loopbackPorts(sources: PlanSources): PortRange {
   });
 }
 
-/**
- * Where the copy-paste flow sends the browser: the caller's `redirectUri`, else the configured
- * code page (the emulator's, or `CRED_AUTH_REDIRECT_URI`). Google has no code page of its own any more.
- */
+/** Where the copy-paste flow sends the browser: the caller's `redirectUri`, else the configured code page. */
 function pasteRedirectUri(redirectUri: string | undefined, codePage: string | undefined): string {
   const uri = redirectUri?.trim() || codePage;
   if (!uri) {
@@ -369,10 +334,8 @@ function browserLaunch(wanted: boolean, env: NodeJS.ProcessEnv): BrowserLaunch {
 // ---------------------------------------------------------------- the client
 
 /**
- * The OAuth client: the call's options, else `CRED_AUTH_CLIENT_ID`/`CRED_AUTH_CLIENT_SECRET`,
- * else a Google client-secret JSON file named by `CRED_AUTH_CLIENT_SECRET_FILE`, else the user's
- * settings (`cred-auth config`), else the emulator-only demo client. No client of another project
- * is ever borrowed.
+ * The OAuth client: options, else CRED_AUTH_CLIENT_ID/SECRET, else CRED_AUTH_CLIENT_SECRET_FILE, else the
+ * settings, else the emulator-only demo client; another project's client is never borrowed.
  */
 export function chooseClient(
   options: Pick<SaveUserCredentialsOptions, "clientId" | "clientSecret" | "redirectUri">,
@@ -384,10 +347,7 @@ export function chooseClient(
   return ownClient(options, toOwnPage, sources) ?? demoClient(mode, endpoints, toOwnPage);
 }
 
-/**
- * The user's OAuth client (options, environment, file, settings), undefined when none is named.
- * `toOwnPage`: the copy-paste flow towards the caller's redirect URI needs the caller's whole client.
- */
+/** The user's OAuth client, undefined when none is named; `toOwnPage` needs the caller's whole client. */
 function ownClient(
   options: Pick<SaveUserCredentialsOptions, "clientId" | "clientSecret">,
   toOwnPage: boolean,
@@ -415,10 +375,7 @@ function ownClient(
   return client;
 }
 
-/**
- * The emulator's demo client for the flow (a Web client for copy-paste); outside the emulator, no
- * client is an error, which names gcloud's sign-in first when `gcloud` gives the scopes (it is installed).
- */
+/** The emulator's demo client (a Web client for copy-paste); elsewhere no client is an error naming gcloud first. */
 function demoClient(
   mode: "loopback" | "paste",
   endpoints: Endpoints,
@@ -431,10 +388,7 @@ function demoClient(
   throw noClientError(gcloud() || undefined);
 }
 
-/**
- * The client an id and a secret make, both trimmed; undefined when neither is given; an error
- * naming `what` (where they came from) when only one is.
- */
+/** The client an id and a secret make (trimmed); undefined for neither; an error naming `what` for one alone. */
 function clientPair(
   id: string | undefined,
   secret: string | undefined,
@@ -476,12 +430,8 @@ interface FaceContext {
 }
 
 /**
- * The face: the caller's presenter or choice, else the `ui` setting, else `auto`: chosen for
- * where the code runs (a tslab or Deno kernel: the notebook card; an interactive terminal that
- * can redraw: the ink app; a terminal without cursor control (`TERM=dumb`), a pipe, CI: plain
- * lines). `notebook` outside a notebook kernel is an error. Also: colour (off with `NO_COLOR`,
- * no-color.org: set and not empty), where a prompt reads and writes, and how a notebook takes a
- * pasted code.
+ * The face: the caller's, else the `ui` setting, else `auto` for where the code runs (notebook card, ink
+ * app, plain lines); also colour (NO_COLOR), where a prompt reads and writes, how a notebook takes a code.
  */
 function facePlan(
   options: SaveUserCredentialsOptions,
@@ -518,21 +468,15 @@ function facePlan(
 }
 
 /**
- * Where a face asks for a pasted code or address and shows what is typed: the terminal on stdin
- * and stderr; the controlling terminal (/dev/tty, as ssh and sudo do) when stdin is a terminal
- * but stderr goes to a file or a pipe, so nothing typed reaches a log; a piped stdin is read
- * without echo (its end ends the sign-in).
+ * Where a face asks for a pasted code and shows what is typed: the terminal; /dev/tty when stderr goes to a
+ * file or pipe (nothing typed reaches a log); a piped stdin without echo.
  */
 function promptDevice(runtime: RuntimeInfo): PromptDevice {
   if (!runtime.tty.stdin || runtime.ci) return "stdin";
   return runtime.tty.stderr ? "stderr" : "tty";
 }
 
-/**
- * How a notebook card takes a pasted code or address: in the next cell (`completeSignIn`), or,
- * under Deno in the copy-paste flow, the kernel's `prompt()`. Beside Deno's loopback wait there
- * is no prompt (it would hold the kernel, and the browser's redirect with it).
- */
+/** How a notebook card takes a pasted code: the next cell, or Deno's `prompt()` in copy-paste (never beside a loopback wait). */
 function codeEntry(runtime: RuntimeInfo, flow: FlowChoice | undefined): "prompt" | "second-cell" {
   return runtime.kind === "deno-jupyter" && flow?.mode === "paste" ? "prompt" : "second-cell";
 }

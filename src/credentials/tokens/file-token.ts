@@ -1,9 +1,5 @@
-// An access token for a credentials file of any ADC type, through the 0600 token cache shared by
-// processes (token-cache/): the fast cached path of `cred-auth print-token`. The file's
-// kind (../kinds/) keys and gets the token: with a cached one it reads the file, judges its URLs
-// (formats/destinations.ts) and reads one cache entry, loading no package at all
-// (test/cli/hot-path.test.ts, bench target 2); getting a new token (google-auth-library, STS, IAM
-// Credentials) lives in each kind's tokens.ts, loaded on a miss.
+// An access token for any ADC file through the token cache shared by processes: print-token's fast path.
+// A cached token costs reading the file and one entry, no package (hot-path test); a miss loads the kind's tokens.ts.
 import { tokenCacheDir } from "../../token-cache/index.js";
 import { scopeCheckNotes } from "../../oauth/known-scopes.js";
 import { assertValidScopes } from "../../oauth/scopes.js";
@@ -14,11 +10,7 @@ import { type AdcFile, kindOf, readAdcFile } from "../kinds/table.js";
 
 /** Options of {@link accessTokenForFile}. */
 export interface FileTokenOptions {
-  /**
-   * The token's scopes, for service account keys, impersonated and federated files (default
-   * cloud-platform; an impersonated file's own `scopes` first). User credentials keep the scopes
-   * granted at sign-in ({@link FileToken.scopesIgnored}).
-   */
+  /** The token's scopes (default cloud-platform; an impersonated file's own first); user credentials keep their granted ones. */
   scopes?: readonly string[];
   /** Ignore the token cache and get a new token. */
   fresh?: boolean;
@@ -40,19 +32,11 @@ export interface FileToken {
   credentialsType: AdcFile["type"];
   /** True when scopes were asked for user credentials, which keep the scopes granted at sign-in. */
   scopesIgnored: boolean;
-  /**
-   * What went wrong without costing the token, one line each, never a secret: a refresh token
-   * Google's Security Token Service rotated that could not be written back to the file.
-   */
+  /** What went wrong without costing the token, one line each, never a secret (a rotated refresh token not written back). */
   warnings: string[];
 }
 
-/**
- * A cached or new access token for the credentials file at `path`: `authorized_user`,
- * `service_account`, `impersonated_service_account`, `external_account` or
- * `external_account_authorized_user`. A token with more than 5 minutes left is reused from the
- * token cache; every URL the file names is judged by the URL policy first.
- */
+/** A cached (more than 5 minutes left) or new access token for the ADC file at `path`, of any type, its URLs judged. */
 export async function accessTokenForFile(path: string, options: FileTokenOptions = {}): Promise<FileToken> {
   const env = options.env ?? process.env;
   const universe = trustedUniverse(env, options.universeDomain);

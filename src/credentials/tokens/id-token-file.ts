@@ -1,9 +1,5 @@
-// An ID token for a credentials file of any ADC type, through the 0600 token cache shared by
-// processes (token-cache/): `cred-auth print-identity-token` is called in loops as
-// print-token is, and an ID token lives an hour as an access token does. With a cached token it
-// reads the file, judges its URLs (formats/destinations.ts) and reads one cache entry, loading no
-// package; the file's kind (../kinds/) keys and gets it, a new one (google-auth-library, IAM
-// Credentials, STS) through its kind's tokens.ts, loaded on a miss. Keys: formats/cache-keys.ts `idTokenCacheKey`.
+// An ID token for any ADC file through the token cache shared by processes (print-identity-token runs in
+// loops too): a cached one loads no package; a miss loads the kind's tokens.ts.
 import { tokenCacheDir } from "../../token-cache/index.js";
 import { trustedUniverse } from "../../trust/urls.js";
 import { checkedAudience } from "../../protocols/id-token-words.js";
@@ -12,11 +8,7 @@ import { type AdcFile, kindOf, readAdcFile } from "../kinds/table.js";
 
 /** Options of {@link idTokenForFile}. */
 export interface FileIdTokenOptions {
-  /**
-   * Who the token is for: the receiving service's URL (Cloud Run), an IAP resource's OAuth client
-   * id, or a custom audience. Required, except for user credentials: without one they give the
-   * signed-in client's own ID token (`aud` = its client id), as gcloud does.
-   */
+  /** Who the token is for (a Cloud Run URL, an IAP client id); user credentials without one give their own. */
   audience?: string;
   /** Put the service account's e-mail in an impersonated or federated token (IAM's `includeEmail`). Default false. */
   includeEmail?: boolean;
@@ -39,15 +31,7 @@ export interface FileIdToken {
   credentialsType: AdcFile["type"];
 }
 
-/**
- * A cached or new ID token for the credentials file at `path`: `authorized_user` (the refresh
- * grant, with `audience` for another client), `service_account` (the JWT-bearer grant with
- * `target_audience`), `impersonated_service_account` (IAM Credentials `generateIdToken`), or
- * `external_account` with service-account impersonation (STS, then `generateIdToken`). A token
- * with more than 5 minutes left is reused from the token cache.
- *
- * @throws CredCredentialsError `ERR_ID_TOKEN_UNSUPPORTED` for federation without impersonation.
- */
+/** A cached or new ID token for the ADC file at `path`; ERR_ID_TOKEN_UNSUPPORTED for federation without impersonation. */
 export async function idTokenForFile(path: string, options: FileIdTokenOptions = {}): Promise<FileIdToken> {
   const env = options.env ?? process.env;
   const universe = trustedUniverse(env, options.universeDomain);
