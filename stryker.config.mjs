@@ -13,7 +13,7 @@ if (!module)
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   packageManager: "npm",
-  mutate: [module.file],
+  mutate: [module.file].flat(), // one file, or a kind's folder as a list
   buildCommand: "node scripts/build.mjs",
   testRunner: "command",
   commandRunner: {

@@ -30,7 +30,14 @@ export const MUTATION_MODULES = [
   },
   {
     name: "files",
-    file: "src/formats/credentials-file.ts",
+    // A credentials file's JSON, the user's and the key's shapes, reading and writing them.
+    file: [
+      "src/formats/credentials-file.ts",
+      "src/credentials/kinds/file.ts",
+      "src/credentials/kinds/user/file.ts",
+      "src/credentials/kinds/key/file.ts",
+      "src/stores/credentials-file.ts",
+    ],
     tests: ["test/formats/credentials-file.test.ts"],
   },
   // The trust boundary (issue 24): the URL policy, the file-trust rule, the redaction owner, external-account parsing.

@@ -43,7 +43,7 @@ const started = Date.now();
 for (const m of modules) {
   const stampFile = `mutation/${m.name}.sha256`;
   const incremental = `mutation/${m.name}.incremental.json`;
-  const digest = `source ${digestOf([m.file])}\ntests ${digestOf(m.tests)}\n`;
+  const digest = `source ${digestOf([m.file].flat())}\ntests ${digestOf(m.tests)}\n`;
   const recorded = existsSync(stampFile) && existsSync(incremental) ? readFileSync(stampFile, "utf8") : "";
   if (recordedOnly && recorded === "") {
     console.log(
@@ -56,7 +56,7 @@ for (const m of modules) {
     const score = scoreOf(incremental);
     const ok = Number.parseFloat(score.score) >= BREAK;
     console.log(`== mutation: ${m.name} (${m.file}) unchanged since its last run: ${score.score}`);
-    rows.push({ module: m.file, ...score, seconds: 0, ok });
+    rows.push({ module: m.name, ...score, seconds: 0, ok });
     failed ||= !ok;
     continue;
   }
@@ -69,7 +69,7 @@ for (const m of modules) {
   });
   const seconds = Math.round((Date.now() - t0) / 1000);
   const score = scoreOf(`reports/mutation/${m.name}.json`);
-  rows.push({ module: m.file, ...score, seconds, ok: run.status === 0 });
+  rows.push({ module: m.name, ...score, seconds, ok: run.status === 0 });
   if (run.status === 0) writeFileSync(stampFile, digest);
   else failed = true;
 }
