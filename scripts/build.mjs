@@ -22,10 +22,10 @@ const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
 const HOT_PATH = [
   "cli/start.js",
   "cli/main.js",
-  "cli/args.js",
-  "cli/commands.js",
+  "cli/command.js",
+  "cli/commands/index.js",
   "cli/output.js",
-  "cli/print-token.js",
+  "cli/commands/print-token.js",
   "credentials/tokens/file-token.js",
   "credentials/kinds/table.js",
   "credentials/kinds/google-credentials.js",

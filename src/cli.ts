@@ -1,10 +1,8 @@
 #!/usr/bin/env node
 // The cred-auth command line (`bin`): runs dist/cli-bundle.js (print-token's cached path; the rest is
-// dist/cli-cold.js, loaded when reached: scripts/build.mjs) from a V8 bytecode cache of its own, and
-// turns Node's compile cache on when the cold bundle or a package loads (bench/README.md, target 2).
-// Cached code runs as the user, so it is trusted as code is: only from directories that are all the
-// user's own and closed to others, from a file opened once and judged on its handle, its content
-// checked by V8 before it is used (docs/security.md, "The bytecode cache").
+// dist/cli-cold.js: scripts/build.mjs) from a V8 bytecode cache of its own, and turns Node's compile
+// cache on when the cold bundle or a package loads (bench/README.md, target 2). Cached code runs as the
+// user, so it is trusted as code is (docs/security.md's threat table, "print-token's bytecode cache").
 import type * as NodeModule from "node:module";
 import {
   type Stats,
@@ -40,8 +38,7 @@ const os = (): typeof Os => require("node:os");
 const BUNDLE_DIGEST: string = "unbuilt";
 
 const BUNDLE = join(__dirname, "cli-bundle.js");
-/** A cache is a few hundred kilobytes; anything this big was not written here. */
-const MAX_BYTECODE_BYTES = 16 * 1024 * 1024;
+const MAX_BYTECODE_BYTES = 16 * 1024 * 1024; // a cache is a few hundred kilobytes
 const cacheDir = compileCacheDirectory(process.env);
 // With CRED_AUTH_DEBUG=1 (the rule of util/debug.ts, not imported: that would be a second copy of it
 // beside the bundle's) the bundle is required as any module, without the bytecode cache. It is
@@ -64,15 +61,15 @@ function compileCacheDirectory(env: NodeJS.ProcessEnv): string | undefined {
       (process.platform === "win32" ? env.LOCALAPPDATA : undefined) ||
       join(env.HOME || os().homedir(), ".cache");
     // Only under a cache directory that exists: the rest is made, never a home's tree.
-    const stat = statSync(base, { throwIfNoEntry: false });
     const dir = join(base, "cred-auth", "compile-cache");
-    if (!stat || !isPrivateDirectory(stat)) return undefined;
-    return [dirname(dir), dir].every((path) => isPrivateDirectory(lstatSync(path, { throwIfNoEntry: false })))
-      ? dir
-      : undefined;
+    const stats = [
+      statSync(base),
+      lstatSync(dirname(dir), { throwIfNoEntry: false }),
+      lstatSync(dir, { throwIfNoEntry: false }),
+    ];
+    return stats.every(isPrivateDirectory) ? dir : undefined;
   } catch {
-    // No cache: the command runs as well, only a few milliseconds slower.
-    return undefined;
+    return undefined; // no cache: the command runs as well, only a few milliseconds slower
   }
 }
 
@@ -88,14 +85,11 @@ function isOwnAndClosed(stat: Stats): boolean {
 /** Node's compile cache in `dir`, for the cold bundle and the packages (failing only means none). */
 function startCompileCache(dir: string): void {
   try {
-    // Node's cache directories are made 0700 whatever the caller's umask (000 would open them to all).
-    if (process.platform !== "win32") process.umask(process.umask(0o077) | 0o077); // no-argument umask() is deprecated (DEP0139)
-    // Required here, not imported: node:module brings Node's ES module loader and source maps, about
-    // 3% of print-token's cached path, which never turns the compile cache on (bench/README.md, target 2).
+    // Node's cache directories 0700 whatever the umask (000 would open them to all); umask() alone is deprecated.
+    if (process.platform !== "win32") process.umask(process.umask(0o077) | 0o077);
+    // Required here: node:module (its ES module loader, source maps) is 3% of print-token's cached path.
     (require("node:module") as typeof NodeModule).enableCompileCache(dir);
-  } catch {
-    // No cache.
-  }
+  } catch {} // no cache
 }
 
 /**
@@ -139,10 +133,10 @@ function runBundle(dir: string | undefined): void {
 }
 
 /**
- * The cache at `file`, opened once without following a link and judged on that handle (a regular file
- * of this user's that no one else may write), and checked before V8 sees it: it holds the code twice,
- * and the two copies must be equal (V8 crashed on a corrupt cache on every run; a digest in JavaScript,
- * node:crypto, node:zlib or WebAssembly costs 2-10 ms, a comparison 0.2). Undefined: none, or not to be run.
+ * The cache at `file`, opened once without following a link, judged on that handle (a regular file of
+ * the user's that no one else may write) and checked before V8 sees it: it holds the code twice, and
+ * the copies must be equal (V8 crashed on a corrupt cache on every run; a digest in JavaScript,
+ * node:crypto, node:zlib, V8's checksum flag or WebAssembly costs 1.7-10 ms, the comparison 0.1).
  */
 function ownBytecode(file: string): Buffer | undefined {
   let fd: number;
@@ -156,10 +150,8 @@ function ownBytecode(file: string): Buffer | undefined {
     if (!stat.isFile() || stat.size > MAX_BYTECODE_BYTES) return undefined;
     if (process.platform !== "win32" && !isOwnAndClosed(stat)) return undefined;
     const data = readFileSync(fd);
-    const half = data.length / 2;
-    return data.length % 2 === 0 && data.subarray(0, half).equals(data.subarray(half))
-      ? data.subarray(0, half)
-      : undefined;
+    const half = data.subarray(0, data.length / 2);
+    return data.length % 2 === 0 && half.equals(data.subarray(half.length)) ? half : undefined;
   } catch {
     return undefined;
   } finally {
@@ -167,20 +159,14 @@ function ownBytecode(file: string): Buffer | undefined {
   }
 }
 
-/** A cache file older than this was made by a bundle or a Node that is likely gone. */
-const STALE_BYTECODE_MS = 30 * 24 * 3600 * 1000;
-
 /**
- * Removes the caches of other bundles and Nodes (and temp files of runs that died) made more
- * than 30 days ago: each update of cred-auth or of Node leaves one behind. Only when a cache is
- * made, so never on the cached path; another install still in use makes its cache again once.
+ * Removes caches (and dead runs' temp files) older than 30 days: each update of cred-auth or of Node
+ * leaves one behind. Only when a cache is made; another install still in use makes its own again once.
  */
 function removeStaleBytecode(dir: string): void {
-  const now = Date.now();
-  for (const name of readdirSync(dir)) {
-    if (!/^print-token-[\w.-]+\.bin(\.\d+\.tmp)?$/.test(name)) continue;
+  for (const name of readdirSync(dir).filter((n) => /^print-token-[\w.-]+\.bin(\.\d+\.tmp)?$/.test(n))) {
     const path = join(dir, name);
-    if (now - (lstatSync(path, { throwIfNoEntry: false })?.mtimeMs ?? now) > STALE_BYTECODE_MS)
+    if (Date.now() - (lstatSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 30 * 86_400_000)
       rmSync(path, { force: true });
   }
 }

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import { inspect } from "node:util";
 import { ERROR_CODES, exceptions } from "cred-auth";
 import { SignInPendingError } from "../dist/oauth/pending.js";
-import { UsageError } from "../dist/cli/args.js";
+import { UsageError } from "../dist/cli/command.js";
 
 const DEFAULTS: Record<string, string> = {
   CredAuthError: ERROR_CODES.CREDENTIALS,

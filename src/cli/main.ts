@@ -1,9 +1,10 @@
-// Dispatch: the program's own flags, then one command, loaded only when it runs (print-token's
-// cached path must not pay for login's imports, let alone google-auth-library's).
+// Dispatch: the program's own flags, then one command of the registry (./commands/index.ts), its words
+// parsed as it declares them. A command's module is evaluated only when it runs (print-token's cached
+// path pays for no other command), and for the program's help.
 import { VERSION } from "../version.js";
-import { UsageError, parseCommandArgs, safeName, type CommandSpec } from "./args.js";
-import { COMMANDS, commandHelp, programHelp } from "./commands.js";
-import { EXIT, exitCodeFor, noteStdoutStream, reportError, writeOut } from "./output.js";
+import { type Command, EXIT_CODES, NOT_SHOWN, UsageError, commandHelp, didYouMean, parse } from "./command.js";
+import { COMMANDS } from "./commands/index.js";
+import { EXIT, exitCodeFor, reportError, writeOut } from "./output.js";
 
 /** Runs the command line `argv` (without `node` and the script) and returns the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
@@ -15,8 +16,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-async function dispatch(argv: readonly string[]): Promise<number> {
-  const [first, ...rest] = argv;
+async function dispatch([first, ...rest]: readonly string[]): Promise<number> {
   if (first === undefined) {
     process.stderr.write(programHelp());
     return EXIT.usage;
@@ -24,64 +24,57 @@ async function dispatch(argv: readonly string[]): Promise<number> {
   if (first === "-h" || first === "--help") return writeOut(programHelp());
   if (first === "--version" || first === "-v" || first === "-V") return writeOut(`${VERSION}\n`);
   if (first === "help") return writeOut(helpFor(rest));
-  if (first.startsWith("-")) throw new UsageError(`unknown option ${safeWord(first)}; options go after the command`);
-  const spec = COMMANDS.find((c) => c.name === first);
-  if (!spec)
-    throw new UsageError(
-      `unknown command ${safeWord(first)}; the commands are ${COMMANDS.map((c) => c.name).join(", ")}`,
-    );
+  if (first.startsWith("-")) throw new UsageError(`unknown option ${NOT_SHOWN}; options go after the command`);
+  const command = commandNamed(first);
   try {
-    return await runCommand(spec, rest);
+    // config's actions and the emulator's flags are their own to read; their help is ours.
+    const input = command.ownWords ? { words: [...rest], flags: {}, help: rest.some(isHelp) } : parse(command, rest);
+    return input.help ? writeOut(commandHelp(command)) : await command.run(input);
   } catch (error) {
-    if (error instanceof UsageError) error.command ??= spec.name;
+    if (error instanceof UsageError) error.command ??= command.name;
     throw error;
   }
 }
 
-// Each command is loaded when it runs, through a typed getter: print-token's cached path must not
-// pay for login's or config's imports. They live here, in the dispatcher, not in cli/lazy.ts: the
-// commands import lazy.ts themselves, and a getter there would make a circle of types.
-const emulatorCommand = (): typeof import("./emulator.js") => require("./emulator.js");
-const configCommand = (): typeof import("./config.js") => require("./config.js");
-const printTokenCommand = (): typeof import("./print-token.js") => require("./print-token.js");
-const loginCommand = (): typeof import("./login.js") => require("./login.js");
-const printIdentityTokenCommand = (): typeof import("./print-identity-token.js") =>
-  require("./print-identity-token.js");
-const statusCommand = (): typeof import("./status.js") => require("./status.js");
-const revokeCommand = (): typeof import("./revoke.js") => require("./revoke.js");
+const isHelp = (word: string): boolean => word === "-h" || word === "--help";
 
-async function runCommand(spec: CommandSpec, argv: readonly string[]): Promise<number> {
-  if (spec.name === "emulator") {
-    // The emulator parses its own flags; its help is ours.
-    if (argv.includes("-h") || argv.includes("--help")) return writeOut(commandHelp(spec));
-    noteStdoutStream();
-    return emulatorCommand().runEmulator(argv);
-  }
-  if (spec.name === "config") {
-    // config's words depend on its action (set KEY VALUE..., get KEY, list); it parses them itself.
-    if (argv.includes("-h") || argv.includes("--help")) return writeOut(commandHelp(spec));
-    return configCommand().config(argv);
-  }
-  const args = parseCommandArgs(spec, argv);
-  if (args.help) return writeOut(commandHelp(spec));
-  if (spec.name === "print-token") return printTokenCommand().printToken(args);
-  if (spec.name === "print-identity-token") return printIdentityTokenCommand().printIdentityToken(args);
-  if (spec.name === "status") return statusCommand().status(args);
-  if (spec.name === "revoke") return revokeCommand().revoke(args);
-  noteStdoutStream();
-  return loginCommand().login(args);
+/** The command `name` names; the word itself is never echoed (a secret typed in the wrong place). */
+function commandNamed(name: string): Command {
+  // Behind Object.hasOwn: "constructor" is no command (trust/own.ts's rule, without its module on print-token's path).
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (load) return load();
+  const names = Object.keys(COMMANDS);
+  throw new UsageError(
+    `unknown command ${NOT_SHOWN}${didYouMean(name, names, 2)}; the commands are ${names.join(", ")}`,
+  );
 }
 
 /** `cred-auth help [COMMAND]`. */
 function helpFor(names: readonly string[]): string {
   if (names.length === 0) return programHelp();
-  const spec = COMMANDS.find((c) => c.name === names[0]);
-  if (!spec || names.length > 1)
-    throw new UsageError(`help takes one command name: ${COMMANDS.map((c) => c.name).join(", ")}`);
-  return commandHelp(spec);
+  if (names.length > 1 || !Object.hasOwn(COMMANDS, names[0] ?? ""))
+    throw new UsageError(`help takes one command name: ${Object.keys(COMMANDS).join(", ")}`);
+  return commandHelp(commandNamed(names[0] ?? ""));
 }
 
-function safeWord(word: string): string {
-  const safe = safeName(word);
-  return safe === word ? JSON.stringify(word) : safe;
+/** The program's help. */
+export function programHelp(): string {
+  const commands = Object.values(COMMANDS).map((load) => load());
+  const width = Math.max(...commands.map((c) => c.name.length));
+  return [
+    "Usage: cred-auth COMMAND [OPTIONS]",
+    "",
+    "Get, save and print OAuth 2.0 credentials for Google Cloud APIs.",
+    "",
+    "Commands:",
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    "",
+    "Options:",
+    "  -h, --help     show this help (or `cred-auth COMMAND --help` for a command's)",
+    "  -v, --version  print the version",
+    "",
+    EXIT_CODES,
+    "Environment: CRED_AUTH_EMULATOR_HOST, CRED_AUTH_TOKEN_CACHE, CRED_AUTH_DEBUG, ... (see docs/cli.md in the package).",
+    "",
+  ].join("\n");
 }

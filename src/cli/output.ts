@@ -4,7 +4,7 @@ import { writeSync } from "node:fs";
 import { CredAuthError, CredCancelledError, CredConnectionError } from "../errors.js";
 import { debugText, printable } from "../trust/text.js";
 import { debugEnabled } from "../util/debug.js";
-import { UsageError } from "./args.js";
+import { UsageError } from "./command.js";
 
 /** Exit codes of `cred-auth`. */
 export const EXIT = { ok: 0, credentials: 1, usage: 2, connection: 3, cancelled: 130 } as const;

@@ -1,5 +1,6 @@
 /**
- * The client-secret file `cred-auth config init` suggests: the newest `client_secret_*.json` in
+ * The client-secret file `cred-auth config init` suggests, and its check as a "Desktop app" client's.
+ * The suggestion: the newest `client_secret_*.json` in
  * ~/Downloads, where a browser puts the console's download, and only one that passes the
  * file-trust rule (trust/files.ts): a regular file (no link) of the current user's that others may
  * not write, in a Downloads directory of the user's that others may not write. A file another user
@@ -7,7 +8,16 @@
  */
 import { type Stats, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { ownedPrivately } from "../trust/files.js";
+import { credentialsInsteadOfClient, readClientSecretText } from "./client.js";
+
+/** A Desktop client's id and secret, and the project its file names. */
+export interface DesktopClient {
+  clientId: string;
+  clientSecret: string;
+  projectId?: string;
+}
 
 /** The newest trusted `client_secret*.json` in `HOME/Downloads`, or undefined (none, or none trusted). */
 export function newestDownload(home: string | undefined): string | undefined {
@@ -34,4 +44,72 @@ function statOf(path: string): Stats | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The client id and secret of a "Desktop app" client file as the console downloads it:
+ * `{"installed": {client_id, client_secret, redirect_uris: ["http://localhost"], ...}}`. Anything
+ * else is refused with a one-line error that names the file, never its content.
+ */
+export function desktopClient(path: string): DesktopClient {
+  const section = installedSection(path);
+  const { client_id: clientId, client_secret: clientSecret, redirect_uris: redirects, project_id: project } = section;
+  if (typeof clientId !== "string" || !clientId.trim() || typeof clientSecret !== "string" || !clientSecret.trim())
+    throw refused(`${path} lacks its client_id or client_secret: download the client's JSON again (step 3).`);
+  if (!Array.isArray(redirects) || !redirects.some(isLoopbackRedirect))
+    throw refused(
+      `${path} is not a Desktop client: its redirect URIs do not include http://localhost. Create a "Desktop app" client (step 3) and download its JSON.`,
+    );
+  const projectId = typeof project === "string" && project.trim() ? project.trim() : undefined;
+  return { clientId: clientId.trim(), clientSecret: clientSecret.trim(), ...(projectId ? { projectId } : {}) };
+}
+
+function installedSection(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readClientSecretText(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
+    throw refused(`Cannot read ${path} (${code}): give the path of the JSON file the console downloaded.`, error);
+  }
+  const json = parseObject(text);
+  if (json && isObject(json.installed)) return json.installed;
+  if (json && isObject(json.web))
+    throw refused(
+      `${path} holds a "Web application" client; signing in on this machine needs a "Desktop app" client: create one (step 3) and download its JSON.`,
+    );
+  const credentials = credentialsInsteadOfClient(text, path);
+  throw refused(
+    credentials
+      ? `${path} ${credentials}; to sign in as yourself, download the "Desktop app" client's JSON from the console (step 3).`
+      : `${path} is not a Google client-secret JSON file (expected {"installed": {...}}): download the client's JSON from the console (step 3).`,
+  );
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const json: unknown = JSON.parse(text);
+    return isObject(json) ? json : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `http://localhost`, `http://127.0.0.1` or `http://[::1]`, any port and path: what a Desktop client may redirect to. */
+function isLoopbackRedirect(value: unknown): boolean {
+  if (typeof value !== "string") return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+function refused(message: string, cause?: unknown): CredCredentialsError {
+  return new CredCredentialsError(message, { code: ERROR_CODES.FILE_INVALID, ...(cause ? { cause } : {}) });
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -36,10 +36,10 @@ const ALLOWED = ["cli-bundle.js", "cli.js"];
 const EVALUATED_ON_CACHED_PATH = [
   "cli/start.js", // runs main() and exits
   "cli/main.js", // dispatch
-  "cli/args.js", // parses the arguments
-  "cli/commands.js", // the commands' options
+  "cli/command.js", // parses the arguments
+  "cli/commands/index.js", // the registry
   "cli/output.js", // writes the token line
-  "cli/print-token.js",
+  "cli/commands/print-token.js",
   "credentials/tokens/file-token.js", // the token for a file: cache first
   "credentials/kinds/table.js", // the file's kind, by its type
   "credentials/kinds/user/index.js", // a user file's token key and cache lookup
@@ -262,7 +262,7 @@ test("the two bundles hold the command line, each module once: print-token's cac
   // One copy of each module: the cold paths are in the other bundle, never files of dist/.
   for (const inside of [
     "credentials/kinds/user/client.js",
-    "cli/login.js",
+    "cli/commands/login.js",
     "credentials/kinds/user/tokens.js",
     "trust/redact.js",
   ])

@@ -221,7 +221,7 @@ test("values a file supplies are printed escaped; usage mistakes are usage error
 });
 
 test("on a terminal 40 columns wide, values wrap at word boundaries under their column", async () => {
-  const { asText } = await import("../../dist/cli/status.js");
+  const { asText } = await import("../../dist/cli/commands/status.js");
   const found = {
     source: {
       kind: "file" as const,

@@ -126,6 +126,9 @@ test("usage errors: one line naming the problem and the help to read, exit 2", a
   const { env } = sandbox();
   const cases: [string[], RegExp][] = [
     [["frobnicate"], /unknown command \(not shown: it may be a secret\); the commands are .*\(see cred-auth --help\)$/],
+    [["prnt-token"], /unknown command \(not shown: it may be a secret\) \(did you mean print-token\?\); the commands/],
+    [["statsu"], /\(did you mean status\?\)/],
+    [["Login"], /\(did you mean login\?\)/],
     [["--frob"], /unknown option \(not shown: it may be a secret\).*\(see cred-auth --help\)$/],
     [["login"], /missing DESTINATION \(see cred-auth login --help\)$/],
     [
@@ -185,7 +188,9 @@ test("usage errors: one line naming the problem and the help to read, exit 2", a
     const r = await runCli(args, env);
     assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
     assert.equal(r.stdout, "");
-    assert.match(oneErrorLine(r.stderr), pattern, args.join(" "));
+    const line = oneErrorLine(r.stderr);
+    assert.match(line, pattern, args.join(" "));
+    assert.ok(line.length <= 240, `${args.join(" ")}: longer than two 120-column lines: ${line}`);
   }
 });
 

@@ -1,26 +1,45 @@
-// `cred-auth status [FILE] [--check] [--format text|json]`: which credentials default() would use
-// (or FILE), why those, whose they are, how long the cached access token has left, read from the files
+// `cred-auth status [FILE] [--check] [--format text|json]`: which credentials default() would use (or
+// FILE), why those, whose they are, how long the cached access token has left, read from the files
 // (credentials/status/status.ts); with --check, whether they still work (a new token, 5 s in all). Exit 1
 // when nothing usable was found or the check failed; a `next step` line then says what to do, as `gh
 // auth status` does. On a terminal, values wrap at word boundaries.
-import type { CredentialsStatus } from "../credentials/status/status.js";
-import { printable, safeJson } from "../trust/text.js";
-import { UsageError, type ParsedArgs } from "./args.js";
-import { credentialsState } from "./lazy.js";
-import { EXIT, writeOut } from "./output.js";
+import { type CredentialsStatus, credentialsStatus } from "../../credentials/status/status.js";
+import { printable, safeJson } from "../../trust/text.js";
+import { defineCommand, flag, oneOf } from "../command.js";
+import { EXIT, writeOut } from "../output.js";
+import { SEARCHED_FILE } from "./print-token.js";
 
-/** Prints the status of `args.positionals[0]`, or of the credentials default() would use. */
-export async function status(args: ParsedArgs): Promise<number> {
-  const format = args.options.format ?? "text";
-  if (format !== "text" && format !== "json") throw new UsageError("--format must be text or json");
-  const found = await credentialsState().credentialsStatus(args.positionals[0], {
-    check: args.options.check === true,
-  });
-  const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
-  writeOut(format === "json" ? `${safeJson(asJson(found, Date.now()), 2)}\n` : asText(found, Date.now(), columns));
-  const usable = found.source.kind !== "none" && found.problem === undefined && found.check?.ok !== false;
-  return usable ? EXIT.ok : EXIT.credentials;
-}
+export const status = defineCommand({
+  name: "status",
+  summary: "Say which credentials default() would use and why, whose they are, and whether they still work.",
+  words: [SEARCHED_FILE("describes the credentials default() would use")],
+  flags: {
+    check: {
+      ...flag("--check", "ask for a new token to prove the credentials work (every request it takes: 5 s in all)"),
+      off: { names: ["--no-check"] },
+    },
+    format: flag(
+      "--format",
+      "text: one `name: value` line each (default); json: the same as one JSON object",
+      "text|json",
+    ),
+  },
+  more: () =>
+    [
+      "status reads the files and asks no server: the account is the one the file records (or it names none). --check asks",
+      "for a new token: one request for a user's file or a key, two for an impersonated file or a metadata server, and for",
+      "a federated file its subject token's URL or AWS's metadata service, STS, then IAM; 5 s for all of them together.",
+      "Exit code 1 when nothing usable is found or the check fails; the last line then says what to do.",
+    ].join("\n"),
+  async run({ words: [path], flags }) {
+    const format = oneOf(flags.format, ["text", "json"] as const, "--format") ?? "text";
+    const found = await credentialsStatus(path, { check: flags.check === true });
+    const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
+    writeOut(format === "json" ? `${safeJson(asJson(found, Date.now()), 2)}\n` : asText(found, Date.now(), columns));
+    const usable = found.source.kind !== "none" && found.problem === undefined && found.check?.ok !== false;
+    return usable ? EXIT.ok : EXIT.credentials;
+  },
+});
 
 /** The width of the names' column. */
 const NAME_WIDTH = 15;
@@ -148,39 +167,30 @@ function timeLeft(expiryDate: number, now: number): string {
   return seconds < 120 ? `${seconds} s left` : `${Math.floor(seconds / 60)} min left`;
 }
 
-/** The status as JSON: the same facts, times as ISO dates and seconds left. */
+/** The status as JSON: the same facts, times as ISO dates and seconds left (undefined members are left out). */
 export function asJson(found: CredentialsStatus, now: number): Record<string, unknown> {
   const at = (ms: number) => ({
     expiry: new Date(ms).toISOString(),
     secondsLeft: Math.max(0, Math.round((ms - now) / 1000)),
   });
-  const token = found.accessToken;
-  const next = nextStep(found);
+  const { accessToken: token, check, type } = found;
+  const file = type !== undefined && type !== "metadata-server";
   return {
     source: found.source,
     reasons: found.reasons,
-    ...(next === undefined ? {} : { nextStep: next }),
-    ...(found.hosted === undefined ? {} : { hosted: found.hosted }),
-    ...(found.problem === undefined ? {} : { problem: found.problem }),
-    ...(found.type === undefined ? {} : { type: found.type, account: found.account ?? null }),
-    ...(found.actsAs === undefined ? {} : { actsAs: found.actsAs }),
-    ...(found.delegates === undefined ? {} : { delegates: found.delegates }),
-    ...(found.audience === undefined ? {} : { audience: found.audience }),
-    ...(found.projectId === undefined ? {} : { projectId: found.projectId }),
-    ...(found.type === undefined || found.type === "metadata-server" ? {} : { scopes: found.scopes ?? null }),
-    ...(found.universe === undefined ? {} : { universe: found.universe }),
-    ...(found.type === undefined || found.type === "metadata-server"
-      ? {}
-      : { quotaProject: found.quotaProject ?? null }),
-    ...(token === undefined
-      ? {}
-      : { accessToken: token.state === "cached" ? { state: "cached", ...at(token.expiryDate) } : token }),
-    ...(found.check === undefined
-      ? {}
-      : {
-          check: found.check.ok
-            ? { ...found.check, ...at(found.check.expiryDate), expiryDate: undefined }
-            : found.check,
-        }),
+    nextStep: nextStep(found),
+    hosted: found.hosted,
+    problem: found.problem,
+    type,
+    account: type === undefined ? undefined : (found.account ?? null),
+    actsAs: found.actsAs,
+    delegates: found.delegates,
+    audience: found.audience,
+    projectId: found.projectId,
+    scopes: file ? (found.scopes ?? null) : undefined,
+    universe: found.universe,
+    quotaProject: file ? (found.quotaProject ?? null) : undefined,
+    accessToken: token?.state === "cached" ? { state: "cached", ...at(token.expiryDate) } : token,
+    check: check?.ok ? { ...check, ...at(check.expiryDate), expiryDate: undefined } : check,
   };
 }
