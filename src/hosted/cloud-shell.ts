@@ -1,7 +1,7 @@
 import { HOSTED_PLATFORM_VARIABLES } from "../shared/hosted-platforms.js";
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { platformClient } from "./clients.js";
-import { askDevshell, DEVSHELL_TIMEOUT_MS, devshellPort } from "./devshell.js";
+import { askDevshell, DEVSHELL_TIMEOUT_MS, devshellPort } from "../os/devshell.js";
 import { projectIdFromEnv, tokenCredentials } from "./http.js";
 import { metadataCredentials, type MetadataPlatform } from "./metadata.js";
 import type { HostedCredentials, HostedEnvironment } from "./types.js";

@@ -18,7 +18,7 @@ const TRANSPORT = "src/trust/transport.ts";
 const HTTP_CLIENTS =
   /^(node:)?(http|https|http2|net|tls)$|^(node-fetch|undici|axios|got|gaxios|https-proxy-agent|http-proxy-agent|gcp-metadata)(\/|$)/;
 /** Who may load one anyway: the loopback receiver serves, devshell speaks a local TCP protocol that is no HTTP. */
-const MAY_OPEN_SOCKETS = new Set([TRANSPORT, "src/oauth/loopback.ts", "src/hosted/devshell.ts"]);
+const MAY_OPEN_SOCKETS = new Set([TRANSPORT, "src/oauth/loopback.ts", "src/os/devshell.ts"]);
 /** gcp-metadata's functions that send nothing. */
 const NO_NETWORK = new Set(["getGCPResidency", "detectGCPResidency"]);
 

@@ -1,3 +1,4 @@
+// Cloud Shell's legacy devshell port: a TCP socket on loopback (no HTTP) that answers the signed-in user's token.
 import type * as Net from "node:net";
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 
