@@ -8,7 +8,7 @@ import { availableParallelism, loadavg, release, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { findHyperfine, median, run, timeCommands } from "./lib/timing.mjs";
+import { countInstructions, findHyperfine, hasValgrind, median, run, timeCommands } from "./lib/timing.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CLI = join(ROOT, "dist", "cli.js");
@@ -39,13 +39,15 @@ const { values: flags } = parseArgs({
     out: { type: "string" },
     only: { type: "string" },
     "no-hyperfine": { type: "boolean", default: false },
+    instructions: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 if (flags.help) {
   process.stdout.write(
     "Usage: node bench/run.mjs [--smoke] [--runs N] [--warmup N] [--only IDS] [--out FILE] [--no-hyperfine]\n" +
-      "  --only 2,3,4,6,L: only those targets (L: print-token's cached path split into node start-up, load and work)\n",
+      "  --only 2,3,4,6,L: only those targets (L: print-token's cached path split into node start-up, load and work)\n" +
+      "  --instructions N: also targets 2 and 4 in instructions (valgrind), N alternating runs a side (rows 2i, 4i)\n",
   );
   process.exit(0);
 }
@@ -109,8 +111,29 @@ async function main() {
   );
 
   const entries = [];
+  const instructionRuns = flags.instructions === undefined ? 0 : positiveInt(flags.instructions, 5);
+  if (instructionRuns && !hasValgrind()) throw new Error("--instructions needs valgrind and callgrind_annotate");
+  /** Row `${id}i`: the same pair in instructions, which the machine's load does not move (lib/timing.mjs). */
+  const counted = async ({ id, name, target, command, baseline }) => {
+    process.stderr.write(`bench: ${id}i ${name} (instructions, ${instructionRuns} runs a side)\n`);
+    const load = loadavg()[0];
+    const [measured, base] = await countInstructions([command, baseline], { runs: instructionRuns });
+    const entry = ratioEntry({
+      id: `${id}i`,
+      name: `${name}, instructions`,
+      kind: "instructions",
+      unit: "M",
+      target,
+      samples: measured.samples,
+      baselineSamples: base.samples,
+      checks: [],
+    });
+    entry.load = [round(load), round(loadavg()[0])];
+    entries.push(entry);
+  };
   const timed = async ({ id, name, target, command, baseline, checks = [], few, pairs = false }) => {
     if (!wanted(id)) return { checks: [] };
+    if (instructionRuns && ["2", "4"].includes(id)) await counted({ id, name, target, command, baseline });
     process.stderr.write(`bench: ${id} ${name}\n`);
     const counts = few ? { runs: Math.min(runs, few), warmup: Math.min(warmup, 1) } : { runs, warmup };
     const load = loadavg()[0];
@@ -665,6 +688,7 @@ function table(entries) {
 }
 
 function quantity(value, unit) {
+  if (unit === "M") return `${value.toFixed(1)} M`;
   return unit === "KiB" ? `${(value / 1024).toFixed(1)} MiB` : `${value.toFixed(1)} ms`;
 }
 
