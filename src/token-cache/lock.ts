@@ -23,20 +23,27 @@ interface LockOwner {
 export function tryLock(path: string, staleMs: number): LockAttempt {
   for (let attempt = 0; attempt < 2; attempt++) {
     const content = JSON.stringify({ pid: process.pid, host: hostname(), time: Date.now(), nonce: uniqueSuffix() });
+    let fd: number | undefined;
     try {
-      const fd = openSync(path, "wx", 0o600);
-      try {
-        writeSync(fd, content);
-      } finally {
-        closeSync(fd);
-      }
+      fd = openSync(path, "wx", 0o600);
+      writeSync(fd, content);
       return { state: "held", lock: { release: () => releaseIfOurs(path, content) } };
     } catch (error) {
+      // A lock created but not written (a full disk) is no one's: left there, it would look held.
+      if (fd !== undefined) removeQuietly(path);
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") return { state: "unavailable" };
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
     if (!breakIfStale(path, staleMs)) return { state: "busy" };
   }
   return { state: "busy" };
+}
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {}
 }
 
 function releaseIfOurs(path: string, content: string): void {

@@ -114,6 +114,19 @@ test("a lock path that cannot be created is unavailable, not busy", (t) => {
   assert.equal(tryLock(join(dir, "missing", "key.lock"), HOUR).state, "unavailable");
 });
 
+test("a lock that cannot be written (a full disk) is unavailable and leaves no empty lock behind", (t) => {
+  const { dir, path } = fresh(t);
+  t.mock.method(fs, "writeSync", () => {
+    throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+  });
+  assert.equal(tryLock(path, HOUR).state, "unavailable");
+  t.mock.restoreAll();
+  assert.deepEqual(readdirSync(dir), [], "an empty lock would look held to the next save");
+  const next = tryLock(path, HOUR);
+  assert.equal(next.state, "held");
+  if (next.state === "held") next.lock.release();
+});
+
 // The races below are played in this process, deterministically: the lock module calls node:fs and
 // store.js through their module objects, so a test can make one call fail, or make another process's
 // move happen, at the exact step where a real race would. Each stub stands for another process (outside).
