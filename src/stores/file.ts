@@ -1,12 +1,10 @@
 // The file store: the cache file is a whole `authorized_user` file, secrets included, as gcloud and the
-// Python original keep it (mode 0600 in a 0700 directory, written atomically: formats/credentials-file.ts).
+// Python original keep it (written atomically, 0600 in a 0700 directory, by ./credentials-file.ts).
 import { unlinkSync } from "node:fs";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { parseUserBytes } from "../credentials/kinds/file.js";
-import type { AuthorizedUserFile } from "../credentials/kinds/user/file.js";
-import { readCredentialsBytesSync, writeUserCredentialsFile } from "./credentials-file.js";
 import { quoted } from "../trust/text.js";
-import type { SecretStore, StoredCredentials } from "./secret-store.js";
+import type { StoredCredentials } from "./secret-store.js";
 
 /** The cache file's credentials from its bytes (a whole `authorized_user` file), or a coded error. */
 export function parseCacheBytes(bytes: Buffer, path: string): StoredCredentials {
@@ -28,22 +26,3 @@ export function removeCacheFile(path: string): boolean {
     );
   }
 }
-
-/** The file store, loading only whole files (the built-in stores load any form: ./index.ts). */
-export const fileStore: SecretStore = {
-  async load(path) {
-    try {
-      return parseCacheBytes(readCredentialsBytesSync(path, { privateOnly: true }), path);
-    } catch (error) {
-      if ((error as { problem?: string }).problem === "missing") return null;
-      throw error;
-    }
-  },
-  async save(path: string, credentials: AuthorizedUserFile) {
-    await writeUserCredentialsFile(path, credentials);
-    return undefined;
-  },
-  async delete(path) {
-    return removeCacheFile(path);
-  },
-};

@@ -1,25 +1,29 @@
-// Where a credentials cache file's secrets rest (docs/caching.md, "Where the refresh token is kept"):
-// the SecretStore interface, the built-in stores, and the one place that chooses among them. A save
-// asks the settings order (option > CRED_AUTH_SECRET_STORE > the `secret-store` setting > auto); a
-// read asks the file's own form. Only a file in the keychain form, or a save that may use the
-// keychain, loads the keychain store (.dependency-cruiser.cjs lets this module read the settings).
-import type { AuthorizedUserFile } from "../credentials/kinds/user/file.js";
-import { type ReadCredentialsOptions, readCredentialsBytesSync } from "./credentials-file.js";
+// Where a cache file's secrets rest (docs/caching.md): the built-in stores, and the one place that chooses
+// among them: a save in the settings order (option > CRED_AUTH_SECRET_STORE > the `secret-store` setting >
+// auto), a read by the file's own form. Only a keychain-form file, or a save that may use the keychain,
+// loads the keychain store (.dependency-cruiser.cjs lets this module read the settings).
+import { type ReadCredentialsOptions, readCredentialsBytesSync, writeUserCredentialsFile } from "./credentials-file.js";
 import { CredAuthError, ERROR_CODES } from "../errors.js";
 import { SECRET_STORES } from "../settings/keys.js";
 import { chosen } from "../settings/order.js";
 import { readSetting } from "../settings/read.js";
 import { ENV } from "../shared/constants.js";
+import { unlinkSync } from "node:fs";
+import { join } from "node:path";
+import { settingsDirectory } from "../settings/paths.js";
+import { readTrustedFileSync } from "../trust/files.js";
 import { printable } from "../trust/text.js";
+import { writeFileAtomic } from "../util/atomic-write.js";
 import { standInOf } from "../formats/stand-in.js";
-import { fileStore, parseCacheBytes } from "./file.js";
+import { parseCacheBytes, removeCacheFile } from "./file.js";
 import {
   deleteCacheFile as deleteKeychainForm,
-  forgetEntry,
+  keychainFallback,
   saveCacheFile as saveKeychainForm,
   storedFromBytes as keychainStored,
   userFileSync as keychainUserFileSync,
 } from "./keychain.js";
+import { keychainAbsence } from "../os/keychain.js";
 import type { SecretStore } from "./secret-store.js";
 
 export type { SecretStore, StoredCredentials, UserSecrets } from "./secret-store.js";
@@ -74,12 +78,19 @@ function builtIn(name: SecretStoreName): SecretStore {
       return inKeychainForm(bytes) ? keychainStored(bytes, path) : parseCacheBytes(bytes, path);
     },
     async save(path, credentials) {
-      // `file` loads the keychain store only to move a file out of the keychain form.
-      if (name === "file" && !inKeychainForm(cacheBytes(path))) return fileStore.save(path, credentials);
-      return saveKeychainForm(path, credentials, name);
+      // `file`, and `auto` with no keychain to ask, load the keychain store only to move a file out of its form.
+      const absent = name === "auto" ? keychainAbsence() : undefined;
+      if ((name === "file" || absent !== undefined) && !inKeychainForm(cacheBytes(path))) {
+        await writeUserCredentialsFile(path, credentials);
+        await rememberNote(absent);
+        return undefined;
+      }
+      const standIn = await saveKeychainForm(path, credentials, name);
+      await rememberNote(standIn === undefined ? keychainFallback() : undefined);
+      return standIn;
     },
     async delete(path) {
-      if (!inKeychainForm(cacheBytes(path))) return fileStore.delete(path);
+      if (!inKeychainForm(cacheBytes(path))) return removeCacheFile(path);
       return deleteKeychainForm(path);
     },
   };
@@ -93,7 +104,7 @@ export function readStoredFileSync<F>(
   path: string,
   parse: (bytes: Buffer, path: string) => F,
   options: ReadCredentialsOptions = {},
-): F | AuthorizedUserFile {
+): F | ReturnType<typeof keychainUserFileSync> {
   const bytes = readCredentialsBytesSync(path, options);
   return inKeychainForm(bytes) ? keychainUserFileSync(path) : parse(bytes, path);
 }
@@ -103,7 +114,42 @@ export function readStoredFileSync<F>(
  * the file at `path` is gone (`revoke`). Never throws: an entry left behind is found by a later save.
  */
 export async function forgetStoredSecrets(file: object, path: string): Promise<void> {
-  if (standInOf(file) !== undefined) await forgetEntry(path);
+  if (standInOf(file) !== undefined) await deleteKeychainForm(path, file).catch(() => false);
+}
+
+/**
+ * Where the secrets of user credentials read by {@link readStoredFileSync} are kept, in words for
+ * `status`: in the keychain, or (for the credentials cache's own file, `cache`) in the file and why.
+ * The why is the note `auto` remembered when it last fell back: said there, never as a warning in
+ * the caller's output (a notebook's cell).
+ */
+export function secretsWhere(file: object, cache: boolean, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (standInOf(file) !== undefined) return "in the OS keychain (the file names its entry)";
+  const note = cache ? rememberedNote(env) : undefined;
+  return note === undefined ? undefined : `in this file, not in the keychain: ${note}`;
+}
+
+function rememberedNote(env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return readTrustedFileSync(notePath(env), { maxBytes: 1024, keeper: "cred-auth" }).toString().trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Remembers (beside the settings: ours, 0600) why `auto` fell back, or forgets it after a keychain save. */
+async function rememberNote(why: string | undefined): Promise<void> {
+  if (why === rememberedNote(process.env)) return;
+  try {
+    if (why === undefined) unlinkSync(notePath(process.env));
+    else await writeFileAtomic(notePath(process.env), `${why}\n`);
+  } catch {
+    // a note, not a secret: nothing is lost without it
+  }
+}
+
+function notePath(env: NodeJS.ProcessEnv): string {
+  return join(settingsDirectory(env), "keychain-note");
 }
 
 /**
@@ -131,7 +177,5 @@ function inKeychainForm(bytes: Buffer | undefined): boolean {
 
 function fromEnv(env: NodeJS.ProcessEnv): SecretStoreName | undefined {
   const value = env[ENV.secretStore]?.trim();
-  if (!value) return undefined;
-  const store = checkedSecretStore(value, ENV.secretStore);
-  return typeof store === "string" ? store : undefined;
+  return value ? (checkedSecretStore(value, ENV.secretStore) as SecretStoreName) : undefined;
 }

@@ -107,8 +107,6 @@ export function kernelEnv(home: string, jupyterPath: string, emulatorHost: strin
     CRED_AUTH_TOKEN_CACHE: "off",
     METADATA_SERVER_DETECTION: "none",
     BROWSER: "none",
-    // No Secret Service here: `auto` would add its one note to a sign-in's cell (test/stores/keychain.test.ts tests it).
-    CRED_AUTH_SECRET_STORE: "file",
     ...env,
   };
 }
@@ -236,6 +234,13 @@ export const statusOf = (html: string) => [...html.matchAll(/data-cred-auth-stat
 export const stdoutOf = (cell: { outputs?: Output[] }) =>
   (cell.outputs ?? [])
     .filter((o) => o.output_type === "stream" && o.name === "stdout")
+    .map((o) => text(o.text))
+    .join("");
+
+/** What a cell printed on stderr (tslab shows it in red under the cell, and it is saved in the notebook). */
+export const stderrOf = (cell: { outputs?: Output[] }) =>
+  (cell.outputs ?? [])
+    .filter((o) => o.output_type === "stream" && o.name === "stderr")
     .map((o) => text(o.text))
     .join("");
 

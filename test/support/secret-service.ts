@@ -3,7 +3,7 @@
 // gnome-keyring, dbus-daemon and libsecret-tools; where they are missing the tests skip with a loud
 // line (and fail under CI).
 import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -18,6 +18,12 @@ export interface SecretService {
   search(path?: string): Promise<string>;
   /** The daemon's process id (to stop and continue it: a hanging keychain). */
   daemonPid(): Promise<number>;
+  /** Every entry of service `cred-auth`: its account and secret. */
+  entries(): Promise<{ account: string; secret: string }[]>;
+  /** Writes an entry as @napi-rs/keyring does (as cred-auth before this version, or another program). */
+  plant(account: string, secret: string): Promise<void>;
+  /** Kills the daemon and starts a new one on the same bus, its keyring locked (a restart without a login). */
+  restart(): Promise<void>;
   stop(): void;
 }
 
@@ -79,6 +85,120 @@ export async function startSecretService(t: { skip(message: string): void }): Pr
       return `${stdout}${stderr}`;
     },
     daemonPid: () => daemonPid(env),
+    async entries() {
+      const { stdout } = await run("secret-tool", ["search", "--all", "--unlock", "service", "cred-auth"], { env });
+      return stdout
+        .split(/^\[/m)
+        .slice(1)
+        .map((item) => ({
+          account: /^label = keyring:(.*)@cred-auth$/m.exec(item)?.[1] ?? "", // the binding's label: the attributes go to stderr
+          secret: /^secret = (.*)$/m.exec(item)?.[1] ?? "",
+        }));
+    },
+    async plant(account, secret) {
+      const script = `const { Entry } = require("@napi-rs/keyring"); new Entry("cred-auth", process.argv[1], { linux: { store: "secret-service" } }).setPassword(process.argv[2]);`;
+      await run(process.execPath, ["-e", script, account, secret], { env });
+    },
+    async restart() {
+      process.kill(await daemonPid(env), "SIGKILL");
+      await run("sh", ["-c", "gnome-keyring-daemon --start --components=secrets >/dev/null 2>&1"], {
+        env: { ...env, HOME: home, XDG_DATA_HOME: join(home, "data"), XDG_RUNTIME_DIR: home },
+      });
+      await daemonPid(env);
+    },
+  };
+}
+
+/**
+ * A session bus at a socket file that another user (uid 65534) listens on, with a Secret Service of
+ * theirs: the bus a local attacker puts where a victim's bus used to be. With `ownSocket`, the bus is
+ * the caller's own but the Secret Service on it is uid 65534's. Its `entries()` are the attacker's.
+ */
+export async function startForeignBus(
+  t: { after(fn: () => void): void },
+  ownSocket: boolean,
+): Promise<{ address: string; entries(): Promise<string> }> {
+  const dir = mkdtempSync(join(tmpdir(), "cred-auth-foreign-bus-"));
+  chmodSync(dir, 0o755);
+  for (const sub of ["", "/home"]) {
+    mkdirSync(`${dir}${sub}`, { recursive: true });
+    chownSync(`${dir}${sub}`, 65534, 65534);
+  }
+  const socket = join(dir, "bus");
+  const config = join(dir, "bus.conf");
+  writeFileSync(
+    config,
+    `<busconfig><type>session</type><listen>unix:path=${socket}</listen><auth>EXTERNAL</auth>
+     <policy context="default"><allow user="*"/><allow own="*"/><allow send_destination="*"/><allow receive_sender="*"/></policy></busconfig>`,
+  );
+  const as65534 = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"];
+  const bus = spawn(
+    ownSocket ? "dbus-daemon" : as65534[0],
+    [...(ownSocket ? [] : as65534.slice(1).concat("dbus-daemon")), `--config-file=${config}`, "--nofork"],
+    {
+      stdio: "ignore",
+      detached: true,
+    },
+  );
+  const address = `unix:path=${socket}`;
+  const attacker = {
+    PATH: process.env.PATH,
+    DBUS_SESSION_BUS_ADDRESS: address,
+    HOME: `${dir}/home`,
+    XDG_DATA_HOME: `${dir}/home`,
+    XDG_RUNTIME_DIR: `${dir}/home`,
+  };
+  for (let i = 0; i < 40 && !existsSync(socket); i++) await new Promise((r) => setTimeout(r, 100));
+  const keyring = spawn(
+    "sh",
+    ["-c", `printf pw | ${as65534.join(" ")} gnome-keyring-daemon --unlock --components=secrets --foreground`],
+    {
+      env: attacker,
+      stdio: "ignore",
+      detached: true,
+    },
+  );
+  // Asked as uid 65534: a bus that uid runs answers that uid (and the caller's own bus answers anyone).
+  for (let attempt = 0; ; attempt++) {
+    const asked = spawnSync(
+      as65534[0],
+      [
+        ...as65534.slice(1),
+        "gdbus",
+        "call",
+        "--session",
+        "--dest",
+        "org.freedesktop.DBus",
+        "--object-path",
+        "/org/freedesktop/DBus",
+        "--method",
+        "org.freedesktop.DBus.GetNameOwner",
+        "org.freedesktop.secrets",
+      ],
+      { env: attacker, timeout: 5000 },
+    );
+    if (asked.status === 0) break;
+    if (attempt >= 40) throw new Error("the other user's Secret Service did not start");
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  t.after(() => {
+    for (const child of [keyring, bus]) {
+      try {
+        process.kill(-(child.pid ?? 0), "SIGKILL");
+      } catch {}
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    address,
+    async entries() {
+      const { stdout } = await run(
+        as65534[0],
+        [...as65534.slice(1), "secret-tool", "search", "--all", "service", "cred-auth"],
+        { env: attacker },
+      );
+      return stdout;
+    },
   };
 }
 

@@ -63,6 +63,7 @@ export function asText(found: CredentialsStatus, now: number, columns?: number):
     ["project", found.projectId],
     ["scopes", scopesWords(found)],
     ["universe", found.universe],
+    ["refresh token", found.secrets],
     [
       "quota project",
       found.type === undefined || found.type === "metadata-server" ? undefined : (found.quotaProject ?? "(none)"),
@@ -189,6 +190,7 @@ export function asJson(found: CredentialsStatus, now: number): Record<string, un
     projectId: found.projectId,
     scopes: file ? (found.scopes ?? null) : undefined,
     universe: found.universe,
+    secrets: found.secrets,
     quotaProject: file ? (found.quotaProject ?? null) : undefined,
     accessToken: token?.state === "cached" ? { state: "cached", ...at(token.expiryDate) } : token,
     check: check?.ok ? { ...check, ...at(check.expiryDate), expiryDate: undefined } : check,

@@ -1,6 +1,7 @@
 // `cred-auth status [FILE]`: which credentials default() would use, what and whose they are, the cached
 // token's time left, read from files; with `check`, a new token proves they work, within one deadline.
 import { readCachedToken, tokenCacheDir } from "../../token-cache/index.js";
+import { secretsWhere } from "../../stores/index.js";
 import { metadataAccountCheck } from "../../hosted/metadata-identity.js";
 import { CredAuthError, CredConnectionError, ERROR_CODES } from "../../errors.js";
 import { ENV } from "../../shared/constants.js";
@@ -35,6 +36,8 @@ export interface CredentialsStatus extends LocatedCredentials, Partial<KindStatu
   /** Why the file cannot be used (its error's message and code). */
   problem?: { code: string; message: string };
   check?: CheckResult;
+  /** Where a user file's refresh token is kept, when not simply in the file (stores/index.ts). */
+  secrets?: string;
 }
 
 /** How long the whole check may take, however many requests it makes. */
@@ -63,15 +66,9 @@ export async function credentialsStatus(
   }
   let status: CredentialsStatus;
   try {
-    status = {
-      ...located,
-      ...describe(
-        readAdcFile(source.path, { privateOnly: source.privateOnly === true }),
-        source.path,
-        trustedUniverse(env),
-        env,
-      ),
-    };
+    const file = readAdcFile(source.path, { privateOnly: source.privateOnly === true });
+    const secrets = secretsWhere(file, source.foundBy === "credentials-cache", env);
+    status = { ...located, ...describe(file, source.path, trustedUniverse(env), env), ...(secrets ? { secrets } : {}) };
   } catch (error) {
     if (!(error instanceof CredAuthError)) throw error;
     return { ...located, problem: { code: error.code, message: error.message } };

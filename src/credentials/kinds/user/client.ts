@@ -20,6 +20,7 @@ import {
   tokenTimeoutMs,
 } from "../../../protocols/token-requests.js";
 import { readAuthorizedUserFile } from "../../../stores/credentials-file.js";
+import { getTokenWithCache, tokenCacheKey } from "../../../token-cache/index.js";
 import { trustedUniverse } from "../../../trust/urls.js";
 import { loadUserRefreshClient } from "../../../util/lazy.js";
 import { type ClientOptions, type LoadCredentialsOptions, universeFor } from "../google-credentials.js";
@@ -134,11 +135,24 @@ export async function userRefreshClientWithLazySecrets(
     await secrets();
     return fetchIdToken(audience);
   };
-  // Without a refresh token in its credentials, google-auth-library refreshes through this handler.
+  // Without a refresh token in its credentials, google-auth-library refreshes through this handler:
+  // through the token cache, so that processes starting at once share one refresh (and one read).
+  const info = getCredentialInfo(client);
+  const key = tokenCacheKey(
+    { type: "authorized_user", clientId: fields.clientId, refreshToken: standIn },
+    info?.scopes ?? [],
+    info?.tokenUrl,
+  );
   client.refreshHandler = async () => {
-    const held = await secrets();
-    const { tokens } = await target.refreshToken(held.refreshToken);
-    return { access_token: tokens.access_token ?? "", expiry_date: tokens.expiry_date ?? 0 };
+    const token = await getTokenWithCache(
+      key,
+      async () => {
+        const { tokens } = await target.refreshToken((await secrets()).refreshToken);
+        return { access_token: tokens.access_token ?? "", expiry_date: tokens.expiry_date ?? 0, token_type: "Bearer" };
+      },
+      { fresh: client.credentials.access_token != null }, // a token it holds was found wanting
+    );
+    return { access_token: token.access_token, expiry_date: token.expiry_date };
   };
   return client;
 }
