@@ -4,7 +4,9 @@ import type { AuthorizedUserFile } from "../credentials/kinds/user/file.js";
 
 /** The two secrets of user credentials, which a store may keep outside the cache file. */
 export interface UserSecrets {
+  /** The refresh token of the sign-in. */
   refreshToken: string;
+  /** The OAuth client's secret. */
   clientSecret: string;
 }
 
