@@ -25,6 +25,8 @@ import { cache, CredConnectionError, CredCredentialsError, ERROR_CODES } from "c
 import { DEMO_CLIENT } from "cred-auth/emulator";
 import { readPendingSecrets, userRefreshClientFrom } from "../../dist/credentials/kinds/user/client.js";
 import { readAdcFile as readAdcFileSync } from "../../dist/credentials/kinds/table.js";
+import { forgetStoredSecrets } from "../../dist/stores/index.js";
+import { readCachedToken, tokenCacheKey } from "../../dist/token-cache/index.js";
 import { tryLock } from "../../dist/token-cache/lock.js";
 import { sha256Hex } from "../../dist/util/sha256.js";
 import { withEmulator } from "../support/emulator.ts";
@@ -440,4 +442,93 @@ test("a `..` path through another user's link opens their file: it is not read f
     },
   );
   assert.ok(await victim.load(), "the victim's own cache still loads");
+});
+
+test("the token cache keys a keychain-form file by `cred-auth-keychain:ID`, as before: a sign-in's token is found by the next process", async (t) => {
+  if (!world(t)) return;
+  delete process.env.CRED_AUTH_TOKEN_CACHE;
+  const store = new cache.ReadWriteCredentialsCache({ dirname: "keyed" });
+  const credentials = await client();
+  const { token } = await credentials.getAccessToken();
+  await store.save(credentials);
+  const { id } = formOf(store.path).cred_auth_keychain;
+  const key = tokenCacheKey(
+    { type: "authorized_user", clientId: DEMO_CLIENT.clientId, refreshToken: `cred-auth-keychain:${id}` },
+    [CLOUD],
+    `${emu.url}/token`,
+  );
+  assert.equal(readCachedToken(key)?.access_token, token);
+});
+
+test("revoke forgets the entry of the file it read and removed", async (t) => {
+  if (!world(t)) return;
+  const store = new cache.ReadWriteCredentialsCache({ dirname: "revoked" });
+  await store.save(await client());
+  const file = readAdcFileSync(store.path);
+  rmSync(store.path);
+  await forgetStoredSecrets(file, store.path);
+  assert.deepEqual(await accounts(), []);
+  await forgetStoredSecrets({}, store.path); // a whole file's: nothing to forget, nothing thrown
+});
+
+test("a save waits for another save of the same cache (its lock), then runs", async (t) => {
+  if (!world(t)) return;
+  const store = new cache.ReadWriteCredentialsCache({ dirname: "waits" });
+  await store.save(await client());
+  const lock = tryLock(join(dirname(store.path), ".cred_credentials.json.lock"), 60_000);
+  assert.equal(lock.state, "held");
+  let saved = false;
+  const saving = store.save(await client()).then(() => (saved = true));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(saved, false, "it waits while the lock is held");
+  if (lock.state === "held") lock.lock.release();
+  await saving;
+  assert.deepEqual(await accounts(), [formOf(store.path).cred_auth_keychain.account]);
+  assert.equal(existsSync(join(dirname(store.path), ".cred_credentials.json.lock")), false, "and lets it go");
+});
+
+test("the helper runs without the caller's NODE_OPTIONS (a loader, a debugger's port)", async (t) => {
+  const home = world(t);
+  if (!home) return;
+  process.env.NODE_OPTIONS = `--require ${join(home, "missing-preload.js")}`;
+  t.after(() => delete process.env.NODE_OPTIONS);
+  const store = new cache.ReadWriteCredentialsCache({ dirname: "options", secretStore: "keychain" });
+  await store.save(await client());
+  assert.equal((await accounts()).length, 1);
+});
+
+/** Saves once in a new process (`auto` remembers a failed keychain for the process's life); its output. */
+async function saveInChild(env: NodeJS.ProcessEnv, store = "auto"): Promise<string> {
+  const script = `
+    const { cache } = require(${JSON.stringify(join(DIST, "index.js"))});
+    const { userRefreshClientFrom } = require(${JSON.stringify(join(DIST, "credentials/kinds/user/client.js"))});
+    (async () => {
+      const c = new cache.ReadWriteCredentialsCache({ secretStore: ${JSON.stringify(store)} });
+      const client = () => userRefreshClientFrom(${JSON.stringify({ type: "authorized_user", clientId: "c", clientSecret: "s", refreshToken: "r", tokenUrl: "https://oauth2.googleapis.com/token", scopes: [CLOUD] })});
+      for (const n of [1, 2]) await c.save(await client()).then(() => console.log("saved", require("node:fs").readFileSync(c.path, "utf8").includes("refresh_token") ? "file" : "keychain"), (e) => console.log("ERROR", e.code, e.message));
+    })();`;
+  const { stdout } = await run(process.execPath, ["-e", script], { env: { ...process.env, ...env } });
+  return stdout;
+}
+
+test("a keychain that cannot be used: auto keeps the file (asked once per process), keychain refuses; each says why", async (t) => {
+  const home = world(t);
+  if (!home) return;
+  const gone = { DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent/bus" };
+  assert.match(await saveInChild(gone), /^saved file\nsaved file\n/);
+  assert.equal(
+    readFileSync(join(home, ".xdg-config", "cred-auth", "keychain-note"), "utf8"),
+    "the session bus is gone (/nonexistent/bus is missing)\n",
+  );
+  const refused = await saveInChild(gone, "keychain");
+  assert.match(
+    refused,
+    /^ERROR ERR_KEYCHAIN_UNAVAILABLE The refresh token was to be kept in the keychain \(secret store "keychain"\), which could not be used: the session bus is gone \(\/nonexistent\/bus is missing\)\. Nothing was saved\./,
+  );
+  assert.match(
+    await saveInChild({}),
+    /^saved keychain\nsaved keychain\n/,
+    "a keychain that answers: used, and the note forgotten",
+  );
+  assert.equal(existsSync(join(home, ".xdg-config", "cred-auth", "keychain-note")), false);
 });
