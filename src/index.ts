@@ -31,10 +31,24 @@ const displayed = (): typeof DisplaySafe => require("./protocols/display-safe.js
 function onFirstCall(module: () => Record<string, unknown>, name: string): (...args: unknown[]) => unknown {
   const forward = function (this: unknown, ...args: unknown[]) {
     const result = (module()[name] as (...args: unknown[]) => unknown).apply(this, args);
-    if (result instanceof Promise) return result.then((value) => displayed().displaySafe(value));
+    if (result instanceof Promise) return settled(result);
     return displayed().displaySafe(result);
   };
   return Object.defineProperty(forward, "name", { value: name });
+}
+
+/**
+ * What a lazy function's promise settles to, display-safe; a failure's stack starts at the caller's own
+ * `await` (an uncaught one would show a line of dist/ instead), unless CRED_AUTH_DEBUG asks for all of it.
+ */
+async function settled(result: Promise<unknown>): Promise<unknown> {
+  try {
+    return displayed().displaySafe(await result);
+  } catch (error) {
+    if (error instanceof Error && !/^(1|true|yes)$/i.test(process.env.CRED_AUTH_DEBUG?.trim() ?? ""))
+      Error.captureStackTrace(error, settled);
+    throw error;
+  }
 }
 
 // One forwarder per function, under each name api.ts gives it (`default` is `defaultCredentials`).

@@ -104,3 +104,33 @@ test("CRED_AUTH_DEBUG=1 keeps the frames and prints the causes", () => {
   assert.match(debug.printed, /inner words/, "the cause is printed");
   assert.equal(run("").printed, "CredCredentialsError [ERR_CREDENTIALS]: outer");
 });
+
+test("an uncaught failure of a library call points at the caller's own line, not at dist/ (CRED_AUTH_DEBUG keeps all)", async (t) => {
+  const { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const { fileURLToPath } = await import("node:url");
+  const dir = mkdtempSync(join(tmpdir(), "cred-auth-user-frame-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, "node_modules"));
+  symlinkSync(fileURLToPath(new URL("..", import.meta.url)), join(dir, "node_modules", "cred-auth"), "dir");
+  const script = join(dir, "script.mjs");
+  writeFileSync(
+    script,
+    'import * as credAuth from "cred-auth";\n\nawait credAuth.loadUserCredentials("missing.json");\n',
+  );
+  const run = (debug: string) =>
+    spawnSync(process.execPath, [script], {
+      cwd: dir,
+      env: { ...process.env, CRED_AUTH_DEBUG: debug },
+      encoding: "utf8",
+    });
+  const plain = run("");
+  assert.equal(plain.status, 1);
+  const [where, line] = plain.stderr.split("\n");
+  assert.equal(where, `file://${script}:3`, "the caller's file and line come first");
+  assert.equal(line, 'await credAuth.loadUserCredentials("missing.json");');
+  assert.match(plain.stderr, /\n {4}at async file:\/\/.*script\.mjs:3:1/, "the caller's frame");
+  assert.doesNotMatch(plain.stderr.split("[cause]")[0]!, /\/dist\//, "no frame of the library's own");
+  assert.match(run("1").stderr, /\/dist\//, "CRED_AUTH_DEBUG=1: every frame");
+});

@@ -76,7 +76,11 @@ export function stringFields<K extends Record<string, string>, R extends keyof K
 
 function requiredString(fields: Record<string, unknown>, name: string, path: string): string {
   const value = fields[name];
-  if (value === undefined || value === null) throw invalid(path, `is missing the required field "${name}"`);
+  if (value === undefined || value === null)
+    throw invalid(
+      path,
+      `is missing the required field "${name}": add it, or make the file again (sign in, or download the key)`,
+    );
   if (typeof value !== "string") throw invalid(path, `has ${jsonKind(value)} in "${name}" where a string belongs`);
   if (value.trim() === "") throw invalid(path, `has an empty "${name}"`);
   return value;

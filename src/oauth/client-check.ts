@@ -60,10 +60,10 @@ export async function checkClient(plan: FlowPlan, redirectUri: string): Promise<
 
 /** Where the client came from, and how to leave it out. */
 const FROM: Readonly<Record<ClientSource, string>> = {
-  options: "given as clientId and clientSecret (or --client-secret-file)",
-  env: "from CRED_AUTH_CLIENT_ID and CRED_AUTH_CLIENT_SECRET, or CRED_AUTH_CLIENT_SECRET_FILE",
-  file: "from CRED_AUTH_CLIENT_SECRET_FILE",
-  settings: "kept in your settings by `cred-auth config init` or `config set`; `cred-auth config list` shows it",
+  options: "the clientId/clientSecret options or --client-secret-file",
+  env: "CRED_AUTH_CLIENT_ID/SECRET or CRED_AUTH_CLIENT_SECRET_FILE",
+  file: "CRED_AUTH_CLIENT_SECRET_FILE",
+  settings: "your settings (cred-auth config list)",
   demo: "the emulator's demo client",
 };
 
@@ -75,9 +75,9 @@ function secretRefused(error: unknown): boolean {
 
 function wrongSecret(plan: FlowPlan, failure: CredCredentialsError | CredConnectionError): CredCredentialsError {
   const { endpoints, client } = plan;
-  const server = endpoints.emulator ? `The emulator at ${origin(endpoints.tokenUrl)}` : "Google";
+  const server = endpoints.emulator ? "The emulator" : "Google";
   return new CredCredentialsError(
-    `${server} knows the OAuth client ${client.clientId} (${FROM[client.source]}) but refused its client secret: the secret is mistyped, or a new one was made for the client. Copy the secret again from the client on the Google Cloud console's Credentials page (or download the client's JSON again and run \`cred-auth config init FILE\`).`,
+    `${server} refused the OAuth client's secret (from ${FROM[client.source]}): mistyped, or replaced; copy it again from the console's Credentials page, or \`cred-auth config init FILE\` a new download.`,
     { cause: failure, code: ERROR_CODES.INVALID_CLIENT, error: "invalid_client", ...statusOf(failure) },
   );
 }
@@ -88,18 +88,18 @@ function statusOf(failure: CredCredentialsError | CredConnectionError): { status
 
 /** In the emulator's shell, the way past a client it does not know: the demo client, or registering yours. */
 function emulatorWayOut(plan: FlowPlan): string {
-  const register = `register it with the emulator first (POST {"clientId", "clientSecret", "type": "installed"} to ${origin(plan.endpoints.tokenUrl)}/__emulator/oauth-client)`;
-  if (plan.client.source !== "settings") return `leave it out to use the emulator's demo client, or ${register}`;
   // Unsetting the settings would take the client away from Google too: the environment wins over them.
-  return `for the emulator, give its demo client in this shell, which wins over your settings: CRED_AUTH_CLIENT_ID=cred-auth-demo.apps.emulator.invalid and CRED_AUTH_CLIENT_SECRET=its demo secret (getting-started.md, "The emulator"); or ${register}`;
+  if (plan.client.source === "settings")
+    return "set CRED_AUTH_CLIENT_ID/SECRET to its demo client in this shell (docs/getting-started.md), or register yours";
+  return "leave it out to use its demo client, or register it (docs/emulator.md)";
 }
 
 function unknownClient(plan: FlowPlan, failure: CredCredentialsError | CredConnectionError): CredCredentialsError {
   const { endpoints, client } = plan;
   const from = FROM[client.source];
   const message = endpoints.emulator
-    ? `The emulator at ${origin(endpoints.tokenUrl)} does not know the OAuth client ${client.clientId} (${from}): ${emulatorWayOut(plan)}.`
-    : `Google does not accept the OAuth client ${client.clientId} (${from}): it was deleted, or its id or secret is mistyped. Compare them with the client on the Google Cloud console's Credentials page, or make a new Desktop client with \`cred-auth config init\`.`;
+    ? `The emulator does not know the OAuth client from ${from}: ${emulatorWayOut(plan)}.`
+    : `Google does not accept the OAuth client from ${from}: deleted, or its id or secret mistyped; check it on the console's Credentials page, or run \`cred-auth config init\`.`;
   return new CredCredentialsError(message, {
     cause: failure,
     code: ERROR_CODES.INVALID_CLIENT,
@@ -111,8 +111,8 @@ function unknownClient(plan: FlowPlan, failure: CredCredentialsError | CredConne
 function unreachable(plan: FlowPlan, failure: CredCredentialsError | CredConnectionError): CredConnectionError {
   const { endpoints } = plan;
   const message = endpoints.emulator
-    ? `Nothing answers at the emulator's address ${origin(endpoints.tokenUrl)} (CRED_AUTH_EMULATOR_HOST): start it with \`cred-auth emulator --port ${new URL(endpoints.tokenUrl).port}\`, or unset CRED_AUTH_EMULATOR_HOST to sign in with Google.`
-    : `Google's token server (${origin(endpoints.tokenUrl)}) cannot be reached, so a sign-in could not finish: check the network, or the proxy (HTTPS_PROXY), and run again.`;
+    ? `Nothing answers at the emulator's address ${origin(endpoints.tokenUrl)} (CRED_AUTH_EMULATOR_HOST): start it with \`cred-auth emulator --port ${new URL(endpoints.tokenUrl).port}\`, or unset the variable.`
+    : `Google's token server (${origin(endpoints.tokenUrl)}) cannot be reached, so no sign-in could finish: check the network or the proxy (HTTPS_PROXY), and run again.`;
   return new CredConnectionError(message, { cause: failure, code: ERROR_CODES.UNREACHABLE });
 }
 

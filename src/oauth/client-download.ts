@@ -78,10 +78,10 @@ function installedSection(path: string): Record<string, unknown> {
     throw refused(
       `${path} holds a "Web application" client; signing in on this machine needs a "Desktop app" client: create one (step 3) and download its JSON.`,
     );
-  const credentials = credentialsInsteadOfClient(text, path);
+  const credentials = credentialsInsteadOfClient(text);
   throw refused(
     credentials
-      ? `${path} ${credentials}; to sign in as yourself, download the "Desktop app" client's JSON from the console (step 3).`
+      ? `${path} ${credentials}; to sign in, download a "Desktop app" client's JSON (step 3).`
       : `${path} is not a Google client-secret JSON file (expected {"installed": {...}}): download the client's JSON from the console (step 3).`,
   );
 }

@@ -90,11 +90,11 @@ export function readClientSecretFile(
   }
   const client = parseClientSecretJson(text);
   if (!client) {
-    const credentials = credentialsInsteadOfClient(text, path);
+    const credentials = credentialsInsteadOfClient(text);
     throw new CredCredentialsError(
       credentials
-        ? `The OAuth client-secret file ${path} ${credentials}, or give the "Desktop app" client's JSON that the Google Cloud console downloads to sign in as yourself.`
-        : `The OAuth client-secret file ${path} is not a Google client-secret JSON file (expected {"installed": {...}} or {"web": {...}} with client_id and client_secret).`,
+        ? `The OAuth client-secret file ${path} ${credentials}; to sign in, give a "Desktop app" client's JSON.`
+        : `The OAuth client-secret file ${path} is not a Google client-secret JSON file ({"installed": ...}).`,
       { code: ERROR_CODES.FILE_INVALID },
     );
   }
@@ -113,7 +113,7 @@ const CREDENTIALS_KINDS: Record<string, string> = {
  * When the text is a credentials file given where an OAuth client belongs: what it is, and that it
  * needs no client (`is a service-account key, not an OAuth client: ...`); undefined otherwise.
  */
-export function credentialsInsteadOfClient(text: string, path: string): string | undefined {
+export function credentialsInsteadOfClient(text: string): string | undefined {
   let type: unknown;
   try {
     type = (JSON.parse(text) as { type?: unknown } | null)?.type;
@@ -122,7 +122,7 @@ export function credentialsInsteadOfClient(text: string, path: string): string |
   }
   const kind = typeof type === "string" ? own(CREDENTIALS_KINDS, type) : undefined;
   if (!kind) return undefined;
-  return `is ${kind}, not an OAuth client: credentials need no client; use the file as they are (GOOGLE_APPLICATION_CREDENTIALS=${path}, cred-auth print-token ${path})`;
+  return `is ${kind}, not an OAuth client: use it as it is (GOOGLE_APPLICATION_CREDENTIALS=FILE)`;
 }
 
 /** `{installed|web: {client_id, client_secret}}` → the pair and its kind, or undefined when the shape is wrong. */

@@ -30,7 +30,7 @@ export function checkKnownScopes(scopes: readonly string[]): KnownScopesCheck {
   }
   if (typos.length > 0) {
     throw new CredCredentialsError(
-      `Google does not know the scope${typos.length > 1 ? "s" : ""} ${typos.join(", ")}: its sign-in page would stop at "Error 400: invalid_scope". Correct the spelling; if Google added the scope after ${googleScopes().GOOGLE_SCOPES_DATE}, CRED_AUTH_SCOPE_CHECK=off skips this check.`,
+      `Google knows no scope${typos.length > 1 ? "s" : ""} ${typos.join(", ")}: correct it (newer than ${googleScopes().GOOGLE_SCOPES_DATE}? CRED_AUTH_SCOPE_CHECK=off).`,
       { code: ERROR_CODES.INVALID_SCOPE },
     );
   }

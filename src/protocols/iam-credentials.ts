@@ -5,7 +5,7 @@ import { type GoogleApiError, consumerProject, parseGoogleApiError } from "../fo
 import { CLOUD_PLATFORM_SCOPE } from "../shared/constants.js";
 import { type Redact, redactor } from "../trust/redact.js";
 import { printable, quoted, serverWords } from "../trust/text.js";
-import { googleConsoleLink } from "../trust/urls.js";
+import { googleConsoleLink, isEmulatorUrl } from "../trust/urls.js";
 import { type FetchedIdToken, fetchedIdToken } from "./id-token-reply.js";
 import { type FetchedToken, postToService } from "./service-request.js";
 
@@ -53,7 +53,7 @@ export async function generateAccessToken(request: GenerateAccessTokenRequest): 
   const reply = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
   const expiresAt = typeof reply.expireTime === "string" ? Date.parse(reply.expireTime) : Number.NaN;
   if (!response.ok || typeof reply.accessToken !== "string" || reply.accessToken === "" || Number.isNaN(expiresAt))
-    throw impersonationError(response.status, body, request.target, [request.sourceToken]);
+    throw impersonationError(response.status, body, request.target, [request.sourceToken], request.url);
   return { accessToken: reply.accessToken, expiresAt };
 }
 
@@ -66,6 +66,7 @@ export function impersonationError(
   body: unknown,
   target: string,
   sent: readonly string[],
+  url?: unknown,
 ): CredCredentialsError {
   const redact = redactor(sent);
   const reply = parseGoogleApiError(body);
@@ -78,7 +79,9 @@ export function impersonationError(
   if (status === 403) return deniedBecause(reply, refusal, redact);
   if (status === 404)
     return new CredCredentialsError(
-      `The service account ${refusal.who} or a delegate does not exist; check the e-mail. ${refusal.google}`,
+      atEmulator(url)
+        ? `The emulator knows no service account ${refusal.who}: register it with \`cred-auth emulator --service-account\` (docs/emulator.md).`
+        : `The service account ${refusal.who} or a delegate does not exist; check the e-mail. ${refusal.google}`,
       { code: ERROR_CODES.SERVICE_ACCOUNT_NOT_FOUND, ...refusal.answered },
     );
   return new CredCredentialsError(
@@ -124,6 +127,11 @@ function deniedBecause(reply: GoogleApiError, refusal: Refusal, redact: Redact):
 
 const IAM_CREDENTIALS_API = "IAM Service Account Credentials API (iamcredentials.googleapis.com)";
 
+/** Whether the refusal came from the emulator (its accounts are registered, not created in a console). */
+function atEmulator(url: unknown): boolean {
+  return typeof url === "string" && URL.canParse(url) && isEmulatorUrl(new URL(url));
+}
+
 /**
  * The refusal inside an `Impersonated` client's error when IAM Credentials answered (not the source's
  * token request), `sent` and any kept bearer token scrubbed; else undefined.
@@ -136,7 +144,13 @@ export function impersonationErrorOf(
   const response = (error as { response?: { status?: unknown; data?: unknown; config?: { url?: unknown } } })?.response;
   if (typeof response?.status !== "number" || !String(response.config?.url ?? "").endsWith(":generateAccessToken"))
     return undefined;
-  return impersonationError(response.status, response.data, target, [...sent, ...bearerTokensOf(error)]);
+  return impersonationError(
+    response.status,
+    response.data,
+    target,
+    [...sent, ...bearerTokensOf(error)],
+    response.config?.url,
+  );
 }
 
 /** The bearer tokens of the request(s) a gaxios error kept: `Authorization: Bearer TOKEN`. */
@@ -183,7 +197,7 @@ export async function generateIdToken(request: GenerateIdTokenRequest): Promise<
   );
   const token = (response.body as { token?: unknown } | undefined)?.token;
   if (!response.ok || typeof token !== "string" || token === "")
-    throw impersonationError(response.status, response.body, request.target, [request.sourceToken]);
+    throw impersonationError(response.status, response.body, request.target, [request.sourceToken], request.url);
   return fetchedIdToken(token, "Google's IAM Credentials API", request.audience);
 }
 
@@ -192,5 +206,5 @@ export function idTokenImpersonationErrorOf(error: unknown, target: string): Cre
   const response = (error as { response?: { status?: unknown; data?: unknown; config?: { url?: unknown } } })?.response;
   if (typeof response?.status !== "number" || !String(response.config?.url ?? "").endsWith(":generateIdToken"))
     return undefined;
-  return impersonationError(response.status, response.data, target, bearerTokensOf(error));
+  return impersonationError(response.status, response.data, target, bearerTokensOf(error), response.config?.url);
 }

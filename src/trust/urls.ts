@@ -47,7 +47,7 @@ function checkedDomain(value: string, where: string): string {
 
 /** The Google services a file's URLs may name, with the API's name for messages. */
 const SERVICES = {
-  oauth2: "Google's OAuth 2.0 token endpoint",
+  oauth2: "Google's token endpoint",
   sts: "Google's Security Token Service",
   iamcredentials: "Google's IAM Credentials API",
   cloudresourcemanager: "Google's Cloud Resource Manager",
@@ -118,10 +118,10 @@ function refusal(url: URL, destination: Destination, universe: Universe): CredCr
   const local = !isPlainLoopback(url)
     ? ""
     : universe.emulator === undefined
-      ? `; plain http to this machine is allowed only with ${ENV.emulatorHost} set`
-      : `; plain http to this machine goes only to the emulator (${ENV.emulatorHost}, ${universe.emulator})`;
+      ? ` (http only with ${ENV.emulatorHost} set)`
+      : ` (http only to the emulator, ${universe.emulator})`;
   return unsafeUrl(
-    `${namer(destination)} has a ${destination.field} at ${quoted(`${url.protocol}//${url.host}`.slice(0, 100))}, which is not ${SERVICES[destination.service]} (https://${expected}) in the universe cred-auth trusts (${universe.domain})${local}; cred-auth sends no token there.`,
+    `${namer(destination)} names ${quoted(`${url.protocol}//${url.host}`.slice(0, 100))} as its ${destination.field}, not ${SERVICES[destination.service]} (${expected})${local}: no token goes there; fix it or remake the file.`,
   );
 }
 

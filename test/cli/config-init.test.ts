@@ -123,7 +123,7 @@ test("refused with one line, nothing kept: a Web client, garbage, a missing file
     [
       "key.json",
       JSON.stringify({ type: "service_account", client_email: "sa@p.iam.gserviceaccount.com", private_key: "x" }),
-      /^cred-auth: \S+key\.json is a service-account key, not an OAuth client: credentials need no client; use the file as they are \(GOOGLE_APPLICATION_CREDENTIALS=\S+key\.json, cred-auth print-token \S+key\.json\); to sign in as yourself, download the "Desktop app" client's JSON from the console \(step 3\)\. \(ERR_FILE_INVALID\)$/m,
+      /^cred-auth: \S+key\.json is a service-account key, not an OAuth client: use it as it is \(GOOGLE_APPLICATION_CREDENTIALS=FILE\); to sign in, download a "Desktop app" client's JSON \(step 3\)\. \(ERR_FILE_INVALID\)$/m,
     ],
     ["missing.json", "", /^cred-auth: Cannot read .*missing\.json \(ENOENT\)/],
     ["a-directory", "", /^cred-auth: Cannot read .*a-directory \(/],

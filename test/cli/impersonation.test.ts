@@ -154,7 +154,7 @@ test("refusals: no role, unknown account, a revoked source, an unsafe URL, a bad
     [
       "unknown account",
       impersonatedFile(box, user.json, sa("nobody")),
-      /^cred-auth: The service account "nobody@.*" or a delegate does not exist; check the e-mail\. Google said \(NOT_FOUND\): /,
+      /^cred-auth: The emulator knows no service account "nobody@.*": register it with `cred-auth emulator --service-account` \(docs\/emulator\.md\)\. \(ERR_SERVICE_ACCOUNT_NOT_FOUND\)$/m,
       1,
     ],
   ];
@@ -170,7 +170,7 @@ test("refusals: no role, unknown account, a revoked source, an unsafe URL, a bad
   cases.push([
     "unsafe URL",
     evil,
-    /service_account_impersonation_url at "https:\/\/evil\.example", which is not Google's IAM Credentials API/,
+    /names "https:\/\/evil\.example" as its service_account_impersonation_url, not Google's IAM Credentials API/,
     1,
   ]);
   for (const [what, path, message, code] of cases) {

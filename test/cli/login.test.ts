@@ -168,7 +168,7 @@ test("--client-secret-file: the client comes from a Google client-secret JSON fi
   assert.equal(key.code, 1);
   assert.equal(
     key.stderr,
-    `cred-auth: The OAuth client-secret file ${secretFile} is a service-account key, not an OAuth client: credentials need no client; use the file as they are (GOOGLE_APPLICATION_CREDENTIALS=${secretFile}, cred-auth print-token ${secretFile}), or give the "Desktop app" client's JSON that the Google Cloud console downloads to sign in as yourself. (ERR_FILE_INVALID)\n`,
+    `cred-auth: The OAuth client-secret file ${secretFile} is a service-account key, not an OAuth client: use it as it is (GOOGLE_APPLICATION_CREDENTIALS=FILE); to sign in, give a "Desktop app" client's JSON. (ERR_FILE_INVALID)\n`,
   );
   assert.ok(!existsSync(`${destination}.3`));
 });

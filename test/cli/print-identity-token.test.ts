@@ -176,7 +176,7 @@ test("without FILE: GOOGLE_APPLICATION_CREDENTIALS, then gcloud's ADC file; noth
   assert.equal(r.code, 1);
   assert.match(
     r.stderr,
-    /^cred-auth: No credentials found: GOOGLE_APPLICATION_CREDENTIALS is not set; .*cred-auth login FILE/,
+    /^cred-auth: No credentials found \(no GOOGLE_APPLICATION_CREDENTIALS, .*cred-auth login FILE/,
   );
 });
 

@@ -56,7 +56,7 @@ test("without FILE and nothing found: one coded line with where it looked, no si
   assert.equal(r.code, 1, r.stderr);
   assert.match(
     r.stderr,
-    /^cred-auth: No credentials found: GOOGLE_APPLICATION_CREDENTIALS is not set; no gcloud ADC file at .*; no cached sign-in at .*\. Sign in and save a file with `cred-auth login FILE`, then give FILE .*\(ERR_NO_CREDENTIALS\)\n$/,
+    /^cred-auth: No credentials found \(no GOOGLE_APPLICATION_CREDENTIALS, gcloud ADC file, metadata server or cached sign-in\): run `cred-auth login FILE` and give FILE, or `gcloud auth application-default login`\. \(ERR_NO_CREDENTIALS\)\n$/,
   );
   assert.doesNotMatch(r.stderr, /authorize this application/);
   const help = await runCli(["print-token", "--help"], b.env);

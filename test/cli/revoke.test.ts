@@ -120,7 +120,7 @@ test("without FILE: a file GOOGLE_APPLICATION_CREDENTIALS names is revoked only 
   assert.equal(none.code, 1);
   assert.match(
     none.stderr,
-    /^cred-auth: No credentials file found to revoke: GOOGLE_APPLICATION_CREDENTIALS is not set;.*\n$/,
+    /^cred-auth: No credentials file found to revoke \(no GOOGLE_APPLICATION_CREDENTIALS, gcloud ADC file, metadata server or cached sign-in\)\. \(ERR_NO_CREDENTIALS\)\n$/,
   );
 
   const metadata = await cli(["revoke"], { ...b.env, GCE_METADATA_HOST: emu.host, METADATA_SERVER_DETECTION: "" });

@@ -101,7 +101,7 @@ test("a misspelt scope (print-token key.json --scopes …devstorage.readonlyy) i
   const typo = "https://www.googleapis.com/auth/devstorage.readonlyy";
   await assert.rejects(accessTokenForFile(path, { env, scopes: [typo] }), {
     code: ERROR_CODES.INVALID_SCOPE,
-    message: `Google does not know the scope ${typo} (did you mean https://www.googleapis.com/auth/devstorage.read_only?): its sign-in page would stop at "Error 400: invalid_scope". Correct the spelling; if Google added the scope after 2026-08-22, CRED_AUTH_SCOPE_CHECK=off skips this check.`,
+    message: `Google knows no scope ${typo} (did you mean https://www.googleapis.com/auth/devstorage.read_only?): correct it (newer than 2026-08-22? CRED_AUTH_SCOPE_CHECK=off).`,
   });
   await assert.rejects(accessTokenForFile(path, { env, scopes: ["devstorage.read_only"] }), {
     code: ERROR_CODES.INVALID_SCOPE,

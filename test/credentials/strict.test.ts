@@ -92,7 +92,7 @@ test("a misspelt scope through default() is its own one line with 'did you mean'
     (error: unknown) => {
       assert.ok(error instanceof CredCredentialsError);
       assert.equal(error.code, "ERR_INVALID_SCOPE");
-      assert.match(error.message, /^Google does not know the scope .*did you mean/);
+      assert.match(error.message, /^Google knows no scope .*did you mean/);
       assert.doesNotMatch(error.message, /\n/);
       return true;
     },

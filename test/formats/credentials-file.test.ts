@@ -358,8 +358,9 @@ test("every required field, missing, null, empty or of another kind, is named in
     for (const name of required) {
       const { [name]: _dropped, ...rest } = make();
       const file = (label: string, content: object) => write(dir, `${type}-${name}-${label}.json`, content);
-      await assertRejects(file("missing", rest), `is missing the required field "${name}"`);
-      await assertRejects(file("null", { ...rest, [name]: null }), `is missing the required field "${name}"`);
+      const missing = `is missing the required field "${name}": add it, or make the file again (sign in, or download the key)`;
+      await assertRejects(file("missing", rest), missing);
+      await assertRejects(file("null", { ...rest, [name]: null }), missing);
       await assertRejects(file("empty", { ...rest, [name]: "" }), `has an empty "${name}"`);
       await assertRejects(file("blank", { ...rest, [name]: " \t" }), `has an empty "${name}"`);
       for (const [value, kind] of WRONG_KINDS) {

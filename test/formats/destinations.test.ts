@@ -56,7 +56,7 @@ test("authorized_user and service_account: the token_uri, Google's by default, a
   refusedWith(
     () => credentialsTokenUrl(user({ token_uri: "https://evil.example/token" }), google, "/x/adc.json"),
     ERROR_CODES.UNSAFE_TOKEN_URL,
-    /^Credentials file "\/x\/adc\.json" has a token_uri at "https:\/\/evil\.example"/,
+    /^Credentials file "\/x\/adc\.json" names "https:\/\/evil\.example" as its token_uri/,
   );
   refusedWith(
     () =>
@@ -91,21 +91,21 @@ test("external_account: STS, IAM Credentials and Resource Manager judged; token_
     cloudResourceManagerUrl: "https://cloudresourcemanager.tpc.example/v1/projects/",
   });
   for (const [field, value, message] of [
-    ["token_url", "https://sts.attacker.example/v1/token", /has a token_url at "https:\/\/sts\.attacker\.example"/],
+    ["token_url", "https://sts.attacker.example/v1/token", /names "https:\/\/sts\.attacker\.example" as its token_url/],
     [
       "service_account_impersonation_url",
       IAM.replace("googleapis.com", "attacker.example"),
-      /has a service_account_impersonation_url at/,
+      /as its service_account_impersonation_url/,
     ],
     [
       "cloud_resource_manager_url",
       "https://crm.attacker.example/v1/projects/",
-      /has a cloud_resource_manager_url at "https:\/\/crm\.attacker\.example"/,
+      /names "https:\/\/crm\.attacker\.example" as its cloud_resource_manager_url/,
     ],
     [
       "token_info_url",
       "https://introspect.attacker.example/",
-      /has a token_info_url at "https:\/\/introspect\.attacker\.example"/,
+      /names "https:\/\/introspect\.attacker\.example" as its token_info_url/,
     ],
   ] as const)
     refusedWith(
@@ -148,7 +148,7 @@ test("external_account_authorized_user: STS's oauthtoken; a foreign token_info_u
     refusedWith(
       () => workforceUserTokenUrl(parseWorkforceUserFile({ ...json, [field]: "https://evil.example/x" }), google),
       ERROR_CODES.UNSAFE_TOKEN_URL,
-      new RegExp(`has a ${field} at "https://evil\\.example"`),
+      new RegExp(`names "https://evil\\.example" as its ${field}`),
     );
   refusedWith(
     () => workforceUserTokenUrl(parseWorkforceUserFile({ ...json, universe_domain: "x.example" }), google),
@@ -184,7 +184,7 @@ test("impersonated_service_account: IAM Credentials and the source's token URL; 
         "/x/imp.json",
       ),
     ERROR_CODES.UNSAFE_TOKEN_URL,
-    /has a token_uri at "https:\/\/evil\.example"/,
+    /names "https:\/\/evil\.example" as its token_uri/,
   );
   refusedWith(
     () => impersonatedDestinations(file({}, userFileFields({ universe_domain: "attacker.example" })), google),
@@ -214,7 +214,7 @@ test("a loopback URL receives a secret only when it is the file's own: every oth
       () => externalAccountDestinations(wif({ [field]: value }), google, "/x/wif.json"),
       ERROR_CODES.UNSAFE_TOKEN_URL,
       new RegExp(
-        `^Credentials file "/x/wif\\.json" has a ${field} at "http://127\\.0\\.0\\.1:5", .*; plain http to this machine is allowed only with CRED_AUTH_EMULATOR_HOST set;`,
+        `^Credentials file "/x/wif\\.json" names "http://127\\.0\\.0\\.1:5" as its ${field}, .* \\(http only with CRED_AUTH_EMULATOR_HOST set\\): `,
       ),
     );
   }
@@ -229,7 +229,7 @@ test("a loopback URL receives a secret only when it is the file's own: every oth
     refusedWith(
       () => workforceUserTokenUrl(parseWorkforceUserFile({ ...json, [field]: `${local}/x` }), google),
       ERROR_CODES.UNSAFE_TOKEN_URL,
-      new RegExp(`^The credentials file has a ${field} at "http://127\\.0\\.0\\.1:5"`),
+      new RegExp(`^The credentials file names "http://127\\.0\\.0\\.1:5" as its ${field}`),
     );
   const imp = parseImpersonatedFile(
     {
@@ -242,7 +242,7 @@ test("a loopback URL receives a secret only when it is the file's own: every oth
   refusedWith(
     () => impersonatedDestinations(imp, google, "/x/imp.json"),
     ERROR_CODES.UNSAFE_TOKEN_URL,
-    /^Credentials file "\/x\/imp\.json" has a service_account_impersonation_url at "http:\/\/127\.0\.0\.1:5"/,
+    /^Credentials file "\/x\/imp\.json" names "http:\/\/127\.0\.0\.1:5" as its service_account_impersonation_url/,
   );
   // The file's own refresh token (or key) may go to a local token server: the token_uri, and an impersonated file's source's.
   const own = parseImpersonatedFile(
@@ -261,7 +261,7 @@ test("a loopback URL receives a secret only when it is the file's own: every oth
         google,
       ),
     ERROR_CODES.UNSAFE_TOKEN_URL,
-    /has a token_url at "http:\/\/127\.0\.0\.1:5"/,
+    /names "http:\/\/127\.0\.0\.1:5" as its token_url/,
   );
   assert.deepEqual(
     impersonatedDestinations({ ...own, source: parseWorkforceUserFile(json) }, google),
@@ -346,7 +346,7 @@ test("credentialsRevokeUrl: Google's beside Google's token endpoint, the emulato
   refusedWith(
     () => credentialsRevokeUrl(user({ token_uri: "https://evil.example/token" }), google, "/x/adc.json"),
     ERROR_CODES.UNSAFE_TOKEN_URL,
-    /^Credentials file "\/x\/adc\.json" has a token_uri at/,
+    /^Credentials file "\/x\/adc\.json" names "[^"]*" as its token_uri/,
   );
 });
 

@@ -136,6 +136,22 @@ test("generateAccessToken: an unreachable API is a CredConnectionError; a 200 wi
     }),
     (error: unknown) => error instanceof exceptions.CredConnectionError && error.code === ERROR_CODES.UNREACHABLE,
   );
+  const gone = { error: { status: "NOT_FOUND", message: "Not found; Gaia id not found for email x@y.z" } };
+  assert.match(
+    impersonationError(404, gone, "x@y.z", [], "https://iamcredentials.googleapis.com/v1/x:generateAccessToken")
+      .message,
+    /^The service account "x@y\.z" or a delegate does not exist; check the e-mail\. Google said \(NOT_FOUND\)/,
+  );
+  const before = process.env.CRED_AUTH_EMULATOR_HOST;
+  process.env.CRED_AUTH_EMULATOR_HOST = emu.host; // the emulator's address is the one this variable names
+  const atEmulator = impersonationError(404, gone, "x@y.z", [], `${emu.url}/v1/x:generateAccessToken`);
+  if (before === undefined) delete process.env.CRED_AUTH_EMULATOR_HOST;
+  else process.env.CRED_AUTH_EMULATOR_HOST = before;
+  assert.equal(atEmulator.code, ERROR_CODES.SERVICE_ACCOUNT_NOT_FOUND);
+  assert.match(
+    atEmulator.message,
+    /^The emulator knows no service account "x@y\.z": register it with `cred-auth emulator --service-account`/,
+  );
   const odd = impersonationError(200, { accessToken: 7 }, "x@y.z", []);
   assert.equal(odd.code, ERROR_CODES.IMPERSONATION_FAILED);
   assert.equal(odd.error, "HTTP 200");

@@ -30,12 +30,15 @@ const CUT_SHORT =
 const TOP = (kind: string) => new RegExp(`holds ${kind}, not a JSON object\\.$`);
 const TYPE = (what: string) =>
   new RegExp(`has type ${what}; cred-auth accepts "authorized_user" or "service_account"\\.$`);
-const MISSING = (field: string) => new RegExp(`is missing the required field "${field}"\\.$`);
+const MISSING = (field: string) =>
+  new RegExp(
+    `is missing the required field "${field}": add it, or make the file again \\(sign in, or download the key\\)\\.$`,
+  );
 const WRONG = (kind: string, field: string) => new RegExp(`has ${kind} in "${field}" where a string belongs\\.$`);
 /** A token_uri the URL policy refuses (trust/urls.ts): the file parses, no loader sends its secret there. */
 const TOKEN_URI = (at: string) =>
   new RegExp(
-    `has a token_uri at "${at}", which is not Google's OAuth 2\\.0 token endpoint \\(https://oauth2\\.googleapis\\.com\\) in the universe cred-auth trusts \\(googleapis\\.com\\); cred-auth sends no token there\\.$`,
+    `names "${at}" as its token_uri, not Google's token endpoint \\(oauth2\\.googleapis\\.com\\)( \\(http only with CRED_AUTH_EMULATOR_HOST set\\))?: no token goes there; fix it or remake the file\\.$`,
   );
 const SCOPES = /has "scopes" that is not an array of scope strings\.$/;
 const KEY = /has a "private_key" that is not a valid PEM private key; download a new key for this service account\.$/;

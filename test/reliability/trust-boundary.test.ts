@@ -169,7 +169,7 @@ test("high: an external_account file for another universe reading the victim's A
   assert.equal(foreign.code, 1);
   assert.match(
     foreign.stderr,
-    /has a token_url at "https:\/\/sts\.attacker\.example", which is not Google's Security Token Service/,
+    /names "https:\/\/sts\.attacker\.example" as its token_url, not Google's Security Token Service/,
   );
   assert.deepEqual(foreign.connections, []);
 });
@@ -213,7 +213,7 @@ test("default() gives google-auth-library no unchecked field: a foreign cloud_re
     const r = await defaultWith(t, path, env);
     assert.match(
       r.stdout,
-      new RegExp(`^ERROR CredCredentialsError ERR_UNSAFE_TOKEN_URL .*has a ${field} at `),
+      new RegExp(`^ERROR CredCredentialsError ERR_UNSAFE_TOKEN_URL .* as its ${field}, `),
       r.stdout + r.stderr,
     );
     assert.equal(emu.stats().tokenRequests, before, `${field}: not even STS was asked`);

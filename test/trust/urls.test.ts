@@ -152,14 +152,18 @@ test("with the emulator, plain http goes to exactly its host and port: another l
     refused(
       () => trustedUrl(url, STS, emulated),
       ERROR_CODES.UNSAFE_TOKEN_URL,
-      /; plain http to this machine goes only to the emulator \(CRED_AUTH_EMULATOR_HOST, http:\/\/127\.0\.0\.1:9099\); cred-auth sends no token there\.$/,
+      / \(http only to the emulator, http:\/\/127\.0\.0\.1:9099\): no token goes there; fix it or remake the file\.$/,
     );
   for (const url of ["http://user:pw@127.0.0.1:9099/v1/token", "http://user@127.0.0.1:9099/v1/token"])
-    refused(() => trustedUrl(url, STS, emulated), ERROR_CODES.UNSAFE_TOKEN_URL, /has a token_url at "http:\/\/127/);
+    refused(
+      () => trustedUrl(url, STS, emulated),
+      ERROR_CODES.UNSAFE_TOKEN_URL,
+      /names "http:\/\/127[^"]*" as its token_url/,
+    );
   // A URL that receives only the file's own secret keeps its local token server, but never with user info.
   assert.equal(trustedUrl("http://127.0.0.1:5/token", OAUTH, emulated), "http://127.0.0.1:5/token");
   for (const url of ["http://user:pw@127.0.0.1:5/token", "http://user@localhost:5/token"])
-    refused(() => trustedUrl(url, OAUTH, trustedUniverse({})), ERROR_CODES.UNSAFE_TOKEN_URL, /has a token_uri at/);
+    refused(() => trustedUrl(url, OAUTH, trustedUniverse({})), ERROR_CODES.UNSAFE_TOKEN_URL, /as its token_uri/);
 });
 
 test("another universe's services pass only when the user chose it; never the legacy Google hosts there", () => {
@@ -170,7 +174,7 @@ test("another universe's services pass only when the user chose it; never the le
     refused(
       () => trustedUrl(url, { service: url.includes("sts") ? "sts" : "oauth2", field: "f" }, tpc),
       ERROR_CODES.UNSAFE_TOKEN_URL,
-      /in the universe cred-auth trusts \(tpc\.example\)/,
+      /not Google's .* \((sts|oauth2)\.tpc\.example\): no token goes there/,
     );
   // With the emulator, another universe's real services are not rewritten and not trusted either.
   refused(
@@ -202,12 +206,12 @@ test("everything else is refused: other hosts, lookalikes, ports, user info, pla
     refused(
       () => trustedUrl(url, STS, universe),
       ERROR_CODES.UNSAFE_TOKEN_URL,
-      /^Credentials file "\/x\/wif\.json" has a token_url at ".*", which is not Google's Security Token Service \(https:\/\/sts\.googleapis\.com\) in the universe cred-auth trusts \(googleapis\.com\)(; plain http to this machine is allowed only with CRED_AUTH_EMULATOR_HOST set)?; cred-auth sends no token there\.$/,
+      /^Credentials file "\/x\/wif\.json" names ".*" as its token_url, not Google's Security Token Service \(sts\.googleapis\.com\)( \(http only with CRED_AUTH_EMULATOR_HOST set\))?: no token goes there; fix it or remake the file\.$/,
     );
   refused(
     () => trustedUrl("http://127.0.0.1:9/v1/token", STS, google),
     ERROR_CODES.UNSAFE_TOKEN_URL,
-    /at "http:\/\/127\.0\.0\.1:9", .*; plain http to this machine is allowed only with CRED_AUTH_EMULATOR_HOST set; /,
+    /names "http:\/\/127\.0\.0\.1:9" as .* \(http only with CRED_AUTH_EMULATOR_HOST set\): /,
   );
   refused(
     () =>
@@ -217,10 +221,10 @@ test("everything else is refused: other hosts, lookalikes, ports, user info, pla
         google,
       ),
     ERROR_CODES.UNSAFE_TOKEN_URL,
-    /^The credentials file has a cloud_resource_manager_url at "https:\/\/evil\.example", which is not Google's Cloud Resource Manager \(https:\/\/cloudresourcemanager\.googleapis\.com\)/,
+    /^The credentials file names "https:\/\/evil\.example" as its cloud_resource_manager_url, not Google's Cloud Resource Manager \(cloudresourcemanager\.googleapis\.com\): no token goes there/,
   );
   for (const [service, api] of [
-    ["oauth2", "Google's OAuth 2.0 token endpoint"],
+    ["oauth2", "Google's token endpoint"],
     ["iamcredentials", "Google's IAM Credentials API"],
   ] as const)
     refused(
@@ -232,11 +236,11 @@ test("everything else is refused: other hosts, lookalikes, ports, user info, pla
     ["https://www.googleapis.com/v1/token", "sts"],
     ["https://accounts.google.com/v1/projects/-/serviceAccounts/a@b.c:generateAccessToken", "iamcredentials"],
   ] as const)
-    refused(() => trustedUrl(url, { service, field: "f" }, google), ERROR_CODES.UNSAFE_TOKEN_URL, /at "https:\/\//);
+    refused(() => trustedUrl(url, { service, field: "f" }, google), ERROR_CODES.UNSAFE_TOKEN_URL, /names "https:\/\//);
   for (const url of ["http://10.0.0.1:9/t", "https://127.0.0.1:9/t"])
     assert.throws(
       () => trustedUrl(url, STS, google),
-      (error: Error) => !error.message.includes("plain http"),
+      (error: Error) => !error.message.includes("http only"),
       `${url}: only loopback over plain http gets the hint`,
     );
   refused(
@@ -247,7 +251,7 @@ test("everything else is refused: other hosts, lookalikes, ports, user info, pla
   refused(
     () => trustedUrl(`https://${"a".repeat(300)}.example/x`, STS, google),
     ERROR_CODES.UNSAFE_TOKEN_URL,
-    /at "https:\/\/a{92}",/,
+    /names "https:\/\/a{92}" as/,
   );
 });
 
@@ -256,7 +260,7 @@ test("a URL that receives only the file's own secret may be loopback http withou
   assert.equal(trustedUrl("http://127.0.0.1:9/token", OAUTH, google), "http://127.0.0.1:9/token");
   assert.equal(trustedUrl("http://localhost:9/token", OAUTH, google), "http://localhost:9/token");
   for (const url of ["http://10.0.0.1/token", "https://token.example.com/token", "http://evil.example/token"])
-    refused(() => trustedUrl(url, OAUTH, google), ERROR_CODES.UNSAFE_TOKEN_URL, /has a token_uri at/);
+    refused(() => trustedUrl(url, OAUTH, google), ERROR_CODES.UNSAFE_TOKEN_URL, /as its token_uri/);
 });
 
 test("the file's universe must be the trusted one: both named, and how to trust the file's", () => {

@@ -107,7 +107,17 @@ function notYours(path: string): string | undefined {
 /** What a command that never signs in says when the search found nothing: where it looked, and what to run. */
 export function noCredentialsFound(located: LocatedCredentials): CredCredentialsError {
   return new CredCredentialsError(
-    `No credentials found: ${located.reasons.join("; ")}. Sign in and save a file with \`cred-auth login FILE\`, then give FILE (or set GOOGLE_APPLICATION_CREDENTIALS to it).`,
+    `No credentials found (${whereLooked(located.reasons)}): run \`cred-auth login FILE\` and give FILE, or \`gcloud auth application-default login\`.`,
     { code: ERROR_CODES.NO_CREDENTIALS },
   );
+}
+
+/** Where the search looked, short: each place that held something wrong, else the four it found empty. */
+export function whereLooked(reasons: readonly string[]): string {
+  const told = reasons.filter(
+    (reason) => !/^(GOOGLE_APPLICATION_CREDENTIALS is not set|no |the metadata server is off)/.test(reason),
+  );
+  return told.length > 0
+    ? told.join("; ")
+    : "no GOOGLE_APPLICATION_CREDENTIALS, gcloud ADC file, metadata server or cached sign-in";
 }

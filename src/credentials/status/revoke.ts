@@ -16,7 +16,7 @@ import { quoted } from "../../trust/text.js";
 import { type Universe, trustedUniverse } from "../../trust/urls.js";
 import type { CachedTokenKeys } from "../kinds/kind.js";
 import { type AdcFile, kindOf, readAdcFile } from "../kinds/table.js";
-import { type CredentialsSource, locateCredentials } from "../search/locate.js";
+import { type CredentialsSource, locateCredentials, whereLooked } from "../search/locate.js";
 
 /** Options of {@link revokeCredentials}. */
 export interface RevokeOptions {
@@ -177,7 +177,7 @@ async function fileToRevoke(
       `The credentials default() would use are the metadata server's at ${source.host}: they belong to the machine or service, and nothing of yours can be revoked here.`,
       { code: ERROR_CODES.NOT_REVOCABLE },
     );
-  throw new CredCredentialsError(`No credentials file found to revoke: ${reasons.join("; ")}.`, {
+  throw new CredCredentialsError(`No credentials file found to revoke (${whereLooked(reasons)}).`, {
     code: ERROR_CODES.NO_CREDENTIALS,
   });
 }
