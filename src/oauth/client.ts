@@ -21,7 +21,7 @@ export interface ResolvedClient {
 /** Doc page that explains how to create a client; named in error messages. */
 export const CLIENT_DOC = "docs/oauth-client.md";
 
-/** The scopes `gcloud auth application-default login` asks for without `--scopes` (cloud-platform is required). */
+/** Scopes left out of gcloud's `--scopes`: cloud-platform (always named first) and the account's, gcloud's own. */
 const GCLOUD_SCOPES = ["openid", "email", "https://www.googleapis.com/auth/userinfo.email", CLOUD_PLATFORM_SCOPE];
 
 /**
@@ -29,19 +29,17 @@ const GCLOUD_SCOPES = ["openid", "email", "https://www.googleapis.com/auth/useri
  * client). With gcloud installed (`gcloudScopes`: the scopes asked), its ADC sign-in comes first.
  */
 export function noClientError(gcloudScopes?: readonly string[]): CredCredentialsError {
-  const own = "`cred-auth config init` creates your own client once";
   return new CredCredentialsError(
     gcloudScopes
-      ? `No OAuth client configured. First way in: \`${gcloudLogin(gcloudScopes)}\` (cred-auth then finds it);\nsecond: ${own} (see ${CLIENT_DOC}).`
-      : `No OAuth client configured: ${own} (or set ${ENV.clientSecretFile}); see ${CLIENT_DOC}.`,
+      ? `No OAuth client configured: run \`${gcloudLogin(gcloudScopes)}\`, or make your own client with \`cred-auth config init\` (${CLIENT_DOC}).`
+      : `No OAuth client configured: \`cred-auth config init\` creates your own client once (or set ${ENV.clientSecretFile}); see ${CLIENT_DOC}.`,
     { code: ERROR_CODES.NO_OAUTH_CLIENT },
   );
 }
 
-/** gcloud's ADC sign-in for these scopes: `--scopes` only for scopes beyond its own. */
+/** gcloud's ADC sign-in for the scopes asked (with the cloud-platform scope gcloud requires). */
 function gcloudLogin(scopes: readonly string[]): string {
-  if (scopes.every((scope) => GCLOUD_SCOPES.includes(scope))) return "gcloud auth application-default login";
-  const asked = [CLOUD_PLATFORM_SCOPE, ...scopes.filter((scope) => scope !== CLOUD_PLATFORM_SCOPE)];
+  const asked = [CLOUD_PLATFORM_SCOPE, ...scopes.filter((scope) => !GCLOUD_SCOPES.includes(scope))];
   return `gcloud auth application-default login --scopes=${asked.join(",")}`;
 }
 

@@ -450,7 +450,7 @@ test("no client anywhere (at Google): gcloud's sign-in first when gcloud is inst
   assert.deepEqual(rest, []);
   assert.equal(
     line,
-    "cred-auth: No OAuth client configured. First way in: `gcloud auth application-default login` (cred-auth then finds it); second: `cred-auth config init` creates your own client once (see docs/oauth-client.md). (ERR_NO_OAUTH_CLIENT)",
+    "cred-auth: No OAuth client configured: run `gcloud auth application-default login --scopes=https://www.googleapis.com/auth/cloud-platform`, or make your own client with `cred-auth config init` (docs/oauth-client.md). (ERR_NO_OAUTH_CLIENT)",
   );
   assert.ok(line!.length <= 240, "two lines of a 120-column terminal");
   const [drive] = await say(`${withGcloud}:${node}`, ["--scopes", "https://www.googleapis.com/auth/drive.readonly"]);

@@ -203,21 +203,36 @@ test("saveUserCredentials always signs in, never touches the cache, writes a 060
   assert.equal(emulator.checkAccessToken(token!)?.account, "bob@example.com");
 });
 
-test("no OAuth client and no emulator: the ways in, at most two lines", async () => {
-  await withEnv({ CRED_AUTH_EMULATOR_HOST: undefined }, async () => {
-    await assert.rejects(
+test("no OAuth client and no emulator: gcloud's sign-in first when gcloud is on PATH, config init either way", async (t) => {
+  const { mkdtempSync, rmSync, writeFileSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { dirname, join } = await import("node:path");
+  const bin = mkdtempSync(join(tmpdir(), "cred-auth-gcloud-"));
+  t.after(() => rmSync(bin, { recursive: true, force: true }));
+  writeFileSync(join(bin, "gcloud"), "#!/bin/sh\n", { mode: 0o755 });
+  const refusal = (path: string) =>
+    withEnv({ CRED_AUTH_EMULATOR_HOST: undefined, PATH: path }, () =>
       getUserCredentials([CLOUD], {
         credentialsCache: cache.NOOP,
         useLocalWebserver: true,
         presenter: { update() {} },
-      }),
-      (error: Error) => {
-        assert.ok(error instanceof CredCredentialsError);
-        assert.match(error.message, /^No OAuth client configured\b.*`cred-auth config init`/s);
-        assert.match(error.message, /docs\/oauth-client\.md/);
-        assert.ok(error.message.split("\n").length <= 2);
-        return true;
-      },
+      }).then(
+        () => assert.fail("no client: no sign-in"),
+        (error: Error) => error,
+      ),
     );
-  });
+  const node = dirname(process.execPath);
+  const withGcloud = await refusal(`${bin}:${node}`);
+  assert.ok(withGcloud instanceof CredCredentialsError);
+  assert.match(
+    withGcloud.message,
+    new RegExp(`^No OAuth client configured: run \`gcloud auth application-default login --scopes=${CLOUD}\``),
+  );
+  assert.match(
+    withGcloud.message,
+    /or make your own client with `cred-auth config init` \(docs\/oauth-client\.md\)\.$/,
+  );
+  const without = await refusal(node);
+  assert.match(without.message, /^No OAuth client configured: `cred-auth config init` creates your own client once/);
+  assert.doesNotMatch(without.message, /gcloud/);
 });
