@@ -15,7 +15,7 @@ import {
 } from "../credentials/kinds/user/client.js";
 import { recordStandIn } from "../formats/stand-in.js";
 import { ownershipProblem } from "../trust/files.js";
-import { tokenCacheKey, writeCachedToken } from "../token-cache/index.js";
+import { cacheSignInToken } from "../credentials/kinds/user/shared-tokens.js";
 import {
   type SecretStore,
   type SecretStoreName,
@@ -102,7 +102,11 @@ export class FileCredentialsCache extends CredentialsCache {
     await readPendingSecrets(credentials); // credentials loaded with their secrets elsewhere, not refreshed yet
     const file = authorizedUserFileFrom(credentials, path);
     const standIn = await chooseSecretStore(this.secretStore).save(path, file);
-    if (standIn !== undefined) shareStandIn(credentials, file, standIn);
+    // A fresh sign-in's access token, under the key the next process computes from the file alone.
+    const { access_token: accessToken, expiry_date: expiryDate } = credentials.credentials;
+    if (standIn !== undefined) recordStandIn(credentials, standIn);
+    if (standIn !== undefined && accessToken)
+      cacheSignInToken({ ...file, refreshToken: standIn }, { accessToken, ...(expiryDate ? { expiryDate } : {}) });
     const info = getCredentialInfo(credentials);
     setCredentialInfo(credentials, { scopes: info?.scopes ?? [], ...info, path });
   }
@@ -154,29 +158,6 @@ async function clientOf(stored: StoredCredentials, path: string): Promise<UserRe
   if (stored.standIn === undefined)
     return userRefreshClientFrom({ ...stored.fields, ...(await stored.secrets()) }, { path });
   return userRefreshClientWithLazySecrets(stored.fields, stored.standIn, () => stored.secrets(), { path });
-}
-
-/**
- * The access token of a fresh sign-in goes into the token cache under the key a later process
- * computes from the file alone (its stand-in), and the client keeps that key.
- */
-function shareStandIn(
-  credentials: UserRefreshClient,
-  file: { clientId: string; scopes?: string[]; tokenUrl?: string },
-  standIn: string,
-): void {
-  recordStandIn(credentials, standIn);
-  const { access_token: accessToken, expiry_date: expiryDate } = credentials.credentials;
-  if (!accessToken || typeof expiryDate !== "number") return;
-  const scopes = [...(file.scopes ?? [])];
-  try {
-    writeCachedToken(
-      tokenCacheKey({ type: "authorized_user", clientId: file.clientId, refreshToken: standIn }, scopes, file.tokenUrl),
-      { access_token: accessToken, expiry_date: expiryDate, token_type: "Bearer", scopes },
-    );
-  } catch {
-    // the token cache is an optimisation
-  }
 }
 
 /** Someone who may write the directory may replace the cache file between two runs. */
