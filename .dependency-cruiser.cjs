@@ -207,7 +207,7 @@ module.exports = {
     {
       name: "one-transport",
       comment:
-        "Every request cred-auth sends leaves through src/trust/transport.ts (node-fetch, the redirect and proxy rules; docs/security.md): no other module imports an HTTP client or a socket. The loopback receiver (oauth/loopback.ts) only serves; os/devshell.ts speaks Cloud Shell's local devshell protocol, a TCP socket on loopback that is no HTTP; the emulator is a test party. google-auth-library's clients get the transport as their fetchImplementation (test/trust/transport-sites.test.ts holds every construction to it).",
+        "Every request cred-auth sends leaves through src/trust/transport.ts (node-fetch, the redirect and proxy rules; docs/security.md): no other module imports an HTTP client or a socket. The loopback receiver (oauth/loopback.ts) only serves; os/devshell.ts speaks Cloud Shell's local devshell protocol, a TCP socket on loopback that is no HTTP; os/keychain.ts's helper process (its code a string, unseen here) asks the session bus over its Unix socket who owns the Secret Service, D-Bus and no HTTP; the emulator is a test party. google-auth-library's clients get the transport as their fetchImplementation (test/trust/transport-sites.test.ts holds every construction to it).",
       severity: "error",
       from: {
         path: "^src/",
