@@ -1,4 +1,5 @@
 import { HOSTED_PLATFORM_VARIABLES } from "../shared/hosted-platforms.js";
+import { messageOf } from "../util/thrown.js";
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { platformClient } from "./clients.js";
 import { askDevshell, DEVSHELL_TIMEOUT_MS, devshellPort } from "../os/devshell.js";
@@ -63,6 +64,6 @@ async function devshellCredentials(
 }
 
 function reason(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return message.startsWith("Cloud Shell: ") ? message.slice("Cloud Shell: ".length) : message;
 }

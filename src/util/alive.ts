@@ -1,3 +1,5 @@
+import { codeOf } from "./thrown.js";
+
 /** Whether a process with this pid runs on this machine (one of another user counts: EPERM). */
 export function isProcessAlive(pid: number): boolean {
   if (pid === process.pid) return true;
@@ -5,6 +7,6 @@ export function isProcessAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    return codeOf(error) === "EPERM";
   }
 }

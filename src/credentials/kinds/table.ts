@@ -52,7 +52,12 @@ function sourceKindOf<S extends ImpersonationSource>(source: S): SourceKind<S> {
 
 /** The kind of `file`. */
 export function kindOf<F extends AdcFile>(file: F): Kind<F> {
-  return KINDS[file.type]() as unknown as Kind<F>;
+  return kindFor<F>(file.type);
+}
+
+/** The table's entry for files of `type` (TypeScript cannot pair a union's member with its entry). */
+function kindFor<F extends AdcFile>(type: F["type"]): Kind<F> {
+  return KINDS[type]() as unknown as Kind<F>;
 }
 
 /** Whether `type` is a `type` cred-auth reads. */
@@ -62,7 +67,7 @@ function isAdcFileType(type: unknown): type is AdcFileType {
 
 /** The kind of a file whose `type` field is `type`; undefined for a type cred-auth does not read. */
 export function kindNamed(type: unknown): Kind<AdcFile> | undefined {
-  return isAdcFileType(type) ? (KINDS[type]() as unknown as Kind<AdcFile>) : undefined;
+  return isAdcFileType(type) ? kindFor(type) : undefined;
 }
 
 /** The ADC file `bytes` (read from `path`), parsed by the kind its `type` names. */

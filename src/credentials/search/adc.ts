@@ -1,5 +1,6 @@
 // Application Default Credentials, found as google-auth-library finds them without what makes it slow:
 // no gcloud subprocess, the metadata server asked only when configured or on a Google VM.
+import { messageOf } from "../../util/thrown.js";
 import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -98,7 +99,7 @@ async function fromFileOrReason(
     // A network failure stops the search too: a sign-in would not reach Google either.
     if (error instanceof CredConnectionError || (error instanceof CredAuthError && STOPS_THE_SEARCH.has(error.code)))
       throw error;
-    return { reasons: [`${what}: ${(error as Error).message}`] };
+    return { reasons: [`${what}: ${messageOf(error)}`] };
   }
 }
 
@@ -157,7 +158,7 @@ async function fromMetadataServer(
       return { reason: `the metadata server at ${new URL(base).host} has no project (HTTP ${reply.status})` };
     projectId = reply.text.trim();
   } catch (error) {
-    return { reason: `no metadata server answered at ${new URL(base).host} (${(error as Error).message})` };
+    return { reason: `no metadata server answered at ${new URL(base).host} (${messageOf(error)})` };
   }
   // google-auth-library's own Compute client follows redirects (to anywhere) and reports their
   // failures as an "unexpected RangeError": a Compute client that asks through platformFetch instead.

@@ -1,4 +1,5 @@
 import type { AuthClient } from "google-auth-library";
+import { codeOf, messageOf } from "../../util/thrown.js";
 import { CredCancelledError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "../../errors.js";
 import { tryHosted } from "../../hosted/registry.js";
 import { SignInPendingError } from "../../oauth/pending.js";
@@ -95,11 +96,11 @@ async function resolveDefault(
       error instanceof SignInPendingError ||
       error instanceof CredCancelledError ||
       error instanceof CredConnectionError ||
-      (error as { code?: unknown }).code === ERROR_CODES.INVALID_SCOPE || // a misspelt scope: its own line, whatever came before
+      codeOf(error) === ERROR_CODES.INVALID_SCOPE || // a misspelt scope: its own line, whatever came before
       endedShownSignIn(error) // the sign-in ran and its face said how it ended: its own error, one line
     )
       throw error;
-    reasons.push(`user sign-in: ${(error as Error).message ?? String(error)}`);
+    reasons.push(`user sign-in: ${messageOf(error)}`);
     const lines = reasons.map((reason) => `- ${reason.replace(/\n/g, "\n  ")}`);
     throw new CredCredentialsError(["Could not get any valid credentials.", ...lines].join("\n"), {
       cause: error,

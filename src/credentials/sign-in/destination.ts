@@ -1,5 +1,6 @@
 // Where credentials may be saved, asked before a browser opens (nobody approves a sign-in twice). A
 // sign-in replaces only user credentials: a key or a federation file there may be someone's only copy.
+import { codeOf } from "../../util/thrown.js";
 import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
 import { MAX_CREDENTIALS_FILE_BYTES } from "../../formats/credentials-file.js";
 import { checkWritableDestination } from "../../stores/credentials-file.js";
@@ -37,10 +38,10 @@ function heldAt(path: string): string | undefined {
   try {
     text = readTrustedFileSync(path, { maxBytes: MAX_CREDENTIALS_FILE_BYTES, keeper: "anyone" }).toString("utf8");
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = codeOf(error);
     if (code === "ENOENT") return undefined;
     if (code === "EFBIG") return "a file larger than any credentials file";
-    return `a file that cannot be read to tell what it is (${typeof code === "string" ? code : "unreadable"})`;
+    return `a file that cannot be read to tell what it is (${code ?? "unreadable"})`;
   }
   if (text.trim() === "") return undefined;
   let json: unknown;

@@ -1,4 +1,5 @@
 import { planAccountNote } from "./account-note.js";
+import { codeOf, messageOf } from "../../util/thrown.js";
 import type { Compute, Impersonated, UserRefreshClient } from "google-auth-library";
 import { CACHE_WARNING_CODE, type CredentialsCache, READ_WRITE } from "../../credentials-cache/index.js";
 import { CredConnectionError, ERROR_CODES } from "../../errors.js";
@@ -123,8 +124,8 @@ async function userCredentials(
       return cached;
     } catch (error) {
       if (error instanceof CredConnectionError) throw error; // the network is down: a sign-in would not help
-      clientRefused = (error as { code?: unknown }).code === ERROR_CODES.INVALID_CLIENT;
-      debug(env, `cached credentials no longer refresh, signing in again: ${(error as Error).message}`);
+      clientRefused = codeOf(error) === ERROR_CODES.INVALID_CLIENT;
+      debug(env, `cached credentials no longer refresh, signing in again: ${messageOf(error)}`);
     }
   } else if (cached) {
     debug(env, "cache: the cached credentials lack a requested scope or belong to another client, signing in again");
@@ -197,7 +198,7 @@ async function colabCredentials(scopes: readonly string[], env: NodeJS.ProcessEn
     debug(env, "hosted: inside Colab, using Colab's credentials");
     return credentials;
   } catch (error) {
-    debug(env, `hosted: inside Colab, but its credentials are unavailable (${(error as Error).message}); signing in`);
+    debug(env, `hosted: inside Colab, but its credentials are unavailable (${messageOf(error)}); signing in`);
     return undefined;
   }
 }
@@ -335,8 +336,7 @@ async function completeWithCode<T>(
     return done;
   } catch (error) {
     // Still waiting (the placeholder, a refused paste) or denied: the first cell's card says so.
-    const shownAbove =
-      getPendingSignIn() !== undefined || (error as { code?: unknown }).code === ERROR_CODES.ACCESS_DENIED;
+    const shownAbove = getPendingSignIn() !== undefined || codeOf(error) === ERROR_CODES.ACCESS_DENIED;
     if (!shownAbove)
       presenter.update({ type: "failed", error: error instanceof Error ? error : new Error(String(error)) });
     throw error;

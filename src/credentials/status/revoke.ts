@@ -12,6 +12,7 @@ import {
   ERROR_CODES,
 } from "../../errors.js";
 import { ENV } from "../../shared/constants.js";
+import { codeOf } from "../../util/thrown.js";
 import { quoted } from "../../trust/text.js";
 import { type Universe, trustedUniverse } from "../../trust/urls.js";
 import type { CachedTokenKeys } from "../kinds/kind.js";
@@ -210,7 +211,7 @@ function forgetCachedTokens({ keys, owners }: CachedTokenKeys, env: NodeJS.Proce
 /** Removes `path` if it is still the file read (`identity`): a link swapped in would remove another file. */
 function removeFile(path: string, identity: Stats, revokedAt: string | undefined): void {
   const done = revokedAt === undefined ? "The file's tokens were forgotten" : `The grant was revoked at ${revokedAt}`;
-  const now = lstatOrNothing(path);
+  const now = lstatSync(path, { throwIfNoEntry: false });
   if (now === undefined) return;
   if (!now.isFile() || !sameFile(now, identity))
     throw new CredCredentialsError(
@@ -220,20 +221,11 @@ function removeFile(path: string, identity: Stats, revokedAt: string | undefined
   try {
     unlinkSync(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = codeOf(error);
     if (code === "ENOENT") return;
     throw new CredCredentialsError(
-      `${done}, but ${quoted(path)} could not be removed (${typeof code === "string" ? code : "unexpected error"}); delete it yourself.`,
+      `${done}, but ${quoted(path)} could not be removed (${code ?? "unexpected error"}); delete it yourself.`,
       { code: ERROR_CODES.FILE_UNWRITABLE, cause: error },
     );
-  }
-}
-
-function lstatOrNothing(path: string): Stats | undefined {
-  try {
-    return lstatSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
   }
 }

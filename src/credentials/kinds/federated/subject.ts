@@ -1,5 +1,6 @@
 // The subject token of an `external_account` file, read once per token asked: its file (file-trust rule),
 // its URL (no redirect, bounded), or an AWS request signed now. It goes only to the judged STS URL.
+import { codeOf } from "../../../util/thrown.js";
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../../../errors.js";
 import { isObject } from "../../../formats/fields.js";
 import { awsIdentity, awsSecrets, awsSubjectToken } from "../../../protocols/aws.js";
@@ -93,10 +94,10 @@ async function readSubjectTokenFile(file: string, jsonField: string | undefined)
   try {
     text = (await readTrustedFile(file, { maxBytes: MAX_SUBJECT_TOKEN_BYTES, keeper: "anyone" })).toString("utf8");
   } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
+    const code = codeOf(cause);
     const why = code === "ENOTFILE" ? "is not a regular file" : code === "EFBIG" ? "is too large" : "could not be read";
     throw new CredCredentialsError(
-      `The subject-token file ${shown} ${why} (${typeof code === "string" ? code : "error"}); check that it is written there.`,
+      `The subject-token file ${shown} ${why} (${code ?? "error"}); check that it is written there.`,
       { code: ERROR_CODES.SUBJECT_TOKEN_UNREADABLE, cause },
     );
   }

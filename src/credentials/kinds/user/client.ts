@@ -127,7 +127,7 @@ export async function userRefreshClientWithLazySecrets(
   };
   pendingSecrets.set(client, secrets);
   // Every way google-auth-library asks with the refresh token reads the secrets first.
-  const target = client as unknown as Refreshing;
+  const target = refreshingOf(client);
   const refresh = target.refreshTokenNoCache.bind(client);
   target.refreshTokenNoCache = async () => refresh((await secrets()).refreshToken);
   const fetchIdToken = target.fetchIdToken.bind(client);
@@ -164,6 +164,11 @@ interface Refreshing {
   refreshToken(refreshToken?: string | null): Promise<Tokens>;
   refreshTokenNoCache(refreshToken?: string | null): Promise<Tokens>;
   fetchIdToken(audience: string): Promise<string>;
+}
+
+/** `client`'s protected methods that use the refresh token, for wrapping (lazy secrets, the token cache). */
+export function refreshingOf(client: UserRefreshClient): Refreshing {
+  return client as unknown as Refreshing;
 }
 
 /** Reads the secrets of a client {@link userRefreshClientWithLazySecrets} made, if it has not yet (before saving it). */

@@ -14,6 +14,7 @@ import {
 } from "../../../token-cache/index.js";
 import { standInOf } from "../../../formats/stand-in.js";
 import { clientSecretsOf, getCredentialInfo, refreshTokenOf } from "../../../protocols/info.js";
+import { refreshingOf } from "./client.js";
 
 const attached = new WeakSet<object>();
 
@@ -49,18 +50,13 @@ export function attachTokenCache(client: UserRefreshClient, location: TokenCache
   return true;
 }
 
-/** The one method of google-auth-library's OAuth2Client this module wraps (protected in its types). */
-interface Refreshing {
-  refreshToken(refreshToken?: string | null): Promise<unknown>;
-}
-
 /**
  * A cached token may outlive its refresh token: the API's 401 forces a refresh, and when that fails the
  * entry goes and the error says to sign in again.
  */
 function refreshOnRejection(client: UserRefreshClient, key: string, location: TokenCacheLocation): void {
   client.forceRefreshOnFailure = true;
-  const target = client as unknown as Refreshing;
+  const target = refreshingOf(client);
   const refresh = target.refreshToken.bind(client);
   target.refreshToken = async (refreshToken) => {
     try {

@@ -1,5 +1,6 @@
 // A workforce user's new token from STS, on a token-cache miss. A rotated refresh token (the old one stops
 // working) is written back into the very file it was read from, when ours and private; else a warning.
+import { codeOf } from "../../../util/thrown.js";
 import { type BigIntStats, realpathSync, statSync } from "node:fs";
 import { CredAuthError } from "../../../errors.js";
 import { MAX_CREDENTIALS_FILE_BYTES } from "../../../formats/credentials-file.js";
@@ -89,8 +90,7 @@ export async function keepRotatedRefreshToken(
 function why(error: unknown): string {
   if (error instanceof UntrustedFileError) return `the file ${error.problem}`;
   if (error instanceof CredAuthError) return error.message.replace(/\.$/, "");
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return `it could not be read (${typeof code === "string" ? code : "error"})`;
+  return `it could not be read (${codeOf(error) ?? "error"})`;
 }
 
 /**
