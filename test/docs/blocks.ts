@@ -14,6 +14,10 @@
 //      it on the page, in the same program, as notebook cells do; it is compiled and run together
 //      with it (not run when any block of the program is marked not-run).
 //    A mark with no such block after it fails the test.
+// 3. A page runs with what README's Install installs (cred-auth, google-auth-library) and README's
+//    emulator (no service account). A page that needs more says so in words before its first block,
+//    next to the mark `<!-- page-needs: PACKAGE, ..., deployer -->` (`deployer`: the emulator knows
+//    deployer@my-project, getting-started.md's `--service-account` line); the harness gives it exactly that.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,6 +28,7 @@ const SHELL = new Set(["sh", "bash", "shell", "console"]);
 const TYPESCRIPT = new Set(["ts", "typescript"]);
 const NOT_OURS = new Set(["", "text", "json", "python"]);
 const MARK = /^<!--\s*(not-run|continues)\b:?\s*(.*?)\s*-->$/;
+const PAGE_NEEDS = /^<!--\s*page-needs:\s*(.*?)\s*-->$/;
 
 /** One fenced block of a page. */
 export interface Block {
@@ -104,6 +109,21 @@ export function shippedPages(): string[] {
       .sort()
       .map((n) => `${dir}/${n}`);
   return ["README.md", ...pages("docs"), ...pages("examples")];
+}
+
+/** What a page needs beyond README's install and emulator (rule 3); throws when it says so after its first block. */
+export function pageNeeds(file: string, text: string): string[] {
+  const lines = text.split("\n");
+  const at = lines.findIndex((line) => PAGE_NEEDS.test(line.trim()));
+  if (at < 0) return [];
+  const first = lines.findIndex((line) => /^\s*(`{3,}|~{3,})\s*(sh|bash|shell|console|ts|typescript)\b/i.test(line));
+  if (first >= 0 && first < at)
+    throw new Error(`${file}:${at + 1}: page-needs must come before the page's first block`);
+  const needs = PAGE_NEEDS.exec(lines[at]?.trim() ?? "")?.[1] ?? "";
+  return needs
+    .split(",")
+    .map((need) => need.trim())
+    .filter(Boolean);
 }
 
 /** Every block of the shipped pages. */

@@ -13,10 +13,11 @@
 // 3. A block marked `<!-- not-run: why -->` (it needs Google, your own client, input, ...) is not
 //    run; a TypeScript one still compiles.
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { test } from "node:test";
 import { consumerWorkspace, installedPackage, startPackagedEmulator } from "../package/consumer.ts";
-import { type Block, documentedBlocks, shellScript } from "./blocks.ts";
+import { copyFileSync, readFileSync } from "node:fs";
+import { type Block, documentedBlocks, pageNeeds, ROOT, shellScript } from "./blocks.ts";
 import {
   asCommonJs,
   blockPrograms,
@@ -87,6 +88,23 @@ test("the documented TypeScript blocks are found, and continued blocks join thei
   );
 });
 
+test("a page says what it needs beyond README's install and emulator before its first block", () => {
+  const page = (text: string) => pageNeeds("page.md", text);
+  assert.deepEqual(page("# P\n\n<!-- page-needs: @google-cloud/bigquery, deployer -->\n\n```sh\nls\n```\n"), [
+    "@google-cloud/bigquery",
+    "deployer",
+  ]);
+  assert.deepEqual(page("# P\n\n```sh\nls\n```\n"), []);
+  assert.throws(() => page("```ts\nx;\n```\n<!-- page-needs: deployer -->\n"), /before the page's first block/);
+});
+
+/** A compiled sample copied into the reader's folder, so its imports resolve there (what the page installed) only. */
+function inReaderFolder(compiled: string, dir: string, as: ModuleKind): string {
+  const copy = join(dir, `${basename(compiled, ".js")}.${as === "esm" ? "mjs" : "cjs"}`);
+  copyFileSync(compiled, copy);
+  return copy;
+}
+
 // The install, two tsc runs and every page in one test: longer than the suite's 240 s per test under load.
 test("each page runs as a reader runs it: blocks in order, in a folder that starts empty", {
   timeout: 900_000,
@@ -122,28 +140,40 @@ test("each page runs as a reader runs it: blocks in order, in a folder that star
   }
 
   const emulating = performance.now();
-  const emulator = await startPackagedEmulator(consumer, EMULATOR_ARGS);
-  t.diagnostic(`the installed emulator started: ${Math.round(performance.now() - emulating)} ms`);
+  // README's emulator, and getting-started.md's that knows deployer@my-project (a page's `deployer` need).
+  const [plain, deployer] = await Promise.all([
+    startPackagedEmulator(consumer, []),
+    startPackagedEmulator(consumer, EMULATOR_ARGS),
+  ]);
+  t.diagnostic(`the installed emulators started: ${Math.round(performance.now() - emulating)} ms`);
   const pages = pageSteps(blocks, new Map(programs.map((p) => [p.where, p])));
   const results = new Map<string, { code: number | null; output: string }>();
   const running = performance.now();
-  const runPage = (steps: readonly Step[]) => async () => {
-    const { dir, env } = await readerWorkspace(consumer, emulator);
-    for (const step of steps) {
-      const [command, args] =
-        step.kind === "shell"
-          ? ["bash", readerScript(shellScript(step.block))]
-          : [process.execPath, [join(base, step.as, "out", `${step.program.id}.js`)]];
-      results.set(step.name, await runInGroup(command, args, dir, env, RUN_TIMEOUT_MS));
-    }
-  };
+  const runPage =
+    ([page, steps]: readonly [string, readonly Step[]]) =>
+    async () => {
+      const needs = pageNeeds(page, readFileSync(join(ROOT, page), "utf8"));
+      const emulator = needs.includes("deployer") ? deployer : plain;
+      const { dir, env } = await readerWorkspace(
+        consumer,
+        emulator,
+        needs.filter((need) => need !== "deployer"),
+      );
+      for (const step of steps) {
+        const [command, args] =
+          step.kind === "shell"
+            ? ["bash", readerScript(shellScript(step.block))]
+            : [process.execPath, [inReaderFolder(join(base, step.as, "out", `${step.program.id}.js`), dir, step.as)]];
+        results.set(step.name, await runInGroup(command, args, dir, env, RUN_TIMEOUT_MS));
+      }
+    };
   // Every reader signs in as the same account with the same client, and revoking a token revokes
   // the whole grant, as at Google (src/emulator/grants.ts): a page that revokes would end the
   // sign-ins of the pages running beside it. Those pages run after the others, one at a time.
   const revokes = (steps: readonly Step[]) =>
     steps.some((step) => step.kind === "shell" && /\bcred-auth revoke\b/.test(shellScript(step.block)));
-  await pool([...pages.values()].filter((steps) => !revokes(steps)).map(runPage), RUN_CONCURRENCY);
-  await pool([...pages.values()].filter(revokes).map(runPage), 1);
+  await pool([...pages].filter(([, steps]) => !revokes(steps)).map(runPage), RUN_CONCURRENCY);
+  await pool([...pages].filter(([, steps]) => revokes(steps)).map(runPage), 1);
   const steps = [...pages.values()].flat();
   const samples = new Set(steps.map((s) => s.where)).size;
   t.diagnostic(

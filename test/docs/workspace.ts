@@ -4,11 +4,12 @@
 // caches) is there for the blocks after it; what it exports is not (each block is a new shell).
 //
 // WHAT A PAGE FINDS (for whoever writes docs; each item is a step a page tells the reader):
-// - The folder is a project that installed cred-auth's tarball and the client libraries
-//   (getting-started.md's Install: `npm init -y`, `npm pkg set type=module`, `npm install ...`):
-//   its package.json says `"type": "module"`, and `npx cred-auth` and `node node_modules/cred-auth/...` work.
-// - CRED_AUTH_EMULATOR_HOST set to a running `cred-auth emulator` (getting-started.md, "the emulator"),
-//   which knows the service account deployer@my-project.iam.gserviceaccount.com that
+// - The folder is a project that installed cred-auth's tarball and google-auth-library (README's
+//   Install: `npm init -y`, `npm pkg set type=module`, `npm install ...`), and only the client
+//   libraries the page's `page-needs` mark names (blocks.ts rule 3): its package.json says
+//   `"type": "module"`, and `npx cred-auth` and `node node_modules/cred-auth/...` work.
+// - CRED_AUTH_EMULATOR_HOST set to a running `cred-auth emulator` (README's); with `deployer` in the
+//   page's needs, one that knows the service account deployer@my-project.iam.gserviceaccount.com that
 //   alice@example.com may impersonate (getting-started.md's `--service-account` line; checked by
 //   shell-blocks.test.ts).
 // - A person at the browser: BROWSER opens the sign-in URL, signs in as alice@example.com and
@@ -19,11 +20,13 @@
 // - A HOME, XDG_CONFIG_HOME and XDG_CACHE_HOME of its own, `cred-auth` on PATH too, and the tools
 //   of this machine (bash, curl, jq, node 22). No network beyond loopback.
 import { spawn } from "node:child_process";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { after } from "node:test";
+import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePortRange, rangeEnv } from "../oauth/support.ts";
-import { CONSUMER_PATH, type Consumer, consumerWorkspace, type PackagedEmulator } from "../package/consumer.ts";
+import { CONSUMER_PATH, type Consumer, type PackagedEmulator } from "../package/consumer.ts";
 
 const BROWSER_SCRIPT = fileURLToPath(new URL("./sign-in-browser.mjs", import.meta.url));
 
@@ -53,8 +56,11 @@ export function desktopClientFile(client: { clientId: string; clientSecret: stri
 export async function readerWorkspace(
   consumer: Consumer,
   emulator: PackagedEmulator,
+  packages: readonly string[],
 ): Promise<{ dir: string; env: NodeJS.ProcessEnv }> {
-  const base = consumerWorkspace(consumer, "page-");
+  // Outside the consumer's folder: no node_modules above it holds what the page did not install.
+  const base = mkdtempSync(join(tmpdir(), "cred-auth-page-"));
+  after(() => rmSync(base, { recursive: true, force: true }));
   const home = join(base, "home");
   const dir = join(base, "work");
   mkdirSync(home, { mode: 0o700 });
@@ -64,7 +70,12 @@ export async function readerWorkspace(
     join(dir, "package.json"),
     `{ "name": "my-project", "version": "1.0.0", "private": true, "type": "module" }\n`,
   );
-  symlinkSync(join(consumer.dir, "node_modules"), join(dir, "node_modules"), "dir");
+  // README's install, and what the page says it needs: a sample importing anything else fails.
+  const modules = join(dir, "node_modules");
+  for (const name of [".bin", "cred-auth", "google-auth-library", ...packages]) {
+    mkdirSync(dirname(join(modules, name)), { recursive: true });
+    symlinkSync(join(consumer.dir, "node_modules", name), join(modules, name), "dir");
+  }
   const env: NodeJS.ProcessEnv = {
     PATH: [join(consumer.dir, "node_modules", ".bin"), CONSUMER_PATH].join(delimiter),
     HOME: home,
