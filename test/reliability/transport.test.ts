@@ -391,13 +391,15 @@ test("an echoing STS behind default()'s federation clients: a later refresh's er
 const everyMethod = `
   const credAuth = require(${JSON.stringify(join(ROOT, "dist", "index.js"))});
   const gal = require("google-auth-library");
-  const { KIND, EMU, AUD, CLIENT_ID, CLIENT_SECRET, REFRESH } = process.env;
+  const { KIND, EMU, AUD, CLIENT_ID, CLIENT_SECRET, REFRESH, KEY } = process.env;
   const API = EMU + "/storage/v1/b/every-bucket/o";
   (async () => {
     const client =
       KIND === "user-built"
         ? new gal.UserRefreshClient({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, refreshToken: REFRESH, endpoints: { oauth2TokenUrl: EMU + "/token" } })
-        : (await credAuth.default(["${CLOUD}"], { hosted: false, credentialsCache: credAuth.cache.NOOP }))[0];
+        : KIND === "key-built"
+          ? new gal.JWT({ ...JSON.parse(KEY), scopes: ["${CLOUD}"] })
+          : (await credAuth.default(["${CLOUD}"], { hosted: false, credentialsCache: credAuth.cache.NOOP }))[0];
     const audience = KIND === "user-built" ? CLIENT_ID : AUD;
     const token = async () => (await client.getAccessToken()).token;
     const ours = {
@@ -460,6 +462,7 @@ test("HTTP_PROXY and HTTPS_PROXY set: every client kind, and every method a user
     }),
     ["metadata", { GCE_METADATA_HOST: emu.host }],
     ["user-built", { KIND: "user-built", ...callerSecrets(user("carol@example.com")) }],
+    ["key-built", { KIND: "key-built", KEY: JSON.stringify({ email: key.client_email, key: key.private_key }) }],
   ];
   const results: Record<string, string[]> = {};
   for (const [name, extra] of kinds) {
@@ -482,6 +485,7 @@ test("HTTP_PROXY and HTTPS_PROXY set: every client kind, and every method a user
   assert.ok(results.metadata?.includes("ownFetchIdToken ok"), results.metadata?.join("\n"));
   // (A user's own token is no Cloud Run token: the service's 401 is its answer.)
   assert.deepEqual(results["user-built"], ["fetchIdToken ok", "idTokenClient failed 401"]);
+  assert.deepEqual(results["key-built"], ["fetchIdToken ok", "idTokenClient ok"]);
   for (const [name, lines] of Object.entries(results))
     if (!name.endsWith("-built")) assert.ok(lines.includes("getAccessToken ok"), `${name}: ${lines.join("\n")}`);
 });

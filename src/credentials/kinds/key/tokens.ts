@@ -48,7 +48,8 @@ function whose(file: ServiceAccountKeyFile, path: string): string {
 export function keyClientIdToken(client: JWT, request: ClientIdTokenRequest): Promise<FetchedIdToken> {
   const mint = async (): Promise<FetchedIdToken> => {
     try {
-      return fetchedIdToken(await client.fetchIdToken(request.audience), "The token server", request.audience);
+      const sender = await ownSender(client, request.env);
+      return fetchedIdToken(await sender.fetchIdToken(request.audience), "The token server", request.audience);
     } catch (error) {
       throw toCredError(error, `Getting an ID token for service account ${printable(String(client.email))}`);
     }
@@ -66,4 +67,16 @@ export function keyClientIdToken(client: JWT, request: ClientIdTokenRequest): Pr
     request,
     mint,
   );
+}
+
+/**
+ * The client that sends a key's assertion: `client` when cred-auth built it, else one built from its
+ * key (a caller's JWT would send it with its own gaxios: its proxies, its redirects). A JWT with a
+ * `subject` (domain-wide delegation) or a key file's path only is sent as it is.
+ */
+async function ownSender(client: JWT, env: NodeJS.ProcessEnv): Promise<JWT> {
+  const { key: privateKey, email: clientEmail, keyId } = client;
+  if (getCredentialInfo(client) || !privateKey || !clientEmail || client.subject) return client;
+  const key = { type: "service_account" as const, projectId: "", clientEmail, privateKey };
+  return serviceAccountClientFrom({ ...key, ...(keyId ? { privateKeyId: keyId } : {}) }, undefined, { env });
 }
