@@ -7,6 +7,12 @@
 // `writeLazyExports`), so a function added to api.ts needs no line here.
 import type * as DisplaySafe from "./protocols/display-safe.js";
 
+// A Node older than the engines field: one line on import (in a notebook, under the import cell), not a failure later.
+if (Number(process.versions.node.split(".")[0]) < 22)
+  process.stderr.write(
+    `cred-auth: cred-auth needs Node.js 22 or newer, and this is Node.js ${process.versions.node}: some calls may fail. Install Node 22 or later (https://nodejs.org); in a notebook, start its kernel with it (docs/notebooks.md).\n`,
+  );
+
 export * as cache from "./credentials-cache/index.js";
 export * as exceptions from "./errors.js";
 // errors.ts exports the error classes and ERROR_CODES, all public (api.ts lists them).

@@ -45,3 +45,29 @@ test("the machine's own Node 20 gets the same line", {
   const version = spawnSync(node20, ["-p", "process.versions.node"], { encoding: "utf8" }).stdout.trim();
   refused(node20, version, []);
 });
+
+/** What the library says on import (ESM and CommonJS, as a .mjs script and a tslab cell load it), on `node`. */
+function imported(node: string, args: readonly string[]): string[] {
+  const index = new URL("../../dist/index.js", import.meta.url).pathname;
+  return [
+    spawnSync(
+      node,
+      [...args, "--input-type=module", "-e", `await import(${JSON.stringify(index.replace(/\.js$/, ".mjs"))});`],
+      { encoding: "utf8", env: {} },
+    ),
+    spawnSync(node, [...args, "-e", `require(${JSON.stringify(index)}); require(${JSON.stringify(index)});`], {
+      encoding: "utf8",
+      env: {},
+    }),
+  ].map((run) => {
+    assert.equal(run.status, 0, run.stderr);
+    return run.stderr;
+  });
+}
+
+test("the library too: an import on a Node that says it is 20 writes one line (ESM and CommonJS); on 22, nothing", () => {
+  const line = (version: string) =>
+    `cred-auth: cred-auth needs Node.js 22 or newer, and this is Node.js ${version}: some calls may fail. Install Node 22 or later (https://nodejs.org); in a notebook, start its kernel with it (docs/notebooks.md).\n`;
+  assert.deepEqual(imported(process.execPath, ["--require", preload]), [line("20.20.2"), line("20.20.2")]);
+  assert.deepEqual(imported(process.execPath, []), ["", ""], "Node 22: nothing on import");
+});

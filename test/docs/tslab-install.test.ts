@@ -4,7 +4,7 @@
 // to start (FileNotFoundError: 'tslab').
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { after, test } from "node:test";
@@ -32,13 +32,18 @@ test("docs/notebooks.md's tslab install works with tslab installed in the projec
   after(() => rmSync(project, { recursive: true, force: true }));
   symlinkSync(join(ROOT, "node_modules"), join(project, "node_modules"), "dir");
   const prefix = join(project, "jupyter-prefix");
-  // The line as written, with python3 the Python that has Jupyter, and a prefix of its own (not the machine's kernels).
-  const command = `${line.replace(/\s+#.*$/, "").replace("--python python3", `--python ${python ?? "python3"}`)} --prefix "${prefix}"`;
+  // The line as written, with a prefix of its own (not the machine's kernels), where the first
+  // python3 on PATH has no Jupyter (pyenv's, a virtualenv's): the line must find the one that has.
+  const command = `${line.replace(/\s+#.*$/, "")} --prefix "${prefix}"`;
+  const decoy = join(project, "decoy-bin");
+  mkdirSync(decoy);
+  writeFileSync(join(decoy, "python3"), "#!/bin/sh\necho 'No module named jupyter' >&2; exit 1\n", { mode: 0o755 });
+  const jupyterBin = dirname(spawnSync("bash", ["-c", "command -v jupyter"], { encoding: "utf8" }).stdout.trim());
   const nodeOnly = [dirname(process.execPath), "/usr/bin", "/bin"].join(delimiter);
   const install = spawnSync("bash", ["-c", command], {
     cwd: project,
     encoding: "utf8",
-    env: { HOME: project, PATH: [join(project, "node_modules", ".bin"), nodeOnly].join(delimiter) },
+    env: { HOME: project, PATH: [join(project, "node_modules", ".bin"), decoy, jupyterBin, nodeOnly].join(delimiter) },
   });
   assert.equal(install.status, 0, `${command}\n${install.stdout}${install.stderr}`);
   // Jupyter starts the kernel later, from a shell where the project's node_modules/.bin is not on PATH.

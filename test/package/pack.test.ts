@@ -231,7 +231,7 @@ function unusedIn(root: string, files: string[]): string[] {
     if (/\.d\.m?ts$/.test(file)) return quoted.map((c) => c.replace(/\.js$/, ".d.ts").replace(/\.mjs$/, ".d.mts"));
     const candidates = /\.m?js$/.test(file)
       ? quoted
-      : [...text.matchAll(/[\w@./-]+\.(?:md|ts|js|html)\b/g)].flatMap((m) => {
+      : [...text.matchAll(/[\w@./-]+\.(?:md|ts|js|html|ipynb|json)\b/g)].flatMap((m) => {
           // `node node_modules/cred-auth/examples/x.js` names the package's examples/x.js.
           const path = m[0].replace(/^.*node_modules\/cred-auth\//, "");
           return [posix.join(dir, path), posix.normalize(path)];
