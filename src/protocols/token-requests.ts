@@ -112,10 +112,16 @@ function withTimeout(inner: Adapter | undefined, timeoutMs: number): Adapter {
       return await (inner ? inner(attempt, defaultAdapter) : defaultAdapter(attempt));
     } catch (error) {
       // node-fetch reports a plain AbortError; the timer's reason says "TimeoutError", which gaxios retries.
-      if (timer.aborted && !options.signal?.aborted) throw timer.reason;
+      // Only an attempt the timer ended: a reply that failed on its own is no timeout, even when the timer fired since.
+      if (timer.aborted && !options.signal?.aborted && isAbort(error)) throw timer.reason;
       throw error;
     }
   };
+}
+
+/** An attempt ended by its signal: node-fetch's AbortError, or the signal's own reason. */
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
 }
 
 function sameUrl(a: string | URL, b: string | URL): boolean {
