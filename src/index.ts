@@ -46,12 +46,17 @@ function onFirstCall(module: () => Record<string, unknown>, name: string): (...a
 /**
  * What a lazy function's promise settles to, display-safe; a failure's stack starts at the caller's own
  * `await` (an uncaught one would show a line of dist/ instead), unless CRED_AUTH_DEBUG asks for all of it.
+ * Not under Deno: its kernel shows the cell, and a cred-auth error stays its one line there (errors.ts).
  */
 async function settled(result: Promise<unknown>): Promise<unknown> {
   try {
     return displayed().displaySafe(await result);
   } catch (error) {
-    if (error instanceof Error && !/^(1|true|yes)$/i.test(process.env.CRED_AUTH_DEBUG?.trim() ?? ""))
+    if (
+      error instanceof Error &&
+      !("Deno" in globalThis) &&
+      !/^(1|true|yes)$/i.test(process.env.CRED_AUTH_DEBUG?.trim() ?? "")
+    )
       Error.captureStackTrace(error, settled);
     throw error;
   }
