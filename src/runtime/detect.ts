@@ -125,13 +125,10 @@ function hasCursorControl(env: Env, platform: NodeJS.Platform): boolean {
 }
 
 function detectKind(env: Env, globals: object, host: HostFacts, ci: boolean, reasons: string[]): RuntimeKind {
-  if ("__tslab__" in globals && (globals as { __tslab__?: unknown }).__tslab__ != null) {
-    reasons.push("tslab kernel (globalThis.__tslab__)");
-    return "tslab";
-  }
-  if (hasDenoJupyter(globals)) {
-    reasons.push("Deno Jupyter kernel (Deno.jupyter)");
-    return "deno-jupyter";
+  const kernel = notebookKernel(globals);
+  if (kernel) {
+    reasons.push(kernel === "tslab" ? "tslab kernel (globalThis.__tslab__)" : "Deno Jupyter kernel (Deno.jupyter)");
+    return kernel;
   }
   if (isSet(env.JPY_PARENT_PID)) {
     reasons.push("Jupyter kernel (JPY_PARENT_PID)");
@@ -147,13 +144,10 @@ function detectKind(env: Env, globals: object, host: HostFacts, ci: boolean, rea
 
 /** The notebook kernel of these globals, if any: two globals looked at, on every cache hit. */
 export function notebookKernel(globals: object = globalThis): "tslab" | "deno-jupyter" | undefined {
-  if ("__tslab__" in globals && (globals as { __tslab__?: unknown }).__tslab__ != null) return "tslab";
-  return hasDenoJupyter(globals) ? "deno-jupyter" : undefined;
-}
-
-function hasDenoJupyter(globals: object): boolean {
-  const deno = (globals as { Deno?: { jupyter?: unknown } }).Deno;
-  return typeof deno === "object" && deno !== null && typeof deno.jupyter === "object" && deno.jupyter !== null;
+  if (Reflect.get(globals, "__tslab__") != null) return "tslab";
+  const deno: unknown = Reflect.get(globals, "Deno");
+  const jupyter = typeof deno === "object" && deno !== null ? Reflect.get(deno, "jupyter") : undefined;
+  return typeof jupyter === "object" && jupyter !== null ? "deno-jupyter" : undefined;
 }
 
 function isCi(env: Env, reasons: string[]): boolean {
