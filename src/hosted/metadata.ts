@@ -1,5 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
-import type { Credentials } from "google-auth-library";
+import type { Compute, Credentials } from "google-auth-library";
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { metadataClient } from "./clients.js";
 import { type VmScopesShortfall, parseVmScopes, scopesBeyond, vmScopesReason } from "./metadata-scopes.js";
@@ -31,8 +31,8 @@ export interface MetadataPlatform {
   vm?: { whenScopesMissing: string };
 }
 
-/** A {@link HostedEnvironment} getting its credentials from the metadata server. */
-export function metadataEnvironment(platform: MetadataPlatform): HostedEnvironment {
+/** A {@link HostedEnvironment} getting its credentials from the metadata server: a `Compute` client. */
+export function metadataEnvironment(platform: MetadataPlatform): MetadataEnvironment {
   return {
     name: platform.name,
     detect: platform.detect,
@@ -40,12 +40,17 @@ export function metadataEnvironment(platform: MetadataPlatform): HostedEnvironme
   };
 }
 
+/** A hosted environment whose credentials are a metadata-server client. */
+export interface MetadataEnvironment extends HostedEnvironment {
+  credentials(scopes: readonly string[], env: NodeJS.ProcessEnv): Promise<HostedCredentials & { credentials: Compute }>;
+}
+
 /** A self-refreshing `Compute` client proven by its first token, and the project id (the environment's first). */
 export async function metadataCredentials(
   platform: MetadataPlatform,
   scopes: readonly string[],
   env: NodeJS.ProcessEnv,
-): Promise<HostedCredentials> {
+): Promise<HostedCredentials & { credentials: Compute }> {
   if (env.METADATA_SERVER_DETECTION?.trim().toLowerCase() === "none") {
     throw new CredCredentialsError(
       `${platform.label}: the metadata server is disabled by METADATA_SERVER_DETECTION=none; unset it to use ${platform.label}'s credentials.`,

@@ -9,8 +9,6 @@ export interface OAuthSignInOptions {
    * pastes the code shown after sign-in. Unset: chosen for the machine (docs/notebooks.md).
    */
   useLocalWebserver?: boolean;
-  /** @deprecated Use `useLocalWebserver`; same meaning, warns once. */
-  authLocalWebserver?: boolean;
   /** Where the provider sends the browser back (an organization's endpoint, a remote device). */
   redirectUri?: string;
   /** Pre-selects the account on the sign-in page. */

@@ -7,7 +7,6 @@ import { CredCredentialsError, ERROR_CODES } from "cred-auth";
 import type { Presenter, SaveUserCredentialsOptions } from "cred-auth";
 import {
   ACCOUNT_SCOPES,
-  callerUseLocalWebserver,
   loopbackTarget,
   type PlanSources,
   planFace,
@@ -133,24 +132,6 @@ test("loopbackTarget: host, port and path of a loopback redirect URI only", () =
     "nonsense",
   ])
     assert.equal(loopbackTarget(uri), undefined, uri);
-});
-
-test("authLocalWebserver is the deprecated alias: it warns once and means the same", async () => {
-  const warnings: Error[] = [];
-  const listen = (w: Error) => warnings.push(w);
-  process.on("warning", listen);
-  try {
-    assert.equal(callerUseLocalWebserver({}), undefined);
-    assert.equal(callerUseLocalWebserver({ useLocalWebserver: true, authLocalWebserver: false }), true);
-    assert.equal(plan({ authLocalWebserver: false }).flow.redirect.mode, "paste");
-    assert.equal(plan({ authLocalWebserver: true }).flow.redirect.mode, "loopback");
-    await new Promise((resolve) => setImmediate(resolve));
-  } finally {
-    process.off("warning", listen);
-  }
-  const ours = warnings.filter((w) => (w as { code?: string }).code === "CRED_AUTH_DEP_AUTH_LOCAL_WEBSERVER");
-  assert.equal(ours.length, 1);
-  assert.equal(ours[0]!.name, "DeprecationWarning");
 });
 
 test("copy-paste needs a page that shows the code: the caller's, the emulator's, CRED_AUTH_REDIRECT_URI", () => {

@@ -92,7 +92,7 @@ export function planSignIn(request: SignInRequest, sources: PlanSources = planSo
   const runtime = runtimeOf(sources);
   const endpoints = resolveEndpoints(sources.env, { announce: false });
   const codePage = codePageUrl(endpoints, sources.env);
-  const caller = callerMode(callerUseLocalWebserver(options), options.redirectUri);
+  const caller = callerMode(options.useLocalWebserver, options.redirectUri);
   const own = ownClient(options, caller === "paste" && Boolean(options.redirectUri), sources, request.clientKind);
   const flow = caller ? { mode: caller } : flowChoice(runtime, codePage, own?.kind);
   const client = own ?? demoClient(flow.mode, endpoints, false, () => gcloudOnPath(sources.env) && scopes);
@@ -194,20 +194,6 @@ interface FlowChoice {
   mode: "loopback" | "paste";
   /** Loopback on a remote machine: the browser's final address is pasted back; undefined: no verdict (the caller chose). */
   pasteBack?: boolean;
-}
-
-let warnedAuthLocalWebserver = false;
-
-/** `useLocalWebserver`, or its deprecated alias `authLocalWebserver` (read here alone, a warning once); undefined: neither. */
-export function callerUseLocalWebserver(options: SaveUserCredentialsOptions): boolean | undefined {
-  if (options.authLocalWebserver !== undefined && !warnedAuthLocalWebserver) {
-    warnedAuthLocalWebserver = true;
-    process.emitWarning("The authLocalWebserver option is deprecated; use useLocalWebserver (same meaning).", {
-      type: "DeprecationWarning",
-      code: "CRED_AUTH_DEP_AUTH_LOCAL_WEBSERVER",
-    });
-  }
-  return options.useLocalWebserver ?? options.authLocalWebserver;
 }
 
 /**

@@ -14,7 +14,6 @@ import {
 } from "../../oauth/pending.js";
 import type { SaveUserCredentialsOptions, UserCredentialsOptions } from "../../options.js";
 import { debug } from "../../util/debug.js";
-import { loadGoogleAuth } from "../../util/lazy.js";
 import { colab } from "../../hosted/colab.js";
 import { hostedDisabledByEnv } from "../../hosted/registry.js";
 import { attachTokenCache, cacheSignInToken } from "../kinds/user/shared-tokens.js";
@@ -193,8 +192,6 @@ async function colabCredentials(scopes: readonly string[], env: NodeJS.ProcessEn
   if (!colab.detect(env) || hostedDisabledByEnv(env)) return undefined;
   try {
     const { credentials } = await colab.credentials(scopes, env);
-    const { Compute } = await loadGoogleAuth();
-    if (!(credentials instanceof Compute)) throw new TypeError("Colab's credentials are not a metadata-server client");
     debug(env, "hosted: inside Colab, using Colab's credentials");
     return credentials;
   } catch (error) {
