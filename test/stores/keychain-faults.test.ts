@@ -201,6 +201,7 @@ test("a save from another mount namespace, which cannot see a cache, leaves that
   assert.equal(await save(w.env), "saved");
   const before = await state(service, w);
   const other = world(t, service.address);
+  assert.equal(await save(other.env), "saved"); // a cache of its own: its next save holds the lock, and sweeps
   // A sandbox sharing the session bus: the first cache's directory is an empty tmpfs there.
   const { stdout } = await run(
     "unshare",
