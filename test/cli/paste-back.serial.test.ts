@@ -77,13 +77,11 @@ test("remote, Desktop client: the browser's final address pasted beside the spin
     assert.match(new URL(url).searchParams.get("redirect_uri") ?? "", /^http:\/\/localhost:\d+\/$/);
     await until(
       () =>
-        /Waiting for the sign-in in the browser/.test(login.screen()) && /Address:/.test(login.screen())
-          ? true
-          : undefined,
+        /Waiting… \(Ctrl\+C to cancel\)/.test(login.screen()) && /Address:/.test(login.screen()) ? true : undefined,
       "the spinner with the paste prompt beside it",
       login.screen,
     );
-    assert.match(login.screen(), /copy its whole address and paste it here/, "one line says what to copy");
+    assert.match(login.screen(), /from another machine, paste the address it ends on:/, "one line says what to copy");
 
     paste(login, otherAddress);
     await until(

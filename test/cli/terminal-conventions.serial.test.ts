@@ -101,7 +101,11 @@ test("NO_COLOR: the live face draws without one colour or style sequence (it doe
   const coloured = startLogin({ CRED_AUTH_REMOTE: "0" });
   const plainColours = startLogin({ CRED_AUTH_REMOTE: "0", NO_COLOR: "1" });
   for (const login of [coloured, plainColours])
-    await until(() => (/Waiting for the sign-in/.test(login.screen()) ? true : undefined), "the spinner", login.screen);
+    await until(
+      () => (/Waiting… \(Ctrl\+C to cancel\)/.test(login.screen()) ? true : undefined),
+      "the spinner",
+      login.screen,
+    );
   await new Promise((resolve) => setTimeout(resolve, 500));
   for (const login of [coloured, plainColours]) tmux("send-keys", "-t", login.name, "C-c");
   assert.equal(await ended(plainColours), 130, plainColours.screen());
@@ -127,7 +131,7 @@ test("40 columns: the URL is whole and on screen while waiting; pastes leave no 
   tmux("send-keys", "-t", login.name, "Enter");
   assert.equal(await ended(login), 0, login.screen());
   const history = login.history();
-  assert.equal(count(history, /Waiting for the sign-in/g), 0, `no spinner frame left behind:\n${history}`);
+  assert.equal(count(history, /Waiting…/g), 0, `no spinner frame left behind:\n${history}`);
   assert.equal(count(history, /Address:/g), 0, "no input frame left behind");
   assert.equal(count(history, /Not accepted/g), 0, "the refusal was live too, and went");
   assert.equal(count(login.screen(), new RegExp(url.replace(/[.?+*()[\]\\^$|{}]/g, "\\$&"), "g")), 1, "the URL once");

@@ -38,7 +38,7 @@ test("loopback: the URL is read off the screen whole, the browser comes back, th
   assert.match(login.screen(), /cred-auth · Sign in to Google Cloud/);
   assert.match(login.screen(), /See, edit, configure and delete your Google Cloud data/);
   await until(
-    () => (/Waiting for the sign-in in the browser/.test(login.screen()) ? true : undefined),
+    () => (/Waiting… \(Ctrl\+C to cancel\)/.test(login.screen()) ? true : undefined),
     "the spinner",
     login.screen,
   );
@@ -83,7 +83,11 @@ test("copy-paste: the code is shown as typed (single-use, bound to this sign-in)
 test("Ctrl+C while waiting: exit code 130, the receiver is closed, nothing is written", { skip }, async () => {
   const login = startLogin({ CRED_AUTH_REMOTE: "0" });
   const url = await until(() => urlOn(login.screen()), "the URL", login.screen);
-  await until(() => (/Waiting for the sign-in/.test(login.screen()) ? true : undefined), "the spinner", login.screen);
+  await until(
+    () => (/Waiting… \(Ctrl\+C to cancel\)/.test(login.screen()) ? true : undefined),
+    "the spinner",
+    login.screen,
+  );
   tmux("send-keys", "-t", login.name, "C-c");
   assert.equal(await until(() => login.exitCode(), "the command to end", login.screen), 130, login.screen());
   assert.equal(login.screen().match(/^.*cancelled.*$/gim)?.length, 1, `said once, with its code: ${login.screen()}`);

@@ -24,7 +24,7 @@ const { tmux, startLogin, until, urlOn } = tmuxLogins("installed", skip, () => (
 }));
 
 /** A spinner frame before the waiting words: ink's face, not the plain one ("Waiting for the sign-in to complete"). */
-const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Waiting for the sign-in in the browser/;
+const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Waiting… \(Ctrl\+C to cancel\)/;
 
 test("the installed project holds the package, google-auth-library and theirs: no ink, no React", { skip }, () => {
   const modules = join(consumer.dir, "node_modules");

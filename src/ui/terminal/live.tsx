@@ -28,7 +28,7 @@ export function Live({
     case "waiting":
       return (
         <Box flexDirection="column">
-          <Spinner label="Waiting for the sign-in in the browser… (Ctrl+C to cancel)" color={color} />
+          <Spinner label="Waiting… (Ctrl+C to cancel)" color={color} />
           {state.rejected ? <Rejected words={state.rejected} color={color} /> : null}
           {state.paste ? <PasteBack onCode={onCode} color={color} /> : null}
         </Box>

@@ -1,4 +1,3 @@
-import { PASTE_BACK_LINE } from "../plain.js";
 import type { ViewState } from "../view-state.js";
 import { describeScopes, PRODUCT_NAME } from "../words.js";
 
@@ -55,8 +54,6 @@ function lines(state: ViewState, notes: readonly string[], layout: Layout): Line
   const scopes = layout.scopes ? describeScopes(state.scopes) : [];
   if (scopes.length > 0 && layout.scopeList) out.push(text("It asks to:"), ...scopes.map((s) => text(`  • ${s}`)));
   else if (scopes.length > 0) out.push(text(`It asks to: ${scopes.map(midSentence).join("; ")}.`));
-  // What a remote user must do comes before the link, so the URL stays next to the live part.
-  if (state.mode !== "paste" && state.paste) out.push(text(PASTE_BACK_LINE));
   out.push(...blank, text(linkLine(state)), { text: state.url ?? "", url: true }, ...blank);
   return out;
 }
@@ -68,9 +65,11 @@ const midSentence = (words: string): string =>
 function linkLine(state: ViewState): string {
   // The spinner, which says how to cancel, is not shown while a code is asked for: this line says it.
   if (state.mode === "paste") return "Open this link, sign in, and paste the code here (Ctrl+C to cancel):";
-  return state.browserOpened
-    ? "A browser window was opened to sign in. If it did not appear, open this link:"
-    : "Open this link in a browser to sign in:";
+  const open = state.browserOpened
+    ? "A browser window was opened to sign in; if it did not appear, open this link"
+    : "Open this link to sign in";
+  // What a remote user must paste is said before the URL, so the URL stays next to the input.
+  return state.paste ? `${open}; from another machine, paste the address it ends on:` : `${open}:`;
 }
 
 /**
