@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { sep } from "node:path";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { Presenter, SignInEvent } from "../oauth/events.js";
+import { MESSAGES } from "../messages.js";
 import { INITIAL_STATE, isFinal, reduce, type ViewState } from "./view-state.js";
 import { describeScopes, PRODUCT_NAME } from "./words.js";
 import { escapeHtml } from "../util/html.js";
@@ -236,9 +237,16 @@ function statusOf(state: ViewState, entry: CodeEntry): Pick<Card, "lines" | "cal
       return { lines: state.savedTo ? [`Saved to ${state.savedTo}`] : [] };
     case "failed":
       return {
-        lines: [`${state.error}${state.errorCode === ERROR_CODES.CANCELLED ? " Run the cell again to sign in." : ""}`],
+        lines: [state.errorCode === ERROR_CODES.CANCELLED ? cancelledWords(state) : (state.error ?? "")],
       };
   }
+}
+
+/** A cancel's words, then how to start again, then its code: `words Run the sign-in cell again. (ERR_CANCELLED)`. */
+function cancelledWords(state: ViewState): string {
+  const code = ` (${ERROR_CODES.CANCELLED})`;
+  const words = state.error?.endsWith(code) ? state.error.slice(0, -code.length) : (state.error ?? "");
+  return `${words} ${MESSAGES.signInCellAgain}${code}`;
 }
 
 /** The whole sign-in card for `state`; every value from outside is HTML-escaped. */

@@ -127,7 +127,7 @@ export class CellKernel {
  * cancelled, and only one says so: a second draw would come late, under Deno under the next cell.
  */
 export function assertCancelledOnce(plain: readonly string[]): void {
-  assert.match(plain.at(-1) ?? "", /cancelled \(kernel interrupt\)\. Nothing was saved\./);
+  assert.match(plain.at(-1) ?? "", /cancelled \(kernel interrupt\)\. Nothing was saved\. Run the sign-in cell again\./);
   assert.equal(
     plain.filter((text) => /cancelled \(kernel interrupt\)/.test(text)).length,
     1,

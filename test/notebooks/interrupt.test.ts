@@ -104,9 +104,13 @@ test("Kernel › Interrupt while a two-cell sign-in waits for its code: the firs
     );
     assert.match(late.stdout, /refused: No sign-in is waiting/, late.stdout + late.stderr);
     const stale = await kernel.run(
-      'console.log("credentials:", await credentials.getAccessToken().then(() => "token", (error) => error.code));',
+      'console.log("credentials:", await credentials.getAccessToken().then(() => "token", (error) => error.code + ": " + error.message));',
     );
-    assert.match(stale.stdout, /credentials: ERR_CANCELLED/, "the first cell's credentials say they were cancelled");
+    assert.match(
+      stale.stdout,
+      /credentials: ERR_CANCELLED: .*cancelled \(kernel interrupt\)\. Nothing was saved\. Run the sign-in cell again\./,
+      "the first cell's credentials say they were cancelled, and what to do",
+    );
     assert.equal(existsSync(join(kernel.home, ".config", "cred", "cred_credentials.json")), false, "nothing saved");
     assert.equal((await kernel.run(COUNT_SIGINT)).stdout.trim(), "1", "no listener left over");
   } finally {

@@ -158,14 +158,15 @@ test("tslab's writer outside a running cell (null) does not break the sign-in", 
   assert.equal(messages.length, 0);
 });
 
-test("a cancelled sign-in says why, and that nothing was saved", () => {
+test("a cancelled sign-in says why, that nothing was saved, and how to start again", () => {
   const tslab = fakeTslab();
   const presenter = createNotebookPresenter(tslab);
   presenter.update({ type: "waiting" });
   presenter.update({ type: "failed", error: new CredCancelledError("The sign-in was cancelled (kernel interrupt).") });
   const html = tslab.displays[0]!.at(-1)!;
   assert.equal(status(html), "failed");
-  assert.match(html, /cancelled \(kernel interrupt\)\. Nothing was saved\./);
+  assert.match(html, /cancelled \(kernel interrupt\)\. Nothing was saved\. Run the sign-in cell again\./);
+  assert.match(html, /cred-auth · Sign-in cancelled</, "the title leads with the outcome");
 });
 
 test("a card in a final state is not drawn again (an interrupt and the cancel it starts both say failed)", () => {

@@ -48,7 +48,7 @@ function notFinished(pending: PendingSignIn | undefined): Error {
   const ended = pending && whyEnded(pending);
   if (ended) return endedError(ended);
   if (pending?.ended === "cancelled")
-    return new CredCancelledError(`${MESSAGES.signInCancelled} Run the cell that signs in again.`);
+    return new CredCancelledError(`${MESSAGES.signInCancelled} ${MESSAGES.signInCellAgain}`);
   const what = pending?.mode === "paste" ? "code" : "address";
   return new CredCredentialsError(
     `These credentials are waiting for their sign-in: sign in with the link shown, then run const signedIn = await credAuth.completeSignIn("<the ${what}>"); in a new cell; they work from then on.`,
@@ -61,7 +61,7 @@ function endedError(ended: Error): Error {
   if (ended instanceof CredCancelledError && ended.message === REPLACED_MESSAGE)
     return new CredCancelledError("A newer sign-in replaced this one: use what the newest sign-in cell returned.");
   const words = `These credentials' sign-in ended: ${ended.message.split("\n")[0]}`;
-  if (ended instanceof CredCancelledError) return new CredCancelledError(words);
+  if (ended instanceof CredCancelledError) return new CredCancelledError(`${words} ${MESSAGES.signInCellAgain}`);
   const code = (ended as { code?: CredErrorCode }).code ?? ERROR_CODES.CREDENTIALS;
   return new CredCredentialsError(words, { code });
 }
