@@ -1,6 +1,5 @@
 /**
- * cred-auth: get, cache, save and load OAuth 2.0 credentials for Google Cloud APIs from
- * TypeScript notebooks, terminals and scripts.
+ * cred-auth: get, cache, save and load OAuth 2.0 credentials for Google Cloud APIs from notebooks, terminals, scripts.
  *
  * ```ts
  * import * as credAuth from "cred-auth";
@@ -9,9 +8,7 @@
  *
  * @packageDocumentation
  */
-// The public API as users see it: its declarations, TSDoc included, become dist/index.d.ts
-// (scripts/build.mjs). The runtime entry, index.ts, exports the same values, loading the
-// credentials machinery on first use.
+// The public API: its declarations become dist/index.d.ts; index.ts exports the same values at run time.
 export { defaultCredentials as default, defaultCredentials } from "./credentials/search/default.js";
 export { getUserCredentials, saveUserCredentials } from "./credentials/sign-in/user.js";
 export { completeSignIn } from "./credentials/sign-in/complete.js";

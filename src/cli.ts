@@ -1,8 +1,6 @@
 #!/usr/bin/env node
-// The cred-auth command line (`bin`): runs dist/cli-bundle.js (print-token's cached path; the rest is
-// dist/cli-cold.js: scripts/build.mjs) from a V8 bytecode cache of its own, and turns Node's compile
-// cache on when the cold bundle or a package loads (bench/README.md, target 2). Cached code runs as the
-// user, so it is trusted as code is (docs/security.md's threat table, "print-token's bytecode cache").
+// The `cred-auth` bin: runs dist/cli-bundle.js from a V8 bytecode cache and starts Node's compile cache when the
+// cold bundle or a package loads (bench/README.md, target 2); cached code is trusted as code is (docs/security.md).
 import type * as NodeModule from "node:module";
 import {
   type Stats,
@@ -40,18 +38,16 @@ const BUNDLE_DIGEST: string = "unbuilt";
 const BUNDLE = join(__dirname, "cli-bundle.js");
 const MAX_BYTECODE_BYTES = 16 * 1024 * 1024; // a cache is a few hundred kilobytes
 const cacheDir = compileCacheDirectory(process.env);
-// With CRED_AUTH_DEBUG=1 (the rule of util/debug.ts, not imported: that would be a second copy of it
-// beside the bundle's) the bundle is required as any module, without the bytecode cache. It is
-// minified with its names kept: a stack names each function (the maps are not shipped: scripts/build.mjs).
+// CRED_AUTH_DEBUG=1 (util/debug.ts's rule, not imported: a second copy beside the bundle's): no bytecode cache,
+// so a stack names each function (the bundle keeps its names).
 if (/^(1|true|yes)$/i.test(process.env.CRED_AUTH_DEBUG?.trim() ?? "")) {
   if (cacheDir !== undefined) startCompileCache(cacheDir);
   require(BUNDLE);
 } else runBundle(cacheDir);
 
 /**
- * `cred-auth/compile-cache` under `$XDG_CACHE_HOME` (`%LOCALAPPDATA%` on Windows, else `~/.cache`),
- * when the base and every directory below it is absent or the user's own and closed to others: code
- * someone else could place there would run as the user. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+ * `cred-auth/compile-cache` under `$XDG_CACHE_HOME` (`%LOCALAPPDATA%`, `~/.cache`), when each directory is absent or
+ * the user's own and closed to others: code placed there runs as the user. NODE_DISABLE_COMPILE_CACHE=1: none.
  */
 function compileCacheDirectory(env: NodeJS.ProcessEnv): string | undefined {
   try {
@@ -92,11 +88,7 @@ function startCompileCache(dir: string): void {
   } catch {} // no cache
 }
 
-/**
- * The `require` the bundle is run with: the first module it asks for that is not built into Node
- * (the cold bundle, a package) turns Node's compile cache on first. print-token's cached path asks
- * for none, so it pays for no cache it would not use.
- */
+/** The bundle's `require`: a first non-builtin module starts the compile cache (print-token's cached path: none). */
 function requireStartingCompileCache(dir: string | undefined): (id: string) => unknown {
   let notStarted = dir;
   return (id) => {
@@ -109,9 +101,8 @@ function requireStartingCompileCache(dir: string | undefined): (id: string) => u
 }
 
 /**
- * Runs dist/cli-bundle.js from a bytecode cache made after a successful print-token run, so that it
- * holds every function that path compiled (Node's compile cache is made before the code runs). The
- * name carries the bundle's digest and Node's version: V8 itself checks only the source's length.
+ * Runs dist/cli-bundle.js from a bytecode cache made after a successful print-token run (holding every function it
+ * compiled); its name carries the bundle's digest and Node's version: V8 checks only the source's length.
  */
 function runBundle(dir: string | undefined): void {
   if (dir === undefined || BUNDLE_DIGEST === "unbuilt") {
@@ -133,10 +124,8 @@ function runBundle(dir: string | undefined): void {
 }
 
 /**
- * The cache at `file`, opened once without following a link, judged on that handle (a regular file of
- * the user's that no one else may write) and checked before V8 sees it: it holds the code twice, and
- * the copies must be equal (V8 crashed on a corrupt cache on every run; a digest in JavaScript,
- * node:crypto, node:zlib, V8's checksum flag or WebAssembly costs 1.7-10 ms, the comparison 0.1).
+ * The cache at `file`, opened without following a link, judged on that handle (the user's, closed to others), its two
+ * copies equal (V8 crashes on a corrupt cache; any digest costs 1.7-10 ms, the comparison 0.1).
  */
 function ownBytecode(file: string): Buffer | undefined {
   let fd: number;
@@ -159,10 +148,7 @@ function ownBytecode(file: string): Buffer | undefined {
   }
 }
 
-/**
- * Removes caches (and dead runs' temp files) older than 30 days: each update of cred-auth or of Node
- * leaves one behind. Only when a cache is made; another install still in use makes its own again once.
- */
+/** Removes caches and temp files older than 30 days (each update of cred-auth or Node leaves one), when one is made. */
 function removeStaleBytecode(dir: string): void {
   for (const name of readdirSync(dir).filter((n) => /^print-token-[\w.-]+\.bin(\.\d+\.tmp)?$/.test(n))) {
     const path = join(dir, name);

@@ -1,16 +1,11 @@
 /**
- * The errors this package throws. Every error carries a message that says what went wrong
- * and what to do, never a token, refresh token, client secret, private key or code, and a
- * stable {@link CredAuthError.code} that a program can branch on.
- *
+ * The errors this package throws: a message saying what went wrong and what to do (never a secret), and a
+ * stable {@link CredAuthError.code} to branch on.
  * @packageDocumentation
  */
 import { ENV } from "./shared/constants.js";
 
-/**
- * The stable codes of cred-auth's errors (`error.code`). Branch on these, never on message text.
- * docs/troubleshooting.md says what each means and what to do.
- */
+/** The stable codes of cred-auth's errors (`error.code`). Branch on these, never on message text (docs/troubleshooting.md). */
 export const ERROR_CODES = {
   /** A credentials error with no more specific code. */
   CREDENTIALS: "ERR_CREDENTIALS",
@@ -143,21 +138,14 @@ function debugging(): boolean {
 type Inspect = (value: unknown, options: object) => string;
 
 /**
- * Base class of every error thrown by cred-auth. Every class is named after itself (`name` is
- * the class's own name) and has a default `code`, its parent's unless it says its own.
- *
- * An error is one line wherever it is printed: its `stack` is `Name [CODE]: message`, without
- * frames, and `console.log(error)`, a notebook kernel or an uncaught-error report prints that
- * line, not the fields or the `cause` chain (a network error's cause holds whole HTTP requests).
- * The `cause` is still there for programs. `CRED_AUTH_DEBUG=1` keeps the frames and prints
- * everything.
+ * Base class of every cred-auth error: `name` is its class's, `code` defaults to its class's.
+ * An error is one line wherever it is printed, `Name [CODE]: message`; `CRED_AUTH_DEBUG=1` prints everything.
  */
 export class CredAuthError extends Error {
   /** The code of this class's errors when none is given. */
   protected static readonly defaultCode: CredErrorCode = ERROR_CODES.CREDENTIALS;
   /** A stable code to branch on (see {@link ERROR_CODES}). */
   readonly code: CredErrorCode;
-  // `declare`: no own field at all when no server answered (not `error: undefined` in a dump).
   /** The OAuth `error` a server answered with (`invalid_grant`, ...), when one did. Never a body. */
   declare readonly error?: string;
   /** The HTTP status a server answered with, when one did. */
@@ -179,8 +167,7 @@ export class CredAuthError extends Error {
   }
 }
 
-// How util.inspect prints an error: one line (`Name [CODE]: message`); everything, stack and
-// causes, with `CRED_AUTH_DEBUG=1`. On the prototype, so the public type stays as it is.
+// util.inspect prints one line, or everything with CRED_AUTH_DEBUG=1; on the prototype, so the public type stays.
 Object.defineProperty(CredAuthError.prototype, INSPECT, {
   value(this: CredAuthError, _depth: number, options: object, inspect?: Inspect): string {
     if (debugging() && inspect) return inspect(this, { ...options, customInspect: false });
@@ -193,16 +180,10 @@ function setStack(error: Error, stack: string): void {
   Object.defineProperty(error, "stack", { value: stack, enumerable: false, writable: true, configurable: true });
 }
 
-/**
- * Invalid, expired, revoked or unusable credentials, or a sign-in that did not complete
- * (a `ValueError` in the original).
- */
+/** Invalid, expired, revoked or unusable credentials, or a sign-in that did not complete (Python's `ValueError`). */
 export class CredCredentialsError extends CredAuthError {}
 
-/**
- * Credentials could not be fetched because a server could not be reached, answered with a
- * server error or timed out, or no local port was free (a `RuntimeError` in the original).
- */
+/** A server could not be reached, failed or timed out, or no local port was free (Python's `RuntimeError`). */
 export class CredConnectionError extends CredAuthError {
   protected static override readonly defaultCode: CredErrorCode = ERROR_CODES.CONNECTION;
 }
@@ -216,11 +197,8 @@ export class CredCancelledError extends CredAuthError {
 export type CredentialsFileProblem = "missing" | "invalid";
 
 /**
- * A credentials file (an `authorized_user` or `service_account` file: the cache, a saved sign-in,
- * `GOOGLE_APPLICATION_CREDENTIALS`) that is missing, unreadable, unsafe or malformed. Beyond its
- * code (`ERR_FILE_INVALID`), it says which file (`path`) and whether there is none yet
- * (`problem: "missing"`) or it is bad (`"invalid"`): a program can create a missing file, and
- * should show a bad one to a person.
+ * A credentials file that is missing, unreadable, unsafe or malformed (`ERR_FILE_INVALID`), with its `path` and
+ * `problem`: a program can create a `"missing"` file, and should show an `"invalid"` one to a person.
  */
 export class CredentialsFileError extends CredCredentialsError {
   protected static override readonly defaultCode: CredErrorCode = ERROR_CODES.FILE_INVALID;

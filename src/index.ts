@@ -1,10 +1,5 @@
-// The package's runtime entry (dist/index.js). src/api.ts is the one list of the public API (its
-// declarations, TSDoc included, become dist/index.d.ts). This module exports at once only what
-// the import may load: the error classes, the caches (which load what they read and write with on
-// first use), the pending sign-in's error and cancel, and the version (docs/architecture.md,
-// "Load budget"). Every other value of api.ts is a function whose module loads on its first call:
-// the build writes their names and modules into LAZY_EXPORTS from api.ts (scripts/build.mjs
-// `writeLazyExports`), so a function added to api.ts needs no line here.
+// The runtime entry (dist/index.js): exports at once only what the import may load (errors, caches, the pending
+// sign-in, the version: "Load budget"); api.ts's functions load on first call, listed by the build into LAZY_EXPORTS.
 import type * as DisplaySafe from "./protocols/display-safe.js";
 
 // A Node older than the engines field: one line on import (in a notebook, under the import cell), not a failure later.
@@ -20,19 +15,14 @@ export * from "./errors.js";
 export { SignInPendingError, cancelSignIn } from "./oauth/pending.js";
 export { VERSION, VERSION as __version__ } from "./version.js";
 
-/**
- * api.ts's other values, `[exported name, module, the module's export]`, written by the build;
- * empty in tsc's own output, which is never shipped.
- */
+/** api.ts's other values, `[exported name, module, the module's export]`: written by the build (tsc's: empty). */
 const LAZY_EXPORTS: readonly (readonly [name: string, module: string, original: string])[] = [];
 
 const displayed = (): typeof DisplaySafe => require("./protocols/display-safe.js");
 
 /**
- * `module()[name]`, required on the first call: the same function to its caller (name, signature,
- * overloads, `this`, what it returns and throws), one frame deeper in a stack trace. Here each
- * credentials object leaves the library, so here it is made display-safe: printed (a notebook
- * cell's value, console.log, JSON.stringify) it shows a summary, never a secret.
+ * `module()[name]`, required on the first call: the same function to its caller. Each credentials object leaves
+ * the library here, so here it is made display-safe: printed, it shows a summary, never a secret.
  */
 function onFirstCall(module: () => Record<string, unknown>, name: string): (...args: unknown[]) => unknown {
   const forward = function (this: unknown, ...args: unknown[]) {

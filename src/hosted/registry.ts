@@ -33,8 +33,8 @@ export const builtInEnvironments: readonly HostedEnvironment[] = Object.values(b
 const registered: HostedEnvironment[] = [];
 
 /**
- * Adds a hosted environment that `default()` asks before the built-in ones (and before those
- * registered earlier). Returns a function that removes it again.
+ * Adds a hosted environment that `default()` asks before the built-in ones and those registered earlier; returns
+ * a function that removes it.
  *
  * ```ts
  * import { registerHostedEnvironment } from "cred-auth";

@@ -1,7 +1,5 @@
-/**
- * Constants shared by the library and the emulator. The emulator imports nothing else from
- * the library, so it stays an independent party in tests.
- */
+// Constants shared by the library and the emulator: the emulator imports nothing else from the
+// library, so it stays an independent party in tests.
 
 /** The broad scope used when none is given (the CLI's default). */
 export const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
@@ -38,10 +36,7 @@ export const EMULATOR_PATHS = {
   awsImds: "/aws-imds",
 } as const;
 
-/**
- * A demo OAuth client that only the emulator accepts. It lets the quick start and tests run
- * with no Google project; Google itself rejects it.
- */
+/** A demo OAuth client that only the emulator accepts: the quick start and tests run with no Google project. */
 export const DEMO_CLIENT = {
   clientId: "cred-auth-demo.apps.emulator.invalid",
   clientSecret: "cred-auth-demo-secret-emulator-only",
@@ -60,10 +55,7 @@ export const ENV = {
   clientId: "CRED_AUTH_CLIENT_ID",
   clientSecret: "CRED_AUTH_CLIENT_SECRET",
   clientSecretFile: "CRED_AUTH_CLIENT_SECRET_FILE",
-  /**
-   * `off` (or `0`, `false`, `no`): the emulator offers no code page, as Google serves a Desktop
-   * client (`cred-auth emulator --no-code-page`); the library then treats it like Google.
-   */
+  /** `off` (`0`, `false`, `no`): the emulator offers no code page, as Google for a Desktop client (`--no-code-page`). */
   emulatorCodePage: "CRED_AUTH_EMULATOR_CODE_PAGE",
   /** `off` disables the hosted-notebook layer of `default()`. */
   hosted: "CRED_AUTH_HOSTED",
@@ -75,17 +67,11 @@ export const ENV = {
   redirectUri: "CRED_AUTH_REDIRECT_URI",
   /** Overrides the loopback port range, e.g. `20000-20009` (tests, or a user whose 8080s are taken). */
   loopbackPorts: "CRED_AUTH_LOOPBACK_PORTS",
-  /**
-   * `1`: the user's browser is on another machine (use the copy-paste flow); `0`: it is on
-   * this one (a container or SSH session with forwarded ports). Overrides the detection.
-   */
+  /** `1`: the browser is on another machine; `0`: on this one (forwarded ports). Overrides the detection. */
   remote: "CRED_AUTH_REMOTE",
   /** Milliseconds one token request attempt may take (default 20000); `timeoutMs` options win. */
   tokenTimeout: "CRED_AUTH_TOKEN_TIMEOUT_MS",
-  /**
-   * `off` (or `0`, `false`, `no`): skips the check of scopes against Google's known ones before a
-   * sign-in (for a scope Google added after cred-auth's list was made).
-   */
+  /** `off` (`0`, `false`, `no`): no check of scopes against Google's known ones (a scope newer than the list). */
   scopeCheck: "CRED_AUTH_SCOPE_CHECK",
   /** Where the credentials cache keeps its refresh token and client secret (stores/index.ts, docs/caching.md). */
   secretStore: "CRED_AUTH_SECRET_STORE",

@@ -15,24 +15,19 @@ import { sharedResolution } from "./single-flight.js";
 import { awaitsSignIn, endedShownSignIn, impersonationOf, userCredentialsFor } from "../sign-in/user.js";
 
 /**
- * Application Default Credentials, falling back to user credentials:
- * 1. the hosted notebook's own auth (Colab, Vertex AI Workbench, ...), any error: go on;
- * 2. ADC (`GOOGLE_APPLICATION_CREDENTIALS`, gcloud's file, the metadata server), proven by a token;
- * 3. {@link getUserCredentials} with the same options.
+ * The hosted notebook's own credentials (Colab, ...), else ADC (`GOOGLE_APPLICATION_CREDENTIALS`, gcloud's file,
+ * the metadata server) proven by a token, else {@link getUserCredentials} with the same options.
  *
  * ```ts
  * import * as credAuth from "cred-auth";
  * const [credentials, projectId] = await credAuth.default(["https://www.googleapis.com/auth/cloud-platform"]);
  * ```
  *
- * @returns `[credentials, projectId]`: `projectId` is the service account's or the platform's
- * project, `null` for user credentials.
- * @throws CredCredentialsError "Could not get any valid credentials." with each step's reason;
- * a sign-in that ran and failed (denied, a refused code, a timeout) throws its own error.
+ * @returns `[credentials, projectId]`: the service account's or platform's project, `null` for user credentials.
+ * @throws CredCredentialsError "Could not get any valid credentials." with each step's reason; a sign-in that ran
+ * and failed, or a service account that cannot be impersonated, throws its own error.
  * @throws CredConnectionError when a token server cannot be reached.
  * @throws CredCancelledError when `signal` aborts the sign-in.
- * @throws CredCredentialsError when a service account cannot be impersonated (an
- * `impersonated_service_account` ADC file, or `impersonateServiceAccount`).
  */
 export async function defaultCredentials(
   scopes: readonly string[],

@@ -5,20 +5,15 @@ import type { UserCredentialsOptions } from "../../options.js";
 import { completeUserSignIn } from "./user.js";
 
 /**
- * Completes the sign-in waiting in this process: the second cell of a notebook whose first
- * cell showed the sign-in link and stopped with `SignInPendingError` (a tslab cell cannot read
- * input). No kernel restart is needed. It takes the code a code page showed (copy-paste flow),
- * or, in the loopback flow on a remote machine, the whole address of the error page the
- * browser ended on (`http://localhost:PORT/?state=…&code=…`): its `state` is checked, and an
- * address from a sign-in that a newer one replaced is refused with words that say so.
+ * Completes the sign-in waiting in this process (a notebook's second cell): the code a code page showed, or the
+ * whole address the browser ended on (`http://localhost:PORT/?state=…&code=…`), whose `state` is checked.
  *
  * ```ts
  * const credentials = await credAuth.completeSignIn("http://localhost:8080/?state=...&code=4/0Ab...");
  * ```
  *
- * The credentials are saved like {@link getUserCredentials} saves them: pass the first call's
- * `credentialsCache` (default {@link cache.READ_WRITE}). A refused code (wrong, already used or
- * expired) leaves the sign-in waiting, so the right one can still be pasted.
+ * Saved as {@link getUserCredentials} saves them (pass the first call's `credentialsCache`). A refused code leaves
+ * the sign-in waiting for the right one.
  *
  * @param code The code, or the whole address of the page that showed it.
  * @throws CredCredentialsError when no sign-in is waiting or the code is refused.

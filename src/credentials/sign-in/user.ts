@@ -35,29 +35,15 @@ import type { PendingCredentials } from "./pending-credentials.js";
 import { checkSaveDestination } from "./destination.js";
 
 /**
- * User credentials from the cache, or through a sign-in.
+ * User credentials from the cache ({@link cache.READ_WRITE} by default) when they cover the scopes, belong to the
+ * client and still refresh; else through a sign-in, saved there. Inside Colab, Colab's own, as the original 1.9.
  *
- * Inside Colab it returns Colab's own credentials for the notebook's user, as the original
- * 1.9 does (authorize first with `auth.authenticate_user()` in a Python cell); they refresh
- * themselves like user credentials, though they are not a `UserRefreshClient` underneath.
- * Outside Colab:
- *
- * Cached credentials are used when they cover the requested scopes (and belong to the
- * requested client) and still refresh; cached ones that lack a scope or whose refresh token
- * was revoked (`invalid_grant`) lead to a new sign-in. The new credentials are saved through
- * the cache ({@link cache.READ_WRITE} by default).
- *
- * With `impersonateServiceAccount`, those user credentials (signed in with the cloud-platform
- * scope) ask Google's IAM Credentials API for tokens that act as the service account.
- *
- * @returns google-auth-library `UserRefreshClient` that refreshes itself; inside Colab, Colab's
- * `Compute` client (both are `OAuth2Client`s that every Google client library accepts); with
- * `impersonateServiceAccount`, an `Impersonated` client acting as the service account.
- * @throws CredCredentialsError when the sign-in fails, is denied or times out, or no OAuth
- * client is configured.
+ * @returns a self-refreshing `UserRefreshClient`; inside Colab a `Compute`; with `impersonateServiceAccount`, an
+ * `Impersonated` client acting as the service account (the user signed in with the cloud-platform scope).
+ * @throws CredCredentialsError when the sign-in fails, is denied or times out, no OAuth client is configured, or
+ * the service account cannot be impersonated (`code` says why).
  * @throws CredConnectionError when the token server cannot be reached, or no loopback port is free.
  * @throws CredCancelledError when `signal` aborts the sign-in.
- * @throws CredCredentialsError when the service account cannot be impersonated (`code` says why).
  */
 export function getUserCredentials(
   scopes: readonly string[],

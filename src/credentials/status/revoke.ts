@@ -26,9 +26,8 @@ export interface RevokeOptions {
   /** Where the search's variables, the emulator and the cache's place are read. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
   /**
-   * Asked before anything is revoked or removed when no path was given and the search found the
-   * file (gcloud's ADC file, the cached sign-in); true goes on. Without it such a file is refused
-   * (`ERR_NOT_CONFIRMED`); a file `GOOGLE_APPLICATION_CREDENTIALS` names is refused either way.
+   * Asked before a file the search found (no path given) is revoked: true goes on; without it, `ERR_NOT_CONFIRMED`
+   * (always for the file `GOOGLE_APPLICATION_CREDENTIALS` names).
    */
   confirm?: (found: FoundToRevoke) => Promise<boolean>;
 }
@@ -62,15 +61,11 @@ export interface RevokeOutcome {
 }
 
 /**
- * Revokes the user grant in `path` (or in the file default() would use) at Google's revoke
- * endpoint, then removes the file and its cached tokens. An `impersonated_service_account` file
- * with a user source revokes that user's grant.
+ * Revokes the user grant in `path` (or the file default() would use; an impersonated file's user source) at Google,
+ * then removes the file and its cached tokens.
  *
- * @throws CredCredentialsError `ERR_NOT_REVOCABLE` (a key, a federation file, a metadata server:
- * nothing removed), `ERR_REVOKE_REFUSED` (Google refused: nothing removed), `ERR_NO_CREDENTIALS`.
- * With `force` neither stops the removal. `ERR_NOT_CONFIRMED` (a found file without `confirm`, or
- * the file `GOOGLE_APPLICATION_CREDENTIALS` names: nothing done), `ERR_FILE_CHANGED` (another file
- * or link at the path: read while it changed, or left in place after the revocation).
+ * @throws CredCredentialsError `ERR_NOT_REVOCABLE`, `ERR_REVOKE_REFUSED` (nothing removed, unless `force`),
+ * `ERR_NO_CREDENTIALS`, `ERR_NOT_CONFIRMED` (nothing done), `ERR_FILE_CHANGED` (another file or link at the path).
  * @throws CredCancelledError when `confirm` said no (nothing done).
  * @throws CredConnectionError when Google cannot be reached (nothing removed without `force`).
  */
@@ -90,9 +85,7 @@ export async function revokeCredentials(path: string | undefined, options: Revok
     if (!options.force)
       throw new CredCredentialsError(
         `${quoted(source.path)} ${notRevoked}; nothing was removed (--force removes the file and its cached tokens).`,
-        {
-          code: ERROR_CODES.NOT_REVOCABLE,
-        },
+        { code: ERROR_CODES.NOT_REVOCABLE },
       );
   }
   if (source.foundBy !== "argument")
