@@ -171,7 +171,10 @@ function readLine({ input, output, prompt, signal }: LineRequest): Promise<strin
     rl.once("close", () => {
       signal.removeEventListener("abort", onAbort);
       releaseStdin(input);
-      settle(() => reject(closed()));
+      settle(() => {
+        output?.write("\n"); // Ctrl+D echoes no line end: what follows starts a line of its own
+        reject(closed());
+      });
     });
     rl.on("line", (answer) => settle(() => resolve(answer)));
     if (output) rl.setPrompt(prompt);
