@@ -75,7 +75,11 @@ export const MUTATION_MODULES = [
   },
   { name: "cache-keys", file: "src/formats/cache-keys.ts", tests: ["test/formats/cache-keys.test.ts"] },
   // The keychain store and its OS adapter (issue 49), against a real Secret Service (gnome-keyring on a private bus).
-  { name: "keychain-store", file: "src/stores/keychain.ts", tests: ["test/stores/keychain-store.test.ts"] },
+  {
+    name: "keychain-store",
+    file: "src/stores/keychain.ts",
+    tests: ["test/stores/keychain-store.test.ts", "test/stores/keychain-store-edges.test.ts"],
+  },
   { name: "keychain-adapter", file: "src/os/keychain.ts", tests: ["test/stores/keychain-store.test.ts"] },
   // AWS's signing and IMDS: the region and keys from the environment or IMDS, the signed subject token.
   {
