@@ -16,12 +16,12 @@ const COLUMNS = 120;
 const rows = (text: string): number =>
   text.split("\n").reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / COLUMNS)), 0);
 
-/** The last line the CLI said (the error, or the warning, it ended with). */
-const lastSaid = (stderr: string): string =>
+/** The last line the CLI said that starts with `start` (by default the error, or the warning, it ended with). */
+const lastSaid = (stderr: string, start = "cred-auth: "): string =>
   stderr
     .trimEnd()
     .split("\n")
-    .filter((line) => line.startsWith("cred-auth: "))
+    .filter((line) => line.startsWith(start))
     .at(-1) ?? "";
 
 /** A login whose sign-in link the browser answers (`approve`: the emulator's consent page). */
@@ -31,6 +31,16 @@ async function loginAnswered(args: string[], env: NodeJS.ProcessEnv, approve: ob
   const done = collect(child);
   const [url] = await waitForStderr(child, /http:\/\/127\.0\.0\.1:\d+\/o\/oauth2\/v2\/auth\?\S+/);
   await approveSignIn(url, approve);
+  return (await done).stderr;
+}
+
+/** A login cancelled while it waits for the browser, as Ctrl+C at a terminal does (SIGINT). */
+async function loginInterrupted(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const child = startCli(["login", ...args], env);
+  child.stdin!.end();
+  const done = collect(child);
+  await waitForStderr(child, /http:\/\/127\.0\.0\.1:\d+\/o\/oauth2\/v2\/auth\?\S+/);
+  child.kill("SIGINT");
   return (await done).stderr;
 }
 
@@ -52,6 +62,8 @@ test("the messages a newcomer meets each fit two 120-column lines, and name what
   });
   const { project_id: _, ...projectless } = emulator.createServiceAccountKey();
   const noProject = file("no-project.json", projectless);
+  const notJson = join(box.dir, "not-json.json");
+  writeFileSync(notJson, "{ this is not JSON");
   const keyAsClient = file("key-as-client.json", emulator.createServiceAccountKey());
   const gcloud = join(box.dir, "bin");
   mkdirSync(gcloud);
@@ -87,6 +99,18 @@ test("the messages a newcomer meets each fit two 120-column lines, and name what
         }),
     ],
     ["stdin closed where a code is asked", () => cli(["login", "e.json", "--nouse_local_webserver"], local)],
+    [
+      "a wrong code pasted (the refusal, before the prompt asks again)",
+      async () => {
+        const { stderr } = await runCli(["login", "w.json", "--nouse_local_webserver"], local, {
+          stdin: "4/0AWrongCode\n",
+        });
+        const refusal = lastSaid(stderr, "Not accepted: ");
+        return refusal && `cred-auth: ${refusal}`;
+      },
+    ],
+    ["a credentials file that is not JSON", () => cli(["print-token", notJson])],
+    ["a sign-in cancelled (Ctrl+C)", () => loginInterrupted([join(box.dir, "c.json")], local)],
     ["Deny in the browser", () => loginAnswered([join(box.dir, "deny.json")], local, { decision: "deny" })],
     [
       "a service account the emulator does not know",
