@@ -59,10 +59,7 @@ async function remembered(
     if (token && hasValidity({ expiry_date: token.expiresAt }, MIN_VALIDITY_MS)) return token;
     if (tokens.get(key) !== known) return remembered(client, request, mint); // another caller is refreshing
   }
-  const flight = mint();
+  const flight = mint(); // a failed one stays until the next caller replaces it
   tokens.set(key, flight);
-  flight.catch(() => {
-    if (tokens.get(key) === flight) tokens.delete(key);
-  });
   return flight;
 }
