@@ -80,7 +80,11 @@ export const MUTATION_MODULES = [
     file: "src/stores/keychain.ts",
     tests: ["test/stores/keychain-store.test.ts", "test/stores/keychain-store-edges.test.ts"],
   },
-  { name: "keychain-adapter", file: "src/os/keychain.ts", tests: ["test/stores/keychain-store.test.ts"] },
+  {
+    name: "keychain-adapter",
+    file: "src/os/keychain.ts",
+    tests: ["test/stores/keychain-store.test.ts", "test/stores/keychain-adapter.test.ts"],
+  },
   // AWS's signing and IMDS: the region and keys from the environment or IMDS, the signed subject token.
   {
     name: "aws",
