@@ -39,11 +39,7 @@ export const CONSOLE_STEPS: readonly (readonly string[])[] = [
 /** How many times an interactive user may give a path that is refused. */
 const PATH_ATTEMPTS = 3;
 
-/**
- * Runs `cred-auth config init [CLIENT_FILE]` (the words after `init`): with a file, checks and keeps
- * it; without, guides through the console steps at an interactive terminal, or prints them and
- * says how to go on where nobody can answer.
- */
+/** `cred-auth config init [CLIENT_FILE]`: checks and keeps the file; without one, guides through the console steps. */
 export async function configInit(
   args: readonly string[],
   store: SettingsWriter,

@@ -39,10 +39,8 @@ export function errorLine(error: unknown): string {
 }
 
 /**
- * Writes `text` to stdout; returns exit code 0. A synchronous write to fd 1: creating
- * `process.stdout` for a pipe costs a few milliseconds of print-token's ~30 (bench/README.md).
- * A reader that stops early (`| head -c1`) closes the pipe: EPIPE ends the process quietly with
- * the exit code so far. Only a non-blocking stdout that is full (EAGAIN) falls back to the stream.
+ * Writes `text` to fd 1 (creating `process.stdout` costs milliseconds of print-token's ~30); returns 0. EPIPE (a
+ * reader that stopped) ends the process quietly; only a full non-blocking stdout (EAGAIN) uses the stream.
  */
 export function writeOut(text: string): number {
   if (stdoutStream) return writeToStream(text);

@@ -1,10 +1,7 @@
 import { HOSTED_PLATFORM_VARIABLES } from "../shared/hosted-platforms.js";
 import { metadataEnvironment, type MetadataPlatform } from "./metadata.js";
 
-/**
- * Google Colab (`COLAB_RELEASE_TAG`): once the user authorized in the front end (only Python can start
- * it), the runtime's metadata server serves the user's token; before, 404.
- */
+/** Google Colab: once the user authorized in Python, the runtime's metadata server serves their token (before, 404). */
 export const colabPlatform: MetadataPlatform = {
   name: "colab",
   label: "Colab",

@@ -8,10 +8,7 @@ export interface HostedCredentials {
   projectId: string | null;
 }
 
-/**
- * A hosted notebook environment (Colab, Kaggle, Vertex AI Workbench, ...) that can hand out
- * credentials for its signed-in user.
- */
+/** A hosted notebook environment (Colab, Kaggle, Vertex AI Workbench, ...) handing out its user's credentials. */
 export interface HostedEnvironment {
   /** A short name used in debug lines and error messages, e.g. `colab`. */
   readonly name: string;

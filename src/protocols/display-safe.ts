@@ -1,9 +1,5 @@
-// What a credentials object shows when it is displayed: a short summary (its class, type,
-// account, scopes and expiry), never a token, a client secret or a key. Notebooks print a cell's
-// value (tslab through console.log, Deno through Deno.inspect) and keep the output in the .ipynb
-// file, which ends up in git; google-auth-library's clients hold their secrets in plain fields.
-// Applied where a client leaves the library (index.ts, the disk cache's load()); the object
-// itself is unchanged, so google-auth-library and save/load work on it exactly as before.
+// A credentials object displayed shows a summary (class, type, account, scopes, expiry), never a secret: a notebook's
+// output lands in git. Applied where a client leaves the library; the object itself is unchanged.
 import type { Credentials } from "google-auth-library";
 import { getCredentialInfo } from "./info.js";
 
@@ -21,10 +17,7 @@ type Inspect = (value: unknown, options?: object) => string;
 const NODE_INSPECT = Symbol.for("nodejs.util.inspect.custom");
 const DENO_INSPECT = Symbol.for("Deno.customInspect");
 
-/**
- * `value`, its credentials objects made display-safe: a client itself, or each client of a
- * tuple such as default()'s `[credentials, projectId]`. Anything else is returned untouched.
- */
+/** `value` with its credentials objects made display-safe: a client, or each of a tuple (default()'s). */
 export function displaySafe<T>(value: T): T {
   if (Array.isArray(value)) for (const item of value) guard(item);
   else guard(value);

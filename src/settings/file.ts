@@ -1,9 +1,6 @@
 /**
- * The settings file's shape (`cred-auth config` writes it through conf, settings/store.ts): a
- * JSON object of at most 64 KiB, read under the file-trust rule for files cred-auth keeps itself
- * (trust/files.ts): non-blocking (a FIFO planted there cannot hang a sign-in), a regular file, the
- * current user's and not writable by others (another user's file would choose the OAuth client
- * and the scopes). Each value is checked against the table of keys by settings/read.ts.
+ * The settings file: a JSON object of at most 64 KiB read under the file-trust rule (another user's file would
+ * choose the OAuth client and the scopes); settings/read.ts checks each value.
  */
 import { UntrustedFileError, readTrustedFileSync } from "../trust/files.js";
 

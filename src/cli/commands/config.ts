@@ -128,10 +128,7 @@ async function unset(rest: readonly string[]): Promise<number> {
   return EXIT.ok;
 }
 
-/**
- * Stores `changes` and removes `removed` in the settings file (through conf), and says so on
- * stderr. Used by `config set|unset` and `login --remember`.
- */
+/** Stores `changes` and removes `removed` in the settings file, saying so on stderr (`config set|unset`, `login`). */
 export async function writeSettings(changes: Settings, removed: readonly SettingKey[] = []): Promise<string> {
   const path = settingsFile();
   let kept: SettingKey[] = [];

@@ -208,11 +208,7 @@ function savedMessage(destination: string): string {
   return `${as}To use the credentials saved to ${printable(destination)} as Application Default Credentials:\n  ${printable(exported)}\n`;
 }
 
-/**
- * DESTINATION, resolved and checked before anything else happens: a path with a trailing separator
- * names a directory (a usage error); whether it can be written and what there may be replaced is the
- * library's check.
- */
+/** DESTINATION, resolved and checked first: a trailing separator names a directory (a usage error). */
 function checkedDestination(typed: string, force: boolean): string {
   if (/[\\/]$/.test(typed))
     throw new UsageError(

@@ -1,7 +1,5 @@
-// `cred-auth print-token [FILE]`: the hot path of shell scripts. It parses, asks the library
-// (credentials/tokens/file-token.ts: the token cache, then a refresh only on a miss) and prints; with
-// a cached token and a FILE nothing heavier than the bundle loads. Without FILE it looks where
-// default() looks (credentials/search/token-search.ts, evaluated only then).
+// `cred-auth print-token [FILE]`, shell scripts' hot path: the token cache, a refresh only on a miss
+// (credentials/tokens/file-token.ts); without FILE, where default() looks (search/token-search.ts, loaded then).
 import { accessTokenForFile } from "../../credentials/tokens/file-token.js";
 import { accessTokenFromSearch } from "../../credentials/search/token-search.js";
 import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";

@@ -1,7 +1,5 @@
-// `cred-auth revoke [FILE] [--force] [--quiet]`: ends a user's sign-in at Google (or the emulator) and
-// removes the file and the tokens cached for it (credentials/status/revoke.ts); what it did goes to
-// stderr, one line each. A file nobody named (the search found it) goes only with a person's yes:
-// asked on a terminal as gcloud asks (Y/n), or --quiet.
+// `cred-auth revoke [FILE] [--force] [--quiet]`: ends a user's sign-in and removes the file and its cached tokens
+// (credentials/status/revoke.ts); a file nobody named goes only with a person's yes (Y/n as gcloud, or --quiet).
 import { type FoundToRevoke, revokeCredentials } from "../../credentials/status/revoke.js";
 import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
 import { printable, quoted } from "../../trust/text.js";
@@ -61,10 +59,7 @@ function aboutTo(found: FoundToRevoke): string {
   return printable(`You are about to ${what}.`);
 }
 
-/**
- * Asks at an interactive terminal (stdin and stderr TTYs), Y/n as gcloud's `auth
- * application-default revoke` does; without one, refuses with what to run instead.
- */
+/** Asks Y/n at an interactive terminal, as gcloud's `auth application-default revoke`; without one, refuses. */
 async function askToRevoke(found: FoundToRevoke): Promise<boolean> {
   if (!process.stdin.isTTY || !process.stderr.isTTY)
     throw new CredCredentialsError(

@@ -1,8 +1,5 @@
-// `cred-auth status [FILE] [--check] [--format text|json]`: which credentials default() would use (or
-// FILE), why those, whose they are, how long the cached access token has left, read from the files
-// (credentials/status/status.ts); with --check, whether they still work (a new token, 5 s in all). Exit 1
-// when nothing usable was found or the check failed; a `next step` line then says what to do, as `gh
-// auth status` does. On a terminal, values wrap at word boundaries.
+// `cred-auth status [FILE] [--check] [--format text|json]`: which credentials default() would use, why, whose, the
+// cached token's time left (credentials/status/status.ts); exit 1 with a `next step` line, as `gh auth status`.
 import { type CredentialsStatus, credentialsStatus } from "../../credentials/status/status.js";
 import { printable, safeJson } from "../../trust/text.js";
 import { defineCommand, flag, oneOf } from "../command.js";
@@ -44,10 +41,7 @@ export const status = defineCommand({
 /** The width of the names' column. */
 const NAME_WIDTH = 15;
 
-/**
- * The status as lines of `name: value`, every value from a file made printable; with `columns` (a
- * terminal's width), values wrap at word boundaries under their column.
- */
+/** The status as `name: value` lines, every value made printable and wrapped to `columns` (a terminal's width). */
 export function asText(found: CredentialsStatus, now: number, columns?: number): string {
   const rows: [string, string | undefined][] = [
     ["credentials", where(found)],
@@ -78,10 +72,7 @@ export function asText(found: CredentialsStatus, now: number, columns?: number):
     .join("");
 }
 
-/**
- * `value` broken at spaces into lines that fit `columns` after the names' column, the lines after
- * the first indented under it. A word longer than a line (a long path) stays whole on its own line.
- */
+/** `value` broken at spaces to fit `columns` after the names' column (a longer word stays whole on its own line). */
 export function wrapped(value: string, columns: number | undefined): string {
   const width = columns === undefined ? Number.POSITIVE_INFINITY : columns - NAME_WIDTH;
   if (value.length <= width || width < 10) return value;
