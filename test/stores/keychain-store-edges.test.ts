@@ -19,6 +19,7 @@ import { startSecretService } from "../support/secret-service.ts";
 
 const run = promisify(execFile);
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
+const DIST = new URL("../../dist/", import.meta.url).pathname;
 const emu = await withEmulator();
 let skipped: string | undefined;
 const service = await startSecretService({ skip: (why) => (skipped = why) });
@@ -149,20 +150,52 @@ test("an entry that is not its save's whole secret asks for a sign-in, naming no
   assert.equal((readAdcFile(store.path) as { refreshToken: string }).refreshToken, "1//SECRET");
 });
 
-test("the sweep removes a marked entry whose cache directory is gone, and keeps one whose file cannot be looked at", async (t) => {
+test("the sweep removes what no file names, and keeps what it cannot prove stale", async (t) => {
   const home = world(t);
   if (!home || !service) return;
-  const [live, gone, blocked] = ["live", "gone", "blocked"].map(
+  const caches = ["live", "gone", "blocked", "nothing", "odd", "seven"].map(
     (d) => new cache.ReadWriteCredentialsCache({ dirname: d }),
   );
-  for (const c of [live, gone, blocked]) await c.save(await client());
-  const keep = named(blocked.path).account;
-  rmSync(dirname(gone.path), { recursive: true }); // the whole cache directory removed by hand
-  // The blocked cache's directory replaced by a link to itself: its file cannot be looked at (ELOOP), nothing is proven.
+  const [live, gone, blocked, nothing, odd, seven] = caches;
+  for (const c of caches) await c.save(await client());
+  const keep = [named(blocked.path).account, named(odd.path).account];
+  rmSync(dirname(gone.path), { recursive: true }); // the whole cache directory removed by hand: its entry goes
+  // The blocked cache's directory replaced by a link to itself: its file cannot be looked at (ELOOP).
   rmSync(dirname(blocked.path), { recursive: true });
   symlinkSync(dirname(blocked.path), dirname(blocked.path));
+  writeFileSync(nothing.path, "null\n"); // files that name no entry: their entries go
+  writeFileSync(seven.path, "7\n");
+  const form = JSON.parse(readFileSync(odd.path, "utf8"));
+  writeFileSync(odd.path, JSON.stringify({ ...form, cred_auth_keychain: { ...form.cred_auth_keychain, id: "x" } }));
+  // Entries named like this cache's: one unmarked (another program's), one whose save id is not its name's.
+  const other = `${live.path}:${"b".repeat(32)}`;
+  const misnamed = `${live.path}:${"c".repeat(32)}`;
+  await service.plant(other, JSON.stringify({ id: "b".repeat(32), refresh_token: "1//SECRET" }));
+  await service.plant(misnamed, JSON.stringify({ cred_auth_cache: 1, id: "d".repeat(32) }));
   await live.save(await client());
-  assert.deepEqual(await accounts(), [named(live.path).account, keep].sort());
+  assert.deepEqual(await accounts(), [named(live.path).account, ...keep, other, misnamed].sort());
+});
+
+test("`auto` asks a keychain that could not be used once per process: the next save keeps the file too", async (t) => {
+  const home = world(t);
+  if (!home || !service) return;
+  const script = `
+    const { cache } = require(${JSON.stringify(join(DIST, "index.js"))});
+    const { userRefreshClientFrom } = require(${JSON.stringify(join(DIST, "credentials/kinds/user/client.js"))});
+    (async () => {
+      const c = new cache.ReadWriteCredentialsCache();
+      const client = () => userRefreshClientFrom(${JSON.stringify({ type: "authorized_user", clientId: "c", clientSecret: "s", refreshToken: "r", tokenUrl: "https://oauth2.googleapis.com/token", scopes: [CLOUD] })});
+      for (const address of ["unix:path=/nonexistent/bus", process.env.REAL_BUS]) {
+        process.env.DBUS_SESSION_BUS_ADDRESS = address;
+        await c.save(await client());
+        console.log(require("node:fs").readFileSync(c.path, "utf8").includes("refresh_token") ? "file" : "keychain");
+      }
+    })();`;
+  const { stdout } = await run(process.execPath, ["-e", script], {
+    env: { ...process.env, REAL_BUS: service.address },
+  });
+  assert.equal(stdout, "file\nfile\n");
+  assert.deepEqual(await accounts(), []);
 });
 
 test("`file` moves the secrets out of the keychain: the entry the file named goes", async (t) => {
