@@ -199,8 +199,7 @@ function titleOf(state: ViewState): string {
 }
 
 /** A refused paste: why, and that the sign-in goes on. */
-const stillWaiting = (state: ViewState): string[] =>
-  state.rejected ? [`${state.rejected} Still waiting: paste again.`] : [];
+const stillWaiting = (state: ViewState): string[] => (state.rejected ? [state.rejected] : []);
 
 function statusOf(state: ViewState, entry: CodeEntry): Pick<Card, "lines" | "call"> {
   switch (state.phase) {

@@ -49,9 +49,10 @@ function rejectedWords(error: Error | undefined): string | undefined {
   return error ? refusalLine(error) : undefined;
 }
 
-/** A paste that did not complete the sign-in: refused by the server, or not sent through (a network error). */
+/** A paste that did not complete the sign-in (refused, or not sent through: a network error); the face asks again. */
 export function refusalLine(error: Error): string {
-  return `${error instanceof CredCredentialsError ? "Not accepted" : "Not completed"}: ${wordsWithCode(error)}`;
+  const what = error instanceof CredCredentialsError ? "Not accepted" : "Not completed";
+  return `${what}: ${wordsWithCode(error)} Still waiting: paste again.`;
 }
 
 /** An error in words with its code: `words (ERR_...)`. */

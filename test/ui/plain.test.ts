@@ -38,6 +38,15 @@ test("the plain presenter prints the original's URL line, waiting, and who signe
   assert.match(linesFor({ type: "code-needed" })[0]!, /works only for this sign-in/);
 });
 
+test("a refused paste says why, with its code, and that the sign-in goes on (the prompt asks again)", () => {
+  const rejected = new CredCredentialsError("This address is from an older sign-in.");
+  const refused = "Not accepted: This address is from an older sign-in. (ERR_CREDENTIALS) Still waiting: paste again.";
+  assert.deepEqual(linesFor({ type: "waiting", paste: true, rejected }), [refused]);
+  assert.deepEqual(linesFor({ type: "code-needed", rejected }), [refused]);
+  const unreachable = linesFor({ type: "code-needed", rejected: new Error("The network is down.") });
+  assert.deepEqual(unreachable, ["Not completed: The network is down. Still waiting: paste again."]);
+});
+
 test("readCode from a pipe: one line, the prompt as a line of its own, nothing echoed", async () => {
   const s = streams();
   const presenter = createPlainPresenter({ output: s.output, input: s.input });

@@ -65,6 +65,8 @@ test("80x24, remote over SSH: the whole waiting screen fits, first line first, b
   tmux("send-keys", "-t", login.name, "-l", "http://localhost:1/?state=not-this-sign-in&code=4/0AWrong");
   tmux("send-keys", "-t", login.name, "Enter");
   await until(() => (/Not accepted/.test(login.screen()) ? true : undefined), "the refusal", login.screen);
+  const refusal = lines(login).join(" ").replace(/\s+/g, " "); // ink breaks the line itself
+  assert.match(refusal, /Not accepted: .* Still waiting: paste again\./, "the sign-in goes on");
   assertFits(login, url);
   tmux("send-keys", "-t", login.name, "C-c");
   assert.equal(await until(() => login.exitCode(), "the command to end", login.screen), 130, login.screen());
