@@ -2,7 +2,8 @@
 // What a user's install of cred-auth weighs (issue 46): `npm install <this package> google-auth-library`
 // in an empty project, against `npm install google-auth-library` alone, in packages and in bytes on
 // disk (du: the blocks the files take). npm's own settings, this machine's platform. Fails (exit 1)
-// when either ratio is above --max (2.0). See bench/README.md, "Install footprint".
+// when either ratio is above --max (2.0), or when README.md or docs/getting-started.md state another size
+// (bench/lib/footprint-docs.mjs). See bench/README.md, "Install footprint".
 // Usage: node bench/footprint.mjs [--tarball FILE] [--max 2.0] [--marginal conf,open,...] [--out FILE]
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -10,6 +11,7 @@ import { loadavg, tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { sizeDrift, sizePages } from "./lib/footprint-docs.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
@@ -48,6 +50,11 @@ try {
   const added = addedPackages(alone, withUs);
   process.stdout.write(`\nWhat cred-auth adds (${added.length} packages, largest first):\n`);
   for (const { name, bytes } of added) process.stdout.write(`  ${name.padEnd(48)} ${mb(bytes)}\n`);
+  const addition = { packages: added.length, bytes: withUs.bytes - alone.bytes };
+  process.stdout.write(
+    `cred-auth adds ${addition.packages} packages and ${mb(addition.bytes)} (what the docs state)\n`,
+  );
+  const drift = sizeDrift(sizePages(ROOT), addition);
   const marginal = [];
   for (const name of flags.marginal?.split(",").filter(Boolean) ?? []) {
     // At the range this package asks for (the version it would install or build in).
@@ -76,6 +83,10 @@ try {
     );
     process.exitCode = 1;
   } else process.stdout.write(`\npass: at most ${max.toFixed(1)}x in packages and in bytes\n`);
+  if (drift.length) {
+    process.stdout.write(`FAIL: the docs state another size: ${drift.join("; ")}\n`);
+    process.exitCode = 1;
+  }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
