@@ -1,6 +1,5 @@
-// What a command is (typed flags, help and run: one file each, src/cli/commands/), the exact parser of
-// its words, and its help. Usage errors never echo what was typed: a mistyped `--client_secrt=SECRET`,
-// or a secret pasted where a command or an option belongs, is named by its place, never printed.
+// What a command is (typed flags, help and run: one file each in commands/), its words' parser and its help. A usage
+// error names what was typed by its place, never prints it: a secret may be pasted where an option belongs.
 import { CredAuthError, ERROR_CODES } from "../errors.js";
 import { editDistance } from "../oauth/known-scopes.js";
 

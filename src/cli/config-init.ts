@@ -1,6 +1,5 @@
-// `cred-auth config init [CLIENT_FILE]`: the guided setup of the user's own OAuth client (cred-auth
-// borrows none): the three Google Cloud console steps, each page opened (or printed where no browser
-// can show), then the "Desktop app" JSON file they download, whose id and secret the settings keep.
+// `cred-auth config init [CLIENT_FILE]`: the guided setup of the user's own OAuth client (cred-auth borrows none):
+// the three console steps, each page opened or printed, then the "Desktop app" file whose id and secret are kept.
 import { basename, join, resolve } from "node:path";
 import { CredCredentialsError } from "../errors.js";
 import { type BrowserPlan, planBrowser, planSources } from "../credentials/sign-in/plan.js";

@@ -1,6 +1,5 @@
-// Dispatch: the program's own flags, then one command of the registry (./commands/index.ts), its words
-// parsed as it declares them. A command's module is evaluated only when it runs (print-token's cached
-// path pays for no other command), and for the program's help.
+// Dispatch: the program's flags, then one command of the registry (./commands/index.ts), its words parsed as it
+// declares them; a command's module is evaluated only when it runs or for the help (print-token pays for none).
 import { VERSION } from "../version.js";
 import { type Command, EXIT_CODES, NOT_SHOWN, UsageError, commandHelp, didYouMean, parse } from "./command.js";
 import { COMMANDS } from "./commands/index.js";

@@ -1,6 +1,5 @@
-// The OAuth `error` words (RFC 6749 4.1.2.1 and 5.2, and Google's own), in one table: the stable
-// code each maps to, and what it means where it is met: on the sign-in page (the browser comes back
-// with `error=`) or in a token server's reply. Read by oauth/errors.ts and protocols/token-errors.ts.
+// The OAuth `error` words (RFC 6749 4.1.2.1 and 5.2, Google's own) in one table: each one's stable code, and what
+// it means on the sign-in page (`error=`) or in a token server's reply (oauth/errors.ts, protocols/token-errors.ts).
 import { type CredErrorCode, ERROR_CODES } from "../errors.js";
 
 /** What one OAuth `error` word means. */

@@ -1,6 +1,5 @@
-// A user's ID token from the refresh grant, through the transporter of a client cred-auth built. Another
-// client's audience is sent both as `target_audience` and `audience` (no page says which Google reads):
-// id-token-reply.ts refuses a token for the wrong one. Without an audience, the grant's own `id_token`.
+// A user's ID token from the refresh grant, through a client cred-auth built: another client's audience is sent as
+// `target_audience` and `audience` (no page says which Google reads); without one, the grant's own `id_token`.
 import type { OAuth2Client } from "google-auth-library";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { type FetchedIdToken, fetchedIdToken } from "./id-token-reply.js";

@@ -1,6 +1,5 @@
-// `cred-auth config init|set|get|unset|list|path`: the user's settings, kept once instead of repeated in
-// every shell and notebook. Reads go through the same reader the library uses (so `list` shows what a
-// sign-in will see); writes go through conf (src/settings/store.ts), loaded only here.
+// `cred-auth config init|set|get|unset|list|path`: the user's settings, read as the library reads them (`list`
+// shows what a sign-in sees), written through conf (settings/store.ts), loaded only here.
 import { resolve } from "node:path";
 import { CredAuthError, CredCredentialsError, ERROR_CODES } from "../../errors.js";
 import { fromSecretFile } from "../../oauth/client.js";

@@ -1,6 +1,5 @@
-// `cred-auth print-identity-token [FILE] [--audiences AUD] [--include-email]`, gcloud's flags: an ID
-// token for a credentials file (or for what default() would use) on stdout alone, for `$(...)` in
-// scripts. It parses, asks the library (the token cache, then a new token only on a miss) and prints.
+// `cred-auth print-identity-token [FILE] [--audiences AUD] [--include-email]`, gcloud's flags: an ID token for a
+// file (or what default() would use) on stdout alone, for `$(...)`; the token cache first, a new one on a miss.
 import { idTokenFromSearch } from "../../credentials/search/token-search.js";
 import { idTokenForFile } from "../../credentials/tokens/id-token-file.js";
 import { UsageError, defineCommand, flag } from "../command.js";
