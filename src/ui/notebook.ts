@@ -288,6 +288,6 @@ function signInLink(url: string): string {
 export function renderSignInText(state: CardState, entry: CodeEntry = "second-cell"): string {
   const card = cardOf(state, entry);
   const asks = card.asks.length > 0 ? [`It asks to: ${card.asks.join("; ")}.`] : [];
-  const link = card.url ? [`Open this link in a browser to sign in: ${card.url}`] : [];
+  const link = card.url ? [`Open this link to sign in: ${card.url}`] : [];
   return [card.title, ...asks, ...link, ...card.lines, ...(card.call ? [card.call] : [])].join("\n");
 }

@@ -183,6 +183,6 @@ test("a tslab that is not beside the notebook (a global install): the card still
     const first = await kernel.run(SIGN_IN);
     assert.equal(first.status, "ok", first.stderr);
     assert.ok(first.plain.length >= 2, `every display of the card carries text/plain: ${first.plain.length}`);
-    assert.match(first.plain.at(-1) ?? "", /Sign in to Google Cloud\n.*Open this link in a browser to sign in: http/s);
+    assert.match(first.plain.at(-1) ?? "", /Sign in to Google Cloud\n.*Open this link to sign in: http/s);
   });
 });

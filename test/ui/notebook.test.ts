@@ -145,7 +145,7 @@ test("every display carries text/plain too, through tslab's own writer, with one
   assert.equal(new Set(messages.map((m) => m.message.transient.display_id)).size, 1);
   const [first, waiting, done] = messages.map((m) => m.message.data);
   assert.match(first!["text/html"]!, /Sign in with Google/);
-  assert.match(first!["text/plain"]!, /Open this link in a browser to sign in: http:\/\/127\.0\.0\.1:9\/o\/oauth2/);
+  assert.match(first!["text/plain"]!, /Open this link to sign in: http:\/\/127\.0\.0\.1:9\/o\/oauth2/);
   assert.match(waiting!["text/plain"]!, /Waiting for you to sign in in the browser/);
   assert.equal(done!["text/plain"], "cred-auth · Signed in as ann@example.com\nSaved to /tmp/c.json");
 });
