@@ -258,6 +258,21 @@ test("a restarted daemon (its keyring locked) says to unlock the keychain and si
   );
 });
 
+test("a stopped daemon (killed; D-Bus starts it again, its keyring locked) says to unlock the keychain and signs nobody in", async (t) => {
+  const service = await startSecretService(t);
+  if (!service) return;
+  t.after(() => service.stop());
+  const w = world(t, service.address);
+  assert.equal(await save(w.env), "saved");
+  process.kill(await service.daemonPid(), "SIGKILL");
+  const stopped = await load({ ...w.env, CRED_AUTH_TOKEN_CACHE: "off" });
+  assert.equal(stopped.signedIn, false, `no sign-in: the entry is there, only locked: ${stopped.out}`);
+  assert.match(
+    stopped.out,
+    /^ERROR ERR_KEYCHAIN_UNAVAILABLE CredConnectionError The refresh token of .* is in the keychain, which could not be read: the keychain is locked, and no unlock prompt could be shown here\. Unlock the keychain \(or start it\), then try again\./m,
+  );
+});
+
 test("processes starting cold share one refresh and one read of the keychain, as print-token does", async (t) => {
   const service = await startSecretService(t);
   if (!service) return;

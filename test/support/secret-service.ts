@@ -54,7 +54,14 @@ export async function startSecretService(t: { skip(message: string): void }): Pr
   }
   const home = mkdtempSync(join(tmpdir(), "cred-auth-keyring-"));
   const child: ChildProcess = spawn("dbus-run-session", ["--", "sh", "-c", SCRIPT], {
-    env: { PATH: process.env.PATH, KEYRING_HOME: home },
+    // The bus's own environment is what D-Bus starts a stopped daemon with: the same keyring, as at a login.
+    env: {
+      PATH: process.env.PATH,
+      KEYRING_HOME: home,
+      HOME: home,
+      XDG_DATA_HOME: join(home, "data"),
+      XDG_RUNTIME_DIR: home,
+    },
     stdio: ["ignore", "pipe", "ignore"],
     detached: true,
   });
