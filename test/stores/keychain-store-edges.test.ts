@@ -12,6 +12,7 @@ import { cache, ERROR_CODES } from "cred-auth";
 import { DEMO_CLIENT } from "cred-auth/emulator";
 import { readPendingSecrets, userRefreshClientFrom } from "../../dist/credentials/kinds/user/client.js";
 import { readAdcFile } from "../../dist/credentials/kinds/table.js";
+import { forgetStoredSecrets } from "../../dist/stores/index.js";
 import { sha256Hex } from "../../dist/util/sha256.js";
 import { withEmulator } from "../support/emulator.ts";
 import { isolateHome } from "../support/files.ts";
@@ -215,5 +216,28 @@ test("delete() removes the file, its entry and this cache's stale entries", asyn
   await service.plant(`${store.path}:${id}`, JSON.stringify({ cred_auth_cache: 1, id, refresh_token: "1//SECRET" }));
   assert.equal((await accounts()).length, 2);
   assert.equal(await store.delete(), true);
+  assert.deepEqual(await accounts(), []);
+});
+
+test("a file read before another save replaced it and its entry reads the new entry; a spread copies its secrets", async (t) => {
+  if (!world(t)) return;
+  const store = new cache.ReadWriteCredentialsCache({ dirname: "follow" });
+  await store.save(await client());
+  const file = readAdcFile(store.path) as { refreshToken: string; clientSecret: string };
+  const next = await client();
+  await store.save(next);
+  assert.equal(file.refreshToken, next.credentials.refresh_token, "the new save's refresh token");
+  const copy = { ...file };
+  assert.equal(copy.refreshToken, next.credentials.refresh_token);
+  assert.equal(copy.clientSecret, DEMO_CLIENT.clientSecret);
+});
+
+test("revoke's forget removes the entry of the file it read, its cache directory gone", async (t) => {
+  if (!world(t)) return;
+  const store = new cache.ReadWriteCredentialsCache({ dirname: "forget" });
+  await store.save(await client());
+  const file = readAdcFile(store.path);
+  rmSync(dirname(store.path), { recursive: true });
+  await forgetStoredSecrets(file, store.path);
   assert.deepEqual(await accounts(), []);
 });
