@@ -91,4 +91,14 @@ export const MUTATION_MODULES = [
     file: "src/protocols/aws.ts",
     tests: ["test/protocols/aws-imds.test.ts", "test/protocols/aws.test.ts"],
   },
+  // A google-auth-library client's ID token: the kind's own, the metadata server's, remembered per audience.
+  {
+    name: "id-token-clients",
+    file: "src/credentials/tokens/id-token-clients.ts",
+    tests: [
+      "test/credentials/client-id-tokens.test.ts",
+      "test/credentials/id-tokens.test.ts",
+      "test/credentials/kinds.test.ts",
+    ],
+  },
 ];
