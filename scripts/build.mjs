@@ -208,7 +208,6 @@ async function bundleCli(vendored) {
     minifySyntax: true,
     sourcemap: "external",
     sourcesContent: false,
-    banner: { js: LAZY_MODULE },
   };
   // Every module of ours the command line can reach (a throwaway single bundle's inputs).
   const all = await esbuild.build({
@@ -487,9 +486,10 @@ function vendoredFiles(vendored) {
 
 /**
  * A module's top-level `const x_js_1 = require("./x.js")` (tsc's form of `import { ... } from`)
- * becomes a proxy that requires the module when one of its exports is first read: the module is
- * evaluated when it is used, not when something that imports it is. Namespace imports
- * (`__importStar`), `export *` and bare side-effect imports stay as they were.
+ * becomes `let x_js_1;`, and each `x_js_1.` after it `(x_js_1 ??= require("./x.js")).`: the module
+ * is evaluated when one of its exports is first read, not when something that imports it is.
+ * Namespace imports (`__importStar`), `export *` and bare side-effect imports stay as they were.
+ * (A proxy per import did the same at 105 proxies and 51 trapped reads on print-token's cached path.)
  */
 function lazyImports() {
   return {
@@ -499,12 +499,29 @@ function lazyImports() {
         if (!resolve(args.path).startsWith(DIST)) return undefined;
         const code = readFileSync(args.path, "utf8");
         return {
-          contents: code.replace(REQUIRE_OF_OURS, "$1 $2 = __lazyModule(() => require($3));"),
+          contents: lazyReferences(code, args.path),
           loader: "js",
         };
       });
     },
   };
+}
+
+/** lazyImports' rewrite of one module; a use of an import other than reading an export fails the build. */
+function lazyReferences(code, file) {
+  const imports = new Map();
+  let out = code.replace(REQUIRE_OF_OURS, (_, _kind, name, path) => {
+    imports.set(name, path);
+    return `let ${name};`;
+  });
+  for (const [name, path] of imports) {
+    // Not after a property's dot (`a.x_js_1`), but after a spread's (`...x_js_1.SETTINGS`).
+    out = out.replace(new RegExp(`(?<![\\w$])(?<!(?<!\\.\\.)\\.)${name}\\.`, "g"), `(${name} ??= require(${path})).`);
+    const uses = out.match(new RegExp(`(?<![\\w$])${name}(?![\\w$])`, "g")) ?? [];
+    const reads = out.split(`(${name} ??= require(${path})).`).length - 1;
+    if (uses.length !== reads + 1) throw new Error(`build: ${file} uses ${name} other than by reading an export`);
+  }
+  return out;
 }
 
 /**
@@ -585,10 +602,10 @@ function distPath(args) {
  * (src/cli.ts `runBundle`): a cache made from one bundle is never offered to another.
  */
 function stampBundleDigest() {
-  const digest = createHash("sha256")
-    .update(readFileSync(join(DIST, "cli-bundle.js")))
-    .digest("hex")
-    .slice(0, 16);
+  const bundle = readFileSync(join(DIST, "cli-bundle.js"));
+  // dist/cli.js reads the bundle as latin1 (cheaper than UTF-8 to decode): it must be ASCII, as esbuild writes it.
+  if (bundle.some((byte) => byte > 0x7f)) throw new Error("build: dist/cli-bundle.js is not ASCII");
+  const digest = createHash("sha256").update(bundle).digest("hex").slice(0, 16);
   const bin = readFileSync(join(DIST, "cli.js"), "utf8");
   const declaration = 'const BUNDLE_DIGEST = "unbuilt";';
   if (!bin.includes(declaration)) throw new Error(`build: dist/cli.js has no ${declaration}`);

@@ -37,6 +37,8 @@ const BUNDLE_DIGEST: string = "unbuilt";
 
 const BUNDLE = join(__dirname, "cli-bundle.js");
 const MAX_BYTECODE_BYTES = 16 * 1024 * 1024; // a cache is a few hundred kilobytes
+// Whether the bundle required only Node's own modules (no cold bundle, no package): print-token's cached path.
+let onlyBuiltins = true;
 const cacheDir = compileCacheDirectory(process.env);
 // CRED_AUTH_DEBUG=1 (util/debug.ts's rule, not imported: a second copy beside the bundle's): no bytecode cache,
 // so a stack names each function (the bundle keeps its names).
@@ -90,19 +92,19 @@ function startCompileCache(dir: string): void {
 
 /** The bundle's `require`: a first non-builtin module starts the compile cache (print-token's cached path: none). */
 function requireStartingCompileCache(dir: string | undefined): (id: string) => unknown {
-  let notStarted = dir;
   return (id) => {
-    if (notStarted !== undefined && !id.startsWith("node:")) {
-      startCompileCache(notStarted);
-      notStarted = undefined;
+    if (onlyBuiltins && !id.startsWith("node:")) {
+      onlyBuiltins = false;
+      if (dir !== undefined) startCompileCache(dir);
     }
     return require(id);
   };
 }
 
 /**
- * Runs dist/cli-bundle.js from a bytecode cache made after a successful print-token run (holding every function it
- * compiled); its name carries the bundle's digest and Node's version: V8 checks only the source's length.
+ * Runs dist/cli-bundle.js from a bytecode cache made after a successful print-token run of the cached path (holding
+ * every function it compiled, none of a refresh's: 20 KB and 1 M instructions less a run); its name carries the
+ * bundle's digest and Node's version: V8 checks only the source's length.
  */
 function runBundle(dir: string | undefined): void {
   if (dir === undefined || BUNDLE_DIGEST === "unbuilt") {
@@ -113,11 +115,11 @@ function runBundle(dir: string | undefined): void {
   const { Script } = require("node:vm") as typeof import("node:vm");
   const cacheFile = join(dir, `print-token-${BUNDLE_DIGEST}-${process.version}-${process.arch}.bin`);
   const cachedData = ownBytecode(cacheFile);
-  const wrapper = `(function (exports, require, module, __filename, __dirname) {${readFileSync(BUNDLE, "utf8")}\n})`;
+  const wrapper = `(function (exports, require, module, __filename, __dirname) {${readFileSync(BUNDLE, "latin1")}\n})`;
   const script = new Script(wrapper, { filename: BUNDLE, ...(cachedData ? { cachedData } : {}) });
   if ((cachedData === undefined || script.cachedDataRejected) && process.argv[2] === "print-token")
     process.once("exit", (code) => {
-      if (code === 0) saveBytecode(cacheFile, script.createCachedData());
+      if (code === 0 && onlyBuiltins) saveBytecode(cacheFile, script.createCachedData());
     });
   const module = { exports: {} };
   script.runInThisContext()(module.exports, requireStartingCompileCache(dir), module, BUNDLE, __dirname);

@@ -84,7 +84,8 @@ test("a corrupt cache of the user's own is rejected, the bundle runs, and the ca
   const box = sandbox(emu);
   mkdirSync(join(box.dir, ".cache"));
   const { path } = await userFile(emu, box);
-  assert.equal((await runCli(["print-token", path], box.env)).code, 0);
+  // The first run refreshes; the second, the cached path, makes the cache.
+  for (let run = 0; run < 2; run++) assert.equal((await runCli(["print-token", path], box.env)).code, 0);
   const file = join(box.dir, ".cache", "cred-auth", "compile-cache", binName);
   const made = readFileSync(file);
   for (const at of [100, 5000, Math.floor(made.length / 2), made.length - 8]) {

@@ -28,7 +28,7 @@ test("print-token's cached path loads no Node module beyond node:vm that an empt
     assert.equal(r.code, 0, r.stderr);
     return JSON.parse(readFileSync(record, "utf8")) as string[];
   };
-  // The first run refreshes and makes the bytecode cache; the next ones are the cached path.
+  // The first run refreshes; the second, the cached path, makes the bytecode cache; the third runs from it.
   await loaded(["print-token", path]);
   await loaded(["print-token", path]);
   const cached = await loaded(["print-token", path]);
