@@ -46,6 +46,8 @@ export type SignInEvent =
       type: "failed";
       /** Why: a cred-auth error. */
       error: Error;
+      /** The call that shows this face throws `error` too (a notebook cell prints it under the card): say it once. */
+      thrown?: boolean;
     };
 
 /** Shows a sign-in to the user. */

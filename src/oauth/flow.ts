@@ -89,7 +89,11 @@ export async function signIn(plan: FlowPlan, run: SignInRun): Promise<SignInResu
     if (error instanceof SignInPendingError) throw error;
     if (pending) endSignIn(pending);
     pending?.cancel();
-    presenter.update({ type: "failed", error: error instanceof Error ? error : new Error(String(error)) });
+    presenter.update({
+      type: "failed",
+      error: error instanceof Error ? error : new Error(String(error)),
+      thrown: true,
+    });
     throw error;
   } finally {
     signal?.removeEventListener("abort", onAbort);

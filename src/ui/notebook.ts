@@ -235,10 +235,19 @@ function statusOf(state: ViewState, entry: CodeEntry): Pick<Card, "lines" | "cal
     case "signed-in":
       return { lines: state.savedTo ? [`Saved to ${state.savedTo}`] : [] };
     case "failed":
-      return {
-        lines: [state.errorCode === ERROR_CODES.CANCELLED ? cancelledWords(state) : (state.error ?? "")],
-      };
+      return { lines: [failedWords(state)] };
   }
+}
+
+/** Where a failed card's cell says why: the kernel prints the thrown error as one line under the card. */
+const ERROR_BELOW = "Why, and what to do: the error under this card.";
+const ERROR_BELOW_CANCELLED = "Why: the error under this card.";
+
+/** A failure's words; thrown into the card's own cell, the kernel's error line below says them, so the card points there. */
+function failedWords(state: ViewState): string {
+  const cancelled = state.errorCode === ERROR_CODES.CANCELLED;
+  if (state.thrown) return cancelled ? `${ERROR_BELOW_CANCELLED} ${MESSAGES.signInCellAgain}` : ERROR_BELOW;
+  return cancelled ? cancelledWords(state) : (state.error ?? "");
 }
 
 /** A cancel's words, then how to start again, then its code: `words Run the sign-in cell again. (ERR_CANCELLED)`. */

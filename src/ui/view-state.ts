@@ -18,6 +18,8 @@ export interface ViewState {
   error?: string;
   /** The failure's stable code (`ERR_...`), shown beside the words: what to look up. */
   errorCode?: string;
+  /** The failure is thrown to the call that shows this face, which prints it (see the `failed` event). */
+  thrown?: boolean;
   /** Loopback: the browser's final address may be pasted back (see the `waiting` event). */
   paste?: boolean;
   /** The paste just refused, in words with its code (see {@link refusalLine}); the face asks again. */
@@ -40,7 +42,14 @@ export function reduce(state: ViewState, event: SignInEvent): ViewState {
       return { ...state, phase: "signed-in", account: event.account, savedTo: event.savedTo };
     case "failed": {
       const errorCode = errorCodeOf(event.error);
-      return { ...state, phase: "failed", error: wordsWithCode(event.error), ...(errorCode ? { errorCode } : {}) };
+      const thrown = event.thrown ? { thrown: true } : {};
+      return {
+        ...state,
+        phase: "failed",
+        error: wordsWithCode(event.error),
+        ...(errorCode ? { errorCode } : {}),
+        ...thrown,
+      };
     }
   }
 }

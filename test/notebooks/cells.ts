@@ -135,6 +135,13 @@ export function assertCancelledOnce(plain: readonly string[]): void {
   );
 }
 
+/** A failure's words appear once in all a cell showed: its cards (each display's last form) and its error line. */
+export function assertSaidOnce(ran: Executed, words: string): void {
+  const shown = [ran.plain.at(-1) ?? "", ran.stdout, ran.stderr, ...ran.traceback].join("\n").toLowerCase();
+  const times = shown.split(words.toLowerCase()).length - 1;
+  assert.equal(times, 1, `"${words}" said ${times} times: ${JSON.stringify({ ...ran, html: undefined })}`);
+}
+
 /** Whether something accepts connections on `port` (IPv4 or IPv6 loopback). */
 export async function listening(port: number): Promise<boolean> {
   for (const host of ["127.0.0.1", "::1"]) {

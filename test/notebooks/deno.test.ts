@@ -6,7 +6,7 @@ import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { approving, assertCancelledOnce, CellKernel, listening, using } from "./cells.ts";
+import { approving, assertCancelledOnce, assertSaidOnce, CellKernel, listening, using } from "./cells.ts";
 import { denoFixture, python, skip } from "./deno-kernel.ts";
 import { codeCells, htmlOf, type NotebookRun, type Output, runNotebook, statusOf, text } from "./support.ts";
 import { visibleText, wordsOf } from "../support/words.ts";
@@ -178,7 +178,10 @@ test("Deno: Kernel › Interrupt while the two-cell sign-in waits between cells 
   });
 });
 
-test("Deno: a refused sign-in is the card and one line with its code", { skip, timeout: 90_000 }, async () => {
+test("Deno: a refused sign-in is the card saying it failed and one line with its code saying why, once", {
+  skip,
+  timeout: 90_000,
+}, async () => {
   await using(denoKernel({ CRED_AUTH_REMOTE: "0" }), async (kernel) => {
     await kernel.run('import * as credAuth from "cred-auth";');
     const refused = await kernel.run(DENO_SIGN_IN, { onEvent: approving({ decision: "deny" }) });
@@ -187,7 +190,12 @@ test("Deno: a refused sign-in is the card and one line with its code", { skip, t
     assert.deepEqual(refused.traceback, [
       "CredCredentialsError [ERR_ACCESS_DENIED]: The sign-in was denied in the browser (access_denied): sign in again and choose Allow.",
     ]);
-    assert.match(refused.plain.at(-1) ?? "", /\(ERR_ACCESS_DENIED\)$/);
+    assertSaidOnce(refused, "the sign-in was denied in the browser");
+    assert.match(
+      refused.plain.at(-1) ?? "",
+      /^cred-auth · Sign-in failed\n.*the error under this card/,
+      "the card points below",
+    );
   });
 });
 

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DEMO_CLIENT } from "cred-auth/emulator";
-import { approving, tslabKernelIn, using } from "./cells.ts";
+import { approving, assertSaidOnce, tslabKernelIn, using } from "./cells.ts";
 import { errorLines } from "./next-steps.ts";
 import { findJupyterPython, tslabFixture } from "./support.ts";
 
@@ -16,7 +16,7 @@ const fixture = tslabFixture("cred-auth-refused-client-", skip);
 const SIGN_IN = 'const [credentials] = await credAuth.default(["https://www.googleapis.com/auth/cloud-platform"]);';
 const NEXT = "create or pick another client with `cred-auth config init`, then sign in again";
 
-test("tslab: the client was deleted since the sign-in: after a restart the card says so with the next step, no link, one line", {
+test("tslab: the client was deleted since the sign-in: after a restart the card says it failed, one line says why and the next step, no link", {
   skip,
 }, async () => {
   const first = tslabKernelIn(fixture, python!, { CRED_AUTH_REMOTE: "0" });
@@ -37,14 +37,15 @@ test("tslab: the client was deleted since the sign-in: after a restart the card 
       const cards = refused.events.filter((event) => event.event === "card").map((event) => event.status);
       assert.equal(cards.at(-1), "failed", cards.join(", "));
       const card = refused.plain.at(-1) ?? "";
-      assert.match(card, /deleted_client: the OAuth client was deleted/, `the card: ${card}`);
-      assert.ok(card.includes(NEXT), `the card names the next step: ${card}`);
+      assert.match(card, /^cred-auth · Sign-in failed\n.*the error under this card/, `the card points below: ${card}`);
+      assertSaidOnce(refused, "deleted_client: the OAuth client was deleted");
       // The emulator's notice comes with the first request of a process: it is no part of the error.
       const lines = errorLines(refused).filter(
         (line) => !/CRED_AUTH_EMULATOR_HOST: using the local emulator/.test(line),
       );
       assert.equal(lines.length, 1, lines.join("\n"));
       assert.match(lines[0]!, /\[ERR_INVALID_CLIENT\]: .*deleted_client: the OAuth client was deleted; create or pick/);
+      assert.ok(lines[0]!.includes(NEXT), `the line names the next step: ${lines[0]}`);
       assert.equal(fixture.emulator.stats().authorizations, authorizations, "nobody was sent to the consent page");
     });
   } finally {

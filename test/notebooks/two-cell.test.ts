@@ -4,7 +4,7 @@
 // most one line (never a stack or a dump of fields), and the account named on a cache hit.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { approving, tslabKernelIn, using } from "./cells.ts";
+import { approving, assertSaidOnce, tslabKernelIn, using } from "./cells.ts";
 import { findJupyterPython, tslabFixture } from "./support.ts";
 import { installedPackage } from "../package/consumer.ts";
 import { closedPort } from "../support/net.ts";
@@ -105,7 +105,7 @@ test("a network error at the code exchange: the first card says so once and stil
   });
 });
 
-test("a refused sign-in (Deny): the card says so with its code, and the cell adds one line, no stack, no fields", {
+test("a refused sign-in (Deny): the card says it failed, and the cell's one line says why, once (no stack, no fields)", {
   skip,
 }, async () => {
   await using(tslabKernel({ CRED_AUTH_REMOTE: "0" }), async (kernel) => {
@@ -113,10 +113,15 @@ test("a refused sign-in (Deny): the card says so with its code, and the cell add
     const refused = await kernel.run(SIGN_IN, { onEvent: approving({ decision: "deny" }) });
     assert.equal(refused.status, "error");
     const lines = linesOf(refused.stderr);
-    assert.ok(lines.length <= 1, `at most one line:\n${refused.stderr}`);
+    assert.equal(lines.length, 1, `tslab writes the error's one line on stderr, nothing else:\n${refused.stderr}`);
     assert.match(lines[0] ?? "", /\[ERR_ACCESS_DENIED\]: .*choose Allow/, "the code and what to do");
     assert.doesNotMatch(refused.stderr, /undefined|\s at |\[cause\]|config:|response:/);
-    assert.match(refused.plain.at(-1) ?? "", /\(ERR_ACCESS_DENIED\)$/m, "the card ends with the code too");
+    assertSaidOnce(refused, "the sign-in was denied in the browser");
+    assert.match(
+      refused.plain.at(-1) ?? "",
+      /^cred-auth · Sign-in failed\n.*the error under this card/,
+      "the card points below",
+    );
   });
 });
 

@@ -12,6 +12,7 @@ import {
 import { escapeHtml } from "../../dist/util/html.js";
 import { createDenoPresenter } from "../../dist/ui/deno.js";
 import { INITIAL_STATE } from "../../dist/ui/view-state.js";
+import type { SignInEvent } from "../../dist/oauth/events.js";
 
 /** A stand-in for tslab's display module: records what each display shows. */
 function fakeTslab() {
@@ -193,6 +194,51 @@ test("failed: the error in words, escaped", () => {
   assert.equal(status(html), "failed");
   assert.match(html, /Access was denied &#60;script&#62;alert\(1\)&#60;\/script&#62;; run again\./);
   assert.doesNotMatch(html, /<script>/);
+});
+
+/** The text/plain each card (tslab's, Deno's) ends on after `events`. */
+function lastTextOfBothCards(events: SignInEvent[]): string[] {
+  const tslab = fakeTslabWithWriter();
+  const deno = fakeDeno([]);
+  const presenters = [createNotebookPresenter(kernelTslab(tslab.globals)), createDenoPresenter(deno.globals)];
+  for (const presenter of presenters) for (const event of events) presenter.update(event);
+  return [tslab.messages.at(-1)!.message.data["text/plain"]!, deno.calls.at(-1)!.bundle["text/plain"]!];
+}
+
+test("failed and thrown into the card's own cell: the card says the outcome and points below, the words are said once there", () => {
+  const denied = new CredCredentialsError("The sign-in was denied in the browser (access_denied).", {
+    code: ERROR_CODES.ACCESS_DENIED,
+  });
+  const texts = lastTextOfBothCards([
+    { type: "url", url: URL_WITH_AMP, mode: "loopback", scopes: SCOPES, browserOpened: true },
+    { type: "failed", error: denied, thrown: true },
+  ]);
+  for (const text of texts) {
+    assert.equal(text, "cred-auth · Sign-in failed\nWhy, and what to do: the error under this card.");
+    assert.doesNotMatch(text, /denied|ERR_ACCESS_DENIED/, "the kernel's error line says it, not the card too");
+  }
+});
+
+test("cancelled and thrown into its own cell: the card keeps how to start again", () => {
+  const cancelled = new CredCancelledError("The sign-in was cancelled (no code entered). Nothing was saved.");
+  const events: SignInEvent[] = [{ type: "code-needed" }, { type: "failed", error: cancelled, thrown: true }];
+  for (const text of lastTextOfBothCards(events))
+    assert.equal(text, "cred-auth · Sign-in cancelled\nWhy: the error under this card. Run the sign-in cell again.");
+});
+
+test("failed with no cell awaiting it (a background failure): the card keeps the words and the code", () => {
+  const denied = new CredCredentialsError("The sign-in was denied in the browser (access_denied).", {
+    code: ERROR_CODES.ACCESS_DENIED,
+  });
+  const events: SignInEvent[] = [
+    { type: "waiting", paste: true },
+    { type: "failed", error: denied },
+  ];
+  for (const text of lastTextOfBothCards(events))
+    assert.equal(
+      text,
+      "cred-auth · Sign-in failed\nThe sign-in was denied in the browser (access_denied). (ERR_ACCESS_DENIED)",
+    );
 });
 
 test("everything from outside is escaped: account, path, URL, scopes", () => {

@@ -320,8 +320,8 @@ async function completeWithCode<T>(
   } catch (error) {
     // Still waiting (the placeholder, a refused paste) or denied: the first cell's card says so.
     const shownAbove = getPendingSignIn() !== undefined || codeOf(error) === ERROR_CODES.ACCESS_DENIED;
-    if (!shownAbove)
-      presenter.update({ type: "failed", error: error instanceof Error ? error : new Error(String(error)) });
+    const failure = error instanceof Error ? error : new Error(String(error));
+    if (!shownAbove) presenter.update({ type: "failed", error: failure, thrown: true });
     throw error;
   } finally {
     await presenter.close?.();
