@@ -98,4 +98,19 @@ export const MUTATION_MODULES = [
       "test/credentials/kinds.test.ts",
     ],
   },
+  {
+    name: "kind-impersonated",
+    file: [
+      "src/credentials/kinds/impersonated/file.ts",
+      "src/credentials/kinds/impersonated/index.ts",
+      "src/credentials/kinds/impersonated/tokens.ts",
+      "src/credentials/kinds/impersonated/client.ts",
+    ],
+    tests: [
+      "test/credentials/kind-impersonated.test.ts",
+      "test/formats/impersonated-file.test.ts",
+      "test/credentials/impersonation.test.ts",
+      "test/credentials/kinds.test.ts",
+    ],
+  },
 ];
