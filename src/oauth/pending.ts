@@ -77,6 +77,11 @@ export function setPendingSignIn(pending: PendingSignIn, complete?: CompleteSign
   slot = { name: "waiting", pending, stop, complete, presenter };
 }
 
+/** Whether a call is driving the sign-in in progress (it will throw how it ends), not one left waiting. */
+export function signInRunning(): boolean {
+  return slot.name === "running";
+}
+
 /** The sign-in waiting for a pasted code or address, if any. */
 export function getPendingSignIn(): PendingSignIn | undefined {
   return slot.name === "waiting" ? slot.pending : undefined;

@@ -4,13 +4,16 @@
  */
 import { CredCancelledError } from "../errors.js";
 import { cancelledBecause } from "../messages.js";
-import { cancelSignIn } from "../oauth/pending.js";
+import { cancelSignIn, signInRunning } from "../oauth/pending.js";
 import type { Presenter, SignInEvent } from "../oauth/events.js";
 
 /** The words on the card after an interrupt. */
 export const INTERRUPTED_MESSAGE = cancelledBecause("kernel interrupt");
 
 type Unlisten = () => void;
+
+/** Hears an interrupt; `cellPrints`: the kernel lets the interrupted cell end with its error, and prints it (Deno). */
+type OnInterrupt = (cellPrints?: boolean) => void;
 
 interface SignalGlobals {
   Deno?: {
@@ -23,15 +26,17 @@ interface SignalGlobals {
  * Listens for the kernel's SIGINT until the returned function is called; under Node only when tslab
  * handles it already (a first listener would take away Node's default, which ends the process).
  */
-export function onKernelInterrupt(handler: () => void, globals: object = globalThis): Unlisten {
+export function onKernelInterrupt(handler: OnInterrupt, globals: object = globalThis): Unlisten {
   const deno = (globals as SignalGlobals).Deno;
   if (typeof deno?.addSignalListener === "function") {
-    deno.addSignalListener("SIGINT", handler);
-    return () => deno.removeSignalListener?.("SIGINT", handler);
+    const printed = (): void => handler(true);
+    deno.addSignalListener("SIGINT", printed);
+    return () => deno.removeSignalListener?.("SIGINT", printed);
   }
   if (process.listenerCount("SIGINT") === 0) return () => {};
-  process.on("SIGINT", handler);
-  return () => process.off("SIGINT", handler);
+  const ended = (): void => handler(false); // Node passes the signal's name: not a verdict
+  process.on("SIGINT", ended);
+  return () => process.off("SIGINT", ended);
 }
 
 /**
@@ -40,7 +45,7 @@ export function onKernelInterrupt(handler: () => void, globals: object = globalT
  */
 export function cancelledByInterrupt(
   presenter: Presenter,
-  listen: (handler: () => void) => Unlisten = onKernelInterrupt,
+  listen: (handler: OnInterrupt) => Unlisten = onKernelInterrupt,
 ): Presenter {
   let unlisten: Unlisten | undefined;
   const stop = (): void => {
@@ -52,10 +57,12 @@ export function cancelledByInterrupt(
     // ends. Removed again once it has: an old card must not answer a later interrupt.
     if (remove) queueMicrotask(remove);
   };
-  unlisten = listen(() => {
+  unlisten = listen((cellPrints = false) => {
     if (!unlisten) return; // a listener put back after its card ended
     stop();
-    presenter.update({ type: "failed", error: new CredCancelledError(INTERRUPTED_MESSAGE) });
+    // Deno prints the cancel a running sign-in throws into its cell; tslab ends the cell at once, printing its own.
+    const thrown = cellPrints && signInRunning();
+    presenter.update({ type: "failed", error: new CredCancelledError(INTERRUPTED_MESSAGE), thrown });
     cancelSignIn(INTERRUPTED_MESSAGE);
   });
   const wrapped: Presenter = {

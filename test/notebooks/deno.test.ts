@@ -72,7 +72,7 @@ test("05-deno: default() signs in through Deno.jupyter.display on a real Deno ke
   assert.equal(statSync(cache).mode & 0o777, 0o600, "the credentials were cached, private");
 });
 
-test("Kernel › Interrupt on Deno's kernel while the sign-in waits: the card says cancelled, the port closes, the kernel lives on", {
+test("Kernel › Interrupt on Deno's kernel while the sign-in waits: the card says cancelled, the cell's one line says why, the port closes, the kernel lives on", {
   skip,
   timeout: 90_000,
 }, async () => {
@@ -94,7 +94,15 @@ test("Kernel › Interrupt on Deno's kernel while the sign-in waits: the card sa
     assert.ok(link, "the card showed the link");
     const statuses = interrupted.events.filter((event) => event.event === "card").map((event) => event.status);
     assert.equal(statuses.at(-1), "failed", statuses.join(", "));
-    assertCancelledOnce(interrupted.plain);
+    // The cell ends with the cancel as its one line: the card says it was cancelled and how to start again.
+    assert.deepEqual(interrupted.traceback, [
+      "CredCancelledError [ERR_CANCELLED]: The sign-in was cancelled (kernel interrupt). Nothing was saved.",
+    ]);
+    assert.equal(
+      interrupted.plain.at(-1),
+      "cred-auth · Sign-in cancelled\nWhy: the error under this card. Run the sign-in cell again.",
+    );
+    assertSaidOnce(interrupted, "cancelled (kernel interrupt)");
     const port = Number(new URL(new URL(link).searchParams.get("redirect_uri")!).port);
     assert.equal(await listening(port), false, `the loopback port ${port} is closed`);
     const alive = await kernel.run('await Deno.jupyter.display({ "text/plain": "alive" }, { raw: true });');
