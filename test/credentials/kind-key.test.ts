@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { ERROR_CODES, loadServiceAccountCredentials } from "cred-auth";
+import { JWT } from "google-auth-library";
+import { ERROR_CODES, fetchIdToken, loadServiceAccountCredentials } from "cred-auth";
 import type { CachedTokenState } from "../../dist/credentials/kinds/kind.js";
 import { keyKind } from "../../dist/credentials/kinds/key/index.js";
 import { parseServiceAccountKey } from "../../dist/credentials/kinds/key/file.js";
@@ -13,7 +14,7 @@ import { getCredentialInfo } from "../../dist/protocols/info.js";
 import { readCachedToken } from "../../dist/token-cache/store.js";
 import { trustedUniverse } from "../../dist/trust/urls.js";
 import { withEmulator } from "../support/emulator.ts";
-import { decodeJwtParts } from "../support/id-tokens.ts";
+import { decodeJwtParts, pointJwtAt } from "../support/id-tokens.ts";
 import { isolatedWorld } from "./support.ts";
 
 const { emulator, home } = await isolatedWorld();
@@ -161,4 +162,59 @@ test("a key the token server does not know is named with its file, by the loader
   } finally {
     emulator.reset();
   }
+});
+
+test("a caller's JWT asks its ID token through a client cred-auth builds from its key, kept under the key's entry", async () => {
+  const { json, path, file } = keyAt("caller.json");
+  const closed = await withEmulator();
+  await closed.close();
+  const dead = `${closed.url}/token`;
+  const jwt = new JWT({ email: json.client_email, key: json.private_key, keyId: json.private_key_id });
+  pointJwtAt(jwt, dead); // its own gaxios would go nowhere: cred-auth's sender reaches the emulator
+  const audience = "https://service.example/caller";
+  const token = await fetchIdToken(audience, { credentials: jwt });
+  assert.equal(decodeJwtParts(token).claims.aud, audience);
+  const minted = emulator.stats().idTokens;
+  assert.equal(
+    await fetchIdToken(audience, {
+      credentials: new JWT({ email: json.client_email, key: json.private_key, keyId: json.private_key_id }),
+    }),
+    token,
+    "the key's entry",
+  );
+  assert.equal(emulator.stats().idTokens, minted);
+  const other = new JWT({ email: json.client_email, key: json.private_key, keyId: "another-kid" });
+  await fetchIdToken(audience, { credentials: other });
+  assert.equal(emulator.stats().idTokens, minted + 1, "another key id: another entry");
+  const loaded = await loadServiceAccountCredentials(path);
+  const shared = `${audience}/shared`;
+  await fetchIdToken(shared, { credentials: loaded });
+  const before = emulator.stats().idTokens;
+  const cache = { fresh: false, dir: join(home, ".cache", "cred-auth", "tokens") };
+  await keyKind.idToken(file, { path, env: process.env, universe, audience: shared, includeEmail: false, cache });
+  assert.equal(emulator.stats().idTokens, before, "print-identity-token's entry for the file is its client's");
+  const delegated = new JWT({ email: json.client_email, key: json.private_key, subject: "someone@example.com" });
+  pointJwtAt(delegated, dead);
+  await assert.rejects(fetchIdToken(`${audience}/subject`, { credentials: delegated }), (error: Error) => {
+    assert.ok(error.message.startsWith(`Getting an ID token for service account ${json.client_email}`), error.message);
+    return true;
+  });
+});
+
+test("a key without a universe is the trusted one's; clients record their file and build with no scopes as cloud-platform", async () => {
+  const { json, path } = keyAt("no-universe.json");
+  const { universe_domain: _, ...bare } = json;
+  const file = parseServiceAccountKey(bare, path);
+  assert.equal(file.universeDomain, undefined);
+  assert.equal(keyKind.describe(file, { path, universe, cached: () => ({ state: "none" }) }).universe, universe.domain);
+  const env = process.env;
+  const client = await keyKind.client(file, path, { scopes: [], env, universe });
+  assert.equal(getCredentialInfo(client.credentials)?.path, path);
+  assert.deepEqual(getCredentialInfo(client.credentials)?.scopes, [CLOUD]);
+  const spot = { place: "source_credentials" as const, check: () => {} };
+  const source = await keyKind.sourceClient(file, path, { env, universe, spot });
+  assert.equal(getCredentialInfo(source.credentials)?.path, path);
+  const loaded = await loadServiceAccountCredentials(path, []);
+  assert.deepEqual(getCredentialInfo(loaded)?.scopes, [CLOUD]);
+  assert.equal(loaded.universeDomain, "googleapis.com");
 });
