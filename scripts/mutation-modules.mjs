@@ -113,4 +113,18 @@ export const MUTATION_MODULES = [
       "test/credentials/kinds.test.ts",
     ],
   },
+  {
+    name: "kinds-table",
+    file: [
+      "src/credentials/kinds/table.ts",
+      "src/credentials/kinds/kind.ts",
+      "src/credentials/kinds/google-credentials.ts",
+    ],
+    tests: [
+      "test/credentials/kinds-table.test.ts",
+      "test/credentials/kind-key.test.ts",
+      "test/credentials/file-token.test.ts",
+      "test/credentials/client-id-tokens.test.ts",
+    ],
+  },
 ];
