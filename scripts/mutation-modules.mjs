@@ -127,4 +127,18 @@ export const MUTATION_MODULES = [
       "test/credentials/client-id-tokens.test.ts",
     ],
   },
+  {
+    name: "kind-key",
+    file: [
+      "src/credentials/kinds/key/index.ts",
+      "src/credentials/kinds/key/tokens.ts",
+      "src/credentials/kinds/key/client.ts",
+    ],
+    tests: [
+      "test/credentials/kind-key.test.ts",
+      "test/credentials/kind-key-client.test.ts",
+      "test/credentials/file-token.test.ts",
+      "test/credentials/id-tokens.test.ts",
+    ],
+  },
 ];
