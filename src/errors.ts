@@ -3,7 +3,7 @@
  * stable {@link CredAuthError.code} to branch on.
  * @packageDocumentation
  */
-import { ENV } from "./shared/constants.js";
+import { debugEnabled } from "./shared/constants.js";
 
 /** The stable codes of cred-auth's errors (`error.code`). Branch on these, never on message text (docs/troubleshooting.md). */
 export const ERROR_CODES = {
@@ -129,11 +129,6 @@ export interface CredErrorOptions {
 /** Node's (and Deno's) hook for how `console.log`, `util.inspect` and a kernel print an object. */
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");
 
-/** `CRED_AUTH_DEBUG=1`: errors keep their stack frames and print their causes (util/debug.ts reads the same). */
-function debugging(): boolean {
-  return /^(1|true|yes)$/i.test(process.env[ENV.debug]?.trim() ?? "");
-}
-
 /** What `util.inspect` passes a custom inspection (Node's and Deno's own `inspect`). */
 type Inspect = (value: unknown, options: object) => string;
 
@@ -163,14 +158,14 @@ export class CredAuthError extends Error {
     if (options?.error !== undefined) this.error = options.error;
     if (options?.status !== undefined) this.status = options.status;
     // An expected state, not a crash: the frames are cred-auth's own, and say nothing to the user.
-    if (!debugging()) setStack(this, `${this.name} [${this.code}]: ${message}`);
+    if (!debugEnabled()) setStack(this, `${this.name} [${this.code}]: ${message}`);
   }
 }
 
 // util.inspect prints one line, or everything with CRED_AUTH_DEBUG=1; on the prototype, so the public type stays.
 Object.defineProperty(CredAuthError.prototype, INSPECT, {
   value(this: CredAuthError, _depth: number, options: object, inspect?: Inspect): string {
-    if (debugging() && inspect) return inspect(this, { ...options, customInspect: false });
+    if (debugEnabled() && inspect) return inspect(this, { ...options, customInspect: false });
     return `${this.name} [${this.code}]: ${this.message}`;
   },
 });

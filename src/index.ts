@@ -1,6 +1,7 @@
 // The runtime entry (dist/index.js): exports at once only what the import may load (errors, caches, the pending
 // sign-in, the version: "Load budget"); api.ts's functions load on first call, listed by the build into LAZY_EXPORTS.
 import type * as DisplaySafe from "./protocols/display-safe.js";
+import { debugEnabled } from "./shared/constants.js";
 
 // A Node older than the engines field: one line on import (in a notebook, under the import cell), not a failure later.
 if (Number(process.versions.node.split(".")[0]) < 22)
@@ -42,12 +43,7 @@ async function settled(result: Promise<unknown>): Promise<unknown> {
   try {
     return displayed().displaySafe(await result);
   } catch (error) {
-    if (
-      error instanceof Error &&
-      !("Deno" in globalThis) &&
-      !/^(1|true|yes)$/i.test(process.env.CRED_AUTH_DEBUG?.trim() ?? "")
-    )
-      Error.captureStackTrace(error, settled);
+    if (error instanceof Error && !("Deno" in globalThis) && !debugEnabled()) Error.captureStackTrace(error, settled);
     throw error;
   }
 }

@@ -3,7 +3,7 @@
 import { writeSync } from "node:fs";
 import { CredAuthError, CredCancelledError, CredConnectionError } from "../errors.js";
 import { debugText, printable } from "../trust/text.js";
-import { debugEnabled } from "../util/debug.js";
+import { debugEnabled } from "../shared/constants.js";
 import { UsageError } from "./command.js";
 
 /** Exit codes of `cred-auth`. */

@@ -78,3 +78,8 @@ export const ENV = {
   /** Google's own ADC variable: the credentials file `default()` uses first. */
   googleApplicationCredentials: "GOOGLE_APPLICATION_CREDENTIALS",
 } as const;
+
+/** True when `CRED_AUTH_DEBUG` (1, true or yes) asks for details: stacks, causes, debug lines. */
+export function debugEnabled(env: Readonly<Record<string, string | undefined>> = process.env): boolean {
+  return /^(1|true|yes)$/i.test(env[ENV.debug]?.trim() ?? "");
+}
