@@ -30,7 +30,7 @@ const LAYERS = [
 // holds, each importing only the rooms listed under it. Top to bottom:
 // - the public ID-token API (credentials/id-token.ts) and status/revoke (credentials/status/) use default()'s search;
 // - search/: default()'s search (default, adc, locate, the CLI's token search, single flight);
-// - sign-in/: the sign-in (plan, user, complete, pending credentials, account note, settings order, destination);
+// - sign-in/: the sign-in (plan, user, complete, pending credentials, account note, destination);
 // - tokens/: a token for a file or a client, through the token cache (print-token's and the ID-token API's);
 // - kinds/: one folder per ADC file type (its shape, tokens, client), registered in one table keyed by `type`.
 const ROOMS = {

@@ -4,7 +4,6 @@
 export type SignInEvent =
   /** The authorization URL is ready; the presenter shows it (and may offer a button). */
   | {
-      /** Discriminates the events. */
       type: "url";
       /** The provider's authorization URL to open. */
       url: string;
@@ -17,7 +16,6 @@ export type SignInEvent =
     }
   /** Waiting for the browser to come back (again, with `rejected`, after a refused paste). */
   | {
-      /** Discriminates the events. */
       type: "waiting";
       /** The browser's final address (`http://localhost:PORT/?state=…`) may be pasted back (readCode, completeSignIn). */
       paste?: boolean;
@@ -26,14 +24,12 @@ export type SignInEvent =
     }
   /** Copy-paste flow: the code is needed now (again, with `rejected`, after a refused code). */
   | {
-      /** Discriminates the events. */
       type: "code-needed";
       /** The code just refused, in words; the face asks again. */
       rejected?: Error;
     }
   /** Signed in. `account` is the e-mail when the provider told it. */
   | {
-      /** Discriminates the events. */
       type: "signed-in";
       /** The account's e-mail, when the provider told it. */
       account?: string;
@@ -42,7 +38,6 @@ export type SignInEvent =
     }
   /** The sign-in failed, or was cancelled (a `CredCancelledError`: Ctrl+C, an interrupt, a newer sign-in). */
   | {
-      /** Discriminates the events. */
       type: "failed";
       /** Why: a cred-auth error. */
       error: Error;

@@ -6,7 +6,6 @@ import type { ResolvedClient } from "./client.js";
 /** How long a sign-in waits for the user by default: 5 minutes. */
 export const DEFAULT_TIMEOUT_MS = 300_000;
 
-/** An inclusive port range. */
 export interface PortRange {
   first: number;
   last: number;
@@ -33,18 +32,12 @@ export interface CodePageRedirect {
 
 /** A sign-in's flow, decided: what {@link startSignIn} and {@link signIn} need (oauth/flow.ts). */
 export interface FlowPlan {
-  /** The scopes asked for. */
   readonly scopes: readonly string[];
-  /** Google's endpoints, or the emulator's. */
   readonly endpoints: Endpoints;
-  /** The OAuth client the sign-in runs as. */
   readonly client: ResolvedClient;
   /** Where the browser is sent back: the loopback receiver, or a code page. */
   readonly redirect: LoopbackRedirect | CodePageRedirect;
-  /**
-   * Loopback: the browser is probably on another machine, so its final address may be pasted
-   * back (`true`), or it is here (`false`); undefined: no verdict, a face that can read offers it.
-   */
+  /** Loopback: `true` when the browser is probably elsewhere (its final address pasted back); undefined: no verdict. */
   readonly pasteBack: boolean | undefined;
   /** Whether and how to launch a browser for the URL (always shown as well). */
   readonly browser: BrowserLaunch;
@@ -52,10 +45,6 @@ export interface FlowPlan {
   readonly timeoutMs: number;
   /** Pre-selects the account on the sign-in page. */
   readonly loginHint?: string;
-  /**
-   * Ask the token server about the client before the browser opens (oauth/client-check.ts): an
-   * unknown client, or a token server that cannot be reached (a dead emulator), fails at once
-   * instead of after the user signed in.
-   */
+  /** Ask the token server about the client before the browser opens (oauth/client-check.ts): fail before, not after. */
   readonly checkClient: boolean;
 }

@@ -5,7 +5,7 @@ import { notebookKernel } from "../../runtime/detect.js";
 import type { Settings } from "../../settings/keys.js";
 import type { NotebookFace } from "../../ui/face-plan.js";
 import { planSources } from "./plan.js";
-import { chosen } from "./settings-order.js";
+import { chosen } from "../../settings/order.js";
 
 /** What the account note's plan reads: the kernel's globals, and the settings (read only in a notebook). */
 export interface AccountNoteSources {

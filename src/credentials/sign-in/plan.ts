@@ -24,8 +24,8 @@ import { assertValidScopes, missingScopes } from "../../oauth/scopes.js";
 import type { BrowserLaunch } from "../../os/browser.js";
 import type { SaveUserCredentialsOptions } from "../../options.js";
 import { currentHost, detectRuntime, gcloudOnPath, type HostFacts, type RuntimeInfo } from "../../runtime/index.js";
-import { chosen } from "./settings-order.js";
 import { parsePortRange, type Settings } from "../../settings/keys.js";
+import { chosen } from "../../settings/order.js";
 import { readSettings } from "../../settings/read.js";
 import { CLOUD_PLATFORM_SCOPE, DEMO_CLIENT, DEMO_WEB_CLIENT, ENV, LOOPBACK_PORTS } from "../../shared/constants.js";
 import type { FacePlan, PromptDevice } from "../../ui/face-plan.js";
@@ -99,7 +99,7 @@ export function planSignIn(request: SignInRequest, sources: PlanSources = planSo
   // Impersonation: the user's token only asks for the service account's (cloud-platform).
   const signInScopes = impersonation ? [CLOUD_PLATFORM_SCOPE] : scopes;
   const announcement = caller ? undefined : flowLine(flow, runtime, client, codePage);
-  const notes = [emulatorNotice(endpoints), ...scopeNotes(signInScopes, sources.env)].filter(
+  const notes = [emulatorNotice(endpoints), ...scopeCheckNotes(signInScopes, sources.env)].filter(
     (note): note is string => note !== undefined,
   );
   const details = [...(announcement ? [announcement] : []), MESSAGES.googleErrorPage];
@@ -123,22 +123,11 @@ export function planSignIn(request: SignInRequest, sources: PlanSources = planSo
       browser: browserLaunch(options.openBrowser ?? runtime.canOpenBrowser, sources.env),
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ...(options.loginHint ? { loginHint: options.loginHint } : {}),
-      checkClient: shouldCheckClient(client, endpoints),
+      // A made-up code asked of the token server before the browser opens: at the emulator always (a dead
+      // emulator, an unknown client), at Google unless this process knows the client works.
+      checkClient: endpoints.emulator || !clientProven(client.clientId, endpoints.tokenUrl),
     },
   };
-}
-
-/**
- * Whether to ask the token server about the client (a made-up code) before the browser opens: at the emulator
- * always (it finds a dead emulator or an unknown client), at Google unless this process knows the client works.
- */
-function shouldCheckClient(client: ResolvedClient, endpoints: Endpoints): boolean {
-  return endpoints.emulator || !clientProven(client.clientId, endpoints.tokenUrl);
-}
-
-/** Scopes checked against Google's known ones (a near miss throws), unless `CRED_AUTH_SCOPE_CHECK=off`; a note for unknown ones. */
-function scopeNotes(scopes: readonly string[], env: NodeJS.ProcessEnv): string[] {
-  return scopeCheckNotes(scopes, env);
 }
 
 /** The scopes of a call that names none: the `scopes` setting, else cloud-platform. */

@@ -4,31 +4,20 @@ import { tokenCacheDir } from "../../token-cache/index.js";
 import { trustedUniverse } from "../../trust/urls.js";
 import { checkedAudience } from "../../protocols/id-token-words.js";
 import type { IdTokenFileRequest } from "../kinds/kind.js";
-import { type AdcFile, kindOf, readAdcFile } from "../kinds/table.js";
+import { kindOf, readAdcFile } from "../kinds/table.js";
+import type { FileToken, FileTokenOptions } from "./file-token.js";
 
-/** Options of {@link idTokenForFile}. */
-export interface FileIdTokenOptions {
+/** Options of {@link idTokenForFile}: {@link accessTokenForFile}'s but the scopes, and two of their own. */
+export interface FileIdTokenOptions extends Omit<FileTokenOptions, "scopes"> {
   /** Who the token is for (a Cloud Run URL, an IAP client id); user credentials without one give their own. */
   audience?: string;
   /** Put the service account's e-mail in an impersonated or federated token (IAM's `includeEmail`). Default false. */
   includeEmail?: boolean;
-  /** Ignore the token cache and get a new token. */
-  fresh?: boolean;
-  /** Where `CRED_AUTH_EMULATOR_HOST`, `GOOGLE_CLOUD_UNIVERSE_DOMAIN` and the cache's place are read. Default `process.env`. */
-  env?: NodeJS.ProcessEnv;
-  /** The universe whose services may receive the file's secrets (default: `GOOGLE_CLOUD_UNIVERSE_DOMAIN`, else googleapis.com). */
-  universeDomain?: string;
-  /** Read the file only when it is the user's own and private (one found without a path). */
-  privateOnly?: boolean;
 }
 
-/** An ID token for a credentials file. */
-export interface FileIdToken {
+/** An ID token for a credentials file; `expiryDate` is its `exp`. */
+export interface FileIdToken extends Pick<FileToken, "expiryDate" | "credentialsType"> {
   idToken: string;
-  /** When it expires (its `exp`), in milliseconds since the epoch. */
-  expiryDate: number;
-  /** The file's `type`. */
-  credentialsType: AdcFile["type"];
 }
 
 /** A cached or new ID token for the ADC file at `path`; ERR_ID_TOKEN_UNSUPPORTED for federation without impersonation. */
