@@ -1,10 +1,8 @@
-/**
- * Scopes checked against Google's declared ones before the browser opens (Google's invalid_scope page
- * never comes back): a near miss is refused with "did you mean", an unknown one passes with a note.
- */
+// Scopes checked against Google's declared ones before the browser opens (Google's invalid_scope page never comes
+// back): a near miss is refused with "did you mean", an unknown one passes with a note. The list loads on first use.
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { ENV } from "../shared/constants.js";
-import { googleScopes } from "./lazy.js";
+import { GOOGLE_SCOPES, GOOGLE_SCOPES_DATE, GOOGLE_SCOPES_SOURCE } from "./google-scopes.js";
 
 const PREFIX = "https://www.googleapis.com/auth/";
 
@@ -17,7 +15,7 @@ let known: ReadonlySet<string> | undefined;
 
 /** Checks scopes against Google's declared ones. @throws ERR_INVALID_SCOPE for a typo away from one. */
 export function checkKnownScopes(scopes: readonly string[]): KnownScopesCheck {
-  known ??= new Set(googleScopes().GOOGLE_SCOPES);
+  known ??= new Set(GOOGLE_SCOPES);
   const unknown: string[] = [];
   const typos: string[] = [];
   for (const scope of scopes) {
@@ -30,17 +28,14 @@ export function checkKnownScopes(scopes: readonly string[]): KnownScopesCheck {
   }
   if (typos.length > 0) {
     throw new CredCredentialsError(
-      `Google knows no scope${typos.length > 1 ? "s" : ""} ${typos.join(", ")}: correct it (newer than ${googleScopes().GOOGLE_SCOPES_DATE}? CRED_AUTH_SCOPE_CHECK=off).`,
+      `Google knows no scope${typos.length > 1 ? "s" : ""} ${typos.join(", ")}: correct it (newer than ${GOOGLE_SCOPES_DATE}? CRED_AUTH_SCOPE_CHECK=off).`,
       { code: ERROR_CODES.INVALID_SCOPE },
     );
   }
   return { unknown };
 }
 
-/**
- * {@link checkKnownScopes} unless `CRED_AUTH_SCOPE_CHECK=off`: the notes for scopes the list does
- * not hold (a near miss throws, with "did you mean").
- */
+/** {@link checkKnownScopes} unless `CRED_AUTH_SCOPE_CHECK=off`: notes for scopes the list does not hold. */
 export function scopeCheckNotes(scopes: readonly string[], env: NodeJS.ProcessEnv): string[] {
   if (/^(off|0|false|no)$/i.test(env[ENV.scopeCheck]?.trim() ?? "")) return [];
   const { unknown } = checkKnownScopes(scopes);
@@ -49,7 +44,7 @@ export function scopeCheckNotes(scopes: readonly string[], env: NodeJS.ProcessEn
 
 /** The note for scopes the list does not hold. */
 export function unknownScopesNote(unknown: readonly string[]): string {
-  return `${unknown.join(", ")} ${unknown.length > 1 ? "are" : "is"} not among the scopes of ${googleScopes().GOOGLE_SCOPES_SOURCE}: if Google's page says "invalid_scope", check the spelling.`;
+  return `${unknown.join(", ")} ${unknown.length > 1 ? "are" : "is"} not among the scopes of ${GOOGLE_SCOPES_SOURCE}: if Google's page says "invalid_scope", check the spelling.`;
 }
 
 /** The declared scope `name` is a typo of (case, one or two edits), if any. */
@@ -57,7 +52,7 @@ function closest(name: string): string | undefined {
   const lower = name.toLowerCase();
   const allowed = lower.length < 8 ? 1 : 2;
   let best: { scope: string; distance: number } | undefined;
-  for (const scope of googleScopes().GOOGLE_SCOPES) {
+  for (const scope of GOOGLE_SCOPES) {
     if (Math.abs(scope.length - lower.length) > allowed) continue;
     const distance = scope === lower ? 0 : editDistance(lower, scope, allowed);
     if (distance <= allowed && (!best || distance < best.distance)) best = { scope, distance };
@@ -65,10 +60,7 @@ function closest(name: string): string | undefined {
   return best?.scope;
 }
 
-/**
- * Edits (insert, delete, replace, swap two neighbours) from `a` to `b`, the optimal string
- * alignment distance; anything above `limit` is reported as `limit + 1`.
- */
+/** Edits (insert, delete, replace, swap neighbours) from `a` to `b` (optimal string alignment), at most `limit + 1`. */
 export function editDistance(a: string, b: string, limit: number): number {
   let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);

@@ -6,9 +6,7 @@ import { isLoopbackHostname } from "../trust/urls.js";
 
 /** Where the code runs. */
 export type RuntimeKind =
-  /** A tslab (TypeScript/JavaScript) Jupyter kernel. */
   | "tslab"
-  /** Deno's Jupyter kernel. */
   | "deno-jupyter"
   /** Another Jupyter kernel (IJavascript, for example). */
   | "jupyter"
@@ -20,9 +18,6 @@ export type RuntimeKind =
 /** What {@link detectRuntime} found, and why. */
 export interface RuntimeInfo {
   kind: RuntimeKind;
-  /** A person can answer (a notebook cell or a terminal). */
-  interactive: boolean;
-  /** A CI job. */
   ci: boolean;
   /** Launching a browser on this machine can be expected to show it to the user. */
   canOpenBrowser: boolean;
@@ -34,7 +29,6 @@ export interface RuntimeInfo {
   tty: { stdin: boolean; stderr: boolean };
   /** The terminal moves its cursor and erases lines (TERM set and not `dumb`; always on Windows): a live face can redraw. */
   cursorControl: boolean;
-  /** One line per finding, for debug output. */
   reasons: string[];
 }
 
@@ -114,7 +108,7 @@ export function detectRuntime(
   const cursorControl = hasCursorControl(env, host.platform);
   if (kind === "terminal" && !cursorControl) reasons.push(`no cursor control: TERM=${env.TERM?.trim() || "(unset)"}`);
   const tty = { stdin: host.stdinIsTTY, stderr: host.stderrIsTTY };
-  return { kind, interactive: kind !== "pipe", ci, canOpenBrowser, remote, remoteBy, tty, cursorControl, reasons };
+  return { kind, ci, canOpenBrowser, remote, remoteBy, tty, cursorControl, reasons };
 }
 
 /** Whether the terminal can redraw: TERM other than `dumb`; Windows consoles have none and redraw anyway. */

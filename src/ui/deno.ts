@@ -1,7 +1,5 @@
-/**
- * The card under Deno's kernel (`Deno.jupyter.display`). A code is read with the kernel's `prompt()`;
- * beside a loopback wait, which prompt() would block, the next cell brings the address instead.
- */
+// The card under Deno's kernel (`Deno.jupyter.display`). A code is read with the kernel's `prompt()`; beside a
+// loopback wait, which prompt() would block, the next cell brings the address instead.
 import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import type { Presenter, SignInEvent } from "../oauth/events.js";
 import { accountNote, type CardOptions, type CodeEntry, renderSignInHtml, renderSignInText } from "./notebook.js";
@@ -68,10 +66,9 @@ export function createDenoPresenter(
   if (codeEntry === "prompt" && typeof prompt === "function") {
     presenter.readCode = async (signal: AbortSignal) => {
       if (signal.aborted) throw new CredCancelledError(MESSAGES.signInCancelled);
-      // prompt() blocks the kernel until answered: beside the loopback wait it would keep the
-      // browser's redirect from ever being served. There, only the browser completes the sign-in.
+      // prompt() blocks the kernel until answered: beside the loopback wait it would keep the browser's redirect from
+      // ever being served (only the browser completes it there); elsewhere the card with the link is sent first.
       if (state.phase === "waiting") return untilAborted(signal);
-      // prompt() blocks the kernel: the card with the link must have been sent before it.
       await last;
       const code = prompt("Paste the authorization code:")?.trim();
       if (!code) throw new CredCancelledError(cancelledBecause("no code entered"));
@@ -83,10 +80,7 @@ export function createDenoPresenter(
   return presenter;
 }
 
-/**
- * The account of cached credentials, as a small note under the cell; resolves once it is sent
- * (Deno's display is asynchronous, and a note sent after the cell ended could be lost).
- */
+/** The account of cached credentials as a note under the cell; resolves once sent (a note sent after the cell ends is lost). */
 export function showDenoNote(globals: object, account: string | undefined): Promise<void> {
   return denoJupyter(globals)
     .display({ ...accountNote(account) }, { raw: true, display_id: `cred-auth-account-${Date.now().toString(36)}` })

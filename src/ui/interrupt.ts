@@ -1,7 +1,5 @@
-/**
- * Kernel › Interrupt (a SIGINT) cancels the sign-in a live card shows: tslab would leave its port open
- * and let it finish under another cell, and Deno's kernel would die of a SIGINT nobody listens for.
- */
+// Kernel › Interrupt (a SIGINT) cancels the sign-in a live card shows: tslab would leave its port open and let it
+// finish under another cell, and Deno's kernel would die of a SIGINT nobody listens for.
 import { CredCancelledError } from "../errors.js";
 import { cancelledBecause } from "../messages.js";
 import { cancelSignIn, signInRunning } from "../oauth/pending.js";
@@ -39,10 +37,7 @@ export function onKernelInterrupt(handler: OnInterrupt, globals: object = global
   return () => process.off("SIGINT", ended);
 }
 
-/**
- * `presenter`, which an interrupt turns to "cancelled" and whose sign-in it cancels, from now
- * until the card shows a final state or is closed (then the listener goes: none is left over).
- */
+/** `presenter`, turned "cancelled" by an interrupt (which cancels its sign-in) until its card ends or closes. */
 export function cancelledByInterrupt(
   presenter: Presenter,
   listen: (handler: OnInterrupt) => Unlisten = onKernelInterrupt,

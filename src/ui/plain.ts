@@ -14,12 +14,7 @@ export interface PlainPresenterOptions {
   output?: NodeJS.WritableStream;
   /** Default `process.stdin`. */
   input?: NodeJS.ReadableStream;
-  /**
-   * Where a pasted code or address is asked for (credentials/sign-in/plan.ts decides): `stderr` (the
-   * terminal on stdin and stderr, the default when stdin is a TTY), `tty` (the controlling
-   * terminal, when stderr goes to a log: the lines, the prompt and what is typed go there, not
-   * to the log), `stdin` (a pipe: read without echo, its end ends the sign-in at once).
-   */
+  /** Where a code is asked for (the plan decides): `stderr`, `tty` (/dev/tty, when stderr is a log), `stdin` (a pipe). */
   prompt?: PromptDevice;
   /** Lines shown first: the emulator, unknown scopes. */
   notes?: readonly string[];
@@ -34,10 +29,7 @@ export interface Terminal {
   close(): void;
 }
 
-/**
- * A sign-in as plain lines on stderr, a pasted code read from the terminal (cooked: its own echo and
- * Ctrl+C, no escape sequence) or a pipe.
- */
+/** A sign-in as plain lines on stderr; a pasted code read cooked from the terminal (its own echo and Ctrl+C) or a pipe. */
 export function createPlainPresenter(options: PlainPresenterOptions = {}): Presenter {
   const device = options.prompt ?? defaultDevice(options.input ?? process.stdin);
   const terminal = device === "tty" ? (options.openTerminal ?? openControllingTerminal)() : undefined;
@@ -81,10 +73,7 @@ function defaultDevice(input: NodeJS.ReadableStream): PromptDevice {
   return isTty(input) ? "stderr" : "stdin";
 }
 
-/**
- * /dev/tty, the process's controlling terminal, opened for reading and writing (as ssh and sudo
- * prompt); undefined when there is none (no terminal, Windows), and the face reads stdin instead.
- */
+/** /dev/tty, for reading and writing (as ssh and sudo prompt); undefined when there is none (Windows, no terminal). */
 export function openControllingTerminal(): Terminal | undefined {
   let readFd: number | undefined;
   try {

@@ -11,7 +11,6 @@ test("tslab kernel: globalThis.__tslab__ wins over everything else", () => {
     host({ stdinIsTTY: false }),
   );
   assert.equal(info.kind, "tslab");
-  assert.equal(info.interactive, true);
   assert.equal(info.canOpenBrowser, true);
   assert.equal(info.remote, false);
 });
@@ -30,7 +29,6 @@ test("Deno without a kernel is not a notebook", () => {
 test("another Jupyter kernel: JPY_PARENT_PID", () => {
   const info = detectRuntime({ JPY_PARENT_PID: "99" }, {}, host({ stdinIsTTY: false, stderrIsTTY: false }));
   assert.equal(info.kind, "jupyter");
-  assert.equal(info.interactive, true);
 });
 
 test("an empty __tslab__ or JPY_PARENT_PID does not make a kernel", () => {
@@ -40,14 +38,12 @@ test("an empty __tslab__ or JPY_PARENT_PID does not make a kernel", () => {
 test("interactive terminal: stdin and stderr are TTYs, stdout may be redirected", () => {
   const info = detectRuntime(desktop, {}, host({ stdoutIsTTY: false }));
   assert.equal(info.kind, "terminal");
-  assert.equal(info.interactive, true);
   assert.equal(info.ci, false);
 });
 
 test("pipe: stdin is not a TTY", () => {
   const info = detectRuntime(desktop, {}, host({ stdinIsTTY: false }));
   assert.equal(info.kind, "pipe");
-  assert.equal(info.interactive, false);
 });
 
 test("pipe: stderr is not a TTY", () => {
