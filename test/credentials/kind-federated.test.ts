@@ -2,18 +2,21 @@
 // asked), through the file's service account when it names one, keyed by the subject token it read; an ID token
 // only through that account; what status says; that revoke cannot end it nor login replace it; default()'s client.
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { type ServerResponse, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { ERROR_CODES } from "cred-auth";
-import { DEFAULT_WORKLOAD_AUDIENCE } from "cred-auth/emulator";
+import { DEFAULT_WORKFORCE_AUDIENCE, DEFAULT_WORKLOAD_AUDIENCE } from "cred-auth/emulator";
 import { parseExternalAccount } from "../../dist/credentials/kinds/federated/file.js";
 import { federatedKind } from "../../dist/credentials/kinds/federated/index.js";
+import { readSubjectToken } from "../../dist/credentials/kinds/federated/subject.js";
 import { setCredentialInfo } from "../../dist/protocols/info.js";
 import { trustedUniverse } from "../../dist/trust/urls.js";
 import { workloadFileJson, workloadPrincipal } from "../support/emulator.ts";
 import { decodeJwtParts } from "../support/id-tokens.ts";
-import { isolatedWorld } from "./support.ts";
+import { OTHER_CLIENT, isolatedWorld } from "./support.ts";
 
 const { emulator, home } = await isolatedWorld();
 const CLOUD = "https://www.googleapis.com/auth/cloud-platform";
@@ -147,4 +150,193 @@ test("what status says, whose it is, and what revoke and login do with such a fi
   assert.equal(federatedKind.ownIdToken, false);
   const client = await federatedKind.client(file, path, { scopes: [CLOUD], env: process.env, universe });
   assert.equal(client.projectId, "wif-project");
+});
+
+const unreadable = (message: string) => ({ code: ERROR_CODES.SUBJECT_TOKEN_UNREADABLE, message });
+
+test("a subject-token file that is missing, no file, too large, empty or without its field: each said, nothing sent", async () => {
+  const at = (name: string, content?: string, format?: Record<string, string>) => {
+    const token = join(home, name);
+    if (content !== undefined) writeFileSync(token, content);
+    const json = workloadFileJson(token, format ? { credential_source: { file: token, format } } : {});
+    return { token, file: parseExternalAccount(json, "f.json") };
+  };
+  const asked = (file: ReturnType<typeof at>["file"]) => federatedKind.accessToken(file, request("f.json"));
+  const stsBefore = emulator.stats().byGrant["urn:ietf:params:oauth:grant-type:token-exchange"] ?? 0;
+  const missing = at("no-such-subject.jwt");
+  const shown = (path: string) => `The subject-token file ${JSON.stringify(path)}`;
+  await assert.rejects(
+    asked(missing.file),
+    unreadable(`${shown(missing.token)} could not be read (ENOENT); check that it is written there.`),
+  );
+  const folder = at("subject-folder");
+  mkdirSync(folder.token);
+  await assert.rejects(
+    asked(folder.file),
+    unreadable(`${shown(folder.token)} could not be read (EISDIR); check that it is written there.`),
+  );
+  const device = { token: "/dev/null", file: parseExternalAccount(workloadFileJson("/dev/null"), "f.json") };
+  await assert.rejects(
+    asked(device.file),
+    unreadable(`${shown(device.token)} is not a regular file (ENOTFILE); check that it is written there.`),
+  );
+  const big = at("big-subject.jwt", "x".repeat(256 * 1024 + 1));
+  await assert.rejects(
+    asked(big.file),
+    unreadable(`${shown(big.token)} is too large (EFBIG); check that it is written there.`),
+  );
+  const blank = at("blank-subject.jwt", " \n\t");
+  await assert.rejects(asked(blank.file), unreadable(`${shown(blank.token)} is empty.`));
+  const json = { type: "json", subject_token_field_name: "id_token" };
+  const notJson = at("not-json-subject.json", "id_token=x", json);
+  await assert.rejects(asked(notJson.file), unreadable(`${shown(notJson.token)} is not JSON.`));
+  for (const body of ['{"token":"x"}', '{"id_token":7}', '"id_token"', "null"]) {
+    const fieldless = at("fieldless-subject.json", body, json);
+    await assert.rejects(
+      asked(fieldless.file),
+      unreadable(`${shown(fieldless.token)} has no string field "id_token".`),
+    );
+  }
+  const blankField = at("blank-field-subject.json", '{"id_token":"  "}', json);
+  await assert.rejects(asked(blankField.file), unreadable(`${shown(blankField.token)} is empty.`));
+  const padded = at(
+    "padded-subject.json",
+    JSON.stringify({ id_token: ` ${readFileSync(subjectFile, "utf8")}\n` }),
+    json,
+  );
+  assert.ok(
+    emulator.checkAccessToken((await asked(padded.file)).access_token),
+    "a token with blanks around it is trimmed",
+  );
+  const sent = (emulator.stats().byGrant["urn:ietf:params:oauth:grant-type:token-exchange"] ?? 0) - stsBefore;
+  assert.equal(sent, 1, "only the readable token went to STS");
+});
+
+/** A loopback server answering each path as `routes` says. */
+async function subjectServer(routes: Record<string, (res: ServerResponse) => void>): Promise<string> {
+  const server = createServer((req, res) =>
+    (routes[new URL(req.url ?? "/", "http://x").pathname] ?? routes["/"])!(res),
+  );
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  after(() => new Promise<void>((done) => server.close(() => done())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+test("a subject-token URL that redirects, fails, answers too much or no token: each said, its query never shown", async () => {
+  const base = await subjectServer({
+    "/moved": (res) => res.writeHead(302, { location: "/token" }).end(),
+    "/gone": (res) => res.writeHead(404).end("no"),
+    "/huge": (res) => res.writeHead(200).end("x".repeat(256 * 1024 + 1)),
+    "/json": (res) => res.writeHead(200, { "content-type": "application/json" }).end('{"other":"x"}'),
+    "/text": (res) => res.writeHead(200).end("not json"),
+    "/blank": (res) => res.writeHead(200).end("  "),
+    "/": (res) => res.writeHead(200).end(" subject-token \n"),
+  });
+  const read = (path: string, jsonField?: string) =>
+    readSubjectToken({
+      kind: "url",
+      url: `${base}${path}?key=QUERY-SECRET`,
+      headers: {},
+      ...(jsonField ? { jsonField } : {}),
+    });
+  const refused = (path: string, what: string, status?: number) => ({
+    name: "CredCredentialsError",
+    code: ERROR_CODES.SUBJECT_TOKEN_UNREACHABLE,
+    message: `The subject-token URL ${base}${path} ${what}.`,
+    ...(status === undefined ? {} : { status }),
+  });
+  await assert.rejects(
+    read("/moved"),
+    refused("/moved", "answered with a redirect (HTTP 302), which is never followed", 302),
+  );
+  await assert.rejects(read("/gone"), refused("/gone", "answered HTTP 404; check the URL and its headers", 404));
+  await assert.rejects(read("/huge"), refused("/huge", "answered more than 256 KiB, which is no subject token"));
+  await assert.rejects(read("/json", "value"), refused("/json", `'s answer has no string field "value"`));
+  await assert.rejects(read("/text", "value"), refused("/text", "'s answer is not JSON"));
+  await assert.rejects(read("/blank"), refused("/blank", "'s answer is empty"));
+  assert.equal(await read("/token"), "subject-token");
+  const dead = createServer();
+  await new Promise<void>((done) => dead.listen(0, "127.0.0.1", done));
+  const deadUrl = `http://127.0.0.1:${(dead.address() as AddressInfo).port}`;
+  await new Promise<void>((done) => dead.close(() => done()));
+  await assert.rejects(readSubjectToken({ kind: "url", url: `${deadUrl}/t?key=QUERY-SECRET`, headers: {} }), {
+    name: "CredConnectionError",
+    code: ERROR_CODES.SUBJECT_TOKEN_UNREACHABLE,
+    message: `The subject-token URL ${deadUrl}/t could not be reached; check it from here.`,
+  });
+});
+
+test("default()'s client and the kind ask STS alike: the file's client, pool project, lifetime, scopes and quota project", async () => {
+  const workforceSubject = join(home, "workforce-subject.jwt");
+  writeFileSync(workforceSubject, emulator.issueSubjectToken({ audience: DEFAULT_WORKFORCE_AUDIENCE }));
+  const workforce = { audience: DEFAULT_WORKFORCE_AUDIENCE, credential_source: { file: workforceSubject } };
+  const both = async (name: string, extra: Record<string, unknown>, scopes = [BIGQUERY]) => {
+    const { path, file } = fileAt(name, extra);
+    const token = (await federatedKind.accessToken(file, request(path, scopes))).access_token;
+    const client = await federatedKind.client(file, path, { scopes, env: process.env, universe });
+    return { token, client, clientToken: (await client.credentials.getAccessToken()).token as string };
+  };
+  // A workforce pool's exchange names its project, or authenticates the file's client (STS refuses neither).
+  for (const extra of [
+    { ...workforce, workforce_pool_user_project: "pool-project" },
+    { ...workforce, client_id: OTHER_CLIENT.clientId, client_secret: OTHER_CLIENT.clientSecret },
+  ]) {
+    const { token, clientToken } = await both("workforce-fed.json", extra);
+    for (const got of [token, clientToken]) assert.deepEqual(emulator.checkAccessToken(got)?.scopes, [BIGQUERY]);
+  }
+  // The file's client is sent: a wrong secret is refused.
+  const { path, file } = fileAt("wrong-client.json", {
+    client_id: OTHER_CLIENT.clientId,
+    client_secret: "not-the-secret",
+  });
+  await assert.rejects(federatedKind.accessToken(file, request(path)), { code: ERROR_CODES.STS_REJECTED });
+  const wrong = await federatedKind.client(file, path, { scopes: [CLOUD], env: process.env, universe });
+  await assert.rejects(wrong.credentials.getAccessToken());
+  // The service account's token lives as long as the file says; the client bills the file's quota project.
+  const { token, client, clientToken } = await both("lifetime.json", {
+    service_account_impersonation_url: IAM,
+    service_account_impersonation: { token_lifetime_seconds: 600 },
+    quota_project_id: "fed-quota",
+  });
+  for (const got of [token, clientToken]) {
+    const held = emulator.checkAccessToken(got);
+    assert.equal(held?.account, TARGET);
+    assert.ok((held?.expiresAt ?? Number.POSITIVE_INFINITY) <= Date.now() + 600_000, "600 s, not an hour");
+  }
+  assert.equal((client.credentials as { quotaProjectId?: string }).quotaProjectId, "fed-quota");
+  const plain = await federatedKind.client(fileAt("plain-client.json").file, path, {
+    scopes: [CLOUD],
+    env: process.env,
+    universe,
+  });
+  assert.equal((plain.credentials as { quotaProjectId?: string }).quotaProjectId, undefined);
+});
+
+test("an account the federated identity may not act as: default()'s client and the kind each say so, coded", async () => {
+  const denied = "not-yours@fed-project.iam.gserviceaccount.com";
+  emulator.addServiceAccount({ email: denied, tokenCreators: [] });
+  const { path, file } = fileAt("denied.json", {
+    service_account_impersonation_url: `https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/${denied}:generateAccessToken`,
+  });
+  await assert.rejects(federatedKind.accessToken(file, request(path)), { code: ERROR_CODES.IMPERSONATION_DENIED });
+  const { credentials } = await federatedKind.client(file, path, { scopes: [CLOUD], env: process.env, universe });
+  await assert.rejects(credentials.getAccessToken(), (error: Error & { code?: string }) => {
+    assert.equal(error.code, ERROR_CODES.IMPERSONATION_DENIED);
+    assert.ok(error.message.includes(denied), error.message);
+    return true;
+  });
+  // Without an account to act as, STS's own refusal comes through as it is.
+  const expired = join(home, "expired-subject.jwt");
+  writeFileSync(expired, emulator.issueSubjectToken({ audience: DEFAULT_WORKLOAD_AUDIENCE, lifetimeSec: -30 }));
+  const refused = fileAt("expired.json", { credential_source: { file: expired } });
+  const client = await federatedKind.client(refused.file, refused.path, {
+    scopes: [CLOUD],
+    env: process.env,
+    universe,
+  });
+  await assert.rejects(client.credentials.getAccessToken(), (error: Error & { code?: string }) => {
+    assert.notEqual(error.code, ERROR_CODES.IMPERSONATION_DENIED);
+    assert.match(error.message, /expired/i);
+    return true;
+  });
 });
