@@ -13,15 +13,20 @@ export interface KnownScopesCheck {
 
 let known: ReadonlySet<string> | undefined;
 
+/** Whether Google declares the scope `name` (after `https://www.googleapis.com/auth/`). */
+export function isDeclaredScope(name: string): boolean {
+  known ??= new Set(GOOGLE_SCOPES);
+  return known.has(name);
+}
+
 /** Checks scopes against Google's declared ones. @throws ERR_INVALID_SCOPE for a typo away from one. */
 export function checkKnownScopes(scopes: readonly string[]): KnownScopesCheck {
-  known ??= new Set(GOOGLE_SCOPES);
   const unknown: string[] = [];
   const typos: string[] = [];
   for (const scope of scopes) {
     if (!scope.startsWith(PREFIX)) continue;
     const name = scope.slice(PREFIX.length);
-    if (known.has(name)) continue;
+    if (isDeclaredScope(name)) continue;
     const meant = closest(name);
     if (meant) typos.push(`${scope} (did you mean ${PREFIX}${meant}?)`);
     else unknown.push(scope);

@@ -2,6 +2,7 @@
 // Google's invalid_scope page, which never comes back.
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { own } from "../trust/own.js";
+import { isDeclaredScope } from "./known-scopes.js";
 
 const AUTH = "https://www.googleapis.com/auth/";
 
@@ -11,33 +12,6 @@ const SIGN_IN_SCOPES: Record<string, string> = {
   email: `${AUTH}userinfo.email`,
   profile: `${AUTH}userinfo.profile`,
 };
-
-/** Short names people write for Google's scopes, spelled out as Google wants them. */
-const KNOWN_SHORT_NAMES = new Set([
-  "cloud-platform",
-  "cloud-platform.read-only",
-  "bigquery",
-  "bigquery.readonly",
-  "bigquery.insertdata",
-  "devstorage.read_only",
-  "devstorage.read_write",
-  "devstorage.full_control",
-  "drive",
-  "drive.readonly",
-  "drive.file",
-  "spreadsheets",
-  "spreadsheets.readonly",
-  "gmail.readonly",
-  "calendar",
-  "calendar.readonly",
-  "compute",
-  "compute.readonly",
-  "sqlservice.admin",
-  "pubsub",
-  "datastore",
-  "userinfo.email",
-  "userinfo.profile",
-]);
 
 /** Whether Google could accept `scope`: an absolute https URL, or `openid`, `email`, `profile`. */
 export function isWellFormedScope(scope: string): boolean {
@@ -50,9 +24,10 @@ export function isWellFormedScope(scope: string): boolean {
   }
 }
 
+/** The full URL of a short name Google declares (`bigquery`), as a suggestion. */
 function suggestion(scope: string): string {
   const name = scope.replace(/^\/+|\/+$/g, "");
-  return KNOWN_SHORT_NAMES.has(name) ? ` (did you mean ${AUTH}${name}?)` : "";
+  return isDeclaredScope(name) ? ` (did you mean ${AUTH}${name}?)` : "";
 }
 
 /** Rejects scopes Google would refuse, naming each (the full URL for a known short name). @throws ERR_INVALID_SCOPE */

@@ -11,18 +11,12 @@ export type { FaceName, FacePlan, NotebookFace, PromptDevice } from "./face-plan
 /** How a sign-in is shown: chosen from where the code runs (`auto`), or forced. */
 export type PresenterChoice = "auto" | "plain" | "terminal" | "notebook" | Presenter;
 
-/** What a presenter needs beyond its plan. */
-export interface PresenterContext {
-  /** Aborted (CredCancelledError) when the user cancels in the face (Ctrl+C); the sign-in's signal follows it. */
-  abort?: AbortController;
-}
-
 /** The presenter of a planned face (ink loads only for the terminal); under `fallback`, plain lines if it fails. */
-export async function selectPresenter(plan: FacePlan, context: PresenterContext = {}): Promise<Presenter> {
+export async function selectPresenter(plan: FacePlan): Promise<Presenter> {
   const { face } = plan;
   if (typeof face === "object") return face;
   try {
-    return await build(face, plan, context);
+    return await build(face, plan);
   } catch (error) {
     // A face that cannot start (no kernel display, no raw mode) falls back to plain lines.
     if (plan.fallback) return createPlainPresenter();
@@ -30,13 +24,13 @@ export async function selectPresenter(plan: FacePlan, context: PresenterContext 
   }
 }
 
-function build(face: FaceName, plan: FacePlan, context: PresenterContext): Presenter | Promise<Presenter> {
+function build(face: FaceName, plan: FacePlan): Presenter | Promise<Presenter> {
   const { notes, details } = plan;
   switch (face) {
     case "plain":
       return createPlainPresenter({ prompt: plan.prompt, notes });
     case "terminal":
-      return createTerminalPresenter({ abort: context.abort, color: plan.color, notes });
+      return createTerminalPresenter({ color: plan.color, notes });
     // Kernel › Interrupt cancels the sign-in the card shows (see interrupt.ts).
     case "tslab":
       return cancelledByInterrupt(createNotebookPresenter(undefined, { notes, details }));
@@ -45,10 +39,7 @@ function build(face: FaceName, plan: FacePlan, context: PresenterContext): Prese
   }
 }
 
-/**
- * A small note under the cell naming the account of cached credentials ("using account X
- * (cached)"), in the kernel the plan named; never throws (a display that cannot draw shows nothing).
- */
+/** "using account X (cached)" under the cell, in the kernel the plan named; never throws. */
 export async function showAccountNote(kernel: NotebookFace, account: string | undefined): Promise<void> {
   try {
     if (kernel === "tslab") showTslabNote(account);
