@@ -90,16 +90,12 @@ export function tokenCredentials(accessToken: string, expiresInSeconds: unknown)
 }
 
 /** google-auth-library, or an error saying to install it. */
-export function loadGoogleAuthFor(platform: string): ReturnType<typeof loadGoogleAuth> {
-  return loadModule(platform, "google-auth-library", loadGoogleAuth);
-}
-
-async function loadModule<T>(platform: string, name: string, load: () => Promise<T>): Promise<T> {
+export async function loadGoogleAuthFor(platform: string): ReturnType<typeof loadGoogleAuth> {
   try {
-    return await load();
+    return await loadGoogleAuth();
   } catch (error) {
     throw new CredCredentialsError(
-      `${platform}: the module ${name} could not be loaded; install it (npm install ${name}).`,
+      `${platform}: the module google-auth-library could not be loaded; install it (npm install google-auth-library).`,
       { cause: error, code: ERROR_CODES.MODULE_MISSING },
     );
   }

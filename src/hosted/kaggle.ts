@@ -4,8 +4,7 @@ import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../error
 import { platformClient } from "./clients.js";
 import { parseJson, platformFetch, projectIdFromEnv, statusError, tokenCredentials } from "./http.js";
 import type { HostedCredentials, HostedEnvironment } from "./types.js";
-import type { Redact } from "../trust/redact.js";
-import { redactor } from "../trust/redact.js";
+import { type Redact, redactor } from "../trust/redact.js";
 import { printable } from "../trust/text.js";
 
 /** How long the user-secrets service may take to answer. */

@@ -25,30 +25,33 @@ export function delegateResourceName(delegate: string): string {
   return delegate.startsWith("projects/") ? delegate : `projects/-/serviceAccounts/${delegate}`;
 }
 
-/** Options of {@link generateAccessToken}. */
-export interface GenerateAccessTokenRequest {
-  /** The judged `generateAccessToken` URL (formats/destinations.ts). */
+/** What both IAM Credentials calls send, and where. */
+interface IamRequest {
+  /** The judged `generateAccessToken` or `generateIdToken` URL (formats/destinations.ts). */
   url: string;
   target: string;
-  /** The caller's access token, with the cloud-platform scope. */
+  /** The caller's access token, with the cloud-platform scope (or, for an ID token, the iam scope). */
   sourceToken: string;
   delegates: readonly string[];
+}
+
+/** Options of {@link generateAccessToken}. */
+export interface GenerateAccessTokenRequest extends IamRequest {
   scopes: readonly string[];
   lifetimeSec?: number;
 }
 
+/** POSTs `fields` and the delegates, as the caller's bearer token, to the request's URL. */
+function postToIam(request: IamRequest, fields: object) {
+  const delegates = request.delegates.map(delegateResourceName);
+  const headers = { Authorization: `Bearer ${request.sourceToken}`, "Content-Type": "application/json" };
+  return postToService(request.url, headers, JSON.stringify({ delegates, ...fields }), unreachable);
+}
+
 /** A token that acts as `request.target`. */
 export async function generateAccessToken(request: GenerateAccessTokenRequest): Promise<FetchedToken> {
-  const response = await postToService(
-    request.url,
-    { Authorization: `Bearer ${request.sourceToken}`, "Content-Type": "application/json" },
-    JSON.stringify({
-      delegates: request.delegates.map(delegateResourceName),
-      scope: [...request.scopes],
-      lifetime: `${request.lifetimeSec ?? MAX_LIFETIME_SEC}s`,
-    }),
-    unreachable,
-  );
+  const lifetime = `${request.lifetimeSec ?? MAX_LIFETIME_SEC}s`;
+  const response = await postToIam(request, { scope: [...request.scopes], lifetime });
   const body = response.body;
   const reply = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
   const expiresAt = typeof reply.expireTime === "string" ? Date.parse(reply.expireTime) : Number.NaN;
@@ -141,16 +144,20 @@ export function impersonationErrorOf(
   target: string,
   sent: readonly string[] = [],
 ): CredCredentialsError | undefined {
+  return refusalIn(error, ":generateAccessToken", target, sent);
+}
+
+/** {@link impersonationErrorOf} for `Impersonated.fetchIdToken`, when generateIdToken answered; else undefined. */
+export function idTokenImpersonationErrorOf(error: unknown, target: string): CredCredentialsError | undefined {
+  return refusalIn(error, ":generateIdToken", target, []);
+}
+
+/** The refusal of the IAM Credentials `method` a gaxios error holds, if that method answered. */
+function refusalIn(error: unknown, method: string, target: string, sent: readonly string[]) {
   const response = (error as { response?: { status?: unknown; data?: unknown; config?: { url?: unknown } } })?.response;
-  if (typeof response?.status !== "number" || !String(response.config?.url ?? "").endsWith(":generateAccessToken"))
-    return undefined;
-  return impersonationError(
-    response.status,
-    response.data,
-    target,
-    [...sent, ...bearerTokensOf(error)],
-    response.config?.url,
-  );
+  if (typeof response?.status !== "number" || !String(response.config?.url ?? "").endsWith(method)) return undefined;
+  const secrets = [...sent, ...bearerTokensOf(error)];
+  return impersonationError(response.status, response.data, target, secrets, response.config?.url);
 }
 
 /** The bearer tokens of the request(s) a gaxios error kept: `Authorization: Bearer TOKEN`. */
@@ -171,13 +178,7 @@ function bearerTokensOf(error: unknown): string[] {
 }
 
 /** Options of {@link generateIdToken}. */
-export interface GenerateIdTokenRequest {
-  /** The judged `generateIdToken` URL (formats/destinations.ts `idTokenUrlOf`). */
-  url: string;
-  target: string;
-  /** The caller's access token (cloud-platform or iam scope). */
-  sourceToken: string;
-  delegates: readonly string[];
+export interface GenerateIdTokenRequest extends IamRequest {
   audience: string;
   /** Put the account's `email` and `email_verified` in the token (IAP and Cloud Run invoker checks need it). */
   includeEmail: boolean;
@@ -185,26 +186,9 @@ export interface GenerateIdTokenRequest {
 
 /** An ID token of `request.target` for `request.audience` from generateIdToken (the Token Creator role's getOpenIdToken). */
 export async function generateIdToken(request: GenerateIdTokenRequest): Promise<FetchedIdToken> {
-  const response = await postToService(
-    request.url,
-    { Authorization: `Bearer ${request.sourceToken}`, "Content-Type": "application/json" },
-    JSON.stringify({
-      delegates: request.delegates.map(delegateResourceName),
-      audience: request.audience,
-      includeEmail: request.includeEmail,
-    }),
-    unreachable,
-  );
+  const response = await postToIam(request, { audience: request.audience, includeEmail: request.includeEmail });
   const token = (response.body as { token?: unknown } | undefined)?.token;
   if (!response.ok || typeof token !== "string" || token === "")
     throw impersonationError(response.status, response.body, request.target, [request.sourceToken], request.url);
   return fetchedIdToken(token, "Google's IAM Credentials API", request.audience);
-}
-
-/** {@link impersonationErrorOf} for `Impersonated.fetchIdToken`, when generateIdToken answered; else undefined. */
-export function idTokenImpersonationErrorOf(error: unknown, target: string): CredCredentialsError | undefined {
-  const response = (error as { response?: { status?: unknown; data?: unknown; config?: { url?: unknown } } })?.response;
-  if (typeof response?.status !== "number" || !String(response.config?.url ?? "").endsWith(":generateIdToken"))
-    return undefined;
-  return impersonationError(response.status, response.data, target, bearerTokensOf(error), response.config?.url);
 }

@@ -1,7 +1,5 @@
-/**
- * The settings file: a JSON object of at most 64 KiB read under the file-trust rule (another user's file would
- * choose the OAuth client and the scopes); settings/read.ts checks each value.
- */
+// The settings file: a JSON object of at most 64 KiB read under the file-trust rule (another user's file would
+// choose the OAuth client and the scopes); settings/read.ts checks each value.
 import { UntrustedFileError, readTrustedFileSync } from "../trust/files.js";
 
 /** Settings files are a few hundred bytes; anything much larger is not one. */

@@ -1,25 +1,16 @@
 // The settings `cred-auth config` keeps, one table: how each is typed on the command line, how it
 // is checked when read back from the file, and the JSON schema conf validates writes with.
 
-/** The settings a user can keep (`cred-auth config set KEY VALUE`). */
+/** The settings a user can keep (`cred-auth config set KEY VALUE`), each described by its {@link SETTINGS} entry. */
 export interface Settings {
-  /** A Google client-secret JSON file (absolute path): the OAuth client of `login` and sign-ins. */
   "client-secret-file"?: string;
-  /** An OAuth client id; kept together with `client-secret`. */
   "client-id"?: string;
-  /** An OAuth client secret; kept together with `client-id`. Never printed. */
   "client-secret"?: string;
-  /** Default scopes of `cred-auth login`. */
   scopes?: string[];
-  /** How a sign-in is shown when the call or `--ui` does not say. */
   ui?: "auto" | "plain" | "terminal";
-  /** Loopback ports of the sign-in redirect, `FIRST-LAST` or one port. */
   "loopback-ports"?: string;
-  /** The browser is on another machine (true) or this one (false), instead of the detection. */
   remote?: boolean;
-  /** In a notebook, the "using account X (cached)" note when cached credentials are used (default true). */
   "account-note"?: boolean;
-  /** Where the credentials cache keeps its refresh token: the keychain when usable, the keychain only, or the file. */
   "secret-store"?: "auto" | "keychain" | "file";
 }
 
@@ -57,11 +48,6 @@ export function parsePortRange(value: string): { first: number; last: number } |
   const first = Number(match[1]);
   const last = Number(match[2] ?? match[1]);
   return first >= 1 && last <= 65535 && first <= last ? { first, last } : undefined;
-}
-
-/** Whether `value` is a port range {@link parsePortRange} reads. */
-export function isPortRange(value: string): boolean {
-  return parsePortRange(value) !== undefined;
 }
 
 const YES = /^(1|true|yes|on)$/i;
@@ -120,8 +106,8 @@ export const SETTINGS: readonly SettingSpec[] = [
     metavar: "FIRST-LAST",
     help: "ports of the sign-in's local web server instead of 8080-8089",
     schema: { type: "string", pattern: PORTS.source },
-    parse: (value) => (isPortRange(value) ? value.trim() : undefined),
-    check: (value) => typeof value === "string" && isPortRange(value),
+    parse: (value) => (parsePortRange(value) ? value.trim() : undefined),
+    check: (value) => typeof value === "string" && parsePortRange(value) !== undefined,
   },
   {
     key: "secret-store",

@@ -4,7 +4,7 @@ import type { Compute, Impersonated, UserRefreshClient } from "google-auth-libra
 import { CACHE_WARNING_CODE, type CredentialsCache, READ_WRITE } from "../../credentials-cache/index.js";
 import { CredConnectionError, ERROR_CODES } from "../../errors.js";
 import { resolveEndpoints, type Endpoints } from "../../protocols/endpoints.js";
-import type { SignInResult } from "../../oauth/flow.js";
+import { type SignInResult, signIn } from "../../oauth/flow.js";
 import { assertValidScopes, missingScopes } from "../../oauth/scopes.js";
 import {
   completePendingSignIn,
@@ -19,19 +19,15 @@ import { hostedDisabledByEnv } from "../../hosted/registry.js";
 import { attachTokenCache, cacheSignInToken } from "../kinds/user/shared-tokens.js";
 import { type AuthorizedUserFile, authorizedUserFile as buildAuthorizedUserFile } from "../kinds/user/file.js";
 import { writeUserCredentialsFile } from "../../stores/credentials-file.js";
-import type { ImpersonationChain } from "../../formats/impersonation-chain.js";
+import { type ImpersonationChain, parseImpersonationChain } from "../../formats/impersonation-chain.js";
 import { CLOUD_PLATFORM_SCOPE, ENV } from "../../shared/constants.js";
 import { getCredentialInfo } from "../../protocols/info.js";
 import { proveCredentials } from "../../protocols/token-requests.js";
 import { userRefreshClientFrom } from "../kinds/user/client.js";
-import type { PlanSources, SignInPlan, SignInRequest } from "./plan.js";
+import { type PlanSources, type SignInPlan, type SignInRequest, planFace, planSignIn } from "./plan.js";
 import { impersonateProven, writeImpersonatedFile } from "../kinds/impersonated/client.js";
-import { pendingCredentials } from "./pending-credentials.js";
-import { planFace, planSignIn } from "./plan.js";
-import { parseImpersonationChain } from "../../formats/impersonation-chain.js";
-import { signIn } from "../../oauth/flow.js";
+import { type PendingCredentials, pendingCredentials } from "./pending-credentials.js";
 import { selectPresenter, showAccountNote } from "../../ui/select.js";
-import type { PendingCredentials } from "./pending-credentials.js";
 import { checkSaveDestination } from "./destination.js";
 
 /**
