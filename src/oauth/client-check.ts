@@ -1,15 +1,10 @@
-/**
- * The OAuth client, checked before the browser opens: a made-up code gets `invalid_client` from a token
- * server that does not know the client, `invalid_grant` from one that does (Google and the emulator
- * alike). Found later, the user would have signed in for nothing, or waited at Google's error page.
- */
+// The OAuth client, checked before the browser opens: a made-up code gets `invalid_client` from a token server that
+// does not know the client, `invalid_grant` from one that does (Google and the emulator alike). Found later, the user
+// would have signed in for nothing, or waited at Google's error page.
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { galEndpoints } from "../protocols/endpoints.js";
 import { toCredError } from "../protocols/token-errors.js";
-import { guardTokenRequests } from "../protocols/token-requests.js";
-import { clientTransport } from "../protocols/client-transport.js";
-import { loadGoogleAuth } from "../util/lazy.js";
 import type { ClientSource } from "./client.js";
+import { signInClient } from "./exchange.js";
 import type { FlowPlan } from "./plan.js";
 
 /** A code no token server issued: Google calls it "Malformed auth code." (invalid_grant). */
@@ -32,14 +27,7 @@ export function clientProven(clientId: string, tokenUrl: string): boolean {
  */
 export async function checkClient(plan: FlowPlan, redirectUri: string): Promise<void> {
   const { endpoints, client } = plan;
-  const { OAuth2Client } = await loadGoogleAuth();
-  const oauth = new OAuth2Client({
-    clientId: client.clientId,
-    transporterOptions: clientTransport(),
-    clientSecret: client.clientSecret,
-    endpoints: galEndpoints(endpoints),
-  });
-  guardTokenRequests(oauth, { tokenUrl: endpoints.tokenUrl, timeoutMs: CHECK_TIMEOUT_MS });
+  const oauth = await signInClient(endpoints, client, CHECK_TIMEOUT_MS);
   // google-auth-library asks gaxios to retry a token request 3 times: one attempt is the whole check.
   oauth.transporter.interceptors.request.add({
     resolved: async (options) => ({ ...options, retry: false, retryConfig: { ...options.retryConfig, retry: 0 } }),

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
-import type { Credentials, GetTokenOptions } from "google-auth-library";
+import type { Credentials, GetTokenOptions, OAuth2Client } from "google-auth-library";
 import { type CredAuthError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { galEndpoints, type Endpoints } from "../protocols/endpoints.js";
 import { toCredError } from "../protocols/token-errors.js";
@@ -69,17 +69,27 @@ async function requestTokens(client: TokenClient, request: GetTokenOptions): Pro
   }
 }
 
-/** Trades the authorization code (with its PKCE verifier) for tokens at the token endpoint. */
-export async function exchangeCode(params: ExchangeParams): Promise<SignInResult> {
+/** An OAuth2Client of the sign-in's client through the one transport, each token request bounded by `timeoutMs`. */
+export async function signInClient(
+  endpoints: Endpoints,
+  { clientId, clientSecret }: { clientId: string; clientSecret: string },
+  timeoutMs: number,
+): Promise<OAuth2Client> {
   const { OAuth2Client } = await loadGoogleAuth();
   const client = new OAuth2Client({
-    clientId: params.clientId,
+    clientId,
+    clientSecret,
     transporterOptions: clientTransport(),
-    clientSecret: params.clientSecret,
-    endpoints: galEndpoints(params.endpoints),
+    endpoints: galEndpoints(endpoints),
   });
   // Bounds each attempt in time and keeps an emulator on loopback away from HTTPS_PROXY.
-  guardTokenRequests(client, { tokenUrl: params.endpoints.tokenUrl, timeoutMs: EXCHANGE_TIMEOUT_MS });
+  guardTokenRequests(client, { tokenUrl: endpoints.tokenUrl, timeoutMs });
+  return client;
+}
+
+/** Trades the authorization code (with its PKCE verifier) for tokens at the token endpoint. */
+export async function exchangeCode(params: ExchangeParams): Promise<SignInResult> {
+  const client = await signInClient(params.endpoints, params, EXCHANGE_TIMEOUT_MS);
   const tokens = await requestTokens(client, {
     code: decodePastedCode(params.code),
     codeVerifier: params.codeVerifier,
@@ -113,6 +123,16 @@ export async function exchangeCode(params: ExchangeParams): Promise<SignInResult
     account: idToken ? emailOf(idToken) : undefined,
     clientId: params.clientId,
     clientSecret: params.clientSecret,
+  };
+}
+
+/** A sign-in's tokens as google-auth-library's `setCredentials` takes them. */
+export function galCredentials(result: SignInResult): Credentials {
+  return {
+    refresh_token: result.refreshToken,
+    access_token: result.accessToken,
+    ...(result.expiryDate !== undefined ? { expiry_date: result.expiryDate } : {}),
+    ...(result.idToken ? { id_token: result.idToken } : {}),
   };
 }
 

@@ -122,7 +122,7 @@ async function fromFile(
 }
 
 /** Whether `path` is a regular file, synchronously: an asynchronous stat would start libuv's threads (bench target 4). */
-function isFile(path: string): boolean {
+export function isFile(path: string): boolean {
   try {
     return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {

@@ -1,6 +1,5 @@
 // Which credentials default() would use, found without asking any server, in its order (for status,
 // revoke and print-identity-token without a file); default() itself also proves what it finds.
-import { statSync } from "node:fs";
 import { READ_WRITE } from "../../credentials-cache/index.js";
 import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
 import { detectedHostedEnvironment } from "../../hosted/registry.js";
@@ -9,7 +8,7 @@ import { ENV } from "../../shared/constants.js";
 import { isOnGoogleCloud } from "../../util/lazy.js";
 import { readCredentialsBytesSync } from "../../stores/credentials-file.js";
 import { UntrustedFileError } from "../../trust/files.js";
-import { wellKnownFile } from "./adc.js";
+import { isFile, wellKnownFile } from "./adc.js";
 
 /** Where credentials are found. */
 export type CredentialsSource =
@@ -83,14 +82,6 @@ async function metadataServerExpected(env: NodeJS.ProcessEnv): Promise<{ expecte
     return { expected: true, why: "the metadata server (METADATA_SERVER_DETECTION=assume-present)" };
   if (await isOnGoogleCloud()) return { expected: true, why: "the metadata server of this Google Cloud machine" };
   return { expected: false, why: "no metadata server (not on Google Cloud, GCE_METADATA_HOST not set)" };
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
-  } catch {
-    return false; // not searchable: nothing default() could read there either
-  }
 }
 
 /** Why the credentials cache at `path` is skipped, as READ_WRITE.load() skips it (another user's, or others may write). */

@@ -8,7 +8,7 @@ import { CLOUD_PLATFORM_SCOPE } from "../../shared/constants.js";
 import { findApplicationDefaultCredentials } from "./adc.js";
 import { type FileToken, type FileTokenOptions, accessTokenForFile } from "../tokens/file-token.js";
 import { idTokenOfClient } from "../tokens/id-token-clients.js";
-import { type FileIdTokenOptions, idTokenForFile } from "../tokens/id-token-file.js";
+import { type FileIdToken, type FileIdTokenOptions, idTokenForFile } from "../tokens/id-token-file.js";
 import { checkedAudience } from "../../protocols/id-token-words.js";
 import { type CredentialsSource, locateCredentials, noCredentialsFound } from "./locate.js";
 
@@ -23,10 +23,7 @@ export interface FoundAccessToken extends Pick<FileToken, "accessToken" | "scope
 }
 
 /** An ID token, and where it came from. */
-export interface FoundIdToken {
-  idToken: string;
-  /** Its `exp`, in milliseconds since the epoch. */
-  expiryDate: number;
+export interface FoundIdToken extends Pick<FileIdToken, "idToken" | "expiryDate"> {
   source: FoundSource;
 }
 

@@ -6,6 +6,7 @@ import type { Endpoints } from "../../protocols/endpoints.js";
 import { getCredentialInfo, recordClientSecrets, setCredentialInfo } from "../../protocols/info.js";
 import { userRefreshClientFrom } from "../kinds/user/client.js";
 import type { SignInResult } from "../../oauth/flow.js";
+import { galCredentials } from "../../oauth/exchange.js";
 import { type PendingSignIn, REPLACED_MESSAGE, whyEnded } from "../../oauth/pending.js";
 import type { FlowPlan } from "../../oauth/plan.js";
 import { MESSAGES } from "../../messages.js";
@@ -71,12 +72,7 @@ function complete(credentials: UserRefreshClient, result: SignInResult, endpoint
   credentials.refreshHandler = undefined;
   // google-auth-library's UserRefreshClient refreshes with this (public, if underscored) field.
   credentials._refreshToken = result.refreshToken;
-  credentials.setCredentials({
-    refresh_token: result.refreshToken,
-    access_token: result.accessToken,
-    ...(result.expiryDate !== undefined ? { expiry_date: result.expiryDate } : {}),
-    ...(result.idToken ? { id_token: result.idToken } : {}),
-  });
+  credentials.setCredentials(galCredentials(result));
   recordClientSecrets(credentials, {
     clientId: result.clientId,
     clientSecret: result.clientSecret,

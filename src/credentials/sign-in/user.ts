@@ -5,6 +5,7 @@ import { CACHE_WARNING_CODE, type CredentialsCache, READ_WRITE } from "../../cre
 import { CredConnectionError, ERROR_CODES } from "../../errors.js";
 import { resolveEndpoints, type Endpoints } from "../../protocols/endpoints.js";
 import { type SignInResult, signIn } from "../../oauth/flow.js";
+import { galCredentials } from "../../oauth/exchange.js";
 import { assertValidScopes, missingScopes } from "../../oauth/scopes.js";
 import {
   completePendingSignIn,
@@ -345,11 +346,6 @@ async function credentialsFrom(
   env: NodeJS.ProcessEnv,
 ): Promise<UserRefreshClient> {
   const client = await userRefreshClientFrom(authorizedUserFile(result, endpoints), { env });
-  client.setCredentials({
-    refresh_token: result.refreshToken,
-    access_token: result.accessToken,
-    ...(result.expiryDate !== undefined ? { expiry_date: result.expiryDate } : {}),
-    ...(result.idToken ? { id_token: result.idToken } : {}),
-  });
+  client.setCredentials(galCredentials(result));
   return client;
 }
