@@ -340,3 +340,45 @@ test("an account the federated identity may not act as: default()'s client and t
     return true;
   });
 });
+
+test("an AWS file: each identity's token kept under its own region and keys, never served to another", async () => {
+  const json = emulator.awsExternalAccountFile({ environmentOnly: true });
+  const path = join(home, "aws.json");
+  writeFileSync(path, JSON.stringify(json), { mode: 0o600 });
+  const file = parseExternalAccount(json, path);
+  const asKeys = (
+    keys: { accessKeyId: string; secretAccessKey: string; sessionToken?: string },
+    region = "us-west-2",
+  ) => ({
+    ...request(path),
+    env: {
+      ...process.env,
+      AWS_REGION: region,
+      AWS_ACCESS_KEY_ID: keys.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: keys.secretAccessKey,
+      ...(keys.sessionToken === undefined ? {} : { AWS_SESSION_TOKEN: keys.sessionToken }),
+    },
+  });
+  const first = emulator.issueAwsCredentials();
+  const second = emulator.issueAwsCredentials();
+  const longTerm = emulator.issueAwsCredentials({ temporary: false });
+  const tokens = [];
+  for (const keys of [first, second, longTerm]) {
+    const token = await federatedKind.accessToken(file, asKeys(keys));
+    assert.ok(emulator.checkAccessToken(token.access_token)?.account.endsWith(keys.arn), keys.arn);
+    tokens.push(token.access_token);
+  }
+  assert.equal(new Set(tokens).size, 3, "each identity its own token");
+  assert.equal(
+    (await federatedKind.accessToken(file, asKeys(first))).access_token,
+    tokens[0],
+    "kept for the same keys",
+  );
+  const elsewhere = await federatedKind.accessToken(file, asKeys(first, "eu-west-1"));
+  assert.notEqual(elsewhere.access_token, tokens[0], "another region, another key");
+  const session = { ...first, sessionToken: `${first.sessionToken}x` };
+  await assert.rejects(
+    federatedKind.accessToken(file, asKeys(session)),
+    "another session token is not served the first's token",
+  );
+});

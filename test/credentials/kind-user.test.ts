@@ -216,6 +216,30 @@ test("a client's ID token: print-identity-token's entry, for a client cred-auth 
   });
   assert.equal(callers.idToken, fromFile.access_token, "the same secrets, the same entry");
   assert.equal(emulator.stats().idTokens, mintsBefore);
+  // Another audience: its own token, for a client cred-auth built and one the caller built.
+  const iap = "iap-client-id.apps.emulator.invalid";
+  emulator.addClient({ clientId: iap, clientSecret: "iap-client-secret", type: "web" });
+  for (const who of [client, caller]) {
+    const forIap = await userKind.clientIdToken(who, {
+      ...asked,
+      audience: iap,
+      fromFile: async () => assert.fail(),
+      remembered: (m) => m(),
+    });
+    assert.equal(decodeJwtParts(forIap.idToken).claims.aud, iap);
+  }
+  // A refused grant says which file.
+  emulator.revokeRefreshToken(file.refreshToken);
+  await assert.rejects(
+    userKind.clientIdToken(client, {
+      ...asked,
+      audience: "https://run.example/",
+      fromFile: async () => assert.fail(),
+      remembered: (m) => m(),
+    }),
+    (error: Error) =>
+      error.message.includes(`Getting an ID token with the user credentials in ${JSON.stringify(path)}`),
+  );
   const empty = new UserRefreshClient({ clientId: OTHER_CLIENT.clientId, clientSecret: OTHER_CLIENT.clientSecret });
   for (const none of [
     empty,
@@ -249,6 +273,11 @@ test("the client cred-auth builds from a file: its token URL judged, its record,
   assert.equal(client.quotaProjectId, "built-project");
   assert.equal(client.credentials.id_token, "kept.id.token");
   assert.equal(String(client.endpoints.oauth2TokenUrl), TOKEN_URL);
+  assert.deepEqual(
+    [client.endpoints.oauth2AuthBaseUrl, client.endpoints.oauth2RevokeUrl, client.endpoints.tokenInfoUrl].map(String),
+    [`${emulator.url}/o/oauth2/v2/auth`, `${emulator.url}/revoke`, `${emulator.url}/tokeninfo`],
+    "the emulator's, as every endpoint of this run",
+  );
   const bare = await userRefreshClientFrom(
     userAt("built-bare.json", { scopes: undefined, account: undefined, token_uri: undefined }).file,
   );
