@@ -22,7 +22,6 @@ export function flag(names: string | readonly string[], help: string, value?: st
   return { names: typeof names === "string" ? [names] : names, help, ...(value === undefined ? {} : { value }) };
 }
 
-/** A command's flags by name. */
 export type Flags = Record<string, Flag>;
 
 /** What a command's run gets: its words, and each flag given, typed by its declaration. */

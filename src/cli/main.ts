@@ -56,7 +56,6 @@ function helpFor(names: readonly string[]): string {
   return commandHelp(commandNamed(names[0] ?? ""));
 }
 
-/** The program's help. */
 export function programHelp(): string {
   const commands = Object.values(COMMANDS).map((load) => load());
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -6,7 +6,6 @@ import { debugText, printable } from "../trust/text.js";
 import { debugEnabled } from "../shared/constants.js";
 import { UsageError } from "./command.js";
 
-/** Exit codes of `cred-auth`. */
 export const EXIT = { ok: 0, credentials: 1, usage: 2, connection: 3, cancelled: 130 } as const;
 
 /** The exit code for an error: 2 usage, 3 connection, 130 cancelled, 1 anything else. */

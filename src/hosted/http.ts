@@ -7,7 +7,6 @@ import { loadGoogleAuth } from "../util/lazy.js";
 /** A platform's reply (a token, a secret, a list of scopes) is small; a longer one is not read. */
 const MAX_PLATFORM_REPLY_BYTES = 1024 * 1024;
 
-/** One HTTP request a hosted platform answers. */
 export interface PlatformRequest {
   url: string;
   method?: "GET" | "POST";

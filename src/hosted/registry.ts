@@ -10,7 +10,6 @@ import { kaggle } from "./kaggle.js";
 import type { HostedCredentials, HostedEnvironment } from "./types.js";
 import { vertexWorkbench } from "./vertex-workbench.js";
 
-/** What one hosted environment said when asked. */
 export interface HostedAttempt {
   name: string;
   error: Error;

@@ -9,10 +9,7 @@ import type { PendingSignIn } from "./pending.js";
 import { buildAuthorizationUrl, createPkce, createState, type Pkce } from "./pkce.js";
 import type { FlowPlan } from "./plan.js";
 
-/**
- * Prepares a planned sign-in: binds the loopback port (all busy: CredConnectionError, before
- * any URL exists), creates `state` and PKCE, builds the URL. `signal` cancels it.
- */
+/** Prepares a planned sign-in: the loopback port bound (all busy: CredConnectionError), state, PKCE, the URL. */
 export async function startSignIn(plan: FlowPlan, signal?: AbortSignal): Promise<PendingSignIn> {
   if (signal?.aborted) throw new CredCancelledError(MESSAGES.signInCancelled);
   const state = createState();

@@ -21,10 +21,7 @@ export function clientProven(clientId: string, tokenUrl: string): boolean {
   return proven.has(`${tokenUrl} ${clientId}`);
 }
 
-/**
- * Asks the token server about the plan's client (one request): `ERR_INVALID_CLIENT` for a client it does
- * not know, `ERR_UNREACHABLE` when it cannot be reached; any other answer lets the sign-in go on.
- */
+/** Asks the token server about the plan's client (one request): ERR_INVALID_CLIENT, ERR_UNREACHABLE, else go on. */
 export async function checkClient(plan: FlowPlan, redirectUri: string): Promise<void> {
   const { endpoints, client } = plan;
   const oauth = await signInClient(endpoints, client, CHECK_TIMEOUT_MS);

@@ -1,11 +1,6 @@
-/**
- * The client-secret file `cred-auth config init` suggests, and its check as a "Desktop app" client's.
- * The suggestion: the newest `client_secret_*.json` in
- * ~/Downloads, where a browser puts the console's download, and only one that passes the
- * file-trust rule (trust/files.ts): a regular file (no link) of the current user's that others may
- * not write, in a Downloads directory of the user's that others may not write. A file another user
- * planted there is never suggested: its client would decide who signs in.
- */
+// The client-secret file `cred-auth config init` suggests, and its check as a "Desktop app" client's. Only the newest
+// `client_secret_*.json` in ~/Downloads that passes the file-trust rule (trust/files.ts) is suggested: a file another
+// user planted there never is, since its client would decide who signs in.
 import { type Stats, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
@@ -46,11 +41,7 @@ function statOf(path: string): Stats | undefined {
   }
 }
 
-/**
- * The client id and secret of a "Desktop app" client file as the console downloads it:
- * `{"installed": {client_id, client_secret, redirect_uris: ["http://localhost"], ...}}`. Anything
- * else is refused with a one-line error that names the file, never its content.
- */
+/** A "Desktop app" client file's id and secret (`{"installed": ...}`); else an error naming the file, never its content. */
 export function desktopClient(path: string): DesktopClient {
   const section = installedSection(path);
   const { client_id: clientId, client_secret: clientSecret, redirect_uris: redirects, project_id: project } = section;

@@ -24,10 +24,7 @@ export const CLIENT_DOC = "docs/oauth-client.md";
 /** Scopes left out of gcloud's `--scopes`: cloud-platform (always named first) and the account's, gcloud's own. */
 const GCLOUD_SCOPES = ["openid", "email", "https://www.googleapis.com/auth/userinfo.email", CLOUD_PLATFORM_SCOPE];
 
-/**
- * No client in the options, the environment or the settings (and no emulator to lend its demo
- * client). With gcloud installed (`gcloudScopes`: the scopes asked), its ADC sign-in comes first.
- */
+/** No client anywhere (nor an emulator to lend one); with gcloud installed (`gcloudScopes`), its sign-in comes first. */
 export function noClientError(gcloudScopes?: readonly string[]): CredCredentialsError {
   return new CredCredentialsError(
     gcloudScopes
@@ -54,10 +51,7 @@ export function incompleteClientError(): CredCredentialsError {
 /** Client-secret files are under a kilobyte; the bound keeps a wrong path from being read whole. */
 export const MAX_CLIENT_SECRET_FILE_BYTES = 64 * 1024;
 
-/**
- * The text of a client-secret file. Only a bounded regular file is read: a FIFO would block the
- * process forever, a device never end. Throws the system error (or ENOTFILE / EFBIG).
- */
+/** A client-secret file's text; only a bounded regular file is read (a FIFO would block forever, a device never end). */
 export function readClientSecretText(path: string): string {
   return readTrustedFileSync(path, { maxBytes: MAX_CLIENT_SECRET_FILE_BYTES, keeper: "anyone" }).toString("utf8");
 }
@@ -107,10 +101,7 @@ const CREDENTIALS_KINDS: Record<string, string> = {
   external_account_authorized_user: "identity-federation credentials",
 };
 
-/**
- * When the text is a credentials file given where an OAuth client belongs: what it is, and that it
- * needs no client (`is a service-account key, not an OAuth client: ...`); undefined otherwise.
- */
+/** What a credentials file given where an OAuth client belongs is, and that it needs none; else undefined. */
 export function credentialsInsteadOfClient(text: string): string | undefined {
   let type: unknown;
   try {

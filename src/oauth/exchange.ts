@@ -28,7 +28,6 @@ export interface SignInResult {
   clientSecret: string;
 }
 
-/** What exchanging an authorization code needs. */
 export interface ExchangeParams {
   endpoints: Endpoints;
   clientId: string;
@@ -136,10 +135,7 @@ export function galCredentials(result: SignInResult): Credentials {
   };
 }
 
-/**
- * The `email` claim of an ID token, read without verifying it: it came straight from the
- * token endpoint over the connection we opened, and is used only to greet the user.
- */
+/** An ID token's `email`, read unverified: it came straight from the token endpoint, and only greets the user. */
 export function emailOf(idToken: string): string | undefined {
   const payload = idToken.split(".")[1];
   if (!payload) return undefined;

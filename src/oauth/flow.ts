@@ -28,7 +28,6 @@ export { startSignIn };
 /** What a planned sign-in runs with: the face, the cancel signal, and what to do with the tokens. */
 export interface SignInRun {
   presenter: Presenter;
-  /** Cancels the sign-in. */
   signal?: AbortSignal;
   /** Saves the tokens before "signed-in" is reported; returns the path saved to. Its errors fail the sign-in. */
   complete?: CompleteSignIn;
@@ -104,10 +103,7 @@ export async function signIn(plan: FlowPlan, run: SignInRun): Promise<SignInResu
   }
 }
 
-/**
- * Loopback: the browser's redirect, or the address pasted into a presenter that can read,
- * whichever comes first; the other is then ignored (the receiver closes, the prompt ends).
- */
+/** Loopback: the browser's redirect or a pasted address, whichever comes first (the other is then ignored). */
 async function firstOf(pending: PendingSignIn, presenter: Presenter, signal: AbortSignal): Promise<SignInResult> {
   if (!presenter.readCode) return pending.waitForBrowser();
   const pastes = new AbortController();
@@ -128,10 +124,7 @@ async function firstOf(pending: PendingSignIn, presenter: Presenter, signal: Abo
   }
 }
 
-/**
- * Reads pasted codes or addresses until one is accepted. A refused one (wrong, used, expired,
- * another sign-in's) is reported through the presenter, and asked for again.
- */
+/** Reads pasted codes or addresses until one is accepted; a refused one is reported, and asked for again. */
 async function readPastes(
   pending: PendingSignIn,
   presenter: Presenter,

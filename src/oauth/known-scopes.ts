@@ -47,7 +47,6 @@ export function scopeCheckNotes(scopes: readonly string[], env: NodeJS.ProcessEn
   return unknown.length > 0 ? [unknownScopesNote(unknown)] : [];
 }
 
-/** The note for scopes the list does not hold. */
 export function unknownScopesNote(unknown: readonly string[]): string {
   return `${unknown.join(", ")} ${unknown.length > 1 ? "are" : "is"} not among the scopes of ${GOOGLE_SCOPES_SOURCE}: if Google's page says "invalid_scope", check the spelling.`;
 }

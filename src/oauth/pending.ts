@@ -46,12 +46,10 @@ const REMEMBERED = 5;
 /** Why each sign-in that ended early ended (replaced, cancelled, denied): its credentials say so. */
 const endings = new WeakMap<PendingSignIn, Error>();
 
-/** The message of a sign-in replaced by a newer one. */
 export const REPLACED_MESSAGE = MESSAGES.signInReplaced;
 
 type Held = Exclude<Slot, { name: "idle" }>;
 
-/** The slot, when it holds `pending`. */
 function holding(pending: PendingSignIn): Held | undefined {
   return slot.name !== "idle" && slot.pending === pending ? slot : undefined;
 }
@@ -68,10 +66,7 @@ export function endSignIn(pending: PendingSignIn): void {
   if (holding(pending)) slot = { name: "idle" };
 }
 
-/**
- * Leaves `pending` waiting after its call ended, for {@link completePendingSignIn}. `complete` saves
- * where the first call asked; `presenter` hears how it ends.
- */
+/** Leaves `pending` waiting for {@link completePendingSignIn}; `complete` saves where the first call meant to. */
 export function setPendingSignIn(pending: PendingSignIn, complete?: CompleteSignIn, presenter?: Presenter): void {
   const { stop } = holding(pending) ?? beginSignIn(pending);
   slot = { name: "waiting", pending, stop, complete, presenter };

@@ -41,7 +41,6 @@ export interface FlowPlan {
   readonly pasteBack: boolean | undefined;
   /** Whether and how to launch a browser for the URL (always shown as well). */
   readonly browser: BrowserLaunch;
-  /** How long the user has to finish, in milliseconds. */
   readonly timeoutMs: number;
   /** Pre-selects the account on the sign-in page. */
   readonly loginHint?: string;

@@ -58,10 +58,7 @@ export function missingScopes(granted: readonly string[], requested: readonly st
   return requested.filter((scope) => !have.has(canonicalScope(scope)));
 }
 
-/**
- * The error for a consent where the user unticked scopes (Google's granular consent): the
- * credentials would fail later with 403, so nothing is saved and no new sign-in is started.
- */
+/** Scopes the user unticked at the consent: the credentials would fail later with 403, so nothing is saved. */
 export function scopesNotGrantedError(missing: readonly string[]): CredCredentialsError {
   return new CredCredentialsError(
     `The sign-in did not grant ${missing.join(", ")}: sign in again and tick ${missing.length > 1 ? "every box" : "its box"} on Google's consent page (or ask for fewer scopes). Nothing was saved.`,

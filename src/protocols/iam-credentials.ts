@@ -35,7 +35,6 @@ interface IamRequest {
   delegates: readonly string[];
 }
 
-/** Options of {@link generateAccessToken}. */
 export interface GenerateAccessTokenRequest extends IamRequest {
   scopes: readonly string[];
   lifetimeSec?: number;
@@ -177,7 +176,6 @@ function bearerTokensOf(error: unknown): string[] {
   return tokens;
 }
 
-/** Options of {@link generateIdToken}. */
 export interface GenerateIdTokenRequest extends IamRequest {
   audience: string;
   /** Put the account's `email` and `email_verified` in the token (IAP and Cloud Run invoker checks need it). */

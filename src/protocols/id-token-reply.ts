@@ -3,7 +3,6 @@
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { quoted } from "../trust/text.js";
 
-/** An ID token and when it expires. */
 export interface FetchedIdToken {
   idToken: string;
   /** The token's `exp`, in milliseconds since the epoch. */

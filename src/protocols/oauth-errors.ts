@@ -72,12 +72,10 @@ export function oauthErrorWord(value: unknown): string | undefined {
   return typeof value === "string" && /^[a-z_]{1,64}$/.test(value) ? value : undefined;
 }
 
-/** What `word` means, when the table has it. */
 export function meaningOf(word: string): OAuthErrorWord | undefined {
   return Object.hasOwn(OAUTH_ERRORS, word) ? OAUTH_ERRORS[word] : undefined;
 }
 
-/** The stable code of an error carrying `word`. */
 export function codeOfOAuthError(word: string): CredErrorCode {
   return meaningOf(word)?.code ?? ERROR_CODES.CREDENTIALS;
 }

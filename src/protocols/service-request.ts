@@ -38,7 +38,6 @@ function parsed(text: string): unknown {
   }
 }
 
-/** An access token a token service gave. */
 export interface FetchedToken {
   accessToken: string;
   /** Epoch milliseconds. */

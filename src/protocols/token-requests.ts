@@ -39,9 +39,7 @@ export function chooseTokenUrl(
   return tokenUrl;
 }
 
-/** Options of {@link guardTokenRequests}. */
 export interface TokenRequestGuard {
-  /** Where token requests must go. */
   tokenUrl: string;
   /** Per-attempt limit in milliseconds. */
   timeoutMs: number;

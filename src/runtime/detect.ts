@@ -4,7 +4,6 @@ import { delimiter, join } from "node:path";
 import { REMOTE_WORKSPACE_VARIABLES } from "../shared/hosted-platforms.js";
 import { isLoopbackHostname } from "../trust/urls.js";
 
-/** Where the code runs. */
 export type RuntimeKind =
   | "tslab"
   | "deno-jupyter"
@@ -88,10 +87,7 @@ export interface RemoteVerdict {
   saidBy: string;
 }
 
-/**
- * Where the code runs: the notebook kernel or terminal, CI, whether a browser can open here, whether the
- * user's browser is elsewhere (`said`: the user's word). A function of its arguments.
- */
+/** Where the code runs, whether a browser can open here and whether the user's is elsewhere (`said`: their word). */
 export function detectRuntime(
   env: Env = process.env,
   globals: object = globalThis,

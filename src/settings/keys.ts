@@ -14,7 +14,6 @@ export interface Settings {
   "secret-store"?: "auto" | "keychain" | "file";
 }
 
-/** A setting's name. */
 export type SettingKey = keyof Settings;
 
 /** How one setting is parsed, checked and described. */
@@ -136,7 +135,6 @@ function yesNo(key: "remote" | "account-note", help: string): SettingSpec {
   };
 }
 
-/** The spec of `key`, or undefined for an unknown name. */
 export function settingSpec(key: string): SettingSpec | undefined {
   return SETTINGS.find((s) => s.key === key);
 }

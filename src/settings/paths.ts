@@ -16,7 +16,6 @@ export function settingsDirectory(env: SettingsEnv = process.env, platform = pro
 /** The file's name in {@link settingsDirectory} (conf's `configName` plus `.json`). */
 export const SETTINGS_FILE_NAME = "config";
 
-/** The settings file. */
 export function settingsFile(env: SettingsEnv = process.env, platform = process.platform): string {
   return join(settingsDirectory(env, platform), `${SETTINGS_FILE_NAME}.json`);
 }

@@ -26,7 +26,6 @@ export function readSettings(env: SettingsEnv = process.env): Settings {
   return settings as Settings;
 }
 
-/** One setting, or undefined. */
 export function readSetting<K extends SettingKey>(key: K, env: SettingsEnv = process.env): Settings[K] {
   return readSettings(env)[key];
 }

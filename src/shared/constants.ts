@@ -7,7 +7,6 @@ export const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platf
 /** Loopback ports tried in order for the local redirect receiver. */
 export const LOOPBACK_PORTS = { first: 8080, last: 8089 } as const;
 
-/** Google's production endpoints. */
 export const GOOGLE_ENDPOINTS = {
   authUrl: "https://accounts.google.com/o/oauth2/v2/auth",
   tokenUrl: "https://oauth2.googleapis.com/token",
@@ -48,7 +47,6 @@ export const DEMO_WEB_CLIENT = {
   clientSecret: "cred-auth-demo-web-secret-emulator-only",
 } as const;
 
-/** Environment variables read by cred-auth. */
 export const ENV = {
   /** `host:port` of a running emulator; points every OAuth endpoint at it. */
   emulatorHost: "CRED_AUTH_EMULATOR_HOST",

@@ -9,7 +9,6 @@ export const HOSTED_PLATFORM_VARIABLES = {
   "cloud-workstations": "GOOGLE_CLOUD_WORKSTATIONS",
 } as const;
 
-/** The name of a built-in hosted platform. */
 export type HostedPlatformName = keyof typeof HOSTED_PLATFORM_VARIABLES;
 
 /** Cloud workspaces without credentials of their own, where the browser is elsewhere too. */

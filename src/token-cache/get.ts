@@ -12,7 +12,6 @@ import {
   writeEntry,
 } from "./store.js";
 
-/** Options of {@link getTokenWithCache}. */
 export interface GetTokenWithCacheOptions extends TokenCacheLocation {
   /** Ignore the cached token and get a new one (`print-token --fresh`). */
   fresh?: boolean;

@@ -3,7 +3,6 @@
 import { scrubbedError } from "./redact.js";
 import { discard, requestSecrets, transportFetch } from "./transport.js";
 
-/** What to send, and the bounds. */
 export interface BoundedRequest {
   method?: "GET" | "POST" | "PUT";
   headers?: Record<string, string>;

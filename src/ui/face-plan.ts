@@ -18,7 +18,6 @@ export interface FacePlan {
   readonly fallback: boolean;
   /** Whether the face may colour its text (off with `NO_COLOR`, and on a terminal that cannot redraw). */
   readonly color: boolean;
-  /** Where a terminal face prompts. */
   readonly prompt: PromptDevice;
   /** How a notebook card takes a pasted code or address: the kernel's `prompt()`, or the next cell. */
   readonly codeEntry: "prompt" | "second-cell";

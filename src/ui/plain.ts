@@ -8,7 +8,6 @@ import type { PromptDevice } from "./face-plan.js";
 import { INITIAL_STATE, reduce, refusalLine, untilAborted } from "./view-state.js";
 import { inputClosedError } from "./words.js";
 
-/** Where the plain presenter writes and reads. */
 export interface PlainPresenterOptions {
   /** Default `process.stderr`: stdout stays clean for the program's own output. */
   output?: NodeJS.WritableStream;

@@ -38,7 +38,6 @@ export const status = defineCommand({
   },
 });
 
-/** The width of the names' column. */
 const NAME_WIDTH = 15;
 
 /** The status as `name: value` lines, every value made printable and wrapped to `columns` (a terminal's width). */

@@ -40,10 +40,7 @@ const WELL_KNOWN_FILE = "application_default_credentials.json";
 /** A metadata server answers in milliseconds; one that is silent this long is not there. */
 const METADATA_PROBE_TIMEOUT_MS = 2000;
 
-/**
- * ADC: `GOOGLE_APPLICATION_CREDENTIALS` (then the only place), gcloud's file, the metadata server; found
- * credentials proven by a token. A CredConnectionError when the token server is unreachable.
- */
+/** ADC: GOOGLE_APPLICATION_CREDENTIALS (then alone), gcloud's file, the metadata server; each proven by a token. */
 export async function findApplicationDefaultCredentials(
   scopes: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
@@ -130,10 +127,7 @@ export function isFile(path: string): boolean {
   }
 }
 
-/**
- * The metadata server, asked only when GCE_METADATA_HOST/IP name one, METADATA_SERVER_DETECTION says so, or on
- * a Google VM; 408, 429 and 5xx asked again; a VM whose scopes lack one asked passed over with the reason.
- */
+/** The metadata server, when configured or on a Google VM; one whose VM scopes lack one asked is passed over. */
 async function fromMetadataServer(
   scopes: readonly string[],
   env: NodeJS.ProcessEnv,
@@ -190,10 +184,7 @@ async function fromMetadataServer(
 const VM_SCOPES_ADVICE =
   "stop the VM, give it these scopes (gcloud compute instances set-service-account VM --zone ZONE --service-account SA --scopes SCOPES) and start it again; or ask for fewer scopes.";
 
-/**
- * Where the metadata server may honour `?scopes=` (Cloud Run, Functions, App Engine, GKE pods: not judged);
- * anywhere else it is a VM's.
- */
+/** Where the metadata server may honour `?scopes=` (Cloud Run, Functions, App Engine, GKE); elsewhere it is a VM's. */
 function honoursRequestedScopes(env: NodeJS.ProcessEnv): boolean {
   return [
     "K_SERVICE",

@@ -10,7 +10,6 @@ import { readCredentialsBytesSync } from "../../stores/credentials-file.js";
 import { UntrustedFileError } from "../../trust/files.js";
 import { isFile, wellKnownFile } from "./adc.js";
 
-/** Where credentials are found. */
 export type CredentialsSource =
   | {
       kind: "file";
@@ -32,10 +31,7 @@ export interface LocatedCredentials {
   reasons: string[];
 }
 
-/**
- * The credentials default() would use: GOOGLE_APPLICATION_CREDENTIALS, gcloud's file, the metadata server
- * (when expected, checked locally), then the credentials cache. A hosted platform is named apart.
- */
+/** The credentials default() would use, in its order, without asking any server; a hosted platform is named apart. */
 export async function locateCredentials(env: NodeJS.ProcessEnv = process.env): Promise<LocatedCredentials> {
   const hosted = detectedHostedEnvironment(env);
   const withHosted = <T extends object>(found: T): T & { hosted?: string } =>

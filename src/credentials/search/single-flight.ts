@@ -58,10 +58,7 @@ function sharingKey(scopes: readonly string[], options: DefaultOptions): string 
 
 let environment: string | undefined;
 
-/**
- * The environment, read once per synchronous run of code (a microtask): reading process.env costs
- * microseconds a variable, and 1,000 callers started together need it once (bench target 5c).
- */
+/** The environment, read once per microtask: 1,000 callers started together read process.env once (bench target 5c). */
 function environmentKey(): string {
   if (environment === undefined) {
     environment = JSON.stringify(process.env);

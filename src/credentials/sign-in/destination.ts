@@ -16,10 +16,7 @@ export interface SaveDestinationOptions {
   overwriteHint?: string;
 }
 
-/**
- * Throws when credentials could not (ERR_FILE_UNWRITABLE) or should not (ERR_DESTINATION_TAKEN, unless
- * `overwrite`) be saved at `path`.
- */
+/** Throws when credentials could not (ERR_FILE_UNWRITABLE) or should not (ERR_DESTINATION_TAKEN) be saved at `path`. */
 export function checkSaveDestination(path: string, options: SaveDestinationOptions = {}): void {
   checkWritableDestination(path);
   if (options.overwrite) return;

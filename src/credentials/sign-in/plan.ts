@@ -53,7 +53,6 @@ export function planSources(env: NodeJS.ProcessEnv = process.env): PlanSources {
   return { env, settings: () => (settings ??= readSettings(env)) };
 }
 
-/** What a sign-in is asked to do. */
 export interface SignInRequest {
   /** The scopes to sign in for, checked by the caller; undefined: the `scopes` setting, else cloud-platform (`cred-auth login`). */
   readonly scopes?: readonly string[];
@@ -64,7 +63,6 @@ export interface SignInRequest {
   readonly clientKind?: ClientKind;
 }
 
-/** A sign-in, decided. */
 export interface SignInPlan {
   /** The scopes asked for by the caller (or the default); the tokens of an impersonation get these. */
   readonly scopes: readonly string[];
@@ -72,7 +70,6 @@ export interface SignInPlan {
   readonly impersonation?: ImpersonationChain;
   /** Where the code runs: the one detection of this sign-in. */
   readonly runtime: RuntimeInfo;
-  /** What the OAuth flow is told. */
   readonly flow: FlowPlan;
   /** How the sign-in is shown, with its notes (the emulator, unknown scopes) and details (why this flow). */
   readonly face: FacePlan;
@@ -215,10 +212,7 @@ function callerMode(said: boolean | undefined, redirectUri: string | undefined):
 const SAY_LOCAL = `${ENV.remote}=0 (or \`cred-auth config set remote false\`)`;
 const SAY_REMOTE = `${ENV.remote}=1 (or \`cred-auth config set remote true\`)`;
 
-/**
- * The flow's line: what was chosen, why, and only what works instead for this client here (no code page for
- * a Desktop client; `CRED_AUTH_REMOTE=0` where "remote" is a guess).
- */
+/** The flow's line: what was chosen, why, and what works instead for this client here. */
 function flowLine(
   flow: FlowChoice,
   runtime: RuntimeInfo,
@@ -404,10 +398,7 @@ interface FaceContext {
   details: readonly string[];
 }
 
-/**
- * The face: the caller's, else the `ui` setting, else `auto` for where the code runs (notebook card, ink
- * app, plain lines); also colour (NO_COLOR), where a prompt reads and writes, how a notebook takes a code.
- */
+/** The face: the caller's, else the `ui` setting, else `auto` for where the code runs; with its colour and prompt. */
 function facePlan(
   options: SaveUserCredentialsOptions,
   runtime: RuntimeInfo,
@@ -442,10 +433,7 @@ function facePlan(
   return { face: notebook ?? (live ? "terminal" : "plain"), fallback: true, ...shared };
 }
 
-/**
- * Where a face asks for a pasted code and shows what is typed: the terminal; /dev/tty when stderr goes to a
- * file or pipe (nothing typed reaches a log); a piped stdin without echo.
- */
+/** Where a face prompts: the terminal; /dev/tty when stderr is a file or pipe (nothing typed reaches a log); stdin. */
 function promptDevice(runtime: RuntimeInfo): PromptDevice {
   if (!runtime.tty.stdin || runtime.ci) return "stdin";
   return runtime.tty.stderr ? "stderr" : "tty";

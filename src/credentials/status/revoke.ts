@@ -19,7 +19,6 @@ import type { CachedTokenKeys } from "../kinds/kind.js";
 import { type AdcFile, kindOf, readAdcFile } from "../kinds/table.js";
 import { type CredentialsSource, locateCredentials, whereLooked } from "../search/locate.js";
 
-/** Options of {@link revokeCredentials}. */
 export interface RevokeOptions {
   /** Remove the file and its cached tokens even when nothing could be revoked. */
   force?: boolean;
@@ -42,10 +41,8 @@ export interface FoundToRevoke {
   revokedAt?: string;
 }
 
-/** What {@link revokeCredentials} did. */
 export interface RevokeOutcome {
   path: string;
-  /** How the file was found. */
   foundBy: Extract<CredentialsSource, { kind: "file" }>["foundBy"];
   type: AdcFile["type"];
   /** The account whose grant was revoked, when the file names it. */

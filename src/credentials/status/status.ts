@@ -11,12 +11,8 @@ import type { CachedTokenState, KindStatus } from "../kinds/kind.js";
 import { type AdcFile, kindOf, readAdcFile } from "../kinds/table.js";
 import { type LocatedCredentials, locateCredentials } from "../search/locate.js";
 
-/** Options of {@link credentialsStatus}. */
 export interface StatusOptions {
-  /**
-   * Ask for a new token to prove the credentials work (and a metadata server's account): every
-   * request it takes within {@link CHECK_TIMEOUT_MS} in all. Default false: the files are read, nothing asked.
-   */
+  /** Ask for a new token to prove the credentials work, all requests within {@link CHECK_TIMEOUT_MS}. Default false. */
   check?: boolean;
   /** Where the variables of the search, the emulator and the cache's place are read. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
@@ -29,7 +25,6 @@ export type CheckResult =
   | { ok: true; expiryDate: number; account?: string }
   | { ok: false; code: string; message: string };
 
-/** What {@link credentialsStatus} says. */
 export interface CredentialsStatus extends LocatedCredentials, Partial<KindStatus> {
   /** The file's `type`, `metadata-server`, or undefined when nothing was found or the file is unusable. */
   type?: AdcFile["type"] | "metadata-server";

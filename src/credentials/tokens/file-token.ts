@@ -8,7 +8,6 @@ import { trustedUniverse } from "../../trust/urls.js";
 import type { TokenRequest } from "../kinds/kind.js";
 import { type AdcFile, kindOf, readAdcFile } from "../kinds/table.js";
 
-/** Options of {@link accessTokenForFile}. */
 export interface FileTokenOptions {
   /** The token's scopes (default cloud-platform; an impersonated file's own first); user credentials keep their granted ones. */
   scopes?: readonly string[];
@@ -22,13 +21,11 @@ export interface FileTokenOptions {
   privateOnly?: boolean;
 }
 
-/** An access token for a credentials file. */
 export interface FileToken {
   accessToken: string;
   /** When it expires, in milliseconds since the epoch. */
   expiryDate: number;
   tokenType: "Bearer";
-  /** The file's `type`. */
   credentialsType: AdcFile["type"];
   /** True when scopes were asked for user credentials, which keep the scopes granted at sign-in. */
   scopesIgnored: boolean;

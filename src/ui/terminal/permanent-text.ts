@@ -72,10 +72,7 @@ function linkLine(state: ViewState): string {
   return state.paste ? `${open}; from another machine, paste the address it ends on:` : `${open}:`;
 }
 
-/**
- * `line` broken at spaces into lines of at most `columns`, each continuation indented as far as
- * the line's own indent and bullet. The URL, and a word longer than a line, stay whole.
- */
+/** `line` broken at spaces to `columns`, continuations indented to its bullet; the URL and long words stay whole. */
 function wrap(line: Line, columns: number | undefined): Line[] {
   if (line.url || columns === undefined || line.text.length <= columns) return [line];
   const lead = /^\s*(• )?/.exec(line.text)?.[0] ?? "";
