@@ -12,12 +12,13 @@ import { fileURLToPath } from "node:url";
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
+const SRC = fileURLToPath(new URL("../src/", import.meta.url));
 
 /**
  * The modules of the command line that print-token's cached path runs, in dist/cli-bundle.js;
  * every other module is in dist/cli-cold.js. A module missing here that the path does run loads
  * the cold bundle, and test/cli/hot-path.test.ts fails; one listed here that it does not run is
- * evaluated by no one but compiled on every run (the test lists what is evaluated).
+ * defined on every run for nothing (the test lists the modules whose code runs).
  */
 const HOT_PATH = [
   "cli/start.js",
@@ -53,12 +54,22 @@ const HOT_PATH = [
   "trust/files.js",
   "trust/text.js",
   "formats/stand-in.js",
+  "formats/impersonation-url.js",
   "stores/index.js",
   "stores/credentials-file.js",
   "util/sha256.js",
   "shared/constants.js",
   "errors.js",
 ];
+
+/**
+ * `cli-link:cold`: `__loadCold(name)`, a module from dist/cli-cold.js, which is handed the hot bundle's registry on
+ * its first load. It imports nothing, so it is no link in a cycle of the hot modules' imports.
+ */
+const COLD_LOADER = `let hot, cold;
+export const setHot = (registry) => { hot = registry; };
+export const __loadCold = (name) => (cold ??= require("./cli-cold.js")).load(name, hot);
+`;
 
 /** tsc's `const x_js_1 = require("./x.js")`: a module of ours, imported by name (lazyImports). */
 const REQUIRE_OF_OURS = /^(const|var) (\w+) = require\(("\.\.?\/[^"]+")\);$/gm;
@@ -180,14 +191,15 @@ function exportedNames(path) {
  *   path runs (HOT_PATH: arguments, reading the file, the cache key, the cache entry, printing);
  * - dist/cli-cold.js: every other module of the command line (login, the refresh, the other
  *   commands, help, the library), loaded by the first `require` that reaches one of them.
- * Each side requires the other's modules by name through a small stub, so a module lives in
+ * Each side takes the other's modules by name (`hotSources`, `otherBundle`), so a module lives in
  * exactly one bundle (one set of error classes for `instanceof`, one "using the emulator"
- * notice). Inside both, a module's top-level imports are lazy (`lazyImports`): a module is
+ * notice). The hot bundle is one scope built from the TypeScript (`hotSources`); in the cold one,
+ * built from tsc's files, a module's top-level imports are lazy (`lazyImports`): a module is
  * evaluated when one of its exports is first read, not when a module that imports it is. One
  * file rather than ~35 was a fifth of print-token's start-up; evaluating 35 modules where 23 run,
  * and compiling 142 where 23 run, was most of the rest (bench/README.md, target 2). Packages stay
  * `require`s of node_modules; the emulator stays files (it imports nothing of the library but
- * shared/constants). test/cli/hot-path.test.ts checks what loads and what is evaluated.
+ * shared/constants). test/cli/hot-path.test.ts checks what loads and whose code runs.
  */
 async function bundleCli(vendored) {
   const esbuild = require("esbuild");
@@ -226,16 +238,223 @@ async function bundleCli(vendored) {
   const cold = modules.filter((m) => !HOT_PATH.includes(m));
   await esbuild.build({
     ...common,
-    stdin: { contents: 'require("./cli/start.js");\n', resolveDir: DIST, sourcefile: "cli-hot-entry.js" },
+    stdin: {
+      contents: 'import "cli-link:registry";\nimport "./cli/start.ts";\n',
+      resolveDir: SRC,
+      sourcefile: "cli-hot-entry.ts",
+      loader: "ts",
+    },
     outfile: join(DIST, "cli-bundle.js"),
-    plugins: [emulatorStaysFiles(), vendoredFiles(vendored), otherBundle(HOT_PATH, "./cli-cold.js"), lazyImports()],
+    plugins: [hotSources(hotExportsRead(cold))],
   });
   await esbuild.build({
     ...common,
-    stdin: { contents: registry(cold, "exports.load"), resolveDir: DIST, sourcefile: "cli-cold-entry.js" },
+    stdin: { contents: registry(cold), resolveDir: DIST, sourcefile: "cli-cold-entry.js" },
     outfile: join(DIST, "cli-cold.js"),
-    plugins: [emulatorStaysFiles(), vendoredFiles(vendored), otherBundle(cold, null), lazyImports()],
+    plugins: [emulatorStaysFiles(), vendoredFiles(vendored), otherBundle(cold), lazyImports()],
   });
+}
+
+/**
+ * The exports of each hot module that the cold modules read (tsc's `x_js_1.name`, from dist/): what the hot bundle's
+ * registry must hand over. The hot bundle keeps only those and what its own path uses (esbuild drops the rest).
+ */
+function hotExportsRead(cold) {
+  const read = new Map(HOT_PATH.filter((m) => m !== "cli/start.js").map((m) => [m, new Set()]));
+  for (const module of cold) {
+    const file = join(DIST, module);
+    const code = readFileSync(file, "utf8");
+    let named = 0;
+    for (const [, , name, path] of code.matchAll(REQUIRE_OF_OURS)) {
+      const target = distPath({ importer: file, path: JSON.parse(path) });
+      if (!read.has(target)) continue;
+      named++;
+      for (const [, key] of code.matchAll(new RegExp(`(?<![\\w$])(?<!(?<!\\.\\.)\\.)${name}\\.(\\w+)`, "g")))
+        read.get(target).add(key);
+    }
+    // A hot module taken whole (`import * as`, `export *`), which the registry does not offer.
+    const all = [...code.matchAll(/require\(("\.\.?\/[^"]+")\)/g)].filter(([, path]) =>
+      read.has(distPath({ importer: file, path: JSON.parse(path) })),
+    );
+    if (all.length !== named)
+      throw new Error(`build: dist/${module} takes a hot module other than by its exports' names`);
+  }
+  return read;
+}
+
+/** src/x/y.ts for "x/y.js". */
+function sourceOf(module) {
+  return join(SRC, module.replace(/\.js$/, ".ts"));
+}
+
+/**
+ * dist/cli-bundle.js from the TypeScript of the hot path's modules (HOT_PATH), as ES modules in one scope: no
+ * module wrappers, exports objects or requires between them, so fewer bytes of bytecode and less to run on every
+ * print-token (bench/README.md, issue 46). A hot module's import of a cold one becomes a read through
+ * `__loadCold(name)` at each use (`coldImportsLazy`), which loads dist/cli-cold.js on its first call; the cold
+ * bundle takes a hot module from `cli-link:cold`'s registry, an object of getters made on its first request.
+ */
+function hotSources(exports) {
+  const hot = new Set(HOT_PATH);
+  return {
+    name: "hot-sources",
+    setup(build) {
+      build.onResolve({ filter: /^cli-link:(cold|registry)$/ }, (args) => ({
+        path: args.path.slice(9),
+        namespace: "cli-link",
+      }));
+      build.onResolve({ filter: /^\.\/cli-cold\.js$/ }, (args) =>
+        args.namespace === "cli-link" ? { path: args.path, external: true } : undefined,
+      );
+      build.onResolve({ filter: /^\.\.?\// }, (args) => {
+        if (args.namespace === "cli-link" || args.importer === "") return undefined;
+        const module = moduleOfSource(args);
+        if (!hot.has(module)) throw new Error(`build: ${args.importer} imports ${args.path}, not on HOT_PATH`);
+        return { path: sourceOf(module) };
+      });
+      build.onLoad({ filter: /.*/, namespace: "cli-link" }, (args) => ({
+        contents: args.path === "registry" ? hotRegistry(exports) : COLD_LOADER,
+        resolveDir: DIST,
+        loader: "js",
+      }));
+      build.onLoad({ filter: /\.ts$/ }, (args) => ({
+        contents: coldImportsLazy(readFileSync(args.path, "utf8"), args.path, hot),
+        loader: "ts",
+      }));
+    },
+  };
+}
+
+/** The module an import in src/ names, as its path under dist/ ("cli/main.js"). */
+function moduleOfSource(args) {
+  const target = relative(SRC, resolve(args.resolveDir || dirname(args.importer), args.path))
+    .split("\\")
+    .join("/");
+  if (target.startsWith("..")) throw new Error(`build: ${args.importer} imports ${args.path}, outside src/`);
+  return target.replace(/\.ts$/, ".js");
+}
+
+/**
+ * `cli-link:registry`, which the hot bundle's entry imports before cli/start.ts: each hot module's exports as getters
+ * of its bindings, made when the cold bundle first asks for that module (`load(name)`), given to `cli-link:cold`.
+ */
+function hotRegistry(exports) {
+  const imports = [];
+  const entries = [];
+  [...exports].forEach(([module, read], i) => {
+    const names = [...read].sort();
+    if (names.length === 0) return; // a hot module no cold one reads
+    const local = (name) => `h${i}_${name}`;
+    if (names.length)
+      imports.push(
+        `import { ${names.map((n) => `${n} as ${local(n)}`).join(", ")} } from ${JSON.stringify(sourceOf(module))};`,
+      );
+    const getters = names.map((n) => `get ${n}() { return ${local(n)}; }`);
+    entries.push(`  ${JSON.stringify(module)}: () => ({ __esModule: true, ${getters.join(", ")} }),`);
+  });
+  return `import { setHot } from "cli-link:cold";
+${imports.join("\n")}
+const modules = {
+${entries.join("\n")}
+};
+const made = {};
+setHot({ load: (name) => (made[name] ??= modules[name]()) });
+`;
+}
+
+/**
+ * A hot module's TypeScript with its imports of cold modules (not on HOT_PATH) made lazy: the import goes, and each
+ * use of a name it bound becomes `(__coldN().name)`, where `__coldN()` loads the module through `__loadCold` on its
+ * first call. Type positions are left alone (esbuild drops them). A local that shadows such a name, a re-export of
+ * a cold module or a bare import of one fails the build rather than be rewritten wrongly.
+ */
+function coldImportsLazy(code, file, hot) {
+  const ts = require("typescript");
+  const source = ts.createSourceFile(file, code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+  const bindings = new Map();
+  const edits = [];
+  const loaders = [];
+  const coldModule = (specifier) => {
+    if (!specifier.startsWith(".")) return undefined;
+    const module = moduleOfSource({ resolveDir: dirname(file), path: specifier });
+    return hot.has(module) ? undefined : module;
+  };
+  for (const statement of source.statements) {
+    if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && !statement.isTypeOnly) {
+      if (coldModule(statement.moduleSpecifier.text))
+        throw new Error(`build: ${file} re-exports ${statement.moduleSpecifier.text}, off the hot path`);
+      continue;
+    }
+    if (!ts.isImportDeclaration(statement)) continue;
+    const module = coldModule(statement.moduleSpecifier.text);
+    if (!module) continue;
+    const clause = statement.importClause;
+    if (!clause) throw new Error(`build: ${file} imports ${module} for its effects, off the hot path`);
+    // Its lines stay (blank), so the source map's lines stay the file's.
+    edits.push([statement.getStart(source), statement.end, statement.getText(source).replace(/[^\n]/g, "")]);
+    if (clause.isTypeOnly) continue;
+    const loader = `__cold${loaders.length}`;
+    loaders.push(`let ${loader}_m; const ${loader} = () => (${loader}_m ??= __loadCold(${JSON.stringify(module)}));`);
+    if (clause.name) bindings.set(clause.name.text, `${loader}().default`);
+    const named = clause.namedBindings;
+    if (named && ts.isNamespaceImport(named)) bindings.set(named.name.text, `${loader}()`);
+    else if (named)
+      for (const element of named.elements)
+        if (!element.isTypeOnly && !clause.isTypeOnly)
+          bindings.set(element.name.text, `${loader}().${(element.propertyName ?? element.name).text}`);
+  }
+  if (loaders.length === 0) return code;
+  const visit = (node) => {
+    // `class A extends B`: B is a value (esbuild keeps it), though TypeScript's tree holds it as a type.
+    if (ts.isHeritageClause(node) && node.token === ts.SyntaxKind.ExtendsKeyword && ts.isClassLike(node.parent)) {
+      for (const type of node.types) visit(type.expression);
+      return;
+    }
+    if (
+      ts.isImportDeclaration(node) ||
+      ts.isTypeNode(node) ||
+      ts.isInterfaceDeclaration(node) ||
+      ts.isTypeAliasDeclaration(node)
+    )
+      return;
+    if (ts.isIdentifier(node) && bindings.has(node.text)) edits.push(...editsOf(node));
+    ts.forEachChild(node, visit);
+  };
+  const editsOf = (node) => {
+    const parent = node.parent;
+    const read = `(${bindings.get(node.text)})`;
+    if (ts.isShorthandPropertyAssignment(parent)) return [[node.getStart(source), node.end, `${node.text}: ${read}`]];
+    if (ts.isExportSpecifier(parent)) throw new Error(`build: ${file} exports ${node.text}, a cold module's`);
+    const declares =
+      ts.isVariableDeclaration(parent) ||
+      ts.isParameter(parent) ||
+      ts.isFunctionDeclaration(parent) ||
+      ts.isClassDeclaration(parent) ||
+      ts.isBindingElement(parent) ||
+      ts.isFunctionExpression(parent) ||
+      ts.isClassExpression(parent);
+    if (declares && parent.name === node) throw new Error(`build: ${file} declares ${node.text} over a cold import`);
+    if (ts.isBindingElement(parent) && parent.propertyName === node) return [];
+    // Property names: `a.x`, `{ x: 1 }`, methods, class members, enum members.
+    if (
+      (ts.isPropertyAccessExpression(parent) && parent.name === node) ||
+      ((ts.isPropertyAssignment(parent) ||
+        ts.isMethodDeclaration(parent) ||
+        ts.isPropertyDeclaration(parent) ||
+        ts.isGetAccessorDeclaration(parent) ||
+        ts.isSetAccessorDeclaration(parent) ||
+        ts.isEnumMember(parent) ||
+        ts.isPropertySignature(parent)) &&
+        parent.name === node)
+    )
+      return [];
+    return [[node.getStart(source), node.end, read]];
+  };
+  visit(source);
+  let out = code;
+  for (const [start, end, text] of edits.sort((a, b) => b[0] - a[0])) out = out.slice(0, start) + text + out.slice(end);
+  // After the module's own lines (imports are hoisted), so that a stack's line numbers are the file's.
+  return `${out}\nimport { __loadCold } from "cli-link:cold";\n${loaders.join("\n")}\n`;
 }
 
 /**
@@ -525,35 +744,27 @@ function lazyReferences(code, file) {
 }
 
 /**
- * Resolves each module of ours that is not in `own` to a stub that takes it from the other
- * bundle: from dist/cli-bundle.js (`own` is the hot path) through `coldFile`, which is handed the
- * hot bundle's registry of its own modules on its first load; from dist/cli-cold.js through that
- * registry.
+ * Resolves each module of ours that is not in `own` (the cold bundle's modules) to a stub that takes it from the hot
+ * bundle's registry, handed to the cold bundle's entry on its first load (hotRegistry).
  */
-function otherBundle(own, coldFile) {
+function otherBundle(own) {
   const ownSet = new Set(own);
   return {
     name: "other-bundle",
     setup(build) {
       build.onResolve({ filter: /^\.\.?\// }, (args) => {
-        if (args.path === coldFile) return { path: coldFile, external: true };
         const target = distPath(args);
         return ownSet.has(target) ? undefined : { path: target, namespace: "other-bundle" };
       });
-      build.onResolve({ filter: /^cli-link:registry$/ }, () => ({ path: "registry", namespace: "cli-link" }));
       build.onResolve({ filter: /^cli-link:hot$/ }, () => ({ path: "hot", namespace: "cli-link" }));
       build.onLoad({ filter: /.*/, namespace: "other-bundle" }, (args) => ({
-        contents: coldFile
-          ? `module.exports = require(${JSON.stringify(coldFile)}).load(${JSON.stringify(args.path)}, require("cli-link:registry"));\n`
-          : `module.exports = require("cli-link:hot").get(${JSON.stringify(args.path)});\n`,
+        contents: `module.exports = require("cli-link:hot").get(${JSON.stringify(args.path)});\n`,
         resolveDir: DIST,
         loader: "js",
       }));
-      build.onLoad({ filter: /.*/, namespace: "cli-link" }, (args) => ({
+      build.onLoad({ filter: /.*/, namespace: "cli-link" }, () => ({
         contents:
-          args.path === "registry"
-            ? registry(own, "module.exports")
-            : "let hot;\nexports.set = (registry) => { hot ??= registry; };\nexports.get = (name) => hot.load(name);\n",
+          "let hot;\nexports.set = (registry) => { hot ??= registry; };\nexports.get = (name) => hot.load(name);\n",
         resolveDir: DIST,
         loader: "js",
       }));
@@ -561,18 +772,10 @@ function otherBundle(own, coldFile) {
   };
 }
 
-/**
- * `target = { load(name) }` over `modules` (paths under dist/). The cold bundle's entry
- * (`exports.load`) also keeps the hot registry it is handed, for its stubs of hot modules.
- */
-function registry(modules, target) {
+/** The cold bundle's entry: `exports.load(name, hot)` over its `modules` (paths under dist/), keeping `hot`. */
+function registry(modules) {
   const entries = modules.map((m) => `  ${JSON.stringify(m)}: () => require(${JSON.stringify(`./${m}`)}),`).join("\n");
-  const keep = target === "exports.load" ? '  require("cli-link:hot").set(hot);\n' : "";
-  const params = target === "exports.load" ? "name, hot" : "name";
-  const body = `const modules = {\n${entries}\n};\n`;
-  return target === "exports.load"
-    ? `${body}exports.load = (${params}) => {\n${keep}  return modules[name]();\n};\n`
-    : `${body}module.exports = { load: (name) => modules[name]() };\n`;
+  return `const modules = {\n${entries}\n};\nexports.load = (name, hot) => {\n  require("cli-link:hot").set(hot);\n  return modules[name]();\n};\n`;
 }
 
 /** Only the emulator stays files: it imports nothing of the library but shared/constants. */
