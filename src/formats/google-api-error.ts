@@ -1,5 +1,6 @@
 // Google's API error reply (`{"error": {code, message, status, details}}`): its status word, message and
 // ErrorInfo reason with string metadata, each checked for its type; made safe where shown.
+import { isObject } from "./fields.js";
 
 /** What a Google API error reply says, the fields checked; absent ones undefined. */
 export interface GoogleApiError {
@@ -17,21 +18,17 @@ const ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo";
 
 /** Reads `body` as Google's API error reply; anything else reads as an error that says nothing. */
 export function parseGoogleApiError(body: unknown): GoogleApiError {
-  const error = isRecord(body) && isRecord(body.error) ? body.error : {};
+  const error = isObject(body) && isObject(body.error) ? body.error : {};
   const info = Array.isArray(error.details)
-    ? error.details.find((detail) => isRecord(detail) && detail["@type"] === ERROR_INFO)
+    ? error.details.find((detail) => isObject(detail) && detail["@type"] === ERROR_INFO)
     : undefined;
-  const reason = isRecord(info) ? info.reason : undefined;
+  const reason = isObject(info) ? info.reason : undefined;
   return {
     ...(typeof error.status === "string" && WORD.test(error.status) ? { status: error.status } : {}),
     ...(typeof error.message === "string" ? { message: error.message } : {}),
     ...(typeof reason === "string" && WORD.test(reason) ? { reason } : {}),
-    metadata: isRecord(info) && isRecord(info.metadata) ? stringsOf(info.metadata) : {},
+    metadata: isObject(info) && isObject(info.metadata) ? stringsOf(info.metadata) : {},
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function stringsOf(record: Record<string, unknown>): Record<string, string> {

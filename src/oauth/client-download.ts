@@ -5,7 +5,8 @@ import { type Stats, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { ownedPrivately } from "../trust/files.js";
-import { credentialsInsteadOfClient, readClientSecretText } from "./client.js";
+import { isObject } from "../formats/fields.js";
+import { credentialsInsteadOfClient, parseObject, readClientSecretText } from "./client.js";
 
 /** A Desktop client's id and secret, and the project its file names. */
 export interface DesktopClient {
@@ -77,15 +78,6 @@ function installedSection(path: string): Record<string, unknown> {
   );
 }
 
-function parseObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const json: unknown = JSON.parse(text);
-    return isObject(json) ? json : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** `http://localhost`, `http://127.0.0.1` or `http://[::1]`, any port and path: what a Desktop client may redirect to. */
 function isLoopbackRedirect(value: unknown): boolean {
   if (typeof value !== "string") return false;
@@ -99,8 +91,4 @@ function isLoopbackRedirect(value: unknown): boolean {
 
 function refused(message: string, cause?: unknown): CredCredentialsError {
   return new CredCredentialsError(message, { code: ERROR_CODES.FILE_INVALID, ...(cause ? { cause } : {}) });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { isObject } from "../formats/fields.js";
 import { CLOUD_PLATFORM_SCOPE, ENV } from "../shared/constants.js";
 import { readTrustedFileSync } from "../trust/files.js";
 import { own } from "../trust/own.js";
@@ -103,12 +104,7 @@ const CREDENTIALS_KINDS: Record<string, string> = {
 
 /** What a credentials file given where an OAuth client belongs is, and that it needs none; else undefined. */
 export function credentialsInsteadOfClient(text: string): string | undefined {
-  let type: unknown;
-  try {
-    type = (JSON.parse(text) as { type?: unknown } | null)?.type;
-  } catch {
-    return undefined;
-  }
+  const type = parseObject(text)?.type;
   const kind = typeof type === "string" ? own(CREDENTIALS_KINDS, type) : undefined;
   if (!kind) return undefined;
   return `is ${kind}, not an OAuth client: use it as it is (GOOGLE_APPLICATION_CREDENTIALS=FILE)`;
@@ -118,13 +114,8 @@ export function credentialsInsteadOfClient(text: string): string | undefined {
 export function parseClientSecretJson(
   text: string,
 ): { clientId: string; clientSecret: string; kind: ClientKind } | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!isObject(json)) return undefined;
+  const json = parseObject(text);
+  if (!json) return undefined;
   const section = json.installed ?? json.web;
   if (!isObject(section)) return undefined;
   const { client_id: clientId, client_secret: clientSecret } = section;
@@ -132,6 +123,12 @@ export function parseClientSecretJson(
   return { clientId, clientSecret, kind: isObject(json.installed) ? "desktop" : "web" };
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/** The JSON object `text` holds, or undefined (not JSON, or not an object). */
+export function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const json: unknown = JSON.parse(text);
+    return isObject(json) ? json : undefined;
+  } catch {
+    return undefined;
+  }
 }

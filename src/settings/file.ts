@@ -1,5 +1,6 @@
 // The settings file: a JSON object of at most 64 KiB read under the file-trust rule (another user's file would
 // choose the OAuth client and the scopes); settings/read.ts checks each value.
+import { isObject } from "../formats/fields.js";
 import { UntrustedFileError, readTrustedFileSync } from "../trust/files.js";
 
 /** Settings files are a few hundred bytes; anything much larger is not one. */
@@ -27,8 +28,7 @@ export function readSettingsFile(path: string): SettingsFileRead {
   }
   try {
     const json: unknown = JSON.parse(text);
-    if (typeof json === "object" && json !== null && !Array.isArray(json))
-      return { kind: "object", json: json as Record<string, unknown> };
+    if (isObject(json)) return { kind: "object", json };
   } catch {
     // said below
   }
