@@ -1,7 +1,6 @@
 import type { JSX } from "react";
 import type { ViewState } from "../view-state.js";
 import { CodeInput } from "./code-input.js";
-import { PasteBack } from "./paste-back.js";
 import { Spinner } from "./spinner.js";
 import { useInk } from "./use-ink.js";
 
@@ -30,7 +29,8 @@ export function Live({
         <Box flexDirection="column">
           <Spinner label="Waiting… (Ctrl+C to cancel)" color={color} />
           {state.rejected ? <Rejected words={state.rejected} color={color} /> : null}
-          {state.paste ? <PasteBack onCode={onCode} color={color} /> : null}
+          {/* The browser's final address, pasted back from another machine (what to copy is said above). */}
+          {state.paste ? <CodeInput onCode={onCode} label="Address:" placeholder="" color={color} /> : null}
         </Box>
       );
     case "code":
