@@ -6,21 +6,25 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { CredCredentialsError } from "cred-auth";
-import { chooseClient } from "../../dist/credentials/sign-in/plan.js";
+import { planSignIn } from "../../dist/credentials/sign-in/plan.js";
 import { type Endpoints, resolveEndpoints } from "../../dist/protocols/endpoints.js";
 
 const google = resolveEndpoints({});
-const emulator = resolveEndpoints({ CRED_AUTH_EMULATOR_HOST: "127.0.0.1:9" });
+const EMULATOR_HOST = "127.0.0.1:9";
+const emulator = resolveEndpoints({ CRED_AUTH_EMULATOR_HOST: EMULATOR_HOST });
 const dir = mkdtempSync(join(tmpdir(), "cred-auth-client-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The plan's client for these options and environment, with no settings file. */
+/** The plan's client for these options and environment (at Google or the emulator), with no settings file. */
 function clientOf(
   options: { clientId?: string; clientSecret?: string; mode?: "loopback" | "paste"; redirectUri?: string },
   env: NodeJS.ProcessEnv,
   endpoints: Endpoints,
 ) {
-  return chooseClient(options, options.mode ?? "loopback", endpoints, { env, settings: () => ({}) });
+  const { mode = "loopback", ...rest } = options;
+  const where = endpoints.emulator ? { ...env, CRED_AUTH_EMULATOR_HOST: EMULATOR_HOST } : env;
+  const request = { scopes: ["openid"], options: { ...rest, useLocalWebserver: mode === "loopback" } };
+  return planSignIn(request, { env: where, settings: () => ({}) }).flow.client;
 }
 
 function secretFile(name: string, content: string): string {

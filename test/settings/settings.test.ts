@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { chooseClient, planSignIn, planSources } from "../../dist/credentials/sign-in/plan.js";
+import { planSignIn, planSources } from "../../dist/credentials/sign-in/plan.js";
 import { type Endpoints, resolveEndpoints } from "../../dist/protocols/endpoints.js";
 import type { HostFacts } from "../../dist/runtime/index.js";
 import { hostFacts } from "../support/host.ts";
@@ -17,7 +17,8 @@ import { settingsFile } from "../../dist/settings/paths.js";
 import { readSettings } from "../../dist/settings/read.js";
 
 const google = resolveEndpoints({});
-const emulator = resolveEndpoints({ CRED_AUTH_EMULATOR_HOST: "127.0.0.1:9" });
+const EMULATOR_HOST = "127.0.0.1:9";
+const emulator = resolveEndpoints({ CRED_AUTH_EMULATOR_HOST: EMULATOR_HOST });
 const root = mkdtempSync(join(tmpdir(), "cred-auth-settings-"));
 after(() => rmSync(root, { recursive: true, force: true }));
 
@@ -33,9 +34,11 @@ function withSettings(settings: Record<string, unknown> | string): NodeJS.Proces
 /** A client of the call's own, so that a plan needs none from the settings. */
 const OWN = { clientId: "own-id", clientSecret: "GOCSPX-own" };
 
-/** The client the plan chooses for `options` in `env` (whose settings file it reads). */
+/** The client the plan chooses for `options` in `env` (whose settings file it reads), at Google or the emulator. */
 function resolveClient(options: { clientId?: string; clientSecret?: string }, env: NodeJS.ProcessEnv, at: Endpoints) {
-  return chooseClient(options, "loopback", at, planSources(env));
+  const where = at.emulator ? { ...env, CRED_AUTH_EMULATOR_HOST: EMULATOR_HOST } : env;
+  return planSignIn({ scopes: ["openid"], options: { ...options, useLocalWebserver: true } }, planSources(where)).flow
+    .client;
 }
 
 /** The loopback ports the plan chooses in `env`. */

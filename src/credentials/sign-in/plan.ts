@@ -92,7 +92,7 @@ export function planSignIn(request: SignInRequest, sources: PlanSources = planSo
   const caller = callerMode(options.useLocalWebserver, options.redirectUri);
   const own = ownClient(options, caller === "paste" && Boolean(options.redirectUri), sources, request.clientKind);
   const flow = caller ? { mode: caller } : flowChoice(runtime, codePage, own?.kind);
-  const client = own ?? demoClient(flow.mode, endpoints, false, () => gcloudOnPath(sources.env) && scopes);
+  const client = own ?? demoClient(flow.mode, endpoints, () => gcloudOnPath(sources.env) && scopes);
   // Impersonation: the user's token only asks for the service account's (cloud-platform).
   const signInScopes = impersonation ? [CLOUD_PLATFORM_SCOPE] : scopes;
   const announcement = caller ? undefined : flowLine(flow, runtime, client, codePage);
@@ -303,20 +303,9 @@ function browserLaunch(wanted: boolean, env: NodeJS.ProcessEnv): BrowserLaunch {
 // ---------------------------------------------------------------- the client
 
 /**
- * The OAuth client: options, else CRED_AUTH_CLIENT_ID/SECRET, else CRED_AUTH_CLIENT_SECRET_FILE, else the
- * settings, else the emulator-only demo client; another project's client is never borrowed.
+ * The user's OAuth client, undefined when none is named: options, else CRED_AUTH_CLIENT_ID/SECRET, else
+ * CRED_AUTH_CLIENT_SECRET_FILE, else the settings (another project's is never borrowed); `toOwnPage` needs a whole one.
  */
-export function chooseClient(
-  options: Pick<SaveUserCredentialsOptions, "clientId" | "clientSecret" | "redirectUri">,
-  mode: "loopback" | "paste",
-  endpoints: Endpoints,
-  sources: PlanSources,
-): ResolvedClient {
-  const toOwnPage = mode === "paste" && Boolean(options.redirectUri);
-  return ownClient(options, toOwnPage, sources) ?? demoClient(mode, endpoints, toOwnPage);
-}
-
-/** The user's OAuth client, undefined when none is named; `toOwnPage` needs the caller's whole client. */
 function ownClient(
   options: Pick<SaveUserCredentialsOptions, "clientId" | "clientSecret">,
   toOwnPage: boolean,
@@ -348,10 +337,8 @@ function ownClient(
 function demoClient(
   mode: "loopback" | "paste",
   endpoints: Endpoints,
-  toOwnPage = false,
-  gcloud: () => readonly string[] | false = () => false,
+  gcloud: () => readonly string[] | false,
 ): ResolvedClient {
-  if (toOwnPage) throw incompleteClientError();
   // No kind: the emulator lends the client each flow needs, so the advice may name either flow.
   if (endpoints.emulator) return { ...(mode === "paste" ? DEMO_WEB_CLIENT : DEMO_CLIENT), source: "demo" };
   throw noClientError(gcloud() || undefined);
