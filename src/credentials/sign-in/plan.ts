@@ -400,12 +400,7 @@ function facePlan(
     notes: context.notes,
     details: context.details,
   };
-  const wanted =
-    chosen(
-      options.presenter,
-      () => undefined,
-      () => sources.settings().ui,
-    ) ?? "auto";
+  const wanted = options.presenter ?? sources.settings().ui ?? "auto";
   if (typeof wanted === "object") return { face: wanted, fallback: false, ...shared };
   if (wanted === "plain" || wanted === "terminal") return { face: wanted, fallback: false, ...shared };
   const notebook = runtime.kind === "tslab" ? "tslab" : runtime.kind === "deno-jupyter" ? "deno" : undefined;
