@@ -9,7 +9,6 @@ export function recordStandIn(holder: object, standIn: string): void {
   standIns.set(holder, standIn);
 }
 
-/** The stand-in recorded for `holder` (a file or a client), if any. */
 export function standInOf(holder: object): string | undefined {
   return standIns.get(holder);
 }

@@ -40,7 +40,6 @@ export function metadataEnvironment(platform: MetadataPlatform): MetadataEnviron
   };
 }
 
-/** A hosted environment whose credentials are a metadata-server client. */
 export interface MetadataEnvironment extends HostedEnvironment {
   credentials(scopes: readonly string[], env: NodeJS.ProcessEnv): Promise<HostedCredentials & { credentials: Compute }>;
 }

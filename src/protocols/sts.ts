@@ -26,7 +26,6 @@ export interface SubjectTokenExchange {
   secrets?: readonly string[];
 }
 
-/** Exchanges a subject token at STS for a federated access token. */
 export async function exchangeSubjectToken(exchange: SubjectTokenExchange): Promise<FetchedToken> {
   const form: Record<string, string> = {
     grant_type: TOKEN_EXCHANGE,

@@ -34,7 +34,6 @@ function denoJupyter(globals: object): DenoJupyter {
   return jupyter;
 }
 
-/** A presenter for Deno's Jupyter kernel (`globals` defaults to `globalThis`). */
 export function createDenoPresenter(
   globals: object = globalThis,
   { notes = [], details = [], codeEntry = "prompt" }: DenoCardOptions = {},

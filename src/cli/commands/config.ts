@@ -39,7 +39,6 @@ export const config = defineCommand({
   run: ({ words }) => runConfig(words),
 });
 
-/** Runs `cred-auth config ACTION ...` (the words after `config`). */
 async function runConfig(argv: readonly string[]): Promise<number> {
   const words = argv[0] === "--" ? argv.slice(1) : [...argv];
   if (argv[0] !== "--" && words.some((w) => w.startsWith("-") && w !== "-"))

@@ -7,7 +7,6 @@ import type { TerminalModules } from "./modules.js";
 /** The loaded ink modules, provided by {@link SignInApp} to the components under it. */
 export const InkModules = createContext<TerminalModules | undefined>(undefined);
 
-/** The ink modules of the app this component is drawn in. */
 export function useInk(): TerminalModules {
   const modules = useContext(InkModules);
   if (!modules) throw new Error("useInk: a component of the terminal face was drawn outside its SignInApp");
