@@ -44,20 +44,15 @@ let announced: string | undefined;
 
 /** One stderr line per process and emulator: credentials now go to a local port, which a stray variable must not hide. */
 export function announceEmulator(base: string): void {
-  const notice = noticeOnce(base);
-  if (notice) process.stderr.write(`cred-auth: ${notice}\n`);
+  if (announced === base) return;
+  announced = base;
+  process.stderr.write(`cred-auth: ${notice(base)}\n`);
 }
 
 /** The same notice for a sign-in's face to show, every time, instead of announceEmulator's stderr line. */
 export function emulatorNotice(endpoints: Endpoints): string | undefined {
   if (!endpoints.emulator) return undefined;
   const base = new URL(endpoints.tokenUrl).origin;
-  announced = base;
-  return notice(base);
-}
-
-function noticeOnce(base: string): string | undefined {
-  if (announced === base) return undefined;
   announced = base;
   return notice(base);
 }

@@ -11,6 +11,7 @@ import {
   CredCredentialsError,
   ERROR_CODES,
 } from "../../errors.js";
+import { present } from "../../formats/fields.js";
 import { ENV } from "../../shared/constants.js";
 import { codeOf } from "../../util/thrown.js";
 import { quoted } from "../../trust/text.js";
@@ -85,14 +86,13 @@ export async function revokeCredentials(path: string | undefined, options: Revok
         { code: ERROR_CODES.NOT_REVOCABLE },
       );
   }
-  if (source.foundBy !== "argument")
-    await confirmed(options.confirm, {
-      path: source.path,
-      foundBy: source.foundBy,
-      type: file.type,
-      ...(user?.account ? { account: user.account } : {}),
-      ...(revokedAt === undefined ? {} : { revokedAt }),
-    });
+  const found: FoundToRevoke = {
+    path: source.path,
+    foundBy: source.foundBy,
+    type: file.type,
+    ...present({ account: user?.account || undefined, revokedAt }),
+  };
+  if (source.foundBy !== "argument") await confirmed(options.confirm, found);
   if (user !== undefined && revokeUrl !== undefined) {
     try {
       await revokeToken(revokeUrl, user.refreshToken, revokedAt ?? "Google");
@@ -104,16 +104,7 @@ export async function revokeCredentials(path: string | undefined, options: Revok
   const cacheEntriesRemoved = forgetCachedTokens(kind.cachedTokens(file, { universe, path: source.path }), env);
   removeFile(source.path, identity, notRevoked === undefined ? revokedAt : undefined);
   await forgetStoredSecrets(file, source.path); // the secrets a store kept outside the file
-  return {
-    path: source.path,
-    foundBy: source.foundBy,
-    type: file.type,
-    ...(user?.account ? { account: user.account } : {}),
-    revoked: notRevoked === undefined,
-    ...(revokedAt === undefined ? {} : { revokedAt }),
-    ...(notRevoked === undefined ? {} : { notRevoked }),
-    cacheEntriesRemoved,
-  };
+  return { ...found, revoked: notRevoked === undefined, ...present({ notRevoked }), cacheEntriesRemoved };
 }
 
 /** Where `url` revokes: Google, the emulator standing in for it, or a token server on this machine. */
