@@ -53,30 +53,15 @@ const YES = /^(1|true|yes|on)$/i;
 const NO = /^(0|false|no|off)$/i;
 
 export const SETTINGS: readonly SettingSpec[] = [
+  textSetting(
+    "client-secret-file",
+    "PATH",
+    "a client-secret JSON file from the Google Cloud console: the OAuth client of sign-ins",
+  ),
+  textSetting("client-id", "ID", "an OAuth client id (set together with client-secret, instead of client-secret-file)"),
   {
-    key: "client-secret-file",
-    metavar: "PATH",
-    help: "a client-secret JSON file from the Google Cloud console: the OAuth client of sign-ins",
-    schema: { type: "string", minLength: 1 },
-    parse: text,
-    check: isText,
-  },
-  {
-    key: "client-id",
-    metavar: "ID",
-    help: "an OAuth client id (set together with client-secret, instead of client-secret-file)",
-    schema: { type: "string", minLength: 1 },
-    parse: text,
-    check: isText,
-  },
-  {
-    key: "client-secret",
-    metavar: "SECRET",
-    help: "the OAuth client's secret (set together with client-id; never printed)",
+    ...textSetting("client-secret", "SECRET", "the OAuth client's secret (set together with client-id; never printed)"),
     secret: true,
-    schema: { type: "string", minLength: 1 },
-    parse: text,
-    check: isText,
   },
   {
     key: "scopes",
@@ -122,6 +107,11 @@ export const SETTINGS: readonly SettingSpec[] = [
     "in a notebook, a small note naming the account when cached credentials are used (default true)",
   ),
 ];
+
+/** A setting of text: a path, an id, a secret. */
+function textSetting(key: SettingKey, metavar: string, help: string): SettingSpec {
+  return { key, metavar, help, schema: { type: "string", minLength: 1 }, parse: text, check: isText };
+}
 
 /** A true/false setting (`1|true|yes|on`, `0|false|no|off` on the command line). */
 function yesNo(key: "remote" | "account-note", help: string): SettingSpec {
