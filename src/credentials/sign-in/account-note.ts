@@ -2,18 +2,11 @@
 // path asks it and must not load the plan (bench target 4).
 import type { SaveUserCredentialsOptions } from "../../options.js";
 import { notebookKernel } from "../../runtime/detect.js";
-import type { Settings } from "../../settings/keys.js";
 import type { NotebookFace } from "../../ui/face-plan.js";
-import { planSources } from "./plan.js";
-import { chosen } from "../../settings/order.js";
+import { type PlanSources, planSources } from "./plan.js";
 
 /** What the account note's plan reads: the kernel's globals, and the settings (read only in a notebook). */
-export interface AccountNoteSources {
-  /** The globals a notebook kernel marks (default `globalThis`). */
-  readonly globals?: object;
-  /** The user's settings; read only inside a notebook kernel. */
-  settings(): Settings;
-}
+export type AccountNoteSources = Pick<PlanSources, "globals" | "settings">;
 
 /** Where to say whose cached credentials these are: a tslab or Deno kernel's card, unless told not to. */
 export function planAccountNote(
@@ -25,10 +18,6 @@ export function planAccountNote(
   const kernel = notebookKernel(sources?.globals ?? globalThis);
   if (!kernel) return undefined;
   const { settings } = sources ?? planSources();
-  const wanted = chosen(
-    options.accountNote,
-    () => undefined,
-    () => settings()["account-note"],
-  );
+  const wanted = options.accountNote ?? settings()["account-note"];
   return wanted === false ? undefined : kernel === "tslab" ? "tslab" : "deno";
 }
