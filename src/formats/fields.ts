@@ -28,6 +28,16 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** The JSON object `text` holds, or undefined (not JSON, or not an object). */
+export function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const json: unknown = JSON.parse(text);
+    return isObject(json) ? json : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The entries of `fields` that hold a value. */
 export function present<T extends Record<string, string | undefined>>(fields: T): Partial<Record<keyof T, string>> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<

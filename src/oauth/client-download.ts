@@ -5,8 +5,8 @@ import { type Stats, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { ownedPrivately } from "../trust/files.js";
-import { isObject } from "../formats/fields.js";
-import { credentialsInsteadOfClient, parseObject, readClientSecretText } from "./client.js";
+import { isObject, parseObject } from "../formats/fields.js";
+import { credentialsInsteadOfClient, readClientSecretText } from "./client.js";
 
 /** A Desktop client's id and secret, and the project its file names. */
 export interface DesktopClient {

@@ -1,5 +1,5 @@
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
-import { isObject } from "../formats/fields.js";
+import { isObject, parseObject } from "../formats/fields.js";
 import { CLOUD_PLATFORM_SCOPE, ENV } from "../shared/constants.js";
 import { readTrustedFileSync } from "../trust/files.js";
 import { own } from "../trust/own.js";
@@ -121,14 +121,4 @@ export function parseClientSecretJson(
   const { client_id: clientId, client_secret: clientSecret } = section;
   if (typeof clientId !== "string" || typeof clientSecret !== "string" || !clientId || !clientSecret) return undefined;
   return { clientId, clientSecret, kind: isObject(json.installed) ? "desktop" : "web" };
-}
-
-/** The JSON object `text` holds, or undefined (not JSON, or not an object). */
-export function parseObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const json: unknown = JSON.parse(text);
-    return isObject(json) ? json : undefined;
-  } catch {
-    return undefined;
-  }
 }

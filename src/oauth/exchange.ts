@@ -7,6 +7,7 @@ import { guardTokenRequests } from "../protocols/token-requests.js";
 import { clientTransport } from "../protocols/client-transport.js";
 import { loadGoogleAuth } from "../util/lazy.js";
 import { missingScopes, scopesNotGrantedError } from "./scopes.js";
+import { parseObject } from "../formats/fields.js";
 
 /** What a completed sign-in yields. */
 export interface SignInResult {
@@ -138,13 +139,8 @@ export function galCredentials(result: SignInResult): Credentials {
 /** An ID token's `email`, read unverified: it came straight from the token endpoint, and only greets the user. */
 export function emailOf(idToken: string): string | undefined {
   const payload = idToken.split(".")[1];
-  if (!payload) return undefined;
-  try {
-    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { email?: unknown };
-    return typeof claims.email === "string" ? claims.email : undefined;
-  } catch {
-    return undefined;
-  }
+  const email = payload ? parseObject(Buffer.from(payload, "base64url").toString("utf8"))?.email : undefined;
+  return typeof email === "string" ? email : undefined;
 }
 
 /** Google's temporary failures: 5xx, 429, and internal_failure / server_error / temporarily_unavailable in any status. */

@@ -1,6 +1,7 @@
 // An ID token as a token service hands it out: a JWT read unverified (its receiver checks it), but one
 // whose `aud` is not the audience asked is refused: a server may honour another parameter than the one sent.
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { parseObject } from "../formats/fields.js";
 import { quoted } from "../trust/text.js";
 
 export interface FetchedIdToken {
@@ -51,10 +52,5 @@ function claimsOf(token: string): { exp?: unknown; aud?: unknown } | undefined {
   const parts = token.split(".");
   if (token.length > MAX_ID_TOKEN_LENGTH || parts.length !== 3 || !parts.every((p) => /^[\w-]+$/.test(p)))
     return undefined;
-  try {
-    const claims: unknown = JSON.parse(Buffer.from(parts[1] as string, "base64url").toString("utf8"));
-    return typeof claims === "object" && claims !== null ? (claims as { exp?: unknown; aud?: unknown }) : undefined;
-  } catch {
-    return undefined;
-  }
+  return parseObject(Buffer.from(parts[1] as string, "base64url").toString("utf8"));
 }

@@ -1,6 +1,7 @@
 // Google's OAuth revoke endpoint: the token in the body, never the query (URLs end up in logs).
 // Revoking ends the whole grant of that client and account.
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { parseObject } from "../formats/fields.js";
 import { redactor } from "../trust/redact.js";
 import { printable } from "../trust/text.js";
 import { oauthErrorWord } from "./oauth-errors.js";
@@ -52,15 +53,10 @@ export async function revokeToken(url: string, token: string, where = "Google"):
 
 /** `: error (description)` from an OAuth error reply, the token scrubbed out in every form. */
 function refusalWords(text: string, token: string): { error?: string; text: string } {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return { text: "" };
-  }
-  const error = oauthErrorWord((body as { error?: unknown } | null)?.error);
+  const body = parseObject(text);
+  const error = oauthErrorWord(body?.error);
   if (error === undefined) return { text: "" };
-  const description = (body as { error_description?: unknown }).error_description;
+  const description = body?.error_description;
   const scrubbed =
     typeof description === "string" && description.trim() !== ""
       ? ` (${printable(redactor([token])(description).replace(/\s+/g, " ").slice(0, 200))})`
