@@ -350,22 +350,25 @@ function hotRegistry(exports) {
         `import { ${names.map((n) => `${n} as ${local(n)}`).join(", ")} } from ${JSON.stringify(sourceOf(module))};`,
       );
     const getters = names.map((n) => `get ${n}() { return ${local(n)}; }`);
-    entries.push(`  ${JSON.stringify(module)}: () => ({ __esModule: true, ${getters.join(", ")} }),`);
+    entries.push(`    case ${JSON.stringify(module)}: return { __esModule: true, ${getters.join(", ")} };`);
   });
+  // A function, not an object of functions: nothing of it is made when the bundle loads.
   return `import { setHot } from "cli-link:cold";
 ${imports.join("\n")}
-const modules = {
+function hotModule(name) {
+  switch (name) {
 ${entries.join("\n")}
-};
+  }
+}
 const made = {};
-setHot({ load: (name) => (made[name] ??= modules[name]()) });
+setHot({ load: (name) => (made[name] ??= hotModule(name)) });
 `;
 }
 
 /**
  * A hot module's TypeScript with its imports of cold modules (not on HOT_PATH) made lazy: the import goes, and each
- * use of a name it bound becomes `(__coldN().name)`, where `__coldN()` loads the module through `__loadCold` on its
- * first call. Type positions are left alone (esbuild drops them). A local that shadows such a name, a re-export of
+ * use of a name it bound becomes `(__loadCold("x.js").name)`, which loads the cold bundle on its first call (no
+ * closure or variable per import: nothing of them is made when the bundle loads). Type positions are left alone (esbuild drops them). A local that shadows such a name, a re-export of
  * a cold module or a bare import of one fails the build rather than be rewritten wrongly.
  */
 function coldImportsLazy(code, file, hot) {
@@ -373,7 +376,7 @@ function coldImportsLazy(code, file, hot) {
   const source = ts.createSourceFile(file, code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
   const bindings = new Map();
   const edits = [];
-  const loaders = [];
+  const loaded = new Set();
   const coldModule = (specifier) => {
     if (!specifier.startsWith(".")) return undefined;
     const module = moduleOfSource({ resolveDir: dirname(file), path: specifier });
@@ -393,17 +396,17 @@ function coldImportsLazy(code, file, hot) {
     // Its lines stay (blank), so the source map's lines stay the file's.
     edits.push([statement.getStart(source), statement.end, statement.getText(source).replace(/[^\n]/g, "")]);
     if (clause.isTypeOnly) continue;
-    const loader = `__cold${loaders.length}`;
-    loaders.push(`let ${loader}_m; const ${loader} = () => (${loader}_m ??= __loadCold(${JSON.stringify(module)}));`);
-    if (clause.name) bindings.set(clause.name.text, `${loader}().default`);
+    const loader = `__loadCold(${JSON.stringify(module)})`;
+    loaded.add(module);
+    if (clause.name) bindings.set(clause.name.text, `${loader}.default`);
     const named = clause.namedBindings;
-    if (named && ts.isNamespaceImport(named)) bindings.set(named.name.text, `${loader}()`);
+    if (named && ts.isNamespaceImport(named)) bindings.set(named.name.text, loader);
     else if (named)
       for (const element of named.elements)
         if (!element.isTypeOnly && !clause.isTypeOnly)
-          bindings.set(element.name.text, `${loader}().${(element.propertyName ?? element.name).text}`);
+          bindings.set(element.name.text, `${loader}.${(element.propertyName ?? element.name).text}`);
   }
-  if (loaders.length === 0) return code;
+  if (loaded.size === 0) return code;
   const visit = (node) => {
     // `class A extends B`: B is a value (esbuild keeps it), though TypeScript's tree holds it as a type.
     if (ts.isHeritageClause(node) && node.token === ts.SyntaxKind.ExtendsKeyword && ts.isClassLike(node.parent)) {
@@ -454,7 +457,7 @@ function coldImportsLazy(code, file, hot) {
   let out = code;
   for (const [start, end, text] of edits.sort((a, b) => b[0] - a[0])) out = out.slice(0, start) + text + out.slice(end);
   // After the module's own lines (imports are hoisted), so that a stack's line numbers are the file's.
-  return `${out}\nimport { __loadCold } from "cli-link:cold";\n${loaders.join("\n")}\n`;
+  return `${out}\nimport { __loadCold } from "cli-link:cold";\n`;
 }
 
 /**
