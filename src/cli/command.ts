@@ -177,10 +177,7 @@ export function commandHelp(command: Command): string {
   ].join("\n");
 }
 
-/**
- * `message` with every argument in `args` (of 4 characters or more) that is not one of `known`
- * replaced by {@link NOT_SHOWN}: for messages of parsers that are not ours (the emulator's own).
- */
+/** `message` with each argument of 4+ characters not in `known` replaced by {@link NOT_SHOWN} (for others' parsers). */
 export function withoutArguments(message: string, args: readonly string[], known: readonly string[]): string {
   const words = args
     .flatMap((arg) => (arg.startsWith("--") && arg.includes("=") ? [arg, arg.slice(0, arg.indexOf("="))] : [arg]))

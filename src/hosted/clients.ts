@@ -25,10 +25,7 @@ interface ClientClasses {
 
 let classes: ClientClasses | undefined;
 
-/**
- * A `Compute` client (libraries treat it as metadata credentials) whose tokens come from `source`, which
- * reads the metadata server of the given environment; its fetchIdToken goes through the transport too.
- */
+/** A `Compute` client (metadata credentials, to libraries) whose tokens come from `source`, its ID tokens from `idToken`. */
 export async function metadataClient(
   platform: string,
   scopes: readonly string[],

@@ -68,10 +68,7 @@ export function hostedDisabledByEnv(env: NodeJS.ProcessEnv): boolean {
   return ["off", "false", "0", "no"].includes(env[ENV.hosted]?.trim().toLowerCase() ?? "");
 }
 
-/**
- * Asks each hosted environment that detects itself, until one gives credentials (`choice`: true, false,
- * or these first). Never throws: failures come back as attempts, and debug lines.
- */
+/** Asks each hosted environment that detects itself until one gives credentials; never throws (failures are attempts). */
 export async function tryHosted(
   scopes: readonly string[],
   choice: boolean | readonly HostedEnvironment[] = true,

@@ -166,10 +166,7 @@ function refusedPaste(waiting: Extract<Slot, { name: "waiting" }>, error: unknow
   });
 }
 
-/**
- * Completes the waiting sign-in with a pasted code or address, then saves as the first call meant.
- * A refused code leaves it waiting; the placeholder and a replaced sign-in's address are refused unsent.
- */
+/** Completes the waiting sign-in with a pasted code or address, then saves; the placeholder and stale addresses go unsent. */
 export async function completePendingSignIn(codeOrUrl: string): Promise<{ result: SignInResult; savedTo?: string }> {
   const waiting = slot.name === "waiting" ? slot : undefined;
   assertNotPlaceholder(codeOrUrl, waiting?.pending.mode);

@@ -134,10 +134,7 @@ function atEmulator(url: unknown): boolean {
   return typeof url === "string" && URL.canParse(url) && isEmulatorUrl(new URL(url));
 }
 
-/**
- * The refusal inside an `Impersonated` client's error when IAM Credentials answered (not the source's
- * token request), `sent` and any kept bearer token scrubbed; else undefined.
- */
+/** The refusal in an `Impersonated` client's error when IAM Credentials answered; `sent` and bearer tokens scrubbed. */
 export function impersonationErrorOf(
   error: unknown,
   target: string,

@@ -16,10 +16,7 @@ export interface UserIdTokenRequest {
   audience?: string;
 }
 
-/**
- * The refresh grant's ID token through `client`'s transporter (`what` for errors): ERR_NO_ID_TOKEN without
- * `openid`, ERR_INVALID_AUDIENCE, ERR_ID_TOKEN_WRONG_AUDIENCE, or as any token request.
- */
+/** The refresh grant's ID token through `client`'s transporter (`what` names it in errors). */
 export async function userIdToken(
   client: OAuth2Client,
   request: UserIdTokenRequest,
