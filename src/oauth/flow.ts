@@ -58,28 +58,23 @@ export async function signIn(plan: FlowPlan, run: SignInRun): Promise<SignInResu
     if (plan.checkClient) await checkClient(plan, pending.redirectUri);
     const browserOpened = await openBrowser(pending.url, plan.browser);
     presenter.update({ type: "url", url: pending.url, mode: pending.mode, scopes: pending.scopes, browserOpened });
-    let result: SignInResult;
-    if (pending.mode === "loopback") {
-      // Offered where the browser is known to be elsewhere, or (no verdict) wherever the face can read.
-      const paste = plan.pasteBack ?? presenter.readCode !== undefined;
-      presenter.update({ type: "waiting", paste });
-      if (!presenter.readCode && plan.pasteBack) {
-        leavePending(pending, presenter, complete);
-        keepPresenter = true;
-        await presenter.drawn?.();
-        throw new SignInPendingError(pending);
-      }
-      result = paste ? await firstOf(pending, presenter, stop.signal) : await pending.waitForBrowser();
-    } else {
-      presenter.update({ type: "code-needed" });
-      if (!presenter.readCode) {
-        setPendingSignIn(pending, complete, presenter);
-        keepPresenter = true;
-        await presenter.drawn?.();
-        throw new SignInPendingError(pending);
-      }
-      result = await within(readPastes(pending, presenter, stop.signal, "code-needed"), plan.timeoutMs, stop.signal);
+    const loopback = pending.mode === "loopback";
+    // Loopback: a pasted address is offered where the browser is known elsewhere, or (no verdict) if the face can read.
+    const paste = plan.pasteBack ?? presenter.readCode !== undefined;
+    presenter.update(loopback ? { type: "waiting", paste } : { type: "code-needed" });
+    // A face that cannot read what is pasted leaves the sign-in waiting for completeSignIn (or the browser).
+    if (!presenter.readCode && (!loopback || plan.pasteBack)) {
+      if (loopback) leavePending(pending, presenter, complete);
+      else setPendingSignIn(pending, complete, presenter);
+      keepPresenter = true;
+      await presenter.drawn?.();
+      throw new SignInPendingError(pending);
     }
+    const result = !loopback
+      ? await within(readPastes(pending, presenter, stop.signal, "code-needed"), plan.timeoutMs, stop.signal)
+      : paste
+        ? await firstOf(pending, presenter, stop.signal)
+        : await pending.waitForBrowser();
     endSignIn(pending);
     const savedTo = await complete?.(result);
     presenter.update({ type: "signed-in", account: result.account, savedTo: savedTo || undefined });

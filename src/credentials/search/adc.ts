@@ -83,6 +83,7 @@ const STOPS_THE_SEARCH: ReadonlySet<CredErrorCode> = new Set([
   ERROR_CODES.UNTRUSTED_UNIVERSE,
 ]);
 
+/** Credentials from an ADC file, read through the kinds table (google-auth-library never reads it), or why not. */
 async function fromFileOrReason(
   path: string,
   what: string,
@@ -91,31 +92,20 @@ async function fromFileOrReason(
   universe: Universe,
 ): Promise<AdcOutcome> {
   try {
-    return { found: await fromFile(path, what, scopes, env, universe), reasons: [] };
+    const file = readAdcFile(path); // a missing, malformed or unknown file says precisely why
+    const { credentials, projectId } = await kindOf(file).client(file, path, { scopes, env, universe });
+    await proveCredentials(credentials, `Getting an access token with ${what}`);
+    // Where the client came from, for what is asked of it later (an ID token of a federation file).
+    const info = getCredentialInfo(credentials);
+    if (info?.path === undefined)
+      setCredentialInfo(credentials, { ...info, scopes: info?.scopes.length ? info.scopes : [...scopes], path });
+    return { found: { credentials, projectId, source: what }, reasons: [] };
   } catch (error) {
     // A network failure stops the search too: a sign-in would not reach Google either.
     if (error instanceof CredConnectionError || (error instanceof CredAuthError && STOPS_THE_SEARCH.has(error.code)))
       throw error;
     return { reasons: [`${what}: ${messageOf(error)}`] };
   }
-}
-
-/** Credentials from an ADC file, read through the kinds table (google-auth-library never reads it). */
-async function fromFile(
-  path: string,
-  what: string,
-  scopes: readonly string[],
-  env: NodeJS.ProcessEnv,
-  universe: Universe,
-): Promise<AdcCredentials> {
-  const file = readAdcFile(path); // a missing, malformed or unknown file says precisely why
-  const { credentials, projectId } = await kindOf(file).client(file, path, { scopes, env, universe });
-  await proveCredentials(credentials, `Getting an access token with ${what}`);
-  // Where the client came from, for what is asked of it later (an ID token of a federation file).
-  const info = getCredentialInfo(credentials);
-  if (info?.path === undefined)
-    setCredentialInfo(credentials, { ...info, scopes: info?.scopes.length ? info.scopes : [...scopes], path });
-  return { credentials, projectId, source: what };
 }
 
 /** Whether `path` is a regular file, synchronously: an asynchronous stat would start libuv's threads (bench target 4). */
