@@ -32,26 +32,20 @@ export interface RevokeOptions {
   confirm?: (found: FoundToRevoke) => Promise<boolean>;
 }
 
-/** The file the search found, as {@link RevokeOptions.confirm} is asked about it. */
+/** The file the search found (or the one named), as {@link RevokeOptions.confirm} is asked about it. */
 export interface FoundToRevoke {
   path: string;
   foundBy: Extract<CredentialsSource, { kind: "file" }>["foundBy"];
   type: AdcFile["type"];
+  /** The account of the grant, when the file names it. */
   account?: string;
-  /** Where the grant would be revoked: "Google", "the emulator at HOST"; undefined when it cannot be (`force` removes only). */
+  /** Where the grant is revoked: "Google", "the emulator at HOST", "the token server at HOST"; undefined when it cannot be. */
   revokedAt?: string;
 }
 
-export interface RevokeOutcome {
-  path: string;
-  foundBy: Extract<CredentialsSource, { kind: "file" }>["foundBy"];
-  type: AdcFile["type"];
-  /** The account whose grant was revoked, when the file names it. */
-  account?: string;
+export interface RevokeOutcome extends FoundToRevoke {
   /** Whether Google (or the emulator, {@link revokedAt}) revoked a grant. */
   revoked: boolean;
-  /** Where the revocation went: "Google", "the emulator at HOST", "the token server at HOST"; undefined when none was asked. */
-  revokedAt?: string;
   /** Why nothing was revoked (with `force`): the refusal, or why this type cannot be. */
   notRevoked?: string;
   /** Cached access and ID tokens removed. */
