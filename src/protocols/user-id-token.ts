@@ -3,15 +3,11 @@
 import type { OAuth2Client } from "google-auth-library";
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { type FetchedIdToken, fetchedIdToken } from "./id-token-reply.js";
+import type { StsRefresh } from "./sts.js";
 import { toCredError } from "./token-errors.js";
 
-/** What the refresh grant for an ID token sends. */
-export interface UserIdTokenRequest {
-  /** The judged token URL (formats/destinations.ts), or the caller's own client's. */
-  tokenUrl: string;
-  clientId: string;
-  clientSecret: string;
-  refreshToken: string;
+/** What the refresh grant for an ID token sends: a refresh's fields (the caller's own client's token URL, or judged). */
+export interface UserIdTokenRequest extends StsRefresh {
   /** Another OAuth client's id; undefined: the signed-in client's own token. */
   audience?: string;
 }
