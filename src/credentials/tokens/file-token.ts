@@ -35,21 +35,12 @@ export interface FileToken {
 
 /** A cached (more than 5 minutes left) or new access token for the ADC file at `path`, of any type, its URLs judged. */
 export async function accessTokenForFile(path: string, options: FileTokenOptions = {}): Promise<FileToken> {
-  const env = options.env ?? process.env;
-  const universe = trustedUniverse(env, options.universeDomain);
-  const file = readAdcFile(path, { privateOnly: options.privateOnly === true });
+  const { file, kind, common } = fileRequest(path, options);
   const requested = options.scopes && options.scopes.length > 0 ? [...options.scopes] : undefined;
   // A misspelt scope is refused before any request, as a sign-in's is (Google would answer invalid_scope).
   if (requested) assertValidScopes(requested);
-  const request: TokenRequest = {
-    path,
-    env,
-    universe,
-    requested,
-    cache: { fresh: options.fresh === true, dir: tokenCacheDir(env) },
-    warnings: requested ? scopeCheckNotes(requested, env) : [],
-  };
-  const kind = kindOf(file);
+  const warnings = requested ? scopeCheckNotes(requested, common.env) : [];
+  const request: TokenRequest = { ...common, requested, warnings };
   const token = await kind.accessToken(file, request);
   return {
     accessToken: checkedToken(token.access_token, "an access token"),
@@ -59,6 +50,15 @@ export async function accessTokenForFile(path: string, options: FileTokenOptions
     scopesIgnored: requested !== undefined && kind.keepsGrantedScopes,
     warnings: request.warnings,
   };
+}
+
+/** The file at `path` (its URLs judged in the universe first), its kind, and what each of its token requests carries. */
+export function fileRequest(path: string, options: Omit<FileTokenOptions, "scopes">) {
+  const env = options.env ?? process.env;
+  const universe = trustedUniverse(env, options.universeDomain);
+  const file = readAdcFile(path, { privateOnly: options.privateOnly === true });
+  const common = { path, env, universe, cache: { fresh: options.fresh === true, dir: tokenCacheDir(env) } };
+  return { file, kind: kindOf(file), common };
 }
 
 /** What a credentials file says about whom it signs in as (for the command line's messages). */

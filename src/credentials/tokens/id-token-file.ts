@@ -1,11 +1,8 @@
 // An ID token for any ADC file through the token cache shared by processes (print-identity-token runs in
 // loops too): a cached one loads no package; a miss loads the kind's tokens.ts.
-import { tokenCacheDir } from "../../token-cache/index.js";
-import { trustedUniverse } from "../../trust/urls.js";
 import { checkedAudience } from "../../protocols/id-token-words.js";
 import type { IdTokenFileRequest } from "../kinds/kind.js";
-import { kindOf, readAdcFile } from "../kinds/table.js";
-import type { FileToken, FileTokenOptions } from "./file-token.js";
+import { type FileToken, type FileTokenOptions, fileRequest } from "./file-token.js";
 
 /** Options of {@link idTokenForFile}: {@link accessTokenForFile}'s but the scopes, and two of their own. */
 export interface FileIdTokenOptions extends Omit<FileTokenOptions, "scopes"> {
@@ -22,18 +19,9 @@ export interface FileIdToken extends Pick<FileToken, "expiryDate" | "credentials
 
 /** A cached or new ID token for the ADC file at `path`; ERR_ID_TOKEN_UNSUPPORTED for federation without impersonation. */
 export async function idTokenForFile(path: string, options: FileIdTokenOptions = {}): Promise<FileIdToken> {
-  const env = options.env ?? process.env;
-  const universe = trustedUniverse(env, options.universeDomain);
-  const file = readAdcFile(path, { privateOnly: options.privateOnly === true });
-  const kind = kindOf(file);
-  const request: IdTokenFileRequest = {
-    path,
-    env,
-    universe,
-    audience: checkedAudience(options.audience, file.type, kind.ownIdToken),
-    includeEmail: options.includeEmail === true,
-    cache: { fresh: options.fresh === true, dir: tokenCacheDir(env) },
-  };
+  const { file, kind, common } = fileRequest(path, options);
+  const audience = checkedAudience(options.audience, file.type, kind.ownIdToken);
+  const request: IdTokenFileRequest = { ...common, audience, includeEmail: options.includeEmail === true };
   const token = await kind.idToken(file, request);
   return { idToken: token.access_token, expiryDate: token.expiry_date, credentialsType: file.type };
 }
