@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire, isBuiltin } from "node:module";
-import { dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
@@ -64,12 +64,26 @@ const HOT_PATH = [
 
 /**
  * `cli-link:cold`: `__loadCold(name)`, a module from dist/cli-cold.js, which is handed the hot bundle's registry on
- * its first load. It imports nothing, so it is no link in a cycle of the hot modules' imports.
+ * its first load, and `__lazyHot(name)`, a LAZY_HOT module. It imports no hot module, so it is no link in a cycle of
+ * the hot modules' imports.
  */
-const COLD_LOADER = `let hot, cold;
+const COLD_LOADER = `import { lazyHotModules } from "cli-link:lazy";
+let hot, cold, lazy;
 export const setHot = (registry) => { hot = registry; };
 export const __loadCold = (name) => (cold ??= require("./cli-cold.js")).load(name, hot);
+export const __lazyHot = (name) => (lazy ??= lazyHotModules({ hot: (n) => hot.load(n), cold: __loadCold }))[name];
 `;
+
+/**
+ * Of HOT_PATH, the modules of the impersonated, federated and workforce kinds: in the hot bundle (so their files' cached
+ * paths stay hot), but in a function of their own, evaluated when one of them is first used (`lazyHotCode`), so that
+ * a user's or a key's print-token defines none of them (0.5 M instructions of 87 M; bench/README.md, issue 46).
+ */
+const LAZY_HOT = new Set(
+  ["impersonated", "federated", "workforce-user"].flatMap((kind) =>
+    ["index", "file"].map((m) => `credentials/kinds/${kind}/${m}.js`),
+  ),
+);
 
 /** tsc's `const x_js_1 = require("./x.js")`: a module of ours, imported by name (lazyImports). */
 const REQUIRE_OF_OURS = /^(const|var) (\w+) = require\(("\.\.?\/[^"]+")\);$/gm;
@@ -245,7 +259,7 @@ async function bundleCli(vendored) {
       loader: "ts",
     },
     outfile: join(DIST, "cli-bundle.js"),
-    plugins: [hotSources(hotExportsRead(cold))],
+    plugins: [hotSources(hotExportsRead([...cold, ...LAZY_HOT]), await lazyHotCode(esbuild, common))],
   });
   await esbuild.build({
     ...common,
@@ -256,12 +270,12 @@ async function bundleCli(vendored) {
 }
 
 /**
- * The exports of each hot module that the cold modules read (tsc's `x_js_1.name`, from dist/): what the hot bundle's
- * registry must hand over. The hot bundle keeps only those and what its own path uses (esbuild drops the rest).
+ * The exports of each eagerly evaluated hot module that `readers` (the cold and the LAZY_HOT modules) read (tsc's
+ * `x_js_1.name`, from dist/): what the hot bundle's registry must hand over. The hot bundle keeps only those and what its own path uses (esbuild drops the rest).
  */
-function hotExportsRead(cold) {
-  const read = new Map(HOT_PATH.filter((m) => m !== "cli/start.js").map((m) => [m, new Set()]));
-  for (const module of cold) {
+function hotExportsRead(readers) {
+  const read = new Map(HOT_PATH.filter((m) => m !== "cli/start.js" && !LAZY_HOT.has(m)).map((m) => [m, new Set()]));
+  for (const module of readers) {
     const file = join(DIST, module);
     const code = readFileSync(file, "utf8");
     let named = 0;
@@ -294,12 +308,12 @@ function sourceOf(module) {
  * `__loadCold(name)` at each use (`coldImportsLazy`), which loads dist/cli-cold.js on its first call; the cold
  * bundle takes a hot module from `cli-link:cold`'s registry, an object of getters made on its first request.
  */
-function hotSources(exports) {
+function hotSources(exports, lazyCode) {
   const hot = new Set(HOT_PATH);
   return {
     name: "hot-sources",
     setup(build) {
-      build.onResolve({ filter: /^cli-link:(cold|registry)$/ }, (args) => ({
+      build.onResolve({ filter: /^cli-link:(cold|registry|lazy)$/ }, (args) => ({
         path: args.path.slice(9),
         namespace: "cli-link",
       }));
@@ -309,11 +323,12 @@ function hotSources(exports) {
       build.onResolve({ filter: /^\.\.?\// }, (args) => {
         if (args.namespace === "cli-link" || args.importer === "") return undefined;
         const module = moduleOfSource(args);
-        if (!hot.has(module)) throw new Error(`build: ${args.importer} imports ${args.path}, not on HOT_PATH`);
+        if (!hot.has(module) || LAZY_HOT.has(module))
+          throw new Error(`build: ${args.importer} imports ${args.path}, not on HOT_PATH or evaluated lazily`);
         return { path: sourceOf(module) };
       });
       build.onLoad({ filter: /.*/, namespace: "cli-link" }, (args) => ({
-        contents: args.path === "registry" ? hotRegistry(exports) : COLD_LOADER,
+        contents: { registry: hotRegistry(exports), cold: COLD_LOADER, lazy: lazyCode }[args.path],
         resolveDir: DIST,
         loader: "js",
       }));
@@ -335,6 +350,59 @@ function moduleOfSource(args) {
 }
 
 /**
+ * `cli-link:lazy`: `lazyHotModules(link)`, which evaluates the LAZY_HOT modules (a bundle of their own, from the
+ * TypeScript, inside the function) and returns each one's exports by name. They take the eagerly evaluated hot modules
+ * through `link.hot(name)` (the registry) and the cold ones through `link.cold(name)`; the source map goes along.
+ */
+async function lazyHotCode(esbuild, common) {
+  const hot = new Set(HOT_PATH);
+  const modules = [...LAZY_HOT];
+  const entry =
+    modules.map((m, i) => `import * as m${i} from ${JSON.stringify(sourceOf(m))};`).join("\n") +
+    `\nexport const modules = { ${modules.map((m, i) => `${JSON.stringify(m)}: m${i}`).join(", ")} };\n`;
+  const { outputFiles } = await esbuild.build({
+    ...common,
+    format: "iife",
+    globalName: "lazyHot",
+    stdin: { contents: entry, resolveDir: SRC, sourcefile: "cli-lazy-entry.ts", loader: "ts" },
+    outfile: join(DIST, "cli-lazy.js"),
+    write: false,
+    plugins: [
+      {
+        name: "lazy-hot-sources",
+        setup(build) {
+          build.onResolve({ filter: /^cli-link:cold$/ }, () => ({ path: "cold", namespace: "lazy-link" }));
+          build.onResolve({ filter: /^\.\.?\// }, (args) => {
+            if (args.importer === "") return undefined;
+            const module = moduleOfSource(args);
+            if (!hot.has(module)) throw new Error(`build: ${args.importer} imports ${args.path}, not on HOT_PATH`);
+            return LAZY_HOT.has(module) ? { path: sourceOf(module) } : { path: module, namespace: "lazy-link" };
+          });
+          build.onLoad({ filter: /.*/, namespace: "lazy-link" }, (args) => ({
+            contents:
+              args.path === "cold"
+                ? "export const __loadCold = (name) => __link.cold(name);\nexport const __lazyHot = undefined;\n"
+                : `module.exports = __link.hot(${JSON.stringify(args.path)});\n`,
+            loader: "js",
+          }));
+          build.onLoad({ filter: /\.ts$/ }, (args) => ({
+            contents: coldImportsLazy(readFileSync(args.path, "utf8"), args.path, hot),
+            loader: "ts",
+          }));
+        },
+      },
+    ],
+  });
+  const code = outputFiles.find((f) => f.path.endsWith(".js")).text.replace(/\/\/# sourceMappingURL=.*\n?$/, "");
+  const map = JSON.parse(outputFiles.find((f) => f.path.endsWith(".map")).text);
+  const head = "export function lazyHotModules(__link) {\n";
+  // The function's first line comes before the bundle's: its map moves down one line.
+  map.mappings = `;${map.mappings}`;
+  const inline = Buffer.from(JSON.stringify(map)).toString("base64");
+  return `${head}${code}\nreturn lazyHot.modules;\n}\n//# sourceMappingURL=data:application/json;base64,${inline}\n`;
+}
+
+/**
  * `cli-link:registry`, which the hot bundle's entry imports before cli/start.ts: each hot module's exports as getters
  * of its bindings, made when the cold bundle first asks for that module (`load(name)`), given to `cli-link:cold`.
  */
@@ -352,8 +420,10 @@ function hotRegistry(exports) {
     const getters = names.map((n) => `get ${n}() { return ${local(n)}; }`);
     entries.push(`    case ${JSON.stringify(module)}: return { __esModule: true, ${getters.join(", ")} };`);
   });
+  for (const module of LAZY_HOT)
+    entries.push(`    case ${JSON.stringify(module)}: return __lazyHot(${JSON.stringify(module)});`);
   // A function, not an object of functions: nothing of it is made when the bundle loads.
-  return `import { setHot } from "cli-link:cold";
+  return `import { __lazyHot, setHot } from "cli-link:cold";
 ${imports.join("\n")}
 function hotModule(name) {
   switch (name) {
@@ -377,10 +447,12 @@ function coldImportsLazy(code, file, hot) {
   const bindings = new Map();
   const edits = [];
   const loaded = new Set();
+  const self = moduleOfSource({ resolveDir: dirname(file), path: basename(file) });
+  // A cold module, or from an eagerly evaluated module a LAZY_HOT one.
   const coldModule = (specifier) => {
     if (!specifier.startsWith(".")) return undefined;
     const module = moduleOfSource({ resolveDir: dirname(file), path: specifier });
-    return hot.has(module) ? undefined : module;
+    return !hot.has(module) || (LAZY_HOT.has(module) && !LAZY_HOT.has(self)) ? module : undefined;
   };
   for (const statement of source.statements) {
     if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && !statement.isTypeOnly) {
@@ -396,7 +468,7 @@ function coldImportsLazy(code, file, hot) {
     // Its lines stay (blank), so the source map's lines stay the file's.
     edits.push([statement.getStart(source), statement.end, statement.getText(source).replace(/[^\n]/g, "")]);
     if (clause.isTypeOnly) continue;
-    const loader = `__loadCold(${JSON.stringify(module)})`;
+    const loader = `${LAZY_HOT.has(module) ? "__lazyHot" : "__loadCold"}(${JSON.stringify(module)})`;
     loaded.add(module);
     if (clause.name) bindings.set(clause.name.text, `${loader}.default`);
     const named = clause.namedBindings;
@@ -457,7 +529,7 @@ function coldImportsLazy(code, file, hot) {
   let out = code;
   for (const [start, end, text] of edits.sort((a, b) => b[0] - a[0])) out = out.slice(0, start) + text + out.slice(end);
   // After the module's own lines (imports are hoisted), so that a stack's line numbers are the file's.
-  return `${out}\nimport { __loadCold } from "cli-link:cold";\n`;
+  return `${out}\nimport { __lazyHot, __loadCold } from "cli-link:cold";\n`;
 }
 
 /**

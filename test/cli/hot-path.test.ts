@@ -171,7 +171,7 @@ function hotBundleModules(): (offset: number) => string | undefined {
     while (lineStarts[line]! > offset) line--;
     const { originalSource } = map.findEntry(line, offset - lineStarts[line]!) as { originalSource?: string };
     // The registry through which the cold bundle takes the hot modules (scripts/build.mjs `hotRegistry`): no module.
-    if (originalSource?.startsWith("cli-link:")) return "";
+    if (/^(cli|lazy)-link:/.test(originalSource ?? "")) return "";
     const module = originalSource && /\/src\/(.+)\.ts$/.exec(originalSource)?.[1];
     return module ? `${module}.js` : undefined;
   };
