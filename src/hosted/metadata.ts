@@ -63,24 +63,14 @@ export async function metadataCredentials(
     metadataIdToken(audience, env),
   );
   await credentials.getAccessToken(); // the first token proves the server serves this notebook
-  if (platform.vm !== undefined) await refuseNarrowerVmScopes(platform.label, base, scopes, platform.vm, timeoutMs);
+  // A VM whose access scopes lack one asked is refused, as a sign-in that granted less is.
+  const shortfall = platform.vm && (await vmScopesShortfall(platform.label, base, scopes, timeoutMs));
+  if (platform.vm && shortfall)
+    throw new CredCredentialsError(`${platform.label}: ${vmScopesReason(shortfall, platform.vm.whenScopesMissing)}`, {
+      code: ERROR_CODES.INVALID_SCOPE,
+    });
   const projectId = projectIdFromEnv(env) ?? (await fetchMetadataProjectId(platform.label, base, timeoutMs));
   return { credentials, projectId };
-}
-
-/** Refuses a VM whose access scopes lack one asked (ERR_INVALID_SCOPE), as a sign-in that granted less is. */
-async function refuseNarrowerVmScopes(
-  label: string,
-  base: string,
-  scopes: readonly string[],
-  vm: { whenScopesMissing: string },
-  timeoutMs: number,
-): Promise<void> {
-  const shortfall = await vmScopesShortfall(label, base, scopes, timeoutMs);
-  if (shortfall === undefined) return;
-  throw new CredCredentialsError(`${label}: ${vmScopesReason(shortfall, vm.whenScopesMissing)}`, {
-    code: ERROR_CODES.INVALID_SCOPE,
-  });
 }
 
 /** `http://HOST/computeMetadata/v1`, honouring GCE_METADATA_IP and GCE_METADATA_HOST like google-auth-library. */
