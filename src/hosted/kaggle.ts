@@ -3,7 +3,7 @@ import type { Credentials } from "google-auth-library";
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { platformClient } from "./clients.js";
 import { parseJson, platformFetch, projectIdFromEnv, statusError, tokenCredentials } from "./http.js";
-import type { HostedCredentials, HostedEnvironment } from "./types.js";
+import type { HostedEnvironment } from "./types.js";
 import { type Redact, redactor } from "../trust/redact.js";
 import { printable } from "../trust/text.js";
 
@@ -36,22 +36,16 @@ export function kaggleEnvironment(timeoutMs = KAGGLE_TIMEOUT_MS): HostedEnvironm
   return {
     name: "kaggle",
     detect: (env) => Boolean(env[HOSTED_PLATFORM_VARIABLES.kaggle]) && Boolean(env.KAGGLE_USER_SECRETS_TOKEN),
-    credentials: (scopes, env) => kaggleCredentials(scopes, env, timeoutMs),
+    async credentials(scopes, env) {
+      const target = chooseKaggleTarget(scopes, env.KAGGLE_KERNEL_INTEGRATIONS);
+      const credentials = await platformClient(LABEL, () => fetchKaggleToken(target, env, timeoutMs));
+      await credentials.getAccessToken(); // the first token proves the service answers
+      return { credentials, projectId: projectIdFromEnv(env) };
+    },
   };
 }
 
 export const kaggle = kaggleEnvironment();
-
-async function kaggleCredentials(
-  scopes: readonly string[],
-  env: NodeJS.ProcessEnv,
-  timeoutMs: number,
-): Promise<HostedCredentials> {
-  const target = chooseKaggleTarget(scopes, env.KAGGLE_KERNEL_INTEGRATIONS);
-  const credentials = await platformClient(LABEL, () => fetchKaggleToken(target, env, timeoutMs));
-  await credentials.getAccessToken(); // the first token proves the service answers
-  return { credentials, projectId: projectIdFromEnv(env) };
-}
 
 /** The attached service (`KAGGLE_KERNEL_INTEGRATIONS`) whose token covers `scopes`: other APIs' scopes do not choose. */
 export function chooseKaggleTarget(scopes: readonly string[], integrations: string | undefined): KaggleTarget {

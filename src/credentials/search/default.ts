@@ -6,7 +6,6 @@ import { SignInPendingError } from "../../oauth/pending.js";
 import { assertValidScopes } from "../../oauth/scopes.js";
 import type { DefaultOptions } from "../../options.js";
 import { CLOUD_PLATFORM_SCOPE, ENV } from "../../shared/constants.js";
-import type { ImpersonationChain } from "../../formats/impersonation-chain.js";
 import { trustedUniverse } from "../../trust/urls.js";
 import { debug } from "../../util/debug.js";
 import { findApplicationDefaultCredentials } from "./adc.js";
@@ -35,19 +34,13 @@ export async function defaultCredentials(
 ): Promise<[AuthClient, string | null]> {
   assertValidScopes(scopes); // before any hosted lookup or sign-in
   const { chain, rest } = impersonationOf(options);
-  if (chain) return impersonatingDefault(scopes, chain, rest);
-  const [credentials, projectId] = await sharedResolution(scopes, options, resolveDefault, awaitsSignIn);
-  return [credentials, projectId];
-}
-
-/** `impersonateServiceAccount`: what default() finds (cloud-platform) asks for the account's tokens. */
-async function impersonatingDefault(
-  scopes: readonly string[],
-  chain: ImpersonationChain,
-  options: DefaultOptions,
-): Promise<[AuthClient, string | null]> {
-  const [source, projectId] = await sharedResolution([CLOUD_PLATFORM_SCOPE], options, resolveDefault, awaitsSignIn);
-  const universe = trustedUniverse(process.env, options.universeDomain);
+  if (!chain) {
+    const [credentials, projectId] = await sharedResolution(scopes, options, resolveDefault, awaitsSignIn);
+    return [credentials, projectId];
+  }
+  // `impersonateServiceAccount`: what default() finds (cloud-platform) asks for the account's tokens.
+  const [source, projectId] = await sharedResolution([CLOUD_PLATFORM_SCOPE], rest, resolveDefault, awaitsSignIn);
+  const universe = trustedUniverse(process.env, rest.universeDomain);
   return [await impersonateProven(source, chain, scopes, universe), projectOfServiceAccount(chain.target) ?? projectId];
 }
 

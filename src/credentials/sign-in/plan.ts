@@ -1,7 +1,7 @@
 // The sign-in plan: every decision of a sign-in, made once, from the options, the environment, the settings
 // (read at most once) and the runtime (detected once); oauth/ and ui/ receive plain values and decide nothing.
 import { CredCredentialsError, ERROR_CODES } from "../../errors.js";
-import { codePageUrl, type Endpoints, emulatorNotice, resolveEndpoints } from "../../protocols/endpoints.js";
+import { codePageUrl, emulatorNotice, resolveEndpoints } from "../../protocols/endpoints.js";
 import type { ImpersonationChain } from "../../formats/impersonation-chain.js";
 import {
   CLIENT_DOC,
@@ -92,7 +92,9 @@ export function planSignIn(request: SignInRequest, sources: PlanSources = planSo
   const caller = callerMode(options.useLocalWebserver, options.redirectUri);
   const own = ownClient(options, caller === "paste" && Boolean(options.redirectUri), sources, request.clientKind);
   const flow = caller ? { mode: caller } : flowChoice(runtime, codePage, own?.kind);
-  const client = own ?? demoClient(flow.mode, endpoints, () => gcloudOnPath(sources.env) && scopes);
+  // None of the user's: the emulator lends the client each flow needs (no kind: its advice may name either flow).
+  if (!own && !endpoints.emulator) throw noClientError((gcloudOnPath(sources.env) && scopes) || undefined);
+  const client: ResolvedClient = own ?? { ...(flow.mode === "paste" ? DEMO_WEB_CLIENT : DEMO_CLIENT), source: "demo" };
   // Impersonation: the user's token only asks for the service account's (cloud-platform).
   const signInScopes = impersonation ? [CLOUD_PLATFORM_SCOPE] : scopes;
   const announcement = caller ? undefined : flowLine(flow, runtime, client, codePage);
@@ -331,17 +333,6 @@ function ownClient(
   );
   if (!client && toOwnPage) throw incompleteClientError();
   return client;
-}
-
-/** The emulator's demo client (a Web client for copy-paste); elsewhere no client is an error naming gcloud first. */
-function demoClient(
-  mode: "loopback" | "paste",
-  endpoints: Endpoints,
-  gcloud: () => readonly string[] | false,
-): ResolvedClient {
-  // No kind: the emulator lends the client each flow needs, so the advice may name either flow.
-  if (endpoints.emulator) return { ...(mode === "paste" ? DEMO_WEB_CLIENT : DEMO_CLIENT), source: "demo" };
-  throw noClientError(gcloud() || undefined);
 }
 
 /** The client an id and a secret make (trimmed); undefined for neither; an error naming `what` for one alone. */
