@@ -155,7 +155,7 @@ export async function startForeignBus(
     XDG_DATA_HOME: `${dir}/home`,
     XDG_RUNTIME_DIR: `${dir}/home`,
   };
-  for (let i = 0; i < 40 && !existsSync(socket); i++) await new Promise((r) => setTimeout(r, 100));
+  await poll(() => existsSync(socket) || undefined, "the other user's bus did not start");
   const keyring = spawn(
     "sh",
     ["-c", `printf pw | ${as65534.join(" ")} gnome-keyring-daemon --unlock --components=secrets --foreground`],
@@ -166,28 +166,13 @@ export async function startForeignBus(
     },
   );
   // Asked as uid 65534: a bus that uid runs answers that uid (and the caller's own bus answers anyone).
-  for (let attempt = 0; ; attempt++) {
-    const asked = spawnSync(
-      as65534[0],
-      [
-        ...as65534.slice(1),
-        "gdbus",
-        "call",
-        "--session",
-        "--dest",
-        "org.freedesktop.DBus",
-        "--object-path",
-        "/org/freedesktop/DBus",
-        "--method",
-        "org.freedesktop.DBus.GetNameOwner",
-        "org.freedesktop.secrets",
-      ],
-      { env: attacker, timeout: 5000 },
-    );
-    if (asked.status === 0) break;
-    if (attempt >= 40) throw new Error("the other user's Secret Service did not start");
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const nameOwner = ["gdbus", ...busCall("GetNameOwner")];
+  await poll(
+    () =>
+      spawnSync(as65534[0], [...as65534.slice(1), ...nameOwner], { env: attacker, timeout: 5000 }).status === 0 ||
+      undefined,
+    "the other user's Secret Service did not start",
+  );
   t.after(() => {
     for (const child of [keyring, bus]) {
       try {
@@ -211,32 +196,27 @@ export async function startForeignBus(
 
 /** The daemon takes its bus name a moment after it says it is unlocked: ask until it has (10 s). */
 async function daemonPid(env: NodeJS.ProcessEnv): Promise<number> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await ownerPid(env);
-    } catch (error) {
-      if (attempt >= 40) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+  return poll(() => ownerPid(env).catch(() => undefined), "the Secret Service took no bus name");
+}
+
+/** Asks `check` every 250 ms until it gives a value, for 10 s at most (daemons start at their own pace). */
+async function poll<T>(check: () => T | undefined | Promise<T | undefined>, what: string): Promise<T> {
+  for (let attempt = 1; attempt <= 40; attempt++) {
+    const value = await check();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
+  throw new Error(what);
 }
 
 /** The process id of the Secret Service's bus name on the bus `env` names. */
 async function ownerPid(env: NodeJS.ProcessEnv): Promise<number> {
-  const { stdout } = await run(
-    "gdbus",
-    [
-      "call",
-      "--session",
-      "--dest",
-      "org.freedesktop.DBus",
-      "--object-path",
-      "/org/freedesktop/DBus",
-      "--method",
-      "org.freedesktop.DBus.GetConnectionUnixProcessID",
-      "org.freedesktop.secrets",
-    ],
-    { env },
-  );
+  const { stdout } = await run("gdbus", busCall("GetConnectionUnixProcessID"), { env });
   return Number(/\d+/.exec(stdout.replace(/^\(uint32 /, ""))?.[0]);
+}
+
+/** gdbus's arguments asking the session bus `method` about the Secret Service's name. */
+function busCall(method: string): string[] {
+  const bus = ["--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus"];
+  return ["call", "--session", ...bus, "--method", `org.freedesktop.DBus.${method}`, "org.freedesktop.secrets"];
 }
