@@ -74,9 +74,12 @@ export const MUTATION_MODULES = [
     tests: ["test/formats/destinations.test.ts"],
   },
   { name: "cache-keys", file: "src/formats/cache-keys.ts", tests: ["test/formats/cache-keys.test.ts"] },
-  // The keychain's OS adapter (issue 49), against a real Secret Service (gnome-keyring on a private bus). The keychain
-  // store (src/stores/keychain.ts; its tests: test/stores/keychain-store.test.ts and keychain-store-edges.test.ts)
-  // joins with its first record: 370 mutants did not fit a loaded 2-core machine (issue 49's closing note).
+  // The keychain store and its OS adapter (issue 49), against a real Secret Service (gnome-keyring on a private bus).
+  {
+    name: "keychain-store",
+    file: "src/stores/keychain.ts",
+    tests: ["test/stores/keychain-store.test.ts", "test/stores/keychain-store-edges.test.ts"],
+  },
   {
     name: "keychain-adapter",
     file: "src/os/keychain.ts",
