@@ -81,7 +81,8 @@ export function impersonationError(
   if (status === 403) return deniedBecause(reply, refusal, redact);
   if (status === 404)
     return new CredCredentialsError(
-      atEmulator(url)
+      // The emulator's accounts are registered, not created in a console.
+      typeof url === "string" && URL.canParse(url) && isEmulatorUrl(new URL(url))
         ? `The emulator knows no service account ${refusal.who}: register it with \`cred-auth emulator --service-account\` (docs/emulator.md).`
         : `The service account ${refusal.who} or a delegate does not exist; check the e-mail. ${refusal.google}`,
       { code: ERROR_CODES.SERVICE_ACCOUNT_NOT_FOUND, ...refusal.answered },
@@ -128,11 +129,6 @@ function deniedBecause(reply: GoogleApiError, refusal: Refusal, redact: Redact):
 }
 
 const IAM_CREDENTIALS_API = "IAM Service Account Credentials API (iamcredentials.googleapis.com)";
-
-/** Whether the refusal came from the emulator (its accounts are registered, not created in a console). */
-function atEmulator(url: unknown): boolean {
-  return typeof url === "string" && URL.canParse(url) && isEmulatorUrl(new URL(url));
-}
 
 /** The refusal in an `Impersonated` client's error when IAM Credentials answered; `sent` and bearer tokens scrubbed. */
 export function impersonationErrorOf(

@@ -30,7 +30,8 @@ export interface Terminal {
 
 /** A sign-in as plain lines on stderr; a pasted code read cooked from the terminal (its own echo and Ctrl+C) or a pipe. */
 export function createPlainPresenter(options: PlainPresenterOptions = {}): Presenter {
-  const device = options.prompt ?? defaultDevice(options.input ?? process.stdin);
+  // Without a plan: the terminal when stdin is one, else the pipe.
+  const device = options.prompt ?? (isTty(options.input ?? process.stdin) ? "stderr" : "stdin");
   const terminal = device === "tty" ? (options.openTerminal ?? openControllingTerminal)() : undefined;
   // With the controlling terminal open, the whole conversation goes there, where the person is.
   const output = terminal?.output ?? options.output ?? process.stderr;
@@ -65,11 +66,6 @@ export function createPlainPresenter(options: PlainPresenterOptions = {}): Prese
 
 function isTty(stream: NodeJS.ReadableStream): boolean {
   return (stream as { isTTY?: boolean }).isTTY === true;
-}
-
-/** Without a plan: the terminal when stdin is one, else the pipe. */
-function defaultDevice(input: NodeJS.ReadableStream): PromptDevice {
-  return isTty(input) ? "stderr" : "stdin";
 }
 
 /** /dev/tty, for reading and writing (as ssh and sudo prompt); undefined when there is none (Windows, no terminal). */

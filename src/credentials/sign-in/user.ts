@@ -126,7 +126,9 @@ async function userCredentials(
     await runSignIn(plan, options.signal, async (result) => {
       credentials = early ? early.fill(result) : await credentialsFrom(result, endpoints, env);
       const path = await saveOrWarn(cache, credentials);
-      if (path) shareSignInToken(credentials, result, endpoints);
+      // The sign-in's access token under the saved file's key: the next process asks nothing.
+      if (path) cacheSignInToken(authorizedUserFile(result, endpoints), result);
+      if (path) attachTokenCache(credentials);
       return path;
     });
   } catch (error) {
@@ -181,12 +183,6 @@ async function colabCredentials(scopes: readonly string[], env: NodeJS.ProcessEn
     debug(env, `hosted: inside Colab, but its credentials are unavailable (${messageOf(error)}); signing in`);
     return undefined;
   }
-}
-
-/** The sign-in's access token into the token cache under the saved file's key: the next process asks nothing. */
-function shareSignInToken(credentials: UserRefreshClient, result: SignInResult, endpoints: Endpoints): void {
-  cacheSignInToken(authorizedUserFile(result, endpoints), result);
-  attachTokenCache(credentials);
 }
 
 /**
