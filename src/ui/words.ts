@@ -1,4 +1,5 @@
 import { CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { canonicalScope } from "../oauth/scopes.js";
 import { own } from "../trust/own.js";
 // The scopes a sign-in asks for, in the words a person reads on the consent page.
 
@@ -17,9 +18,7 @@ const SCOPE_WORDS: Readonly<Record<string, string>> = {
   spreadsheets: "See, edit, create and delete your Google Sheets spreadsheets",
   "spreadsheets.readonly": "See your Google Sheets spreadsheets",
   "userinfo.email": "See your primary email address",
-  email: "See your primary email address",
   "userinfo.profile": "See your personal info",
-  profile: "See your personal info",
   openid: "Associate you with your personal info",
 };
 
@@ -29,7 +28,8 @@ export function describeScopes(scopes: readonly string[]): string[] {
 }
 
 function describeScope(scope: string): string {
-  const short = scope.startsWith(GOOGLE_SCOPE_PREFIX) ? scope.slice(GOOGLE_SCOPE_PREFIX.length) : scope;
+  const full = canonicalScope(scope); // `email` and `profile` as Google grants them
+  const short = full.startsWith(GOOGLE_SCOPE_PREFIX) ? full.slice(GOOGLE_SCOPE_PREFIX.length) : full;
   return own(SCOPE_WORDS, short) ?? short;
 }
 

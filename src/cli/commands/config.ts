@@ -99,9 +99,9 @@ async function set(rest: readonly string[]): Promise<number> {
   if (rest.length === 0 || rest.length % 2 !== 0)
     throw new UsageError("config set takes KEY VALUE pairs, e.g. config set client-secret-file PATH");
   const changes: Settings = {};
-  for (const [key, text] of pairs(rest)) {
-    const spec = known(key);
-    const value = spec.parse(text);
+  for (let i = 0; i + 1 < rest.length; i += 2) {
+    const spec = known(rest[i] ?? "");
+    const value = spec.parse(rest[i + 1] ?? "");
     // The value is not echoed: it may be a client secret.
     if (value === undefined) throw new UsageError(`${spec.key} needs ${spec.metavar}`);
     (changes as Record<string, unknown>)[spec.key] = value;
@@ -149,13 +149,6 @@ export async function writeSettings(changes: Settings, removed: readonly Setting
   ];
   if (what.length > 0) process.stderr.write(`cred-auth: ${what.join(", ")} in ${path}\n`);
   return path;
-}
-
-/** `[a, 1, b, 2]` as `[[a, 1], [b, 2]]` (an even number of words). */
-function pairs(words: readonly string[]): [string, string][] {
-  const result: [string, string][] = [];
-  for (let i = 0; i + 1 < words.length; i += 2) result.push([words[i] ?? "", words[i + 1] ?? ""]);
-  return result;
 }
 
 function known(key: string) {
