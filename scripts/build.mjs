@@ -75,12 +75,12 @@ export const __lazyHot = (name) => (lazy ??= lazyHotModules({ hot: (n) => hot.lo
 `;
 
 /**
- * Of HOT_PATH, the modules of the impersonated, federated and workforce kinds: in the hot bundle (so their files' cached
- * paths stay hot), but in a function of their own, evaluated when one of them is first used (`lazyHotCode`), so that
- * a user's or a key's print-token defines none of them (0.5 M instructions of 87 M; bench/README.md, issue 46).
+ * Of HOT_PATH, the modules of the kinds other than a user's: in the hot bundle (so their files' cached paths stay hot),
+ * but in a function of their own, evaluated when one of them is first used (`lazyHotCode`), so that a user file's
+ * print-token defines none of them (0.6 M instructions of 87 M; bench/README.md, issue 46).
  */
 const LAZY_HOT = new Set(
-  ["impersonated", "federated", "workforce-user"].flatMap((kind) =>
+  ["key", "impersonated", "federated", "workforce-user"].flatMap((kind) =>
     ["index", "file"].map((m) => `credentials/kinds/${kind}/${m}.js`),
   ),
 );
@@ -364,7 +364,7 @@ async function lazyHotCode(esbuild, common) {
     ...common,
     format: "iife",
     globalName: "lazyHot",
-    stdin: { contents: entry, resolveDir: SRC, sourcefile: "cli-lazy-entry.ts", loader: "ts" },
+    stdin: { contents: entry, resolveDir: SRC, sourcefile: "lazy-link:entry", loader: "ts" },
     outfile: join(DIST, "cli-lazy.js"),
     write: false,
     plugins: [
