@@ -158,9 +158,8 @@ async function askToRemember(file: string): Promise<boolean> {
 
 /** The flags as the library's options, the checked impersonation chain, and the client file's kind. */
 function signInOptions(flags: Input<typeof FLAGS>["flags"]) {
-  const options: SaveUserCredentialsOptions = {};
   const { kind: clientKind, ...client } = clientOptions(flags);
-  Object.assign(options, client);
+  const options: SaveUserCredentialsOptions = { ...client };
   if (flags.useLocalWebserver !== undefined) options.useLocalWebserver = flags.useLocalWebserver;
   if (flags.redirectUri !== undefined) options.redirectUri = flags.redirectUri;
   if (flags.timeout !== undefined) options.timeoutMs = parseSeconds(flags.timeout, "--timeout");

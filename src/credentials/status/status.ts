@@ -5,7 +5,7 @@ import { secretsWhere } from "../../stores/index.js";
 import { metadataAccountCheck } from "../../hosted/metadata-identity.js";
 import { CredAuthError, CredConnectionError, ERROR_CODES } from "../../errors.js";
 import { ENV } from "../../shared/constants.js";
-import { type Universe, trustedUniverse } from "../../trust/urls.js";
+import { trustedUniverse } from "../../trust/urls.js";
 import { accessTokenForFile } from "../tokens/file-token.js";
 import type { CachedTokenState, KindStatus } from "../kinds/kind.js";
 import { type AdcFile, kindOf, readAdcFile } from "../kinds/table.js";
@@ -63,7 +63,7 @@ export async function credentialsStatus(
   try {
     const file = readAdcFile(source.path, { privateOnly: source.privateOnly === true });
     const secrets = secretsWhere(file, source.foundBy === "credentials-cache", env);
-    status = { ...located, ...describe(file, source.path, trustedUniverse(env), env), ...(secrets ? { secrets } : {}) };
+    status = { ...located, ...describe(file, source.path, env), ...(secrets ? { secrets } : {}) };
   } catch (error) {
     if (!(error instanceof CredAuthError)) throw error;
     return { ...located, problem: { code: error.code, message: error.message } };
@@ -80,14 +80,13 @@ export async function credentialsStatus(
 function describe(
   file: AdcFile,
   path: string,
-  universe: Universe,
   env: NodeJS.ProcessEnv,
 ): Omit<CredentialsStatus, keyof LocatedCredentials> {
   const cached = (key: string): CachedTokenState => {
     const token = readCachedToken(key, { dir: tokenCacheDir(env) });
     return token ? { state: "cached", expiryDate: token.expiry_date } : { state: "none" };
   };
-  return { type: file.type, ...kindOf(file).describe(file, { path, universe, cached }) };
+  return { type: file.type, ...kindOf(file).describe(file, { path, universe: trustedUniverse(env), cached }) };
 }
 
 /** `check()`'s answer, or its error; a check that outlasts {@link CHECK_TIMEOUT_MS} fails, its requests left behind. */

@@ -58,8 +58,6 @@ export async function createTerminalPresenter(options: TerminalPresenterOptions 
         stdin: options.stdin ?? process.stdin,
         exitOnCtrlC: false,
       }));
-  const color = options.color ?? true;
-  const notes = options.notes ?? [];
   const app = mount(
     modules.react.createElement(SignInApp, {
       modules,
@@ -67,8 +65,8 @@ export async function createTerminalPresenter(options: TerminalPresenterOptions 
       onCode,
       onCancel: cancel,
       onEndOfInput: endOfInput,
-      color,
-      notes,
+      color: options.color ?? true,
+      notes: options.notes ?? [],
     }),
   );
   let closed = false;
