@@ -3,7 +3,7 @@ import { cancelledByInterrupt } from "./interrupt.js";
 import { createNotebookPresenter, showTslabNote } from "./notebook.js";
 import { createPlainPresenter } from "./plain.js";
 import type { Presenter } from "../oauth/events.js";
-import { createTerminalPresenter } from "./terminal/index.js";
+import { createTerminalPresenter } from "./terminal/presenter.js";
 import type { FaceName, FacePlan, NotebookFace } from "./face-plan.js";
 
 export type { FaceName, FacePlan, NotebookFace, PromptDevice } from "./face-plan.js";

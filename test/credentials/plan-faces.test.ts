@@ -10,7 +10,7 @@ import { after, test } from "node:test";
 import { CredCredentialsError, ERROR_CODES, type Presenter, type SaveUserCredentialsOptions } from "cred-auth";
 import { planAccountNote } from "../../dist/credentials/sign-in/account-note.js";
 import { type PlanSources, planSignIn } from "../../dist/credentials/sign-in/plan.js";
-import type { HostFacts } from "../../dist/runtime/index.js";
+import type { HostFacts } from "../../dist/runtime/detect.js";
 import type { Settings } from "../../dist/settings/keys.js";
 import { hostFacts as host } from "../support/host.ts";
 

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { CredCredentialsError, registerHostedEnvironment } from "cred-auth";
 import type { HostedEnvironment } from "cred-auth";
 import { builtInEnvironments, builtInEnvironmentsByName, tryHosted } from "../../dist/hosted/registry.js";
-import { detectRuntime } from "../../dist/runtime/index.js";
+import { detectRuntime } from "../../dist/runtime/detect.js";
 import { isolateHome, stderrOf } from "./support.ts";
 
 isolateHome();

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { detectRuntime } from "../../dist/runtime/index.js";
+import { detectRuntime } from "../../dist/runtime/detect.js";
 import { hostFacts as host } from "../support/host.ts";
 const desktop = { DISPLAY: ":0" };
 

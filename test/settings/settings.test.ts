@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { planSignIn, planSources } from "../../dist/credentials/sign-in/plan.js";
 import { type Endpoints, resolveEndpoints } from "../../dist/protocols/endpoints.js";
-import type { HostFacts } from "../../dist/runtime/index.js";
+import type { HostFacts } from "../../dist/runtime/detect.js";
 import { hostFacts } from "../support/host.ts";
 import { settingsFile } from "../../dist/settings/paths.js";
 import { readSettings } from "../../dist/settings/read.js";

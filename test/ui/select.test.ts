@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { CredCredentialsError, ERROR_CODES } from "cred-auth";
 import type { Presenter, SaveUserCredentialsOptions } from "cred-auth";
 import { planFace } from "../../dist/credentials/sign-in/plan.js";
-import type { HostFacts } from "../../dist/runtime/index.js";
+import type { HostFacts } from "../../dist/runtime/detect.js";
 import { type FacePlan, selectPresenter } from "../../dist/ui/select.js";
 
 const PIPE: HostFacts = {

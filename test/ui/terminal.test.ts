@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { render, cleanup } from "../support/ink-testing.ts";
 import { CredCancelledError } from "cred-auth";
-import { createTerminalPresenter } from "../../dist/ui/terminal/index.js";
+import { createTerminalPresenter } from "../../dist/ui/terminal/presenter.js";
 
 after(() => cleanup());
 

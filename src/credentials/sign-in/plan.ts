@@ -23,7 +23,7 @@ import {
 import { assertValidScopes, missingScopes } from "../../oauth/scopes.js";
 import type { BrowserLaunch } from "../../os/browser.js";
 import type { SaveUserCredentialsOptions } from "../../options.js";
-import { currentHost, detectRuntime, gcloudOnPath, type HostFacts, type RuntimeInfo } from "../../runtime/index.js";
+import { currentHost, detectRuntime, gcloudOnPath, type HostFacts, type RuntimeInfo } from "../../runtime/detect.js";
 import { parsePortRange, type Settings } from "../../settings/keys.js";
 import { chosen } from "../../settings/order.js";
 import { readSettings } from "../../settings/read.js";

@@ -1,2 +1,0 @@
-export { createTerminalPresenter } from "./presenter.js";
-export type { TerminalPresenterOptions } from "./presenter.js";
