@@ -46,8 +46,6 @@ const REMEMBERED = 5;
 /** Why each sign-in that ended early ended (replaced, cancelled, denied): its credentials say so. */
 const endings = new WeakMap<PendingSignIn, Error>();
 
-export const REPLACED_MESSAGE = MESSAGES.signInReplaced;
-
 type Held = Exclude<Slot, { name: "idle" }>;
 
 function holding(pending: PendingSignIn): Held | undefined {
@@ -56,7 +54,8 @@ function holding(pending: PendingSignIn): Held | undefined {
 
 /** Registers `pending` as the sign-in in progress, cancelling the one before; `stop` ends its waits. */
 export function beginSignIn(pending: PendingSignIn, stop?: Stop): Held {
-  if (slot.name !== "idle" && slot.pending !== pending) retire(slot, new CredCancelledError(REPLACED_MESSAGE), true);
+  if (slot.name !== "idle" && slot.pending !== pending)
+    retire(slot, new CredCancelledError(MESSAGES.signInReplaced), true);
   slot = { name: "running", pending, stop: stop ?? ((reason) => pending.cancel(reason.message)) };
   return slot;
 }

@@ -2,6 +2,7 @@
 // cached token's time left (credentials/status/status.ts); exit 1 with a `next step` line, as `gh auth status`.
 import { type CredentialsStatus, credentialsStatus } from "../../credentials/status/status.js";
 import { printable, safeJson } from "../../trust/text.js";
+import { breakAtSpaces } from "../../ui/terminal/permanent-text.js";
 import { defineCommand, flag, oneOf } from "../command.js";
 import { EXIT, writeOut } from "../output.js";
 import { SEARCHED_FILE } from "./print-token.js";
@@ -75,16 +76,7 @@ export function asText(found: CredentialsStatus, now: number, columns?: number):
 export function wrapped(value: string, columns: number | undefined): string {
   const width = columns === undefined ? Number.POSITIVE_INFINITY : columns - NAME_WIDTH;
   if (value.length <= width || width < 10) return value;
-  const lines: string[] = [];
-  let line = "";
-  for (const word of value.split(" ")) {
-    if (line !== "" && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else line = line === "" ? word : `${line} ${word}`;
-  }
-  lines.push(line);
-  return lines.join(`\n${" ".repeat(NAME_WIDTH)}`);
+  return breakAtSpaces(value, width).join(`\n${" ".repeat(NAME_WIDTH)}`);
 }
 
 function where(found: CredentialsStatus): string {

@@ -7,7 +7,7 @@ import { getCredentialInfo, recordClientSecrets, setCredentialInfo } from "../..
 import { userRefreshClientFrom } from "../kinds/user/client.js";
 import type { SignInResult } from "../../oauth/flow.js";
 import { galCredentials } from "../../oauth/exchange.js";
-import { type PendingSignIn, REPLACED_MESSAGE, whyEnded } from "../../oauth/pending.js";
+import { type PendingSignIn, whyEnded } from "../../oauth/pending.js";
 import type { FlowPlan } from "../../oauth/plan.js";
 import { MESSAGES } from "../../messages.js";
 
@@ -59,7 +59,7 @@ function notFinished(pending: PendingSignIn | undefined): Error {
 
 /** Why these credentials will never work, in the words of how their sign-in ended. */
 function endedError(ended: Error): Error {
-  if (ended instanceof CredCancelledError && ended.message === REPLACED_MESSAGE)
+  if (ended instanceof CredCancelledError && ended.message === MESSAGES.signInReplaced)
     return new CredCancelledError("A newer sign-in replaced this one: use what the newest sign-in cell returned.");
   const words = `These credentials' sign-in ended: ${ended.message.split("\n")[0]}`;
   if (ended instanceof CredCancelledError) return new CredCancelledError(`${words} ${MESSAGES.signInCellAgain}`);

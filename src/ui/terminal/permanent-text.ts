@@ -76,19 +76,23 @@ function linkLine(state: ViewState): string {
 function wrap(line: Line, columns: number | undefined): Line[] {
   if (line.url || columns === undefined || line.text.length <= columns) return [line];
   const lead = /^\s*(• )?/.exec(line.text)?.[0] ?? "";
-  const indent = " ".repeat(lead.length);
-  const [first = "", ...words] = line.text.slice(lead.length).split(" ");
-  const out: string[] = [];
-  let current = `${lead}${first}`;
+  const lines = breakAtSpaces(line.text.slice(lead.length), columns - lead.length);
+  return lines.map((text, i) => ({ ...line, text: `${i === 0 ? lead : " ".repeat(lead.length)}${text}` }));
+}
+
+/** `text` broken at spaces into lines of at most `width` (a longer word stays whole, on a line of its own). */
+export function breakAtSpaces(text: string, width: number): string[] {
+  const [first = "", ...words] = text.split(" ");
+  const lines: string[] = [];
+  let line = first;
   for (const word of words) {
-    if (current.length + 1 + word.length <= columns) current = `${current} ${word}`;
+    if (line.length + 1 + word.length <= width) line = `${line} ${word}`;
     else {
-      out.push(current);
-      current = `${indent}${word}`;
+      lines.push(line);
+      line = word;
     }
   }
-  out.push(current);
-  return out.map((text) => ({ ...line, text }));
+  return [...lines, line];
 }
 
 /** The rows `text` takes on a terminal `columns` wide (a line longer than that wraps there). */
