@@ -1,6 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { Credentials, GetTokenOptions, OAuth2Client } from "google-auth-library";
-import { type CredAuthError, CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
+import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { galEndpoints, type Endpoints } from "../protocols/endpoints.js";
 import { toCredError } from "../protocols/token-errors.js";
 import { guardTokenRequests } from "../protocols/token-requests.js";
@@ -63,7 +63,9 @@ async function requestTokens(client: TokenClient, request: GetTokenOptions): Pro
       return (await client.getToken(request)).tokens;
     } catch (error) {
       const failure = toCredError(error, "Exchanging the authorization code", "exchange");
-      if (!isTemporary(failure) || attempt >= EXCHANGE_ATTEMPTS) throw failure;
+      // Temporary: 5xx, 429, and internal_failure / server_error / temporarily_unavailable in any status (Google's).
+      const temporary = failure instanceof CredConnectionError && failure.status !== undefined;
+      if (!temporary || attempt >= EXCHANGE_ATTEMPTS) throw failure;
       await delay(RETRY_BASE_MS * 2 ** (attempt - 1) * (0.5 + Math.random()));
     }
   }
@@ -141,9 +143,4 @@ export function emailOf(idToken: string): string | undefined {
   const payload = idToken.split(".")[1];
   const email = payload ? parseObject(Buffer.from(payload, "base64url").toString("utf8"))?.email : undefined;
   return typeof email === "string" ? email : undefined;
-}
-
-/** Google's temporary failures: 5xx, 429, and internal_failure / server_error / temporarily_unavailable in any status. */
-function isTemporary(error: CredAuthError): boolean {
-  return error instanceof CredConnectionError && error.status !== undefined;
 }

@@ -94,11 +94,13 @@ export function detectRuntime(
   host: HostFacts = currentHost(),
   said?: RemoteVerdict,
 ): RuntimeInfo {
-  const reasons: string[] = [];
-  const ci = isCi(env, reasons);
+  const ciVariable = CI_VARIABLES.find((name) => isSet(env[name]));
+  const reasons = ciVariable ? [`CI (${ciVariable})`] : [];
+  const ci = ciVariable !== undefined;
   const kind = detectKind(env, globals, host, ci, reasons);
   const remoteBy: RemoteEvidence = said ? { kind: "said", by: said.saidBy } : remoteEvidence(env, host);
-  const remote = said ? saidRemote(said, reasons) : remoteBy.kind !== "none";
+  if (said) reasons.push(`${said.remote ? "remote" : "local"}: ${said.saidBy}`);
+  const remote = said ? said.remote : remoteBy.kind !== "none";
   if (remoteBy.kind !== "said" && remoteBy.kind !== "none") reasons.push(`remote: ${remoteBy.detail}`);
   const canOpenBrowser = browserCanOpen(env, host, { ci, remote }, reasons);
   const cursorControl = hasCursorControl(env, host.platform);
@@ -140,17 +142,6 @@ export function notebookKernel(globals: object = globalThis): "tslab" | "deno-ju
   return typeof jupyter === "object" && jupyter !== null ? "deno-jupyter" : undefined;
 }
 
-function isCi(env: Env, reasons: string[]): boolean {
-  const found = CI_VARIABLES.find((name) => isSet(env[name]));
-  if (found) reasons.push(`CI (${found})`);
-  return found !== undefined;
-}
-
-function saidRemote({ remote, saidBy }: RemoteVerdict, reasons: string[]): boolean {
-  reasons.push(`${remote ? "remote" : "local"}: ${saidBy}`);
-  return remote;
-}
-
 /** Why the browser is probably on another machine, or `none`. */
 function remoteEvidence(env: Env, host: HostFacts): RemoteEvidence {
   const ssh = SSH_VARIABLES.find((name) => isSet(env[name]));
@@ -187,7 +178,8 @@ function browserCanOpen(
     return false;
   }
   if (
-    needsDisplay(host.platform) &&
+    // Unix desktops other than macOS show windows only through a display server.
+    !["darwin", "win32", "android"].includes(host.platform) &&
     !isSet(env.WSL_DISTRO_NAME) &&
     !DISPLAY_VARIABLES.some((name) => isSet(env[name]))
   ) {
@@ -195,11 +187,6 @@ function browserCanOpen(
     return false;
   }
   return true;
-}
-
-/** Unix desktops other than macOS show windows only through a display server. */
-function needsDisplay(platform: NodeJS.Platform): boolean {
-  return platform !== "darwin" && platform !== "win32" && platform !== "android";
 }
 
 /** A URL naming a host that is surely not this machine (unparsable or a wildcard: no claim). */
