@@ -39,7 +39,9 @@ export async function openSettingsStore(env: SettingsEnv = process.env): Promise
     conf = new Conf<Settings>(options as ConstructorParameters<typeof Conf<Settings>>[0]);
     conf.store; // reads and validates the file now, not on the first get
   } catch (error) {
-    if (!isDamaged(error)) throw error;
+    // A file conf cannot parse, or whose values its schema rejects, is moved aside; anything else is thrown.
+    const damaged = error instanceof SyntaxError || (error as Error)?.constructor?.name === "SchemaViolationError";
+    if (!damaged) throw error;
     const path = settingsFile(env);
     const aside = `${path}.corrupt`;
     renameSync(path, aside);
@@ -93,9 +95,4 @@ function untrusted(what: string): CredCredentialsError {
   return new CredCredentialsError(`Cannot keep settings: ${what}; cred-auth writes no secret there.`, {
     code: ERROR_CODES.FILE_UNWRITABLE,
   });
-}
-
-/** A file conf cannot parse, or whose values its schema rejects. */
-function isDamaged(error: unknown): boolean {
-  return error instanceof SyntaxError || (error as Error | undefined)?.constructor?.name === "SchemaViolationError";
 }
