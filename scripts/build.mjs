@@ -271,7 +271,8 @@ async function bundleCli(vendored) {
 
 /**
  * The exports of each eagerly evaluated hot module that `readers` (the cold and the LAZY_HOT modules) read (tsc's
- * `x_js_1.name`, from dist/): what the hot bundle's registry must hand over. The hot bundle keeps only those and what its own path uses (esbuild drops the rest).
+ * `x_js_1.name`, from dist/): what the hot bundle's registry must hand over. The hot bundle keeps only those and
+ * what its own path uses (esbuild drops the rest).
  */
 function hotExportsRead(readers) {
   const read = new Map(HOT_PATH.filter((m) => m !== "cli/start.js" && !LAZY_HOT.has(m)).map((m) => [m, new Set()]));
@@ -306,7 +307,8 @@ function sourceOf(module) {
  * module wrappers, exports objects or requires between them, so fewer bytes of bytecode and less to run on every
  * print-token (bench/README.md, issue 46). A hot module's import of a cold one becomes a read through
  * `__loadCold(name)` at each use (`coldImportsLazy`), which loads dist/cli-cold.js on its first call; the cold
- * bundle takes a hot module from `cli-link:cold`'s registry, an object of getters made on its first request.
+ * bundle takes a hot module from the registry (`hotRegistry`), an object of getters made on its first request. The
+ * LAZY_HOT modules come from `lazyCode` (`lazyHotCode`).
  */
 function hotSources(exports, lazyCode) {
   const hot = new Set(HOT_PATH);
@@ -413,10 +415,9 @@ function hotRegistry(exports) {
     const names = [...read].sort();
     if (names.length === 0) return; // a hot module no cold one reads
     const local = (name) => `h${i}_${name}`;
-    if (names.length)
-      imports.push(
-        `import { ${names.map((n) => `${n} as ${local(n)}`).join(", ")} } from ${JSON.stringify(sourceOf(module))};`,
-      );
+    imports.push(
+      `import { ${names.map((n) => `${n} as ${local(n)}`).join(", ")} } from ${JSON.stringify(sourceOf(module))};`,
+    );
     const getters = names.map((n) => `get ${n}() { return ${local(n)}; }`);
     entries.push(`    case ${JSON.stringify(module)}: return { __esModule: true, ${getters.join(", ")} };`);
   });
@@ -438,8 +439,10 @@ setHot({ load: (name) => (made[name] ??= hotModule(name)) });
 /**
  * A hot module's TypeScript with its imports of cold modules (not on HOT_PATH) made lazy: the import goes, and each
  * use of a name it bound becomes `(__loadCold("x.js").name)`, which loads the cold bundle on its first call (no
- * closure or variable per import: nothing of them is made when the bundle loads). Type positions are left alone (esbuild drops them). A local that shadows such a name, a re-export of
- * a cold module or a bare import of one fails the build rather than be rewritten wrongly.
+ * closure or variable per import: nothing of them is made when the bundle loads); an eagerly evaluated module's
+ * import of a LAZY_HOT one becomes `(__lazyHot("x.js").name)` the same way. Type positions are left alone (esbuild
+ * drops them). A local that shadows such a name, a re-export of a cold module or a bare import of one fails the
+ * build rather than be rewritten wrongly.
  */
 function coldImportsLazy(code, file, hot) {
   const ts = require("typescript");
