@@ -144,4 +144,19 @@ export const MUTATION_MODULES = [
       "test/credentials/id-tokens.test.ts",
     ],
   },
+  {
+    name: "kind-workforce-user",
+    // Not test/trust/rotated-write-back.test.ts: its CLI runs in a child process, where no mutant is switched on.
+    file: [
+      "src/credentials/kinds/workforce-user/file.ts",
+      "src/credentials/kinds/workforce-user/index.ts",
+      "src/credentials/kinds/workforce-user/tokens.ts",
+      "src/credentials/kinds/workforce-user/client.ts",
+    ],
+    tests: [
+      "test/credentials/kind-workforce-user.test.ts",
+      "test/credentials/default-external.test.ts",
+      "test/formats/cache-keys.test.ts",
+    ],
+  },
 ];
