@@ -141,7 +141,10 @@ export class ReadWriteCredentialsCache extends FileCredentialsCache {
       return displaySafe(await clientOf(stored, path));
     } catch (error) {
       if (!(error instanceof CredAuthError)) throw error;
-      warnUnusable(error);
+      process.emitWarning(`Ignoring the cached credentials: ${error.message} The next sign-in replaces the file.`, {
+        type: "CredAuthWarning",
+        code: CACHE_WARNING_CODE,
+      });
       return null;
     }
   }
@@ -174,14 +177,6 @@ function warnIfSharedDirectory(path: string): void {
     `The credentials cache directory ${quoted(dirname(path))} ${writable}: others could plant credentials there. Run chmod 700 on it (it must be yours).`,
     { type: "CredAuthWarning", code: CACHE_WARNING_CODE },
   );
-}
-
-function warnUnusable(error: unknown): void {
-  const reason = error instanceof Error ? error.message : "it could not be read.";
-  process.emitWarning(`Ignoring the cached credentials: ${reason} The next sign-in replaces the file.`, {
-    type: "CredAuthWarning",
-    code: CACHE_WARNING_CODE,
-  });
 }
 
 function pathPart(value: unknown, name: string): string {

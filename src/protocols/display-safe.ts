@@ -29,7 +29,8 @@ export function credentialsSummary(credentials: object): CredentialsSummary {
   const info = getCredentialInfo(credentials);
   const fields = credentials as { email?: unknown; serviceAccountEmail?: unknown; scopes?: unknown };
   const type = info?.type;
-  const account = info?.account ?? firstString(fields.email, fields.serviceAccountEmail);
+  const account =
+    info?.account ?? [fields.email, fields.serviceAccountEmail].find((v): v is string => typeof v === "string" && !!v);
   const scopes = info?.scopes.length ? [...info.scopes] : scopeList(fields.scopes);
   return {
     ...(type ? { type } : {}),
@@ -67,10 +68,6 @@ function isCredentials(value: unknown): value is object {
 function expiryOf(credentials: Credentials | undefined): string {
   const expiry = credentials?.expiry_date;
   return typeof expiry === "number" && Number.isFinite(expiry) ? new Date(expiry).toISOString() : "no token yet";
-}
-
-function firstString(...values: unknown[]): string | undefined {
-  return values.find((v): v is string => typeof v === "string" && v !== "");
 }
 
 function scopeList(scopes: unknown): string[] | undefined {
