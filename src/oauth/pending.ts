@@ -2,6 +2,7 @@
 // left waiting for a pasted code (a notebook's first cell) stays here until the second cell brings it.
 import { CredCancelledError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { MESSAGES } from "../messages.js";
+import { codeOf } from "../util/thrown.js";
 import type { Presenter } from "./events.js";
 import type { SignInResult } from "./exchange.js";
 
@@ -115,7 +116,7 @@ export function whyEnded(pending: PendingSignIn): Error | undefined {
 /** The waiting sign-in `pending` ended with `error` (the browser's refusal): its card and credentials say so. */
 export function endWaitingSignIn(pending: PendingSignIn, error: Error): void {
   const held = holding(pending);
-  if (held) retire(held, isDenial(error) ? deniedError() : error, false);
+  if (held) retire(held, codeOf(error) === ERROR_CODES.ACCESS_DENIED ? deniedError() : error, false);
 }
 
 /** The words of a sign-in denied in the browser (Deny on the consent page), for a notebook. */
@@ -124,10 +125,6 @@ export function deniedError(): CredCredentialsError {
     code: ERROR_CODES.ACCESS_DENIED,
     error: "access_denied",
   });
-}
-
-function isDenial(error: unknown): boolean {
-  return (error as { code?: unknown } | undefined)?.code === ERROR_CODES.ACCESS_DENIED;
 }
 
 /** The placeholders the card and the notebooks write where the address or code goes. */
@@ -146,7 +143,7 @@ function assertNotPlaceholder(pasted: string, mode: PendingSignIn["mode"] | unde
 /** A paste that failed: a denial ends the sign-in; anything else leaves it waiting, and its card says so. */
 function refusedPaste(waiting: Extract<Slot, { name: "waiting" }>, error: unknown): unknown {
   const { pending, presenter } = waiting;
-  if (isDenial(error)) {
+  if (codeOf(error) === ERROR_CODES.ACCESS_DENIED) {
     endWaitingSignIn(pending, error as Error);
     return deniedError();
   }
