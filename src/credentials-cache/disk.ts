@@ -19,7 +19,6 @@ import { cacheSignInToken } from "../credentials/kinds/user/shared-tokens.js";
 import {
   type SecretStore,
   type SecretStoreName,
-  type StoredCredentials,
   checkedSecretStore,
   chooseSecretStore,
   readingStore,
@@ -132,13 +131,16 @@ export class ReadWriteCredentialsCache extends FileCredentialsCache {
   override async load(): Promise<UserRefreshClient | null> {
     const path = this.path;
     warnIfSharedDirectory(path);
-    let stored: StoredCredentials | null;
     try {
-      stored = await readingStore(this.secretStore).load(path);
+      const stored = await readingStore(this.secretStore).load(path);
       if (stored === null) return null;
       // A token_uri or universe the URL policy refuses makes the file as unusable as a malformed one.
       // They leave the library here: displayed, they show a summary, never a secret.
-      return displaySafe(await clientOf(stored, path));
+      // Their secrets read now, or on the first refresh when a stand-in keys them.
+      const { fields, standIn } = stored;
+      if (standIn !== undefined)
+        return displaySafe(await userRefreshClientWithLazySecrets(fields, standIn, () => stored.secrets(), { path }));
+      return displaySafe(await userRefreshClientFrom({ ...fields, ...(await stored.secrets()) }, { path }));
     } catch (error) {
       if (!(error instanceof CredAuthError)) throw error;
       process.emitWarning(`Ignoring the cached credentials: ${error.message} The next sign-in replaces the file.`, {
@@ -155,13 +157,6 @@ export class ReadWriteCredentialsCache extends FileCredentialsCache {
  * signs in again and refreshes the cached file ({@link REAUTH}).
  */
 export class WriteOnlyCredentialsCache extends FileCredentialsCache {}
-
-/** A client of stored credentials: their secrets read now, or on the first refresh when a stand-in keys them. */
-async function clientOf(stored: StoredCredentials, path: string): Promise<UserRefreshClient> {
-  if (stored.standIn === undefined)
-    return userRefreshClientFrom({ ...stored.fields, ...(await stored.secrets()) }, { path });
-  return userRefreshClientWithLazySecrets(stored.fields, stored.standIn, () => stored.secrets(), { path });
-}
 
 /** Someone who may write the directory may replace the cache file between two runs. */
 function warnIfSharedDirectory(path: string): void {

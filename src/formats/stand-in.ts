@@ -1,6 +1,5 @@
-// What stands in for a refresh token that a secret store keeps outside the credentials file, in the
-// token cache's keys: a warm start finds its access token without reading the secret (print-token's
-// cached path and default()'s warm path, test/cli/hot-path.test.ts, test/credentials/warm-path.test.ts).
+// What stands in, in the token cache's keys, for a refresh token a secret store keeps outside the credentials file: a
+// warm start finds its access token without reading the secret (test/cli/hot-path.test.ts, warm-path.test.ts).
 
 const standIns = new WeakMap<object, string>();
 

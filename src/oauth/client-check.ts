@@ -1,6 +1,5 @@
-// The OAuth client, checked before the browser opens: a made-up code gets `invalid_client` from a token server that
-// does not know the client, `invalid_grant` from one that does (Google and the emulator alike). Found later, the user
-// would have signed in for nothing, or waited at Google's error page.
+// The OAuth client, checked before the browser opens (found later, the user signed in for nothing): a made-up code gets
+// `invalid_client` from a token server that does not know the client, `invalid_grant` from one that does.
 import { CredConnectionError, CredCredentialsError, ERROR_CODES } from "../errors.js";
 import { toCredError } from "../protocols/token-errors.js";
 import type { ClientSource } from "./client.js";

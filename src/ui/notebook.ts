@@ -81,9 +81,7 @@ function bundleDisplay(jupyter: TslabJupyterModule): NotebookDisplay {
   return { show, html: (html) => show({ "text/html": html }) };
 }
 
-// The second cell assigns what completeSignIn returns: a bare call would display the credentials
-// object as the cell's result; this way the cell shows only its short "Signed in as …" note.
-/** The second-cell call shown in the copy-paste flow. */
+/** The second cell's call (copy-paste): assigned, so the cell shows its "Signed in as …" note, not the credentials. */
 export const COMPLETE_SIGN_IN_CALL = 'const signedIn = await credAuth.completeSignIn("PASTE-THE-CODE-HERE");';
 
 /** The second-cell call shown beside the loopback wait, for a browser on another machine. */

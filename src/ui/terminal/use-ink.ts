@@ -1,6 +1,5 @@
-// The ink modules every component draws with. ink and ink-text-input are ESM with top-level await,
-// so they cannot be required: the terminal face loads them with import() (modules.ts) and the app
-// hands them down through this context.
+// The ink modules every component draws with: ink and ink-text-input are ESM with top-level await, so the terminal
+// face loads them with import() (modules.ts), not require, and the app hands them down through this context.
 import { createContext, useContext } from "react";
 import type { TerminalModules } from "./modules.js";
 
