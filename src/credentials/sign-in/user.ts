@@ -102,7 +102,8 @@ async function userCredentials(
     try {
       await proveCredentials(cached, "Refreshing the cached user credentials");
       debug(env, "cache: the cached credentials cover the scopes and work");
-      await noteAccount(cached, options);
+      const kernel = planAccountNote(options); // "using account X (cached)" in a notebook, where the plan says
+      if (kernel) await showAccountNote(kernel, getCredentialInfo(cached)?.account);
       return cached;
     } catch (error) {
       if (error instanceof CredConnectionError) throw error; // the network is down: a sign-in would not help
@@ -152,12 +153,6 @@ export function awaitsSignIn(credentials: object): boolean {
 
 /** The credentials a first cell returned, by the sign-in they wait for: `completeSignIn` returns the same object. */
 const waiting = new WeakMap<PendingSignIn, PendingCredentials>();
-
-/** "using account X (cached)" in a notebook, where the plan says. */
-async function noteAccount(cached: UserRefreshClient, options: UserCredentialsOptions): Promise<void> {
-  const kernel = planAccountNote(options);
-  if (kernel) await showAccountNote(kernel, getCredentialInfo(cached)?.account);
-}
 
 /** Completes the sign-in waiting in this process with a pasted code or address (see `completeSignIn`). */
 export function completeUserSignIn(code: string, options: UserCredentialsOptions = {}): Promise<UserRefreshClient> {
