@@ -4,6 +4,7 @@
 export type SignInEvent =
   /** The authorization URL is ready; the presenter shows it (and may offer a button). */
   | {
+      /** Tells the events apart. */
       type: "url";
       /** The provider's authorization URL to open. */
       url: string;
@@ -16,6 +17,7 @@ export type SignInEvent =
     }
   /** Waiting for the browser to come back (again, with `rejected`, after a refused paste). */
   | {
+      /** Tells the events apart. */
       type: "waiting";
       /** The browser's final address (`http://localhost:PORT/?state=…`) may be pasted back (readCode, completeSignIn). */
       paste?: boolean;
@@ -24,12 +26,14 @@ export type SignInEvent =
     }
   /** Copy-paste flow: the code is needed now (again, with `rejected`, after a refused code). */
   | {
+      /** Tells the events apart. */
       type: "code-needed";
       /** The code just refused, in words; the face asks again. */
       rejected?: Error;
     }
   /** Signed in. `account` is the e-mail when the provider told it. */
   | {
+      /** Tells the events apart. */
       type: "signed-in";
       /** The account's e-mail, when the provider told it. */
       account?: string;
@@ -38,6 +42,7 @@ export type SignInEvent =
     }
   /** The sign-in failed, or was cancelled (a `CredCancelledError`: Ctrl+C, an interrupt, a newer sign-in). */
   | {
+      /** Tells the events apart. */
       type: "failed";
       /** Why: a cred-auth error. */
       error: Error;
