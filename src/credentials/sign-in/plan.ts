@@ -142,10 +142,7 @@ export function planFace(options: SaveUserCredentialsOptions, sources: PlanSourc
 }
 
 /** Where the code runs and whether a browser can be launched there, for a command that opens pages (`config init`). */
-export interface BrowserPlan {
-  readonly runtime: RuntimeInfo;
-  readonly browser: BrowserLaunch;
-}
+export type BrowserPlan = { readonly runtime: RuntimeInfo; readonly browser: BrowserLaunch };
 
 /** The browser half of a plan alone: the one runtime detection, and the launch it allows. */
 export function planBrowser(sources: PlanSources = planSources()): BrowserPlan {
