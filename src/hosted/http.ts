@@ -24,7 +24,8 @@ export interface PlatformReply {
 
 /** `request` sent and its reply read within `timeoutMs`; `platform` and `what` name the party in errors. */
 export async function platformFetch(platform: string, what: string, request: PlatformRequest): Promise<PlatformReply> {
-  const signal = AbortSignal.timeout(request.timeoutMs);
+  const ms = request.timeoutMs;
+  const signal = AbortSignal.timeout(ms);
   try {
     // The one transport (trust/transport.ts): no redirect followed, loopback never through a proxy.
     const response = await transportFetch(request.url, {
@@ -42,7 +43,7 @@ export async function platformFetch(platform: string, what: string, request: Pla
     const error = scrubbedError(raw, requestSecrets(request.url, request));
     if (signal.aborted) {
       throw new CredConnectionError(
-        `${platform}: ${what} did not answer within ${seconds(request.timeoutMs)}; try again later.`,
+        `${platform}: ${what} did not answer within ${ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`}; try again later.`,
         { cause: error, code: ERROR_CODES.TIMEOUT },
       );
     }
@@ -114,8 +115,4 @@ function networkCode(error: unknown): string {
     if (typeof e.code === "string" && /^[A-Z_]{2,40}$/.test(e.code)) return e.code;
   }
   return error instanceof Error ? error.name : "unknown error";
-}
-
-function seconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }

@@ -52,14 +52,8 @@ async function runEmulator(args: readonly string[]): Promise<number> {
   } catch (error) {
     // The emulator's own parser may quote what was typed: only our option names are printed.
     const message = (error as Error).message.replace(/\s*Usage:.*$/s, "");
-    throw new UsageError(
-      withoutArguments(
-        message,
-        args,
-        Object.values(emulator.flags).flatMap((f) => f.names),
-      ),
-      "emulator",
-    );
+    const ours = Object.values(emulator.flags).flatMap((f) => f.names);
+    throw new UsageError(withoutArguments(message, args, ours), "emulator");
   }
   noteStdoutStream();
   try {
