@@ -47,7 +47,7 @@ if (flags.help) {
   process.stdout.write(
     "Usage: node bench/run.mjs [--smoke] [--runs N] [--warmup N] [--only IDS] [--out FILE] [--no-hyperfine]\n" +
       "  --only 2,3,4,6,L: only those targets (L: print-token's cached path split into node start-up, load and work)\n" +
-      "  --instructions N: also targets 2 and 4 in instructions (valgrind), N alternating runs a side (rows 2i, 4i)\n",
+      "  --instructions N: also targets 2, 4 and 5c in instructions (valgrind), N alternating runs a side (rows 2i, 4i, 5ci)\n",
   );
   process.exit(0);
 }
@@ -275,6 +275,14 @@ async function main() {
       ),
     );
   }
+  const concurrentRow = {
+    id: "5c",
+    name: "1000 concurrent default() + token vs 1 (one process, no token cache)",
+    target: 1.2,
+    command: concurrentDefault(1000),
+    baseline: concurrentDefault(1),
+  };
+  if (instructionRuns && wanted("5c")) await counted(concurrentRow);
   before = requests();
   await timed({
     id: "5c",

@@ -19,7 +19,8 @@ export { VERSION, VERSION as __version__ } from "./version.js";
 /** api.ts's other values, `[exported name, module, the module's export]`: written by the build (tsc's: empty). */
 const LAZY_EXPORTS: readonly (readonly [name: string, module: string, original: string])[] = [];
 
-const displayed = (): typeof DisplaySafe => require("./protocols/display-safe.js");
+let displaySafeModule: typeof DisplaySafe | undefined;
+const displayed = (): typeof DisplaySafe => (displaySafeModule ??= require("./protocols/display-safe.js"));
 
 /**
  * `module()[name]`, required on the first call: the same function to its caller. Each credentials object leaves
@@ -52,7 +53,8 @@ async function settled(result: Promise<unknown>): Promise<unknown> {
 const forwarders = new Map<string, (...args: unknown[]) => unknown>();
 for (const [name, path, original] of LAZY_EXPORTS) {
   const key = `${path}#${original}`;
-  const forward = forwarders.get(key) ?? onFirstCall(() => require(path), original);
+  let loaded: Record<string, unknown> | undefined;
+  const forward = forwarders.get(key) ?? onFirstCall(() => (loaded ??= require(path)), original);
   forwarders.set(key, forward);
   Object.defineProperty(exports, name, { enumerable: true, value: forward });
 }

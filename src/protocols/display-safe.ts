@@ -13,6 +13,8 @@ export interface CredentialsSummary {
 }
 
 type Inspect = (value: unknown, options?: object) => string;
+/** The three hidden properties that display an object. */
+type Display = Record<symbol | "toJSON", PropertyDescriptor>;
 
 const NODE_INSPECT = Symbol.for("nodejs.util.inspect.custom");
 const DENO_INSPECT = Symbol.for("Deno.customInspect");
@@ -40,9 +42,31 @@ export function credentialsSummary(credentials: object): CredentialsSummary {
   };
 }
 
+/** Each guarded object's own display functions, made once: default()'s 1,000 concurrent callers share one (5c). */
+const displays = new WeakMap<object, Display>();
+
 /** Gives a credentials object its display (util.inspect, Deno.inspect, JSON.stringify); others untouched. */
 function guard(value: unknown): void {
   if (!isCredentials(value) || !Object.isExtensible(value)) return;
+  const known = displays.get(value);
+  if (known && ownDisplay(value, known)) return;
+  const display = known ?? displayOf(value);
+  displays.set(value, display);
+  Object.defineProperties(value, display);
+}
+
+/** Whether `value` still shows through `display`'s functions (a caller may have replaced one). */
+function ownDisplay(value: object, display: Display): boolean {
+  const shown = value as Record<symbol | "toJSON", unknown>;
+  return (
+    shown[NODE_INSPECT] === display[NODE_INSPECT].value &&
+    shown[DENO_INSPECT] === display[DENO_INSPECT].value &&
+    shown.toJSON === display.toJSON.value
+  );
+}
+
+/** The display functions of `value`: its summary, through the runtime's inspect or JSON. */
+function displayOf(value: object): Display {
   const name = value.constructor?.name || "Credentials";
   // The runtime's own inspect formats the summary (colours, depth); without one (an older caller), JSON.
   const show = (inspect: Inspect | undefined, options?: object): string => {
@@ -51,11 +75,11 @@ function guard(value: unknown): void {
   };
   // Own, non-enumerable: copies, Object.keys and google-auth-library never see them.
   const hidden = (fn: unknown): PropertyDescriptor => ({ value: fn, configurable: true, writable: true });
-  Object.defineProperties(value, {
+  return {
     [NODE_INSPECT]: hidden((_depth: number, options: object, inspect?: Inspect) => show(inspect, options)),
     [DENO_INSPECT]: hidden((inspect?: Inspect, options?: object) => show(inspect, options)),
     toJSON: hidden(() => credentialsSummary(value)),
-  });
+  };
 }
 
 /** A google-auth-library client, or any object that gives access tokens or request headers. */

@@ -49,19 +49,29 @@ function forgetOnFailedRefresh(credentials: AuthClient, onFailure: () => void): 
 
 /** Same scopes (as a set), same option values (objects by identity), same environment. */
 function sharingKey(scopes: readonly string[], options: DefaultOptions): string {
-  const values = Object.entries(options)
+  const scopeSet = scopes.length === 1 ? scopes : [...new Set(scopes)].sort();
+  return `${environmentId()}${JSON.stringify([scopeSet, optionValues(options)])}`;
+}
+
+/** The options' defined values by name, sorted; `[]` without any (the common call: no per-call arrays). */
+function optionValues(options: DefaultOptions): unknown[] {
+  if (!Object.values(options).some((value) => value !== undefined)) return [];
+  return Object.entries(options)
     .filter(([, value]) => value !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([name, value]) => [name, typeof value === "object" || typeof value === "function" ? idOf(value) : value]);
-  return JSON.stringify([[...new Set(scopes)].sort(), values, environmentKey()]);
 }
 
-let environment: string | undefined;
+/** Each environment seen (process.env as JSON), by a number: the key holds the number, not kilobytes of text. */
+const environmentIds = new Map<string, number>();
+let environment: number | undefined;
 
 /** The environment, read once per microtask: 1,000 callers started together read process.env once (bench target 5c). */
-function environmentKey(): string {
+function environmentId(): number {
   if (environment === undefined) {
-    environment = JSON.stringify(process.env);
+    const text = JSON.stringify(process.env);
+    environment = environmentIds.get(text) ?? environmentIds.size;
+    environmentIds.set(text, environment);
     queueMicrotask(() => {
       environment = undefined;
     });
