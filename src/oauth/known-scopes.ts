@@ -6,11 +6,6 @@ import { GOOGLE_SCOPES, GOOGLE_SCOPES_DATE, GOOGLE_SCOPES_SOURCE } from "./googl
 
 const PREFIX = "https://www.googleapis.com/auth/";
 
-/** What the check found: the scopes it does not know (let through, worth a note). */
-export interface KnownScopesCheck {
-  readonly unknown: readonly string[];
-}
-
 let known: ReadonlySet<string> | undefined;
 
 /** Whether Google declares the scope `name` (after `https://www.googleapis.com/auth/`). */
@@ -19,8 +14,8 @@ export function isDeclaredScope(name: string): boolean {
   return known.has(name);
 }
 
-/** Checks scopes against Google's declared ones. @throws ERR_INVALID_SCOPE for a typo away from one. */
-export function checkKnownScopes(scopes: readonly string[]): KnownScopesCheck {
+/** Checks scopes against Google's declared ones: `unknown` ones pass (worth a note). @throws ERR_INVALID_SCOPE for a typo. */
+export function checkKnownScopes(scopes: readonly string[]): { readonly unknown: readonly string[] } {
   const unknown: string[] = [];
   const typos: string[] = [];
   for (const scope of scopes) {

@@ -155,8 +155,6 @@ export function withAccountScopes(scopes: readonly string[], include: boolean): 
   return include ? [...scopes, ...missingScopes(scopes, ACCOUNT_SCOPES)] : [...scopes];
 }
 
-// ---------------------------------------------------------------- where the code runs
-
 /** The one detection of a sign-in, with the user's word on `remote` (`CRED_AUTH_REMOTE`, the setting). */
 function runtimeOf(sources: PlanSources): RuntimeInfo {
   const forced = sources.env[ENV.remote]?.trim();
@@ -171,8 +169,6 @@ function runtimeOf(sources: PlanSources): RuntimeInfo {
   );
   return detectRuntime(sources.env, sources.globals, sources.host ?? currentHost(), said);
 }
-
-// ---------------------------------------------------------------- the flow
 
 /** The flow of a sign-in chosen for this machine. */
 interface FlowChoice {
@@ -204,8 +200,6 @@ function callerMode(said: boolean | undefined, redirectUri: string | undefined):
   }
   return "paste";
 }
-
-// ---------------------------------------------------------------- the flow line
 
 /** How to say the remote verdict is wrong: the setting and the variable that overrule it. */
 const SAY_LOCAL = `${ENV.remote}=0 (or \`cred-auth config set remote false\`)`;
@@ -299,8 +293,6 @@ function browserLaunch(wanted: boolean, env: NodeJS.ProcessEnv): BrowserLaunch {
   return command ? { command } : "system";
 }
 
-// ---------------------------------------------------------------- the client
-
 /**
  * The user's OAuth client, undefined when none is named: options, else CRED_AUTH_CLIENT_ID/SECRET, else
  * CRED_AUTH_CLIENT_SECRET_FILE, else the settings (another project's is never borrowed); `toOwnPage` needs a whole one.
@@ -363,8 +355,6 @@ function clientOfSettings(settings: Settings): ResolvedClient | undefined {
     "the client-id and client-secret settings (cred-auth config set client-id ID client-secret SECRET)",
   );
 }
-
-// ---------------------------------------------------------------- the face
 
 /** What the face plan needs of the sign-in: its flow (for how a notebook takes the code), notes and details. */
 interface FaceContext {
