@@ -39,15 +39,11 @@ export async function revokeToken(url: string, token: string, where = "Google"):
   if (reply.status >= 500 || reply.status === 429 || reply.status === 408)
     throw new CredConnectionError(
       `${endpoint} answered HTTP ${reply.status}${said.text}, so nothing was revoked; try again later.`,
-      {
-        code: ERROR_CODES.SERVER_ERROR,
-        status: reply.status,
-        ...(said.error ? { error: said.error } : {}),
-      },
+      { code: ERROR_CODES.SERVER_ERROR, status: reply.status, error: said.error },
     );
   throw new CredCredentialsError(
     `${endpoint} refused the token (HTTP ${reply.status}${said.text}): it was already revoked or has expired, or it is not a token.`,
-    { code: ERROR_CODES.REVOKE_REFUSED, status: reply.status, ...(said.error ? { error: said.error } : {}) },
+    { code: ERROR_CODES.REVOKE_REFUSED, status: reply.status, error: said.error },
   );
 }
 

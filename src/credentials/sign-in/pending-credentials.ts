@@ -73,11 +73,8 @@ function complete(credentials: UserRefreshClient, result: SignInResult, endpoint
   // google-auth-library's UserRefreshClient refreshes with this (public, if underscored) field.
   credentials._refreshToken = result.refreshToken;
   credentials.setCredentials(galCredentials(result));
-  recordClientSecrets(credentials, {
-    clientId: result.clientId,
-    clientSecret: result.clientSecret,
-    refreshToken: result.refreshToken,
-  });
+  const { clientId, clientSecret, refreshToken } = result;
+  recordClientSecrets(credentials, { clientId, clientSecret, refreshToken });
   const info = getCredentialInfo(credentials);
   setCredentialInfo(credentials, {
     ...info,

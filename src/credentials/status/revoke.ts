@@ -163,12 +163,7 @@ function withNothingRemoved(error: unknown): unknown {
   if (!(error instanceof CredCredentialsError || error instanceof CredConnectionError)) return error;
   const fix = error.code === ERROR_CODES.REVOKE_REFUSED ? " (--force removes the file and its cached tokens)" : "";
   const message = `${error.message} Nothing was removed${fix}.`;
-  const options = {
-    cause: error,
-    code: error.code,
-    ...(error.error === undefined ? {} : { error: error.error }),
-    ...(error.status === undefined ? {} : { status: error.status }),
-  };
+  const options = { cause: error, code: error.code, error: error.error, status: error.status };
   return error instanceof CredConnectionError
     ? new CredConnectionError(message, options)
     : new CredCredentialsError(message, options);
