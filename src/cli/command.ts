@@ -95,17 +95,14 @@ export function parse<F extends Flags>(command: Command<F>, argv: readonly strin
       flags[key] = value;
     }
   }
-  if (!help) checkCount(command, words.length);
-  return { words, flags: flags as Input<F>["flags"], help };
-}
-
-function checkCount(command: Command, given: number): void {
+  const given = words.length;
   const required = command.words.filter(([name]) => !name.startsWith("[")).length;
-  if (given < required) throw new UsageError(`missing ${command.words[given]?.[0]}`);
   const most = command.words.length;
+  if (!help && given < required) throw new UsageError(`missing ${command.words[given]?.[0]}`);
   // The words themselves are not echoed: one may be a secret typed in the wrong place.
-  if (given > most)
+  if (!help && given > most)
     throw new UsageError(`too many arguments: expected ${required === most ? most : `at most ${most}`}, got ${given}`);
+  return { words, flags: flags as Input<F>["flags"], help };
 }
 
 /** ` (did you mean NAME?)`: a known name (ours: safe to print) `typed` differs from in case, dashes or `edits` letters. */

@@ -67,12 +67,7 @@ export function codePageUrl(endpoints: Endpoints, env: NodeJS.ProcessEnv): strin
 }
 
 /** The same endpoints in the shape google-auth-library's OAuth2 clients take (`endpoints` option). */
-export function galEndpoints(endpoints: Endpoints): {
-  oauth2AuthBaseUrl: string;
-  oauth2TokenUrl: string;
-  oauth2RevokeUrl: string;
-  tokenInfoUrl: string;
-} {
+export function galEndpoints(endpoints: Endpoints) {
   return {
     oauth2AuthBaseUrl: endpoints.authUrl,
     oauth2TokenUrl: endpoints.tokenUrl,
