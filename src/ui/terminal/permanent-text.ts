@@ -1,12 +1,6 @@
 import type { ViewState } from "../view-state.js";
 import { describeScopes, PRODUCT_NAME } from "../words.js";
 
-/** The terminal's size, when it is a terminal (`stdout.columns`, `stdout.rows`). */
-export interface ScreenSize {
-  columns?: number | undefined;
-  rows?: number | undefined;
-}
-
 /** Rows kept free: the command line above, the live part at its tallest and the cursor's line below. */
 const RESERVED_ROWS = 6;
 
@@ -27,7 +21,7 @@ export function permanentText(
   state: ViewState,
   color: boolean,
   notes: readonly string[] = [],
-  size: ScreenSize = {},
+  size: { columns?: number | undefined; rows?: number | undefined } = {}, // the terminal's, when it is one
 ): string {
   const room = size.rows === undefined ? Number.POSITIVE_INFINITY : size.rows - RESERVED_ROWS;
   const layouts = LAYOUTS.map((layout) => lines(state, notes, layout).flatMap((line) => wrap(line, size.columns)));
