@@ -159,4 +159,19 @@ export const MUTATION_MODULES = [
       "test/formats/cache-keys.test.ts",
     ],
   },
+  {
+    name: "kind-federated",
+    file: [
+      "src/credentials/kinds/federated/index.ts",
+      "src/credentials/kinds/federated/subject.ts",
+      "src/credentials/kinds/federated/tokens.ts",
+      "src/credentials/kinds/federated/client.ts",
+    ],
+    tests: [
+      "test/credentials/kind-federated.test.ts",
+      "test/protocols/sts.test.ts",
+      "test/credentials/default-aws.test.ts",
+      "test/credentials/default-external.test.ts",
+    ],
+  },
 ];

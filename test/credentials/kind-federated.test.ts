@@ -6,12 +6,15 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { inspect } from "node:util";
 import { after, test } from "node:test";
 import { ERROR_CODES } from "cred-auth";
 import { DEFAULT_WORKFORCE_AUDIENCE, DEFAULT_WORKLOAD_AUDIENCE } from "cred-auth/emulator";
-import { parseExternalAccount } from "../../dist/credentials/kinds/federated/file.js";
+import { externalAccountDestinations, parseExternalAccount } from "../../dist/credentials/kinds/federated/file.js";
 import { federatedKind } from "../../dist/credentials/kinds/federated/index.js";
-import { readSubjectToken } from "../../dist/credentials/kinds/federated/subject.js";
+import { readSubject, readSubjectToken } from "../../dist/credentials/kinds/federated/subject.js";
+import { federatedToken } from "../../dist/credentials/kinds/federated/tokens.js";
+import { awsSubjectTokenSecrets } from "../../dist/protocols/aws.js";
 import { setCredentialInfo } from "../../dist/protocols/info.js";
 import { trustedUniverse } from "../../dist/trust/urls.js";
 import { workloadFileJson, workloadPrincipal } from "../support/emulator.ts";
@@ -381,4 +384,66 @@ test("an AWS file: each identity's token kept under its own region and keys, nev
     federatedKind.accessToken(file, asKeys(session)),
     "another session token is not served the first's token",
   );
+});
+
+test("an STS that echoes the subject token, whole or decoded (AWS): its refusal shows none of it", async () => {
+  const server = createServer(async (req, res) => {
+    let body = "";
+    for await (const chunk of req) body += chunk;
+    const token = new URLSearchParams(body).get("subject_token") ?? "";
+    const said = `rejected ${token} (${decodeURIComponent(token)})`;
+    res.writeHead(400, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: "invalid_grant", error_description: said }));
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  after(() => new Promise<void>((done) => server.close(() => done())));
+  const sts = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/token`;
+  const refusal = async (file: ReturnType<typeof parseExternalAccount>, env: NodeJS.ProcessEnv) => {
+    const urls = externalAccountDestinations(file, universe, "f.json");
+    const subject = await readSubject(file, urls.aws, env);
+    const token = subject.token();
+    const error = await federatedToken(file, sts, subject, [CLOUD]).then(
+      () => assert.fail("the stand-in refuses"),
+      (e: Error) => e,
+    );
+    assert.equal((error as { code?: string }).code, ERROR_CODES.STS_REJECTED);
+    return { text: `${error.message} ${inspect(error)}`, token };
+  };
+  // An opaque token (a SAML assertion, a provider's own): nothing but the subject's own list can find it.
+  const opaque = join(home, "opaque-subject.txt");
+  writeFileSync(opaque, "opaque-subject-7f3a9c0b5e");
+  const file = parseExternalAccount(workloadFileJson(opaque), "f.json");
+  const plain = await refusal(file, process.env);
+  assert.ok(plain.text.includes("rejected"), plain.text);
+  assert.ok(!plain.text.includes(plain.token), "the subject token is not shown");
+  const keys = emulator.issueAwsCredentials();
+  const aws = parseExternalAccount(emulator.awsExternalAccountFile({ environmentOnly: true }), "aws.json");
+  const signed = await refusal(aws, {
+    ...process.env,
+    AWS_REGION: "us-west-2",
+    AWS_ACCESS_KEY_ID: keys.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: keys.secretAccessKey,
+    AWS_SESSION_TOKEN: keys.sessionToken,
+  });
+  const parts = awsSubjectTokenSecrets(signed.token);
+  assert.ok(parts.length >= 3, "the request, its Authorization and signature");
+  for (const part of [...parts, keys.sessionToken as string]) assert.ok(!signed.text.includes(part), part.slice(0, 40));
+});
+
+test("a subject token's field name and URL are shown cut short in what is said of them", async () => {
+  const base = await subjectServer({ "/": (res) => res.writeHead(200).end("{}") });
+  const field = "f".repeat(150);
+  await assert.rejects(readSubjectToken({ kind: "url", url: `${base}/t`, headers: {}, jsonField: field }), {
+    message: `The subject-token URL ${base}/t 's answer has no string field "${"f".repeat(100)}".`,
+  });
+  const long = `/${"p".repeat(300)}`;
+  const gone = await subjectServer({ "/": (res) => res.writeHead(404).end() });
+  await assert.rejects(readSubjectToken({ kind: "url", url: `${gone}${long}`, headers: {} }), {
+    message: `The subject-token URL ${`${gone}${long}`.slice(0, 200)} answered HTTP 404; check the URL and its headers.`,
+  });
+});
+
+test("a file with a client id but no secret: its token comes, no half a client sent", async () => {
+  const { path, file } = fileAt("client-id-only.json", { client_id: OTHER_CLIENT.clientId });
+  assert.ok(emulator.checkAccessToken((await federatedKind.accessToken(file, request(path))).access_token));
 });
