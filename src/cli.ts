@@ -40,7 +40,7 @@ const MAX_BYTECODE_BYTES = 16 * 1024 * 1024; // a cache is a few hundred kilobyt
 // Whether the bundle required only Node's own modules (no cold bundle, no package): print-token's cached path.
 let onlyBuiltins = true;
 const cacheDir = compileCacheDirectory(process.env);
-// CRED_AUTH_DEBUG=1 (util/debug.ts's rule, not imported: a second copy beside the bundle's): no bytecode cache,
+// CRED_AUTH_DEBUG=1 (shared/constants.ts's debugEnabled, not imported: a second copy beside the bundle's): no bytecode cache,
 // so a stack names each function (the bundle keeps its names).
 if (/^(1|true|yes)$/i.test(process.env.CRED_AUTH_DEBUG?.trim() ?? "")) {
   if (cacheDir !== undefined) startCompileCache(cacheDir);
