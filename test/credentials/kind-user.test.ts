@@ -418,7 +418,6 @@ test("a user client's refreshes go to the token cache; a cached token is set on 
   assert.equal(late.credentials.access_token, undefined);
   // Off, or without a file: nothing shared.
   const off = await userRefreshClientFrom(file, { path, env: process.env, universe });
-  assert.equal(attachTokenCache(off, { dir: false }), false);
   const fileless = await userRefreshClientFrom(file, { env: process.env, universe });
   writeCachedToken(
     key,
@@ -426,6 +425,11 @@ test("a user client's refreshes go to the token cache; a cached token is set on 
     { dir },
   );
   assert.equal(attachTokenCache(fileless, { dir }), false);
+  assert.equal(attachTokenCache(off, { dir: false }), false);
+  assert.equal(off.credentials.access_token, undefined);
+  const twice = await userRefreshClientFrom(file, { path, env: process.env, universe });
+  assert.equal(attachTokenCache(twice, { dir }), true);
+  assert.equal(attachTokenCache(twice, { dir }), false, "attached once");
   // A token server that cannot answer now: the refresh fails, and the cached token stays for the next try.
   const unlucky = await userRefreshClientFrom(file, { path, env: process.env, universe });
   assert.equal(attachTokenCache(unlucky, { dir }), true);
